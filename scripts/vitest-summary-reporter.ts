@@ -1,0 +1,23 @@
+// Prints one plain closing line ("Tests: N passed, N failed, N skipped") after Vitest's own summary,
+// so CI logs state the count of tests that ran in a form any reader can parse.
+import type { Reporter, TestModule } from 'vitest/node';
+
+export default class SummaryReporter implements Reporter {
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+    let passed = 0;
+    let failed = 0;
+    let skipped = 0;
+    for (const mod of testModules) {
+      for (const test of mod.children.allTests()) {
+        const state = test.result().state;
+        if (state === 'passed') passed++;
+        else if (state === 'failed') failed++;
+        else skipped++;
+      }
+    }
+    // Vitest prints its own summary after this hook; the line goes out last, on exit.
+    process.once('exit', () => {
+      process.stdout.write(`\nTests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
+    });
+  }
+}
