@@ -1,5 +1,11 @@
 // Public API of the core protocol library: canonical JSON, hashes, Merkle trees, crypto, schemas,
 // policy, bundle verification and building. Pure logic, no I/O (ARCHITECTURE §1–2).
+export * from './canonical/index.ts';
+export * from './crypto/index.ts';
+export * from './encoding/index.ts';
 export * from './errors.ts';
+export * from './hash/index.ts';
+export * from './merkle/index.ts';
 export * from './profile.ts';
 export * from './result.ts';
+export * from './schema/index.ts';

@@ -1,0 +1,162 @@
+// Loads the 48 JSON Schemas from @proto/schemas into one Ajv (draft 2020-12, strict) and validates values.
+// PROTOCOL §10 (schema artifacts) with DECISIONS D5, D6, D7, D14, D15, D20, D21; never throws on bad input.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import Ajv2020Module from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { type SchemaIssue, toSchemaIssues } from './issues.ts';
+import { isSchemaFile, isSchemaVersion, SCHEMA_NAMES, type SchemaVersion, schemaId } from './names.ts';
+
+export type SchemaVerdict =
+  | { readonly valid: true }
+  | { readonly valid: false; readonly issues: readonly SchemaIssue[] };
+
+type Ajv = InstanceType<typeof Ajv2020Module.default>;
+
+interface Registry {
+  readonly ajv: Ajv;
+  /** `v2/key_entry` → the parsed (frozen) schema document. */
+  readonly documents: ReadonlyMap<string, Readonly<Record<string, unknown>>>;
+  /** Compiled validators by `v2/name` or `v2/name#def`, filled on first use. */
+  readonly validators: Map<string, ValidateFunction>;
+}
+
+const VALID: SchemaVerdict = Object.freeze({ valid: true });
+
+let registry: Registry | undefined;
+let loadFailure: string | undefined;
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
+/** Locates a data file of the workspace package @proto/schemas through its exports map ("./*"). */
+function locate(specifier: string): URL {
+  if (typeof import.meta.resolve === 'function') return new URL(import.meta.resolve(specifier));
+  // Vitest's module runner has no import.meta.resolve; Node's CommonJS resolver reads the same exports map.
+  return pathToFileURL(createRequire(import.meta.url).resolve(specifier));
+}
+
+function readDocument(version: SchemaVersion, name: string): Record<string, unknown> {
+  const url = locate(`@proto/schemas/${version}/${name}.schema.json`);
+  const document = JSON.parse(readFileSync(url, 'utf8')) as Record<string, unknown>;
+  if (document['$id'] !== schemaId(version, name)) {
+    throw new Error(`${version}/${name}.schema.json has $id ${String(document['$id'])}`);
+  }
+  return deepFreeze(document);
+}
+
+/** Adds every schema once (cheap); each one is compiled only when first used. */
+function load(): Registry | undefined {
+  if (registry !== undefined || loadFailure !== undefined) return registry;
+  try {
+    const ajv = new Ajv2020Module.default({ allErrors: true, strict: true });
+    addFormatsModule.default(ajv);
+    const documents = new Map<string, Readonly<Record<string, unknown>>>();
+    for (const version of ['v1', 'v2'] as const) {
+      for (const name of SCHEMA_NAMES[version]) {
+        const document = readDocument(version, name);
+        ajv.addSchema(document);
+        documents.set(`${version}/${name}`, document);
+      }
+    }
+    registry = { ajv, documents, validators: new Map() };
+  } catch (error) {
+    loadFailure = messageOf(error);
+  }
+  return registry;
+}
+
+interface Target {
+  /** Cache key: `v2/revocation_record#revocation_list`. */
+  readonly key: string;
+  /** Document key: `v2/revocation_record`. */
+  readonly file: string;
+  readonly version: SchemaVersion;
+  readonly fileName: string;
+  /** Name of a `$defs` member (`revocation_record#revocation_list`), if any. */
+  readonly definition: string | undefined;
+}
+
+function target(version: unknown, name: unknown): Target | undefined {
+  if (!isSchemaVersion(version) || typeof name !== 'string') return undefined;
+  const hash = name.indexOf('#');
+  const file = hash < 0 ? name : name.slice(0, hash);
+  const definition = hash < 0 ? undefined : name.slice(hash + 1);
+  if (!isSchemaFile(version, file)) return undefined;
+  return { key: `${version}/${name}`, file: `${version}/${file}`, version, fileName: file, definition };
+}
+
+function definitionOf(reg: Registry, t: Target): Readonly<Record<string, unknown>> | undefined {
+  const document = reg.documents.get(t.file);
+  if (document === undefined || t.definition === undefined) return document;
+  const defs = document['$defs'] as Record<string, Readonly<Record<string, unknown>>> | undefined;
+  return defs !== undefined && Object.hasOwn(defs, t.definition) ? defs[t.definition] : undefined;
+}
+
+/** Names for messages, without calling a caller-supplied toString. */
+const label = (x: unknown): string => (typeof x === 'string' ? x : `<${typeof x}>`);
+
+const failure = (message: string): SchemaVerdict => ({ valid: false, issues: [{ path: '', message }] });
+
+/**
+ * Validates `value` against `<version>/<name>.schema.json`. `name` may also address a `$defs` member as
+ * `<name>#<def>` (`revocation_record#revocation_list`, `jurisdiction_attestation#issued_attestation`).
+ * Never throws: an unknown name or an unloadable schema is reported as an issue at path `''`.
+ */
+export function validateSchema(version: SchemaVersion, name: string, value: unknown): SchemaVerdict {
+  const reg = load();
+  // Hot path: a validator is cached only under a key that was checked when it was compiled.
+  const cached =
+    typeof version === 'string' && typeof name === 'string'
+      ? reg?.validators.get(`${version}/${name}`)
+      : undefined;
+  if (cached !== undefined) return run(cached, version, name, value);
+  const t = target(version, name);
+  if (t === undefined || (reg !== undefined && definitionOf(reg, t) === undefined)) {
+    return failure(`unknown schema ${label(version)}/${label(name)}`);
+  }
+  if (reg === undefined) return failure(`schemas unavailable: ${loadFailure ?? 'not loaded'}`);
+  let validate: ValidateFunction | undefined;
+  try {
+    const id = schemaId(t.version, t.fileName);
+    validate = reg.ajv.getSchema(t.definition === undefined ? id : `${id}#/$defs/${t.definition}`);
+    if (validate === undefined) return failure(`unknown schema ${version}/${name}`);
+    reg.validators.set(t.key, validate);
+  } catch (error) {
+    return failure(`schema ${version}/${name} could not be compiled: ${messageOf(error)}`);
+  }
+  return run(validate, version, name, value);
+}
+
+function run(
+  validate: ValidateFunction,
+  version: SchemaVersion,
+  name: string,
+  value: unknown,
+): SchemaVerdict {
+  try {
+    if (validate(value)) return VALID;
+    return { valid: false, issues: toSchemaIssues((validate.errors ?? []) as ErrorObject[]) };
+  } catch (error) {
+    // Only exotic values get here (e.g. a Proxy whose traps throw).
+    return failure(`schema ${version}/${name} could not be applied: ${messageOf(error)}`);
+  }
+}
+
+/** The schema document as published (frozen), e.g. for OpenAPI docs; `<name>#<def>` gives a `$defs` member. */
+export function getSchema(version: SchemaVersion, name: string): object | undefined {
+  const t = target(version, name);
+  const reg = load();
+  return t === undefined || reg === undefined ? undefined : definitionOf(reg, t);
+}

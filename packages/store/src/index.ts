@@ -1,0 +1,41 @@
+// Public API of @proto/store: openStore, the repositories and the Kysely table types.
+// Implements ARCHITECTURE §4 (one persistence API, SQLite and PostgreSQL) and D14–D17 (the /v2 records).
+export type { Migration, StoreDialect } from './migrations/index.ts';
+export { MIGRATIONS } from './migrations/index.ts';
+export type {
+  LifecycleHistoryEntry,
+  LifecycleRepository,
+  LifecycleStatus,
+  TransitionOptions,
+  TransitionResult,
+  VitalityAppendResult,
+} from './repositories/lifecycle.ts';
+export { COMMISSIONED, GENESIS } from './repositories/lifecycle.ts';
+export type {
+  PutOptions,
+  PutResult,
+  PutStatus,
+  RecordRepository,
+  StoredRecord,
+} from './repositories/records.ts';
+export type {
+  Database,
+  LifecycleAgentsTable,
+  LifecycleHistoryTable,
+  SequenceColumn,
+  StoreMigrationsTable,
+  V2RecordKindsTable,
+  V2RecordsTable,
+} from './schema.ts';
+export {
+  isSqliteBusy,
+  NodeSqliteDialect,
+  type NodeSqliteDialectConfig,
+} from './sqlite/node-sqlite-dialect.ts';
+export {
+  DEFAULT_MAX_ENTRIES_PER_KIND,
+  openStore,
+  type Store,
+  type StoreOptions,
+  type StoreTransaction,
+} from './store.ts';

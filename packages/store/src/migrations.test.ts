@@ -1,0 +1,98 @@
+// Tests of the migration runner on every dialect: first run, re-runs, simultaneous starts, newer databases.
+// Covers ARCHITECTURE §4 (versioned, idempotent migrations; safe when two processes start at once).
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MIGRATIONS } from './migrations/index.ts';
+import { openStore } from './store.ts';
+import { createStoreTarget, dialectsUnderTest, type StoreTarget, steppingClock } from './testing.ts';
+
+const ALL = MIGRATIONS.map((m) => m.name);
+
+describe.each(dialectsUnderTest())('migrations on %s', (dialect) => {
+  let target: StoreTarget;
+
+  beforeAll(async () => {
+    target = await createStoreTarget(dialect, 'migrations');
+  });
+  afterAll(async () => {
+    await target.cleanup();
+  });
+
+  it('creates every table on an empty database and records each migration once', async () => {
+    const store = await target.open({
+      ...target.fresh('first'),
+      clock: steppingClock('2025-05-01T00:00:00.000Z'),
+    });
+    const rows = await store.db.selectFrom('store_migrations').selectAll().orderBy('name').execute();
+    expect(rows.map((r) => r.name)).toEqual(ALL);
+    await store.ping();
+    expect(await store.records.count('anything')).toBe(0);
+    expect(await store.lifecycle.get('nobody')).toBeUndefined();
+    await store.close();
+  });
+
+  it('runs twice without change: the second open applies nothing', async () => {
+    const options = target.fresh('twice');
+    const first = await target.open({ ...options, clock: steppingClock('2025-05-01T00:00:00.000Z') });
+    const before = await first.db.selectFrom('store_migrations').selectAll().orderBy('name').execute();
+    await first.records.put('kept', 'k-1', { kept: true });
+    await first.close();
+
+    const second = await target.open({ ...options, clock: steppingClock('2030-01-01T00:00:00.000Z') });
+    expect(await second.db.selectFrom('store_migrations').selectAll().orderBy('name').execute()).toEqual(
+      before,
+    );
+    expect((await second.records.get('kept', 'k-1'))?.record).toEqual({ kept: true });
+  });
+
+  it('survives several stores starting at once on an empty database', async () => {
+    const options = target.fresh('together');
+    const stores = await Promise.all(Array.from({ length: 4 }, () => target.open(options)));
+    const rows = await stores[0]!.db.selectFrom('store_migrations').select('name').orderBy('name').execute();
+    expect(rows.map((r) => r.name)).toEqual(ALL);
+    await Promise.all(stores.map((s, i) => s.records.put('started', `s-${i}`, { i })));
+    expect(await stores[3]!.records.count('started')).toBe(4);
+  });
+
+  it('refuses a database written by a newer release instead of guessing', async () => {
+    const options = target.fresh('newer');
+    const store = await target.open(options);
+    await store.db
+      .insertInto('store_migrations')
+      .values({ name: '9999_from_the_future', applied_at: 'x' })
+      .execute();
+    await store.close();
+    await expect(openStore(options)).rejects.toThrow(/9999_from_the_future/);
+  });
+
+  it('rejects options it cannot honour', async () => {
+    await expect(openStore({ ...target.options, maxEntriesPerKind: 0 })).rejects.toThrow(RangeError);
+    await expect(openStore({})).rejects.toThrow(/databaseUrl|dataDir/);
+    await expect(openStore({ databaseUrl: 'mysql://localhost/x' })).rejects.toThrow(/postgres/);
+    await expect(
+      openStore({ databaseUrl: 'postgres://localhost/x', pgSchema: 'Mixed_Case' }),
+    ).rejects.toThrow(/pgSchema/);
+    await expect(openStore({ databaseUrl: 'postgres://localhost/x', pgSchema: 'bad"name' })).rejects.toThrow(
+      /pgSchema/,
+    );
+    await expect(openStore({ dataDir: '/tmp', name: '../escape' })).rejects.toThrow(/file name/);
+  });
+
+  it('creates exactly its tables, and on PostgreSQL only in the requested schema', async () => {
+    const options = target.fresh('tables');
+    const store = await target.open(options);
+    const tables =
+      dialect === 'postgres'
+        ? sql<{ name: string }>`SELECT table_name AS name FROM information_schema.tables
+            WHERE table_schema = ${options.pgSchema ?? ''} ORDER BY table_name`
+        : sql<{ name: string }>`SELECT name FROM sqlite_master
+            WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`;
+    expect((await tables.execute(store.db)).rows.map((r) => r.name)).toEqual([
+      'lifecycle_agents',
+      'lifecycle_history',
+      'store_migrations',
+      'v2_record_kinds',
+      'v2_records',
+    ]);
+  });
+});

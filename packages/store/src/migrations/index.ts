@@ -1,0 +1,81 @@
+// The ordered list of store migrations and the runner that applies the missing ones once.
+// Implements ARCHITECTURE §4: versioned, idempotent migrations, safe when several processes start at once.
+import { createHash } from 'node:crypto';
+import { type Kysely, sql, type Transaction } from 'kysely';
+import type { Database } from '../schema.ts';
+import { v2RecordsMigration } from './0001-v2-records.ts';
+import { lifecycleMigration } from './0002-lifecycle.ts';
+import type { Migration, StoreDialect } from './migration.ts';
+
+export type { Migration, StoreDialect } from './migration.ts';
+
+/** Append new migrations at the end; never edit or reorder a released one. */
+export const MIGRATIONS: readonly Migration[] = [v2RecordsMigration, lifecycleMigration];
+
+export interface MigrateOptions {
+  readonly dialect: StoreDialect;
+  /** PostgreSQL schema to create if missing (the connection's search_path already points at it). */
+  readonly pgSchema?: string | undefined;
+  readonly now: () => string;
+  readonly migrations?: readonly Migration[];
+}
+
+/**
+ * Applies every migration not yet recorded in `store_migrations`, all in one transaction, and
+ * returns the names it applied (empty when the database was up to date). Concurrent callers are
+ * serialised: on PostgreSQL by a transaction-scoped advisory lock taken before anything else, on
+ * SQLite by the write lock BEGIN IMMEDIATE takes. The loser then finds the work done.
+ */
+export async function migrate(db: Kysely<Database>, options: MigrateOptions): Promise<string[]> {
+  const migrations = options.migrations ?? MIGRATIONS;
+  return db.transaction().execute(async (trx) => {
+    if (options.dialect === 'postgres') {
+      const [classId, objectId] = advisoryLockKey(options.pgSchema ?? '');
+      await sql`SELECT pg_advisory_xact_lock(${classId}::int4, ${objectId}::int4)`.execute(trx);
+      if (options.pgSchema !== undefined) {
+        // Look first: CREATE SCHEMA needs the CREATE privilege on the database even when the schema exists.
+        const found = await sql`SELECT 1 FROM pg_namespace WHERE nspname = ${options.pgSchema}`.execute(trx);
+        if (found.rows.length === 0) await sql`CREATE SCHEMA ${sql.id(options.pgSchema)}`.execute(trx);
+      }
+    }
+    await trx.schema
+      .createTable('store_migrations')
+      .ifNotExists()
+      .addColumn('name', 'text', (c) => c.primaryKey())
+      .addColumn('applied_at', 'text', (c) => c.notNull())
+      .execute();
+
+    const done = new Set(
+      (await trx.selectFrom('store_migrations').select('name').execute()).map((r) => r.name),
+    );
+    const known = new Set(migrations.map((m) => m.name));
+    const unknown = [...done].filter((name) => !known.has(name)).sort();
+    if (unknown.length > 0) {
+      throw new Error(
+        `database has migrations this version of @proto/store does not know (${unknown.join(', ')}); ` +
+          'it was written by a newer release: upgrade instead of downgrading',
+      );
+    }
+    const applied: string[] = [];
+    for (const migration of migrations) {
+      if (done.has(migration.name)) continue;
+      await migration.up(asUntyped(trx), options.dialect);
+      await trx
+        .insertInto('store_migrations')
+        .values({ name: migration.name, applied_at: options.now() })
+        .execute();
+      applied.push(migration.name);
+    }
+    return applied;
+  });
+}
+
+function asUntyped(trx: Transaction<Database>): Kysely<unknown> {
+  return trx as unknown as Kysely<unknown>;
+}
+
+/** Two int4 keys: a fixed namespace for this package, and one derived from the schema name. */
+function advisoryLockKey(schema: string): [number, number] {
+  const digest = createHash('sha256').update(`@proto/store:migrate:${schema}`).digest();
+  return [0x70726f74 /* 'prot' */, digest.readInt32BE(0)];
+}

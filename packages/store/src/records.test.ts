@@ -1,0 +1,176 @@
+// Tests of the /v2 record repository on every dialect: put outcomes, reads, races, exact JSON round trips.
+// Covers D14 (idempotent re-post, conflict on other content) and the "keep the record as received" rule.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contentHash } from './canonical-json.ts';
+import type { Store } from './store.ts';
+import { createStoreTarget, dialectsUnderTest, type StoreTarget, steppingClock } from './testing.ts';
+
+describe.each(dialectsUnderTest())('records on %s', (dialect) => {
+  let target: StoreTarget;
+  let store: Store;
+
+  beforeAll(async () => {
+    target = await createStoreTarget(dialect, 'records');
+    store = await target.open({ clock: steppingClock() });
+  });
+  afterAll(async () => {
+    await target.cleanup();
+  });
+
+  it('creates a record, then answers identical for the same content and conflict for other content', async () => {
+    const record = { dispute_id: 'dsp-1', dispute_type: 'resource', parties: ['agent-a', 'agent-b'] };
+    const created = await store.records.put('dispute_record', 'dsp-1', record);
+    expect(created.status).toBe('created');
+    expect(created.stored).toMatchObject({ kind: 'dispute_record', id: 'dsp-1', record });
+    expect(created.stored.content_hash).toBe(contentHash(record));
+    expect(created.stored.json).toBe(JSON.stringify(record));
+
+    // Same content in another key order is the same record: nothing is written, stored_at does not move.
+    const again = await store.records.put('dispute_record', 'dsp-1', {
+      parties: ['agent-a', 'agent-b'],
+      dispute_type: 'resource',
+      dispute_id: 'dsp-1',
+    });
+    expect(again.status).toBe('identical');
+    expect(again.stored).toEqual(created.stored);
+
+    const other = await store.records.put('dispute_record', 'dsp-1', { ...record, dispute_type: 'policy' });
+    expect(other.status).toBe('conflict');
+    expect(other.stored).toEqual(created.stored);
+
+    expect(await store.records.get('dispute_record', 'dsp-1')).toEqual(created.stored);
+    expect(await store.records.count('dispute_record')).toBe(1);
+  });
+
+  it('keeps kinds apart: one id may exist under several kinds', async () => {
+    const a = await store.records.put('objection_record', 'shared-id', { n: 1 });
+    const b = await store.records.put('interaction_record', 'shared-id', { n: 2 });
+    expect([a.status, b.status]).toEqual(['created', 'created']);
+    expect(b.stored.seq).toBeGreaterThan(a.stored.seq);
+    expect((await store.records.get('objection_record', 'shared-id'))?.record).toEqual({ n: 1 });
+    expect((await store.records.get('interaction_record', 'shared-id'))?.record).toEqual({ n: 2 });
+  });
+
+  it('answers undefined for unknown or malformed ids and zero for an unknown kind', async () => {
+    expect(await store.records.get('dispute_record', 'no-such-id')).toBeUndefined();
+    expect(await store.records.get('dispute_record', 'bad id/with spaces')).toBeUndefined();
+    expect(await store.records.latestForAgent('vitality_report', 'nobody')).toBeUndefined();
+    expect(await store.records.count('never_used_kind')).toBe(0);
+  });
+
+  it('refuses ids, kinds and values it could not serve back, and stores nothing', async () => {
+    await expect(store.records.put('dispute_record', 'has space', {})).rejects.toThrow(TypeError);
+    await expect(store.records.put('dispute_record', 'x'.repeat(257), {})).rejects.toThrow(TypeError);
+    await expect(store.records.put('Bad-Kind', 'ok-id', {})).rejects.toThrow(TypeError);
+    await expect(store.records.put('dispute_record', 'ok-id', {}, { agentId: 'a b' })).rejects.toThrow(
+      TypeError,
+    );
+    await expect(store.records.put('dispute_record', 'nan-id', { score: Number.NaN })).rejects.toThrow(
+      TypeError,
+    );
+    expect(await store.records.get('dispute_record', 'nan-id')).toBeUndefined();
+  });
+
+  it('finds the latest record of a kind for an agent', async () => {
+    for (const n of [1, 2, 3]) {
+      await store.records.put(
+        'vitality_report',
+        `vit-a-${n}`,
+        { agent_id: 'agent-lat', n },
+        { agentId: 'agent-lat' },
+      );
+    }
+    await store.records.put(
+      'vitality_report',
+      'vit-b-1',
+      { agent_id: 'agent-other' },
+      { agentId: 'agent-other' },
+    );
+    await store.records.put('principal_mirror', 'mir-1', { agent_id: 'agent-lat' }, { agentId: 'agent-lat' });
+
+    const latest = await store.records.latestForAgent('vitality_report', 'agent-lat');
+    expect(latest?.id).toBe('vit-a-3');
+    expect(latest?.agent_id).toBe('agent-lat');
+    expect((await store.records.latestForAgent('vitality_report', 'agent-other'))?.id).toBe('vit-b-1');
+    expect((await store.records.latestForAgent('principal_mirror', 'agent-lat'))?.id).toBe('mir-1');
+  });
+
+  it('gives seq numbers that only grow and stamps stored_at from the clock', async () => {
+    const first = await store.records.put('rights_declaration', 'rd-1', { v: 1 });
+    const second = await store.records.put('rights_declaration', 'rd-2', { v: 2 });
+    expect(second.stored.seq).toBeGreaterThan(first.stored.seq);
+    expect(Date.parse(second.stored.stored_at)).toBeGreaterThan(Date.parse(first.stored.stored_at));
+    expect(first.stored.stored_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  });
+
+  it('lets exactly one of 20 racing puts of one id create it; the others see conflict', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        store.records.put('delegation_mandate', 'mandate-race', { attempt: i }),
+      ),
+    );
+    const created = results.filter((r) => r.status === 'created');
+    expect(created).toHaveLength(1);
+    expect(results.filter((r) => r.status === 'conflict')).toHaveLength(19);
+    for (const r of results) expect(r.stored).toEqual(created[0]?.stored);
+    expect(await store.records.count('delegation_mandate')).toBe(1);
+  });
+
+  it('lets exactly one of 20 racing identical puts create it; the others see identical', async () => {
+    const record = { advisory: 'same', significance_score: 500 };
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => store.records.put('advisory_declaration', 'adv-race', record)),
+    );
+    expect(results.filter((r) => r.status === 'created')).toHaveLength(1);
+    expect(results.filter((r) => r.status === 'identical')).toHaveLength(19);
+    expect(await store.records.count('advisory_declaration')).toBe(1);
+  });
+
+  it('returns records exactly as received: unicode, escapes, key order, deep nesting', async () => {
+    let deep: unknown = { leaf: 'bottom' };
+    for (let i = 0; i < 300; i++) deep = i % 2 === 0 ? [i, deep] : { [`level_${i}`]: deep, i };
+    const record = {
+      zeta: 'last key first',
+      text: 'héllo wörld — 日本語 עברית 😀👩🏽‍💻 e\u0301',
+      escapes: 'quote " backslash \\ newline \n tab \t nul \u0000 ls \u2028 ps \u2029 del \u007f',
+      lone_surrogate: '\ud800',
+      numbers: [0, -1, 1000, 9007199254740991, -9007199254740991, 1e21],
+      empty: { '': '', obj: {}, arr: [] },
+      literals: [true, false, null],
+      deep,
+      big: 'x'.repeat(200_000),
+      alpha: 'first key last',
+    };
+    // Parsed from text, as a request body is: JSON.parse makes "__proto__" an ordinary own member.
+    const sent: unknown = JSON.parse(`{"__proto__":"not a prototype",${JSON.stringify(record).slice(1)}`);
+    expect(Object.keys(sent as object)[0]).toBe('__proto__');
+    const { stored } = await store.records.put('jurisprudence_bundle', 'juris-exact', sent);
+    const read = await store.records.get('jurisprudence_bundle', 'juris-exact');
+    expect(read?.json).toBe(JSON.stringify(sent));
+    expect(read?.record).toEqual(sent);
+    expect(Object.keys(read?.record as object)).toEqual(Object.keys(sent as object));
+    expect(read?.content_hash).toBe(contentHash(sent));
+    expect(read).toEqual(stored);
+  });
+
+  it('commits several repository calls as one transaction, or none of them', async () => {
+    await store.lifecycle.commission('agent-tx');
+    await expect(
+      store.transaction(async (tx) => {
+        const cas = await tx.lifecycle.appendVitality('agent-tx', 'sha256:r1', 'GENESIS');
+        expect(cas.ok).toBe(true);
+        await tx.records.put('vitality_report', 'vit-tx-1', { report: 1 }, { agentId: 'agent-tx' });
+        throw new Error('abandon');
+      }),
+    ).rejects.toThrow('abandon');
+    expect((await store.lifecycle.get('agent-tx'))?.last_vitality_hash).toBeNull();
+    expect(await store.records.get('vitality_report', 'vit-tx-1')).toBeUndefined();
+
+    await store.transaction(async (tx) => {
+      await tx.lifecycle.appendVitality('agent-tx', 'sha256:r1', 'GENESIS');
+      await tx.records.put('vitality_report', 'vit-tx-1', { report: 1 }, { agentId: 'agent-tx' });
+    });
+    expect((await store.lifecycle.get('agent-tx'))?.last_vitality_hash).toBe('sha256:r1');
+    expect((await store.records.latestForAgent('vitality_report', 'agent-tx'))?.id).toBe('vit-tx-1');
+  });
+});

@@ -1,0 +1,193 @@
+// Repository of the /v2 records: stored as received, idempotent by content, evicted oldest-first per kind.
+// Implements D14 (ids, idempotent re-post, 409 on different content) and D17 (STORE_MAX_ENTRIES per kind).
+import type { Kysely, Selectable } from 'kysely';
+import { contentHash } from '../canonical-json.ts';
+import { assertId, assertKind, isValidId } from '../ids.ts';
+import type { Database, V2RecordsTable } from '../schema.ts';
+import { inTransaction } from '../transaction.ts';
+
+export interface StoredRecord {
+  readonly kind: string;
+  readonly id: string;
+  /** The record, parsed from the stored JSON text. */
+  readonly record: unknown;
+  /** The stored JSON text itself, byte for byte what `JSON.stringify` gave at `put` time. */
+  readonly json: string;
+  /** `sha256:` + hex SHA-256 of the record's canonical JSON (sorted keys, compact). */
+  readonly content_hash: string;
+  /** ISO 8601 time of first storage; an identical re-put keeps it. */
+  readonly stored_at: string;
+  /** Store-wide insertion order, strictly increasing. */
+  readonly seq: number;
+  readonly agent_id?: string;
+}
+
+export type PutStatus = 'created' | 'identical' | 'conflict';
+
+export interface PutResult {
+  /** `created`: stored now; `identical`: same content already stored; `conflict`: other content holds the id. */
+  readonly status: PutStatus;
+  /** The new record, or (identical, conflict) the one already stored, which did not change. */
+  readonly stored: StoredRecord;
+}
+
+export interface PutOptions {
+  /** The agent the record is about, for `latestForAgent`. */
+  readonly agentId?: string;
+}
+
+export interface RecordRepository {
+  put(kind: string, id: string, record: unknown, opts?: PutOptions): Promise<PutResult>;
+  get(kind: string, id: string): Promise<StoredRecord | undefined>;
+  /** The most recently stored record of `kind` about `agentId` (e.g. an agent's latest vitality report). */
+  latestForAgent(kind: string, agentId: string): Promise<StoredRecord | undefined>;
+  /** Live entries of `kind` (never more than `maxEntriesPerKind`). */
+  count(kind: string): Promise<number>;
+}
+
+export interface RecordRepositoryOptions {
+  readonly maxEntriesPerKind: number;
+  readonly clock: () => Date;
+}
+
+type RecordRow = Selectable<V2RecordsTable>;
+
+export class KyselyRecordRepository implements RecordRepository {
+  readonly #db: Kysely<Database>;
+  readonly #maxEntriesPerKind: number;
+  readonly #clock: () => Date;
+
+  constructor(db: Kysely<Database>, options: RecordRepositoryOptions) {
+    this.#db = db;
+    this.#maxEntriesPerKind = options.maxEntriesPerKind;
+    this.#clock = options.clock;
+  }
+
+  async put(kind: string, id: string, record: unknown, opts?: PutOptions): Promise<PutResult> {
+    assertKind(kind);
+    assertId('record id', id);
+    const agentId = opts?.agentId;
+    if (agentId !== undefined) assertId('agent id', agentId);
+    const hash = contentHash(record); // throws on anything JSON cannot carry
+    const json = JSON.stringify(record);
+    const storedAt = this.#clock().toISOString();
+
+    return inTransaction(this.#db, async (trx) => {
+      // Insert-or-nothing, then look: on PostgreSQL a racing insert of the same (kind, id) waits for the
+      // first to commit and then finds its row, so exactly one caller ever sees `created`.
+      const inserted = await trx
+        .insertInto('v2_records')
+        .values({
+          kind,
+          id,
+          record_json: json,
+          content_hash: hash,
+          stored_at: storedAt,
+          agent_id: agentId ?? null,
+        })
+        .onConflict((oc) => oc.columns(['kind', 'id']).doNothing())
+        .returning('seq')
+        .executeTakeFirst();
+      if (inserted === undefined) {
+        const existing = await trx
+          .selectFrom('v2_records')
+          .selectAll()
+          .where('kind', '=', kind)
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow();
+        return {
+          status: existing.content_hash === hash ? 'identical' : 'conflict',
+          stored: toStoredRecord(existing),
+        };
+      }
+
+      // The kind's counter row is also its lock: concurrent writers of one kind count and evict in turn.
+      const counter = await trx
+        .insertInto('v2_record_kinds')
+        .values({ kind, entry_count: 1 })
+        .onConflict((oc) =>
+          oc.column('kind').doUpdateSet((eb) => ({ entry_count: eb('v2_record_kinds.entry_count', '+', 1) })),
+        )
+        .returning('entry_count')
+        .executeTakeFirstOrThrow();
+      const excess = Number(counter.entry_count) - this.#maxEntriesPerKind;
+      if (excess > 0) await evictOldest(trx, kind, excess);
+
+      const stored: RecordRow = {
+        seq: inserted.seq,
+        kind,
+        id,
+        record_json: json,
+        content_hash: hash,
+        stored_at: storedAt,
+        agent_id: agentId ?? null,
+      };
+      return { status: 'created', stored: toStoredRecord(stored) };
+    });
+  }
+
+  async get(kind: string, id: string): Promise<StoredRecord | undefined> {
+    if (!isValidId(id)) return undefined;
+    const row = await this.#db
+      .selectFrom('v2_records')
+      .selectAll()
+      .where('kind', '=', kind)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row === undefined ? undefined : toStoredRecord(row);
+  }
+
+  async latestForAgent(kind: string, agentId: string): Promise<StoredRecord | undefined> {
+    if (!isValidId(agentId)) return undefined;
+    const row = await this.#db
+      .selectFrom('v2_records')
+      .selectAll()
+      .where('kind', '=', kind)
+      .where('agent_id', '=', agentId)
+      .orderBy('seq', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row === undefined ? undefined : toStoredRecord(row);
+  }
+
+  async count(kind: string): Promise<number> {
+    const row = await this.#db
+      .selectFrom('v2_record_kinds')
+      .select('entry_count')
+      .where('kind', '=', kind)
+      .executeTakeFirst();
+    return row === undefined ? 0 : Number(row.entry_count);
+  }
+}
+
+/** Deletes the `excess` oldest records of `kind` (by seq) and lowers its counter to match (D17: FIFO). */
+async function evictOldest(trx: Kysely<Database>, kind: string, excess: number): Promise<void> {
+  const oldest = trx
+    .selectFrom('v2_records')
+    .select('seq')
+    .where('kind', '=', kind)
+    .orderBy('seq')
+    .limit(excess);
+  const result = await trx.deleteFrom('v2_records').where('seq', 'in', oldest).executeTakeFirst();
+  const deleted = Number(result.numDeletedRows);
+  if (deleted > 0) {
+    await trx
+      .updateTable('v2_record_kinds')
+      .set((eb) => ({ entry_count: eb('entry_count', '-', deleted) }))
+      .where('kind', '=', kind)
+      .execute();
+  }
+}
+
+function toStoredRecord(row: RecordRow): StoredRecord {
+  const stored = {
+    kind: row.kind,
+    id: row.id,
+    record: JSON.parse(row.record_json) as unknown,
+    json: row.record_json,
+    content_hash: row.content_hash,
+    stored_at: row.stored_at,
+    seq: Number(row.seq),
+  };
+  return row.agent_id === null ? stored : { ...stored, agent_id: row.agent_id };
+}

@@ -1,0 +1,65 @@
+// Kysely table types of every table the store owns; one interface per table, gathered in `Database`.
+// Implements ARCHITECTURE §4 (the store owns every table) and D14–D17 (records, ids, lifecycle, retention).
+import type { ColumnType, Generated } from 'kysely';
+
+/**
+ * Sequence numbers: INTEGER on SQLite, BIGINT identity on PostgreSQL (which `pg` returns as a string).
+ * Repositories convert them with `Number()`.
+ */
+export type SequenceColumn = ColumnType<number | string, never, never>;
+
+/** Versioned migrations applied to this database (see `migrations/`). */
+export interface StoreMigrationsTable {
+  name: string;
+  applied_at: string;
+}
+
+/** The /v2 record log (D14, D17): the records exactly as received, evictable per kind. */
+export interface V2RecordsTable {
+  seq: SequenceColumn;
+  kind: string;
+  id: string;
+  /** The record as received, as JSON text (never re-encoded by the database). */
+  record_json: string;
+  /** `sha256:` + hex SHA-256 of the record's canonical JSON. */
+  content_hash: string;
+  /** ISO 8601 time of first storage. */
+  stored_at: string;
+  agent_id: string | null;
+}
+
+/** One row per record kind: the live entry count, and the row writers of a kind lock to evict in turn (D17). */
+export interface V2RecordKindsTable {
+  kind: string;
+  entry_count: number;
+}
+
+/** Current lifecycle state per agent (D16), kept apart from the evictable record log. */
+export interface LifecycleAgentsTable {
+  agent_id: string;
+  state: string;
+  created_at: string;
+  updated_at: string;
+  /** Hash of the agent's latest accepted vitality report; null until the first (chain starts at GENESIS). */
+  last_vitality_hash: string | null;
+  vitality_count: Generated<number>;
+  history_count: Generated<number>;
+}
+
+/** Every state change of an agent, commissioning included, in order (D16). */
+export interface LifecycleHistoryTable {
+  seq: SequenceColumn;
+  agent_id: string;
+  from_state: string | null;
+  to_state: string;
+  reason: string | null;
+  at: string;
+}
+
+export interface Database {
+  store_migrations: StoreMigrationsTable;
+  v2_records: V2RecordsTable;
+  v2_record_kinds: V2RecordKindsTable;
+  lifecycle_agents: LifecycleAgentsTable;
+  lifecycle_history: LifecycleHistoryTable;
+}

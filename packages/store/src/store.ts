@@ -1,0 +1,170 @@
+// Opens the store: SQLite (node:sqlite, embedded default) or PostgreSQL (pg Pool), migrated, with its repositories.
+// Implements ARCHITECTURE §4 (two dialects behind one API) and D17 (STORE_MAX_ENTRIES, default 10,000).
+import { join } from 'node:path';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import { migrate, type StoreDialect } from './migrations/index.ts';
+import { KyselyLifecycleRepository, type LifecycleRepository } from './repositories/lifecycle.ts';
+import { KyselyRecordRepository, type RecordRepository } from './repositories/records.ts';
+import type { Database } from './schema.ts';
+import { NodeSqliteDialect } from './sqlite/node-sqlite-dialect.ts';
+
+export interface StoreOptions {
+  /** `postgres://…` (or `postgresql://…`): use PostgreSQL. Absent: SQLite under `dataDir`. */
+  databaseUrl?: string | undefined;
+  /** Folder of the embedded SQLite database (created if missing). */
+  dataDir?: string | undefined;
+  /** SQLite file; default `<dataDir>/<name>.sqlite`. `:memory:` for a throw-away database. */
+  sqliteFile?: string | undefined;
+  /** Name of the SQLite file, usually the service's name (default `store`). */
+  name?: string | undefined;
+  /** PostgreSQL schema to use (created if missing) — tests use a unique schema per test file for isolation. */
+  pgSchema?: string | undefined;
+  /** Records kept per record kind, oldest evicted first (default 10000, D17). */
+  maxEntriesPerKind?: number | undefined;
+  clock?: (() => Date) | undefined;
+  /** PostgreSQL pool size (default 10). */
+  pgPoolMax?: number | undefined;
+  /** How long a SQLite writer waits for another process's write lock, in ms (default 5000). */
+  sqliteBusyTimeoutMs?: number | undefined;
+  /** Errors of idle PostgreSQL connections (the pool drops the connection; default: ignored). */
+  onPoolError?: ((error: Error) => void) | undefined;
+}
+
+/** Repositories bound to one transaction; see `Store.transaction`. */
+export interface StoreTransaction {
+  readonly records: RecordRepository;
+  readonly lifecycle: LifecycleRepository;
+}
+
+export interface Store {
+  readonly dialect: StoreDialect;
+  readonly db: Kysely<Database>;
+  readonly records: RecordRepository;
+  readonly lifecycle: LifecycleRepository;
+  /**
+   * Runs several repository calls as one transaction (e.g. advance the vitality chain and store the
+   * report): all of them commit, or none if `work` throws.
+   */
+  transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T>;
+  /** Resolves when the database answers a trivial query. */
+  ping(): Promise<void>;
+  /** Waits for work in flight, then releases the database. Idempotent. */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_MAX_ENTRIES_PER_KIND = 10_000;
+
+// Lower case only: the name goes unquoted into search_path, where PostgreSQL folds it to lower case.
+const PG_SCHEMA_PATTERN = /^[a-z_][a-z0-9_]{0,62}$/;
+const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+
+export async function openStore(options: StoreOptions): Promise<Store> {
+  const clock = options.clock ?? (() => new Date());
+  const maxEntriesPerKind = options.maxEntriesPerKind ?? DEFAULT_MAX_ENTRIES_PER_KIND;
+  if (!Number.isSafeInteger(maxEntriesPerKind) || maxEntriesPerKind < 1) {
+    throw new RangeError(
+      `maxEntriesPerKind must be a positive integer, got ${String(options.maxEntriesPerKind)}`,
+    );
+  }
+
+  let dialect: StoreDialect;
+  let db: Kysely<Database>;
+  if (options.databaseUrl !== undefined && options.databaseUrl !== '') {
+    if (!/^postgres(ql)?:\/\//.test(options.databaseUrl)) {
+      throw new Error('databaseUrl must be a postgres:// or postgresql:// URL (leave it unset for SQLite)');
+    }
+    if (options.pgSchema !== undefined && !PG_SCHEMA_PATTERN.test(options.pgSchema)) {
+      throw new Error(
+        'pgSchema must be a plain lower-case identifier: a-z, 0-9, underscore, at most 63 characters',
+      );
+    }
+    dialect = 'postgres';
+    db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: createPool(options) }) });
+  } else {
+    dialect = 'sqlite';
+    db = new Kysely<Database>({
+      dialect: new NodeSqliteDialect({
+        file: sqliteFile(options),
+        ...(options.sqliteBusyTimeoutMs !== undefined ? { busyTimeoutMs: options.sqliteBusyTimeoutMs } : {}),
+      }),
+    });
+  }
+
+  try {
+    await migrate(db, { dialect, pgSchema: options.pgSchema, now: () => clock().toISOString() });
+  } catch (error) {
+    await db.destroy().catch(() => undefined);
+    throw error;
+  }
+  return new KyselyStore(db, dialect, { maxEntriesPerKind, clock });
+}
+
+function sqliteFile(options: StoreOptions): string {
+  if (options.sqliteFile !== undefined && options.sqliteFile !== '') return options.sqliteFile;
+  if (options.dataDir === undefined || options.dataDir === '') {
+    throw new Error('set databaseUrl (PostgreSQL) or dataDir / sqliteFile (SQLite)');
+  }
+  const name = options.name ?? 'store';
+  if (!NAME_PATTERN.test(name))
+    throw new Error(`store name ${JSON.stringify(name)} is not a plain file name`);
+  return join(options.dataDir, `${name}.sqlite`);
+}
+
+function createPool(options: StoreOptions): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: options.databaseUrl,
+    max: options.pgPoolMax ?? 10,
+    // Every connection resolves unqualified table names in the store's schema.
+    ...(options.pgSchema !== undefined ? { options: `-c search_path=${options.pgSchema}` } : {}),
+  });
+  // Without a listener an idle connection's error (server restart, network) would crash the process.
+  pool.on('error', (error) => options.onPoolError?.(error));
+  return pool;
+}
+
+interface RepositoryOptions {
+  readonly maxEntriesPerKind: number;
+  readonly clock: () => Date;
+}
+
+class KyselyStore implements Store {
+  readonly dialect: StoreDialect;
+  readonly db: Kysely<Database>;
+  readonly records: RecordRepository;
+  readonly lifecycle: LifecycleRepository;
+  readonly #options: RepositoryOptions;
+  #closed: Promise<void> | undefined;
+
+  constructor(db: Kysely<Database>, dialect: StoreDialect, options: RepositoryOptions) {
+    this.db = db;
+    this.dialect = dialect;
+    this.#options = options;
+    const repositories = this.#repositories(db);
+    this.records = repositories.records;
+    this.lifecycle = repositories.lifecycle;
+  }
+
+  transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
+    return this.db
+      .transaction()
+      .setIsolationLevel('read committed')
+      .execute((trx) => work(this.#repositories(trx)));
+  }
+
+  async ping(): Promise<void> {
+    await sql`SELECT 1`.execute(this.db);
+  }
+
+  close(): Promise<void> {
+    this.#closed ??= this.db.destroy();
+    return this.#closed;
+  }
+
+  #repositories(db: Kysely<Database>): StoreTransaction {
+    return {
+      records: new KyselyRecordRepository(db, this.#options),
+      lifecycle: new KyselyLifecycleRepository(db, { dialect: this.dialect, clock: this.#options.clock }),
+    };
+  }
+}
