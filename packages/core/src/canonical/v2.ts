@@ -1,0 +1,46 @@
+// V2 canonical JSON, profile dcp-jcs-v1: RFC 8785 restricted to safe integers; input of every V2 hash and signature.
+// PROTOCOL §1.1 (rules and edge-case table), DECISIONS D2.
+import { utf8Encode } from '../encoding/index.ts';
+import { ok, type Result } from '../result.ts';
+import { type CanonicalRules, serializeCanonical } from './serialize.ts';
+
+export const CANONICALIZATION_PROFILE = 'dcp-jcs-v1';
+
+const V2_RULES: CanonicalRules = {
+  name: CANONICALIZATION_PROFILE,
+  honourToJSON: false,
+  formatNumber(value) {
+    if (!Number.isFinite(value))
+      return { refused: `non-finite number ${value} is not allowed by ${CANONICALIZATION_PROFILE}` };
+    if (!Number.isInteger(value)) {
+      return { refused: `non-integer number ${value} is not allowed by ${CANONICALIZATION_PROFILE}` };
+    }
+    // Beyond 2^53-1 a parsed integer may already have lost digits, and SDKs disagree on how to
+    // print it (TS `1e+21`, Python exact digits: PROTOCOL §1.1 notes), so no hash can be trusted.
+    if (!Number.isSafeInteger(value)) {
+      return {
+        refused: `unsafe integer ${value} is outside ±(2^53-1) and not allowed by ${CANONICALIZATION_PROFILE}`,
+      };
+    }
+    // Plain integer form; String(-0) is "0" (rule 4: 1.0 → 1, -0 → 0, 1e2 → 100).
+    return { text: String(value) };
+  },
+};
+
+/**
+ * dcp-jcs-v1 text of a JSON value. Accepts null, booleans, strings without lone surrogates, safe
+ * integers, arrays and plain objects nested at most 64 deep; `undefined` members are omitted and
+ * `undefined` array slots become `null`. Everything else (fractions, NaN/±Infinity, unsafe
+ * integers, bigint, functions, symbols, cycles, and non-plain objects such as Date or Map, whose
+ * `toJSON` is deliberately not consulted: signed bytes come from data, not from host conversions)
+ * is an error `BUNDLE_SCHEMA_INVALID` whose message starts with the JSON path. Never throws.
+ */
+export function canonicalizeV2(value: unknown): Result<string> {
+  return serializeCanonical(value, V2_RULES);
+}
+
+/** UTF-8 bytes of `canonicalizeV2(value)`: exactly what V2 hashes and signatures cover. */
+export function canonicalBytesV2(value: unknown): Result<Uint8Array> {
+  const text = canonicalizeV2(value);
+  return text.ok ? ok(utf8Encode(text.value)) : text;
+}

@@ -1,0 +1,148 @@
+// Tests for strict Base64, lowercase hex and the byte helpers.
+// PROTOCOL §4.1 (padded standard Base64), §2.1 (lowercase hex), DECISIONS D3 and D8.
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import {
+  bytesEqual,
+  concatBytes,
+  decodeBase64Strict,
+  encodeBase64,
+  fromHex,
+  toHex,
+  utf8Encode,
+} from './index.ts';
+
+const bytes = (...values: number[]): Uint8Array => new Uint8Array(values);
+
+describe('encodeBase64', () => {
+  it('encodes the RFC 4648 §10 test vectors with padding', () => {
+    const cases: Array<[string, string]> = [
+      ['', ''],
+      ['f', 'Zg=='],
+      ['fo', 'Zm8='],
+      ['foo', 'Zm9v'],
+      ['foob', 'Zm9vYg=='],
+      ['fooba', 'Zm9vYmE='],
+      ['foobar', 'Zm9vYmFy'],
+    ];
+    for (const [plain, encoded] of cases) {
+      expect(encodeBase64(utf8Encode(plain))).toBe(encoded);
+      expect(decodeBase64Strict(encoded)).toEqual(utf8Encode(plain));
+    }
+  });
+
+  it('uses the standard alphabet (+ and /), not the URL-safe one', () => {
+    expect(encodeBase64(bytes(0xfb, 0xff, 0xbf))).toBe('+/+/');
+  });
+
+  it('encodes only the viewed bytes of a subarray', () => {
+    const whole = bytes(1, 2, 3, 4, 5);
+    expect(encodeBase64(whole.subarray(1, 4))).toBe(encodeBase64(bytes(2, 3, 4)));
+  });
+
+  it('round-trips random byte strings of every length up to 64', () => {
+    for (let length = 0; length <= 64; length++) {
+      const data = new Uint8Array(randomBytes(length));
+      const text = encodeBase64(data);
+      expect(text.length % 4).toBe(0);
+      expect(decodeBase64Strict(text)).toEqual(data);
+    }
+  });
+});
+
+describe('decodeBase64Strict', () => {
+  it('decodes a real Ed25519 public key from the V1 golden bundle to 32 bytes', () => {
+    const key = decodeBase64Strict('L9cW+sKJxJUX5+0v/4flcOUwqw4YlfwItf2z6dnBS18=');
+    expect(key?.length).toBe(32);
+    expect(decodeBase64Strict(encodeBase64(key as Uint8Array))).toEqual(key);
+  });
+
+  it('returns a plain Uint8Array, not a Buffer', () => {
+    expect(Object.getPrototypeOf(decodeBase64Strict('Zm9v'))).toBe(Uint8Array.prototype);
+  });
+
+  it.each([
+    ['URL-safe alphabet (-)', '-_-_'],
+    ['URL-safe alphabet mixed in', 'ab-c'],
+    ['missing padding (one =)', 'Zm8'],
+    ['missing padding (two =)', 'Zg'],
+    ['partial padding', 'Zg='],
+    ['too much padding', 'Zm8=='],
+    ['padding in the middle', 'Zg==Zm9v'],
+    ['padding only', '===='],
+    ['leading whitespace', ' Zm9v'],
+    ['trailing newline', 'Zm9v\n'],
+    ['inner space', 'Zm9v Zm9v'],
+    ['line break inside', 'Zm9v\r\nYmFy'],
+    ['a lone character', 'Z'],
+    ['non-ASCII', 'Zm9v\u00e9'],
+    ['non-canonical trailing bits, one byte (Zh== ≡ Zg==)', 'Zh=='],
+    ['non-canonical trailing bits, one byte (Zv== ≡ Zg==)', 'Zv=='],
+    ['non-canonical trailing bits, two bytes (Zm9= ≡ Zm8=)', 'Zm9='],
+    ['non-canonical key text (last char B instead of =)', 'L9cW+sKJxJUX5+0v/4flcOUwqw4YlfwItf2z6dnBS19='],
+  ])('rejects %s', (_label, text) => {
+    expect(decodeBase64Strict(text)).toBeUndefined();
+  });
+
+  it('accepts the empty string as zero bytes', () => {
+    expect(decodeBase64Strict('')).toEqual(new Uint8Array(0));
+  });
+
+  it('returns undefined for a non-string at run time', () => {
+    expect(decodeBase64Strict(42 as unknown as string)).toBeUndefined();
+  });
+});
+
+describe('hex', () => {
+  it('writes lowercase hex and reads it back', () => {
+    expect(toHex(bytes(0x00, 0x0f, 0xab, 0xff))).toBe('000fabff');
+    expect(fromHex('000fabff')).toEqual(bytes(0x00, 0x0f, 0xab, 0xff));
+    expect(toHex(new Uint8Array(0))).toBe('');
+    expect(fromHex('')).toEqual(new Uint8Array(0));
+  });
+
+  it('encodes only the viewed bytes of a subarray', () => {
+    expect(toHex(bytes(1, 2, 3, 4).subarray(2))).toBe('0304');
+  });
+
+  it.each([
+    ['uppercase', 'ABCD'],
+    ['mixed case', 'aBcd'],
+    ['odd length', 'abc'],
+    ['non-hex character', 'zz'],
+    ['0x prefix', '0xab'],
+    ['whitespace', 'ab cd'],
+    ['trailing newline', 'abcd\n'],
+  ])('fromHex rejects %s', (_label, text) => {
+    expect(fromHex(text)).toBeUndefined();
+  });
+
+  it('fromHex returns a plain Uint8Array', () => {
+    expect(Object.getPrototypeOf(fromHex('ab'))).toBe(Uint8Array.prototype);
+  });
+});
+
+describe('utf8Encode', () => {
+  it('encodes non-ASCII and astral characters as UTF-8', () => {
+    expect(toHex(utf8Encode('é'))).toBe('c3a9');
+    expect(toHex(utf8Encode('🌍'))).toBe('f09f8c8d');
+    expect(utf8Encode('')).toEqual(new Uint8Array(0));
+  });
+});
+
+describe('concatBytes and bytesEqual', () => {
+  it('concatenates in order, including empty parts and subarrays', () => {
+    expect(concatBytes()).toEqual(new Uint8Array(0));
+    expect(concatBytes(bytes(1), new Uint8Array(0), bytes(2, 3), bytes(9, 4, 9).subarray(1, 2))).toEqual(
+      bytes(1, 2, 3, 4),
+    );
+  });
+
+  it('compares length and every byte', () => {
+    expect(bytesEqual(bytes(1, 2, 3), bytes(1, 2, 3))).toBe(true);
+    expect(bytesEqual(new Uint8Array(0), new Uint8Array(0))).toBe(true);
+    expect(bytesEqual(bytes(1, 2, 3), bytes(1, 2, 4))).toBe(false);
+    expect(bytesEqual(bytes(0, 2, 3), bytes(1, 2, 3))).toBe(false);
+    expect(bytesEqual(bytes(1, 2), bytes(1, 2, 0))).toBe(false);
+  });
+});

@@ -1,0 +1,31 @@
+// The protocol's audit-root Merkle construction: hex leaves used as-is, node = H(left ‖ right), odd node duplicated.
+// PROTOCOL §2.2, DECISIONS D4 (kept for compatibility; the [a,b,c] = [a,b,c,c] ambiguity is closed by checking counts).
+import { concatBytes, fromHex, toHex } from '../encoding/index.ts';
+import { digest, type HashAlg, isHashAlg } from '../hash/digest.ts';
+import { isBareHex64 } from '../hash/prefixed.ts';
+
+/**
+ * Root (bare lowercase hex) over leaf digests given as 64 lowercase hex. Leaves are not re-hashed
+ * and carry no prefix byte; an odd level duplicates its last node; one leaf is its own root; leaves
+ * and nodes use the same family `alg`. Undefined for an empty list or any malformed leaf (the
+ * callers decide what an empty audit trail means, PROTOCOL §2.2).
+ */
+export function protocolMerkleRoot(alg: HashAlg, leavesHex: readonly string[]): string | undefined {
+  if (!isHashAlg(alg) || !Array.isArray(leavesHex) || leavesHex.length === 0) return undefined;
+  let level: Uint8Array[] = [];
+  for (const leaf of leavesHex) {
+    const bytes = isBareHex64(leaf) ? fromHex(leaf) : undefined;
+    if (bytes === undefined) return undefined;
+    level.push(bytes);
+  }
+  while (level.length > 1) {
+    const next: Uint8Array[] = [];
+    for (let i = 0; i < level.length; i += 2) {
+      const left = level[i] as Uint8Array;
+      const right = level[i + 1] ?? left;
+      next.push(digest(alg, concatBytes(left, right)));
+    }
+    level = next;
+  }
+  return toHex(level[0] as Uint8Array);
+}
