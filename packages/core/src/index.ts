@@ -9,3 +9,24 @@ export * from './merkle/index.ts';
 export * from './profile.ts';
 export * from './result.ts';
 export * from './schema/index.ts';
+export * from './policy/index.ts';
+export * from './bundle/index.ts';
+export {
+  buildSignedBundle,
+  generateBundleKeys,
+  bundleKeysFromJson,
+  bundleKeysToJson,
+  keyEntry,
+  keyPairToJson,
+  TIER_SAMPLES,
+  type ArtifactSet,
+  type BuildHooks,
+  type BuildOptions,
+  type BuiltBundle,
+  type BundleKeyPair,
+  type BundleKeySet,
+  type BundleShape,
+  type JsonObject,
+  type KeyPairJson,
+  type TierSample,
+} from './bundle/build/index.ts';

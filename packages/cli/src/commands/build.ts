@@ -1,0 +1,73 @@
+// `proto build`: a signed sample bundle for a tier, printed as the signed bundle object.
+// Uses the core bundle builder (PROTOCOL §5–§6; DECISIONS D1, D5, D6 for profile and shape).
+import type { Command } from '../command.ts';
+import type { BuildOptions } from '../core.ts';
+import { CliError, EXIT_OK, loadCore, printJson } from '../io.ts';
+
+export const buildCommand: Command = {
+  name: 'build',
+  summary: 'build a signed sample bundle (fresh keys) for a security tier',
+  help: `Usage: proto build [--tier TIER] [--entries N] [--profile P] [--shape spec|sdk]
+                   [--classical-only] [--v1]
+
+Builds a signed sample bundle with freshly generated keys and prints it as JSON.
+The intent is chosen so that the bundle resolves to exactly TIER.
+
+Options:
+  --tier TIER        routine, standard (default), elevated or maximum
+  --entries N        number of audit entries, at least 1 (default 3)
+  --profile P        proto (default) or dcp-ai: the signing contexts
+  --shape S          spec or sdk: manifest, checkpoint and signature shape
+                     (default spec under proto, sdk under dcp-ai)
+  --classical-only   sign with Ed25519 only (V2)
+  --v1               build a V1 bundle (Ed25519, V1 canonical JSON)
+  -h, --help         show this help
+
+Example:
+  proto build --tier elevated --entries 10 | proto verify -
+`,
+  options: {
+    tier: { type: 'string' },
+    entries: { type: 'string' },
+    profile: { type: 'string' },
+    shape: { type: 'string' },
+    'classical-only': { type: 'boolean' },
+    v1: { type: 'boolean' },
+  },
+  positionals: { min: 0, max: 0 },
+  async run({ values }, io) {
+    const { buildSignedBundle, isProfileName, isSecurityTier, SECURITY_TIERS } = await loadCore();
+    const tier = values['tier'] ?? 'standard';
+    if (!isSecurityTier(tier))
+      throw usage(`--tier must be one of ${SECURITY_TIERS.join(', ')}, got '${String(tier)}'`);
+    const entriesText = values['entries'] ?? '3';
+    const entries =
+      typeof entriesText === 'string' && /^[0-9]+$/.test(entriesText) ? Number(entriesText) : Number.NaN;
+    if (!Number.isSafeInteger(entries) || entries < 1 || entries > 10_000) {
+      throw usage(`--entries must be an integer from 1 to 10000, got '${String(entriesText)}'`);
+    }
+    const profile = values['profile'] ?? 'proto';
+    if (!isProfileName(profile)) throw usage(`--profile must be proto or dcp-ai, got '${String(profile)}'`);
+    const shape = values['shape'];
+    if (shape !== undefined && shape !== 'spec' && shape !== 'sdk')
+      throw usage(`--shape must be spec or sdk, got '${String(shape)}'`);
+    const v1 = values['v1'] === true;
+    if (v1 && shape !== undefined) throw usage('--shape applies to V2 bundles only (not with --v1)');
+    if (v1 && values['classical-only'] === true)
+      throw usage('--classical-only applies to V2 bundles only (V1 is always Ed25519)');
+    const options: BuildOptions = {
+      version: v1 ? '1.0' : '2.0',
+      profile,
+      tier,
+      entries,
+      classicalOnly: values['classical-only'] === true,
+      ...(shape !== undefined ? { shape } : {}),
+    };
+    printJson(io, buildSignedBundle(options).signed_bundle);
+    return EXIT_OK;
+  },
+};
+
+function usage(message: string): CliError {
+  return new CliError(message, { showUsage: true });
+}

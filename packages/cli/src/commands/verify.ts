@@ -1,0 +1,107 @@
+// `proto verify`: runs the /verify checklist locally and prints exactly the JSON POST /verify answers.
+// SPEC.md "POST /verify" and "Verification modes"; DECISIONS D9–D12 (modes, tiers, response shape).
+import type { Command } from '../command.ts';
+import type { VerifierOptions } from '../core.ts';
+import {
+  CliError,
+  EXIT_NOT_VERIFIED,
+  EXIT_OK,
+  inputName,
+  isPlainObject,
+  loadCore,
+  printJson,
+  readJsonInput,
+} from '../io.ts';
+
+export const verifyCommand: Command = {
+  name: 'verify',
+  summary: 'verify a signed bundle (or a /verify request body); prints the /verify response',
+  help: `Usage: proto verify FILE|- [--key B64] [--mode MODE] [--profile P] [--policy FILE]
+                    [--at TIME]
+
+Verifies a signed bundle, V1 or V2, and prints the JSON that POST /verify answers.
+FILE (or - for standard input) holds a signed bundle {bundle, signature} or a
+/verify request body {signed_bundle, public_key_b64?}.
+
+Options:
+  --key B64       public key (base64) for V1 bundles whose signature has no signer key
+  --mode MODE     operator mode (the floor of the resolved tier): classical_only,
+                  hybrid_preferred, hybrid_required, pq_only
+                  (default hybrid_preferred)
+  --profile P     proto (default) or dcp-ai: signing contexts and error-code prefix
+  --policy FILE   VerifierPolicy JSON (SPEC.md shape)
+  --at TIME       verify as of this ISO 8601 time instead of now (expiry checks)
+  -h, --help      show this help
+
+Exit codes: 0 verified, 1 not verified, 2 unusable input or bad option.
+`,
+  options: {
+    key: { type: 'string' },
+    mode: { type: 'string' },
+    profile: { type: 'string' },
+    policy: { type: 'string' },
+    at: { type: 'string' },
+  },
+  positionals: { min: 1, max: 1 },
+  async run({ values, positionals }, io) {
+    const { createVerifier, decodeBase64Strict, isProfileName, isVerificationMode, VERIFICATION_MODES } =
+      await loadCore();
+    const source = positionals[0] as string;
+    const mode = values['mode'];
+    if (mode !== undefined && !isVerificationMode(mode))
+      throw usage(`--mode must be one of ${VERIFICATION_MODES.join(', ')}, got '${String(mode)}'`);
+    const profile = values['profile'];
+    if (profile !== undefined && !isProfileName(profile))
+      throw usage(`--profile must be proto or dcp-ai, got '${String(profile)}'`);
+    const key = values['key'];
+    if (key !== undefined && (typeof key !== 'string' || decodeBase64Strict(key) === undefined)) {
+      throw usage('--key must be standard padded base64');
+    }
+    const at = values['at'];
+    let clock: (() => Date) | undefined;
+    if (at !== undefined) {
+      const time = typeof at === 'string' ? new Date(at) : new Date(Number.NaN);
+      if (Number.isNaN(time.getTime())) throw usage(`--at must be an ISO 8601 time, got '${String(at)}'`);
+      clock = () => time;
+    }
+    const policyPath = values['policy'];
+    if (policyPath === '-' && source === '-')
+      throw usage('--policy and the bundle cannot both be read from standard input');
+    const policy = typeof policyPath === 'string' ? await readJsonInput(policyPath, io) : undefined;
+
+    const input = await readJsonInput(source, io);
+    if (!isPlainObject(input)) {
+      throw new CliError(
+        `${inputName(source)}: expected a signed bundle or a /verify request object, got ${describe(input)}`,
+      );
+    }
+    const request: Record<string, unknown> =
+      'signed_bundle' in input ? { ...input } : { signed_bundle: input };
+    if (typeof key === 'string') request['public_key_b64'] = key;
+
+    const options: VerifierOptions = {
+      ...(profile !== undefined ? { profile } : {}),
+      ...(mode !== undefined ? { mode } : {}),
+      ...(policy !== undefined ? { policy } : {}),
+      ...(clock !== undefined ? { clock } : {}),
+    };
+    const verifier = createVerifier(options);
+    if (!verifier.ok) {
+      const where = typeof policyPath === 'string' ? `${inputName(policyPath)}: ` : '';
+      throw new CliError(`${where}${verifier.error.message}`);
+    }
+    const response = verifier.value.verify(request);
+    printJson(io, response);
+    return response.verified ? EXIT_OK : EXIT_NOT_VERIFIED;
+  },
+};
+
+function usage(message: string): CliError {
+  return new CliError(message, { showUsage: true });
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return `a ${typeof value}`;
+}

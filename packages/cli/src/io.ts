@@ -1,0 +1,87 @@
+// Input and output of the `proto` command: reading FILE or stdin, JSON parsing, printing, exit codes.
+// ARCHITECTURE §1 (cli imports core only); exit codes: 0 ok/verified, 1 not verified, 2 unusable input.
+import { readFile } from 'node:fs/promises';
+
+/** Where a command writes; tests and embedders pass their own. */
+export interface CliIo {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  /** Whole standard input as text. */
+  readonly readStdin: () => Promise<string>;
+}
+
+/**
+ * The core library, loaded when a command runs: help and usage errors answer without paying for
+ * the verifier, schemas and crypto (a second or more on a busy machine).
+ */
+export function loadCore(): Promise<typeof import('./core.ts')> {
+  return import('./core.ts');
+}
+
+export const EXIT_OK = 0;
+export const EXIT_NOT_VERIFIED = 1;
+export const EXIT_USAGE = 2;
+/** A bug, not the user's input: reported with its message so it can be filed. */
+export const EXIT_INTERNAL = 3;
+
+/** A problem with the command line or its input: message on stderr, exit 2, usage optional. */
+export class CliError extends Error {
+  readonly showUsage: boolean;
+  constructor(message: string, options: { showUsage?: boolean } = {}) {
+    super(message);
+    this.name = 'CliError';
+    this.showUsage = options.showUsage ?? false;
+  }
+}
+
+/** Display name of an input argument: '-' is standard input. */
+export function inputName(source: string): string {
+  return source === '-' ? '<stdin>' : source;
+}
+
+/** Reads FILE or '-' (stdin) as UTF-8; an unreadable file is a CliError naming it. */
+export async function readInput(source: string, io: CliIo): Promise<string> {
+  if (source === '-') return io.readStdin();
+  try {
+    return await readFile(source, 'utf8');
+  } catch (cause) {
+    throw new CliError(`${source}: cannot read file: ${describeFsError(cause)}`);
+  }
+}
+
+/** Reads and parses a JSON input; the error names the input and the parser's complaint. */
+export async function readJsonInput(source: string, io: CliIo): Promise<unknown> {
+  const text = await readInput(source, io);
+  return parseJson(text, inputName(source));
+}
+
+export function parseJson(text: string, name: string): unknown {
+  if (text.trim() === '') throw new CliError(`${name}: invalid JSON: empty input`);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (cause) {
+    throw new CliError(`${name}: invalid JSON: ${cause instanceof Error ? cause.message : String(cause)}`);
+  }
+}
+
+/** Pretty JSON (two spaces) and a final newline, as every command prints its result. */
+export function printJson(io: CliIo, value: unknown): void {
+  io.stdout(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+function describeFsError(cause: unknown): string {
+  if (typeof cause === 'object' && cause !== null && 'code' in cause) {
+    const code = String((cause as { code: unknown }).code);
+    const known: Record<string, string> = {
+      ENOENT: 'no such file',
+      EACCES: 'permission denied',
+      EISDIR: 'is a directory',
+    };
+    return known[code] ?? `${code}`;
+  }
+  return cause instanceof Error ? cause.message : String(cause);
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
