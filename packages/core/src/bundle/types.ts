@@ -1,6 +1,7 @@
 // Shared types of the bundle engine: verifier configuration, check results and the /verify response.
 // SPEC.md "Verify result", DECISIONS D9–D12 (modes, tiers, response shape, check values).
-import type { ProfileName } from '../profile.ts';
+import type { ErrorName } from '../errors.ts';
+import type { ProfileName, ProtocolProfile } from '../profile.ts';
 
 export type VerificationMode = 'classical_only' | 'hybrid_preferred' | 'hybrid_required' | 'pq_only';
 export type SecurityTier = 'routine' | 'standard' | 'elevated' | 'maximum';
@@ -66,11 +67,117 @@ export interface VerifierOptions {
   readonly requireCompositeBinding?: boolean;
   readonly maxKeyAgeDays?: number;
   readonly allowV1Bundles?: boolean;
-  /** Most events one PQ checkpoint may cover; default: the resolved tier's interval. */
+  /**
+   * PQ_CHECKPOINT_INTERVAL: most audit entries one PQ checkpoint may cover. At `maximum` the limit is
+   * always 1 (D6). Unset: no limit below `maximum` (checkpoints are optional there and the tier
+   * intervals of SPEC.md are producer guidance).
+   */
   readonly checkpointInterval?: number;
   readonly maxAuditEntries?: number;
   readonly maxCheckpoints?: number;
+  /** Upstream `require_session_expiry`: a V2 manifest without `session_expires_at` fails (E501). */
+  readonly requireSessionExpiry?: boolean;
+  /** Upstream `require_audience_binding`: a V2 manifest without `intended_verifier` fails (E401). */
+  readonly requireAudienceBinding?: boolean;
+  /** This verifier's identity; a manifest `intended_verifier` naming another verifier fails (E401). */
+  readonly verifierId?: string;
   /** Crypto backend; default selectCryptoBackend('auto'). */
   readonly backend?: import('../crypto/index.ts').CryptoBackend;
   readonly clock?: () => Date;
+}
+
+/** Every effective setting of a Verifier: plain JSON data (for /health, capabilities, cache keys). */
+export interface ResolvedVerifierSettings {
+  readonly profile: ProfileName;
+  /** VERIFIER_MODE, the operator's floor (D10). */
+  readonly mode: VerificationMode;
+  /** The VerifierPolicy with every field filled in. */
+  readonly policy: VerifierPolicy;
+  readonly advisoryRejectedAlgs: readonly string[];
+  readonly requireSessionBinding: boolean;
+  readonly requireCompositeBinding: boolean;
+  readonly requireSessionExpiry: boolean;
+  readonly requireAudienceBinding: boolean;
+  readonly verifierId: string | null;
+  readonly maxKeyAgeDays: number;
+  readonly allowV1Bundles: boolean;
+  /** Null: no limit below `maximum` (D6). */
+  readonly checkpointInterval: number | null;
+  readonly maxAuditEntries: number;
+  readonly maxCheckpoints: number;
+  /** Bundle versions this verifier accepts after ALLOW_V1_BUNDLES and min_accepted_version (D11). */
+  readonly acceptedVersions: readonly BundleVersion[];
+  /** Name of the crypto backend in use. */
+  readonly backend: string;
+}
+
+/** The `check` a finding is reported under: a response check key, or the request/version/policy. */
+export type FindingCheck = ErrorDetail['check'];
+
+/** One failed condition found while analysing a bundle, before the profile renders its code. */
+export interface AnalysisFinding {
+  readonly check: FindingCheck;
+  readonly code: ErrorName;
+  readonly message: string;
+}
+
+/** A key whose signature was evaluated: its validity is re-checked at every finalize (D8). */
+export interface SigningKeyUse {
+  readonly kid: string;
+  readonly source: 'passport' | 'rpr';
+  readonly status: string;
+  readonly createdAt: string;
+  readonly expiresAt: string | null;
+}
+
+/** The facts finalize() evaluates against the clock on every call. */
+export interface TimeDependentFacts {
+  /** Keys that signed something this verifier evaluated (V2). */
+  readonly signingKeys: readonly SigningKeyUse[];
+  /** RPR `expires_at` (null = never); absent when the RPR could not be read. */
+  readonly rprExpiresAt?: string | null;
+  /** Manifest `session_expires_at`, when present (V2). */
+  readonly sessionExpiresAt?: string;
+}
+
+/**
+ * The time-independent outcome of verifying one request: schema, hashes, signatures, chains,
+ * checkpoints, kids. Immutable and free of functions, so a service may cache it (keyed by
+ * bundleHash and the verifier settings) and call finalize() again later.
+ */
+export interface BundleAnalysis {
+  /** `1.0`, `2.0`, `legacy-v2` or `unknown`. */
+  readonly version: string;
+  readonly resolvedTier?: SecurityTier;
+  /** The verification mode applied to signatures (V2). */
+  readonly mode?: VerificationMode;
+  readonly agentId?: string;
+  /** Kids whose signatures were evaluated (bundle, artifacts, checkpoints), sorted, unique. */
+  readonly signerKids: readonly string[];
+  /** The RPR's jurisdiction (revocation lists are per jurisdiction). */
+  readonly jurisdiction?: string;
+  /** V1: `sha256:` of the V1-canonical RPR; V2: `sha256:` of jcs(RPR payload) (= manifest rpr_hash). */
+  readonly rprHash?: string;
+  /** V1: `signature.bundle_hash`; V2: `sha256:` + SHA-256(jcs({bundle, signature})) (PROTOCOL §8.3). */
+  readonly bundleHash?: string;
+  readonly sessionNonce?: string;
+  /** PQ checkpoints whose both signature halves and coverage verified. */
+  readonly checkpointsVerified: number;
+  /** Check statuses before time-dependent checks; unset checks render as `skipped`. */
+  readonly checks: Readonly<Partial<Record<CheckName, CheckStatus>>>;
+  readonly findings: readonly AnalysisFinding[];
+  readonly warnings: readonly string[];
+  readonly timeDependent: TimeDependentFacts;
+}
+
+/** A configured verifier (createVerifier). */
+export interface Verifier {
+  readonly profile: ProtocolProfile;
+  readonly settings: ResolvedVerifierSettings;
+  /** finalize(analyze(request), clock()). Never throws. */
+  verify(request: unknown): VerifyResponse;
+  /** Everything that does not depend on the clock; cacheable. Never throws. */
+  analyze(request: unknown): BundleAnalysis;
+  /** Re-evaluates key expiry/age, RPR expiry and session expiry against `now`. Never throws. */
+  finalize(analysis: BundleAnalysis, now: Date): VerifyResponse;
 }

@@ -1,0 +1,32 @@
+// Public API of the bundle verification engine (V1 and V2): createVerifier, version detection, types.
+// SPEC.md "Verify result", PROTOCOL §5–§6; DECISIONS D5–D12.
+export { type DetectedVersion, detectBundleVersion } from './detect.ts';
+export { renderFinding } from './finalize.ts';
+export { V1_CHECK_ORDER, V2_CHECK_ORDER } from './ledger.ts';
+export {
+  DEFAULT_MAX_AUDIT_ENTRIES,
+  DEFAULT_MAX_CHECKPOINTS,
+  DEFAULT_MAX_KEY_AGE_DAYS,
+  resolveVerifierSettings,
+  type VerifierRuntime,
+} from './settings.ts';
+export type {
+  AnalysisFinding,
+  BundleAnalysis,
+  BundleVersion,
+  CheckName,
+  CheckStatus,
+  ErrorDetail,
+  FindingCheck,
+  ResolvedVerifierSettings,
+  SecurityTier,
+  SigningKeyUse,
+  TimeDependentFacts,
+  VerificationMode,
+  Verifier,
+  VerifierOptions,
+  VerifierPolicy,
+  VerifyResponse,
+} from './types.ts';
+export { computeBundleHash } from './v2/pipeline.ts';
+export { createVerifier } from './verifier.ts';

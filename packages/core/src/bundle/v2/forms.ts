@@ -1,0 +1,86 @@
+// Canonical bytes and digests of every V2 part, computed once and shared by all checks.
+// DECISIONS D2 (dcp-jcs-v1; a number it refuses is E001/E002, never an exception), D3 (prefixed hashes).
+import { canonicalBytesV2 } from '../../canonical/index.ts';
+import { hexDigest, prefixedHash } from '../../hash/index.ts';
+import type { JsonRecord } from '../json.ts';
+import type { Ledger } from '../ledger.ts';
+import {
+  ARTIFACTS,
+  type ArtifactField,
+  type ArtifactView,
+  type CheckpointView,
+  type EntryView,
+  type V2Parts,
+} from './context.ts';
+
+export interface V2Forms {
+  readonly artifacts: Readonly<Record<ArtifactField, ArtifactView>>;
+  readonly entries: readonly EntryView[];
+  readonly checkpoints: readonly CheckpointView[];
+  readonly manifestBytes: Uint8Array;
+  readonly manifestHash: string;
+}
+
+/** The checkpoint without `composite_sig`: the object its signature covers (D6). */
+export function checkpointBody(checkpoint: JsonRecord): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const key of Object.keys(checkpoint)) {
+    if (key !== 'composite_sig') body[key] = checkpoint[key];
+  }
+  return body;
+}
+
+/** Canonicalises each part once; the first part without a canonical form fails `schema` and stops. */
+export function canonicalFormsV2(ledger: Ledger, parts: V2Parts): V2Forms | undefined {
+  const manifest = canonicalBytesV2(parts.manifest);
+  if (!manifest.ok) {
+    ledger.fail('schema', 'BUNDLE_SCHEMA_INVALID', `manifest: ${manifest.error.message}`);
+    return undefined;
+  }
+  const artifacts = {} as Record<ArtifactField, ArtifactView>;
+  for (const spec of ARTIFACTS) {
+    const envelope = parts.envelopes[spec.field];
+    const payload = envelope['payload'] as JsonRecord;
+    const bytes = canonicalBytesV2(payload);
+    if (!bytes.ok) {
+      ledger.fail('schema', 'ARTIFACT_SCHEMA_INVALID', `${spec.field}.payload: ${bytes.error.message}`);
+      return undefined;
+    }
+    artifacts[spec.field] = {
+      ...spec,
+      envelope,
+      payload,
+      bytes: bytes.value,
+      hash: prefixedHash('sha256', hexDigest('sha256', bytes.value)),
+    };
+  }
+  const entries: EntryView[] = [];
+  for (const [i, value] of parts.entries.entries()) {
+    const bytes = canonicalBytesV2(value);
+    if (!bytes.ok) {
+      ledger.fail('schema', 'ARTIFACT_SCHEMA_INVALID', `audit_entries[${i}]: ${bytes.error.message}`);
+      return undefined;
+    }
+    entries.push({ value, bytes: bytes.value, sha256: hexDigest('sha256', bytes.value) });
+  }
+  const checkpoints: CheckpointView[] = [];
+  for (const [i, value] of parts.checkpoints.entries()) {
+    const bytes = canonicalBytesV2(checkpointBody(value));
+    if (!bytes.ok) {
+      ledger.fail('schema', 'ARTIFACT_SCHEMA_INVALID', `pq_checkpoints[${i}]: ${bytes.error.message}`);
+      return undefined;
+    }
+    checkpoints.push({
+      value,
+      shape: Object.hasOwn(value, 'event_range') ? 'sdk' : 'spec',
+      signedBytes: bytes.value,
+    });
+  }
+  return {
+    artifacts,
+    entries,
+    checkpoints,
+    manifestBytes: manifest.value,
+    manifestHash: prefixedHash('sha256', hexDigest('sha256', manifest.value)),
+  };
+}

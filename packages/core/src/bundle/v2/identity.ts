@@ -1,0 +1,43 @@
+// key_validity (static part): passport status, unused revoked keys, and the time-dependent facts
+// handed to finalize. DECISIONS D8 (active passport, RPR not expired, signing keys valid); PROTOCOL §4.5, §6.9.
+import { describe, prop, propString } from '../json.ts';
+import type { SigningKeyUse, TimeDependentFacts } from '../types.ts';
+import type { V2Context } from './context.ts';
+
+export function checkIdentity(ctx: V2Context): TimeDependentFacts {
+  const { ledger } = ctx;
+  const status = prop(ctx.artifacts.agent_passport.payload, 'status');
+  if (status !== 'active') {
+    ledger.fail(
+      'key_validity',
+      'AGENT_REVOKED',
+      `Agent passport status is '${describe(status)}' (must be 'active')`,
+    );
+  }
+  // D8: a revoked key nobody used is only a warning (upstream fails every bundle of such a passport).
+  for (const record of ctx.keys.records) {
+    if (prop(record.entry, 'status') === 'revoked' && !ctx.usedKeys.has(record)) {
+      ledger.warn(`Key ${record.kid} (${record.source}) is revoked but signed nothing in this bundle`);
+    }
+  }
+  ledger.settle('key_validity');
+
+  const signingKeys: SigningKeyUse[] = [];
+  for (const record of ctx.usedKeys) {
+    const expires = prop(record.entry, 'expires_at');
+    signingKeys.push({
+      kid: record.kid,
+      source: record.source,
+      status: propString(record.entry, 'status') ?? describe(prop(record.entry, 'status')),
+      createdAt: propString(record.entry, 'created_at') ?? '',
+      expiresAt: typeof expires === 'string' ? expires : null,
+    });
+  }
+  const rprExpires = prop(ctx.artifacts.responsible_principal_record.payload, 'expires_at');
+  const sessionExpires = propString(ctx.parts.manifest, 'session_expires_at');
+  return {
+    signingKeys,
+    rprExpiresAt: typeof rprExpires === 'string' ? rprExpires : null,
+    ...(sessionExpires === undefined ? {} : { sessionExpiresAt: sessionExpires }),
+  };
+}

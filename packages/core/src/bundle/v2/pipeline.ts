@@ -1,0 +1,132 @@
+// The V2 verification pipeline: runs every check in order and returns the time-independent analysis.
+// PROTOCOL §6.10 (upstream order, recommended superset); DECISIONS D5–D10, D12.
+import { canonicalBytesV2 } from '../../canonical/index.ts';
+import { hexDigest, prefixedHash } from '../../hash/index.ts';
+import { resolveSecurityTier, type TierResolution } from '../../policy/resolve-tier.ts';
+import { tierRank } from '../../policy/tiers.ts';
+import { coreError, err, ok, type Result } from '../../result.ts';
+import { isRecord, prop, propArray, propRecord, propString } from '../json.ts';
+import { Ledger, V2_CHECK_ORDER } from '../ledger.ts';
+import type { VerifierRuntime } from '../settings.ts';
+import type { BundleAnalysis, TimeDependentFacts } from '../types.ts';
+import { checkHashChains } from './chains.ts';
+import { checkCheckpoints } from './checkpoints.ts';
+import type { V2Context } from './context.ts';
+import { canonicalFormsV2 } from './forms.ts';
+import { checkIdentity } from './identity.ts';
+import { KeyDirectory } from './keys.ts';
+import { checkManifestIntegrity } from './manifest.ts';
+import { checkSession } from './session.ts';
+import { checkArtifactSignatures, checkBundleSignature } from './signatures.ts';
+import { checkLimitsV2, checkSchemaV2, checkVersionV2 } from './structure.ts';
+
+/** D10: the tier from whatever the bundle offers (also for bundles that fail early). */
+function resolveTier(runtime: VerifierRuntime, bundle: unknown): TierResolution {
+  const payload = (field: string) => propRecord(propRecord(bundle, field), 'payload');
+  const intent = payload('intent');
+  const policyDecision = payload('policy_decision');
+  const passport = payload('agent_passport');
+  return resolveSecurityTier({
+    ...(intent === undefined ? {} : { intent }),
+    ...(policyDecision === undefined ? {} : { policyDecision }),
+    ...(passport === undefined ? {} : { passport }),
+    operatorMode: runtime.settings.mode,
+    policy: runtime.settings.policy,
+  });
+}
+
+/**
+ * `sha256:` + SHA-256(jcs({bundle, signature})) of a V2 signed bundle: the SDK's computeBundleHash
+ * (PROTOCOL §8.3), the V2 `bundle_hash` for caches, anchors and logs. Error when it has no canonical form.
+ */
+export function computeBundleHash(signed: unknown): Result<string> {
+  if (!isRecord(signed) || !isRecord(prop(signed, 'bundle')) || !isRecord(prop(signed, 'signature'))) {
+    return err(coreError('BUNDLE_SCHEMA_INVALID', 'expected a signed bundle {bundle, signature}'));
+  }
+  const whole = canonicalBytesV2({ bundle: prop(signed, 'bundle'), signature: prop(signed, 'signature') });
+  return whole.ok ? ok(prefixedHash('sha256', hexDigest('sha256', whole.value))) : whole;
+}
+
+export function analyzeV2(runtime: VerifierRuntime, signed: unknown, requestKey: boolean): BundleAnalysis {
+  const ledger = new Ledger();
+  const bundle = propRecord(signed, 'bundle');
+  const tier = resolveTier(runtime, bundle);
+  const finish = (
+    extra: Partial<BundleAnalysis> & { timeDependent?: TimeDependentFacts } = {},
+  ): BundleAnalysis =>
+    Object.freeze({
+      version: '2.0',
+      resolvedTier: tier.tier,
+      mode: tier.mode,
+      signerKids: [],
+      checkpointsVerified: 0,
+      timeDependent: { signingKeys: [] },
+      ...extra,
+      checks: Object.freeze(ledger.checks(V2_CHECK_ORDER)),
+      findings: Object.freeze([...ledger.findings]),
+      warnings: Object.freeze([...ledger.warnings]),
+    });
+
+  if (requestKey)
+    ledger.warn('public_key_b64 in the request is ignored for V2 bundles (keys come from passport and RPR)');
+  if (!checkLimitsV2(ledger, runtime.settings, bundle)) return finish();
+  if (!checkVersionV2(ledger, runtime.settings, bundle)) return finish();
+  const parts = checkSchemaV2(ledger, signed);
+  if (parts === undefined) return finish();
+  const forms = canonicalFormsV2(ledger, parts);
+  if (forms === undefined) return finish();
+  ledger.set('schema', 'pass');
+
+  let sha3: readonly string[] | undefined;
+  const ctx: V2Context = {
+    runtime,
+    ledger,
+    parts,
+    ...forms,
+    keys: new KeyDirectory(
+      propArray(forms.artifacts.agent_passport.payload, 'keys'),
+      propArray(forms.artifacts.responsible_principal_record.payload, 'binding_keys'),
+    ),
+    tier,
+    sha3Leaves: () => {
+      sha3 ??= forms.entries.map((e) => hexDigest('sha3-256', e.bytes));
+      return sha3;
+    },
+    usedKeys: new Set(),
+    reportedKids: new Set(),
+  };
+
+  for (const c of tier.candidates) {
+    if (c.source === 'intent_declared' && tierRank(c.tier) < tierRank(tier.tier)) {
+      ledger.warn(
+        `Intent declares security_tier ${c.tier}; verified at ${tier.tier} (D10: a tier is never lowered)`,
+      );
+    }
+  }
+
+  checkManifestIntegrity(ctx);
+  checkSession(ctx);
+  checkBundleSignature(ctx);
+  checkArtifactSignatures(ctx);
+  checkHashChains(ctx);
+  const checkpoints = checkCheckpoints(ctx);
+  const timeDependent = checkIdentity(ctx);
+
+  const whole = computeBundleHash(signed);
+  const bundleHash = whole.ok ? whole.value : undefined;
+  const passport = forms.artifacts.agent_passport.payload;
+  const rpr = forms.artifacts.responsible_principal_record.payload;
+  const agentId = propString(passport, 'agent_id');
+  const jurisdiction = propString(rpr, 'jurisdiction');
+  const sessionNonce = propString(parts.manifest, 'session_nonce');
+  return finish({
+    ...(agentId === undefined ? {} : { agentId }),
+    ...(jurisdiction === undefined ? {} : { jurisdiction }),
+    ...(sessionNonce === undefined ? {} : { sessionNonce }),
+    ...(bundleHash === undefined ? {} : { bundleHash }),
+    rprHash: forms.artifacts.responsible_principal_record.hash,
+    signerKids: Object.freeze([...new Set([...ctx.usedKeys].map((k) => k.kid))].sort()),
+    checkpointsVerified: checkpoints.verified,
+    timeDependent,
+  });
+}

@@ -1,0 +1,126 @@
+// createVerifier: validates the configuration once, then verifies requests; analyze/finalize split the
+// cacheable (time-independent) work from the clock-dependent checks. SPEC.md POST /verify; DECISIONS D11, D12.
+import { ok, type Result } from '../result.ts';
+import { detectBundleVersion } from './detect.ts';
+import { finalizeAnalysis } from './finalize.ts';
+import { isRecord, prop } from './json.ts';
+import { Ledger } from './ledger.ts';
+import { resolveVerifierSettings, type VerifierRuntime } from './settings.ts';
+import type {
+  AnalysisFinding,
+  BundleAnalysis,
+  FindingCheck,
+  Verifier,
+  VerifierOptions,
+  VerifyResponse,
+} from './types.ts';
+import { analyzeV1 } from './v1/pipeline.ts';
+import { analyzeV2 } from './v2/pipeline.ts';
+
+function failedAnalysis(
+  version: string,
+  check: FindingCheck,
+  finding: Omit<AnalysisFinding, 'check'>,
+): BundleAnalysis {
+  const ledger = new Ledger();
+  ledger.fail(check, finding.code, finding.message);
+  return Object.freeze({
+    version,
+    signerKids: Object.freeze([]),
+    checkpointsVerified: 0,
+    checks: Object.freeze(check === 'schema' ? { schema: 'fail' as const } : {}),
+    findings: Object.freeze([...ledger.findings]),
+    warnings: Object.freeze([]),
+    timeDependent: Object.freeze({ signingKeys: Object.freeze([]) }),
+  });
+}
+
+function internalError(error: unknown): AnalysisFinding {
+  const text = error instanceof Error ? error.message : String(error);
+  return {
+    check: 'request',
+    code: 'INTERNAL_ERROR',
+    message: `Internal error while verifying: ${text.slice(0, 200)}`,
+  };
+}
+
+/** Routes a request `{signed_bundle, public_key_b64?}` to the V1 or V2 pipeline (D11). */
+function analyzeRequest(runtime: VerifierRuntime, request: unknown): BundleAnalysis {
+  if (!isRecord(request) || prop(request, 'signed_bundle') === undefined) {
+    return failedAnalysis('unknown', 'request', {
+      code: 'BUNDLE_SCHEMA_INVALID',
+      message: 'Missing signed_bundle in request body',
+    });
+  }
+  const requestKey = prop(request, 'public_key_b64');
+  if (requestKey !== undefined && typeof requestKey !== 'string') {
+    return failedAnalysis('unknown', 'request', {
+      code: 'BUNDLE_SCHEMA_INVALID',
+      message: 'public_key_b64 must be a string when present',
+    });
+  }
+  const signed = prop(request, 'signed_bundle');
+  switch (detectBundleVersion(signed)) {
+    case '1.0':
+      return analyzeV1(runtime, signed, requestKey);
+    case '2.0':
+      return analyzeV2(runtime, signed, requestKey !== undefined);
+    case 'legacy-v2':
+      return failedAnalysis('legacy-v2', 'version', {
+        code: 'VERSION_UNSUPPORTED',
+        message:
+          'Legacy root-tooling "V2" format (top-level dcp_version/bundle_manifest, composite binding or domain_sep; PROTOCOL §6.11) is not supported: it is not the SDK V2 Signed Bundle format',
+      });
+    case 'unknown':
+      return failedAnalysis('unknown', 'schema', {
+        code: 'BUNDLE_SCHEMA_INVALID',
+        message:
+          'signed_bundle is not a recognised Signed Bundle (expected {bundle, signature} in the V1 or V2 format)',
+      });
+  }
+}
+
+/**
+ * Builds a verifier from options (validated: profile, mode, policy by schema and values, numbers,
+ * backend, clock). An invalid option is an error result with a message naming it; never throws.
+ */
+export function createVerifier(options: VerifierOptions): Result<Verifier> {
+  const resolved = resolveVerifierSettings(options);
+  if (!resolved.ok) return resolved;
+  const runtime = resolved.value;
+
+  const analyze = (request: unknown): BundleAnalysis => {
+    try {
+      return analyzeRequest(runtime, request);
+    } catch (error) {
+      // Last resort: every pipeline reads untrusted input defensively, so this is a bug if reached.
+      const f = internalError(error);
+      return failedAnalysis('unknown', f.check, f);
+    }
+  };
+  const finalize = (analysis: BundleAnalysis, now: Date): VerifyResponse => {
+    try {
+      return finalizeAnalysis(analysis, now, runtime.settings, runtime.profile);
+    } catch (error) {
+      const f = internalError(error);
+      return finalizeAnalysis(
+        failedAnalysis('unknown', f.check, f),
+        new Date(0),
+        runtime.settings,
+        runtime.profile,
+      );
+    }
+  };
+  const verify = (request: unknown): VerifyResponse => {
+    let now: Date;
+    try {
+      now = runtime.clock();
+    } catch {
+      now = new Date(Number.NaN);
+    }
+    return finalize(analyze(request), now);
+  };
+  return ok(
+    Object.freeze({ profile: runtime.profile, settings: runtime.settings, verify, analyze, finalize }),
+  );
+}
