@@ -10,6 +10,7 @@ export * from './profile.ts';
 export * from './result.ts';
 export * from './schema/index.ts';
 export * from './policy/index.ts';
+export * from './revocation/index.ts';
 export * from './bundle/index.ts';
 export {
   buildSignedBundle,

@@ -1,0 +1,126 @@
+// `proto attestation verify`: checks a jurisdiction attestation offline (issuer key and window, signature,
+// rpr_hash, expiry). DECISIONS D21; PROTOCOL §9.6; SPEC.md "Jurisdiction attestation".
+
+// The revocation module is not in core's index yet; these imports move to ../core.ts when it is.
+import { errorCode, parseTrustedKey, type TrustedKeyInput, verifyAttestation } from '@proto/core';
+import type { Command, ParsedCommandLine } from '../command.ts';
+import {
+  CliError,
+  EXIT_NOT_VERIFIED,
+  EXIT_OK,
+  inputName,
+  isPlainObject,
+  printJson,
+  readJsonInput,
+} from '../io.ts';
+import { timeAndProfile } from './revocation.ts';
+
+const HELP = `Usage: proto attestation verify FILE|- (--key B64 … | --keys FILE) [--rpr-hash H]
+                                [--agent ID] [--jurisdiction J] [--at TIME] [--profile P]
+
+Verifies an attestation issued by POST /attest offline: the schema, the Ed25519 signature over
+context(JurisdictionAttestation) ‖ 0x00 ‖ jcs(attestation without signature) by a trusted issuer
+key (inside the key's validity window at attested_at), the expected rpr_hash, agent and
+jurisdiction, and that it has not expired. FILE holds {attestation} or the attestation itself.
+
+Options:
+  --key B64          a trusted issuer public key (standard base64); repeat for rotation
+  --keys FILE        the issuer's attestation-keys document ({keys:[{key_id, public_key_b64,
+                     valid_from, valid_until}]}); fetch it over a channel you trust
+  --rpr-hash H       the bundle's manifest.rpr_hash (sha256:<hex>) the attestation must name
+  --agent ID         the agent id it must name
+  --jurisdiction J   the jurisdiction it must name
+  --at TIME          check expiry as of this ISO 8601 time instead of now
+  --profile P        proto (default) or dcp-ai
+  -h, --help         show this help
+
+Prints {verified, issuer, jurisdiction, agent_id, rpr_hash, attested_at, expires_at, signer?, error?}.
+Exit codes: 0 verified, 1 not verified, 2 bad usage or unreadable input.
+`;
+
+function listOption(values: ParsedCommandLine['values'], name: string): string[] {
+  const value = (values as Record<string, unknown>)[name];
+  if (Array.isArray(value)) return value.filter((v): v is string => typeof v === 'string');
+  return typeof value === 'string' ? [value] : [];
+}
+
+function stringOption(values: ParsedCommandLine['values'], name: string): string | undefined {
+  const value = values[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+export const attestationCommand: Command = {
+  name: 'attestation',
+  summary: 'verify a jurisdiction attestation offline against trusted issuer keys',
+  help: HELP,
+  options: {
+    key: { type: 'string', multiple: true },
+    keys: { type: 'string' },
+    'rpr-hash': { type: 'string' },
+    agent: { type: 'string' },
+    jurisdiction: { type: 'string' },
+    at: { type: 'string' },
+    profile: { type: 'string' },
+  },
+  positionals: { min: 2, max: 2 },
+  async run({ values, positionals }, io) {
+    if (positionals[0] !== 'verify') {
+      throw new CliError(`unknown subcommand '${positionals[0]}' (expected 'verify')`, { showUsage: true });
+    }
+    const source = positionals[1] as string;
+    const trusted: TrustedKeyInput[] = [...listOption(values, 'key')];
+    const keysFile = stringOption(values, 'keys');
+    if (keysFile !== undefined) {
+      if (keysFile === '-' && source === '-')
+        throw new CliError('--keys and FILE cannot both be standard input');
+      const doc = await readJsonInput(keysFile, io);
+      const entries =
+        isPlainObject(doc) && Array.isArray(doc['keys']) ? doc['keys'] : Array.isArray(doc) ? doc : undefined;
+      if (entries === undefined)
+        throw new CliError(`${inputName(keysFile)}: expected {keys: [...]} or an array of keys`);
+      for (const [i, entry] of entries.entries()) {
+        const parsed = parseTrustedKey(entry);
+        if (!parsed.ok) throw new CliError(`${inputName(keysFile)}: keys[${i}]: ${parsed.error.message}`);
+        trusted.push(parsed.value);
+      }
+    }
+    if (trusted.length === 0)
+      throw new CliError('give at least one --key or --keys FILE', { showUsage: true });
+    const { now, profile } = timeAndProfile(values);
+    const rprHash = stringOption(values, 'rpr-hash');
+    const agent = stringOption(values, 'agent');
+    const jurisdiction = stringOption(values, 'jurisdiction');
+    const input = await readJsonInput(source, io);
+    const attestation =
+      isPlainObject(input) && isPlainObject(input['attestation']) ? input['attestation'] : input;
+
+    const result = verifyAttestation(attestation, trusted, {
+      now,
+      profile,
+      ...(rprHash === undefined ? {} : { expectedRprHash: rprHash }),
+      ...(agent === undefined ? {} : { expectedAgentId: agent }),
+      ...(jurisdiction === undefined ? {} : { expectedJurisdiction: jurisdiction }),
+    });
+    const doc = isPlainObject(attestation) ? attestation : {};
+    const pick = (name: string) => (name in doc ? { [name]: doc[name] } : {});
+    printJson(io, {
+      verified: result.ok,
+      ...pick('issuer'),
+      ...pick('jurisdiction'),
+      ...pick('agent_id'),
+      ...pick('rpr_hash'),
+      ...pick('attested_at'),
+      ...pick('expires_at'),
+      ...(result.ok
+        ? { signer: result.value.signer }
+        : {
+            error: {
+              code: errorCode(result.error.code, profile),
+              reason: result.error.reason,
+              message: result.error.message,
+            },
+          }),
+    });
+    return result.ok ? EXIT_OK : EXIT_NOT_VERIFIED;
+  },
+};

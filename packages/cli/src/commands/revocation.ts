@@ -1,0 +1,122 @@
+// `proto revocation verify`: checks a jurisdiction's signed revocation list offline (signature, trusted key,
+// freshness, rollback) and looks an agent up. DECISIONS D20; SPEC.md "Revocation record and … list".
+
+// The revocation module is not in core's index yet; these imports move to ../core.ts when it is.
+import { DEFAULT_PROFILE, errorCode, findProfile, findRevocation, verifyRevocationList } from '@proto/core';
+import type { Command, ParsedCommandLine } from '../command.ts';
+import { CliError, EXIT_NOT_VERIFIED, EXIT_OK, printJson, readJsonInput } from '../io.ts';
+
+const HELP = `Usage: proto revocation verify FILE|- --key B64 [--key B64 …] [--agent ID …]
+                               [--min-list-number N] [--jurisdiction J] [--at TIME] [--profile P]
+
+Verifies a jurisdictional revocation list (GET /.well-known/proto-revocations.json) offline:
+the schema, the Ed25519 signature over context(Revocation) ‖ 0x00 ‖ jcs(list without signature)
+by one of the trusted keys, that now is not past next_update (stale), and, with
+--min-list-number, that list_number is not lower than one already seen (rollback).
+With --agent, also reports whether each agent is revoked by the list.
+
+Options:
+  --key B64              a trusted Ed25519 public key (standard base64); repeat for rotation
+  --agent ID             an agent (or signer) id to look up; repeat for several
+  --min-list-number N    the highest list_number already accepted (refuse a rollback)
+  --jurisdiction J       the jurisdiction the list must be for
+  --at TIME              check freshness as of this ISO 8601 time instead of now
+  --profile P            proto (default) or dcp-ai: signing context and error-code prefix
+  -h, --help             show this help
+
+Prints {verified, list_number, issuer, jurisdiction, updated_at, next_update, entries, agents?, error?}.
+Exit codes: 0 verified and no --agent revoked, 1 not verified or an --agent revoked, 2 bad usage.
+`;
+
+function listOption(values: ParsedCommandLine['values'], name: string): string[] {
+  const value = (values as Record<string, unknown>)[name];
+  if (Array.isArray(value)) return value.filter((v): v is string => typeof v === 'string');
+  return typeof value === 'string' ? [value] : [];
+}
+
+function stringOption(values: ParsedCommandLine['values'], name: string): string | undefined {
+  const value = values[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** --at TIME (default now) and --profile, shared with `proto attestation verify`. */
+export function timeAndProfile(values: ParsedCommandLine['values']) {
+  const at = stringOption(values, 'at');
+  const now = at === undefined ? new Date() : new Date(at);
+  if (Number.isNaN(now.getTime()))
+    throw new CliError(`--at must be an ISO 8601 time, got '${at}'`, { showUsage: true });
+  const profileName = stringOption(values, 'profile');
+  const profile = profileName === undefined ? DEFAULT_PROFILE : findProfile(profileName);
+  if (profile === undefined) {
+    throw new CliError(`--profile must be proto or dcp-ai, got '${profileName}'`, { showUsage: true });
+  }
+  return { now, profile };
+}
+
+export const revocationCommand: Command = {
+  name: 'revocation',
+  summary: 'verify a signed jurisdictional revocation list offline and look agents up',
+  help: HELP,
+  options: {
+    key: { type: 'string', multiple: true },
+    agent: { type: 'string', multiple: true },
+    'min-list-number': { type: 'string' },
+    jurisdiction: { type: 'string' },
+    at: { type: 'string' },
+    profile: { type: 'string' },
+  },
+  positionals: { min: 2, max: 2 },
+  async run({ values, positionals }, io) {
+    if (positionals[0] !== 'verify') {
+      throw new CliError(`unknown subcommand '${positionals[0]}' (expected 'verify')`, { showUsage: true });
+    }
+    const keys = listOption(values, 'key');
+    if (keys.length === 0) throw new CliError('at least one --key is required', { showUsage: true });
+    const { now, profile } = timeAndProfile(values);
+    const min = stringOption(values, 'min-list-number');
+    if (min !== undefined && !/^\d+$/.test(min)) {
+      throw new CliError(`--min-list-number must be a non-negative integer, got '${min}'`, {
+        showUsage: true,
+      });
+    }
+    const jurisdiction = stringOption(values, 'jurisdiction');
+    const list = await readJsonInput(positionals[1] as string, io);
+
+    const result = verifyRevocationList(list, keys, {
+      now,
+      profile,
+      ...(min === undefined ? {} : { minListNumber: Number(min) }),
+      ...(jurisdiction === undefined ? {} : { expectedJurisdiction: jurisdiction }),
+    });
+    const verified = result.ok ? result.value : result.error.authentic;
+    const agents = listOption(values, 'agent').map((agentId) => {
+      const entry = verified === undefined ? undefined : findRevocation(verified.list, [agentId]);
+      return { agent_id: agentId, revoked: entry !== undefined, ...(entry ? { entry } : {}) };
+    });
+    printJson(io, {
+      verified: result.ok,
+      ...(verified === undefined
+        ? {}
+        : {
+            list_number: verified.listNumber,
+            issuer: verified.list.issuer,
+            jurisdiction: verified.list.jurisdiction,
+            updated_at: verified.list.updated_at,
+            next_update: verified.list.next_update,
+            entries: verified.list.entries.length,
+            signer: verified.signer,
+          }),
+      ...(agents.length > 0 ? { agents } : {}),
+      ...(result.ok
+        ? {}
+        : {
+            error: {
+              code: errorCode(result.error.code, profile),
+              reason: result.error.reason,
+              message: result.error.message,
+            },
+          }),
+    });
+    return result.ok && agents.every((a) => !a.revoked) ? EXIT_OK : EXIT_NOT_VERIFIED;
+  },
+};

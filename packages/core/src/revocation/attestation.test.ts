@@ -1,0 +1,90 @@
+// Jurisdiction attestations: signing under the JurisdictionAttestation context and offline verification.
+// DECISIONS D21; PROTOCOL §9.6 (rpr_hash must match, valid issuer key, attested_at past, expires_at future).
+import { describe, expect, it } from 'vitest';
+import { PROFILES } from '../profile.ts';
+import { signAttestation, verifyAttestation } from './attestation.ts';
+import { at, sampleAttestation, T0, testKey } from './test-support.ts';
+import type { IssuedAttestation } from './types.ts';
+
+const KEY = testKey(3);
+const OTHER = testKey(4);
+
+function issued(overrides = {}, key = KEY): IssuedAttestation {
+  const result = signAttestation(sampleAttestation(overrides), key.secretKey);
+  if (!result.ok) throw new Error(result.error.message);
+  return result.value;
+}
+
+describe('attestations', () => {
+  it('verify with the issuer key and the expected rpr_hash', () => {
+    const att = issued();
+    const result = verifyAttestation(att, [KEY.publicKeyB64], { now: at(60), expectedRprHash: att.rpr_hash });
+    expect(result.ok).toBe(true);
+    if (result.ok) expect(result.value.expiresAt?.toISOString()).toBe(att.expires_at);
+  });
+
+  it('fail for another rpr_hash, agent or jurisdiction than expected', () => {
+    const att = issued();
+    const rpr = verifyAttestation(att, [KEY.publicKeyB64], {
+      now: T0,
+      expectedRprHash: `sha256:${'00'.repeat(32)}`,
+    });
+    expect(rpr.ok === false && [rpr.error.reason, rpr.error.code]).toEqual(['rpr_mismatch', 'RPR_INVALID']);
+    const agent = verifyAttestation(att, [KEY.publicKeyB64], { now: T0, expectedAgentId: 'agent:someone' });
+    expect(agent.ok === false && agent.error.reason).toBe('agent_mismatch');
+    const j = verifyAttestation(att, [KEY.publicKeyB64], { now: T0, expectedJurisdiction: 'DE' });
+    expect(j.ok === false && j.error.reason).toBe('jurisdiction_mismatch');
+  });
+
+  it('fail once expired, and before attested_at (beyond the clock skew)', () => {
+    const att = issued();
+    const expired = verifyAttestation(att, [KEY.publicKeyB64], { now: at(30 * 86_400) });
+    expect(expired.ok === false && [expired.error.reason, expired.error.code]).toEqual([
+      'expired',
+      'SIGNATURE_EXPIRED',
+    ]);
+    const early = verifyAttestation(att, [KEY.publicKeyB64], { now: at(-3600) });
+    expect(early.ok === false && early.error.reason).toBe('not_yet_valid');
+  });
+
+  it('fail for an untrusted key, a tampered field, or a key outside its validity window', () => {
+    const att = issued();
+    const untrusted = verifyAttestation(att, [OTHER.publicKeyB64], { now: T0 });
+    expect(untrusted.ok === false && untrusted.error.reason).toBe('untrusted_key');
+    const tampered = verifyAttestation({ ...att, agent_id: 'agent:attested-2' }, [KEY.publicKeyB64], {
+      now: T0,
+    });
+    expect(tampered.ok === false && tampered.error.reason).toBe('bad_signature');
+    const retired = {
+      public_key_b64: KEY.publicKeyB64,
+      valid_from: at(-100).toISOString(),
+      valid_until: at(-1).toISOString(),
+    };
+    const outside = verifyAttestation(att, [retired], { now: T0 });
+    expect(outside.ok === false && outside.error.reason).toBe('untrusted_key');
+    // Attested inside the retired key's window: still valid until it expires (rotation).
+    const old = issued({ attested_at: at(-50).toISOString() });
+    expect(verifyAttestation(old, [retired], { now: T0 }).ok).toBe(true);
+  });
+
+  it('are domain-separated from revocation lists and between profiles', () => {
+    const att = issued();
+    const dcp = verifyAttestation(att, [KEY.publicKeyB64], { now: T0, profile: PROFILES['dcp-ai'] });
+    expect(dcp.ok === false && dcp.error.reason).toBe('bad_signature');
+  });
+
+  it('accept the DCP-01 form (type member, expires_at null) and refuse schema violations without throwing', () => {
+    const open = issued({ type: 'jurisdiction_attestation', expires_at: null });
+    expect(verifyAttestation(open, [KEY.publicKeyB64], { now: at(10 * 365 * 86_400) }).ok).toBe(true);
+    for (const input of [
+      undefined,
+      {},
+      { ...issued(), extra: true },
+      { ...issued(), rpr_hash: 'sha256:XYZ' },
+    ]) {
+      const result = verifyAttestation(input, [KEY.publicKeyB64], { now: T0 });
+      expect(result.ok === false && result.error.reason).toBe('schema');
+    }
+    expect(signAttestation(sampleAttestation({ agent_id: 'abc' }), KEY.secretKey).ok).toBe(false);
+  });
+});

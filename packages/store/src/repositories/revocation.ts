@@ -1,0 +1,446 @@
+// Repository of a jurisdiction's revocations: permanent entries, signed lists with a monotonic number,
+// issued attestations and the signing keys in use. Implements D20 (list_number never goes down) and D21.
+import type { Kysely, Selectable } from 'kysely';
+import { assertId, isValidId } from '../ids.ts';
+import type { StoreDialect } from '../migrations/migration.ts';
+import type { Database, SequenceColumn } from '../schema.ts';
+import { inTransaction } from '../transaction.ts';
+
+/** Latest list number issued per jurisdiction (the row issuers lock). */
+export interface RevocationStateTable {
+  jurisdiction: string;
+  list_number: number | string;
+  updated_at: string;
+}
+
+/** Permanent revocation entries; the reason is kept only as its hash. */
+export interface RevocationEntriesTable {
+  seq: SequenceColumn;
+  jurisdiction: string;
+  agent_id: string;
+  revoked_at: string;
+  reason_hash: string;
+  recorded_at: string;
+  /** The first list that carried the entry. */
+  first_list_number: number | string;
+}
+
+/** Issued, signed lists as served (JSON text byte for byte). */
+export interface RevocationListsTable {
+  jurisdiction: string;
+  list_number: number | string;
+  list_json: string;
+  issued_at: string;
+  next_update: string;
+  entry_count: number;
+}
+
+export interface AttestationIssuanceTable {
+  seq: SequenceColumn;
+  jurisdiction: string;
+  agent_id: string;
+  rpr_hash: string;
+  key_id: string;
+  attested_at: string;
+  expires_at: string | null;
+  attestation_json: string;
+}
+
+export interface IssuerKeysTable {
+  jurisdiction: string;
+  purpose: string;
+  key_id: string;
+  public_key_b64: string;
+  first_used_at: string;
+}
+
+/** The tables of migration 0004, as Kysely sees them. */
+export interface RevocationTables {
+  revocation_state: RevocationStateTable;
+  revocation_entries: RevocationEntriesTable;
+  revocation_lists: RevocationListsTable;
+  attestation_issuance: AttestationIssuanceTable;
+  issuer_keys: IssuerKeysTable;
+}
+
+type RevocationDatabase = Database & RevocationTables;
+
+export interface RevocationEntryRecord {
+  readonly agent_id: string;
+  readonly revoked_at: string;
+  readonly reason_hash: string;
+  /** When the service recorded the revocation. */
+  readonly recorded_at: string;
+  /** The first list that carried it. */
+  readonly first_list_number: number;
+}
+
+export interface IssuedRevocationList {
+  readonly jurisdiction: string;
+  readonly list_number: number;
+  /** The signed list exactly as it is served. */
+  readonly list_json: string;
+  readonly issued_at: string;
+  readonly next_update: string;
+  readonly entry_count: number;
+}
+
+/** What a list builder gets: the number to use, every entry in revocation order, the previous list. */
+export interface ListIssueContext {
+  readonly jurisdiction: string;
+  readonly listNumber: number;
+  readonly entries: readonly RevocationEntryRecord[];
+  readonly previous: IssuedRevocationList | undefined;
+}
+
+/** The signed list a builder returns; it is stored in the same transaction that took its number. */
+export interface ListDraft {
+  readonly list_json: string;
+  readonly issued_at: string;
+  readonly next_update: string;
+}
+
+/** Builds and signs the list; throwing rolls the whole transaction back (no number is used up). */
+export type ListBuilder = (context: ListIssueContext) => ListDraft | Promise<ListDraft>;
+
+export type RevokeResult =
+  | { readonly status: 'created'; readonly entry: RevocationEntryRecord; readonly list: IssuedRevocationList }
+  | { readonly status: 'exists'; readonly entry: RevocationEntryRecord };
+
+export type IssueResult =
+  | { readonly issued: true; readonly list: IssuedRevocationList }
+  | { readonly issued: false; readonly latest: IssuedRevocationList | undefined };
+
+export interface IssueOptions {
+  /** Checked against the latest list under the lock: false skips issuing (another replica already did). */
+  readonly onlyIf?: (latest: IssuedRevocationList | undefined) => boolean;
+}
+
+export interface AttestationIssuance {
+  readonly jurisdiction: string;
+  readonly agent_id: string;
+  readonly rpr_hash: string;
+  readonly key_id: string;
+  readonly attested_at: string;
+  readonly expires_at: string | null;
+  readonly attestation_json: string;
+}
+
+export interface IssuerKeyRecord {
+  readonly key_id: string;
+  readonly public_key_b64: string;
+  readonly first_used_at: string;
+}
+
+export interface RevocationRepository {
+  getEntry(jurisdiction: string, agentId: string): Promise<RevocationEntryRecord | undefined>;
+  /** Every entry of the jurisdiction, in revocation order. */
+  entries(jurisdiction: string): Promise<RevocationEntryRecord[]>;
+  countEntries(jurisdiction: string): Promise<number>;
+  latestList(jurisdiction: string): Promise<IssuedRevocationList | undefined>;
+  getList(jurisdiction: string, listNumber: number): Promise<IssuedRevocationList | undefined>;
+  /**
+   * Records a revocation and issues the next list carrying it, in one transaction. An agent already
+   * revoked is `exists` and nothing changes (revocations are permanent and never rewritten).
+   */
+  revoke(
+    jurisdiction: string,
+    entry: { readonly agent_id: string; readonly revoked_at: string; readonly reason_hash: string },
+    build: ListBuilder,
+  ): Promise<RevokeResult>;
+  /** Issues the next list (number = latest + 1) from the current entries, unless `onlyIf` says no. */
+  issueList(jurisdiction: string, build: ListBuilder, options?: IssueOptions): Promise<IssueResult>;
+  /** Appends an issued attestation to the jurisdiction's log; returns its sequence number. */
+  recordAttestation(issuance: AttestationIssuance): Promise<number>;
+  countAttestations(jurisdiction: string, agentId?: string): Promise<number>;
+  /** Notes a signing key the first time it is used; returns its record (first use time kept). */
+  registerKey(
+    jurisdiction: string,
+    purpose: string,
+    key: { readonly key_id: string; readonly public_key_b64: string },
+    at?: Date,
+  ): Promise<IssuerKeyRecord>;
+  keys(jurisdiction: string, purpose: string): Promise<IssuerKeyRecord[]>;
+}
+
+export interface RevocationRepositoryOptions {
+  readonly dialect: StoreDialect;
+  readonly clock: () => Date;
+  /** Issued lists kept per jurisdiction, newest first (default 32); entries are never dropped. */
+  readonly keepLists?: number;
+}
+
+export const DEFAULT_KEEP_LISTS = 32;
+const JURISDICTION_PATTERN = /^[\w:.-]{1,64}$/;
+
+function assertJurisdiction(value: string): void {
+  if (typeof value !== 'string' || !JURISDICTION_PATTERN.test(value)) {
+    throw new TypeError('jurisdiction must match ^[\\w:.\\-]{1,64}$');
+  }
+}
+
+export class KyselyRevocationRepository implements RevocationRepository {
+  readonly #db: Kysely<RevocationDatabase>;
+  readonly #dialect: StoreDialect;
+  readonly #clock: () => Date;
+  readonly #keepLists: number;
+
+  constructor(db: Kysely<Database>, options: RevocationRepositoryOptions) {
+    // The 0004 tables are declared beside this repository (RevocationTables); same connection.
+    this.#db = db as unknown as Kysely<RevocationDatabase>;
+    this.#dialect = options.dialect;
+    this.#clock = options.clock;
+    this.#keepLists = Math.max(1, options.keepLists ?? DEFAULT_KEEP_LISTS);
+  }
+
+  async getEntry(jurisdiction: string, agentId: string): Promise<RevocationEntryRecord | undefined> {
+    if (!isValidId(agentId)) return undefined;
+    const row = await this.#db
+      .selectFrom('revocation_entries')
+      .selectAll()
+      .where('jurisdiction', '=', jurisdiction)
+      .where('agent_id', '=', agentId)
+      .executeTakeFirst();
+    return row === undefined ? undefined : toEntry(row);
+  }
+
+  async entries(jurisdiction: string): Promise<RevocationEntryRecord[]> {
+    return (await this.#entries(this.#db, jurisdiction)).map(toEntry);
+  }
+
+  async countEntries(jurisdiction: string): Promise<number> {
+    const row = await this.#db
+      .selectFrom('revocation_entries')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('jurisdiction', '=', jurisdiction)
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
+  async latestList(jurisdiction: string): Promise<IssuedRevocationList | undefined> {
+    return this.#latest(this.#db, jurisdiction);
+  }
+
+  async getList(jurisdiction: string, listNumber: number): Promise<IssuedRevocationList | undefined> {
+    const row = await this.#db
+      .selectFrom('revocation_lists')
+      .selectAll()
+      .where('jurisdiction', '=', jurisdiction)
+      .where('list_number', '=', listNumber)
+      .executeTakeFirst();
+    return row === undefined ? undefined : toList(row);
+  }
+
+  async revoke(
+    jurisdiction: string,
+    entry: { readonly agent_id: string; readonly revoked_at: string; readonly reason_hash: string },
+    build: ListBuilder,
+  ): Promise<RevokeResult> {
+    assertJurisdiction(jurisdiction);
+    assertId('agent id', entry.agent_id);
+    if (Number.isNaN(Date.parse(entry.revoked_at))) throw new TypeError('revoked_at must be a timestamp');
+    if (!/^sha256:[0-9a-f]{64}$/.test(entry.reason_hash))
+      throw new TypeError('reason_hash must be sha256:<hex>');
+    const recordedAt = this.#clock().toISOString();
+    return inTransaction(this.#db as unknown as Kysely<Database>, async (tx) => {
+      const trx = tx as unknown as Kysely<RevocationDatabase>;
+      const current = await this.#lockState(trx, jurisdiction, recordedAt);
+      const inserted = await trx
+        .insertInto('revocation_entries')
+        .values({
+          jurisdiction,
+          agent_id: entry.agent_id,
+          revoked_at: entry.revoked_at,
+          reason_hash: entry.reason_hash,
+          recorded_at: recordedAt,
+          first_list_number: current + 1,
+        })
+        .onConflict((oc) => oc.columns(['jurisdiction', 'agent_id']).doNothing())
+        .returningAll()
+        .executeTakeFirst();
+      if (inserted === undefined) {
+        const existing = await trx
+          .selectFrom('revocation_entries')
+          .selectAll()
+          .where('jurisdiction', '=', jurisdiction)
+          .where('agent_id', '=', entry.agent_id)
+          .executeTakeFirstOrThrow();
+        return { status: 'exists', entry: toEntry(existing) };
+      }
+      const list = await this.#issue(trx, jurisdiction, current, build);
+      return { status: 'created', entry: toEntry(inserted), list };
+    });
+  }
+
+  async issueList(
+    jurisdiction: string,
+    build: ListBuilder,
+    options: IssueOptions = {},
+  ): Promise<IssueResult> {
+    assertJurisdiction(jurisdiction);
+    const now = this.#clock().toISOString();
+    return inTransaction(this.#db as unknown as Kysely<Database>, async (tx) => {
+      const trx = tx as unknown as Kysely<RevocationDatabase>;
+      const current = await this.#lockState(trx, jurisdiction, now);
+      if (options.onlyIf !== undefined) {
+        const latest = await this.#latest(trx, jurisdiction);
+        if (!options.onlyIf(latest)) return { issued: false, latest };
+      }
+      return { issued: true, list: await this.#issue(trx, jurisdiction, current, build) };
+    });
+  }
+
+  async recordAttestation(issuance: AttestationIssuance): Promise<number> {
+    assertJurisdiction(issuance.jurisdiction);
+    assertId('agent id', issuance.agent_id);
+    const row = await this.#db
+      .insertInto('attestation_issuance')
+      .values({ ...issuance })
+      .returning('seq')
+      .executeTakeFirstOrThrow();
+    return Number(row.seq);
+  }
+
+  async countAttestations(jurisdiction: string, agentId?: string): Promise<number> {
+    const row = await this.#db
+      .selectFrom('attestation_issuance')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('jurisdiction', '=', jurisdiction)
+      .$if(agentId !== undefined, (qb) => qb.where('agent_id', '=', agentId as string))
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
+  async registerKey(
+    jurisdiction: string,
+    purpose: string,
+    key: { readonly key_id: string; readonly public_key_b64: string },
+    at?: Date,
+  ): Promise<IssuerKeyRecord> {
+    assertJurisdiction(jurisdiction);
+    await this.#db
+      .insertInto('issuer_keys')
+      .values({
+        jurisdiction,
+        purpose,
+        key_id: key.key_id,
+        public_key_b64: key.public_key_b64,
+        first_used_at: (at ?? this.#clock()).toISOString(),
+      })
+      .onConflict((oc) => oc.columns(['jurisdiction', 'purpose', 'key_id']).doNothing())
+      .execute();
+    return this.#db
+      .selectFrom('issuer_keys')
+      .select(['key_id', 'public_key_b64', 'first_used_at'])
+      .where('jurisdiction', '=', jurisdiction)
+      .where('purpose', '=', purpose)
+      .where('key_id', '=', key.key_id)
+      .executeTakeFirstOrThrow();
+  }
+
+  async keys(jurisdiction: string, purpose: string): Promise<IssuerKeyRecord[]> {
+    return this.#db
+      .selectFrom('issuer_keys')
+      .select(['key_id', 'public_key_b64', 'first_used_at'])
+      .where('jurisdiction', '=', jurisdiction)
+      .where('purpose', '=', purpose)
+      .orderBy('first_used_at')
+      .orderBy('key_id')
+      .execute();
+  }
+
+  /**
+   * Creates the jurisdiction's state row if missing and locks it: PostgreSQL `SELECT … FOR UPDATE`
+   * (a racing issuer waits, then reads the new number); SQLite's transaction holds the write lock.
+   */
+  async #lockState(trx: Kysely<RevocationDatabase>, jurisdiction: string, now: string): Promise<number> {
+    await trx
+      .insertInto('revocation_state')
+      .values({ jurisdiction, list_number: 0, updated_at: now })
+      .onConflict((oc) => oc.column('jurisdiction').doNothing())
+      .execute();
+    const row = await trx
+      .selectFrom('revocation_state')
+      .select('list_number')
+      .where('jurisdiction', '=', jurisdiction)
+      .$if(this.#dialect === 'postgres', (qb) => qb.forUpdate())
+      .executeTakeFirstOrThrow();
+    return Number(row.list_number);
+  }
+
+  async #issue(
+    trx: Kysely<RevocationDatabase>,
+    jurisdiction: string,
+    current: number,
+    build: ListBuilder,
+  ): Promise<IssuedRevocationList> {
+    const listNumber = current + 1;
+    const entries = (await this.#entries(trx, jurisdiction)).map(toEntry);
+    const previous = await this.#latest(trx, jurisdiction);
+    const draft = await build({ jurisdiction, listNumber, entries, previous });
+    const list: IssuedRevocationList = {
+      jurisdiction,
+      list_number: listNumber,
+      list_json: draft.list_json,
+      issued_at: draft.issued_at,
+      next_update: draft.next_update,
+      entry_count: entries.length,
+    };
+    await trx.insertInto('revocation_lists').values(list).execute();
+    await trx
+      .updateTable('revocation_state')
+      .set({ list_number: listNumber, updated_at: draft.issued_at })
+      .where('jurisdiction', '=', jurisdiction)
+      .execute();
+    await trx
+      .deleteFrom('revocation_lists')
+      .where('jurisdiction', '=', jurisdiction)
+      .where('list_number', '<=', listNumber - this.#keepLists)
+      .execute();
+    return list;
+  }
+
+  #entries(db: Kysely<RevocationDatabase>, jurisdiction: string) {
+    return db
+      .selectFrom('revocation_entries')
+      .selectAll()
+      .where('jurisdiction', '=', jurisdiction)
+      .orderBy('seq')
+      .execute();
+  }
+
+  async #latest(
+    db: Kysely<RevocationDatabase>,
+    jurisdiction: string,
+  ): Promise<IssuedRevocationList | undefined> {
+    const row = await db
+      .selectFrom('revocation_lists')
+      .selectAll()
+      .where('jurisdiction', '=', jurisdiction)
+      .orderBy('list_number', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row === undefined ? undefined : toList(row);
+  }
+}
+
+function toEntry(row: Selectable<RevocationEntriesTable>): RevocationEntryRecord {
+  return {
+    agent_id: row.agent_id,
+    revoked_at: row.revoked_at,
+    reason_hash: row.reason_hash,
+    recorded_at: row.recorded_at,
+    first_list_number: Number(row.first_list_number),
+  };
+}
+
+function toList(row: Selectable<RevocationListsTable>): IssuedRevocationList {
+  return {
+    jurisdiction: row.jurisdiction,
+    list_number: Number(row.list_number),
+    list_json: row.list_json,
+    issued_at: row.issued_at,
+    next_update: row.next_update,
+    entry_count: Number(row.entry_count),
+  };
+}

@@ -1,0 +1,132 @@
+// The revocation service's environment: issuer, jurisdiction, list timing, keys and tokens, validated at boot.
+// SPEC.md "Revocation service", "Attestation service"; DECISIONS D20 (list timing), D21 (keys), D22 (token).
+import {
+  ConfigError,
+  defineEnv,
+  loadConfig,
+  OPERATOR_TOKEN_ENV,
+  type SharedConfig,
+} from '@proto/service-kit';
+import { parseTrustedKey, type TrustedKey } from './core.ts';
+
+export const DEFAULT_ISSUER = 'urn:proto:revocation:unconfigured';
+export const DEFAULT_JURISDICTION = 'ZZ';
+
+export const REVOCATION_ENV = defineEnv({
+  PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 3003, description: 'HTTP port' },
+  ISSUER: {
+    type: 'string',
+    minLength: 1,
+    default: DEFAULT_ISSUER,
+    description: 'Issuing authority identifier written into lists and attestations',
+  },
+  JURISDICTION: {
+    type: 'string',
+    pattern: '^[\\w:.\\-]{2,64}$',
+    default: DEFAULT_JURISDICTION,
+    description: 'Jurisdiction code of the authority (e.g. FR)',
+  },
+  LIST_MAX_AGE_S: {
+    type: 'integer',
+    minimum: 0,
+    default: 300,
+    description: 'Cache-Control max-age of the list, never beyond next_update',
+  },
+  LIST_VALIDITY_S: {
+    type: 'integer',
+    minimum: 2,
+    default: 86_400,
+    description: 'next_update = issue time + this; the list is re-issued when half of it has passed',
+  },
+  ATTESTATION_VALIDITY_S: {
+    type: 'integer',
+    minimum: 60,
+    default: 2_592_000,
+    description: 'expires_at = attested_at + this (default 30 days)',
+  },
+  REVOCATION_SIGNING_KEY: {
+    type: 'string',
+    description:
+      'Ed25519 secret key (base64: 64-byte seed ‖ public key, or 32-byte seed); generated if unset',
+  },
+  ATTESTATION_SIGNING_KEY: {
+    type: 'string',
+    description: 'Ed25519 secret key for attestations (same forms); generated if unset',
+  },
+  ATTESTATION_PREVIOUS_KEYS: {
+    type: 'string',
+    description: 'JSON array of retired public keys [{public_key_b64, valid_from, valid_until, key_id?}]',
+  },
+  ATTESTATION_KEY_VALID_FROM: {
+    type: 'string',
+    description: 'valid_from published for the current attestation key (default: its first use)',
+  },
+  ...OPERATOR_TOKEN_ENV,
+});
+
+export interface RevocationConfig extends SharedConfig {
+  readonly ISSUER: string;
+  readonly JURISDICTION: string;
+  readonly LIST_MAX_AGE_S: number;
+  readonly LIST_VALIDITY_S: number;
+  readonly ATTESTATION_VALIDITY_S: number;
+  readonly REVOCATION_SIGNING_KEY?: string;
+  readonly ATTESTATION_SIGNING_KEY?: string;
+  /** Parsed ATTESTATION_PREVIOUS_KEYS. */
+  readonly ATTESTATION_PREVIOUS_KEYS: readonly TrustedKey[];
+  readonly ATTESTATION_KEY_VALID_FROM?: string;
+  readonly OPERATOR_TOKEN?: string;
+}
+
+/** ATTESTATION_PREVIOUS_KEYS: retired keys stay published with a closed window, so old attestations verify. */
+export function parsePreviousKeys(text: string | undefined): TrustedKey[] {
+  if (text === undefined || text.trim() === '') return [];
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`ATTESTATION_PREVIOUS_KEYS is not valid JSON: ${(error as Error).message}`, [
+      'ATTESTATION_PREVIOUS_KEYS',
+    ]);
+  }
+  if (!Array.isArray(value)) {
+    throw new ConfigError('ATTESTATION_PREVIOUS_KEYS must be a JSON array of keys', [
+      'ATTESTATION_PREVIOUS_KEYS',
+    ]);
+  }
+  return value.map((entry, i) => {
+    const parsed = parseTrustedKey(entry);
+    if (!parsed.ok) {
+      throw new ConfigError(`ATTESTATION_PREVIOUS_KEYS[${i}]: ${parsed.error.message}`, [
+        'ATTESTATION_PREVIOUS_KEYS',
+      ]);
+    }
+    if (typeof parsed.value.valid_from !== 'string' || typeof parsed.value.valid_until !== 'string') {
+      throw new ConfigError(
+        `ATTESTATION_PREVIOUS_KEYS[${i}]: a retired key needs valid_from and valid_until`,
+        ['ATTESTATION_PREVIOUS_KEYS'],
+      );
+    }
+    return parsed.value;
+  });
+}
+
+/** Validates the environment; throws ConfigError naming the variable at fault. */
+export function loadRevocationConfig(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): RevocationConfig {
+  const raw = loadConfig<Record<string, unknown> & SharedConfig>(REVOCATION_ENV, env);
+  const validFrom = raw['ATTESTATION_KEY_VALID_FROM'];
+  if (typeof validFrom === 'string' && Number.isNaN(Date.parse(validFrom))) {
+    throw new ConfigError('ATTESTATION_KEY_VALID_FROM must be an ISO 8601 time', [
+      'ATTESTATION_KEY_VALID_FROM',
+    ]);
+  }
+  return {
+    ...raw,
+    ATTESTATION_PREVIOUS_KEYS: parsePreviousKeys(raw['ATTESTATION_PREVIOUS_KEYS'] as string | undefined),
+    ...(typeof validFrom === 'string'
+      ? { ATTESTATION_KEY_VALID_FROM: new Date(validFrom).toISOString() }
+      : {}),
+  } as unknown as RevocationConfig;
+}

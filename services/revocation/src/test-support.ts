@@ -1,0 +1,113 @@
+// Test support: the real revocation service in-process on an ephemeral port, with a request recorder.
+// Used by the end-to-end tests of D20–D22; not part of the service's public API.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { StoreOptions } from '@proto/store';
+import type { FastifyInstance } from 'fastify';
+import { buildRevocationApp } from './app.ts';
+import { loadRevocationConfig } from './config.ts';
+
+export const TOKEN = 'test-operator-token-0123456789';
+export const JURISDICTION = 'FR';
+export const ISSUER = 'did:web:revocation.example.fr';
+
+export interface SeenRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly ifNoneMatch: string | undefined;
+  readonly status: number;
+}
+
+export interface RunningService {
+  readonly app: FastifyInstance;
+  readonly url: string;
+  readonly listUrl: string;
+  readonly dataDir: string;
+  /** Every request the server answered, in order. */
+  readonly seen: SeenRequest[];
+  readonly logs: string[];
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  readonly env?: Record<string, string>;
+  /** Reuse a DATA_DIR (restart); default a fresh temporary folder. */
+  readonly dataDir?: string;
+  readonly store?: Partial<StoreOptions>;
+  readonly timer?: boolean;
+}
+
+export function tempDir(label: string): { dir: string; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), `proto-revocation-${label}-`));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export async function startService(options: StartOptions = {}): Promise<RunningService> {
+  const dataDir = options.dataDir ?? tempDir('svc').dir;
+  const logs: string[] = [];
+  const config = loadRevocationConfig({
+    LOG_LEVEL: 'info',
+    DATA_DIR: dataDir,
+    OPERATOR_TOKEN: TOKEN,
+    ISSUER,
+    JURISDICTION,
+    MAX_EVENT_LOOP_DELAY_MS: '0',
+    ...options.env,
+  });
+  const app = await buildRevocationApp({
+    config,
+    logger: { stream: { write: (line: string) => logs.push(line) } },
+    ...(options.store ? { store: options.store } : {}),
+    ...(options.timer === undefined ? {} : { timer: options.timer }),
+  });
+  const seen: SeenRequest[] = [];
+  app.addHook('onResponse', async (request, reply) => {
+    const inm = request.headers['if-none-match'];
+    seen.push({ method: request.method, url: request.url, ifNoneMatch: inm, status: reply.statusCode });
+  });
+  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  return {
+    app,
+    url: address,
+    listUrl: `${address}${app.protocolProfile.wellKnown.revocations}`,
+    dataDir,
+    seen,
+    logs,
+    close: () => app.close(),
+  };
+}
+
+export async function call(
+  service: RunningService,
+  method: string,
+  path: string,
+  body?: unknown,
+  token: string | null = TOKEN,
+): Promise<{ status: number; json: Record<string, unknown>; headers: Headers }> {
+  const headers: Record<string, string> = {};
+  if (token !== null) headers['authorization'] = `Bearer ${token}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${service.url}${path}`, {
+    method,
+    headers,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return {
+    status: res.status,
+    json: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>),
+    headers: res.headers,
+  };
+}
+
+export function revoke(service: RunningService, agentId: string, reason = 'key compromise') {
+  return call(service, 'POST', '/revocations', { agent_id: agentId, reason });
+}
+
+export async function currentList(
+  service: RunningService,
+): Promise<Record<string, unknown> & { list_number: number }> {
+  const res = await fetch(service.listUrl);
+  return (await res.json()) as Record<string, unknown> & { list_number: number };
+}
