@@ -1,25 +1,8 @@
 // Public API of the core protocol library: canonical JSON, hashes, Merkle trees, crypto, schemas,
 // policy, bundle verification and building. Pure logic, no I/O (ARCHITECTURE §1–2).
-export * from './canonical/index.ts';
-export * from './crypto/index.ts';
-export * from './encoding/index.ts';
-export * from './errors.ts';
-export * from './hash/index.ts';
-export * from './merkle/index.ts';
-export * from './profile.ts';
-export * from './result.ts';
-export * from './schema/index.ts';
-export * from './policy/index.ts';
-export * from './revocation/index.ts';
-export * from './bundle/index.ts';
+
+export * from './anchor/index.ts';
 export {
-  buildSignedBundle,
-  generateBundleKeys,
-  bundleKeysFromJson,
-  bundleKeysToJson,
-  keyEntry,
-  keyPairToJson,
-  TIER_SAMPLES,
   type ArtifactSet,
   type BuildHooks,
   type BuildOptions,
@@ -27,7 +10,27 @@ export {
   type BundleKeyPair,
   type BundleKeySet,
   type BundleShape,
+  buildSignedBundle,
+  bundleKeysFromJson,
+  bundleKeysToJson,
+  generateBundleKeys,
   type JsonObject,
   type KeyPairJson,
+  keyEntry,
+  keyPairToJson,
+  TIER_SAMPLES,
   type TierSample,
 } from './bundle/build/index.ts';
+export * from './bundle/index.ts';
+export * from './canonical/index.ts';
+export * from './crypto/index.ts';
+export * from './encoding/index.ts';
+export * from './errors.ts';
+export * from './hash/index.ts';
+export * from './merkle/index.ts';
+export * from './policy/index.ts';
+export * from './profile.ts';
+export * from './result.ts';
+export * from './revocation/index.ts';
+export * from './schema/index.ts';
+export * from './tlog/index.ts';

@@ -1,9 +1,11 @@
 // A verifier's revocation checker: fetches each jurisdiction's signed list over HTTP, verifies and caches
 // the LIST (never verdicts) by Cache-Control/ETag, refuses rollbacks, fails closed at elevated+. D20, D21.
-import { DEFAULT_PROFILE, errorCode, type ProtocolProfile } from '@proto/core';
 // Core's revocation module (not yet re-exported by @proto/core's index; switch to '@proto/core' when it is).
 import {
+  DEFAULT_PROFILE,
   decideRevocation,
+  errorCode,
+  type ProtocolProfile,
   parseTrustedKey,
   type RevocationDecisionInput,
   type RevocationEntry,
@@ -12,7 +14,7 @@ import {
   type TrustedKeyInput,
   type VerifiedRevocationList,
   verifyRevocationList,
-} from '../../core/src/revocation/index.ts';
+} from '@proto/core';
 import { ConfigError } from './config.ts';
 
 export type RevocationTier = RevocationDecisionInput['tier'];

@@ -2,6 +2,7 @@
 // Implements ARCHITECTURE §4 (one persistence API, SQLite and PostgreSQL) and D14–D17 (the /v2 records).
 export type { Migration, StoreDialect } from './migrations/index.ts';
 export { MIGRATIONS } from './migrations/index.ts';
+export * from './repositories/anchor.ts';
 export type {
   LifecycleHistoryEntry,
   LifecycleRepository,
@@ -11,6 +12,7 @@ export type {
   VitalityAppendResult,
 } from './repositories/lifecycle.ts';
 export { COMMISSIONED, GENESIS } from './repositories/lifecycle.ts';
+export * from './repositories/log.ts';
 export type {
   PutOptions,
   PutResult,
@@ -18,6 +20,7 @@ export type {
   RecordRepository,
   StoredRecord,
 } from './repositories/records.ts';
+export * from './repositories/revocation.ts';
 export type {
   Database,
   LifecycleAgentsTable,

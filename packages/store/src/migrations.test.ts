@@ -88,9 +88,23 @@ describe.each(dialectsUnderTest())('migrations on %s', (dialect) => {
         : sql<{ name: string }>`SELECT name FROM sqlite_master
             WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`;
     expect((await tables.execute(store.db)).rows.map((r) => r.name)).toEqual([
+      'anchor_batches',
+      'anchor_chains',
+      'anchor_items',
+      'attestation_issuance',
+      'issuer_keys',
       'lifecycle_agents',
       'lifecycle_history',
+      'revocation_entries',
+      'revocation_lists',
+      'revocation_state',
       'store_migrations',
+      'tlog_checkpoints',
+      'tlog_head',
+      'tlog_leaves',
+      'tlog_meta',
+      'tlog_nodes',
+      'tlog_root_anchors',
       'v2_record_kinds',
       'v2_records',
     ]);

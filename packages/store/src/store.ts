@@ -4,8 +4,11 @@ import { join } from 'node:path';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { migrate, type StoreDialect } from './migrations/index.ts';
+import { type AnchorRepository, KyselyAnchorRepository } from './repositories/anchor.ts';
 import { KyselyLifecycleRepository, type LifecycleRepository } from './repositories/lifecycle.ts';
+import { KyselyLogRepository, type LogRepository } from './repositories/log.ts';
 import { KyselyRecordRepository, type RecordRepository } from './repositories/records.ts';
+import { KyselyRevocationRepository, type RevocationRepository } from './repositories/revocation.ts';
 import type { Database } from './schema.ts';
 import { NodeSqliteDialect } from './sqlite/node-sqlite-dialect.ts';
 
@@ -33,8 +36,11 @@ export interface StoreOptions {
 
 /** Repositories bound to one transaction; see `Store.transaction`. */
 export interface StoreTransaction {
+  readonly anchor: AnchorRepository;
   readonly records: RecordRepository;
   readonly lifecycle: LifecycleRepository;
+  readonly log: LogRepository;
+  readonly revocation: RevocationRepository;
 }
 
 export interface Store {
@@ -42,6 +48,9 @@ export interface Store {
   readonly db: Kysely<Database>;
   readonly records: RecordRepository;
   readonly lifecycle: LifecycleRepository;
+  readonly log: LogRepository;
+  readonly revocation: RevocationRepository;
+  readonly anchor: AnchorRepository;
   /**
    * Runs several repository calls as one transaction (e.g. advance the vitality chain and store the
    * report): all of them commit, or none if `work` throws.
@@ -133,6 +142,9 @@ class KyselyStore implements Store {
   readonly db: Kysely<Database>;
   readonly records: RecordRepository;
   readonly lifecycle: LifecycleRepository;
+  readonly log: LogRepository;
+  readonly revocation: RevocationRepository;
+  readonly anchor: AnchorRepository;
   readonly #options: RepositoryOptions;
   #closed: Promise<void> | undefined;
 
@@ -143,6 +155,9 @@ class KyselyStore implements Store {
     const repositories = this.#repositories(db);
     this.records = repositories.records;
     this.lifecycle = repositories.lifecycle;
+    this.log = repositories.log;
+    this.revocation = repositories.revocation;
+    this.anchor = repositories.anchor;
   }
 
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
@@ -165,6 +180,9 @@ class KyselyStore implements Store {
     return {
       records: new KyselyRecordRepository(db, this.#options),
       lifecycle: new KyselyLifecycleRepository(db, { dialect: this.dialect, clock: this.#options.clock }),
+      log: new KyselyLogRepository(db, { dialect: this.dialect, clock: this.#options.clock }),
+      revocation: new KyselyRevocationRepository(db, { dialect: this.dialect, clock: this.#options.clock }),
+      anchor: new KyselyAnchorRepository(db, { dialect: this.dialect, clock: this.#options.clock }),
     };
   }
 }

@@ -5,12 +5,21 @@ import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Database } from '../schema.ts';
 import { v2RecordsMigration } from './0001-v2-records.ts';
 import { lifecycleMigration } from './0002-lifecycle.ts';
+import { transparencyLogMigration } from './0003-transparency-log.ts';
+import { revocationMigration } from './0004-revocation.ts';
+import { anchorMigration } from './0005-anchor.ts';
 import type { Migration, StoreDialect } from './migration.ts';
 
 export type { Migration, StoreDialect } from './migration.ts';
 
 /** Append new migrations at the end; never edit or reorder a released one. */
-export const MIGRATIONS: readonly Migration[] = [v2RecordsMigration, lifecycleMigration];
+export const MIGRATIONS: readonly Migration[] = [
+  v2RecordsMigration,
+  lifecycleMigration,
+  transparencyLogMigration,
+  revocationMigration,
+  anchorMigration,
+];
 
 export interface MigrateOptions {
   readonly dialect: StoreDialect;

@@ -1,0 +1,38 @@
+// Type declarations for the subset of autocannon's API the benchmark uses (the package ships none).
+// bench/run.ts only; see autocannon's README for the full option list.
+declare module 'autocannon' {
+  interface Options {
+    url: string;
+    method?: 'GET' | 'POST';
+    headers?: Record<string, string>;
+    body?: string | Buffer;
+    connections?: number;
+    pipelining?: number;
+    duration?: number;
+    amount?: number;
+    timeout?: number;
+  }
+  interface Stats {
+    average: number;
+    mean: number;
+    stddev: number;
+    min: number;
+    max: number;
+    p50: number;
+    p90: number;
+    p97_5: number;
+    p99: number;
+  }
+  interface Result {
+    requests: Stats & { total: number; sent: number };
+    latency: Stats;
+    throughput: Stats;
+    errors: number;
+    timeouts: number;
+    non2xx: number;
+    '2xx': number;
+    duration: number;
+  }
+  function autocannon(options: Options): Promise<Result> & { stop(): void };
+  export default autocannon;
+}

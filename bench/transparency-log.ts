@@ -1,0 +1,285 @@
+// Benchmark of the transparency log: durable appends/s with concurrent clients against the real service, and
+// proof latency at 1,000,000 leaves (store filled directly). DECISIONS D18; ARCHITECTURE §7 (tessera-like figures).
+//
+//   pnpm exec node bench/transparency-log.ts [--seconds 5] [--clients 64] [--leaves 1000000] [--pg]
+//
+// --pg also runs both parts on PostgreSQL at DATABASE_URL (a throw-away schema, dropped afterwards).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { openStore, type StoreOptions } from '../packages/store/src/index.ts';
+import { inclusionAnswer, NodeCache } from '../services/transparency-log/src/tree.ts';
+
+const MAIN = fileURLToPath(new URL('../services/transparency-log/src/main.ts', import.meta.url));
+const TOKEN = randomBytes(24).toString('base64url');
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '5' },
+    clients: { type: 'string', default: '64' },
+    leaves: { type: 'string', default: '1000000' },
+    pg: { type: 'boolean', default: false },
+  },
+});
+const SECONDS = Number(values.seconds);
+const CLIENTS = Number(values.clients);
+const LEAVES = Number(values.leaves);
+
+/** A fresh, empty database each time: the service's variables and the same database's store options. */
+interface Database {
+  readonly env: Record<string, string>;
+  readonly store: (dataDir: string) => StoreOptions;
+}
+
+interface Target {
+  readonly label: string;
+  readonly fresh: () => Database;
+  readonly cleanup: () => Promise<void>;
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
+}
+
+function summary(samples: number[]) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const mean = sorted.reduce((s, x) => s + x, 0) / Math.max(1, sorted.length);
+  const round = (x: number) => Math.round(x * 1000) / 1000;
+  return {
+    mean_ms: round(mean),
+    p50_ms: round(percentile(sorted, 50)),
+    p99_ms: round(percentile(sorted, 99)),
+  };
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * Starts the real service quietly (LOG_LEVEL=warn: request logs would cost as much as the requests)
+ * and resolves with its base URL once /health answers.
+ */
+async function startService(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => name !== 'DATABASE_URL'),
+  );
+  const port = await freePort();
+  const child = spawn(process.execPath, [MAIN], {
+    env: {
+      ...inherited,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      OPERATOR_TOKEN: TOKEN,
+      ...env,
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  let exited = false;
+  child.once('exit', () => {
+    exited = true;
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 600 && !exited; i++) {
+    try {
+      if ((await fetch(`${url}/health`)).ok) return { child, url };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  child.kill('SIGKILL');
+  throw new Error('the service did not start');
+}
+
+async function stopService(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/** The part of autocannon's API used here (bench/autocannon.d.ts does not declare `requests`). */
+interface CannonRequest {
+  method?: string;
+  path?: string;
+  body?: string;
+  headers?: Record<string, string>;
+}
+interface CannonOptions {
+  url: string;
+  connections: number;
+  duration: number;
+  headers?: Record<string, string>;
+  method?: string;
+  requests: Array<{ setupRequest: (request: CannonRequest) => CannonRequest }>;
+}
+interface CannonResult {
+  requests: { total: number; average: number };
+  latency: { average: number; p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+  '2xx': number;
+  duration: number;
+}
+const cannon = autocannon as unknown as (options: CannonOptions) => Promise<CannonResult>;
+
+/**
+ * `clients` connections, one request in flight each, for `seconds`, through autocannon (raw sockets:
+ * a node:http client would spend more CPU than the server on this 2-core machine).
+ */
+async function load(
+  url: string,
+  clients: number,
+  seconds: number,
+  setup: (request: CannonRequest) => CannonRequest,
+) {
+  const result = await cannon({
+    url,
+    connections: clients,
+    duration: seconds,
+    requests: [{ setupRequest: setup }],
+  });
+  return {
+    per_second: Math.round(result['2xx'] / result.duration),
+    ok: result['2xx'],
+    other: result.non2xx + result.errors,
+    latency: { mean_ms: result.latency.average, p50_ms: result.latency.p50, p99_ms: result.latency.p99 },
+  };
+}
+
+async function benchAppends(target: Target) {
+  const dataDir = await mkdtemp(join(tmpdir(), 'tlog-bench-append-'));
+  try {
+    const { child, url } = await startService({ DATA_DIR: dataDir, ...target.fresh().env });
+    let counter = 0;
+    const prefix = randomBytes(16).toString('hex');
+    const setup = (request: CannonRequest): CannonRequest => {
+      const n = (counter++).toString(16).padStart(32, '0');
+      request.method = 'POST';
+      request.path = '/add';
+      request.headers = {
+        ...request.headers,
+        'content-type': 'application/json',
+        authorization: `Bearer ${TOKEN}`,
+      };
+      request.body = JSON.stringify({ bundle_hash: `sha256:${prefix}${n}` });
+      return request;
+    };
+    await load(url, CLIENTS, 1, setup); // warm-up
+    const result = await load(url, CLIENTS, SECONDS, setup);
+    await stopService(child);
+    return result;
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function benchProofs(target: Target) {
+  const dataDir = await mkdtemp(join(tmpdir(), 'tlog-bench-proof-'));
+  const database = target.fresh();
+  try {
+    const store = await openStore(database.store(dataDir));
+    const fillStarted = performance.now();
+    const batch = 8192;
+    for (let start = 0; start < LEAVES; start += batch) {
+      const count = Math.min(batch, LEAVES - start);
+      await store.log.append(Array.from({ length: count }, () => randomBytes(32)));
+    }
+    const fillSeconds = (performance.now() - fillStarted) / 1000;
+
+    const measure = async (nodes: NodeCache, rounds: number) => {
+      const samples: number[] = [];
+      for (let i = 0; i < rounds; i++) {
+        const index = Math.floor(Math.random() * LEAVES);
+        const started = performance.now();
+        await inclusionAnswer(nodes, index, LEAVES);
+        samples.push(performance.now() - started);
+      }
+      return summary(samples);
+    };
+    // Every proof reads its ~40 nodes from the database; then with the service's node cache, warmed.
+    const uncached = await measure(new NodeCache(store.log, 0), 5000);
+    const cache = new NodeCache(store.log, 200_000);
+    await measure(cache, 20_000);
+    const cached = await measure(cache, 20_000);
+    await store.close();
+
+    // The same database through the real service: GET /proof/:i (current tree) with 16 clients.
+    const { child, url } = await startService({ DATA_DIR: dataDir, ...database.env });
+    const http = await load(url, 16, Math.min(SECONDS, 5), (request) => {
+      request.method = 'GET';
+      request.path = `/proof/${Math.floor(Math.random() * LEAVES)}`;
+      return request;
+    });
+    await stopService(child);
+    return {
+      leaves: LEAVES,
+      fill_leaves_per_second: Math.round(LEAVES / fillSeconds),
+      proof_from_store_uncached: uncached,
+      proof_from_store_node_cache: cached,
+      http_get_proof_16_clients: http,
+    };
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+const targets: Target[] = [
+  {
+    label: 'sqlite',
+    fresh: () => ({ env: {}, store: (dataDir) => ({ dataDir, name: 'transparency-log' }) }),
+    cleanup: async () => undefined,
+  },
+];
+const databaseUrl = process.env['DATABASE_URL'];
+if (values.pg && databaseUrl) {
+  const schemas: string[] = [];
+  targets.push({
+    label: 'postgres',
+    fresh: () => {
+      const schema = `bench_tlog_${process.pid}_${schemas.length}`;
+      schemas.push(schema);
+      return {
+        env: { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schema },
+        store: () => ({ databaseUrl, pgSchema: schema }),
+      };
+    },
+    cleanup: async () => {
+      // Connect inside a bench schema: a store opened without one would migrate the default schema.
+      const store = await openStore({ databaseUrl, pgSchema: schemas[0] ?? 'bench_tlog_cleanup' });
+      for (const schema of schemas) await store.db.schema.dropSchema(schema).ifExists().cascade().execute();
+      await store.close();
+    },
+  });
+}
+
+const report: Record<string, unknown> = {
+  machine: { cores: (await import('node:os')).availableParallelism(), node: process.version },
+  clients: CLIENTS,
+  seconds: SECONDS,
+};
+for (const target of targets) {
+  try {
+    process.stderr.write(`[bench] ${target.label}: appends with ${CLIENTS} clients for ${SECONDS} s\n`);
+    const appends = await benchAppends(target);
+    process.stderr.write(`[bench] ${target.label}: filling ${LEAVES} leaves, then proofs\n`);
+    const proofs = await benchProofs(target);
+    report[target.label] = { appends, proofs };
+  } finally {
+    await target.cleanup();
+  }
+}
+process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);

@@ -1,0 +1,74 @@
+// `proto anchor deploy-contract`: deploys the repository's ProtoAnchor contract (contracts/) to an EVM chain.
+// SPEC.md "Anchoring formats" (contract chain), DECISIONS D19; the anchor service then takes ETH_CONTRACT from its output.
+import type { Command, ParsedCommandLine } from '../command.ts';
+import { CliError, type CliIo, EXIT_OK, printJson } from '../io.ts';
+
+const HELP = `Usage: proto anchor deploy-contract --rpc URL [--key HEX] [--chain-id N] [--confirmations N]
+
+Deploys contracts/ProtoAnchor.sol (the committed solc 0.8.30 artifact, contracts/ProtoAnchor.generated.json)
+from the account of --key, waits for it, checks the code the chain stores, and prints
+{contract, tx_id, block_number, chain_id, deployer}. Set ETH_CONTRACT of the anchor service to "contract".
+
+Options:
+  --rpc URL            EVM JSON-RPC endpoint
+  --key HEX            secp256k1 private key of the paying account (64 hex, 0x optional);
+                       default: the ETH_PRIVATE_KEY environment variable (keeps it out of shell history)
+  --chain-id N         refuse to deploy unless the RPC serves this chain id
+  --confirmations N    blocks to wait for (default 1)
+  -h, --help           show this help
+
+Exit codes: 0 deployed, 2 bad usage, 3 the deployment failed.
+`;
+
+function integer(values: ParsedCommandLine['values'], name: string): number | undefined {
+  const value = values[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !/^\d+$/.test(value))
+    throw new CliError(`--${name} must be a positive integer`);
+  return Number(value);
+}
+
+async function deploy(values: ParsedCommandLine['values'], io: CliIo): Promise<number> {
+  const rpc = values['rpc'];
+  if (typeof rpc !== 'string' || !/^https?:\/\//.test(rpc)) {
+    throw new CliError('--rpc URL (http or https) is required', { showUsage: true });
+  }
+  const key = typeof values['key'] === 'string' ? values['key'] : process.env['ETH_PRIVATE_KEY'];
+  if (key === undefined || !/^(0x)?[0-9a-fA-F]{64}$/.test(key)) {
+    throw new CliError('--key HEX (or ETH_PRIVATE_KEY) must be a 64-hex private key', { showUsage: true });
+  }
+  const chainId = integer(values, 'chain-id');
+  const confirmations = integer(values, 'confirmations');
+  // viem and the artifact loader live with the anchor service, which owns the contract's deployment code.
+  const { deployAnchorContract } = await import('../../../../services/anchor/src/contract/deploy.ts');
+  const result = await deployAnchorContract({
+    rpcUrl: rpc,
+    privateKey: key,
+    ...(chainId === undefined ? {} : { chainId }),
+    ...(confirmations === undefined ? {} : { confirmations }),
+  });
+  printJson(io, result);
+  return EXIT_OK;
+}
+
+export const anchorCommand: Command = {
+  name: 'anchor',
+  summary: 'deploy the anchoring contract to an EVM chain (anchor deploy-contract)',
+  help: HELP,
+  options: {
+    rpc: { type: 'string' },
+    key: { type: 'string' },
+    'chain-id': { type: 'string' },
+    confirmations: { type: 'string' },
+  },
+  positionals: { min: 1, max: 1 },
+  async run({ values, positionals }, io) {
+    const action = positionals[0];
+    if (action !== 'deploy-contract') {
+      throw new CliError(`unknown action '${String(action)}' (expected: deploy-contract)`, {
+        showUsage: true,
+      });
+    }
+    return deploy(values, io);
+  },
+};

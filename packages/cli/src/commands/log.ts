@@ -1,0 +1,313 @@
+// `proto log verify`: checks a signed log checkpoint, a bundle_hash's inclusion and two checkpoints' consistency offline.
+// SPEC.md "Transparency log service" (no live call with a recent signed root); DECISIONS D18; c2sp.org/tlog-proof.
+
+// The tlog module is not in core's index yet; these imports move to ../core.ts when it is.
+import { selectCryptoBackend } from '../../../core/src/crypto/index.ts';
+import { toHex } from '../../../core/src/encoding/index.ts';
+import { errorCode } from '../../../core/src/errors.ts';
+import { DEFAULT_PROFILE } from '../../../core/src/profile.ts';
+import type { CoreError } from '../../../core/src/result.ts';
+import {
+  type NoteVerifierKey,
+  openLogCheckpoint,
+  parseTlogProof,
+  parseVerifierKey,
+  TLOG_PROOF_HEADER,
+  type VerifiedLogCheckpoint,
+  verifyTlogConsistency,
+  verifyTlogInclusion,
+} from '../../../core/src/tlog/index.ts';
+import type { Command, ParsedCommandLine } from '../command.ts';
+import {
+  CliError,
+  type CliIo,
+  EXIT_NOT_VERIFIED,
+  EXIT_OK,
+  inputName,
+  isPlainObject,
+  printJson,
+  readInput,
+} from '../io.ts';
+
+const HELP = `Usage: proto log verify --checkpoint FILE --key VKEY [--key VKEY]
+                        [--bundle-hash H [--index I] --proof FILE]
+                        [--old-checkpoint FILE --consistency FILE]
+
+Verifies transparency-log material offline, against verifier keys you trust:
+  1. the checkpoint (C2SP signed note) is signed by every --key given (Ed25519 and/or ML-DSA-65);
+  2. with --bundle-hash and --proof: the bundle hash is the leaf at the index in that checkpoint's tree;
+  3. with --old-checkpoint and --consistency: the checkpoint's tree extends the older one.
+
+Inputs (FILE may be - for standard input, once):
+  --checkpoint FILE      the note from GET /checkpoint, or the JSON of GET /root/signed
+  --key VKEY             a verifier key <origin>+<key id>+<base64>, or a file of them (one per line or a
+                         JSON array); repeat for both keys. Take keys from a channel you trust, never
+                         from the response being checked.
+  --bundle-hash H        sha256:<64 lowercase hex>
+  --index I              the log_index (optional when the proof file names it)
+  --proof FILE           JSON of GET /proof/:log_index?tree_size=<checkpoint size>, or the C2SP text of
+                         GET /tlog-proof/:log_index (it carries its own checkpoint; --checkpoint is then optional)
+  --old-checkpoint FILE  an earlier checkpoint of the same log (note or JSON)
+  --consistency FILE     JSON of GET /consistency?first=<old size>&second=<checkpoint size>
+  --origin ORIGIN        the origin to expect (default: the keys' name)
+  --any-key              accept the checkpoint when one of the given keys signed it (default: all)
+
+Prints {verified, checkpoint, inclusion?, consistency?, error?}.
+Exit codes: 0 verified, 1 not verified, 2 bad usage or unreadable input.
+`;
+
+function stringOption(values: ParsedCommandLine['values'], name: string): string | undefined {
+  const value = values[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function listOption(values: ParsedCommandLine['values'], name: string): string[] {
+  const value = (values as Record<string, unknown>)[name];
+  if (Array.isArray(value)) return value.filter((v): v is string => typeof v === 'string');
+  return typeof value === 'string' ? [value] : [];
+}
+
+/** A checkpoint note from its text, or from the `checkpoint` field of GET /root/signed's JSON. */
+function checkpointText(text: string, name: string): string {
+  if (text.trimStart().startsWith('{')) {
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (cause) {
+      throw new CliError(`${name}: invalid JSON: ${(cause as Error).message}`);
+    }
+    if (!isPlainObject(json) || typeof json['checkpoint'] !== 'string') {
+      throw new CliError(`${name}: expected a signed note or JSON with a "checkpoint" string`);
+    }
+    return json['checkpoint'];
+  }
+  return text;
+}
+
+async function readKeys(specs: readonly string[], io: CliIo): Promise<NoteVerifierKey[]> {
+  if (specs.length === 0) throw new CliError('at least one --key is required', { showUsage: true });
+  const keys: NoteVerifierKey[] = [];
+  for (const spec of specs) {
+    let texts: string[];
+    if (spec.includes('+')) {
+      texts = [spec];
+    } else {
+      const content = (await readInput(spec, io)).trim();
+      if (content.startsWith('[')) {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(content);
+        } catch (cause) {
+          throw new CliError(`${inputName(spec)}: invalid JSON: ${(cause as Error).message}`);
+        }
+        if (!Array.isArray(parsed))
+          throw new CliError(`${inputName(spec)}: expected a JSON array of verifier keys`);
+        texts = parsed.map(String);
+      } else {
+        texts = content
+          .split('\n')
+          .map((line) => line.trim())
+          .filter((line) => line.length > 0);
+      }
+    }
+    for (const text of texts) {
+      const key = parseVerifierKey(text);
+      if (!key.ok) throw new CliError(`--key ${text.slice(0, 40)}…: ${key.error.message}`);
+      keys.push(key.value);
+    }
+  }
+  return keys;
+}
+
+async function readJsonFile(source: string, io: CliIo): Promise<unknown> {
+  const text = await readInput(source, io);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (cause) {
+    throw new CliError(`${inputName(source)}: invalid JSON: ${(cause as Error).message}`);
+  }
+}
+
+function describe(error: CoreError) {
+  return { code: errorCode(error.code, DEFAULT_PROFILE), name: error.code, message: error.message };
+}
+
+function summary(checkpoint: VerifiedLogCheckpoint) {
+  return {
+    origin: checkpoint.origin,
+    tree_size: checkpoint.size,
+    root: toHex(checkpoint.root),
+    signed_by: checkpoint.verifiedBy.map((k) => ({
+      alg: k.alg,
+      key_id: k.keyId.toString(16).padStart(8, '0'),
+    })),
+  };
+}
+
+interface ProofInput {
+  readonly index?: number;
+  readonly treeSize?: number;
+  readonly proof: unknown;
+  /** The checkpoint a C2SP tlog-proof carries. */
+  readonly checkpoint?: string;
+}
+
+async function readProof(source: string, io: CliIo): Promise<ProofInput> {
+  const text = await readInput(source, io);
+  const name = inputName(source);
+  if (text.startsWith(TLOG_PROOF_HEADER)) {
+    const parsed = parseTlogProof(text);
+    if (!parsed.ok) throw new CliError(`${name}: ${parsed.error.message}`);
+    return { index: parsed.value.index, proof: parsed.value.proof, checkpoint: parsed.value.checkpoint };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (cause) {
+    throw new CliError(`${name}: neither a C2SP tlog-proof nor JSON: ${(cause as Error).message}`);
+  }
+  if (Array.isArray(json)) return { proof: json };
+  if (!isPlainObject(json) || !Array.isArray(json['proof']))
+    throw new CliError(`${name}: expected JSON with a "proof" array`);
+  return {
+    proof: json['proof'],
+    ...(typeof json['log_index'] === 'number' ? { index: json['log_index'] } : {}),
+    ...(typeof json['tree_size'] === 'number' ? { treeSize: json['tree_size'] } : {}),
+  };
+}
+
+async function runVerify(values: ParsedCommandLine['values'], io: CliIo): Promise<number> {
+  const keys = await readKeys(listOption(values, 'key'), io);
+  const backend = selectCryptoBackend();
+  const origin = stringOption(values, 'origin');
+  const openOptions = {
+    backend,
+    require: values['any-key'] === true ? 'any' : 'all',
+    ...(origin ? { origin } : {}),
+  } as const;
+
+  const bundleHash = stringOption(values, 'bundle-hash');
+  const proofSource = stringOption(values, 'proof');
+  if ((bundleHash === undefined) !== (proofSource === undefined)) {
+    throw new CliError('--bundle-hash and --proof go together', { showUsage: true });
+  }
+  const oldSource = stringOption(values, 'old-checkpoint');
+  const consistencySource = stringOption(values, 'consistency');
+  if ((oldSource === undefined) !== (consistencySource === undefined)) {
+    throw new CliError('--old-checkpoint and --consistency go together', { showUsage: true });
+  }
+  const indexText = stringOption(values, 'index');
+  if (indexText !== undefined && !/^(0|[1-9][0-9]*)$/.test(indexText)) {
+    throw new CliError(`--index must be a non-negative integer, got '${indexText}'`);
+  }
+  const proof = proofSource === undefined ? undefined : await readProof(proofSource, io);
+
+  const checkpointSource = stringOption(values, 'checkpoint');
+  let noteText: string;
+  if (checkpointSource !== undefined) {
+    noteText = checkpointText(await readInput(checkpointSource, io), inputName(checkpointSource));
+    if (proof?.checkpoint !== undefined && proof.checkpoint !== noteText) {
+      throw new CliError('the tlog-proof carries another checkpoint than --checkpoint');
+    }
+  } else if (proof?.checkpoint !== undefined) {
+    noteText = proof.checkpoint;
+  } else {
+    throw new CliError('--checkpoint is required', { showUsage: true });
+  }
+
+  const fail = (error: CoreError, partial: Record<string, unknown> = {}): number => {
+    printJson(io, { verified: false, ...partial, error: describe(error) });
+    return EXIT_NOT_VERIFIED;
+  };
+
+  const checkpoint = openLogCheckpoint(noteText, keys, openOptions);
+  if (!checkpoint.ok) return fail(checkpoint.error);
+  const out: Record<string, unknown> = { checkpoint: summary(checkpoint.value) };
+
+  if (proof !== undefined && bundleHash !== undefined) {
+    const index = indexText === undefined ? proof.index : Number(indexText);
+    if (index === undefined)
+      throw new CliError('--index is required: the proof file does not name the index');
+    if (proof.index !== undefined && proof.index !== index) {
+      throw new CliError(`--index ${index} differs from the proof's log_index ${proof.index}`);
+    }
+    if (proof.treeSize !== undefined && proof.treeSize !== checkpoint.value.size) {
+      return fail(
+        {
+          code: 'MERKLE_ROOT_MISMATCH',
+          message: `the proof is for tree size ${proof.treeSize}, the checkpoint has ${checkpoint.value.size} (fetch /proof/${index}?tree_size=${checkpoint.value.size})`,
+        },
+        out,
+      );
+    }
+    const inclusion = verifyTlogInclusion(checkpoint.value, {
+      bundleHash,
+      index,
+      proof: proof.proof as string[],
+    });
+    if (!inclusion.ok) return fail(inclusion.error, out);
+    out['inclusion'] = {
+      bundle_hash: bundleHash,
+      log_index: index,
+      leaf_hash: inclusion.value.leafHash,
+      verified: true,
+    };
+  }
+
+  if (oldSource !== undefined && consistencySource !== undefined) {
+    const older = openLogCheckpoint(
+      checkpointText(await readInput(oldSource, io), inputName(oldSource)),
+      keys,
+      openOptions,
+    );
+    if (!older.ok) return fail(older.error, out);
+    const json = await readJsonFile(consistencySource, io);
+    const hashes = Array.isArray(json) ? json : isPlainObject(json) ? json['proof'] : undefined;
+    if (isPlainObject(json)) {
+      if (typeof json['first'] === 'number' && json['first'] !== older.value.size) {
+        throw new CliError(
+          `the consistency proof starts at size ${json['first']}, the old checkpoint has ${older.value.size}`,
+        );
+      }
+      if (typeof json['second'] === 'number' && json['second'] !== checkpoint.value.size) {
+        throw new CliError(
+          `the consistency proof ends at size ${json['second']}, the checkpoint has ${checkpoint.value.size}`,
+        );
+      }
+    }
+    const consistent = verifyTlogConsistency(older.value, checkpoint.value, (hashes ?? null) as string[]);
+    if (!consistent.ok) return fail(consistent.error, out);
+    out['consistency'] = {
+      old_tree_size: older.value.size,
+      tree_size: checkpoint.value.size,
+      verified: true,
+    };
+  }
+
+  printJson(io, { verified: true, ...out });
+  return EXIT_OK;
+}
+
+export const logCommand: Command = {
+  name: 'log',
+  summary: 'verify transparency-log checkpoints, inclusion and consistency proofs offline',
+  help: HELP,
+  options: {
+    checkpoint: { type: 'string' },
+    key: { type: 'string', multiple: true },
+    'bundle-hash': { type: 'string' },
+    index: { type: 'string' },
+    proof: { type: 'string' },
+    'old-checkpoint': { type: 'string' },
+    consistency: { type: 'string' },
+    origin: { type: 'string' },
+    'any-key': { type: 'boolean' },
+  },
+  positionals: { min: 1, max: 1 },
+  async run({ values, positionals }, io) {
+    const action = positionals[0];
+    if (action !== 'verify')
+      throw new CliError(`unknown action '${String(action)}' (expected: verify)`, { showUsage: true });
+    return runVerify(values, io);
+  },
+};

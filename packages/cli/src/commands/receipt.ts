@@ -1,0 +1,135 @@
+// `proto receipt verify`: checks an anchor receipt for a bundle hash: the Merkle path to the batch root, then the chain
+// (EVM JSON-RPC, Esplora) or the log. SPEC.md "Anchor receipt" and the anchor verification flow; DECISIONS D19.
+import type { Command, ParsedCommandLine } from '../command.ts';
+import {
+  CliError,
+  type CliIo,
+  EXIT_NOT_VERIFIED,
+  EXIT_OK,
+  inputName,
+  isPlainObject,
+  printJson,
+  readJsonInput,
+} from '../io.ts';
+
+const HELP = `Usage: proto receipt verify FILE|- --bundle-hash H [--rpc URL] [--esplora URL]
+                                   [--log URL] [--log-key VKEY] [--min-confirmations N]
+
+Verifies an anchor receipt (the receipt, or an {anchor_receipt} response) for a bundle hash:
+  1. the receipt's bundle_hash (if any) is H, and its merkle_path leads from H to batch_root;
+  2. contract chain: the transaction's receipt from --rpc has the Anchored event at event_index,
+     emitted by the contract, with topic1 = batch_root, in block block_number;
+     Bitcoin: the raw transaction from --esplora hashes to tx_id and has an OP_RETURN with
+     proto:v2:<batch_root>, in block block_height;
+     log: with --log-key, the log's signed checkpoint holds the receipt's root (or a consistent one);
+     without, the log's proof endpoint must reproduce the receipt's root.
+
+Options:
+  --bundle-hash H          sha256:<64 lowercase hex> (compute it with \`proto hash BUNDLE\`)
+  --rpc URL                EVM JSON-RPC endpoint for contract-chain receipts
+  --esplora URL            Esplora API base URL for Bitcoin receipts
+  --log URL                the transparency log to ask (default: the receipt's log_url, with a warning)
+  --log-key VKEY           the log's verifier key (repeat for both keys); take it from a channel you trust
+  --min-confirmations N    confirmations required to pass (default 1)
+  --timeout MS             per request (default 10000)
+  -h, --help               show this help
+
+Prints {verified, status, kind, message, code?, retryable, confirmations?, warnings}.
+Exit codes: 0 verified, 1 not verified (failed, or skipped: see status and retryable), 2 bad usage.
+`;
+
+function text(values: ParsedCommandLine['values'], name: string): string | undefined {
+  const value = values[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function count(values: ParsedCommandLine['values'], name: string): number | undefined {
+  const value = text(values, name);
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new CliError(`--${name} must be a non-negative integer`);
+  return Number(value);
+}
+
+function url(values: ParsedCommandLine['values'], name: string): string | undefined {
+  const value = text(values, name);
+  if (value !== undefined && !/^https?:\/\//.test(value))
+    throw new CliError(`--${name} must be an http(s) URL`);
+  return value;
+}
+
+async function verify(source: string, values: ParsedCommandLine['values'], io: CliIo): Promise<number> {
+  const bundleHash = text(values, 'bundle-hash');
+  if (bundleHash === undefined || !/^sha256:[0-9a-f]{64}$/.test(bundleHash)) {
+    throw new CliError('--bundle-hash sha256:<64 lowercase hex> is required', { showUsage: true });
+  }
+  const input = await readJsonInput(source, io);
+  if (isPlainObject(input) && isPlainObject(input['error']) && !('anchor_receipt' in input)) {
+    throw new CliError(`${inputName(source)}: holds an error response, not a receipt`);
+  }
+  const receipt =
+    isPlainObject(input) && isPlainObject(input['anchor_receipt']) ? input['anchor_receipt'] : input;
+  if (!isPlainObject(receipt)) throw new CliError(`${inputName(source)}: expected an anchor receipt object`);
+
+  const rpc = url(values, 'rpc');
+  const esplora = url(values, 'esplora');
+  const log = url(values, 'log');
+  const rawKeys = values['log-key'] as unknown;
+  const keys = (Array.isArray(rawKeys) ? rawKeys : rawKeys === undefined ? [] : [rawKeys]).filter(
+    (k): k is string => typeof k === 'string',
+  );
+  const receiptLog = typeof receipt['log_url'] === 'string' ? receipt['log_url'] : undefined;
+  const logUrl = log ?? receiptLog;
+  const minConfirmations = count(values, 'min-confirmations');
+  const timeoutMs = count(values, 'timeout');
+
+  // The verifier lives in service-kit (no framework in it); cli reaches it by path like core.ts reaches core.
+  const { verifyAnchorReceipt } = await import('@proto/service-kit');
+  const { errorCode } = await import('@proto/core');
+  const { DEFAULT_PROFILE } = await import('@proto/core');
+  const check = await verifyAnchorReceipt(receipt, bundleHash, {
+    ...(rpc === undefined ? {} : { evmRpc: rpc }),
+    ...(esplora === undefined ? {} : { esplora }),
+    ...(logUrl === undefined ? {} : { logs: [{ url: logUrl, ...(keys.length > 0 ? { keys } : {}) }] }),
+    ...(minConfirmations === undefined ? {} : { minConfirmations }),
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+  });
+  const warnings = [...check.warnings];
+  if (log === undefined && receiptLog !== undefined && keys.length === 0) {
+    warnings.push(
+      'asked the log named by the receipt itself (give --log and --log-key to choose whom to trust)',
+    );
+  }
+  printJson(io, {
+    verified: check.status === 'pass',
+    status: check.status,
+    ...(check.kind === undefined ? {} : { kind: check.kind }),
+    message: check.message,
+    ...(check.code === undefined ? {} : { code: errorCode(check.code, DEFAULT_PROFILE) }),
+    retryable: check.retryable,
+    ...(check.confirmations === undefined ? {} : { confirmations: check.confirmations }),
+    warnings,
+  });
+  return check.status === 'pass' ? EXIT_OK : EXIT_NOT_VERIFIED;
+}
+
+export const receiptCommand: Command = {
+  name: 'receipt',
+  summary: 'verify an anchor receipt against its chain or log (receipt verify)',
+  help: HELP,
+  options: {
+    'bundle-hash': { type: 'string' },
+    rpc: { type: 'string' },
+    esplora: { type: 'string' },
+    log: { type: 'string' },
+    'log-key': { type: 'string', multiple: true },
+    'min-confirmations': { type: 'string' },
+    timeout: { type: 'string' },
+  },
+  positionals: { min: 2, max: 2 },
+  async run({ values, positionals }, io) {
+    const [action, source] = positionals;
+    if (action !== 'verify')
+      throw new CliError(`unknown action '${String(action)}' (expected: verify)`, { showUsage: true });
+    return verify(source as string, values, io);
+  },
+};

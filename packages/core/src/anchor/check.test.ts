@@ -1,0 +1,233 @@
+// Tests of the pure receipt checks against chain answers: the offline path, an EVM node's receipt, an Esplora
+// transaction, a log proof; contradictions fail, missing or early data is skipped. DECISIONS D19, D12.
+import { describe, expect, it } from 'vitest';
+import { fromHex, toHex, utf8Encode } from '../encoding/index.ts';
+import { rfc9162InclusionProof, rfc9162LeafHash, rfc9162Root } from '../merkle/index.ts';
+import {
+  ANCHORED_EVENT_TOPIC0,
+  buildAnchorBatch,
+  checkBitcoinChainData,
+  checkEvmChainData,
+  checkLogProofData,
+  type PreparedReceipt,
+  prepareReceiptCheck,
+} from './index.ts';
+import { bundleHash, handMadeTransaction } from './test-support.ts';
+
+const hashes = [bundleHash(1), bundleHash(2), bundleHash(3)];
+const batch = (() => {
+  const b = buildAnchorBatch(hashes);
+  if (!b.ok) throw new Error('batch');
+  return b.value;
+})();
+const contract = `0x${'5f'.repeat(20)}`;
+const txId = `0x${'a1'.repeat(32)}`;
+const time = 1_750_000_000;
+
+function evmReceipt(i: number, extra: Record<string, unknown> = {}) {
+  return {
+    chain: 'ethereum',
+    chain_id: 1337,
+    contract,
+    tx_id: txId,
+    block_number: 20,
+    event_index: 1,
+    bundle_hash: hashes[i],
+    status: 'confirmed',
+    confirmations: 12,
+    anchored_at: new Date(time * 1000).toISOString(),
+    batch_root: batch.root,
+    batch_size: 3,
+    leaf_index: i,
+    merkle_path: batch.paths[i],
+    ...extra,
+  };
+}
+
+function nodeReceipt(root: string, extra: Record<string, unknown> = {}) {
+  return {
+    transactionHash: txId,
+    status: '0x1',
+    blockNumber: '0x14',
+    logs: [
+      { address: contract, topics: [`0x${'00'.repeat(32)}`], data: '0x', logIndex: '0x0' },
+      {
+        address: contract,
+        topics: [ANCHORED_EVENT_TOPIC0, `0x${root}`],
+        data: `0x${time.toString(16).padStart(64, '0')}`,
+        logIndex: '0x1',
+      },
+    ],
+    ...extra,
+  };
+}
+
+function prepared(receipt: unknown, hash: string): PreparedReceipt {
+  const p = prepareReceiptCheck(receipt, hash);
+  if (!p.ok) throw new Error(p.error.message);
+  return p.value;
+}
+
+describe('offline receipt check', () => {
+  it('accepts each batch member and refuses a receipt naming another hash', () => {
+    for (let i = 0; i < 3; i++) expect(prepareReceiptCheck(evmReceipt(i), hashes[i]!).ok).toBe(true);
+    const other = prepareReceiptCheck(evmReceipt(0), hashes[1]!);
+    expect(!other.ok && other.error).toMatchObject({ status: 'fail', code: 'MERKLE_ROOT_MISMATCH' });
+    // Same receipt relabelled for another hash: the path no longer leads to the root.
+    const relabelled = prepareReceiptCheck(evmReceipt(0, { bundle_hash: hashes[1] }), hashes[1]!);
+    expect(!relabelled.ok && relabelled.error.message).toMatch(/Merkle path/);
+    const failed = prepareReceiptCheck(evmReceipt(0, { status: 'failed' }), hashes[0]!);
+    expect(!failed.ok && failed.error.status).toBe('fail');
+    const malformed = prepareReceiptCheck({ chain: 'ethereum', contract: 'x' }, hashes[0]!);
+    expect(!malformed.ok && malformed.error.code).toBe('ARTIFACT_SCHEMA_INVALID');
+  });
+
+  it('an unbatched SPEC.md receipt commits the digest itself', () => {
+    const p = prepared({ chain: 'bitcoin', tx_id: 'ab'.repeat(32), block_height: 5 }, hashes[0]!);
+    expect(p.committed).toBe(hashes[0]!.slice(7));
+  });
+});
+
+describe('EVM chain data', () => {
+  it('passes when the event at event_index carries the batch root, with enough confirmations', () => {
+    const check = checkEvmChainData(prepared(evmReceipt(2), hashes[2]!), {
+      chainId: '0x539',
+      txReceipt: nodeReceipt(batch.root),
+      tipBlock: '0x1f',
+    });
+    expect(check).toMatchObject({ status: 'pass', confirmations: 12 });
+  });
+
+  it('fails on another root, another contract, a revert, a wrong block or log index, a wrong time', () => {
+    const p = prepared(evmReceipt(0), hashes[0]!);
+    const run = (txReceipt: unknown) => checkEvmChainData(p, { txReceipt, tipBlock: 40 });
+    expect(run(nodeReceipt('ff'.repeat(32))).status).toBe('fail');
+    const moved = nodeReceipt(batch.root);
+    (moved.logs[1] as { address: string }).address = `0x${'99'.repeat(20)}`;
+    expect(run(moved).status).toBe('fail');
+    expect(run(nodeReceipt(batch.root, { status: '0x0' })).message).toMatch(/reverted/);
+    expect(run(nodeReceipt(batch.root, { blockNumber: '0x15' })).message).toMatch(/block 21/);
+    expect(
+      checkEvmChainData(prepared(evmReceipt(0, { event_index: 0 }), hashes[0]!), {
+        txReceipt: nodeReceipt(batch.root),
+        tipBlock: 40,
+      }).status,
+    ).toBe('fail');
+    expect(
+      checkEvmChainData(prepared(evmReceipt(0, { anchored_at: '2020-01-01T00:00:00Z' }), hashes[0]!), {
+        txReceipt: nodeReceipt(batch.root),
+        tipBlock: 40,
+      }).status,
+    ).toBe('fail');
+    expect(run(null).message).toMatch(/no transaction/);
+  });
+
+  it('skips (retryable) below the confirmations asked, and for a pending receipt without a transaction', () => {
+    const p = prepared(evmReceipt(0, { status: 'pending' }), hashes[0]!);
+    const early = checkEvmChainData(p, { txReceipt: nodeReceipt(batch.root), tipBlock: 22 }, 6);
+    expect(early).toMatchObject({
+      status: 'skipped',
+      retryable: true,
+      code: 'BACKPRESSURE',
+      confirmations: 3,
+    });
+    const unsent = checkEvmChainData(
+      prepared(evmReceipt(0, { status: 'pending', tx_id: undefined, block_number: undefined }), hashes[0]!),
+      {
+        txReceipt: null,
+        tipBlock: 1,
+      },
+    );
+    expect(unsent).toMatchObject({ status: 'skipped', retryable: true });
+    const otherChain = checkEvmChainData(p, { chainId: 1, txReceipt: nodeReceipt(batch.root), tipBlock: 40 });
+    expect(otherChain).toMatchObject({ status: 'skipped', retryable: false });
+  });
+});
+
+describe('Bitcoin chain data', () => {
+  const payload = utf8Encode(`proto:v2:${batch.root}`);
+  const { raw, txid } = handMadeTransaction(payload, true);
+  const receipt = (extra: Record<string, unknown> = {}) => ({
+    chain: 'bitcoin',
+    network: 'regtest',
+    tx_id: txid,
+    block_height: 100,
+    bundle_hash: hashes[1],
+    status: 'confirmed',
+    anchored_at: new Date(time * 1000).toISOString(),
+    batch_root: batch.root,
+    batch_size: 3,
+    leaf_index: 1,
+    merkle_path: batch.paths[1],
+    ...extra,
+  });
+  const status = { confirmed: true, block_height: 100, block_time: time };
+
+  it('passes when the raw transaction hashes to tx_id and its OP_RETURN carries the root', () => {
+    const check = checkBitcoinChainData(
+      prepared(receipt(), hashes[1]!),
+      { rawTx: toHex(raw), status, tipHeight: 105 },
+      6,
+    );
+    expect(check).toMatchObject({ status: 'pass', confirmations: 6 });
+  });
+
+  it('fails for a transaction that is not tx_id, a payload for another root, or another block', () => {
+    const p = prepared(receipt(), hashes[1]!);
+    const other = handMadeTransaction(utf8Encode(`proto:v2:${'00'.repeat(32)}`), false);
+    expect(checkBitcoinChainData(p, { rawTx: other.raw, status, tipHeight: 105 }).message).toMatch(
+      /hashes to/,
+    );
+    const q = prepared(receipt({ tx_id: other.txid }), hashes[1]!);
+    expect(checkBitcoinChainData(q, { rawTx: other.raw, status, tipHeight: 105 }).message).toMatch(
+      /no OP_RETURN/,
+    );
+    expect(
+      checkBitcoinChainData(p, { rawTx: raw, status: { ...status, block_height: 99 }, tipHeight: 105 })
+        .status,
+    ).toBe('fail');
+    expect(
+      checkBitcoinChainData(p, { rawTx: raw, status: { confirmed: false }, tipHeight: 105 }).status,
+    ).toBe('fail');
+  });
+
+  it('skips a pending receipt whose transaction is still in the mempool', () => {
+    const p = prepared(receipt({ status: 'pending', block_height: undefined }), hashes[1]!);
+    expect(
+      checkBitcoinChainData(p, { rawTx: raw, status: { confirmed: false }, tipHeight: 105 }),
+    ).toMatchObject({
+      status: 'skipped',
+      retryable: true,
+      confirmations: 0,
+    });
+  });
+});
+
+describe('log proof data', () => {
+  const leaves = hashes.map((h) => rfc9162LeafHash(fromHex(h.slice(7)) as Uint8Array));
+  const root = toHex(rfc9162Root(leaves));
+  const proof = rfc9162InclusionProof(leaves, 2).map(toHex);
+  const receipt = {
+    log_url: 'http://127.0.0.1:3002',
+    log_index: 2,
+    merkle_proof: proof,
+    bundle_hash: hashes[2],
+    status: 'confirmed',
+    batch_root: root,
+    batch_size: 3,
+    leaf_index: 2,
+    merkle_path: proof,
+  };
+  const answer = { log_index: 2, tree_size: 3, leaf_hash: toHex(leaves[2]!), proof, root };
+
+  it('passes when the log proves the same root at the same size', () => {
+    expect(checkLogProofData(prepared(receipt, hashes[2]!), hashes[2]!, answer).status).toBe('pass');
+  });
+
+  it('fails when the log holds another leaf there or another root', () => {
+    const p = prepared(receipt, hashes[2]!);
+    expect(checkLogProofData(p, hashes[2]!, { ...answer, leaf_hash: toHex(leaves[1]!) }).status).toBe('fail');
+    expect(checkLogProofData(p, hashes[2]!, { ...answer, root: 'ee'.repeat(32) }).status).toBe('fail');
+    expect(checkLogProofData(p, hashes[2]!, { nothing: true }).code).toBe('ARTIFACT_SCHEMA_INVALID');
+  });
+});

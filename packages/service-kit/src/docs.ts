@@ -1,0 +1,26 @@
+// OpenAPI document generated from the route schemas, served with Swagger UI at /docs (JSON at /docs/json).
+// ARCHITECTURE §3 (routes declare JSON Schemas; the same schemas produce the OpenAPI document).
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+
+export interface DocsOptions {
+  readonly title: string;
+  readonly version: string;
+  readonly description?: string;
+}
+
+/** Must be registered before the routes it documents. */
+export async function installDocs(app: FastifyInstance, options: DocsOptions): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: options.title,
+        version: options.version,
+        ...(options.description ? { description: options.description } : {}),
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+}

@@ -1,0 +1,146 @@
+// The one error handler and the not-found handler: every 4xx/5xx becomes the shared error body.
+// ARCHITECTURE §6 (error shape, never a stack), SPEC.md Errors/Limits (413 over 1 MB), DECISIONS D13.
+import type { ProtocolProfile } from '@proto/core';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { HTTP_ERROR_STATUS, HttpError, type HttpErrorName, httpError, protocolError } from './http-errors.ts';
+
+const NAME_BY_STATUS: ReadonlyMap<number, HttpErrorName> = new Map(
+  (Object.entries(HTTP_ERROR_STATUS) as [HttpErrorName, number][])
+    .filter(([name]) => name !== 'INVALID_ID')
+    .map(([name, status]) => [status, name]),
+);
+
+interface ValidationIssue {
+  readonly instancePath?: string;
+  readonly message?: string;
+  readonly keyword?: string;
+  readonly params?: unknown;
+}
+
+/** Maps anything thrown inside a request to the HttpError the caller sees. */
+export function toHttpError(error: unknown, profile: ProtocolProfile, bodyLimit: number): HttpError {
+  if (error instanceof HttpError) return error;
+  const e = (error ?? {}) as Partial<FastifyError> & { validation?: ValidationIssue[] };
+  const status = typeof e.statusCode === 'number' ? e.statusCode : 500;
+
+  if (Array.isArray(e.validation)) {
+    const details = e.validation.map((v) => ({
+      path: v.instancePath ?? '',
+      message: v.message ?? 'is invalid',
+      keyword: v.keyword,
+    }));
+    const where = e.validationContext ?? 'body';
+    // Ids in paths are checked by a pattern (SPEC.md Limits, D14): a bad one is INVALID_ID.
+    if (where === 'params')
+      return httpError('INVALID_ID', `Invalid identifier in path: ${e.message}`, { details });
+    return protocolError('BUNDLE_SCHEMA_INVALID', profile, `Request ${where} is invalid: ${e.message}`, {
+      statusCode: 400,
+      details,
+    });
+  }
+  switch (e.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return protocolError('BUNDLE_SCHEMA_INVALID', profile, 'Request body is not valid JSON', {
+        statusCode: 400,
+      });
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return httpError('PAYLOAD_TOO_LARGE', `Request body exceeds the limit of ${bodyLimit} bytes`);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return httpError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        'Unsupported Content-Type (use application/json or application/cbor)',
+      );
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return httpError('BAD_REQUEST', 'Request body size does not match Content-Length');
+    default:
+      break;
+  }
+  if (status === 413)
+    return httpError('PAYLOAD_TOO_LARGE', `Request body exceeds the limit of ${bodyLimit} bytes`);
+  if (status === 429) return protocolError('RATE_LIMIT_EXCEEDED', profile);
+  if (status >= 400 && status < 500) {
+    // Client errors raised by Fastify and its plugins carry safe, fixed messages.
+    const name = NAME_BY_STATUS.get(status) ?? 'BAD_REQUEST';
+    return new HttpError({ statusCode: status, code: name, message: e.message || name, retryable: false });
+  }
+  if (status === 503)
+    return protocolError('BACKPRESSURE', profile, undefined, { headers: { 'retry-after': '1' } });
+  // Anything else is a bug or an outage: the caller gets a fixed message, the log gets the details.
+  return protocolError('INTERNAL_ERROR', profile, 'Internal error', { statusCode: 500 });
+}
+
+/** Sends an HttpError with its headers and body. */
+export function sendHttpError(reply: FastifyReply, error: HttpError): FastifyReply {
+  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+  return reply.code(error.statusCode).send(error.toBody());
+}
+
+interface RouteEntry {
+  readonly methods: readonly string[];
+  readonly pattern: RegExp;
+}
+
+function routePattern(url: string): RegExp {
+  const source = url
+    .split('/')
+    .map((segment) => {
+      if (segment === '*') return '.*';
+      if (segment.startsWith(':')) return '[^/]+';
+      return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    })
+    .join('/');
+  return new RegExp(`^${source}/?$`);
+}
+
+/**
+ * Installs the error handler and the not-found handler (with 405 Method Not Allowed for a path that
+ * exists under another method). Must run before routes are registered so that it sees them all.
+ */
+export function installErrorHandling(
+  app: FastifyInstance,
+  profile: ProtocolProfile,
+  bodyLimit: number,
+  onError?: (error: HttpError) => void,
+): void {
+  const send = (reply: FastifyReply, error: HttpError) => {
+    onError?.(error);
+    return sendHttpError(reply, error);
+  };
+  const routes: RouteEntry[] = [];
+  app.addHook('onRoute', (route) => {
+    const methods = (Array.isArray(route.method) ? route.method : [route.method]).map(String);
+    routes.push({ methods, pattern: routePattern(route.url) });
+  });
+
+  app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const httpErr = toHttpError(error, profile, bodyLimit);
+    if (httpErr.statusCode >= 500 && !(error instanceof HttpError)) {
+      request.log.error({ err: error }, 'request failed');
+    } else if (httpErr.statusCode >= 500) {
+      request.log.warn({ code: httpErr.code, statusCode: httpErr.statusCode }, httpErr.message);
+    } else {
+      request.log.info({ code: httpErr.code, statusCode: httpErr.statusCode }, httpErr.message);
+    }
+    return send(reply, httpErr);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = (request.url.split('?')[0] ?? '/').slice(0, 256);
+    const allowed = new Set<string>();
+    for (const route of routes) {
+      if (route.pattern.test(path)) for (const m of route.methods) allowed.add(m);
+    }
+    if (allowed.size > 0 && !allowed.has(request.method)) {
+      const allow = [...allowed].sort().join(', ');
+      return send(
+        reply,
+        httpError('METHOD_NOT_ALLOWED', `Method ${request.method} is not allowed on ${path}`, {
+          headers: { allow },
+          details: { allowed: [...allowed].sort() },
+        }),
+      );
+    }
+    return send(reply, httpError('NOT_FOUND', `No route for ${request.method} ${path}`));
+  });
+}

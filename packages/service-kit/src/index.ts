@@ -1,0 +1,61 @@
+// Public API of the service kit: what every Fastify service of the stack shares.
+// ARCHITECTURE §1 (service-kit: config, logs, metrics, errors, limits), §3 (runtime), §6 (conventions).
+export { CborError, checkStrictCbor, decodeCbor, encodeCbor } from './cbor.ts';
+export {
+  ConfigError,
+  defineEnv,
+  type EnvProperties,
+  type EnvProperty,
+  type LogLevel,
+  loadConfig,
+  parseTrustProxy,
+  SHARED_ENV_PROPERTIES,
+  type SharedConfig,
+  type TrustProxySetting,
+} from './config.ts';
+export { type DocsOptions, installDocs } from './docs.ts';
+export { installErrorHandling, sendHttpError, toHttpError } from './error-handler.ts';
+export { type HealthOptions, healthResponseSchema, type ReadinessCheck } from './health.ts';
+export {
+  type ErrorBody,
+  type ErrorOptions,
+  errorResponseSchema,
+  HTTP_ERROR_STATUS,
+  HttpError,
+  type HttpErrorInit,
+  type HttpErrorName,
+  httpError,
+  protocolError,
+} from './http-errors.ts';
+export { LOAD_SHEDDING_EXEMPT, type LoadSheddingOptions } from './load-shedding.ts';
+export { genRequestId, REDACT_PATHS, REQUEST_ID_HEADER } from './logging.ts';
+export {
+  type Counter,
+  type Gauge,
+  type Histogram,
+  LATENCY_BUCKETS,
+  type Registry,
+  ServiceMetrics,
+} from './metrics.ts';
+export {
+  OPERATOR_TOKEN_ENV,
+  OPERATOR_TOKEN_FILE,
+  type OperatorTokens,
+  operatorTokenGuard,
+  parseTokenList,
+  type ResolveTokensOptions,
+  resolveOperatorTokens,
+  tokenMatches,
+} from './operator-token.ts';
+export { type RateLimitSetup, rateLimitPerIp } from './rate-limit.ts';
+export * from './revocation-client.ts';
+export { exitOnConfigError, runService } from './run.ts';
+export {
+  createService,
+  DEFAULT_BODY_LIMIT,
+  errorResponses,
+  type ServiceInfo,
+  type ServiceOptions,
+} from './service.ts';
+export { CBOR_CONTENT_TYPE, parseCborBody, prefersCbor } from './wire-format.ts';
+export * from './anchor-client.ts';

@@ -1,0 +1,67 @@
+// pino logger settings: level from LOG_LEVEL, a request id per request (echoed as X-Request-Id), and
+// redaction of credentials and secret keys. ARCHITECTURE §3 (pino logs with redaction), DECISIONS D22.
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { LogLevel } from './config.ts';
+
+export const REQUEST_ID_HEADER = 'x-request-id';
+const SAFE_REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/** Paths censored in every log line: credentials in headers, tokens, secret keys (any depth ≤ 2). */
+export const REDACT_PATHS: readonly string[] = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-api-key"]',
+  'res.headers["set-cookie"]',
+  'headers.authorization',
+  'authorization',
+  'token',
+  'tokens',
+  'operator_token',
+  'password',
+  'secret',
+  'secret_key',
+  'secret_key_b64',
+  'secretKey',
+  'secretKeyB64',
+  'private_key',
+  'privateKey',
+  '*.authorization',
+  '*.token',
+  '*.tokens',
+  '*.operator_token',
+  '*.password',
+  '*.secret',
+  '*.secret_key',
+  '*.secret_key_b64',
+  '*.secretKey',
+  '*.secretKeyB64',
+  '*.private_key',
+  '*.privateKey',
+  '*.*.secret_key_b64',
+  '*.*.secretKeyB64',
+  '*.*.private_key',
+];
+
+/** Takes a caller's X-Request-Id when it is short and plain (no log injection), else a fresh UUID. */
+export function genRequestId(request: IncomingMessage): string {
+  const given = request.headers[REQUEST_ID_HEADER];
+  return typeof given === 'string' && SAFE_REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+export interface LoggerSettings {
+  readonly level: LogLevel;
+  /** Destination stream (tests capture lines); default stdout. */
+  readonly stream?: { write(line: string): unknown };
+  readonly service: string;
+}
+
+/** Fastify `logger` option (pino) with the redaction list and the service name on every line. */
+export function loggerOptions(settings: LoggerSettings) {
+  return {
+    level: settings.level,
+    base: { service: settings.service, pid: process.pid },
+    redact: { paths: [...REDACT_PATHS], censor: '[REDACTED]' },
+    ...(settings.stream ? { stream: settings.stream } : {}),
+  };
+}

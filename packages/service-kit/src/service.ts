@@ -1,0 +1,182 @@
+// The Fastify instance every service starts from: logging, headers, limits, errors, load shedding,
+// CBOR, metrics, rate limits, OpenAPI docs, health and readiness. ARCHITECTURE §3 and §6.
+
+import helmet from '@fastify/helmet';
+import { findProfile, type ProtocolProfile } from '@proto/core';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { SharedConfig, TrustProxySetting } from './config.ts';
+import { installDocs } from './docs.ts';
+import { installErrorHandling } from './error-handler.ts';
+import { installHealth, type ReadinessCheck } from './health.ts';
+import { errorResponseSchema, protocolError } from './http-errors.ts';
+import { installLoadShedding, type LoadSheddingOptions } from './load-shedding.ts';
+import { genRequestId, loggerOptions, REQUEST_ID_HEADER } from './logging.ts';
+import { installMetrics, ServiceMetrics } from './metrics.ts';
+import { installRateLimit, type RateLimitSetup } from './rate-limit.ts';
+import { installWireFormats } from './wire-format.ts';
+
+/** SPEC.md Limits: request bodies up to 1 MB; larger ones are answered 413. */
+export const DEFAULT_BODY_LIMIT = 1_048_576;
+
+/** While draining, a keep-alive connection idle this long (ms) is closed. */
+const DRAIN_KEEP_ALIVE_MS = 500;
+
+export interface ServiceInfo {
+  readonly name: string;
+  readonly version: string;
+  readonly host: string;
+  readonly port: number;
+  readonly shutdownTimeoutMs: number;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The protocol profile selected by PROTOCOL_PROFILE (D1). */
+    protocolProfile: ProtocolProfile;
+    /** The service's metric registry; metric names carry the profile's prefix. */
+    serviceMetrics: ServiceMetrics;
+    serviceInfo: ServiceInfo;
+    /** Adds a dependency check run by `GET /ready` (503 when one fails). */
+    addReadinessCheck(name: string, check: ReadinessCheck): void;
+  }
+}
+
+export interface ServiceOptions {
+  /** Short service name, e.g. `verification` (logs, /health, OpenAPI title). */
+  readonly name: string;
+  readonly version: string;
+  readonly description?: string;
+  readonly config: SharedConfig;
+  /** Logging: true (stdout, default), false, or a destination stream (tests). */
+  readonly logger?: boolean | { readonly stream: { write(line: string): unknown } };
+  readonly bodyLimit?: number;
+  /** Load-shedding thresholds; false turns under-pressure off. Default from MAX_EVENT_LOOP_DELAY_MS. */
+  readonly loadShedding?: LoadSheddingOptions | false;
+  /** Rate-limit store; false leaves @fastify/rate-limit out. Default: Redis at REDIS_URL when set. */
+  readonly rateLimit?: RateLimitSetup | false;
+  /** OpenAPI + Swagger UI at /docs. Default true. */
+  readonly docs?: boolean;
+  /** Node.js process metrics in /metrics. Default true. */
+  readonly defaultMetrics?: boolean;
+  /** Extra `/health` fields, computed without I/O. */
+  readonly health?: () => Record<string, unknown>;
+}
+
+/** `response` entries for the shared error body, to spread into route schemas (OpenAPI). */
+export const errorResponses = {
+  '4xx': { $ref: 'ErrorResponse#' },
+  '5xx': { $ref: 'ErrorResponse#' },
+} as const;
+
+/** A hop count becomes Fastify's trust function (trust the nearest `n` proxies). */
+function toFastifyTrustProxy(
+  setting: TrustProxySetting,
+): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof setting === 'number') return (_address, hop) => hop < setting;
+  return setting;
+}
+
+/**
+ * Builds a ready-to-extend Fastify instance. Routes added afterwards inherit the error shape, the
+ * CBOR wire format, metrics and docs. Listening and shutdown are `runService`'s job.
+ */
+export async function createService(options: ServiceOptions): Promise<FastifyInstance> {
+  const { config } = options;
+  const profile = findProfile(config.PROTOCOL_PROFILE);
+  if (!profile) throw new Error(`unknown protocol profile ${config.PROTOCOL_PROFILE}`);
+  const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+
+  const logger =
+    options.logger === false
+      ? false
+      : loggerOptions({
+          level: config.LOG_LEVEL,
+          service: options.name,
+          ...(typeof options.logger === 'object' ? { stream: options.logger.stream } : {}),
+        });
+
+  const app = Fastify({
+    logger,
+    bodyLimit,
+    trustProxy: toFastifyTrustProxy(config.TRUST_PROXY),
+    genReqId: genRequestId,
+    requestIdHeader: false,
+    // Requests arriving while the service drains get our own 503 (error shape, Retry-After) from the
+    // hook below instead of Fastify's built-in body.
+    return503OnClosing: false,
+    forceCloseConnections: 'idle',
+  }) as unknown as FastifyInstance;
+
+  const metrics = new ServiceMetrics(profile.metricsPrefix, {
+    defaultMetrics: options.defaultMetrics ?? true,
+  });
+  app.decorate('protocolProfile', profile);
+  app.decorate('serviceMetrics', metrics);
+  app.decorate('serviceInfo', {
+    name: options.name,
+    version: options.version,
+    host: config.HOST,
+    port: config.PORT,
+    shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+  } satisfies ServiceInfo);
+  app.addSchema({ $id: 'ErrorResponse', ...errorResponseSchema });
+
+  const errorsByCode = metrics.counter('http_errors_total', 'Error responses by error code', ['code']);
+  installErrorHandling(app, profile, bodyLimit, (error) => errorsByCode.inc({ code: error.code }));
+
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    // Keep-alive connections that fall idle after their in-flight response would otherwise hold the
+    // drain open for Fastify's 72 s keep-alive timeout; already idle ones are closed by Fastify.
+    app.server.keepAliveTimeout = Math.min(app.server.keepAliveTimeout, DRAIN_KEEP_ALIVE_MS);
+    done();
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header(REQUEST_ID_HEADER, request.id);
+    if (closing) {
+      reply.header('connection', 'close');
+      throw protocolError('BACKPRESSURE', profile, 'Service is shutting down; retry on another instance', {
+        headers: { 'retry-after': '1' },
+      });
+    }
+  });
+
+  await app.register(helmet, {
+    global: true,
+    frameguard: { action: 'deny' },
+    hsts: { maxAge: 63_072_000, includeSubDomains: true },
+  });
+  if (options.loadShedding !== false) {
+    await installLoadShedding(app, profile, {
+      maxEventLoopDelay: config.MAX_EVENT_LOOP_DELAY_MS,
+      ...options.loadShedding,
+    });
+  }
+  installWireFormats(app, profile);
+  if (options.rateLimit !== false) {
+    const setup = options.rateLimit ?? {};
+    const redisUrl = setup.redisUrl ?? config.REDIS_URL;
+    await installRateLimit(app, profile, {
+      ...setup,
+      keyPrefix: setup.keyPrefix ?? `${profile.shortName}:${options.name}:rate-limit:`,
+      ...(redisUrl ? { redisUrl } : {}),
+    });
+  }
+  if (options.docs !== false) {
+    await installDocs(app, {
+      title: `${options.name} service`,
+      version: options.version,
+      ...(options.description ? { description: options.description } : {}),
+    });
+  }
+  installMetrics(app, metrics);
+  const addReadinessCheck = installHealth(app, {
+    service: options.name,
+    version: options.version,
+    profile: profile.name,
+    ...(options.health ? { extra: options.health } : {}),
+  });
+  app.decorate('addReadinessCheck', addReadinessCheck);
+  return app;
+}

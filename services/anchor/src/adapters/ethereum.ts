@@ -1,0 +1,235 @@
+// EVM adapter: one `anchor(root)` call per batch on our ProtoAnchor contract, signed locally and sent through any JSON-RPC node.
+// SPEC.md "Anchoring formats" (contract event), DECISIONS D19 (block-wide log index, tx hash in receipts); client: viem.
+import type { AnchorBatch, AnchorItem, WriteIntent } from '@proto/store';
+import {
+  BaseError,
+  type Chain,
+  createPublicClient,
+  defineChain,
+  encodeFunctionData,
+  getAddress,
+  type Hex,
+  HttpRequestError,
+  http,
+  keccak256,
+  type PublicClient,
+  parseAbi,
+  TimeoutError,
+  TransactionNotFoundError,
+  TransactionReceiptNotFoundError,
+  type Transport,
+} from 'viem';
+import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
+import { ANCHORED_EVENT_TOPIC0 } from '../core.ts';
+import type { BroadcastResult, ChainAdapter, PrepareContext, TrackResult } from './types.ts';
+import { TransientError } from './types.ts';
+
+/** The two entries of contracts/ProtoAnchor.sol the service uses (a test compares them with solc's ABI). */
+export const ANCHOR_ABI = parseAbi([
+  'function anchor(bytes32 bundleHash)',
+  'event Anchored(bytes32 indexed bundleHash, uint256 timestamp)',
+]);
+
+export interface EthereumAdapterOptions {
+  /** Chain name in requests and receipts (ETH_CHAIN_NAME). */
+  readonly name: string;
+  readonly rpcUrl: string;
+  readonly chainId: number;
+  readonly contract: string;
+  readonly privateKey: string;
+  readonly confirmations: number;
+  readonly gasLimit?: number | undefined;
+  /** RPC timeout per call (default 10 s). */
+  readonly timeoutMs?: number;
+}
+
+function isTransport(error: unknown): boolean {
+  return (
+    error instanceof BaseError &&
+    error.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError) !== null
+  );
+}
+
+function describeError(error: unknown): string {
+  if (error instanceof BaseError) return `${error.shortMessage}${error.details ? ` (${error.details})` : ''}`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Runs an RPC read; transport failures become TransientError (the worker retries on its next turn). */
+async function rpc<T>(what: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (isTransport(error)) throw new TransientError(`${what}: ${describeError(error)}`, { cause: error });
+    throw error;
+  }
+}
+
+export class EthereumAdapter implements ChainAdapter {
+  readonly name: string;
+  readonly kind = 'evm' as const;
+  readonly confirmationsRequired: number;
+  readonly batches = true;
+  readonly #client: PublicClient<Transport, Chain>;
+  readonly #account: PrivateKeyAccount;
+  readonly #contract: `0x${string}`;
+  readonly #chainId: number;
+  readonly #gasLimit: bigint | undefined;
+
+  constructor(options: EthereumAdapterOptions) {
+    this.name = options.name;
+    this.confirmationsRequired = options.confirmations;
+    this.#chainId = options.chainId;
+    this.#contract = getAddress(options.contract);
+    this.#gasLimit = options.gasLimit === undefined ? undefined : BigInt(options.gasLimit);
+    const key = (options.privateKey.startsWith('0x') ? options.privateKey : `0x${options.privateKey}`) as Hex;
+    this.#account = privateKeyToAccount(key);
+    const chain = defineChain({
+      id: options.chainId,
+      name: options.name,
+      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+      rpcUrls: { default: { http: [options.rpcUrl] } },
+    });
+    this.#client = createPublicClient({
+      chain,
+      transport: http(options.rpcUrl, { retryCount: 0, timeout: options.timeoutMs ?? 10_000 }),
+    });
+  }
+
+  describe(): Record<string, unknown> {
+    return {
+      kind: this.kind,
+      chain_id: this.#chainId,
+      contract: this.#contract,
+      account: this.#account.address,
+      confirmations: this.confirmationsRequired,
+    };
+  }
+
+  async ready(): Promise<void> {
+    const chainId = await this.#client.getChainId();
+    if (chainId !== this.#chainId)
+      throw new Error(`RPC serves chain id ${chainId}, ETH_CHAIN_ID is ${this.#chainId}`);
+  }
+
+  async prepare(
+    batch: AnchorBatch,
+    _items: readonly AnchorItem[],
+    context: PrepareContext,
+  ): Promise<WriteIntent> {
+    const client = this.#client;
+    const from = this.#account.address;
+    const pending = await rpc('nonce', () =>
+      client.getTransactionCount({ address: from, blockTag: 'pending' }),
+    );
+    // A write we stored but the node does not count yet keeps its nonce; the next one follows it.
+    const nonce = Math.max(pending, ...context.inFlightNonces.map((n) => n + 1));
+    const data = encodeFunctionData({ abi: ANCHOR_ABI, functionName: 'anchor', args: [`0x${batch.root}`] });
+    const gas =
+      this.#gasLimit ??
+      ((await rpc('gas estimate', () => client.estimateGas({ account: from, to: this.#contract, data }))) *
+        125n) /
+        100n;
+    let fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | { gasPrice: bigint };
+    try {
+      const estimate = await rpc('fees', () => client.estimateFeesPerGas({ type: 'eip1559' }));
+      fees = { maxFeePerGas: estimate.maxFeePerGas, maxPriorityFeePerGas: estimate.maxPriorityFeePerGas };
+    } catch (error) {
+      if (error instanceof TransientError) throw error;
+      // Chains without EIP-1559 take a legacy gas price.
+      fees = { gasPrice: await rpc('gas price', () => client.getGasPrice()) };
+    }
+    const base = { chainId: this.#chainId, nonce, to: this.#contract, data, gas };
+    const rawTx =
+      'gasPrice' in fees
+        ? await this.#account.signTransaction({ ...base, type: 'legacy', gasPrice: fees.gasPrice })
+        : await this.#account.signTransaction({ ...base, type: 'eip1559', ...fees });
+    return { txId: keccak256(rawTx), rawTx, nonce };
+  }
+
+  async broadcast(batch: AnchorBatch): Promise<BroadcastResult> {
+    if (batch.raw_tx === null || batch.tx_id === null)
+      return { ok: false, definitive: true, error: 'no stored transaction' };
+    try {
+      await this.#client.sendRawTransaction({ serializedTransaction: batch.raw_tx as Hex });
+      return { ok: true };
+    } catch (error) {
+      if (isTransport(error)) return { ok: false, definitive: false, error: describeError(error) };
+      const message = describeError(error).toLowerCase();
+      if (/already known|known transaction|already imported|already exists|alreadyknown/.test(message)) {
+        return { ok: true };
+      }
+      if (/nonce too low|nonce has already been used|oldnonce/.test(message)) {
+        // Either our own transaction is already mined, or another one used the nonce: the chain decides.
+        const where = await this.track(batch).catch(() => undefined);
+        if (where === undefined) return { ok: false, definitive: false, error: describeError(error) };
+        if (where.state === 'included' || where.state === 'pending') return { ok: true };
+        return { ok: false, definitive: true, error: describeError(error) };
+      }
+      // Funds, fee and replacement problems clear up by themselves or by the operator: send the same bytes later.
+      if (
+        /insufficient funds|underpriced|fee too low|max fee per gas less than block base fee|txpool is full/.test(
+          message,
+        )
+      ) {
+        return { ok: false, definitive: false, error: describeError(error) };
+      }
+      return { ok: false, definitive: true, error: describeError(error) };
+    }
+  }
+
+  async track(batch: AnchorBatch): Promise<TrackResult> {
+    if (batch.tx_id === null) return { state: 'unknown' };
+    const hash = batch.tx_id as Hex;
+    const client = this.#client;
+    const receipt = await rpc('receipt', () =>
+      client.getTransactionReceipt({ hash }).catch((error: unknown) => {
+        if (error instanceof TransactionReceiptNotFoundError) return null;
+        throw error;
+      }),
+    );
+    if (receipt === null) {
+      const tx = await rpc('transaction', () =>
+        client.getTransaction({ hash }).catch((error: unknown) => {
+          if (error instanceof TransactionNotFoundError) return null;
+          throw error;
+        }),
+      );
+      return tx === null ? { state: 'unknown' } : { state: 'pending' };
+    }
+    if (receipt.status !== 'success') return { state: 'failed', error: `transaction ${hash} reverted` };
+    const topic1 = `0x${batch.root}`;
+    const log = receipt.logs.find(
+      (l) =>
+        l.address.toLowerCase() === this.#contract.toLowerCase() &&
+        l.topics[0]?.toLowerCase() === ANCHORED_EVENT_TOPIC0 &&
+        l.topics[1]?.toLowerCase() === topic1,
+    );
+    if (log === undefined)
+      return { state: 'failed', error: `transaction ${hash} emitted no Anchored(${batch.root})` };
+    const tip = await rpc('block number', () => client.getBlockNumber({ cacheTime: 0 }));
+    const blockNumber = Number(receipt.blockNumber);
+    return {
+      state: 'included',
+      blockNumber,
+      blockHash: receipt.blockHash,
+      eventIndex: log.logIndex,
+      anchoredAt: new Date(Number(BigInt(log.data)) * 1000).toISOString(),
+      confirmations: Math.max(0, Number(tip) - blockNumber + 1),
+    };
+  }
+
+  receipt(_item: AnchorItem, batch: AnchorBatch | undefined) {
+    const fields: Record<string, unknown> = {
+      chain: this.name,
+      chain_id: this.#chainId,
+      contract: this.#contract,
+    };
+    if (batch?.tx_id) fields['tx_id'] = batch.tx_id;
+    if (batch?.block_number !== null && batch?.block_number !== undefined)
+      fields['block_number'] = batch.block_number;
+    if (batch?.event_index !== null && batch?.event_index !== undefined)
+      fields['event_index'] = batch.event_index;
+    return { fields, batchFields: true };
+  }
+}

@@ -1,0 +1,167 @@
+// Transparency-log adapter: appends each hash to the log service (POST /add) and keeps its index and inclusion proof.
+// SPEC.md "Transparency log" receipt {log_url, log_index, merkle_proof, root_anchor?}; DECISIONS D18 (API, dedup), D19.
+import type { AnchorBatch, AnchorItem, WriteIntent } from '@proto/store';
+import { verifyAnchorInclusion } from '../core.ts';
+import type { BroadcastResult, ChainAdapter, TrackResult } from './types.ts';
+import { TransientError } from './types.ts';
+
+export const LOG_CHAIN_NAME = 'transparency-log';
+
+export interface TransparencyLogAdapterOptions {
+  readonly url: string;
+  readonly token?: string | undefined;
+  readonly timeoutMs?: number;
+  /** Appends in flight at once (default 8). */
+  readonly concurrency?: number;
+}
+
+/** What the service keeps per request once the log holds it. */
+export interface LogEntryDetail {
+  readonly log_index: number;
+  readonly tree_size: number;
+  readonly root: string;
+  readonly proof: readonly string[];
+  readonly timestamp: string | null;
+}
+
+class DefinitiveError extends Error {}
+
+function isoTime(value: unknown): string | null {
+  if (typeof value === 'number' && Number.isFinite(value)) {
+    // Seconds or milliseconds since the epoch.
+    return new Date(value < 1e11 ? value * 1000 : value).toISOString();
+  }
+  if (typeof value === 'string' && !Number.isNaN(Date.parse(value))) return new Date(value).toISOString();
+  return null;
+}
+
+export class TransparencyLogAdapter implements ChainAdapter {
+  readonly name = LOG_CHAIN_NAME;
+  readonly kind = 'log' as const;
+  readonly confirmationsRequired = 1;
+  readonly batches = false;
+  readonly #base: string;
+  readonly #token: string | undefined;
+  readonly #timeoutMs: number;
+  readonly #concurrency: number;
+
+  constructor(options: TransparencyLogAdapterOptions) {
+    this.#base = options.url.replace(/\/+$/, '');
+    this.#token = options.token;
+    this.#timeoutMs = options.timeoutMs ?? 10_000;
+    this.#concurrency = options.concurrency ?? 8;
+  }
+
+  get logUrl(): string {
+    return this.#base;
+  }
+
+  describe(): Record<string, unknown> {
+    return { kind: this.kind, log_url: this.#base };
+  }
+
+  async #call(path: string, init: RequestInit = {}): Promise<unknown> {
+    let res: Response;
+    try {
+      res = await fetch(`${this.#base}${path}`, { ...init, signal: AbortSignal.timeout(this.#timeoutMs) });
+    } catch (error) {
+      throw new TransientError(`log ${path}: ${(error as Error).message}`, { cause: error });
+    }
+    const text = await res.text();
+    if (res.status >= 500 || res.status === 429 || res.status === 404) {
+      // 404 on /proof: the entry is sequenced but not yet in the served tree.
+      throw new TransientError(`log ${path}: HTTP ${res.status} ${text.slice(0, 200)}`);
+    }
+    if (!res.ok) throw new DefinitiveError(`log ${path}: HTTP ${res.status} ${text.slice(0, 200)}`);
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      throw new DefinitiveError(`log ${path}: answer is not JSON`);
+    }
+  }
+
+  async ready(): Promise<void> {
+    await this.#call('/root');
+  }
+
+  async prepare(): Promise<WriteIntent> {
+    // Nothing to sign: the log deduplicates (D18), so appending again after a crash returns the same index.
+    return {};
+  }
+
+  async #append(item: AnchorItem): Promise<LogEntryDetail> {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (this.#token !== undefined) headers['authorization'] = `Bearer ${this.#token}`;
+    const added = (await this.#call('/add', {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ bundle_hash: item.bundle_hash }),
+    })) as Record<string, unknown>;
+    const index = added['log_index'];
+    if (typeof index !== 'number' || !Number.isSafeInteger(index) || index < 0) {
+      throw new DefinitiveError('log /add answered without a log_index');
+    }
+    const proof = (await this.#call(`/proof/${index}`)) as Record<string, unknown>;
+    const size = proof['tree_size'];
+    const root = proof['root'];
+    const path = proof['proof'];
+    if (
+      typeof size !== 'number' ||
+      typeof root !== 'string' ||
+      !Array.isArray(path) ||
+      !verifyAnchorInclusion(item.bundle_hash, index, size, path as string[], root)
+    ) {
+      // Never hand out a receipt the log's own proof does not support.
+      throw new DefinitiveError(`log proof for index ${index} does not include ${item.bundle_hash}`);
+    }
+    return {
+      log_index: index,
+      tree_size: size,
+      root,
+      proof: path as string[],
+      timestamp: isoTime(added['timestamp']),
+    };
+  }
+
+  async broadcast(_batch: AnchorBatch, items: readonly AnchorItem[]): Promise<BroadcastResult> {
+    const details: { seq: number; detail: LogEntryDetail }[] = [];
+    let next = 0;
+    const worker = async () => {
+      while (next < items.length) {
+        const item = items[next++] as AnchorItem;
+        details.push({ seq: item.seq, detail: await this.#append(item) });
+      }
+    };
+    try {
+      await Promise.all(Array.from({ length: Math.min(this.#concurrency, items.length) }, worker));
+    } catch (error) {
+      return { ok: false, definitive: error instanceof DefinitiveError, error: (error as Error).message };
+    }
+    return {
+      ok: true,
+      itemDetails: details,
+      progress: { confirmations: 1, confirmed: true, anchoredAt: new Date().toISOString() },
+    };
+  }
+
+  async track(): Promise<TrackResult> {
+    // Appends are final when acknowledged (D18: durable before the answer); nothing to wait for.
+    return { state: 'unknown' };
+  }
+
+  receipt(item: AnchorItem) {
+    const detail = item.detail as LogEntryDetail | null;
+    const fields: Record<string, unknown> = { log_url: this.#base };
+    if (detail === null) return { fields, batchFields: false };
+    Object.assign(fields, {
+      log_index: detail.log_index,
+      merkle_proof: detail.proof,
+      batch_root: detail.root,
+      batch_size: detail.tree_size,
+      leaf_index: detail.log_index,
+      merkle_path: detail.proof,
+      ...(detail.timestamp === null ? {} : { anchored_at: detail.timestamp }),
+    });
+    return { fields, batchFields: false };
+  }
+}

@@ -1,0 +1,189 @@
+// The anchor service's environment: mode, batching, the three chain adapters and their keys, validated at boot.
+// SPEC.md "POST /anchor" (operator-configured chains), PROTOCOL §9.3 (PORT 3001, ANCHOR_MODE, BATCH_INTERVAL_MS), D19, D22.
+import {
+  ConfigError,
+  defineEnv,
+  loadConfig,
+  OPERATOR_TOKEN_ENV,
+  type SharedConfig,
+} from '@proto/service-kit';
+
+export const ANCHOR_ENV = defineEnv({
+  PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 3001, description: 'HTTP port' },
+  ...OPERATOR_TOKEN_ENV,
+  ANCHOR_MODE: {
+    type: 'string',
+    enum: ['batch', 'individual'],
+    default: 'batch',
+    description: 'batch: 202 at once, written with its batch; individual: 200 once the write is sent',
+  },
+  ANCHOR_DEFAULT_CHAIN: {
+    type: 'string',
+    minLength: 1,
+    description: 'Chain used when a request names none (default: the only configured chain, if just one)',
+  },
+  BATCH_MAX: {
+    type: 'integer',
+    minimum: 1,
+    maximum: 65536,
+    default: 1024,
+    description: 'Most hashes in one batch (one root per chain write)',
+  },
+  BATCH_INTERVAL_MS: {
+    type: 'integer',
+    minimum: 0,
+    default: 60000,
+    description: 'A batch closes when its oldest hash has waited this long (or at BATCH_MAX)',
+  },
+  ANCHOR_POLL_INTERVAL_MS: {
+    type: 'integer',
+    minimum: 10,
+    default: 5000,
+    description: 'How often the worker closes due batches, sends and tracks confirmations',
+  },
+  ANCHOR_WAIT_MS: {
+    type: 'integer',
+    minimum: 0,
+    default: 60000,
+    description: 'individual mode: longest wait for the write before answering 202 pending',
+  },
+  ANCHOR_MAX_ATTEMPTS: {
+    type: 'integer',
+    minimum: 1,
+    default: 3,
+    description: 'Writes tried per hash when a chain refuses or reverts one',
+  },
+  ANCHOR_REPLICA_ID: {
+    type: 'string',
+    pattern: '^[A-Za-z0-9_.:-]{1,128}$',
+    description:
+      'This replica in the per-chain send lease (default: the host name); a restarted replica takes its lease back at once',
+  },
+  ANCHOR_LEASE_MS: {
+    type: 'integer',
+    minimum: 1000,
+    default: 30000,
+    description: 'Per-chain send lease: one replica signs and broadcasts at a time',
+  },
+  ETH_CHAIN_NAME: {
+    type: 'string',
+    pattern: '^[a-z0-9][a-z0-9_.-]{0,63}$',
+    default: 'ethereum',
+    description: 'Name of the EVM chain in requests and receipts (e.g. base, sepolia)',
+  },
+  ETH_RPC_URL: { type: 'string', pattern: '^https?://', description: 'EVM JSON-RPC endpoint' },
+  ETH_CHAIN_ID: { type: 'integer', minimum: 1, description: 'EVM chain id (signed into every transaction)' },
+  ETH_CONTRACT: {
+    type: 'string',
+    pattern: '^0x[0-9a-fA-F]{40}$',
+    description: 'Address of the deployed ProtoAnchor contract',
+  },
+  ETH_PRIVATE_KEY: {
+    type: 'string',
+    pattern: '^(0x)?[0-9a-fA-F]{64}$',
+    description: 'Hex secp256k1 key of the paying account (secret)',
+  },
+  ETH_CONFIRMATIONS: {
+    type: 'integer',
+    minimum: 1,
+    default: 12,
+    description: 'Blocks before a receipt is confirmed',
+  },
+  ETH_GAS_LIMIT: {
+    type: 'integer',
+    minimum: 21000,
+    description: 'Fixed gas limit per anchor transaction (default: estimated + 25%)',
+  },
+  BTC_ESPLORA_URL: { type: 'string', pattern: '^https?://', description: 'Esplora-compatible HTTP API' },
+  BTC_PRIVATE_KEY: {
+    type: 'string',
+    pattern: '^([0-9a-fA-F]{64}|[1-9A-HJ-NP-Za-km-z]{51,52})$',
+    description: 'WIF or hex key of the P2WPKH wallet paying the fees (secret)',
+  },
+  BTC_NETWORK: {
+    type: 'string',
+    enum: ['mainnet', 'testnet', 'regtest'],
+    default: 'mainnet',
+    description: 'Bitcoin network (addresses, WIF, receipts)',
+  },
+  BTC_CONFIRMATIONS: {
+    type: 'integer',
+    minimum: 1,
+    default: 6,
+    description: 'Blocks before a receipt is confirmed',
+  },
+  BTC_FEE_RATE: {
+    type: 'integer',
+    minimum: 1,
+    default: 2,
+    description: 'Fee rate in sat/vB for anchor transactions',
+  },
+  TL_URL: { type: 'string', pattern: '^https?://', description: 'Transparency-log service base URL' },
+  TL_TOKEN: { type: 'string', description: "Bearer token for the log's POST /add (when it requires one)" },
+  ANCHOR_TEST_CRASH_AFTER_SEND: {
+    type: 'boolean',
+    default: false,
+    description: 'Tests only: SIGKILL the process right after a broadcast, before it is recorded',
+  },
+});
+
+export interface AnchorConfig extends SharedConfig {
+  readonly OPERATOR_TOKEN?: string;
+  readonly ANCHOR_MODE: 'batch' | 'individual';
+  readonly ANCHOR_DEFAULT_CHAIN?: string;
+  readonly BATCH_MAX: number;
+  readonly BATCH_INTERVAL_MS: number;
+  readonly ANCHOR_POLL_INTERVAL_MS: number;
+  readonly ANCHOR_WAIT_MS: number;
+  readonly ANCHOR_MAX_ATTEMPTS: number;
+  readonly ANCHOR_LEASE_MS: number;
+  readonly ANCHOR_REPLICA_ID?: string;
+  readonly ETH_CHAIN_NAME: string;
+  readonly ETH_RPC_URL?: string;
+  readonly ETH_CHAIN_ID?: number;
+  readonly ETH_CONTRACT?: string;
+  readonly ETH_PRIVATE_KEY?: string;
+  readonly ETH_CONFIRMATIONS: number;
+  readonly ETH_GAS_LIMIT?: number;
+  readonly BTC_ESPLORA_URL?: string;
+  readonly BTC_PRIVATE_KEY?: string;
+  readonly BTC_NETWORK: 'mainnet' | 'testnet' | 'regtest';
+  readonly BTC_CONFIRMATIONS: number;
+  readonly BTC_FEE_RATE: number;
+  readonly TL_URL?: string;
+  readonly TL_TOKEN?: string;
+  readonly ANCHOR_TEST_CRASH_AFTER_SEND: boolean;
+}
+
+const GROUPS = [
+  { chain: 'ethereum', variables: ['ETH_RPC_URL', 'ETH_CHAIN_ID', 'ETH_CONTRACT', 'ETH_PRIVATE_KEY'] },
+  { chain: 'bitcoin', variables: ['BTC_ESPLORA_URL', 'BTC_PRIVATE_KEY'] },
+  { chain: 'transparency-log', variables: ['TL_URL'] },
+] as const;
+
+/**
+ * Validates the environment. A chain is configured when its variables are set; a partial set is an
+ * error naming the missing ones, and at least one chain must be configured.
+ */
+export function loadAnchorConfig(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): AnchorConfig {
+  const config = loadConfig<AnchorConfig>(ANCHOR_ENV, env);
+  const record = config as unknown as Record<string, unknown>;
+  let configured = 0;
+  for (const group of GROUPS) {
+    const missing = group.variables.filter((v) => record[v] === undefined);
+    if (missing.length === group.variables.length) continue;
+    if (missing.length > 0) {
+      throw new ConfigError(`${group.chain} anchoring needs ${missing.join(', ')} as well`, missing);
+    }
+    configured++;
+  }
+  if (configured === 0) {
+    throw new ConfigError(
+      'no chain configured: set ETH_RPC_URL, ETH_CHAIN_ID, ETH_CONTRACT, ETH_PRIVATE_KEY, or BTC_ESPLORA_URL, BTC_PRIVATE_KEY, or TL_URL',
+      GROUPS.flatMap((g) => [...g.variables]),
+    );
+  }
+  return config;
+}

@@ -1,0 +1,68 @@
+// Deploys the committed ProtoAnchor artifact with viem and checks the code the chain stores; used by
+// `proto anchor deploy-contract` and the tests. SPEC.md "Anchoring formats" (contract chain), DECISIONS D19.
+import { readFileSync } from 'node:fs';
+import { createPublicClient, createWalletClient, defineChain, type Hex, http } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { CONTRACT_ARTIFACT_FILE, CONTRACTS_DIR, type ContractArtifact } from './compile.ts';
+
+/** The committed artifact (contracts/ProtoAnchor.generated.json). */
+export function loadAnchorArtifact(): ContractArtifact {
+  return JSON.parse(readFileSync(`${CONTRACTS_DIR}${CONTRACT_ARTIFACT_FILE}`, 'utf8')) as ContractArtifact;
+}
+
+export interface DeployOptions {
+  readonly rpcUrl: string;
+  /** Hex secp256k1 key of the deploying (paying) account, with or without 0x. */
+  readonly privateKey: string;
+  /** Expected chain id; default: whatever the RPC serves. */
+  readonly chainId?: number;
+  /** Blocks to wait for (default 1). */
+  readonly confirmations?: number;
+  readonly timeoutMs?: number;
+}
+
+export interface DeployResult {
+  readonly contract: string;
+  readonly tx_id: string;
+  readonly block_number: number;
+  readonly chain_id: number;
+  readonly deployer: string;
+}
+
+export async function deployAnchorContract(options: DeployOptions): Promise<DeployResult> {
+  const artifact = loadAnchorArtifact();
+  const key = (options.privateKey.startsWith('0x') ? options.privateKey : `0x${options.privateKey}`) as Hex;
+  const account = privateKeyToAccount(key);
+  const transport = http(options.rpcUrl, { retryCount: 0, timeout: options.timeoutMs ?? 30_000 });
+  const served = await createPublicClient({ transport }).getChainId();
+  if (options.chainId !== undefined && options.chainId !== served) {
+    throw new Error(`the RPC serves chain id ${served}, not ${options.chainId}`);
+  }
+  const chain = defineChain({
+    id: served,
+    name: `chain-${served}`,
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [options.rpcUrl] } },
+  });
+  const client = createPublicClient({ chain, transport });
+  const wallet = createWalletClient({ account, chain, transport });
+  const hash = await wallet.deployContract({ abi: artifact.abi, bytecode: artifact.bytecode });
+  const receipt = await client.waitForTransactionReceipt({
+    hash,
+    confirmations: options.confirmations ?? 1,
+    pollingInterval: 500,
+    timeout: options.timeoutMs ?? 120_000,
+  });
+  if (receipt.status !== 'success' || !receipt.contractAddress) throw new Error(`deployment ${hash} failed`);
+  const code = await client.getCode({ address: receipt.contractAddress });
+  if (code?.toLowerCase() !== artifact.deployedBytecode.toLowerCase()) {
+    throw new Error(`the code at ${receipt.contractAddress} is not the ProtoAnchor runtime bytecode`);
+  }
+  return {
+    contract: receipt.contractAddress,
+    tx_id: hash,
+    block_number: Number(receipt.blockNumber),
+    chain_id: served,
+    deployer: account.address,
+  };
+}

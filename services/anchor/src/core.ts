@@ -1,0 +1,12 @@
+// The anchoring API of @proto/core this service uses, in one place. The names below live in
+// packages/core/src/anchor/; once core's index exports them this file becomes `export … from '@proto/core'`.
+export {
+  ANCHORED_EVENT_TOPIC0,
+  type AnchorStatus,
+  buildAnchorBatch,
+  buildAnchorPayload,
+  bundleHashDigest,
+  opReturnData,
+  opReturnScript,
+  verifyAnchorInclusion,
+} from '@proto/core';

@@ -1,0 +1,85 @@
+// The log adapter against the real transparency-log service (started in-process, spoken to over HTTP only):
+// append, receipts in SPEC.md's log shape, verified by proof and against the log's signed checkpoints. D18, D19.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyAnchorReceipt } from '../../../packages/service-kit/src/anchor-client.ts';
+import { buildTransparencyLog, loadTransparencyLogConfig } from '../../transparency-log/src/index.ts';
+import { getReceipt, hashOf, postAnchor, testApp } from './testing/app.ts';
+import { waitFor } from './testing/child.ts';
+
+const LOG_TOKEN = 'log-operator-token-0123456789';
+let log: FastifyInstance;
+let logUrl: string;
+let target: StoreTarget;
+let app: FastifyInstance;
+
+beforeAll(async () => {
+  log = await buildTransparencyLog({
+    config: loadTransparencyLogConfig({
+      LOG_LEVEL: 'silent',
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'anchor-tlog-')),
+      OPERATOR_TOKEN: LOG_TOKEN,
+      BATCH_WAIT_MS: '2',
+      CHECKPOINT_INTERVAL_MS: '50',
+      ADD_RATE_LIMIT_PER_MINUTE: '0',
+      MAX_EVENT_LOOP_DELAY_MS: '0',
+    }),
+    logger: false,
+  });
+  logUrl = await log.listen({ port: 0, host: '127.0.0.1' });
+  target = await createStoreTarget('sqlite', 'anchor-tlog');
+  app = await testApp({ TL_URL: logUrl, TL_TOKEN: LOG_TOKEN }, await target.open());
+});
+
+afterAll(async () => {
+  await app?.close();
+  await target?.cleanup();
+  await log?.close();
+});
+
+describe('anchoring in the transparency-log service', () => {
+  const hashes = Array.from({ length: 5 }, (_, i) => hashOf(`tlog ${i}`));
+
+  it('appends each hash (with the bearer token) and returns confirmed log receipts', async () => {
+    for (const h of hashes) expect((await postAnchor(app, h, 'transparency-log')).statusCode).toBe(202);
+    await app.anchorWorker.run('transparency-log', true);
+    const receipts = await Promise.all(hashes.map((h) => getReceipt(app, h)));
+    expect(new Set(receipts.map((r) => r['log_index'])).size).toBe(5);
+    for (const r of receipts) {
+      expect(r).toMatchObject({ log_url: logUrl, status: 'confirmed', confirmations: 1 });
+      expect(r['merkle_path']).toEqual(r['merkle_proof']);
+    }
+  });
+
+  it("verifies by the log's proof endpoint and refuses another hash", async () => {
+    for (const h of hashes) {
+      expect(await verifyAnchorReceipt(await getReceipt(app, h), h, { logs: [logUrl] })).toMatchObject({
+        status: 'pass',
+      });
+    }
+    expect(
+      await verifyAnchorReceipt(await getReceipt(app, hashes[0]!), hashes[1]!, { logs: [logUrl] }),
+    ).toMatchObject({
+      status: 'fail',
+    });
+  });
+
+  it("verifies against the log's signed checkpoint with its verifier keys (Ed25519 + ML-DSA-65)", async () => {
+    const keys = [...log.transparencyLog.keys.vkeys];
+    expect(keys).toHaveLength(2);
+    const receipt = await getReceipt(app, hashes[2]!);
+    const check = await waitFor(async () => {
+      const result = await verifyAnchorReceipt(receipt, hashes[2]!, { logs: [{ url: logUrl, keys }] });
+      return result.status === 'pass' ? result : undefined;
+    }, 10_000);
+    expect(check.kind).toBe('log');
+    const wrong = await verifyAnchorReceipt({ ...receipt, batch_root: 'cd'.repeat(32) }, hashes[2]!, {
+      logs: [{ url: logUrl, keys }],
+    });
+    expect(wrong.status).toBe('fail');
+  });
+});

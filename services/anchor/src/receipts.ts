@@ -1,0 +1,38 @@
+// Builds the anchor receipt of a request: SPEC.md's shape for its chain plus D19's status, confirmations and path.
+// SPEC.md "Anchor receipt" (three shapes), DECISIONS D19 (status pending|confirmed|failed, batch root and Merkle path).
+import type { AnchorBatch, AnchorItem } from '@proto/store';
+import type { ChainAdapter } from './adapters/types.ts';
+import type { AnchorStatus } from './core.ts';
+
+export function receiptStatus(item: AnchorItem): AnchorStatus {
+  if (item.state === 'confirmed') return 'confirmed';
+  if (item.state === 'failed') return 'failed';
+  return 'pending';
+}
+
+export function buildReceipt(
+  adapter: ChainAdapter | undefined,
+  item: AnchorItem,
+  batch: AnchorBatch | undefined,
+): Record<string, unknown> {
+  const { fields, batchFields } = adapter?.receipt(item, batch) ?? {
+    fields: { chain: item.chain },
+    batchFields: true,
+  };
+  const receipt: Record<string, unknown> = {
+    ...fields,
+    bundle_hash: item.bundle_hash,
+    status: receiptStatus(item),
+    confirmations: batchFields ? (batch?.confirmations ?? 0) : item.detail === null ? 0 : 1,
+  };
+  if (batchFields && batch !== undefined) {
+    if (batch.anchored_at !== null) receipt['anchored_at'] = batch.anchored_at;
+    if (item.leaf_index !== null && item.merkle_path !== null) {
+      receipt['batch_root'] = batch.root;
+      receipt['batch_size'] = batch.size;
+      receipt['leaf_index'] = item.leaf_index;
+      receipt['merkle_path'] = item.merkle_path;
+    }
+  }
+  return receipt;
+}

@@ -1,0 +1,61 @@
+// Test support: a local EVM node (ganache, from npm) on 127.0.0.1 with funded accounts, and JSON-RPC helpers.
+// Used by the EVM, replica and crash tests of SPEC.md "Anchoring formats" (contract chain) and D19.
+import { createRequire } from 'node:module';
+
+/** Funded accounts of the test chain (keys made for these tests only). */
+export const DEPLOYER_KEY = `0x${'11'.repeat(32)}`;
+export const ANCHOR_KEY = `0x${'22'.repeat(32)}`;
+export const OTHER_KEY = `0x${'33'.repeat(32)}`;
+export const TEST_CHAIN_ID = 1337;
+
+interface GanacheServer {
+  listen(port: number, host: string): Promise<void>;
+  address(): { port: number };
+  close(): Promise<void>;
+}
+
+export interface LocalChain {
+  readonly url: string;
+  rpc(method: string, params?: readonly unknown[]): Promise<unknown>;
+  /** Mines `blocks` empty blocks. */
+  mine(blocks: number): Promise<void>;
+  blockNumber(): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** Starts ganache (every transaction mined at once in its own block) on a free loopback port. */
+export async function startLocalChain(): Promise<LocalChain> {
+  // ganache is CommonJS and large; load it only in the tests that need a chain.
+  const ganache = createRequire(import.meta.url)('ganache') as {
+    server(options: unknown): GanacheServer;
+  };
+  const balance = `0x${(10n ** 21n).toString(16)}`;
+  const server = ganache.server({
+    logging: { quiet: true },
+    chain: { chainId: TEST_CHAIN_ID, hardfork: 'shanghai' },
+    miner: { instamine: 'eager', blockTime: 0 },
+    wallet: { accounts: [DEPLOYER_KEY, ANCHOR_KEY, OTHER_KEY].map((secretKey) => ({ secretKey, balance })) },
+  });
+  await server.listen(0, '127.0.0.1');
+  const url = `http://127.0.0.1:${server.address().port}`;
+  let id = 0;
+  const rpc = async (method: string, params: readonly unknown[] = []) => {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
+    });
+    const body = (await res.json()) as { result?: unknown; error?: { message: string } };
+    if (body.error) throw new Error(`${method}: ${body.error.message}`);
+    return body.result;
+  };
+  return {
+    url,
+    rpc,
+    mine: async (blocks) => {
+      await rpc('evm_mine', [{ blocks }]);
+    },
+    blockNumber: async () => Number(await rpc('eth_blockNumber')),
+    close: () => server.close(),
+  };
+}

@@ -1,0 +1,314 @@
+// The anchoring loop per chain: close due batches, write each root once (intent stored before broadcast), reconcile
+// after a restart, follow confirmations. DECISIONS D19; ARCHITECTURE §4 (SKIP LOCKED claims, nothing sent twice).
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { AnchorBatch, AnchorItem, AnchorRepository } from '@proto/store';
+import type { ChainAdapter, TrackResult } from './adapters/types.ts';
+import { TransientError } from './adapters/types.ts';
+import { buildAnchorBatch } from './core.ts';
+
+export interface WorkerLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface AnchorWorkerOptions {
+  readonly repo: AnchorRepository;
+  readonly adapters: ReadonlyMap<string, ChainAdapter>;
+  readonly mode: 'batch' | 'individual';
+  readonly batchMax: number;
+  readonly batchIntervalMs: number;
+  readonly pollIntervalMs: number;
+  readonly maxAttempts: number;
+  readonly leaseMs: number;
+  readonly log: WorkerLog;
+  /**
+   * This replica's id in the chain leases (default host:pid:random). A stable id (the service passes
+   * ANCHOR_REPLICA_ID or the host name) lets a restarted replica take its lease back without waiting.
+   */
+  readonly owner?: string;
+  /** Called after a broadcast succeeded and before it is recorded (the crash test's hook). */
+  readonly afterBroadcast?: (batch: AnchorBatch) => void;
+  /** Counts batch outcomes (`sent`, `confirmed`, `failed`, `requeued`) per chain. */
+  readonly onOutcome?: (chain: string, outcome: string, count?: number) => void;
+}
+
+/** Builds a batch tree for the repository (D19: RFC 9162 over leaf hashes of the 32 digest bytes). */
+export function batchTree(bundleHashes: readonly string[]) {
+  const tree = buildAnchorBatch(bundleHashes);
+  if (!tree.ok) throw new Error(tree.error.message);
+  return tree.value;
+}
+
+interface ChainState {
+  current: Promise<void>;
+  queued: { promise: Promise<void>; track: boolean } | undefined;
+  enqueuedSinceClose: number;
+}
+
+export class AnchorWorker {
+  readonly owner: string;
+  readonly #o: AnchorWorkerOptions;
+  readonly #chains = new Map<string, ChainState>();
+  #timer: NodeJS.Timeout | undefined;
+  #stopped = false;
+  #started = false;
+
+  constructor(options: AnchorWorkerOptions) {
+    this.#o = options;
+    this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  }
+
+  /** Runs every chain now (reconciling what a previous process left), then every ANCHOR_POLL_INTERVAL_MS. */
+  start(): void {
+    if (this.#started) return;
+    this.#started = true;
+    const loop = async () => {
+      if (this.#stopped) return;
+      await Promise.all([...this.#o.adapters.keys()].map((chain) => this.run(chain, true)));
+      if (!this.#stopped) this.#timer = setTimeout(loop, this.#o.pollIntervalMs);
+    };
+    void loop();
+  }
+
+  /** Stops the loop, waits for runs in flight, and hands the chains' leases back. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    await Promise.all([...this.#chains.values()].map((s) => s.queued?.promise ?? s.current));
+    await Promise.all(
+      [...this.#o.adapters.keys()].map((chain) =>
+        this.#o.repo.releaseLease(chain, this.owner).catch(() => undefined),
+      ),
+    );
+  }
+
+  /** A request was queued: write at once when the chain does not batch or a full batch is waiting. */
+  noteEnqueued(chain: string): void {
+    const state = this.#state(chain);
+    state.enqueuedSinceClose++;
+    const adapter = this.#o.adapters.get(chain);
+    if (adapter && (!adapter.batches || state.enqueuedSinceClose >= this.#o.batchMax))
+      void this.run(chain, false);
+  }
+
+  /**
+   * One pass over a chain (runs of one chain never overlap; a pass already waiting absorbs new calls).
+   * `track`: also follow confirmations of sent writes. Never rejects.
+   */
+  run(chain: string, track: boolean): Promise<void> {
+    const state = this.#state(chain);
+    if (state.queued) {
+      state.queued.track ||= track;
+      return state.queued.promise;
+    }
+    const queued = { promise: Promise.resolve(), track };
+    queued.promise = state.current.then(async () => {
+      state.queued = undefined;
+      if (this.#stopped) return;
+      try {
+        await this.#runChain(chain, queued.track);
+      } catch (error) {
+        if (error instanceof TransientError) {
+          this.#o.log.warn(
+            { chain, err: error.message },
+            'anchor: chain unreachable, retrying on the next pass',
+          );
+        } else {
+          this.#o.log.error({ chain, err: error }, 'anchor: pass failed');
+        }
+      }
+    });
+    state.queued = queued;
+    state.current = queued.promise;
+    return queued.promise;
+  }
+
+  #state(chain: string): ChainState {
+    let state = this.#chains.get(chain);
+    if (!state) {
+      state = { current: Promise.resolve(), queued: undefined, enqueuedSinceClose: 0 };
+      this.#chains.set(chain, state);
+    }
+    return state;
+  }
+
+  async #runChain(chain: string, track: boolean): Promise<void> {
+    const adapter = this.#o.adapters.get(chain);
+    if (!adapter) return;
+    await this.#closeDue(chain, adapter);
+    // One replica signs and broadcasts per chain at a time (nonces, UTXOs); the others only close batches.
+    if (!(await this.#o.repo.acquireLease(chain, this.owner, this.#o.leaseMs))) return;
+    await this.#reconcile(adapter);
+    await this.#sendCreated(adapter);
+    if (track) await this.#track(adapter);
+  }
+
+  async #closeDue(chain: string, adapter: ChainAdapter): Promise<void> {
+    const immediate = !adapter.batches || this.#o.mode === 'individual';
+    const dueBefore = immediate ? undefined : new Date(Date.now() - this.#o.batchIntervalMs).toISOString();
+    for (let i = 0; i < 64 && !this.#stopped; i++) {
+      const batch = await this.#o.repo.closeBatch(chain, {
+        max: this.#o.batchMax,
+        ...(dueBefore === undefined ? {} : { dueBefore }),
+        build: batchTree,
+      });
+      if (batch === undefined) return;
+      this.#state(chain).enqueuedSinceClose = 0;
+      this.#o.log.info(
+        { chain, batch: batch.id, size: batch.size, root: batch.root },
+        'anchor: batch closed',
+      );
+    }
+  }
+
+  /** Batches whose intent was stored but whose broadcast was not recorded (a crash, or a refused send). */
+  async #reconcile(adapter: ChainAdapter): Promise<void> {
+    for (const batch of await this.#o.repo.batches(adapter.name, ['sending'])) {
+      if (this.#stopped) return;
+      const items = await this.#o.repo.batchItems(batch.id);
+      const where = await adapter.track(batch);
+      if (where.state === 'unknown') {
+        // Not on chain and not in the mempool: send the very same signed bytes again (same nonce/inputs).
+        if (!(await this.#broadcast(adapter, batch, items))) return;
+      } else {
+        this.#o.log.info(
+          { chain: adapter.name, batch: batch.id, tx: batch.tx_id },
+          'anchor: found a stored write on chain',
+        );
+        await this.#o.repo.markSent(batch.id);
+        await this.#applyTrack(adapter, { ...batch, state: 'sent' }, where);
+      }
+    }
+  }
+
+  async #sendCreated(adapter: ChainAdapter): Promise<void> {
+    const repo = this.#o.repo;
+    for (const batch of await repo.batches(adapter.name, ['created'], 16)) {
+      if (this.#stopped) return;
+      // Writes go out in order: the next one waits until the previous one was accepted.
+      if ((await repo.batches(adapter.name, ['sending'], 1)).length > 0) return;
+      const items = await repo.batchItems(batch.id);
+      const inFlight = await repo.batches(adapter.name, ['sending', 'sent']);
+      const intent = await adapter.prepare(batch, items, {
+        inFlightNonces: inFlight.map((b) => b.nonce).filter((n): n is number => n !== null),
+      });
+      if (!(await repo.recordIntent(batch.id, intent, this.owner))) {
+        this.#o.log.warn(
+          { chain: adapter.name, batch: batch.id },
+          'anchor: lease lost before sending; another replica continues',
+        );
+        return;
+      }
+      const stored = (await repo.batch(batch.id)) as AnchorBatch;
+      if (!(await this.#broadcast(adapter, stored, items))) return;
+    }
+  }
+
+  async #broadcast(
+    adapter: ChainAdapter,
+    batch: AnchorBatch,
+    items: readonly AnchorItem[],
+  ): Promise<boolean> {
+    const repo = this.#o.repo;
+    const result = await adapter.broadcast(batch, items);
+    if (!result.ok) {
+      if (result.definitive) {
+        const requeued = await repo.failBatch(batch.id, result.error, this.#o.maxAttempts);
+        this.#o.onOutcome?.(adapter.name, 'failed');
+        if (requeued > 0) this.#o.onOutcome?.(adapter.name, 'requeued', requeued);
+        this.#o.log.warn(
+          { chain: adapter.name, batch: batch.id, err: result.error, requeued },
+          'anchor: write refused',
+        );
+      } else {
+        this.#o.log.warn(
+          { chain: adapter.name, batch: batch.id, err: result.error },
+          'anchor: send failed, retrying later',
+        );
+      }
+      return false;
+    }
+    this.#o.afterBroadcast?.(batch);
+    if (result.itemDetails) await repo.setItemDetails(result.itemDetails);
+    await repo.markSent(batch.id);
+    if (result.progress) await repo.recordProgress(batch.id, result.progress);
+    this.#o.onOutcome?.(adapter.name, 'sent');
+    if (result.progress?.confirmed) this.#o.onOutcome?.(adapter.name, 'confirmed');
+    this.#o.log.info(
+      { chain: adapter.name, batch: batch.id, tx: batch.tx_id, size: batch.size },
+      'anchor: write sent',
+    );
+    return true;
+  }
+
+  async #track(adapter: ChainAdapter): Promise<void> {
+    for (const batch of await this.#o.repo.batches(adapter.name, ['sent'])) {
+      if (this.#stopped) return;
+      await this.#applyTrack(adapter, batch, await adapter.track(batch));
+    }
+  }
+
+  async #applyTrack(adapter: ChainAdapter, batch: AnchorBatch, where: TrackResult): Promise<void> {
+    const repo = this.#o.repo;
+    switch (where.state) {
+      case 'included': {
+        const confirmed = where.confirmations >= adapter.confirmationsRequired;
+        await repo.recordProgress(batch.id, {
+          confirmations: where.confirmations,
+          confirmed,
+          blockNumber: where.blockNumber,
+          blockHash: where.blockHash,
+          eventIndex: where.eventIndex,
+          anchoredAt: where.anchoredAt,
+        });
+        if (confirmed) {
+          this.#o.onOutcome?.(adapter.name, 'confirmed');
+          this.#o.log.info(
+            { chain: adapter.name, batch: batch.id, block: where.blockNumber },
+            'anchor: write confirmed',
+          );
+        }
+        return;
+      }
+      case 'pending':
+        if (batch.block_number !== null) await repo.recordProgress(batch.id, this.#unmined());
+        return;
+      case 'unknown': {
+        if (adapter.kind === 'log') return;
+        if (batch.block_number !== null) {
+          this.#o.log.warn(
+            { chain: adapter.name, batch: batch.id, tx: batch.tx_id },
+            'anchor: write left the chain; sending it again',
+          );
+          await repo.recordProgress(batch.id, this.#unmined());
+        }
+        const items = await repo.batchItems(batch.id);
+        await this.#broadcast(adapter, batch, items);
+        return;
+      }
+      case 'failed': {
+        const requeued = await repo.failBatch(batch.id, where.error, this.#o.maxAttempts);
+        this.#o.onOutcome?.(adapter.name, 'failed');
+        if (requeued > 0) this.#o.onOutcome?.(adapter.name, 'requeued', requeued);
+        this.#o.log.warn(
+          { chain: adapter.name, batch: batch.id, err: where.error, requeued },
+          'anchor: write failed on chain',
+        );
+        return;
+      }
+    }
+  }
+
+  #unmined() {
+    return {
+      confirmations: 0,
+      confirmed: false,
+      blockNumber: null,
+      blockHash: null,
+      eventIndex: null,
+      anchoredAt: null,
+    };
+  }
+}

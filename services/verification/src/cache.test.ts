@@ -1,0 +1,92 @@
+// The analysis cache on its own: TTL by resolved tier, LRU bound, eviction by kid and by agent, and
+// keys that ignore key order but not settings. PROTOCOL §8.3 (TTLs 300/120/30/10 s, invalidateByKid).
+import type { BundleAnalysis, SecurityTier } from '@proto/core';
+import { describe, expect, it } from 'vitest';
+import { stableJson, VerificationCache, verificationCacheKey } from './cache.ts';
+
+function analysis(tier: SecurityTier | undefined, kids: string[], agentId?: string): BundleAnalysis {
+  return {
+    version: tier ? '2.0' : '1.0',
+    ...(tier ? { resolvedTier: tier } : {}),
+    ...(agentId ? { agentId } : {}),
+    signerKids: kids,
+    checkpointsVerified: 0,
+    checks: {},
+    findings: [],
+    warnings: [],
+    timeDependent: { signingKeys: [] },
+  };
+}
+
+describe('VerificationCache', () => {
+  it('keeps an analysis exactly as long as its tier allows (V1 as routine)', () => {
+    let now = 0;
+    const cache = new VerificationCache(100, () => now);
+    const ttl: [SecurityTier | undefined, number][] = [
+      ['routine', 300],
+      ['standard', 120],
+      ['elevated', 30],
+      ['maximum', 10],
+      [undefined, 300],
+    ];
+    for (const [tier] of ttl) cache.set(`k-${tier}`, analysis(tier, []));
+    for (const [tier, seconds] of ttl) {
+      now = seconds * 1000 - 1;
+      expect(cache.get(`k-${tier}`), `${tier} just before`).toBeDefined();
+      now = seconds * 1000;
+      expect(cache.get(`k-${tier}`), `${tier} at expiry`).toBeUndefined();
+    }
+    expect(cache.size).toBe(0);
+  });
+
+  it('evicts the least recently used entry beyond its bound', () => {
+    const cache = new VerificationCache(2);
+    cache.set('a', analysis('routine', []));
+    cache.set('b', analysis('routine', []));
+    cache.get('a');
+    cache.set('c', analysis('routine', []));
+    expect(cache.get('b')).toBeUndefined();
+    expect(cache.get('a')).toBeDefined();
+    expect(cache.get('c')).toBeDefined();
+    expect(cache.size).toBe(2);
+  });
+
+  it('evicts every analysis a kid signed, and every analysis of an agent', () => {
+    const cache = new VerificationCache(10);
+    cache.set('1', analysis('standard', ['kid-a', 'kid-b'], 'agent-1'));
+    cache.set('2', analysis('standard', ['kid-b'], 'agent-2'));
+    cache.set('3', analysis('standard', ['kid-c'], 'agent-1'));
+    expect(cache.invalidateKid('kid-b')).toBe(2);
+    expect(cache.get('1')).toBeUndefined();
+    expect(cache.get('2')).toBeUndefined();
+    expect(cache.invalidateKid('kid-a')).toBe(0);
+    expect(cache.invalidateAgent('agent-1')).toBe(1);
+    expect(cache.size).toBe(0);
+  });
+
+  it('stores nothing when disabled', () => {
+    const cache = new VerificationCache(0);
+    cache.set('a', analysis('routine', []));
+    expect(cache.enabled).toBe(false);
+    expect(cache.get('a')).toBeUndefined();
+  });
+});
+
+describe('cache keys', () => {
+  it('ignore member order but not content or settings', () => {
+    const a = { signed_bundle: { x: 1, y: [1, { b: 2, a: 1 }] }, public_key_b64: 'k' };
+    const b = { public_key_b64: 'k', signed_bundle: { y: [1, { a: 1, b: 2 }], x: 1 } };
+    expect(stableJson(a)).toBe(stableJson(b));
+    expect(verificationCacheKey('s1', a)).toBe(verificationCacheKey('s1', b));
+    expect(verificationCacheKey('s2', a)).not.toBe(verificationCacheKey('s1', a));
+    expect(verificationCacheKey('s1', { ...a, public_key_b64: 'other' })).not.toBe(
+      verificationCacheKey('s1', a),
+    );
+  });
+
+  it('give up on absurdly deep requests (they go uncached to the verifier)', () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 300; i++) deep = [deep];
+    expect(verificationCacheKey('s', { signed_bundle: deep })).toBeUndefined();
+  });
+});

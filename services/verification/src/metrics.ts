@@ -1,0 +1,62 @@
+// Verification metrics under the profile's prefix: latency by tier, verdicts, cache hits/misses, PQ
+// checkpoints, errors by code, requests by tier, pool queue depth. SPEC.md Events (the metrics list).
+import type { Counter, Histogram, ServiceMetrics } from '@proto/service-kit';
+import type { VerificationCache } from './cache.ts';
+import type { VerifyPool } from './pool.ts';
+
+export interface VerificationMetrics {
+  readonly latency: Histogram<'tier'>;
+  readonly verified: Counter<'result' | 'version' | 'tier'>;
+  readonly requestsByTier: Counter<'tier'>;
+  readonly cacheHits: Counter;
+  readonly cacheMisses: Counter;
+  readonly checkpointsVerified: Counter;
+  readonly errorsByCode: Counter<'code'>;
+}
+
+/** The tier label: the resolved tier, or `none` for bundles without one (V1, unreadable). */
+export function tierLabel(tier: string | undefined): string {
+  return tier ?? 'none';
+}
+
+export function createVerificationMetrics(
+  metrics: ServiceMetrics,
+  sources: { readonly pool: VerifyPool; readonly cache: VerificationCache },
+): VerificationMetrics {
+  metrics.gauge('verify_pool_queue_depth', 'Verifications waiting for a worker thread', [], (g) => {
+    g.set(sources.pool.queueDepth);
+  });
+  metrics.gauge('verify_pool_threads', 'Live verification worker threads', [], (g) => {
+    g.set(sources.pool.liveThreads);
+  });
+  metrics.gauge('verification_cache_entries', 'Analyses held in the verification cache', [], (g) => {
+    g.set(sources.cache.size);
+  });
+  return {
+    latency: metrics.histogram(
+      'verification_duration_seconds',
+      'POST /verify latency by resolved security tier',
+      ['tier'],
+    ),
+    verified: metrics.counter(
+      'bundles_verified_total',
+      'Bundles judged, by result, bundle version and tier',
+      ['result', 'version', 'tier'],
+    ),
+    requestsByTier: metrics.counter(
+      'verify_requests_total',
+      'Verification requests by resolved security tier',
+      ['tier'],
+    ),
+    cacheHits: metrics.counter('verification_cache_hits_total', 'Verifications answered from the cache'),
+    cacheMisses: metrics.counter(
+      'verification_cache_misses_total',
+      'Cacheable verifications not in the cache',
+    ),
+    checkpointsVerified: metrics.counter(
+      'pq_checkpoints_verified_total',
+      'PQ checkpoints whose signatures and coverage verified',
+    ),
+    errorsByCode: metrics.counter('verification_errors_total', 'Verification errors by error code', ['code']),
+  };
+}

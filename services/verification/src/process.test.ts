@@ -1,0 +1,111 @@
+// The real service as a child process on the pinned Node: boot failure on a bad VERIFIER_MODE, and a
+// graceful SIGTERM (in-flight requests finish, new ones get 503, exit 0). ARCHITECTURE §3.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { sampleBundle } from './test-support.ts';
+
+const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
+
+function startChild(env: Record<string, string>): {
+  child: ChildProcess;
+  output: () => string;
+  exit: Promise<number | null>;
+} {
+  const child = spawn(process.execPath, [MAIN], {
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'verification-')),
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let text = '';
+  child.stdout!.on('data', (d) => {
+    text += String(d);
+  });
+  child.stderr!.on('data', (d) => {
+    text += String(d);
+  });
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => text, exit };
+}
+
+async function waitFor(predicate: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('the service process', () => {
+  it('refuses to boot on a bad VERIFIER_MODE, naming the variable, exit code 1', async () => {
+    const { output, exit } = startChild({ VERIFIER_MODE: 'paranoid', PORT: '0' });
+    expect(await exit).toBe(1);
+    expect(output()).toMatch(
+      /VERIFIER_MODE must be one of classical_only, hybrid_preferred, hybrid_required, pq_only \(got "paranoid"\)/,
+    );
+    expect(output()).not.toMatch(/\n\s+at /);
+  });
+
+  it('drains on SIGTERM: in-flight verifications finish, a new request gets 503, exit 0', async () => {
+    const port = String(20000 + Math.floor(Math.random() * 20000));
+    const { child, output, exit } = startChild({
+      PORT: port,
+      VERIFY_WORKERS: '1',
+      VERIFICATION_CACHE_MAX_ENTRIES: '0',
+      VERIFY_RATE_LIMIT_PER_MINUTE: '0',
+    });
+    await waitFor(() => output().includes('listening on'), 15_000, 'the service to listen');
+    const base = `http://127.0.0.1:${port}`;
+    const heavy = JSON.stringify({
+      signed_bundle: sampleBundle({ tier: 'maximum', entries: 30 }).signed_bundle,
+    });
+
+    // A raw keep-alive connection with a request in flight: after SIGTERM we pipeline a second one on it.
+    const socket = connect(Number(port), '127.0.0.1');
+    let raw = '';
+    socket.on('data', (d) => {
+      raw += String(d);
+    });
+    await new Promise((r) => socket.once('connect', r));
+    const inflight = Array.from({ length: 8 }, () =>
+      fetch(`${base}/verify`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: heavy,
+      }),
+    );
+    socket.write(
+      `POST /verify HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(heavy)}\r\n\r\n${heavy}`,
+    );
+    // Every verification must have reached the service (past the request hooks) before the signal.
+    const arrived = () => (output().match(/"url":"\/verify"[^\n]*"msg":"incoming request"/g) ?? []).length;
+    await waitFor(() => arrived() >= 9, 15_000, 'the nine verifications to arrive');
+    await new Promise((r) => setTimeout(r, 50));
+    child.kill('SIGTERM');
+    await waitFor(() => output().includes('shutting down'), 5_000, 'the shutdown log');
+    socket.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
+
+    const responses = await Promise.all(inflight);
+    expect(responses.map((r) => r.status)).toEqual(Array(8).fill(200));
+    for (const r of responses) expect(((await r.json()) as { verified: boolean }).verified).toBe(true);
+    await waitFor(() => (raw.match(/HTTP\/1\.1 /g) ?? []).length >= 2, 10_000, 'both pipelined responses');
+    const [first, second] = raw.split(/(?=HTTP\/1\.1 )/);
+    expect(first).toMatch(/^HTTP\/1\.1 200/);
+    expect(second).toMatch(/^HTTP\/1\.1 503/);
+    expect(second).toMatch(/retry-after: 1/i);
+    expect(second).toContain('"code":"PROTO-E702"');
+    socket.destroy();
+    expect(await exit).toBe(0);
+    // After the drain nobody listens any more.
+    await expect(fetch(`${base}/health`)).rejects.toThrow();
+  });
+});

@@ -1,0 +1,185 @@
+// OpenAPI route schemas of the /v2 records: summaries, descriptions, the published V2 record schemas.
+// Implements ARCHITECTURE §3 (route schemas produce /docs) and the issue's note that signatures are not verified.
+import { getSchema } from '@proto/core';
+import { errorResponses } from '@proto/service-kit';
+import { ID_PATTERN_TEXT } from './ids.ts';
+import type { RecordRoute } from './kinds.ts';
+import { LIFECYCLE_MACHINE, transitionBodySchema } from './lifecycle-machine.ts';
+
+const SCHEMA_PREFIX = 'https://schemas.signed-bundles.org/v2/';
+
+export const NOT_VERIFIED_NOTE =
+  "The record's composite_sig is NOT verified: the service holds no trusted keys for arbitrary agents. " +
+  'Records are validated against their JSON Schema and stored exactly as received.';
+
+const BODY_NOTE =
+  'The body is the record itself or the upstream wrapper form { "<record_kind>": { … } }. ' +
+  'Numbers must be integers (dcp-jcs-v1, D15). Idempotent: re-posting the same record answers 200 with the ' +
+  'same id; another record under a stored id is 409.';
+
+/**
+ * The published V2 schemas a set of record kinds needs (the kinds and every schema they `$ref`), as
+ * mutable copies for `addSchema`: the OpenAPI document then carries them as components.
+ */
+export function documentationSchemas(kinds: readonly string[]): object[] {
+  const found = new Map<string, object>();
+  const visit = (name: string): void => {
+    if (found.has(name)) return;
+    const schema = getSchema('v2', name);
+    if (schema === undefined) return;
+    found.set(name, structuredClone(schema) as object);
+    for (const ref of refsOf(schema)) visit(ref);
+  };
+  for (const kind of kinds) visit(kind);
+  return [...found.values()];
+}
+
+function refsOf(schema: unknown): string[] {
+  const names: string[] = [];
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      for (const item of node) walk(item);
+    } else if (typeof node === 'object' && node !== null) {
+      for (const [key, value] of Object.entries(node)) {
+        if (key === '$ref' && typeof value === 'string' && value.startsWith(SCHEMA_PREFIX)) {
+          names.push(value.slice(SCHEMA_PREFIX.length).replace(/\.schema\.json(#.*)?$/, ''));
+        } else {
+          walk(value);
+        }
+      }
+    }
+  };
+  walk(schema);
+  return names;
+}
+
+const schemaRef = (kind: string) => ({ $ref: `${SCHEMA_PREFIX}${kind}.schema.json#` });
+
+function idRule(route: RecordRoute): string {
+  switch (route.id.type) {
+    case 'field':
+      return `Id: the record's \`${route.id.field}\`.`;
+    case 'agent':
+      return "Id: the record's `agent_id` (one per agent).";
+    case 'vitality':
+      return (
+        "Id: the record's `agent_id`; GET answers the agent's latest report. Each report is stored under its " +
+        '`report_hash` = sha256:<hex of SHA-256(jcs(report without composite_sig))>.'
+      );
+    case 'testament':
+      return (
+        "Id: the record's `agent_id`; every `testament_version` is kept and GET answers the latest " +
+        '(`?version=n` for another). A version not above the latest stored one is 409.'
+      );
+    case 'content':
+      return 'Id: content id sha256:<hex of SHA-256(jcs(record))> (this kind has no natural id).';
+  }
+}
+
+function lifecycleNote(route: RecordRoute): string {
+  switch (route.kind) {
+    case 'commissioning_certificate':
+      return ' Sets the agent to `commissioned`; another certificate for a known agent is 409.';
+    case 'decommissioning_record':
+      return ' Moves the agent to `decommissioned` (allowed from active or declining; else 409, unknown agent 404).';
+    case 'vitality_report':
+      return (
+        " `prev_report_hash` must equal the report_hash of the agent's latest report (GENESIS for the first), " +
+        "else 409; unknown agent 404. The report's `state` is recorded, not applied: moves go through /v2/lifecycle/transition."
+      );
+    default:
+      return '';
+  }
+}
+
+function answerSchema(route: RecordRoute) {
+  return {
+    type: 'object',
+    required: ['id', 'kind', 'stored_at', 'record'],
+    properties: {
+      id: { type: 'string' },
+      kind: { type: 'string', enum: [route.kind] },
+      stored_at: { type: 'string', format: 'date-time', description: 'When the service first stored it' },
+      record: { description: `The ${route.noun}, as received` },
+      ...(route.id.type === 'vitality'
+        ? { report_hash: { type: 'string', description: 'Chain hash of this report' } }
+        : {}),
+      ...(route.kind === 'commissioning_certificate' || route.kind === 'decommissioning_record'
+        ? { state: { type: 'string', description: "The agent's lifecycle state" } }
+        : {}),
+    },
+  } as const;
+}
+
+const rateLimitNote = (perMinute: number): string =>
+  perMinute > 0
+    ? ` Rate limit: ${perMinute} POSTs per minute per client IP, shared by every POST /v2 route (429, E700).`
+    : '';
+
+const tagOf = (route: RecordRoute): string => `records: ${route.area}`;
+
+export function postRecordSchema(route: RecordRoute, rateLimitPerMinute: number) {
+  const wrappers = route.wrapperKeys.map((key) => ({
+    type: 'object',
+    required: [key],
+    additionalProperties: false,
+    properties: { [key]: schemaRef(route.kind) },
+  }));
+  const answer = answerSchema(route);
+  return {
+    tags: [tagOf(route)],
+    summary: `Store a ${route.noun} (${route.kind})`,
+    description: `${BODY_NOTE} ${idRule(route)}${lifecycleNote(route)} ${NOT_VERIFIED_NOTE}${rateLimitNote(rateLimitPerMinute)}`,
+    body: { anyOf: [schemaRef(route.kind), ...wrappers] },
+    response: { 200: answer, 201: answer, ...errorResponses },
+  };
+}
+
+export function getRecordSchema(route: RecordRoute, param: string) {
+  return {
+    tags: [tagOf(route)],
+    summary:
+      route.id.type === 'vitality'
+        ? `Latest ${route.noun} of an agent`
+        : route.id.type === 'testament'
+          ? `Latest (or a given version of) an agent's ${route.noun}`
+          : `Fetch a ${route.noun}`,
+    description: `${idRule(route)} Unknown id: 404. ${NOT_VERIFIED_NOTE}`,
+    params: {
+      type: 'object',
+      required: [param],
+      properties: { [param]: { type: 'string', pattern: ID_PATTERN_TEXT } },
+    },
+    ...(route.id.type === 'testament'
+      ? { querystring: { type: 'object', properties: { version: { type: 'integer', minimum: 1 } } } }
+      : {}),
+    response: { 200: answerSchema(route), ...errorResponses },
+  };
+}
+
+export const transitionRouteSchema = (rateLimitPerMinute: number) => ({
+  tags: ['records: lifecycle'],
+  summary: 'Execute a lifecycle state transition',
+  description:
+    `Moves allowed (SPEC.md): ${Object.entries(LIFECYCLE_MACHINE)
+      .flatMap(([from, tos]) => tos.map((to) => `${from} → ${to}`))
+      .join(', ')}. ` +
+    'Unknown agent 404; a move outside the machine, or a from_state that is not the current state, 409 with ' +
+    'the allowed moves. Atomic under concurrency: of racing moves exactly one wins. The request is not signed.' +
+    rateLimitNote(rateLimitPerMinute),
+  body: transitionBodySchema,
+  response: {
+    200: {
+      type: 'object',
+      required: ['agent_id', 'state', 'previous_state'],
+      properties: {
+        agent_id: { type: 'string' },
+        state: { type: 'string', description: 'The new state' },
+        previous_state: { type: 'string' },
+        reason: { type: 'string' },
+        timestamp: { type: 'string' },
+      },
+    },
+    ...errorResponses,
+  },
+});

@@ -1,0 +1,305 @@
+// What each /v2 route does with the store: idempotent puts, lifecycle moves, the vitality chain, testaments.
+// Implements D14 (201 / 200 idempotent / 409 / 404), D16 (machine, atomic moves, GENESIS chain), D17 (retention).
+import type { Store, StoredRecord, StoreTransaction } from '@proto/store';
+import type { JsonObject } from './body.ts';
+import { conflict, invalidId, notFound } from './errors.ts';
+import { contentId, isValidId, testamentVersionId, vitalityReportHash } from './ids.ts';
+import type { RecordRoute } from './kinds.ts';
+import { LIFECYCLE_MACHINE, type TransitionRequest } from './lifecycle-machine.ts';
+
+/** The body of every record answer: `{ id, kind, stored_at, record }` plus a few per-kind facts. */
+export interface RecordAnswer {
+  readonly id: string;
+  readonly kind: string;
+  readonly stored_at: string;
+  readonly record: unknown;
+  /** Vitality: the report's chain hash (what the next report names as prev_report_hash). */
+  readonly report_hash?: string;
+  /** Commissioning: the agent's current lifecycle state. */
+  readonly state?: string;
+}
+
+export interface Outcome<T> {
+  /** 201 when stored now, 200 when the same record was already stored (idempotent re-post). */
+  readonly statusCode: 200 | 201;
+  readonly body: T;
+}
+
+const answer = (id: string, stored: StoredRecord, extra: Partial<RecordAnswer> = {}): RecordAnswer => ({
+  id,
+  kind: stored.kind,
+  stored_at: stored.stored_at,
+  record: stored.record,
+  ...extra,
+});
+
+const agentOf = (record: JsonObject): { agentId?: string } =>
+  isValidId(record['agent_id']) ? { agentId: record['agent_id'] } : {};
+
+/** Kinds with a natural id or a content id: stored once, re-posted idempotently, never overwritten. */
+export async function postSimpleRecord(
+  store: Store,
+  route: RecordRoute,
+  record: JsonObject,
+): Promise<Outcome<RecordAnswer>> {
+  let id: string;
+  if (route.id.type === 'field') {
+    id = record[route.id.field] as string; // schema-checked string, pattern-checked by readRecordBody
+  } else {
+    const hash = contentId(record);
+    if (!hash.ok) throw new Error(`content id of a validated record failed: ${hash.error.message}`);
+    id = hash.value;
+  }
+  const put = await store.records.put(route.kind, id, record, agentOf(record));
+  if (put.status === 'conflict') {
+    throw conflict(
+      `A different ${route.noun} is already stored under id ${id}; records are never overwritten`,
+      {
+        id,
+        kind: route.kind,
+        stored_at: put.stored.stored_at,
+      },
+    );
+  }
+  return { statusCode: put.status === 'created' ? 201 : 200, body: answer(id, put.stored) };
+}
+
+export async function getSimpleRecord(store: Store, route: RecordRoute, id: string): Promise<RecordAnswer> {
+  const stored = await store.records.get(route.kind, id);
+  if (stored === undefined) throw notFound(`No ${route.noun} with id ${id}`);
+  return answer(id, stored);
+}
+
+const COMMISSIONING = 'commissioning_certificate';
+const DECOMMISSIONING = 'decommissioning_record';
+const VITALITY = 'vitality_report';
+const TESTAMENT = 'digital_testament';
+
+/**
+ * D16: the certificate and the agent's `commissioned` state are written in one transaction. Re-posting
+ * the same certificate is idempotent; another certificate for a known agent is 409.
+ */
+export async function postCommission(store: Store, record: JsonObject): Promise<Outcome<RecordAnswer>> {
+  const agentId = record['agent_id'] as string;
+  return store.transaction(async (tx) => {
+    const put = await tx.records.put(COMMISSIONING, agentId, record, { agentId });
+    if (put.status === 'conflict') {
+      throw conflict(`Agent ${agentId} is already commissioned with a different certificate`, {
+        agent_id: agentId,
+        stored_at: put.stored.stored_at,
+      });
+    }
+    if (put.status === 'identical') {
+      const status = await tx.lifecycle.get(agentId);
+      return { statusCode: 200, body: answer(agentId, put.stored, stateOf(status?.state)) };
+    }
+    if ((await tx.lifecycle.commission(agentId)) === 'exists') {
+      // The agent is live but its certificate is gone (retention, D17): a new certificate cannot be
+      // told apart from a replacement, so it is refused and the state stays as it is.
+      const status = await tx.lifecycle.get(agentId);
+      throw conflict(
+        `Agent ${agentId} is already commissioned (state ${status?.state ?? 'unknown'}); its certificate is no longer stored`,
+        { agent_id: agentId, ...(status === undefined ? {} : { current_state: status.state }) },
+      );
+    }
+    return { statusCode: 201, body: answer(agentId, put.stored, { state: 'commissioned' }) };
+  });
+}
+
+export async function getCommission(store: Store, agentId: string): Promise<RecordAnswer> {
+  const stored = await store.records.get(COMMISSIONING, agentId);
+  if (stored === undefined) throw notFound(`No commissioning certificate for agent ${agentId}`);
+  const status = await store.lifecycle.get(agentId);
+  return answer(agentId, stored, stateOf(status?.state));
+}
+
+const stateOf = (state: string | undefined): Partial<RecordAnswer> => (state === undefined ? {} : { state });
+
+/** Throws the answer for a refused move (D16): 404 unknown agent, 409 with the allowed moves. */
+function refuseMove(
+  agentId: string,
+  to: string,
+  result: {
+    reason: 'unknown_agent' | 'not_allowed' | 'from_mismatch';
+    current?: string;
+    allowedMoves: string[];
+  },
+  expectedFrom?: string,
+): never {
+  if (result.reason === 'unknown_agent') throw notFound(`Unknown agent ${agentId}: commission it first`);
+  const details = {
+    agent_id: agentId,
+    current_state: result.current ?? null,
+    requested_state: to,
+    allowed_moves: result.allowedMoves,
+  };
+  const allowed = result.allowedMoves.length > 0 ? result.allowedMoves.join(', ') : 'none';
+  if (result.reason === 'from_mismatch') {
+    throw conflict(
+      `Agent ${agentId} is ${result.current ?? 'in another state'}, not ${expectedFrom ?? '?'}; allowed moves: ${allowed}`,
+      { ...details, from_state: expectedFrom ?? null },
+    );
+  }
+  throw conflict(
+    `Move ${result.current ?? '?'} → ${to} is outside the lifecycle state machine; allowed moves: ${allowed}`,
+    details,
+  );
+}
+
+/** D16: a decommissioning record is itself the move to `decommissioned`, stored with it atomically. */
+export async function postDecommission(store: Store, record: JsonObject): Promise<Outcome<RecordAnswer>> {
+  const agentId = record['agent_id'] as string;
+  return store.transaction(async (tx) => {
+    const put = await tx.records.put(DECOMMISSIONING, agentId, record, { agentId });
+    if (put.status === 'conflict') {
+      throw conflict(`Agent ${agentId} already has a different decommissioning record`, {
+        agent_id: agentId,
+        stored_at: put.stored.stored_at,
+      });
+    }
+    if (put.status === 'identical') {
+      return { statusCode: 200, body: answer(agentId, put.stored, { state: 'decommissioned' }) };
+    }
+    const reason = `decommissioning record (${String(record['termination_mode'])})`;
+    const moved = await tx.lifecycle.transition(agentId, 'decommissioned', {
+      allowed: LIFECYCLE_MACHINE,
+      reason,
+    });
+    if (!moved.ok) refuseMove(agentId, 'decommissioned', moved); // throws: the put is rolled back
+    return { statusCode: 201, body: answer(agentId, put.stored, { state: 'decommissioned' }) };
+  });
+}
+
+export async function getDecommission(store: Store, agentId: string): Promise<RecordAnswer> {
+  const stored = await store.records.get(DECOMMISSIONING, agentId);
+  if (stored === undefined) throw notFound(`No decommissioning record for agent ${agentId}`);
+  return answer(agentId, stored, { state: 'decommissioned' });
+}
+
+/** D16: POST /v2/lifecycle/transition, one locked read-then-write in the store. */
+export async function postTransition(
+  store: Store,
+  request: TransitionRequest,
+): Promise<{ agent_id: string; state: string; previous_state: string; reason?: string; timestamp?: string }> {
+  const result = await store.lifecycle.transition(request.agent_id, request.to_state, {
+    allowed: LIFECYCLE_MACHINE,
+    ...(request.from_state === undefined ? {} : { expectedFrom: request.from_state }),
+    ...(request.reason === undefined ? {} : { reason: request.reason }),
+    ...(request.timestamp === undefined ? {} : { at: request.timestamp }),
+  });
+  if (!result.ok) refuseMove(request.agent_id, request.to_state, result, request.from_state);
+  return {
+    agent_id: request.agent_id,
+    state: result.to,
+    previous_state: result.from,
+    ...(request.reason === undefined ? {} : { reason: request.reason }),
+    ...(request.timestamp === undefined ? {} : { timestamp: request.timestamp }),
+  };
+}
+
+/**
+ * D16: a vitality report extends its agent's chain: `prev_report_hash` must be the hash of the latest
+ * stored report (`GENESIS` first). The report is stored under its own hash, in the same transaction as
+ * the chain's compare-and-set, so a refused report leaves nothing behind.
+ */
+export async function postVitality(store: Store, record: JsonObject): Promise<Outcome<RecordAnswer>> {
+  const agentId = record['agent_id'] as string;
+  const hash = vitalityReportHash(record);
+  if (!hash.ok) throw new Error(`hash of a validated report failed: ${hash.error.message}`);
+  const reportHash = hash.value;
+  return store.transaction(async (tx) => {
+    const put = await tx.records.put(VITALITY, reportHash, record, { agentId });
+    if (put.status === 'conflict') {
+      throw conflict(
+        `A vitality report with hash ${reportHash} is already stored with a different composite_sig`,
+        { agent_id: agentId, report_hash: reportHash },
+      );
+    }
+    if (put.status === 'identical') {
+      return { statusCode: 200, body: answer(agentId, put.stored, { report_hash: reportHash }) };
+    }
+    const appended = await tx.lifecycle.appendVitality(
+      agentId,
+      reportHash,
+      String(record['prev_report_hash']),
+    );
+    if (!appended.ok) {
+      if (appended.reason === 'unknown_agent')
+        throw notFound(`Unknown agent ${agentId}: commission it first`);
+      throw conflict(
+        `prev_report_hash does not extend agent ${agentId}'s vitality chain: expected ${appended.expected}`,
+        {
+          agent_id: agentId,
+          expected_prev_report_hash: appended.expected,
+          prev_report_hash: record['prev_report_hash'],
+        },
+      );
+    }
+    return { statusCode: 201, body: answer(agentId, put.stored, { report_hash: reportHash }) };
+  });
+}
+
+export async function getLatestVitality(store: Store, agentId: string): Promise<RecordAnswer> {
+  const stored = await store.records.latestForAgent(VITALITY, agentId);
+  if (stored === undefined) throw notFound(`No vitality report for agent ${agentId}`);
+  return answer(agentId, stored, { report_hash: stored.id });
+}
+
+/**
+ * Testaments are versioned (`testament_version`): every version is kept under `<agent_id>:v<n>`, GET by
+ * agent id answers the latest. Re-posting a stored version is idempotent, other content under a stored
+ * version is 409, and a version not above the latest stored one is 409 (stale).
+ */
+export async function postTestament(store: Store, record: JsonObject): Promise<Outcome<RecordAnswer>> {
+  const agentId = record['agent_id'] as string;
+  const version = record['testament_version'] as number;
+  const id = testamentVersionId(agentId, version);
+  if (id === undefined) throw invalidId('agent_id (with its testament version)', `${agentId}:v${version}`);
+  return store.transaction(async (tx: StoreTransaction) => {
+    const existing = await tx.records.get(TESTAMENT, id);
+    // Sequential posts are ordered exactly. Two new versions of one agent racing on PostgreSQL may both be
+    // stored (nothing is lost; "latest" is then the last stored), as no row of the agent is locked here.
+    if (existing === undefined) {
+      const latest = await tx.records.latestForAgent(TESTAMENT, agentId);
+      const latestVersion = testamentVersionOf(latest);
+      if (latestVersion !== undefined && latestVersion >= version) {
+        throw conflict(
+          `Testament version ${version} of agent ${agentId} is stale: version ${latestVersion} is already stored`,
+          { agent_id: agentId, testament_version: version, latest_version: latestVersion },
+        );
+      }
+    }
+    const put = await tx.records.put(TESTAMENT, id, record, { agentId });
+    if (put.status === 'conflict') {
+      throw conflict(
+        `Testament version ${version} of agent ${agentId} is already stored with other content`,
+        {
+          agent_id: agentId,
+          testament_version: version,
+        },
+      );
+    }
+    return { statusCode: put.status === 'created' ? 201 : 200, body: answer(agentId, put.stored) };
+  });
+}
+
+export async function getTestament(store: Store, agentId: string, version?: number): Promise<RecordAnswer> {
+  let stored: StoredRecord | undefined;
+  if (version === undefined) {
+    stored = await store.records.latestForAgent(TESTAMENT, agentId);
+  } else {
+    const id = testamentVersionId(agentId, version);
+    stored = id === undefined ? undefined : await store.records.get(TESTAMENT, id);
+  }
+  if (stored === undefined) {
+    throw notFound(
+      `No digital testament for agent ${agentId}${version === undefined ? '' : ` at version ${version}`}`,
+    );
+  }
+  return answer(agentId, stored);
+}
+
+function testamentVersionOf(stored: StoredRecord | undefined): number | undefined {
+  const record = stored?.record as { testament_version?: unknown } | undefined;
+  return typeof record?.testament_version === 'number' ? record.testament_version : undefined;
+}

@@ -1,0 +1,101 @@
+// The agent lifecycle state machine and the body of POST /v2/lifecycle/transition.
+// Implements SPEC.md "States and transitions" (four moves only) and D16 (transition body, 409 with moves).
+import type { ProtocolProfile } from '@proto/core';
+import { isJsonObject } from './body.ts';
+import { badBody, invalidId } from './errors.ts';
+import { isValidId } from './ids.ts';
+
+export const LIFECYCLE_STATES = ['commissioned', 'active', 'declining', 'decommissioned'] as const;
+export type LifecycleState = (typeof LIFECYCLE_STATES)[number];
+
+/**
+ * SPEC.md's machine, exactly: upstream SDKs also allow commissioned → decommissioned and
+ * declining → active (PROTOCOL §9.2); the project spec and D16 do not.
+ */
+export const LIFECYCLE_MACHINE: Readonly<Record<LifecycleState, readonly LifecycleState[]>> = Object.freeze({
+  commissioned: ['active'],
+  active: ['declining', 'decommissioned'],
+  declining: ['decommissioned'],
+  decommissioned: [],
+});
+
+export interface TransitionRequest {
+  readonly agent_id: string;
+  readonly to_state: LifecycleState;
+  readonly from_state?: LifecycleState;
+  readonly reason?: string;
+  readonly timestamp?: string;
+}
+
+const MAX_REASON_LENGTH = 1024;
+/** RFC 3339 date-time, as the record schemas' `format: date-time`. */
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
+
+const isState = (value: unknown): value is LifecycleState =>
+  typeof value === 'string' && (LIFECYCLE_STATES as readonly string[]).includes(value);
+
+/** JSON Schema of the transition body (documentation; `readTransitionRequest` enforces the same rules). */
+export const transitionBodySchema = {
+  type: 'object',
+  required: ['agent_id', 'to_state'],
+  additionalProperties: false,
+  properties: {
+    agent_id: { type: 'string', pattern: '^[\\w:.\\-]{1,256}$' },
+    to_state: { type: 'string', enum: [...LIFECYCLE_STATES] },
+    from_state: {
+      type: 'string',
+      enum: [...LIFECYCLE_STATES],
+      description: 'When given, the move applies only if this is still the current state (else 409).',
+    },
+    reason: { type: 'string', minLength: 1, maxLength: MAX_REASON_LENGTH },
+    timestamp: { type: 'string', format: 'date-time', description: 'Time of the move (default: now).' },
+  },
+} as const;
+
+/** Validates the transition body; throws the HttpError to answer (400 E002, or INVALID_ID for agent_id). */
+export function readTransitionRequest(profile: ProtocolProfile, body: unknown): TransitionRequest {
+  if (!isJsonObject(body)) {
+    throw badBody(
+      profile,
+      'Request body must be a JSON object {agent_id, to_state, from_state?, reason?, timestamp?}',
+    );
+  }
+  const issues: { path: string; message: string }[] = [];
+  const allowed = new Set(Object.keys(transitionBodySchema.properties));
+  for (const key of Object.keys(body)) {
+    if (!allowed.has(key)) issues.push({ path: '', message: `must NOT have additional property '${key}'` });
+  }
+  const { agent_id, to_state, from_state, reason, timestamp } = body;
+  if (agent_id === undefined) issues.push({ path: '', message: "must have required property 'agent_id'" });
+  else if (typeof agent_id !== 'string') issues.push({ path: '/agent_id', message: 'must be string' });
+  else if (!isValidId(agent_id)) throw invalidId('agent_id', agent_id);
+  const states = LIFECYCLE_STATES.map((s) => `"${s}"`).join(', ');
+  if (to_state === undefined) issues.push({ path: '', message: "must have required property 'to_state'" });
+  else if (!isState(to_state)) issues.push({ path: '/to_state', message: `must be one of: ${states}` });
+  if (from_state !== undefined && !isState(from_state)) {
+    issues.push({ path: '/from_state', message: `must be one of: ${states}` });
+  }
+  if (
+    reason !== undefined &&
+    (typeof reason !== 'string' || reason.length === 0 || reason.length > MAX_REASON_LENGTH)
+  ) {
+    issues.push({ path: '/reason', message: `must be a string of 1 to ${MAX_REASON_LENGTH} characters` });
+  }
+  if (
+    timestamp !== undefined &&
+    (typeof timestamp !== 'string' || !DATE_TIME.test(timestamp) || Number.isNaN(Date.parse(timestamp)))
+  ) {
+    issues.push({ path: '/timestamp', message: 'must be an RFC 3339 date-time, e.g. 2026-05-01T08:00:00Z' });
+  }
+  if (issues.length > 0) {
+    const shown = issues.map((i) => `${i.path === '' ? '(root)' : i.path} ${i.message}`).join('; ');
+    throw badBody(profile, `Invalid transition request: ${shown}`, issues);
+  }
+  return {
+    agent_id: agent_id as string,
+    to_state: to_state as LifecycleState,
+    ...(from_state === undefined ? {} : { from_state: from_state as LifecycleState }),
+    ...(reason === undefined ? {} : { reason: reason as string }),
+    ...(timestamp === undefined ? {} : { timestamp: timestamp as string }),
+  };
+}

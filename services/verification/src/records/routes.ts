@@ -1,0 +1,125 @@
+// The Fastify plugin of the 37 /v2 record endpoints (`recordRoutes`): 18 POST + 18 GET + the transition.
+// Implements SPEC.md Lifecycle…Delegation endpoint tables with D14–D17; records' signatures are not verified.
+import { DEFAULT_PROFILE, type ProtocolProfile } from '@proto/core';
+import type { Store } from '@proto/store';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import { readRecordBody } from './body.ts';
+import { documentationSchemas, getRecordSchema, postRecordSchema, transitionRouteSchema } from './docs.ts';
+import { invalidId } from './errors.ts';
+import {
+  getCommission,
+  getDecommission,
+  getLatestVitality,
+  getSimpleRecord,
+  getTestament,
+  type Outcome,
+  postCommission,
+  postDecommission,
+  postSimpleRecord,
+  postTestament,
+  postTransition,
+  postVitality,
+  type RecordAnswer,
+} from './handlers.ts';
+import { isValidId } from './ids.ts';
+import { RECORD_ROUTES, type RecordRoute, TRANSITION_PATH } from './kinds.ts';
+import { readTransitionRequest } from './lifecycle-machine.ts';
+import { DEFAULT_RATE_LIMIT_PER_MINUTE, v2PostRateLimit } from './rate-limit.ts';
+
+export interface RecordRoutesOptions {
+  /** Where the records and lifecycle states live (opened by the caller, who also closes it). */
+  readonly store: Store;
+  /** Error-code prefix; default the app's profile (PROTOCOL_PROFILE), else `proto`. */
+  readonly profile?: ProtocolProfile;
+  /** POSTs per minute per client IP, one budget for every POST /v2 route (D17); 0 turns it off. */
+  readonly rateLimitPerMinute?: number;
+}
+
+type PostHandler = (store: Store, record: Record<string, unknown>) => Promise<Outcome<RecordAnswer>>;
+
+function postHandlerOf(route: RecordRoute): PostHandler {
+  switch (route.kind) {
+    case 'commissioning_certificate':
+      return postCommission;
+    case 'decommissioning_record':
+      return postDecommission;
+    case 'vitality_report':
+      return postVitality;
+    case 'digital_testament':
+      return postTestament;
+    default:
+      return (store, record) => postSimpleRecord(store, route, record);
+  }
+}
+
+type GetHandler = (store: Store, id: string, request: FastifyRequest) => Promise<RecordAnswer>;
+
+function getHandlerOf(route: RecordRoute): GetHandler {
+  switch (route.kind) {
+    case 'commissioning_certificate':
+      return getCommission;
+    case 'decommissioning_record':
+      return getDecommission;
+    case 'vitality_report':
+      return getLatestVitality;
+    case 'digital_testament':
+      return (store, id, request) => getTestament(store, id, testamentVersionQuery(request));
+    default:
+      return (store, id) => getSimpleRecord(store, route, id);
+  }
+}
+
+function testamentVersionQuery(request: FastifyRequest): number | undefined {
+  const raw = (request.query as Record<string, unknown> | undefined)?.['version'];
+  if (raw === undefined) return undefined;
+  const text = Array.isArray(raw) ? raw[0] : raw;
+  if (typeof text !== 'string' || !/^[1-9]\d{0,8}$/.test(text)) throw invalidId('version', String(text));
+  return Number(text);
+}
+
+function pathId(request: FastifyRequest, param: string, name = param): string {
+  const value = (request.params as Record<string, unknown>)[param];
+  if (!isValidId(value)) throw invalidId(`${name} in path`, value);
+  return value;
+}
+
+export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOptions): Promise<void> {
+  const { store } = options;
+  const profile = options.profile ?? app.protocolProfile ?? DEFAULT_PROFILE;
+  const perMinute = options.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE;
+
+  // Route schemas document; validation is ours (validateSchema: readable issues, E002, D14 id codes).
+  app.setValidatorCompiler(() => () => true);
+  for (const schema of documentationSchemas(RECORD_ROUTES.map((r) => r.kind))) app.addSchema(schema);
+
+  const limit = v2PostRateLimit(app, perMinute);
+  const onRequest: onRequestHookHandler[] = limit === undefined ? [] : [limit];
+
+  for (const route of RECORD_ROUTES) {
+    const post = postHandlerOf(route);
+    app.post(
+      route.path,
+      { schema: postRecordSchema(route, perMinute), onRequest },
+      async (request: FastifyRequest, reply: FastifyReply) => {
+        const record = readRecordBody(profile, route, request.body);
+        const outcome = await post(store, record);
+        return reply.code(outcome.statusCode).send(outcome.body);
+      },
+    );
+
+    const param = route.id.type === 'vitality' ? 'agent_id' : 'id';
+    const get = getHandlerOf(route);
+    app.get(`${route.path}/:${param}`, { schema: getRecordSchema(route, param) }, async (request) =>
+      get(store, pathId(request, param), request),
+    );
+    // The router refuses a path parameter over 100 characters (414, before any hook runs) but ids may
+    // have 256: the router falls back to this undocumented twin for longer ones (and for ids with '/').
+    app.get(`${route.path}/*`, { schema: { hide: true } }, async (request) =>
+      get(store, pathId(request, '*', param), request),
+    );
+  }
+
+  app.post(TRANSITION_PATH, { schema: transitionRouteSchema(perMinute), onRequest }, async (request) =>
+    postTransition(store, readTransitionRequest(profile, request.body)),
+  );
+}

@@ -1,0 +1,108 @@
+// GET /.well-known/<profile>-capabilities.json: what this running verifier really supports.
+// SPEC.md "Capabilities document", PROTOCOL §8.1; features not implemented here are reported false.
+import type { CryptoBackend, Verifier } from '@proto/core';
+import type { FastifyInstance } from 'fastify';
+
+/** /v2 record areas and the route whose presence means the area is served by this instance. */
+const RECORD_FEATURES: Readonly<Record<string, string>> = {
+  lifecycle_management: '/v2/lifecycle/commission',
+  digital_succession: '/v2/succession/testament',
+  dispute_resolution: '/v2/dispute/record',
+  rights_framework: '/v2/rights/declaration',
+  personal_representation: '/v2/delegation/mandate',
+};
+
+export interface CapabilitiesDocument {
+  readonly supported_versions: readonly string[];
+  readonly supported_algs: {
+    readonly signing: readonly string[];
+    readonly kem: readonly string[];
+    readonly hash: readonly string[];
+  };
+  readonly supported_wire_formats: readonly string[];
+  readonly features: Readonly<Record<string, boolean>>;
+  readonly profile: string;
+  readonly protocol_version: string;
+  readonly verifier_mode: string;
+  readonly min_accepted_version: string;
+  readonly crypto_backend: string;
+}
+
+export function capabilitiesDocument(
+  verifier: Verifier,
+  backend: CryptoBackend,
+  protocolVersion: string,
+  hasRoute: (url: string) => boolean,
+): CapabilitiesDocument {
+  const { settings } = verifier;
+  const accepted = new Set(settings.policy.accepted_algorithms.signing);
+  const pq = backend.algorithms.includes('ml-dsa-65') && accepted.has('ml-dsa-65');
+  const recordFeatures = Object.fromEntries(
+    Object.entries(RECORD_FEATURES).map(([name, url]) => [name, hasRoute(url)]),
+  );
+  return {
+    supported_versions: [...settings.acceptedVersions],
+    supported_algs: {
+      // What the active backend can verify and the policy accepts.
+      signing: backend.algorithms.filter((alg) => accepted.has(alg)),
+      // No key encapsulation is performed by this service.
+      kem: [],
+      hash: settings.policy.accepted_algorithms.hash.filter((h) => h === 'sha256' || h === 'sha3-256'),
+    },
+    supported_wire_formats: ['json', 'cbor'],
+    features: {
+      composite_signatures: pq,
+      pq_checkpoints: pq,
+      dual_hash_chains: true,
+      a2a_protocol: false,
+      emergency_revocation: false,
+      ...recordFeatures,
+    },
+    profile: verifier.profile.name,
+    protocol_version: protocolVersion,
+    verifier_mode: settings.mode,
+    min_accepted_version: settings.policy.min_accepted_version,
+    crypto_backend: backend.name,
+  };
+}
+
+export async function capabilitiesRoute(
+  app: FastifyInstance,
+  options: { readonly verifier: Verifier; readonly backend: CryptoBackend; readonly protocolVersion: string },
+): Promise<void> {
+  let document: CapabilitiesDocument | undefined;
+  app.get(
+    options.verifier.profile.wellKnown.capabilities,
+    {
+      schema: {
+        summary: 'Capabilities of this verifier (versions, algorithms, wire formats, features)',
+        tags: ['verification'],
+        response: {
+          200: {
+            type: 'object',
+            additionalProperties: true,
+            properties: {
+              supported_versions: { type: 'array', items: { type: 'string' } },
+              supported_algs: {
+                type: 'object',
+                additionalProperties: { type: 'array', items: { type: 'string' } },
+              },
+              supported_wire_formats: { type: 'array', items: { type: 'string' } },
+              features: { type: 'object', additionalProperties: { type: 'boolean' } },
+            },
+          },
+        },
+      },
+    },
+    async (_request, reply) => {
+      // Computed once, after every route (records included) is registered.
+      document ??= capabilitiesDocument(options.verifier, options.backend, options.protocolVersion, (url) =>
+        app.hasRoute({ method: 'POST', url }),
+      );
+      return reply
+        .header('cache-control', 'public, max-age=300')
+        .header('dcp-version', options.protocolVersion)
+        .send(document);
+    },
+  );
+}

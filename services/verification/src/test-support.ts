@@ -1,0 +1,57 @@
+// Test helpers: a verification app on a real listening socket, and builder-made bundles.
+// Used by the *.test.ts files of this service (ARCHITECTURE §6: end-to-end tests over real HTTP).
+import { randomUUID } from 'node:crypto';
+import { type BuildOptions, buildSignedBundle } from '@proto/core';
+import type { FastifyInstance } from 'fastify';
+import { buildVerificationApp, type ExtraPlugin } from './app.ts';
+import { loadVerificationConfig } from './config.ts';
+
+export interface RunningApp {
+  readonly app: FastifyInstance;
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** Starts the service on 127.0.0.1 with an ephemeral port; env values override quiet test defaults. */
+export async function startApp(
+  env: Record<string, string> = {},
+  extraPlugins: ExtraPlugin[] = [],
+): Promise<RunningApp> {
+  const config = loadVerificationConfig({
+    LOG_LEVEL: 'silent',
+    VERIFY_WORKERS: '2',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    ...(process.env['REDIS_URL'] ? { REDIS_URL: process.env['REDIS_URL'] } : {}),
+    ...env,
+  });
+  const app = await buildVerificationApp({
+    config,
+    extraPlugins,
+    rateLimitKeyPrefix: `test:${randomUUID()}:`,
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as { port: number };
+  return { app, url: `http://127.0.0.1:${port}`, close: () => app.close() };
+}
+
+/** A builder bundle: `signed_bundle` plus the agent's classical kid and the agent id (V2). */
+export function sampleBundle(options: BuildOptions) {
+  const built = buildSignedBundle(options);
+  const bundle = built.signed_bundle['bundle'] as Record<string, Record<string, Record<string, unknown>>>;
+  const agentId = (bundle['agent_passport']?.['payload']?.['agent_id'] ?? undefined) as string | undefined;
+  return { ...built, agentKid: built.keys.agent.classical.kid, agentId };
+}
+
+export async function postVerify(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; json: Record<string, unknown> }> {
+  const res = await fetch(`${url}/verify`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  return { status: res.status, headers: res.headers, json: (await res.json()) as Record<string, unknown> };
+}

@@ -1,0 +1,54 @@
+// Reading a POST /verify body and the 400 answer for one that is not a verify request.
+// SPEC.md "POST /verify" (signed_bundle required), DECISIONS D12 (error_details), ARCHITECTURE §6.
+import type { ProtocolProfile } from '@proto/core';
+import { errorCode } from '@proto/core';
+
+export interface BadVerifyRequest {
+  readonly verified: false;
+  readonly errors: string[];
+  readonly error_details: { code: string; check: 'request'; message: string; retryable: false }[];
+}
+
+export type ReadResult =
+  | { readonly ok: true; readonly request: Record<string, unknown> }
+  | { readonly ok: false; readonly message: string };
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Parses JSON bytes; invalid UTF-8, invalid JSON or nesting too deep for the parser is a bad request. */
+export function parseJsonBody(
+  bytes: Uint8Array,
+): { ok: true; value: unknown } | { ok: false; message: string } {
+  if (bytes.length === 0) return { ok: false, message: 'Request body is empty' };
+  try {
+    return { ok: true, value: JSON.parse(utf8.decode(bytes)) };
+  } catch (error) {
+    if (error instanceof RangeError) return { ok: false, message: 'Request body is nested too deeply' };
+    return { ok: false, message: 'Invalid JSON body' };
+  }
+}
+
+/** A verify request is an object with an object `signed_bundle`; the verifier judges the rest. */
+export function checkVerifyRequest(value: unknown): ReadResult {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return { ok: false, message: 'Request body must be a JSON object' };
+  }
+  const request = value as Record<string, unknown>;
+  const bundle = request['signed_bundle'];
+  if (bundle === undefined) return { ok: false, message: 'Missing signed_bundle in body' };
+  if (bundle === null || typeof bundle !== 'object' || Array.isArray(bundle)) {
+    return { ok: false, message: 'signed_bundle must be an object' };
+  }
+  return { ok: true, request };
+}
+
+/** The 400 body: `verified: false` with `errors` and `error_details` carrying E001 (D12). */
+export function badVerifyRequest(profile: ProtocolProfile, message: string): BadVerifyRequest {
+  return {
+    verified: false,
+    errors: [message],
+    error_details: [
+      { code: errorCode('BUNDLE_SCHEMA_INVALID', profile), check: 'request', message, retryable: false },
+    ],
+  };
+}
