@@ -1,5 +1,5 @@
 // The 40 upstream verifier cases (PROTOCOL §11) re-created as mutations of the upstream bundles and
-// run under profile dcp-ai. Where our verdict differs from upstream's, the row says why (D-numbers).
+// run under profile dcp-ai. Where our verdict differs from upstream's, the row says why (D-numbers, P1).
 import { describe, expect, it } from 'vitest';
 import {
   a,
@@ -238,7 +238,7 @@ const ROWS: readonly Row[] = [
     verified: false,
     codes: ['DCP-E101'],
     upstream: true,
-    why: 'D9: a PQ signature that is present must verify in every hybrid mode (upstream hybrid_preferred only warns); D10: the intent resolves to elevated anyway',
+    why: 'D9: a PQ signature that is present must verify in every hybrid mode (upstream hybrid_preferred only warns), also at the standard tier the bundle resolves to (P1)',
   },
   {
     id: '15b_tampered_pq_hybrid_required',
@@ -259,8 +259,8 @@ const ROWS: readonly Row[] = [
       bundleSig(s)['pq'] = null;
     },
     verified: false,
-    // D9: stripping (E102); elevated also requires the missing half (E103).
-    codes: ['DCP-E102', 'DCP-E103'],
+    // D9: stripping (E102) fails in every mode; at standard (P1) hybrid_preferred does not also need the half.
+    codes: ['DCP-E102'],
     upstream: false,
   },
   {
@@ -270,10 +270,11 @@ const ROWS: readonly Row[] = [
       bundleSig(s)['pq'] = null;
       bundleSig(s)['binding'] = 'classical_only';
     },
-    verified: false,
-    codes: ['DCP-E102', 'DCP-E103'],
+    // P1: policy risk_score 350 makes the intent standard (D10: every candidate is standard), so
+    // hybrid_preferred accepts the honest classical_only binding with warnings (D9), as upstream does.
+    verified: true,
+    codes: [],
     upstream: true,
-    why: 'D10: send_email/medium resolves to elevated (gateway score 500), whose mode hybrid_required needs the PQ half and pq_over_classical (D9); upstream resolves medium risk to hybrid_preferred and warns',
   },
   {
     id: '17b_stripped_pq_downgraded_HR',
@@ -541,11 +542,22 @@ describe.skipIf(!HAS_SHARED_VECTORS)('the 40 upstream verifier cases under dcp-a
     );
   });
 
-  it('17 verifies where its tier allows hybrid_preferred: with an intent that scores standard it passes with warnings (D9)', () => {
-    // Same downgrade, but the intent re-signed as api_call/medium (score 400 → standard).
+  it('17: the downgraded bundle verifies at standard with the absent-PQ and downgrade warnings (P1, D9)', () => {
     const signed = upstream(B);
-    const intent = payload(signed, 'intent');
-    intent['action_type'] = 'api_call';
+    ROWS.find((r) => r.id === '17_stripped_pq_downgraded_default')!.mutate!(signed);
+    const response = makeVerifier({ profile: 'dcp-ai' }).verify({ signed_bundle: signed });
+    expect(response).toMatchObject({ verified: true, resolved_tier: 'standard' });
+    expect(response.checks.pq_sig).toBe('absent');
+    expect(response.warnings).toEqual([
+      'Bundle signature: PQ signature absent (hybrid_preferred: accepted without post-quantum protection)',
+      'Bundle signature: classical-only signature although the passport holds an ML-DSA-65 key (possible downgrade)',
+    ]);
+  });
+
+  it('17 fails where the tier is elevated: an intent carrying a sensitive data class (PROTOCOL §6.7, D9, D10)', () => {
+    // Same downgrade, but the intent re-signed with data class pii (elevated → hybrid_required).
+    const signed = upstream(B);
+    payload(signed, 'intent')['data_classes'] = ['pii'];
     reseal(signed, {
       signer: 'human',
       resignArtifacts: ['intent'],
@@ -554,11 +566,7 @@ describe.skipIf(!HAS_SHARED_VECTORS)('the 40 upstream verifier cases under dcp-a
       classicalOnly: true,
     });
     const response = makeVerifier({ profile: 'dcp-ai' }).verify({ signed_bundle: signed });
-    expect(response).toMatchObject({ verified: true, resolved_tier: 'standard' });
-    expect(response.checks.pq_sig).toBe('absent');
-    expect(response.warnings).toEqual([
-      'Bundle signature: PQ signature absent (hybrid_preferred: accepted without post-quantum protection)',
-      'Bundle signature: classical-only signature although the passport holds an ML-DSA-65 key (possible downgrade)',
-    ]);
+    expect(response).toMatchObject({ verified: false, resolved_tier: 'elevated' });
+    expect(codes(response)).toEqual(['DCP-E102', 'DCP-E103']);
   });
 });

@@ -1,6 +1,7 @@
 // Tests for strict Base64, lowercase hex and the byte helpers.
 // PROTOCOL §4.1 (padded standard Base64), §2.1 (lowercase hex), DECISIONS D3 and D8.
 import { randomBytes } from 'node:crypto';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   bytesEqual,
@@ -82,6 +83,39 @@ describe('decodeBase64Strict', () => {
     ['non-canonical key text (last char B instead of =)', 'L9cW+sKJxJUX5+0v/4flcOUwqw4YlfwItf2z6dnBS19='],
   ])('rejects %s', (_label, text) => {
     expect(decodeBase64Strict(text)).toBeUndefined();
+  });
+
+  it('agrees with the RFC 4648 §4 grammar plus the canonical check on random and mangled texts', () => {
+    // The reference is the rule spelled out: alphabet, whole quanta, padding only at the end, and
+    // zero trailing bits (re-encoding gives the text back).
+    const GRAMMAR = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+    const reference = (text: string) =>
+      GRAMMAR.test(text) && Buffer.from(text, 'base64').toString('base64') === text
+        ? new Uint8Array(Buffer.from(text, 'base64'))
+        : undefined;
+    const alphabet = fc.constantFrom(...'AQgw+/-_= \n\r\t.é'.split(''), 'Zm9v', 'QQ==', 'Zg', '=');
+    fc.assert(
+      fc.property(fc.array(alphabet, { maxLength: 12 }), (parts) => {
+        const text = parts.join('');
+        expect(decodeBase64Strict(text)).toEqual(reference(text));
+      }),
+      { numRuns: 5000 },
+    );
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ maxLength: 80 }),
+        fc.nat(),
+        fc.string({ maxLength: 2 }),
+        (data, at, insert) => {
+          const text = encodeBase64(data);
+          expect(decodeBase64Strict(text)).toEqual(data);
+          const i = at % (text.length + 1);
+          const mangled = text.slice(0, i) + insert + text.slice(i);
+          expect(decodeBase64Strict(mangled)).toEqual(reference(mangled));
+        },
+      ),
+      { numRuns: 5000 },
+    );
   });
 
   it('accepts the empty string as zero bytes', () => {

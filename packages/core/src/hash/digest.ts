@@ -1,7 +1,6 @@
 // SHA-256 and SHA3-256 (FIPS 202, not Keccak-256): the two hash families of the protocol.
 // PROTOCOL §2.1 (formats, goldens), DECISIONS D3.
-import { createHash } from 'node:crypto';
-import { toHex, utf8Encode } from '../encoding/index.ts';
+import { hash } from 'node:crypto';
 
 export type HashAlg = 'sha256' | 'sha3-256';
 
@@ -12,17 +11,29 @@ export function isHashAlg(value: unknown): value is HashAlg {
   return value === 'sha256' || value === 'sha3-256';
 }
 
+function requireHashAlg(alg: HashAlg): void {
+  if (!isHashAlg(alg)) throw new TypeError(`unsupported hash algorithm: ${String(alg)}`);
+}
+
 /**
  * Digest of bytes, or of the UTF-8 bytes of a string. An `alg` outside HashAlg can only come from
  * code that bypassed the type checker, so it throws a TypeError (a programmer error, not bad input).
+ *
+ * node:crypto's one-shot `hash()` (Node ≥ 21.7 and 20.12; Node 24 is pinned) skips the Hash
+ * object. Its `binary` (latin1) output is one character per digest byte, and copying 32 characters
+ * into a small Uint8Array is cheaper than the Buffer (external ArrayBuffer) `buffer` output allocates.
+ * A string is hashed as UTF-8, a lone surrogate as U+FFFD, exactly as TextEncoder encodes it.
  */
 export function digest(alg: HashAlg, data: Uint8Array | string): Uint8Array {
-  if (!isHashAlg(alg)) throw new TypeError(`unsupported hash algorithm: ${String(alg)}`);
-  const bytes = typeof data === 'string' ? utf8Encode(data) : data;
-  return new Uint8Array(createHash(alg).update(bytes).digest());
+  requireHashAlg(alg);
+  const text = hash(alg, data, 'binary');
+  const out = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) out[i] = text.charCodeAt(i);
+  return out;
 }
 
-/** Lowercase hex digest (PROTOCOL §2.1: all hex is lowercase). */
+/** Lowercase hex digest (PROTOCOL §2.1: all hex is lowercase), straight from the one-shot hash. */
 export function hexDigest(alg: HashAlg, data: Uint8Array | string): string {
-  return toHex(digest(alg, data));
+  requireHashAlg(alg);
+  return hash(alg, data, 'hex');
 }

@@ -52,6 +52,32 @@ describe('digest', () => {
 
   it('throws a TypeError for an algorithm outside HashAlg (only reachable by bypassing the types)', () => {
     expect(() => digest('md5' as never, 'x')).toThrow(TypeError);
+    expect(() => hexDigest('md5' as never, 'x')).toThrow(TypeError);
+  });
+
+  it('agrees with node:crypto createHash on every byte value, length and subarray offset', () => {
+    const source = Uint8Array.from({ length: 300 }, (_, i) => (i * 151 + 7) & 0xff);
+    for (const alg of HASH_ALGS) {
+      for (const [start, end] of [
+        [0, 0],
+        [0, 1],
+        [3, 67],
+        [1, 300],
+        [0, 256],
+      ] as const) {
+        const data = source.subarray(start, end);
+        const expected = createHash(alg).update(data).digest('hex');
+        expect(hexDigest(alg, data)).toBe(expected);
+        expect(toHex(digest(alg, data))).toBe(expected);
+      }
+    }
+  });
+
+  it('hashes a lone surrogate as U+FFFD, the bytes utf8Encode gives', () => {
+    for (const text of ['a\uD800b', '\uDC00', 'x\uDBFF']) {
+      expect(hexDigest('sha256', text)).toBe(hexDigest('sha256', utf8Encode(text)));
+      expect(digest('sha3-256', text)).toEqual(digest('sha3-256', utf8Encode(text)));
+    }
   });
 });
 

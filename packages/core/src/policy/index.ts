@@ -1,10 +1,8 @@
 // Public surface of the policy module: modes, tiers, intent tier computation, VerifierPolicy.
-// SPEC.md "Verification modes", "Verifier policy", "Security tiers"; DECISIONS D9, D10.
+// SPEC.md "Verification modes", "Verifier policy", "Security tiers"; DECISIONS D9, D10; P1.
 export {
-  ACTION_SCORES,
   computeIntentScore,
   computeIntentTier,
-  IMPACT_SCORES,
   MAXIMUM_DATA_CLASSES,
   SENSITIVE_DATA_CLASSES,
 } from './intent-tier.ts';

@@ -1,27 +1,8 @@
-// The security tier an intent calls for, from its action, impact and data classes.
-// PROTOCOL §6.7 tier rule with the gateway's score formula; DECISIONS D10 (one of the tier candidates).
+// The security tier an intent calls for, from its risk score, data classes and action.
+// PROTOCOL §6.7 tier rule with the SDKs' score (docs/project-decisions.md P1); DECISIONS D10 (a candidate).
 import type { SecurityTier } from '../bundle/types.ts';
 
-/** Gateway impact base (unknown impact: 500). */
-export const IMPACT_SCORES: Readonly<Record<string, number>> = Object.freeze({
-  low: 200,
-  medium: 500,
-  high: 900,
-});
-
-/** Gateway action weights (unknown action: 300). */
-export const ACTION_SCORES: Readonly<Record<string, number>> = Object.freeze({
-  browse: 100,
-  api_call: 300,
-  send_email: 500,
-  create_calendar_event: 200,
-  initiate_payment: 900,
-  update_crm: 400,
-  write_file: 400,
-  execute_code: 700,
-});
-
-/** Data classes that add 150 to the score and force at least `elevated`. */
+/** Data classes that force at least `elevated` (PROTOCOL §6.7). */
 export const SENSITIVE_DATA_CLASSES: ReadonlySet<string> = new Set([
   'pii',
   'credentials',
@@ -32,14 +13,6 @@ export const SENSITIVE_DATA_CLASSES: ReadonlySet<string> = new Set([
 
 /** Data classes that force `maximum`. */
 export const MAXIMUM_DATA_CLASSES: ReadonlySet<string> = new Set(['credentials', 'children_data']);
-
-const UNKNOWN_IMPACT = 500;
-const UNKNOWN_ACTION = 300;
-
-function ownNumber(table: Readonly<Record<string, number>>, key: unknown, fallback: number): number {
-  // Own-property lookup only: `constructor` or `__proto__` as an action type must not hit Object.prototype.
-  return typeof key === 'string' && Object.hasOwn(table, key) ? table[key]! : fallback;
-}
 
 function field(value: unknown, key: string): unknown {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.hasOwn(value, key)
@@ -52,26 +25,31 @@ function dataClasses(intent: unknown): string[] {
   return Array.isArray(raw) ? raw.filter((c): c is string => typeof c === 'string') : [];
 }
 
-/**
- * The gateway score `min(1000, round((IMPACT + ACTION) / 2 + 150 × #sensitive classes))`.
- * A numeric `risk_score` on the intent (V2 schemas forbid it; some producers add it) can only raise
- * the score: the larger of the two counts, so a declared score never lowers the tier (D10).
- */
-export function computeIntentScore(intent: unknown): number {
-  const impact = ownNumber(IMPACT_SCORES, field(intent, 'estimated_impact'), UNKNOWN_IMPACT);
-  const action = ownNumber(ACTION_SCORES, field(intent, 'action_type'), UNKNOWN_ACTION);
-  const sensitive = dataClasses(intent).filter((c) => SENSITIVE_DATA_CLASSES.has(c)).length;
-  const formula = Math.min(1000, Math.round((impact + action) / 2 + 150 * sensitive));
-  const declared = field(intent, 'risk_score');
-  if (typeof declared === 'number' && Number.isFinite(declared)) {
-    return Math.max(formula, Math.min(1000, Math.max(0, Math.round(declared))));
-  }
-  return formula;
+/** A numeric risk_score as a score 0–1000 (rounded, clamped); undefined when absent or not a number. */
+function riskScore(value: unknown): number | undefined {
+  const raw = field(value, 'risk_score');
+  return typeof raw === 'number' && Number.isFinite(raw)
+    ? Math.min(1000, Math.max(0, Math.round(raw)))
+    : undefined;
 }
 
-/** The tier for a score and the intent's data classes / action (PROTOCOL §6.7 rule). */
-export function computeIntentTier(intent: unknown): SecurityTier {
-  const score = computeIntentScore(intent);
+/**
+ * P1: the score the SDKs use, not the gateway's impact/action formula. The intent's own numeric
+ * `risk_score` when present (V2 intent schemas forbid it, so a schema-valid bundle never has one),
+ * else the policy decision payload's `risk_score` (V2: integer 0–1000), else 0. The policy
+ * decision's `resolved_tier` stays a separate D10 candidate, so this score never lowers it.
+ */
+export function computeIntentScore(intent: unknown, policyDecision?: unknown): number {
+  return riskScore(intent) ?? riskScore(policyDecision) ?? 0;
+}
+
+/**
+ * PROTOCOL §6.7: `maximum` if score ≥ 800 or a class in MAXIMUM_DATA_CLASSES; else `elevated` if
+ * score ≥ 500, a class in SENSITIVE_DATA_CLASSES or action `initiate_payment`; else `standard` if
+ * score ≥ 200; else `routine`. The score is computeIntentScore's (P1).
+ */
+export function computeIntentTier(intent: unknown, policyDecision?: unknown): SecurityTier {
+  const score = computeIntentScore(intent, policyDecision);
   const classes = dataClasses(intent);
   if (score >= 800 || classes.some((c) => MAXIMUM_DATA_CLASSES.has(c))) return 'maximum';
   if (

@@ -1,5 +1,5 @@
-// Modes, tiers, the intent tier rule with the gateway score, tier resolution and VerifierPolicy parsing.
-// PROTOCOL §6.7 (score formula, tier rule, table), SPEC.md "Verifier policy"; DECISIONS D9, D10, D11.
+// Modes, tiers, the intent tier rule with P1's score, tier resolution and VerifierPolicy parsing.
+// PROTOCOL §6.7 (tier rule, table), SPEC.md "Verifier policy"; DECISIONS D9, D10, D11; P1 (intent score).
 import { describe, expect, it } from 'vitest';
 import {
   computeIntentScore,
@@ -56,37 +56,52 @@ describe('tier profiles (SPEC.md Security tiers, PROTOCOL §6.7)', () => {
   });
 });
 
-describe('intent tier (PROTOCOL §6.7, gateway score)', () => {
+describe('intent tier (PROTOCOL §6.7 rule, P1 score)', () => {
+  const decision = (risk_score: unknown) => ({ decision: 'approve', risk_score });
+
   it.each([
-    // [action, impact, classes, score, tier]
-    ['send_email', 'medium', ['contact_info'], 500, 'elevated'], // PROTOCOL's worked example
-    ['browse', 'low', [], 150, 'routine'],
-    ['api_call', 'medium', [], 400, 'standard'],
-    ['create_calendar_event', 'low', [], 200, 'standard'],
-    ['api_call', 'low', ['pii'], 400, 'elevated'], // a sensitive class forces elevated
-    ['browse', 'low', ['children_data'], 300, 'maximum'], // a maximum class forces maximum
-    ['initiate_payment', 'low', [], 550, 'elevated'],
-    ['initiate_payment', 'high', ['credentials'], 1000, 'maximum'],
-    ['execute_code', 'high', [], 800, 'maximum'],
-    ['teleport', 'unheard-of', [], 400, 'standard'], // unknown action 300, unknown impact 500
-    ['constructor', '__proto__', [], 400, 'standard'], // no prototype lookups
-    ['write_file', 'high', ['pii', 'health_data', 'financial_data'], 1000, 'maximum'], // capped at 1000
-  ])('%s / %s / %j scores %i → %s', (action, impact, classes, score, tier) => {
-    const value = intent(action, impact, classes as string[]);
-    expect(computeIntentScore(value)).toBe(score);
-    expect(computeIntentTier(value)).toBe(tier);
+    // [action, impact, classes, policy risk_score, score, tier]
+    ['send_email', 'medium', ['contact_info'], 350, 350, 'standard'], // the upstream SDK fixtures (P1)
+    ['send_email', 'medium', ['contact_info'], undefined, 0, 'routine'], // no score anywhere: 0
+    ['browse', 'low', [], 199, 199, 'routine'],
+    ['api_call', 'medium', [], 200, 200, 'standard'],
+    ['execute_code', 'high', [], 499, 499, 'standard'], // impact and action no longer score
+    ['send_email', 'medium', [], 500, 500, 'elevated'],
+    ['browse', 'low', [], 799, 799, 'elevated'],
+    ['browse', 'low', [], 800, 800, 'maximum'],
+    ['api_call', 'low', ['pii'], 0, 0, 'elevated'], // a sensitive class forces elevated
+    ['browse', 'low', ['children_data'], 100, 100, 'maximum'], // a maximum class forces maximum
+    ['initiate_payment', 'low', [], 100, 100, 'elevated'], // initiate_payment forces elevated
+    ['initiate_payment', 'high', ['credentials'], 900, 900, 'maximum'],
+    ['constructor', '__proto__', ['toString'], 250, 250, 'standard'], // no prototype lookups
+    ['write_file', 'high', [], 5000, 1000, 'maximum'], // clamped to 1000
+    ['write_file', 'high', [], -20, 0, 'routine'], // clamped to 0
+    ['api_call', 'medium', [], 349.6, 350, 'standard'], // rounded (a float fails schema/D2 elsewhere)
+  ])(
+    '%s / %s / %j with policy risk_score %s scores %i → %s',
+    (action, impact, classes, risk, score, tier) => {
+      const value = intent(action, impact, classes as string[]);
+      const policy = risk === undefined ? undefined : decision(risk);
+      expect(computeIntentScore(value, policy)).toBe(score);
+      expect(computeIntentTier(value, policy)).toBe(tier);
+    },
+  );
+
+  it("the intent's own numeric risk_score comes first, then the policy's, then 0 (P1)", () => {
+    expect(computeIntentScore(intent('browse', 'low', [], { risk_score: 900 }), decision(100))).toBe(900);
+    expect(computeIntentScore(intent('browse', 'low', [], { risk_score: 100 }), decision(900))).toBe(100);
+    expect(computeIntentScore(intent('browse', 'low', [], { risk_score: '900' }), decision(300))).toBe(300);
+    expect(computeIntentScore(intent('browse', 'low'), decision('700'))).toBe(0);
+    expect(computeIntentScore(intent('browse', 'low'), decision(Number.NaN))).toBe(0);
+    expect(computeIntentScore(intent('browse', 'low'))).toBe(0);
   });
 
-  it('a declared risk_score can raise the score, never lower it (D10)', () => {
-    expect(computeIntentScore(intent('browse', 'low', [], { risk_score: 900 }))).toBe(900);
-    expect(computeIntentScore(intent('send_email', 'medium', [], { risk_score: 0 }))).toBe(500);
-  });
-
-  it('garbage intents score as unknown and do not throw', () => {
+  it('garbage intents and decisions score 0 and do not throw', () => {
     for (const value of [null, 42, 'x', [], { data_classes: 'pii' }, { data_classes: [1, null, 'pii'] }]) {
-      expect(() => computeIntentTier(value)).not.toThrow();
+      expect(() => computeIntentTier(value, value)).not.toThrow();
     }
     expect(computeIntentTier({ data_classes: [1, null, 'pii'] })).toBe('elevated');
+    expect(computeIntentTier(null, [{ risk_score: 900 }])).toBe('routine');
   });
 });
 
@@ -118,8 +133,38 @@ describe('resolveSecurityTier (D10)', () => {
     const r = resolveSecurityTier({
       ...base,
       intent: intent('send_email', 'medium', [], { security_tier: 'routine' }),
+      policyDecision: { risk_score: 650 },
     });
     expect(r.tier).toBe('elevated');
+    expect(r.candidates[0]).toEqual({ source: 'intent_computed', tier: 'elevated' });
+  });
+
+  it("the policy decision's risk_score feeds the computed tier (P1): the upstream fixtures resolve standard", () => {
+    const r = resolveSecurityTier({
+      operatorMode: 'hybrid_preferred',
+      policy: DEFAULT_VERIFIER_POLICY,
+      intent: intent('send_email', 'medium', ['contact_info'], { security_tier: 'standard' }),
+      policyDecision: { risk_score: 350, resolved_tier: 'standard' },
+      passport: { risk_tier: 'medium' },
+    });
+    expect(r).toMatchObject({ tier: 'standard', mode: 'hybrid_preferred' });
+    expect(r.candidates.map((c) => c.tier)).toEqual([
+      'standard',
+      'standard',
+      'standard',
+      'standard',
+      'standard',
+    ]);
+    // Under hybrid_required the operator's floor lifts the same bundle to elevated.
+    expect(
+      resolveSecurityTier({
+        operatorMode: 'hybrid_required',
+        policy: DEFAULT_VERIFIER_POLICY,
+        intent: intent('send_email', 'medium', ['contact_info'], { security_tier: 'standard' }),
+        policyDecision: { risk_score: 350, resolved_tier: 'standard' },
+        passport: { risk_tier: 'medium' },
+      }).tier,
+    ).toBe('elevated');
   });
 
   it("the policy's override for the passport's risk tier, else its default_mode, is a floor", () => {
@@ -145,6 +190,7 @@ describe('resolveSecurityTier (D10)', () => {
       policy,
       passport: { risk_tier: 'medium' },
       intent: intent('execute_code', 'high'),
+      policyDecision: { risk_score: 850 },
     });
     expect(r).toMatchObject({ tier: 'maximum', mode: 'pq_only' });
   });

@@ -1,5 +1,5 @@
 // Resolves a bundle's security tier and verification mode from every candidate, never lowering.
-// DECISIONS D10 (the five candidates, max rank wins, mode = tier's mode); D9 (pq_only); PROTOCOL §6.7.
+// DECISIONS D10 (the five candidates, max rank wins, mode = tier's mode); D9 (pq_only); PROTOCOL §6.7; P1.
 import type { SecurityTier, VerificationMode, VerifierPolicy } from '../bundle/types.ts';
 import { computeIntentTier } from './intent-tier.ts';
 import { isSecurityTier, maxTier, modeForTier, tierFloorForMode } from './tiers.ts';
@@ -20,7 +20,10 @@ export interface TierCandidate {
 export interface TierInputs {
   /** The intent payload (V2 `bundle.intent.payload`); omitted when unavailable. */
   readonly intent?: unknown;
-  /** The policy decision payload; its `resolved_tier` is a candidate. */
+  /**
+   * The policy decision payload: its `resolved_tier` is a candidate, and its `risk_score` is the
+   * intent's score when the intent has none (P1).
+   */
   readonly policyDecision?: unknown;
   /** The agent passport payload; its `risk_tier` selects the policy's risk override. */
   readonly passport?: unknown;
@@ -52,15 +55,18 @@ export function policyModeForPassport(policy: VerifierPolicy, passport: unknown)
 }
 
 /**
- * D10: resolved tier = the highest of the intent's computed tier, the intent's declared
- * `security_tier`, the policy decision's `resolved_tier`, the operator mode's floor and the policy's
- * mode for the passport's risk tier. The mode is that tier's mode, except that an operator or policy
+ * D10: resolved tier = the highest of the intent's computed tier (PROTOCOL §6.7 rule with P1's score),
+ * the intent's declared `security_tier`, the policy decision's `resolved_tier`, the operator mode's
+ * floor and the policy's mode for the passport's risk tier. The mode is that tier's mode, except that an operator or policy
  * choice of `pq_only` (D9) replaces it: that choice is about which half is trusted, not about level.
  */
 export function resolveSecurityTier(inputs: TierInputs): TierResolution {
   const candidates: TierCandidate[] = [];
   if (inputs.intent !== undefined) {
-    candidates.push({ source: 'intent_computed', tier: computeIntentTier(inputs.intent) });
+    candidates.push({
+      source: 'intent_computed',
+      tier: computeIntentTier(inputs.intent, inputs.policyDecision),
+    });
     const declared = field(inputs.intent, 'security_tier');
     if (isSecurityTier(declared)) candidates.push({ source: 'intent_declared', tier: declared });
   }

@@ -111,12 +111,14 @@ describe('V2 artifacts', () => {
     expect(a).not.toBe(b);
   });
 
-  it.each(SECURITY_TIERS)('writes an intent whose PROTOCOL §6.7 tier is exactly %s (D10)', (tier) => {
+  it.each(SECURITY_TIERS)('writes an intent whose PROTOCOL §6.7 tier is exactly %s (D10, P1)', (tier) => {
     const p = parts(build({ tier }).signed_bundle);
     const intent = p.payload('intent');
-    expect(computeIntentTier(intent)).toBe(tier);
-    expect(intent['security_tier']).toBe(tier);
     const policy = p.payload('policy_decision');
+    // P1: the intent has no risk_score of its own, so the policy decision's risk_score is its score.
+    expect(intent['risk_score']).toBeUndefined();
+    expect(computeIntentTier(intent, policy)).toBe(tier);
+    expect(intent['security_tier']).toBe(tier);
     expect(policy['resolved_tier']).toBe(tier);
     expect(Number.isInteger(policy['risk_score'])).toBe(true);
     const riskTier = p.payload('agent_passport')['risk_tier'];

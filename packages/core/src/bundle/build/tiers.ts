@@ -1,5 +1,5 @@
 // Per-tier sample content: the intent and policy the builder writes so that a bundle resolves to
-// exactly the requested tier. PROTOCOL §6.4 (session lengths), §6.7 (tier rule); DECISIONS D10.
+// exactly the requested tier. PROTOCOL §6.4 (session lengths), §6.7 (tier rule); DECISIONS D10; P1.
 import type { SecurityTier } from '../types.ts';
 
 export interface TierSample {
@@ -8,7 +8,7 @@ export interface TierSample {
   readonly actionType: string;
   readonly target: Readonly<Record<string, string | null>>;
   readonly estimatedImpact: 'low' | 'medium' | 'high';
-  /** V2 data classes: chosen so the §6.7 score and class rules agree on this tier alone. */
+  /** V2 data classes: chosen so the §6.7 class rules never reach above this tier. */
   readonly dataClasses: readonly string[];
   /** V1 requires at least one data class (PROTOCOL §10.1). */
   readonly dataClassesV1: readonly string[];
@@ -16,7 +16,10 @@ export interface TierSample {
   readonly capabilities: readonly string[];
   /** Passport risk_tier whose default risk override matches the tier's mode (D10). */
   readonly riskTier: 'low' | 'medium' | 'high';
-  /** V2 policy risk score, integer 0–1000 (D2). */
+  /**
+   * V2 policy risk score, integer 0–1000 (D2); it is the intent's tier score (P1), so it stays in the
+   * tier's band: routine < 200 ≤ standard < 500 ≤ elevated < 800 ≤ maximum.
+   */
   readonly riskScore: number;
   /** V1 policy risk score, a float 0–1 as upstream writes it (PROTOCOL §1.2). */
   readonly riskScoreV1: number;
@@ -30,13 +33,15 @@ export interface TierSample {
 /*
  * PROTOCOL §6.7: maximum if score ≥ 800 or a class in {credentials, children_data}; elevated if
  * score ≥ 500, a class in {pii, financial_data, health_data, credentials, children_data} or action
- * initiate_payment; standard if score ≥ 200; else routine. Score = round((IMPACT + ACTION)/2 +
- * 150 × #sensitive classes). The choices below give the same tier whether or not a verifier counts
- * the chosen classes as sensitive:
- *   routine  browse(100) + low(200)            → 150, no classes
- *   standard api_call(300) + medium(500)       → 400, no classes
- *   elevated send_email(500) + medium(500)     → 500 (650 if contact_info counted), below 800
- *   maximum  initiate_payment(900) + high(900) → 900 and credentials
+ * initiate_payment; standard if score ≥ 200; else routine. The score is the policy decision's
+ * risk_score (P1: the intent carries none, its V2 schema forbids one), so each riskScore below lies
+ * in its tier's band and the classes and action never reach a higher tier:
+ *   routine  100, browse, no classes
+ *   standard 350, api_call, no classes
+ *   elevated 650, send_email, contact_info (not sensitive)
+ *   maximum  900, initiate_payment, financial_data and credentials
+ * The same choices give the same tiers under the upstream gateway's impact/action formula
+ * (150, 400, 500–650, 900 + credentials), so gateway-style verifiers agree.
  */
 export const TIER_SAMPLES: Readonly<Record<SecurityTier, TierSample>> = {
   routine: {

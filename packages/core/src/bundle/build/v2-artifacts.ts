@@ -1,5 +1,5 @@
 // The four V2 artifact payloads (RPR, passport, intent, policy decision), schema-valid and tier-exact.
-// PROTOCOL §6.1, §6.4 (shared session_nonce), §6.7 (tier rule), §10.2 (fields); D2 (integers), D10.
+// PROTOCOL §6.1, §6.4 (shared session_nonce), §6.7 (tier rule), §10.2 (fields); D2 (integers), D10, P1.
 import { hashCanonicalV2 } from '../../hash/index.ts';
 import type { SecurityTier } from '../types.ts';
 import type { Identities } from './ids.ts';

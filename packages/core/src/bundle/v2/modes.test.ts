@@ -1,5 +1,5 @@
 // Verdicts per verification mode where they differ, and tier resolution at bundle level.
-// DECISIONS D9 (mode rules), D10 (tier candidates, never lower), D6 (maximum); SPEC.md "Verification modes".
+// DECISIONS D9 (mode rules), D10 (tier candidates), D6 (maximum), P1 (score); SPEC.md "Verification modes".
 import { describe, expect, it } from 'vitest';
 import { compositeSign, domainSeparatedMessage } from '../../crypto/index.ts';
 import { encodeBase64 } from '../../encoding/index.ts';
@@ -10,6 +10,7 @@ import {
   buildSignedBundle,
   generateBundleKeys,
 } from '../build/index.ts';
+import type { ArtifactSet, JsonObject } from '../build/types.ts';
 import { backend, codes, FIXED_NOW, flipB64, type J, jcs, makeVerifier, o } from '../test-support.ts';
 import type { VerificationMode } from '../types.ts';
 
@@ -286,6 +287,37 @@ describe('tier resolution on bundles (D10)', () => {
       },
     });
     expect(verifier.verify({ signed_bundle: decided }).resolved_tier).toBe('elevated');
+  });
+
+  it("the policy decision's risk_score is the intent's score (P1); impact and action do not score", () => {
+    const lenient = {
+      default_mode: 'classical_only',
+      risk_overrides: { low: 'classical_only', medium: 'classical_only', high: 'classical_only' },
+    };
+    const verifier = makeVerifier({ mode: 'classical_only', policy: lenient });
+    const tierWith = (edit: (p: ArtifactSet<JsonObject>) => void) =>
+      verifier.verify({ signed_bundle: build({ hooks: { payloads: edit } }) }).resolved_tier;
+    // The routine sample: policy risk_score 100, browse/low.
+    expect(tierWith(() => {})).toBe('routine');
+    // execute_code/high scored 800 (maximum) under the gateway formula; without a score it stays routine.
+    expect(
+      tierWith((p) => {
+        p.intent['action_type'] = 'execute_code';
+        p.intent['estimated_impact'] = 'high';
+      }),
+    ).toBe('routine');
+    // The policy's score alone moves the computed tier, resolved_tier still saying routine.
+    expect(tierWith((p) => (p.policy_decision['risk_score'] = 200))).toBe('standard');
+    expect(tierWith((p) => (p.policy_decision['risk_score'] = 650))).toBe('elevated');
+    expect(tierWith((p) => (p.policy_decision['risk_score'] = 800))).toBe('maximum');
+    // The upstream fixtures' shape: send_email/medium/[contact_info] with risk_score 350 is standard.
+    expect(
+      tierWith((p) => {
+        p.intent['action_type'] = 'send_email';
+        p.intent['data_classes'] = ['contact_info'];
+        p.policy_decision['risk_score'] = 350;
+      }),
+    ).toBe('standard');
   });
 
   it('a declared tier below the computed one never lowers it, and says so', () => {

@@ -1,6 +1,6 @@
 // The V2 verification pipeline: runs every check in order and returns the time-independent analysis.
 // PROTOCOL §6.10 (upstream order, recommended superset); DECISIONS D5–D10, D12.
-import { canonicalBytesV2 } from '../../canonical/index.ts';
+import { canonicalizeV2 } from '../../canonical/index.ts';
 import { hexDigest, prefixedHash } from '../../hash/index.ts';
 import { resolveSecurityTier, type TierResolution } from '../../policy/resolve-tier.ts';
 import { tierRank } from '../../policy/tiers.ts';
@@ -43,7 +43,9 @@ export function computeBundleHash(signed: unknown): Result<string> {
   if (!isRecord(signed) || !isRecord(prop(signed, 'bundle')) || !isRecord(prop(signed, 'signature'))) {
     return err(coreError('BUNDLE_SCHEMA_INVALID', 'expected a signed bundle {bundle, signature}'));
   }
-  const whole = canonicalBytesV2({ bundle: prop(signed, 'bundle'), signature: prop(signed, 'signature') });
+  const whole = canonicalizeV2({ bundle: prop(signed, 'bundle'), signature: prop(signed, 'signature') });
+  // The canonical text is hashed as UTF-8 directly (it holds no lone surrogate, D2): no separate
+  // encoding pass over a bundle that runs to hundreds of KB with ML-DSA checkpoints.
   return whole.ok ? ok(prefixedHash('sha256', hexDigest('sha256', whole.value))) : whole;
 }
 

@@ -86,7 +86,8 @@ const baselines: CaseSpec[] = [
   ),
   {
     id: 'valid-v2-proto-spec-elevated',
-    description: 'elevated bundle (send_email with contact_info, score 500) resolves to elevated',
+    description:
+      'elevated bundle (send_email with contact_info, policy risk_score 650: P1) resolves to elevated',
     base: 'v2-proto-spec-elevated',
     expect: { verified: true, tier: 'elevated' },
   },
@@ -290,6 +291,31 @@ const modes: CaseSpec[] = [
       policy: { ...POLICY, risk_overrides: { ...POLICY.risk_overrides, medium: 'hybrid_required' } },
     },
     expect: { verified: true, tier: 'elevated' },
+  },
+  {
+    id: 'tier-policy-risk-score-raises',
+    description:
+      'routine bundle whose policy decision says risk_score 650 (resolved_tier still routine): the intent scores elevated (P1, D10)',
+    base: 'v2-proto-spec-routine',
+    build: () => ({ hooks: { payloads: (p) => set(p.policy_decision, 'risk_score', 650) } }),
+    verifier: { mode: 'classical_only' },
+    expect: { verified: true, tier: 'elevated' },
+  },
+  {
+    id: 'tier-impact-and-action-do-not-score',
+    description:
+      'routine bundle whose intent is execute_code/high (800 by the gateway formula) with policy risk_score 100: routine (P1)',
+    base: 'v2-proto-spec-routine',
+    build: () => ({
+      hooks: {
+        payloads: (p) => {
+          set(p.intent, 'action_type', 'execute_code');
+          set(p.intent, 'estimated_impact', 'high');
+        },
+      },
+    }),
+    verifier: { mode: 'classical_only' },
+    expect: { verified: true, tier: 'routine', checks: { pq_sig: 'skipped' } },
   },
   {
     id: 'policy-risk-override-rejects-classical',
