@@ -1,5 +1,7 @@
 // Public API of the service kit: what every Fastify service of the stack shares.
 // ARCHITECTURE §1 (service-kit: config, logs, metrics, errors, limits), §3 (runtime), §6 (conventions).
+
+export * from './anchor-client.ts';
 export { CborError, checkStrictCbor, decodeCbor, encodeCbor } from './cbor.ts';
 export {
   ConfigError,
@@ -58,4 +60,3 @@ export {
   type ServiceOptions,
 } from './service.ts';
 export { CBOR_CONTENT_TYPE, parseCborBody, prefersCbor } from './wire-format.ts';
-export * from './anchor-client.ts';

@@ -5,6 +5,7 @@ import { ConfigError, createService, type ServiceOptions } from '@proto/service-
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { VerificationCache } from './cache.ts';
 import type { VerificationConfig } from './config.ts';
+import { createExternalChecks, type ExternalChecks } from './external-checks.ts';
 import { createVerificationMetrics } from './metrics.ts';
 import { VerifyPool } from './pool.ts';
 import { anchorRoute } from './routes/anchor.ts';
@@ -19,6 +20,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The analysis cache; see invalidateByKid / invalidateByAgent. */
     verificationCache: VerificationCache;
+    /** Revocation (D20), attestation (D21) and anchor (D19) checks of POST /verify. */
+    externalChecks: ExternalChecks;
   }
 }
 
@@ -75,12 +78,26 @@ export async function buildVerificationApp(options: BuildVerificationAppOptions)
     await pool.close();
   });
 
+  const external = createExternalChecks({
+    config,
+    profile: verifier.profile,
+    mode: config.VERIFIER_MODE,
+    // D20: a revocation seen for the first time evicts every cached analysis of that agent.
+    onNewRevocation: (agentId) => {
+      const evicted = cache.invalidateAgent(agentId);
+      if (evicted > 0) app.log.info({ agent_id: agentId, evicted }, 'revoked agent: cached analyses evicted');
+    },
+    log: app.log,
+  });
+  app.decorate('externalChecks', external);
+
   const metrics = createVerificationMetrics(app.serviceMetrics, { pool, cache });
   await app.register(verifyRoutes, {
     verifier,
     pool,
     cache,
     metrics,
+    external,
     rateLimitPerMinute: config.VERIFY_RATE_LIMIT_PER_MINUTE,
   });
   await app.register(capabilitiesRoute, { verifier, backend, protocolVersion: config.DCP_VERSION });

@@ -1,8 +1,20 @@
 // The verification service's environment: every variable validated at boot, with its default.
-// SPEC.md "Configuration of the verification service", DECISIONS D10 (VERIFIER_MODE is a floor), D17, D22.
+// SPEC.md "Configuration of the verification service", DECISIONS D10 (VERIFIER_MODE is a floor), D17,
+// D19 (the operator's anchor sources), D20/D21 (revocation sources, attestation keys), D22.
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { ConfigError, defineEnv, loadConfig, type SharedConfig } from '@proto/service-kit';
+import { parseVerifierKey, type TrustedKey } from '@proto/core';
+import {
+  ConfigError,
+  defineEnv,
+  type LogSource,
+  loadConfig,
+  parseAttestationTrustedKeys,
+  parseRevocationSources,
+  REVOCATION_CLIENT_ENV,
+  type RevocationSources,
+  type SharedConfig,
+} from '@proto/service-kit';
 
 export const VERIFICATION_ENV = defineEnv({
   PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 3000, description: 'HTTP port' },
@@ -73,6 +85,39 @@ export const VERIFICATION_ENV = defineEnv({
     default: 'auto',
     description: 'Signature backend: node:crypto, @noble, or auto (native when it has every algorithm)',
   },
+  // D20/D21: REVOCATION_SOURCES, ATTESTATION_TRUSTED_KEYS, REVOCATION_FETCH_TIMEOUT_MS.
+  ...REVOCATION_CLIENT_ENV,
+  // D19: where anchor receipts are checked. Only these operator-chosen sources are ever called.
+  ANCHOR_VERIFY_ETH_RPC_URL: {
+    type: 'string',
+    description: 'EVM JSON-RPC URL for every EVM chain, or JSON {"<chain>": "<url>"}',
+  },
+  ANCHOR_VERIFY_ESPLORA_URL: {
+    type: 'string',
+    description: 'Esplora API base URL for every Bitcoin network, or JSON {"<network>": "<url>"}',
+  },
+  ANCHOR_VERIFY_LOG_URL: {
+    type: 'string',
+    description:
+      'Transparency logs a receipt may name: comma-separated base URLs, or JSON [{"url", "keys"?: [...]}]',
+  },
+  ANCHOR_VERIFY_LOG_KEY: {
+    type: 'string',
+    description:
+      "Comma-separated C2SP verifier keys of the logs' signed checkpoints (<origin>+<id>+<base64>)",
+  },
+  ANCHOR_VERIFY_MIN_CONFIRMATIONS: {
+    type: 'integer',
+    minimum: 1,
+    default: 1,
+    description: 'Confirmations an EVM or Bitcoin anchor needs for the anchor check to pass',
+  },
+  ANCHOR_VERIFY_TIMEOUT_MS: {
+    type: 'integer',
+    minimum: 100,
+    default: 5000,
+    description: 'Timeout of one request to an anchor source',
+  },
 });
 
 export type VerifierModeName = 'classical_only' | 'hybrid_preferred' | 'hybrid_required' | 'pq_only';
@@ -93,6 +138,21 @@ export interface VerificationConfig extends SharedConfig {
   readonly VERIFY_RATE_LIMIT_PER_MINUTE: number;
   readonly ANCHOR_SERVICE_URL?: string;
   readonly CRYPTO_BACKEND: 'auto' | 'native' | 'noble';
+  /** Parsed REVOCATION_SOURCES: jurisdiction → list URL and trusted list keys ({} when unset). */
+  readonly REVOCATION_SOURCES: RevocationSources;
+  /** Parsed ATTESTATION_TRUSTED_KEYS: jurisdiction → trusted attestation issuer keys ({} when unset). */
+  readonly ATTESTATION_TRUSTED_KEYS: Readonly<Record<string, readonly TrustedKey[]>>;
+  readonly REVOCATION_FETCH_TIMEOUT_MS: number;
+  /** Parsed ANCHOR_VERIFY_ETH_RPC_URL: one URL, or one per chain name. */
+  readonly ANCHOR_VERIFY_ETH_RPC_URL?: string | Readonly<Record<string, string>>;
+  /** Parsed ANCHOR_VERIFY_ESPLORA_URL: one URL, or one per network. */
+  readonly ANCHOR_VERIFY_ESPLORA_URL?: string | Readonly<Record<string, string>>;
+  /** Parsed ANCHOR_VERIFY_LOG_URL, each log with its verifier keys (ANCHOR_VERIFY_LOG_KEY applied). */
+  readonly ANCHOR_VERIFY_LOG_URL?: readonly LogSource[];
+  /** As given; already applied to the logs of ANCHOR_VERIFY_LOG_URL. */
+  readonly ANCHOR_VERIFY_LOG_KEY?: string;
+  readonly ANCHOR_VERIFY_MIN_CONFIRMATIONS: number;
+  readonly ANCHOR_VERIFY_TIMEOUT_MS: number;
 }
 
 /** VERIFIER_POLICY holds JSON text (starts with `{`) or the path of a JSON file. */
@@ -118,6 +178,106 @@ function readPolicy(value: string): unknown {
   }
 }
 
+function httpUrl(value: unknown, variable: string, where: string): string {
+  let url: URL | undefined;
+  try {
+    url = typeof value === 'string' ? new URL(value.trim()) : undefined;
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new ConfigError(`${where} must be an http(s) URL (got ${JSON.stringify(value)})`, [variable]);
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+function parseJson(text: string, variable: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`${variable} is not valid JSON: ${(error as Error).message}`, [variable]);
+  }
+}
+
+/** A URL, or JSON `{"<name>": "<url>"}` (ANCHOR_VERIFY_ETH_RPC_URL per chain, ANCHOR_VERIFY_ESPLORA_URL per network). */
+function readUrlOrMap(text: string, variable: string): string | Record<string, string> {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith('{')) return httpUrl(trimmed, variable, variable);
+  const value = parseJson(trimmed, variable);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new ConfigError(`${variable} must be a URL or a JSON object of URLs`, [variable]);
+  }
+  const map: Record<string, string> = {};
+  for (const [name, url] of Object.entries(value)) map[name] = httpUrl(url, variable, `${variable}.${name}`);
+  if (Object.keys(map).length === 0) throw new ConfigError(`${variable} names no source`, [variable]);
+  return map;
+}
+
+function checkVerifierKeys(keys: readonly unknown[], variable: string, where: string): string[] {
+  return keys.map((key, i) => {
+    const parsed = parseVerifierKey(key);
+    if (!parsed.ok) throw new ConfigError(`${where}[${i}]: ${parsed.error.message}`, [variable]);
+    return (key as string).trim();
+  });
+}
+
+/**
+ * ANCHOR_VERIFY_LOG_URL: comma-separated base URLs, each checked with the keys of ANCHOR_VERIFY_LOG_KEY,
+ * or JSON `[{"url": "...", "keys": ["<vkey>", ...]}]` (an entry without keys takes ANCHOR_VERIFY_LOG_KEY's).
+ */
+function readLogSources(urlText: string | undefined, keyText: string | undefined): LogSource[] | undefined {
+  const sharedKeys =
+    keyText === undefined
+      ? []
+      : checkVerifierKeys(
+          keyText.split(/[\s,]+/).filter((k) => k !== ''),
+          'ANCHOR_VERIFY_LOG_KEY',
+          'ANCHOR_VERIFY_LOG_KEY',
+        );
+  if (urlText === undefined) {
+    if (sharedKeys.length > 0) {
+      throw new ConfigError('ANCHOR_VERIFY_LOG_KEY is set but ANCHOR_VERIFY_LOG_URL names no log', [
+        'ANCHOR_VERIFY_LOG_KEY',
+        'ANCHOR_VERIFY_LOG_URL',
+      ]);
+    }
+    return undefined;
+  }
+  const variable = 'ANCHOR_VERIFY_LOG_URL';
+  const withShared = (url: string, keys: string[]): LogSource => {
+    const all = keys.length > 0 ? keys : sharedKeys;
+    return all.length > 0 ? { url, keys: all } : { url };
+  };
+  const trimmed = urlText.trim();
+  if (!trimmed.startsWith('[')) {
+    const urls = trimmed
+      .split(',')
+      .map((u) => u.trim())
+      .filter((u) => u !== '');
+    if (urls.length === 0) throw new ConfigError(`${variable} names no log`, [variable]);
+    return urls.map((u, i) => withShared(httpUrl(u, variable, `${variable}[${i}]`), []));
+  }
+  const value = parseJson(trimmed, variable);
+  if (!Array.isArray(value) || value.length === 0) {
+    throw new ConfigError(`${variable} must be a non-empty JSON array of {url, keys?}`, [variable]);
+  }
+  return value.map((entry: unknown, i) => {
+    if (typeof entry === 'string') return withShared(httpUrl(entry, variable, `${variable}[${i}]`), []);
+    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) {
+      throw new ConfigError(`${variable}[${i}] must be a URL or {url, keys?}`, [variable]);
+    }
+    const record = entry as Record<string, unknown>;
+    const keys = record['keys'];
+    if (keys !== undefined && !Array.isArray(keys)) {
+      throw new ConfigError(`${variable}[${i}].keys must be an array of verifier keys`, [variable]);
+    }
+    return withShared(
+      httpUrl(record['url'], variable, `${variable}[${i}].url`),
+      checkVerifierKeys(keys ?? [], variable, `${variable}[${i}].keys`),
+    );
+  });
+}
+
 /** Validates the environment; throws ConfigError naming the variable at fault. */
 export function loadVerificationConfig(
   env: Readonly<Record<string, string | undefined>> = process.env,
@@ -125,10 +285,25 @@ export function loadVerificationConfig(
   const raw = loadConfig<Record<string, unknown> & SharedConfig>(VERIFICATION_ENV, env);
   const workers = (raw['VERIFY_WORKERS'] as number | undefined) ?? Math.max(1, availableParallelism());
   const policy = typeof raw['VERIFIER_POLICY'] === 'string' ? readPolicy(raw['VERIFIER_POLICY']) : undefined;
-  return {
+  const text = (name: string) => (typeof raw[name] === 'string' ? (raw[name] as string) : undefined);
+  const ethRpc = text('ANCHOR_VERIFY_ETH_RPC_URL');
+  const esplora = text('ANCHOR_VERIFY_ESPLORA_URL');
+  const logs = readLogSources(text('ANCHOR_VERIFY_LOG_URL'), text('ANCHOR_VERIFY_LOG_KEY'));
+  const config: Record<string, unknown> = {
     ...raw,
     VERIFY_WORKERS: workers,
     VERIFY_QUEUE_MAX: (raw['VERIFY_QUEUE_MAX'] as number | undefined) ?? workers * 32,
     ...(policy === undefined ? {} : { VERIFIER_POLICY: policy }),
-  } as VerificationConfig;
+    REVOCATION_SOURCES: parseRevocationSources(text('REVOCATION_SOURCES')),
+    ATTESTATION_TRUSTED_KEYS: parseAttestationTrustedKeys(text('ATTESTATION_TRUSTED_KEYS')),
+    ...(ethRpc === undefined
+      ? {}
+      : { ANCHOR_VERIFY_ETH_RPC_URL: readUrlOrMap(ethRpc, 'ANCHOR_VERIFY_ETH_RPC_URL') }),
+    ...(esplora === undefined
+      ? {}
+      : { ANCHOR_VERIFY_ESPLORA_URL: readUrlOrMap(esplora, 'ANCHOR_VERIFY_ESPLORA_URL') }),
+    ...(logs === undefined ? {} : { ANCHOR_VERIFY_LOG_URL: logs }),
+  };
+  // Every field was validated above (env-schema, then the parsers): the shape is VerificationConfig.
+  return config as unknown as VerificationConfig;
 }

@@ -1,5 +1,5 @@
-// The real service as a child process on the pinned Node: boot failure on a bad VERIFIER_MODE, and a
-// graceful SIGTERM (in-flight requests finish, new ones get 503, exit 0). ARCHITECTURE §3.
+// The real service as a child process on the pinned Node: boot failure on a bad VERIFIER_MODE or
+// REVOCATION_SOURCES, and a graceful SIGTERM (in-flight finish, new get 503, exit 0). ARCHITECTURE §3.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -52,6 +52,13 @@ describe('the service process', () => {
     expect(output()).toMatch(
       /VERIFIER_MODE must be one of classical_only, hybrid_preferred, hybrid_required, pq_only \(got "paranoid"\)/,
     );
+    expect(output()).not.toMatch(/\n\s+at /);
+  });
+
+  it('refuses to boot on a malformed REVOCATION_SOURCES, naming the variable, exit code 1', async () => {
+    const { output, exit } = startChild({ REVOCATION_SOURCES: '{"US": {"url": ', PORT: '0' });
+    expect(await exit).toBe(1);
+    expect(output()).toMatch(/REVOCATION_SOURCES is not valid JSON/);
     expect(output()).not.toMatch(/\n\s+at /);
   });
 

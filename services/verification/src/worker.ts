@@ -2,6 +2,7 @@
 // bundle per task. ARCHITECTURE §3 (CPU-heavy verification in a bounded worker pool).
 import { workerData } from 'node:worker_threads';
 import { type BundleAnalysis, createVerifier, selectCryptoBackend, type VerifyResponse } from '@proto/core';
+import { type BundleSubject, evidenceOf, type SuppliedEvidence, subjectOf } from './bundle-subject.ts';
 import type { PortableVerifierOptions } from './verifier-options.ts';
 import { checkVerifyRequest, parseJsonBody } from './verify-request.ts';
 
@@ -28,6 +29,10 @@ export type VerifyTaskResult =
       readonly kind: 'verdict';
       readonly response: VerifyResponse;
       readonly facts: AnalysisFacts;
+      /** What the main thread's I/O checks (revocation, attestation, anchor) need. */
+      readonly subject: BundleSubject;
+      /** The request's anchor receipt and attestation, when it carried any (the main thread may not have parsed it). */
+      readonly evidence?: SuppliedEvidence;
       readonly analysis?: BundleAnalysis;
     };
 
@@ -52,7 +57,13 @@ export default function verifyTask(task: VerifyTask): VerifyTaskResult {
     ...(analysis.resolvedTier === undefined ? {} : { resolvedTier: analysis.resolvedTier }),
     checkpointsVerified: analysis.checkpointsVerified,
   };
-  return task.wantAnalysis
-    ? { kind: 'verdict', response, facts, analysis }
-    : { kind: 'verdict', response, facts };
+  const evidence = evidenceOf(read.request);
+  return {
+    kind: 'verdict',
+    response,
+    facts,
+    subject: subjectOf(analysis),
+    ...(evidence === undefined ? {} : { evidence }),
+    ...(task.wantAnalysis ? { analysis } : {}),
+  };
 }

@@ -4,7 +4,9 @@ import { performance } from 'node:perf_hooks';
 import type { BundleAnalysis, Verifier, VerifyResponse } from '@proto/core';
 import { decodeCbor, errorResponses, protocolError, rateLimitPerIp } from '@proto/service-kit';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { analysisRequest, evidenceOf, subjectOf } from '../bundle-subject.ts';
 import { type VerificationCache, verificationCacheKey } from '../cache.ts';
+import type { ExternalChecks } from '../external-checks.ts';
 import { tierLabel, type VerificationMetrics } from '../metrics.ts';
 import { PoolSaturatedError, type VerifyPool } from '../pool.ts';
 import { badVerifyRequest, checkVerifyRequest, parseJsonBody } from '../verify-request.ts';
@@ -15,6 +17,8 @@ export interface VerifyRouteOptions {
   readonly pool: VerifyPool;
   readonly cache: VerificationCache;
   readonly metrics: VerificationMetrics;
+  /** Revocation, attestation and anchor checks (I/O), run here after the worker's verdict. */
+  readonly external: ExternalChecks;
   /** Requests per minute per client IP; 0 = unlimited. */
   readonly rateLimitPerMinute: number;
 }
@@ -42,10 +46,15 @@ export const verifyRequestSchema = {
   properties: {
     signed_bundle: { type: 'object', description: 'Signed Bundle, V1 or V2' },
     public_key_b64: { type: 'string', description: 'Signer key, used when the V1 bundle carries none (D11)' },
-    anchor_receipt: { type: 'object', description: 'Optional anchor receipt (reported as skipped for now)' },
+    anchor_receipt: {
+      type: 'object',
+      description:
+        "Optional anchor receipt (D19), checked against the bundle's recomputed hash and the operator's configured chain and log sources: check `anchor`",
+    },
     jurisdiction_attestation: {
       type: 'object',
-      description: 'Optional attestation (reported as skipped for now)',
+      description:
+        "Optional jurisdiction attestation (D21): names the bundle's rpr_hash, signed by a trusted issuer key, not expired: check `attestation`",
     },
   },
 } as const;
@@ -76,7 +85,7 @@ const badRequestSchema = {
 } as const;
 
 export async function verifyRoutes(app: FastifyInstance, options: VerifyRouteOptions): Promise<void> {
-  const { verifier, pool, cache, metrics } = options;
+  const { verifier, pool, cache, metrics, external } = options;
   const profile = verifier.profile;
   const settingsText = JSON.stringify(verifier.settings);
 
@@ -154,12 +163,15 @@ export async function verifyRoutes(app: FastifyInstance, options: VerifyRouteOpt
         }
         const read = checkVerifyRequest(value);
         if (!read.ok) return rejectRequest(reply, read.message);
-        cacheKey = verificationCacheKey(settingsText, read.request);
+        // The analysis ignores the anchor receipt and the attestation, so the key does too.
+        cacheKey = verificationCacheKey(settingsText, analysisRequest(read.request));
         const hit = cacheKey === undefined ? undefined : cache.get(cacheKey);
         if (hit) {
           metrics.cacheHits.inc();
-          // Time-dependent checks (key expiry and age, RPR and session expiry) run on every hit.
-          const response = verifier.finalize(hit, new Date());
+          // Time-dependent checks (key expiry and age, RPR and session expiry) run on every hit, and so
+          // do revocation, attestation and anchor: only the analysis is cached, never a verdict (D20).
+          const finalized = verifier.finalize(hit, new Date());
+          const response = await external.apply(finalized, subjectOf(hit), evidenceOf(read.request));
           record(response, factsOf(hit), startedAt, false);
           return reply.header('x-verification-cache', 'hit').send(response);
         }
@@ -190,9 +202,11 @@ export async function verifyRoutes(app: FastifyInstance, options: VerifyRouteOpt
       }
       if (result.kind === 'bad_request') return rejectRequest(reply, result.message);
       if (cacheKey !== undefined && result.analysis) cache.set(cacheKey, result.analysis);
-      record(result.response, result.facts, startedAt, true);
+      // I/O checks after the CPU work; a revocation seen here evicts the entry just stored (D20).
+      const response = await external.apply(result.response, result.subject, result.evidence);
+      record(response, result.facts, startedAt, true);
       if (cache.enabled) reply.header('x-verification-cache', 'miss');
-      return reply.send(result.response);
+      return reply.send(response);
     },
   );
 }

@@ -1,0 +1,82 @@
+// POST /verify with an Ethereum receipt made by the real anchor service on a local EVM node (ganache), read
+// through ANCHOR_VERIFY_ETH_RPC_URL: pass, and a receipt the chain contradicts fails. DECISIONS D12, D19.
+import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deployAnchorContract } from '../../anchor/src/contract/deploy.ts';
+import { postAnchor, testApp } from '../../anchor/src/testing/app.ts';
+import {
+  ANCHOR_KEY,
+  DEPLOYER_KEY,
+  type LocalChain,
+  startLocalChain,
+  TEST_CHAIN_ID,
+} from '../../anchor/src/testing/ganache.ts';
+import { postVerify, type RunningApp, sampleBundle, startApp } from './test-support.ts';
+
+let chain: LocalChain;
+let target: StoreTarget;
+let anchor: FastifyInstance;
+let verifier: RunningApp;
+let receipt: Record<string, unknown>;
+const anchored = sampleBundle({});
+
+beforeAll(async () => {
+  [chain, target] = await Promise.all([startLocalChain(), createStoreTarget('sqlite', 'verification-evm')]);
+  const { contract } = await deployAnchorContract({ rpcUrl: chain.url, privateKey: DEPLOYER_KEY });
+  anchor = await testApp(
+    {
+      ETH_RPC_URL: chain.url,
+      ETH_CHAIN_ID: String(TEST_CHAIN_ID),
+      ETH_CONTRACT: contract,
+      ETH_PRIVATE_KEY: ANCHOR_KEY,
+      ETH_CONFIRMATIONS: '2',
+      BATCH_INTERVAL_MS: '0',
+    },
+    await target.open(),
+  );
+  expect((await postAnchor(anchor, anchored.bundleHash, 'ethereum')).statusCode).toBe(202);
+  await anchor.anchorWorker.run('ethereum', true);
+  await chain.mine(2);
+  await anchor.anchorWorker.run('ethereum', true);
+  const res = await anchor.inject({ method: 'GET', url: `/anchor/${anchored.bundleHash}?chain=ethereum` });
+  receipt = (res.json() as { anchor_receipt: Record<string, unknown> }).anchor_receipt;
+  verifier = await startApp({
+    VERIFY_WORKERS: '1',
+    VERIFY_RATE_LIMIT_PER_MINUTE: '0',
+    ANCHOR_VERIFY_ETH_RPC_URL: JSON.stringify({ ethereum: chain.url }),
+    ANCHOR_VERIFY_MIN_CONFIRMATIONS: '2',
+  });
+});
+
+afterAll(async () => {
+  await verifier?.close();
+  await anchor?.close();
+  await target?.cleanup();
+  await chain?.close();
+});
+
+describe('an Ethereum anchor receipt (D19) read through the operator’s RPC', () => {
+  it('passes the receipt of the anchored bundle', async () => {
+    expect(receipt).toMatchObject({
+      chain: 'ethereum',
+      status: 'confirmed',
+      bundle_hash: anchored.bundleHash,
+    });
+    const { json } = await postVerify(verifier.url, {
+      signed_bundle: anchored.signed_bundle,
+      anchor_receipt: receipt,
+    });
+    expect(json, JSON.stringify(json)).toMatchObject({ verified: true, checks: { anchor: 'pass' } });
+  });
+
+  it('fails a receipt whose block the chain contradicts', async () => {
+    const { json } = await postVerify(verifier.url, {
+      signed_bundle: anchored.signed_bundle,
+      anchor_receipt: { ...receipt, block_number: (receipt['block_number'] as number) + 1 },
+    });
+    expect(json['verified']).toBe(false);
+    expect(json['checks']).toMatchObject({ anchor: 'fail' });
+    expect(json['error_details']).toEqual([expect.objectContaining({ code: 'PROTO-E202', check: 'anchor' })]);
+  });
+});

@@ -1,0 +1,54 @@
+// What the main thread needs from an analysis and a request to run the I/O checks after the worker's
+// verdict: who the bundle is about, and the evidence the caller supplied. DECISIONS D12, D19–D21.
+import type { BundleAnalysis, SecurityTier } from '@proto/core';
+
+/** The facts of a bundle the revocation, attestation and anchor checks look at (plain data, clonable). */
+export interface BundleSubject {
+  readonly version: string;
+  readonly resolvedTier?: SecurityTier;
+  readonly agentId?: string;
+  readonly signerKids: readonly string[];
+  /** The RPR's jurisdiction: whose revocation list applies. */
+  readonly jurisdiction?: string;
+  /** What an attestation must name (`manifest.rpr_hash` in V2). */
+  readonly rprHash?: string;
+  /** What an anchor receipt must commit to (recomputed by the verifier, never read from the receipt). */
+  readonly bundleHash?: string;
+}
+
+/** Evidence a /verify request may carry beside the bundle (SPEC.md "POST /verify"). */
+export interface SuppliedEvidence {
+  readonly anchor_receipt?: unknown;
+  readonly jurisdiction_attestation?: unknown;
+}
+
+export function subjectOf(analysis: BundleAnalysis): BundleSubject {
+  return {
+    version: analysis.version,
+    signerKids: analysis.signerKids,
+    ...(analysis.resolvedTier === undefined ? {} : { resolvedTier: analysis.resolvedTier }),
+    ...(analysis.agentId === undefined ? {} : { agentId: analysis.agentId }),
+    ...(analysis.jurisdiction === undefined ? {} : { jurisdiction: analysis.jurisdiction }),
+    ...(analysis.rprHash === undefined ? {} : { rprHash: analysis.rprHash }),
+    ...(analysis.bundleHash === undefined ? {} : { bundleHash: analysis.bundleHash }),
+  };
+}
+
+/** The request's evidence; `null` counts as not supplied. Undefined when there is none. */
+export function evidenceOf(request: Readonly<Record<string, unknown>>): SuppliedEvidence | undefined {
+  const receipt = request['anchor_receipt'];
+  const attestation = request['jurisdiction_attestation'];
+  const hasReceipt = receipt !== undefined && receipt !== null;
+  const hasAttestation = attestation !== undefined && attestation !== null;
+  if (!hasReceipt && !hasAttestation) return undefined;
+  return {
+    ...(hasReceipt ? { anchor_receipt: receipt } : {}),
+    ...(hasAttestation ? { jurisdiction_attestation: attestation } : {}),
+  };
+}
+
+/** The request without the evidence: the analysis does not depend on it, so neither does the cache key. */
+export function analysisRequest(request: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const { anchor_receipt: _receipt, jurisdiction_attestation: _attestation, ...rest } = request;
+  return rest;
+}

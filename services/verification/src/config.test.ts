@@ -1,0 +1,94 @@
+// The verifier's trust settings at boot: revocation sources, attestation keys and anchor sources parsed and
+// validated, a bad value refused with the variable named. DECISIONS D19 (operator sources), D20, D21.
+import { formatVerifierKey, noteVerifierKey } from '@proto/core';
+import { ConfigError } from '@proto/service-kit';
+import { describe, expect, it } from 'vitest';
+import { loadVerificationConfig } from './config.ts';
+import { anchorSourcesOf } from './external-checks.ts';
+
+const KEY = Buffer.alloc(32, 7).toString('base64');
+// A C2SP Ed25519 verifier key (<origin>+<key id>+<base64>).
+const noteKey = noteVerifierKey('log.example/test', 'ed25519', new Uint8Array(32).fill(9));
+if (!noteKey.ok) throw new Error(noteKey.error.message);
+const VKEY = formatVerifierKey(noteKey.value);
+
+function refusal(env: Record<string, string>): ConfigError {
+  try {
+    loadVerificationConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('configuration accepted');
+}
+
+describe('verifier trust settings', () => {
+  it('parses REVOCATION_SOURCES and ATTESTATION_TRUSTED_KEYS; unset means none', () => {
+    const config = loadVerificationConfig({
+      REVOCATION_SOURCES: JSON.stringify({ FR: { url: 'https://rev.example.fr/list.json', keys: [KEY] } }),
+      ATTESTATION_TRUSTED_KEYS: JSON.stringify({ FR: [KEY] }),
+    });
+    expect(config.REVOCATION_SOURCES).toEqual({
+      FR: {
+        url: 'https://rev.example.fr/list.json',
+        keys: [expect.objectContaining({ public_key_b64: KEY })],
+      },
+    });
+    expect(config.ATTESTATION_TRUSTED_KEYS).toEqual({
+      FR: [expect.objectContaining({ public_key_b64: KEY })],
+    });
+    expect(config.REVOCATION_FETCH_TIMEOUT_MS).toBe(3000);
+    const bare = loadVerificationConfig({});
+    expect(bare.REVOCATION_SOURCES).toEqual({});
+    expect(bare.ATTESTATION_TRUSTED_KEYS).toEqual({});
+    expect(anchorSourcesOf(bare)).toBeUndefined();
+  });
+
+  it.each([
+    [{ REVOCATION_SOURCES: '{"FR": ' }, 'REVOCATION_SOURCES', /REVOCATION_SOURCES is not valid JSON/],
+    [{ REVOCATION_SOURCES: '{"FR": {"url": "ftp://x", "keys": []}}' }, 'REVOCATION_SOURCES', /url/],
+    [{ ATTESTATION_TRUSTED_KEYS: '{"FR": ["not a key"]}' }, 'ATTESTATION_TRUSTED_KEYS', /FR/],
+    [{ ANCHOR_VERIFY_ETH_RPC_URL: 'localhost:8545' }, 'ANCHOR_VERIFY_ETH_RPC_URL', /http\(s\) URL/],
+    [{ ANCHOR_VERIFY_ESPLORA_URL: '{"regtest": 5}' }, 'ANCHOR_VERIFY_ESPLORA_URL', /regtest/],
+    [
+      { ANCHOR_VERIFY_LOG_URL: 'http://log', ANCHOR_VERIFY_LOG_KEY: 'nope' },
+      'ANCHOR_VERIFY_LOG_KEY',
+      /verifier key/,
+    ],
+    [{ ANCHOR_VERIFY_LOG_KEY: VKEY }, 'ANCHOR_VERIFY_LOG_KEY', /ANCHOR_VERIFY_LOG_URL names no log/],
+  ])('refuses %j, naming %s', (env, variable, message) => {
+    const error = refusal(env);
+    expect(error.variables).toContain(variable);
+    expect(error.message).toMatch(message);
+  });
+
+  it('builds the anchor sources from ANCHOR_VERIFY_* only (never from receipts)', () => {
+    const config = loadVerificationConfig({
+      ANCHOR_VERIFY_ETH_RPC_URL: '{"ethereum": "https://eth.example/rpc", "base": "https://base.example"}',
+      ANCHOR_VERIFY_ESPLORA_URL: 'https://esplora.example/api/',
+      ANCHOR_VERIFY_LOG_URL: 'https://log.example, https://log2.example/v1',
+      ANCHOR_VERIFY_LOG_KEY: VKEY,
+      ANCHOR_VERIFY_MIN_CONFIRMATIONS: '6',
+    });
+    expect(anchorSourcesOf(config)).toEqual({
+      evmRpc: { ethereum: 'https://eth.example/rpc', base: 'https://base.example' },
+      esplora: 'https://esplora.example/api',
+      logs: [
+        { url: 'https://log.example', keys: [VKEY] },
+        { url: 'https://log2.example/v1', keys: [VKEY] },
+      ],
+      minConfirmations: 6,
+      timeoutMs: 5000,
+    });
+    const json = loadVerificationConfig({
+      ANCHOR_VERIFY_LOG_URL: JSON.stringify([
+        'https://a.example',
+        { url: 'https://b.example', keys: [VKEY] },
+      ]),
+    });
+    expect(json.ANCHOR_VERIFY_LOG_URL).toEqual([
+      { url: 'https://a.example' },
+      { url: 'https://b.example', keys: [VKEY] },
+    ]);
+  });
+});

@@ -1,0 +1,274 @@
+// The checks that need I/O or the operator's trust material, run on the main thread after the worker's
+// verdict and merged into it: revocation (D20), jurisdiction attestation (D21), anchor receipt (D19); D12.
+import {
+  type CheckStatus,
+  type ErrorDetail,
+  type ErrorName,
+  errorCode,
+  errorDefinition,
+  failsClosed,
+  type ProtocolProfile,
+  type SecurityTier,
+  type TrustedKey,
+  tierFloorForMode,
+  type VerificationMode,
+  type VerifyResponse,
+  verifyAttestation,
+} from '@proto/core';
+import {
+  type AnchorVerificationSources,
+  createRevocationChecker,
+  type RevocationChecker,
+  verifyAnchorReceipt,
+} from '@proto/service-kit';
+import type { BundleSubject, SuppliedEvidence } from './bundle-subject.ts';
+import type { VerificationConfig } from './config.ts';
+
+type ExternalCheckName = 'revocation' | 'anchor' | 'attestation';
+
+/** One check's contribution to the response. */
+interface Outcome {
+  readonly check: ExternalCheckName;
+  readonly status: CheckStatus;
+  readonly error?: ErrorDetail;
+  readonly warnings: readonly string[];
+}
+
+export interface ExternalChecksOptions {
+  readonly config: VerificationConfig;
+  readonly profile: ProtocolProfile;
+  /** VERIFIER_MODE: a V1 bundle has no resolved tier, so the operator's floor decides fail-closed (D10, D20). */
+  readonly mode: VerificationMode;
+  /** Called once for every revocation seen for the first time (the cache drops that agent's analyses). */
+  readonly onNewRevocation: (agentId: string) => void;
+  readonly clock?: () => Date;
+  readonly log?: { warn(obj: object, msg: string): void };
+}
+
+export interface ExternalChecks {
+  /** The revocation checker, when REVOCATION_SOURCES names at least one jurisdiction. */
+  readonly revocation: RevocationChecker | undefined;
+  /** Sources anchor receipts are checked against, when any is configured. */
+  readonly anchorSources: AnchorVerificationSources | undefined;
+  /** Runs the checks this request calls for and merges them into `response`; never throws. */
+  apply(
+    response: VerifyResponse,
+    subject: BundleSubject,
+    evidence: SuppliedEvidence | undefined,
+  ): Promise<VerifyResponse>;
+}
+
+/** The operator's anchor sources from the ANCHOR_VERIFY_* variables; undefined when none is set. */
+export function anchorSourcesOf(config: VerificationConfig): AnchorVerificationSources | undefined {
+  const evm = config.ANCHOR_VERIFY_ETH_RPC_URL;
+  const esplora = config.ANCHOR_VERIFY_ESPLORA_URL;
+  const logs = config.ANCHOR_VERIFY_LOG_URL;
+  if (evm === undefined && esplora === undefined && logs === undefined) return undefined;
+  return {
+    ...(evm === undefined ? {} : { evmRpc: evm }),
+    ...(esplora === undefined ? {} : { esplora }),
+    // Never `true`: a service must not fetch the URLs its callers put in receipts.
+    ...(logs === undefined ? {} : { logs }),
+    minConfirmations: config.ANCHOR_VERIFY_MIN_CONFIRMATIONS,
+    timeoutMs: config.ANCHOR_VERIFY_TIMEOUT_MS,
+  };
+}
+
+function detail(
+  check: ExternalCheckName,
+  name: ErrorName,
+  message: string,
+  profile: ProtocolProfile,
+  retryable = errorDefinition(name).retryable,
+): ErrorDetail {
+  return { code: errorCode(name, profile), check, message, retryable };
+}
+
+/**
+ * D12: a failing check makes `verified` false and adds its message to `errors` and its detail to
+ * `error_details`; warnings are appended (V2 replies only: V1's shape has no `warnings`).
+ */
+export function mergeOutcomes(response: VerifyResponse, outcomes: readonly Outcome[]): VerifyResponse {
+  if (outcomes.length === 0) return response;
+  const checks = { ...response.checks };
+  const errors = [...(response.errors ?? [])];
+  const details = [...(response.error_details ?? [])];
+  const warnings = [...(response.warnings ?? [])];
+  for (const outcome of outcomes) {
+    checks[outcome.check] = outcome.status;
+    if (outcome.error !== undefined) {
+      errors.push(outcome.error.message);
+      details.push(outcome.error);
+    }
+    warnings.push(...outcome.warnings);
+  }
+  const verified = response.verified && outcomes.every((o) => o.status !== 'fail');
+  const v2 = response.version === '2.0';
+  return {
+    verified,
+    version: response.version,
+    ...(response.resolved_tier === undefined ? {} : { resolved_tier: response.resolved_tier }),
+    checks,
+    ...(verified ? {} : { errors, error_details: details }),
+    ...(v2 && warnings.length > 0 ? { warnings } : {}),
+  };
+}
+
+export function createExternalChecks(options: ExternalChecksOptions): ExternalChecks {
+  const { config, profile } = options;
+  const clock = options.clock ?? (() => new Date());
+  const attestationKeys: Readonly<Record<string, readonly TrustedKey[]>> = config.ATTESTATION_TRUSTED_KEYS;
+  const attestationConfigured = Object.keys(attestationKeys).length > 0;
+  const anchorSources = anchorSourcesOf(config);
+  const revocation =
+    Object.keys(config.REVOCATION_SOURCES).length === 0
+      ? undefined
+      : createRevocationChecker({
+          sources: config.REVOCATION_SOURCES,
+          timeoutMs: config.REVOCATION_FETCH_TIMEOUT_MS,
+          clock,
+          profile,
+          onNewRevocation: (agentId) => options.onNewRevocation(agentId),
+          ...(options.log === undefined ? {} : { log: options.log }),
+        });
+
+  const tierOf = (subject: BundleSubject): SecurityTier =>
+    subject.resolvedTier ?? tierFloorForMode(options.mode);
+
+  async function checkRevocation(checker: RevocationChecker, subject: BundleSubject): Promise<Outcome> {
+    const tier = tierOf(subject);
+    try {
+      const result = await checker.check({
+        jurisdiction: subject.jurisdiction,
+        agentId: subject.agentId as string,
+        signerIds: subject.signerKids,
+        tier,
+      });
+      const warnings = result.warning === undefined ? [] : [result.warning];
+      if (result.status !== 'fail') return { check: 'revocation', status: result.status, warnings };
+      return {
+        check: 'revocation',
+        status: 'fail',
+        error: {
+          code: result.code ?? errorCode('AGENT_REVOKED', profile),
+          check: 'revocation',
+          message: result.message ?? 'revocation check failed',
+          retryable: result.retryable ?? false,
+        },
+        warnings,
+      };
+    } catch (error) {
+      // The checker does not throw; should it, the status is unknown: D20's fail-closed rule applies.
+      const message = `revocation status unknown: ${(error as Error).message}`;
+      return failsClosed(tier)
+        ? {
+            check: 'revocation',
+            status: 'fail',
+            error: detail('revocation', 'CIRCUIT_OPEN', message, profile),
+            warnings: [],
+          }
+        : { check: 'revocation', status: 'skipped', warnings: [message] };
+    }
+  }
+
+  function checkAttestation(attestation: unknown, subject: BundleSubject): Outcome {
+    if (!attestationConfigured) {
+      return {
+        check: 'attestation',
+        status: 'skipped',
+        warnings: ['jurisdiction_attestation not checked: no trusted attestation keys are configured'],
+      };
+    }
+    if (subject.rprHash === undefined) {
+      return {
+        check: 'attestation',
+        status: 'skipped',
+        warnings: ['jurisdiction_attestation not checked: the bundle has no readable RPR'],
+      };
+    }
+    // Keys are trusted per jurisdiction: only the named jurisdiction's issuers may vouch for it.
+    const claimed =
+      attestation !== null && typeof attestation === 'object' && !Array.isArray(attestation)
+        ? (attestation as Record<string, unknown>)['jurisdiction']
+        : undefined;
+    const keys =
+      typeof claimed === 'string' && Object.hasOwn(attestationKeys, claimed)
+        ? (attestationKeys[claimed] ?? [])
+        : [];
+    const verified = verifyAttestation(attestation, keys, {
+      now: clock(),
+      expectedRprHash: subject.rprHash,
+      ...(subject.agentId === undefined ? {} : { expectedAgentId: subject.agentId }),
+      profile,
+    });
+    if (verified.ok) return { check: 'attestation', status: 'pass', warnings: [] };
+    return {
+      check: 'attestation',
+      status: 'fail',
+      error: detail('attestation', verified.error.code, verified.error.message, profile),
+      warnings: [],
+    };
+  }
+
+  async function checkAnchor(receipt: unknown, subject: BundleSubject): Promise<Outcome> {
+    if (anchorSources === undefined) {
+      return {
+        check: 'anchor',
+        status: 'skipped',
+        warnings: ['anchor_receipt not checked: no anchor sources are configured'],
+      };
+    }
+    if (subject.bundleHash === undefined) {
+      return {
+        check: 'anchor',
+        status: 'skipped',
+        warnings: ['anchor_receipt not checked: the bundle hash could not be computed'],
+      };
+    }
+    // The hash is the verifier's own (analysis.bundleHash); the receipt's claim is only compared with it.
+    const result = await verifyAnchorReceipt(receipt, subject.bundleHash, anchorSources);
+    const code = result.code === undefined ? undefined : errorCode(result.code, profile);
+    const extra = result.warnings.filter((w) => w !== result.message).map((w) => `anchor_receipt: ${w}`);
+    if (result.status === 'pass') return { check: 'anchor', status: 'pass', warnings: extra };
+    if (result.status === 'skipped') {
+      // Not a failure: the receipt could not be checked now. The code (and whether to retry) rides along.
+      const tag = code === undefined ? '' : ` [${code}${result.retryable ? ', retryable' : ''}]`;
+      return {
+        check: 'anchor',
+        status: 'skipped',
+        warnings: [`anchor_receipt not checked${tag}: ${result.message}`, ...extra],
+      };
+    }
+    return {
+      check: 'anchor',
+      status: 'fail',
+      error: {
+        code: code ?? errorCode('MERKLE_ROOT_MISMATCH', profile),
+        check: 'anchor',
+        message: `anchor_receipt: ${result.message}`,
+        retryable: result.retryable,
+      },
+      warnings: extra,
+    };
+  }
+
+  return {
+    revocation,
+    anchorSources,
+    async apply(response, subject, evidence) {
+      // In D12's check order, so errors and warnings read in the order of `checks`.
+      const pending: Promise<Outcome>[] = [];
+      if (revocation !== undefined && subject.agentId !== undefined) {
+        pending.push(checkRevocation(revocation, subject));
+      }
+      if (evidence?.anchor_receipt !== undefined) {
+        pending.push(checkAnchor(evidence.anchor_receipt, subject));
+      }
+      if (evidence?.jurisdiction_attestation !== undefined) {
+        pending.push(Promise.resolve(checkAttestation(evidence.jurisdiction_attestation, subject)));
+      }
+      if (pending.length === 0) return response;
+      return mergeOutcomes(response, await Promise.all(pending));
+    },
+  };
+}
