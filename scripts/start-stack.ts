@@ -6,9 +6,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const services = [
-  { name: 'verification', port: 3000 },
-  { name: 'anchor', port: 3001 },
+// Embedded defaults per service: the anchor service anchors into the stack's own transparency log,
+// and the verification service forwards POST /anchor to the anchor service.
+const services: Array<{ name: string; port: number; env?: Record<string, string> }> = [
+  { name: 'verification', port: 3000, env: { ANCHOR_SERVICE_URL: 'http://127.0.0.1:3001' } },
+  { name: 'anchor', port: 3001, env: { TL_URL: 'http://127.0.0.1:3002' } },
   { name: 'transparency-log', port: 3002 },
   { name: 'revocation', port: 3003 },
 ];
@@ -30,7 +32,12 @@ for (const service of services) {
   }
   const child = spawn(process.execPath, [entry], {
     cwd: root,
-    env: { DATA_DIR: join(root, 'data', service.name), PORT: String(service.port), ...process.env },
+    env: {
+      DATA_DIR: join(root, 'data', service.name),
+      PORT: String(service.port),
+      ...service.env,
+      ...process.env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout?.on('data', (c: Buffer) => prefixLines(service.name, c, process.stdout));

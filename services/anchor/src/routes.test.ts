@@ -193,8 +193,9 @@ describe('configuration', () => {
     });
   });
 
-  it('refuses no chain, a partial chain, and a bad key', () => {
-    expect(() => loadAnchorConfig({})).toThrow(ConfigError);
+  it('starts with no chain, and refuses a partial chain and a bad key', () => {
+    expect(() => loadAnchorConfig({})).not.toThrow();
+    expect(() => loadAnchorConfig({ TL_TOKEN: 'x', ETH_CHAIN_ID: '1' })).toThrow(ConfigError);
     expect(() => loadAnchorConfig({ ETH_RPC_URL: 'http://127.0.0.1:8545' })).toThrow(
       /ETH_CHAIN_ID, ETH_CONTRACT, ETH_PRIVATE_KEY/,
     );

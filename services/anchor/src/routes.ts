@@ -95,9 +95,15 @@ export function registerAnchorRoutes(app: FastifyInstance, options: AnchorRoutes
       const bundleHash = body.bundle_hash;
       const chain = body.chain ?? options.defaultChain;
       if (chain === undefined) {
-        throw httpError('BAD_REQUEST', 'name the chain: this anchor service has several', {
-          details: { configured: [...adapters.keys()] },
-        });
+        throw httpError(
+          'BAD_REQUEST',
+          options.adapters.size === 0
+            ? 'no chain is configured on this anchor service (see its README: ETH_*, BTC_*, TL_URL)'
+            : 'name the chain: this anchor service has several',
+          {
+            details: { configured: [...adapters.keys()] },
+          },
+        );
       }
       const adapter = adapters.get(chain);
       if (adapter === undefined) {

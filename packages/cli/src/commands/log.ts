@@ -1,22 +1,20 @@
 // `proto log verify`: checks a signed log checkpoint, a bundle_hash's inclusion and two checkpoints' consistency offline.
 // SPEC.md "Transparency log service" (no live call with a recent signed root); DECISIONS D18; c2sp.org/tlog-proof.
-
-// The tlog module is not in core's index yet; these imports move to ../core.ts when it is.
-import { selectCryptoBackend } from '../../../core/src/crypto/index.ts';
-import { toHex } from '../../../core/src/encoding/index.ts';
-import { errorCode } from '../../../core/src/errors.ts';
-import { DEFAULT_PROFILE } from '../../../core/src/profile.ts';
-import type { CoreError } from '../../../core/src/result.ts';
 import {
+  type CoreError,
+  DEFAULT_PROFILE,
+  errorCode,
   type NoteVerifierKey,
   openLogCheckpoint,
   parseTlogProof,
   parseVerifierKey,
+  selectCryptoBackend,
   TLOG_PROOF_HEADER,
+  toHex,
   type VerifiedLogCheckpoint,
   verifyTlogConsistency,
   verifyTlogInclusion,
-} from '../../../core/src/tlog/index.ts';
+} from '@proto/core';
 import type { Command, ParsedCommandLine } from '../command.ts';
 import {
   CliError,

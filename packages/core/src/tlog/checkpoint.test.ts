@@ -201,3 +201,42 @@ describe('tlog-proof', () => {
     }
   });
 });
+
+describe('never throws', () => {
+  it('answers every malformed input with a Result', async () => {
+    const fc = await import('fast-check');
+    const keys = signers().keys;
+    const anything = fc.anything();
+    const noteLike = fc
+      .array(fc.oneof(fc.string(), fc.constantFrom('\n', '\n\n', '— ', ORIGIN, '+', 'AAAA', '=')), {
+        maxLength: 12,
+      })
+      .map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(fc.oneof(anything, noteLike), fc.oneof(anything, noteLike), (a, b) => {
+        for (const run of [
+          () => parseLogCheckpoint(a),
+          () => openLogCheckpoint(a, keys, { backend }),
+          () => parseTlogProof(a),
+          () => verifyTlogProof(a, b as string, keys, { backend }),
+          () =>
+            verifyTlogInclusion(
+              { size: 3, root: new Uint8Array(32) },
+              { bundleHash: a as string, index: b as number, proof: a as string[] },
+            ),
+          () =>
+            verifyTlogConsistency(
+              { size: 1, root: new Uint8Array(32) },
+              { size: 2, root: new Uint8Array(32) },
+              b as string[],
+            ),
+          () => tlogLeafInput(a),
+        ]) {
+          const result = run();
+          expect(typeof result.ok).toBe('boolean');
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -211,3 +211,19 @@ describe('signed notes', () => {
     expect(verifySignedNote('text\n\n— name AAAAAAAB\n', []).ok).toBe(false);
   });
 });
+
+describe('never throws', () => {
+  it('answers junk verifier keys and notes with a Result', async () => {
+    const fc = await import('fast-check');
+    const key = verifierOf(signer('a', 'ed25519'));
+    fc.assert(
+      fc.property(fc.oneof(fc.anything(), fc.string()), (input) => {
+        expect(typeof parseVerifierKey(input).ok).toBe('boolean');
+        expect(typeof parseSignedNote(input).ok).toBe('boolean');
+        expect(typeof verifySignedNote(input, [key]).ok).toBe('boolean');
+        expect(typeof signNote(input as string, [], backend).ok).toBe('boolean');
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

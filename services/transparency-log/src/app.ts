@@ -1,0 +1,259 @@
+// The transparency log's Fastify app: the kit's base, the store, checkpoint keys, sequencer, checkpoint and
+// anchor timers, and the routes. SPEC.md "Transparency log service"; DECISIONS D18, D22; ARCHITECTURE §3–4.
+
+import { selectCryptoBackend } from '@proto/core';
+import {
+  ConfigError,
+  createService,
+  operatorTokenGuard,
+  resolveOperatorTokens,
+  type ServiceOptions,
+} from '@proto/service-kit';
+import { openStore, type Store, type StoreOptions } from '@proto/store';
+import type { FastifyInstance } from 'fastify';
+import { Checkpointer } from './checkpointer.ts';
+import type { TransparencyLogConfig } from './config.ts';
+import { InFlight } from './in-flight.ts';
+import { RootAnchorer } from './root-anchor.ts';
+import { logRoutes } from './routes.ts';
+import { Sequencer } from './sequencer.ts';
+import { type LogSigningKeys, loadLogSigningKeys } from './signing-keys.ts';
+import { NodeCache } from './tree.ts';
+
+export const SERVICE_NAME = 'transparency-log';
+export const SERVICE_VERSION = '2.0.3';
+/** Stored nodes kept in memory (about 100 bytes each); they never change, so the cache is always right. */
+export const NODE_CACHE_ENTRIES = 200_000;
+
+export interface TransparencyLogHandle {
+  readonly store: Store;
+  readonly sequencer: Sequencer;
+  readonly checkpointer: Checkpointer;
+  readonly anchorer: RootAnchorer | undefined;
+  readonly keys: LogSigningKeys;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The log's parts (tests, operators' scripts: force a checkpoint or an anchoring round). */
+    transparencyLog: TransparencyLogHandle;
+  }
+}
+
+export interface BuildTransparencyLogOptions {
+  readonly config: TransparencyLogConfig;
+  readonly logger?: ServiceOptions['logger'];
+  /** Overrides of the store options derived from DATABASE_URL / DATA_DIR (tests: a PostgreSQL schema). */
+  readonly store?: Partial<StoreOptions>;
+  readonly clock?: () => Date;
+  /** Start the checkpoint and anchoring timers (default true). */
+  readonly timers?: boolean;
+  readonly fetch?: typeof fetch;
+}
+
+/** The facts every instance of one log must agree on (D18: one origin, one pair of keys). */
+async function checkLogIdentity(
+  store: Store,
+  config: TransparencyLogConfig,
+  keys: LogSigningKeys,
+  log: FastifyInstance['log'],
+) {
+  const origin = await store.log.initMeta('origin', config.LOG_ORIGIN);
+  if (origin !== config.LOG_ORIGIN) {
+    throw new ConfigError(
+      `LOG_ORIGIN is ${JSON.stringify(config.LOG_ORIGIN)} but this database holds the log ${JSON.stringify(origin)}`,
+      ['LOG_ORIGIN'],
+    );
+  }
+  const vkeys = keys.vkeys.join('\n');
+  const recorded = await store.log.initMeta('verifier_keys', vkeys);
+  if (recorded === vkeys) return;
+  if (!config.LOG_ACCEPT_NEW_KEYS) {
+    throw new ConfigError(
+      'the configured checkpoint keys are not the keys this log signs with (set LOG_ED25519_KEY / LOG_MLDSA_KEY ' +
+        'to the log keys, or LOG_ACCEPT_NEW_KEYS=true to rotate them)',
+      ['LOG_ED25519_KEY', 'LOG_MLDSA_KEY'],
+    );
+  }
+  await store.log.setMeta('verifier_keys', vkeys);
+  log.warn(
+    { previous: recorded.split('\n').map((k) => k.slice(0, 60)) },
+    'checkpoint keys rotated (LOG_ACCEPT_NEW_KEYS)',
+  );
+}
+
+export async function buildTransparencyLog(options: BuildTransparencyLogOptions): Promise<FastifyInstance> {
+  const { config } = options;
+  const clock = options.clock ?? (() => new Date());
+  const backend = selectCryptoBackend(config.CRYPTO_BACKEND);
+  const state: { sequencer?: Sequencer; checkpointer?: Checkpointer } = {};
+
+  const app = await createService({
+    name: SERVICE_NAME,
+    version: SERVICE_VERSION,
+    description:
+      'Append-only RFC 9162 log of bundle hashes with C2SP signed checkpoints (Ed25519 + ML-DSA-65), ' +
+      'inclusion and consistency proofs (D18).',
+    config,
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+    health: () => ({
+      tree_size: state.checkpointer?.lastSeenSize ?? 0,
+      signed_tree_size: state.checkpointer?.latest?.size ?? 0,
+      pending: state.sequencer?.pending ?? 0,
+      crypto_backend: backend.name,
+    }),
+  });
+
+  let store: Store | undefined;
+  try {
+    const tokens = resolveOperatorTokens({
+      value: config.OPERATOR_TOKEN,
+      dataDir: config.DATA_DIR,
+      required: false,
+      log: app.log,
+    });
+    const keys = loadLogSigningKeys({
+      origin: config.LOG_ORIGIN,
+      ed25519Key: config.LOG_ED25519_KEY,
+      mlDsaKey: config.LOG_MLDSA_KEY,
+      dataDir: config.DATA_DIR,
+      backend,
+      log: app.log,
+    });
+    store = await openStore({
+      databaseUrl: config.DATABASE_URL,
+      dataDir: config.DATA_DIR,
+      name: SERVICE_NAME,
+      pgSchema: config.DATABASE_SCHEMA,
+      clock,
+      onPoolError: (error) => app.log.warn({ err: error }, 'idle PostgreSQL connection failed'),
+      ...options.store,
+    });
+    const openedStore = store;
+    await checkLogIdentity(store, config, keys, app.log);
+    const repository = store.log;
+
+    const metrics = app.serviceMetrics;
+    const appends = metrics.counter('tlog_appends_total', 'POST /add answered, by outcome', ['outcome']);
+    const batchSize = metrics.histogram(
+      'tlog_batch_size',
+      'Appends per committed batch',
+      [],
+      [1, 4, 16, 64, 128, 256, 1024, 4096],
+    );
+    const batchSeconds = metrics.histogram('tlog_batch_commit_seconds', 'Duration of one batch transaction');
+    const batchFailures = metrics.counter('tlog_batch_failures_total', 'Batches whose transaction failed');
+    const treeSize = metrics.gauge('tlog_tree_size', 'Committed tree size seen by this instance');
+    const signedSize = metrics.gauge('tlog_signed_tree_size', 'Size of the latest signed checkpoint');
+    metrics.gauge('tlog_pending_appends', 'Appends waiting for or in a batch', [], (g) => {
+      g.set(state.sequencer?.pending ?? 0);
+    });
+
+    const nodes = new NodeCache(repository, NODE_CACHE_ENTRIES);
+    const checkpointer = new Checkpointer({
+      repository,
+      nodes,
+      origin: config.LOG_ORIGIN,
+      signers: keys.signers,
+      backend,
+      intervalMs: config.CHECKPOINT_INTERVAL_MS,
+      clock,
+      log: app.log,
+      onSigned: (checkpoint) => signedSize.set(checkpoint.size),
+    });
+    const sequencer = new Sequencer({
+      batchMax: config.BATCH_MAX,
+      batchWaitMs: config.BATCH_WAIT_MS,
+      maxPending: config.MAX_PENDING,
+      commit: (leaves) => repository.append(leaves, clock()),
+      onBatch: (report) => {
+        if (report.error !== undefined) {
+          batchFailures.inc();
+          app.log.error(
+            { err: report.error, batch: report.size },
+            'batch commit failed; its appends were refused',
+          );
+          return;
+        }
+        batchSize.observe(report.size);
+        batchSeconds.observe(report.durationMs / 1000);
+        if (report.treeSize !== undefined) {
+          treeSize.set(report.treeSize);
+          checkpointer.observeSize(report.treeSize);
+        }
+      },
+    });
+    state.sequencer = sequencer;
+    state.checkpointer = checkpointer;
+
+    const anchorer =
+      config.ANCHOR_SERVICE_URL === undefined
+        ? undefined
+        : new RootAnchorer({
+            repository,
+            url: config.ANCHOR_SERVICE_URL,
+            token: config.ANCHOR_TOKEN,
+            chain: config.ANCHOR_CHAIN,
+            intervalMs: config.ROOT_ANCHOR_INTERVAL_MS,
+            timeoutMs: config.ANCHOR_TIMEOUT_MS,
+            clock,
+            log: app.log,
+            ...(options.fetch ? { fetch: options.fetch } : {}),
+          });
+
+    // A checkpoint exists before the first request: sign the current tree now if none covers it.
+    const first = await checkpointer.tick();
+    if (first !== undefined) signedSize.set(first.size);
+    treeSize.set(checkpointer.lastSeenSize);
+    await anchorer?.refresh();
+
+    app.decorate('transparencyLog', {
+      store,
+      sequencer,
+      checkpointer,
+      anchorer,
+      keys,
+    } satisfies TransparencyLogHandle);
+    app.addReadinessCheck('store', () => openedStore.ping());
+    if (options.timers !== false) {
+      app.addHook('onReady', async () => {
+        checkpointer.start();
+        anchorer?.start();
+      });
+    }
+    // Fastify closes after in-flight requests finish, except those whose client left: commit what was
+    // accepted, wait for every handler still running, stop the timers, then close the store.
+    const inFlight = new InFlight();
+    app.addHook('onClose', async () => {
+      await sequencer.close();
+      await inFlight.idle();
+      await checkpointer.stop();
+      await anchorer?.stop();
+      await openedStore.close();
+    });
+
+    await app.register(logRoutes, {
+      repository,
+      sequencer,
+      nodes,
+      checkpointer,
+      anchorer,
+      keys,
+      origin: config.LOG_ORIGIN,
+      entriesPageMax: config.ENTRIES_PAGE_MAX,
+      checkpointIntervalMs: config.CHECKPOINT_INTERVAL_MS,
+      addGuard: tokens === undefined ? undefined : operatorTokenGuard(tokens),
+      addRateLimitPerMinute:
+        tokens === undefined && config.ADD_RATE_LIMIT_PER_MINUTE > 0
+          ? config.ADD_RATE_LIMIT_PER_MINUTE
+          : undefined,
+      onAppend: (created) => appends.inc({ outcome: created ? 'created' : 'existing' }),
+      inFlight,
+    });
+  } catch (error) {
+    await store?.close().catch(() => undefined);
+    await app.close();
+    throw error;
+  }
+  return app;
+}

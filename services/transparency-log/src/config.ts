@@ -1,0 +1,147 @@
+// The transparency log's environment: origin, keys, batching, checkpoint and anchoring timers, validated at boot.
+// SPEC.md "Transparency log service"; DECISIONS D18 (log, checkpoints, root anchoring), D22 (operator token).
+
+import { isValidKeyName } from '@proto/core';
+import {
+  ConfigError,
+  defineEnv,
+  loadConfig,
+  OPERATOR_TOKEN_ENV,
+  type SharedConfig,
+} from '@proto/service-kit';
+
+export const DEFAULT_LOG_ORIGIN = 'signed-bundles.local/log';
+
+export const TRANSPARENCY_LOG_ENV = defineEnv({
+  PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 3002, description: 'HTTP port' },
+  LOG_ORIGIN: {
+    type: 'string',
+    minLength: 1,
+    default: DEFAULT_LOG_ORIGIN,
+    description:
+      'Checkpoint origin line and signing key name (no spaces, no "+"); fixed for the life of the log',
+  },
+  LOG_ED25519_KEY: {
+    type: 'string',
+    description:
+      'Ed25519 secret key, base64 (64-byte seed ‖ public key, or 32-byte seed); generated if unset',
+  },
+  LOG_MLDSA_KEY: {
+    type: 'string',
+    description: 'ML-DSA-65 secret key, base64 of the 4032-byte FIPS 204 expanded key; generated if unset',
+  },
+  LOG_ACCEPT_NEW_KEYS: {
+    type: 'boolean',
+    default: false,
+    description: 'Record these keys as the log keys although the database names others (key rotation)',
+  },
+  BATCH_MAX: {
+    type: 'integer',
+    minimum: 1,
+    maximum: 8192,
+    default: 256,
+    description: 'Most appends per commit',
+  },
+  BATCH_WAIT_MS: {
+    type: 'integer',
+    minimum: 0,
+    maximum: 10_000,
+    default: 20,
+    description: 'Longest an idle sequencer waits to fill a batch before committing',
+  },
+  MAX_PENDING: {
+    type: 'integer',
+    minimum: 1,
+    default: 10_000,
+    description: 'Appends waiting for a batch before POST /add answers 503 (E702)',
+  },
+  CHECKPOINT_INTERVAL_MS: {
+    type: 'integer',
+    minimum: 10,
+    default: 1000,
+    description: 'How often a new checkpoint is signed when the tree has grown',
+  },
+  ENTRIES_PAGE_MAX: {
+    type: 'integer',
+    minimum: 1,
+    maximum: 10_000,
+    default: 1000,
+    description: 'Largest GET /entries page',
+  },
+  ADD_RATE_LIMIT_PER_MINUTE: {
+    type: 'integer',
+    minimum: 0,
+    default: 600,
+    description: 'POST /add per minute per client IP when OPERATOR_TOKEN is unset (public log); 0: no limit',
+  },
+  DATABASE_SCHEMA: {
+    type: 'string',
+    pattern: '^[a-z_][a-z0-9_]{0,62}$',
+    description: 'PostgreSQL schema of the log tables (default: the server search_path)',
+  },
+  ANCHOR_SERVICE_URL: {
+    type: 'string',
+    pattern: '^https?://',
+    description: 'Anchor service that signed roots are sent to',
+  },
+  ANCHOR_TOKEN: { type: 'string', description: 'Bearer token for the anchor service (its OPERATOR_TOKEN)' },
+  ANCHOR_CHAIN: {
+    type: 'string',
+    minLength: 1,
+    description: 'chain sent with each anchor request (default: the service default)',
+  },
+  ROOT_ANCHOR_INTERVAL_MS: {
+    type: 'integer',
+    minimum: 100,
+    default: 3_600_000,
+    description: 'How often the latest signed root is anchored when it has changed',
+  },
+  ANCHOR_TIMEOUT_MS: {
+    type: 'integer',
+    minimum: 100,
+    default: 10_000,
+    description: 'Timeout of one anchor request',
+  },
+  CRYPTO_BACKEND: {
+    type: 'string',
+    enum: ['auto', 'native', 'noble'],
+    default: 'auto',
+    description: 'Signature backend: node:crypto, @noble, or auto',
+  },
+  ...OPERATOR_TOKEN_ENV,
+});
+
+export interface TransparencyLogConfig extends SharedConfig {
+  readonly LOG_ORIGIN: string;
+  readonly LOG_ED25519_KEY?: string;
+  readonly LOG_MLDSA_KEY?: string;
+  readonly LOG_ACCEPT_NEW_KEYS: boolean;
+  readonly BATCH_MAX: number;
+  readonly BATCH_WAIT_MS: number;
+  readonly MAX_PENDING: number;
+  readonly CHECKPOINT_INTERVAL_MS: number;
+  readonly ENTRIES_PAGE_MAX: number;
+  readonly ADD_RATE_LIMIT_PER_MINUTE: number;
+  readonly DATABASE_SCHEMA?: string;
+  readonly ANCHOR_SERVICE_URL?: string;
+  readonly ANCHOR_TOKEN?: string;
+  readonly ANCHOR_CHAIN?: string;
+  readonly ROOT_ANCHOR_INTERVAL_MS: number;
+  readonly ANCHOR_TIMEOUT_MS: number;
+  readonly CRYPTO_BACKEND: 'auto' | 'native' | 'noble';
+  readonly OPERATOR_TOKEN?: string;
+}
+
+/** Validates the environment; throws ConfigError naming the variable at fault. */
+export function loadTransparencyLogConfig(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): TransparencyLogConfig {
+  const config = loadConfig<TransparencyLogConfig>(TRANSPARENCY_LOG_ENV, env);
+  if (!isValidKeyName(config.LOG_ORIGIN)) {
+    throw new ConfigError(
+      'LOG_ORIGIN must not contain spaces, "+" or control characters (it is the key name)',
+      ['LOG_ORIGIN'],
+    );
+  }
+  return config;
+}

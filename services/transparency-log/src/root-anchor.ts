@@ -1,0 +1,221 @@
+// Anchors the latest signed root through the anchor service on a timer; one replica wins each size's claim.
+// DECISIONS D18 ("the signed root is anchored on a timer through the anchor service"), D19 (receipt status), D22.
+
+import { toHex } from '@proto/core';
+import type { LogRepository, RootAnchorOutcome, RootAnchorRecord } from '@proto/store';
+
+interface AnchorLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface RootAnchorOptions {
+  readonly repository: LogRepository;
+  /** Base URL of the anchor service; requests go to `<url>/anchor`. */
+  readonly url: string;
+  readonly token?: string | undefined;
+  readonly chain?: string | undefined;
+  readonly intervalMs: number;
+  readonly timeoutMs: number;
+  readonly clock: () => Date;
+  readonly log: AnchorLog;
+  readonly fetch?: typeof fetch;
+  readonly onAnchored?: (record: RootAnchorRecord) => void;
+}
+
+/** `root_anchor` in GET /root/signed: SPEC.md's {chain, tx_id, block_height} plus what identifies the root. */
+export interface RootAnchorView {
+  readonly tree_size: number;
+  readonly root: string;
+  readonly bundle_hash: string;
+  readonly chain: string | null;
+  readonly tx_id: string | null;
+  readonly block_height: number | null;
+  readonly status: string;
+  readonly anchored_at: string;
+  readonly receipt?: unknown;
+}
+
+export function rootAnchorView(record: RootAnchorRecord): RootAnchorView {
+  let receipt: unknown;
+  try {
+    receipt = record.receiptJson === null ? undefined : JSON.parse(record.receiptJson);
+  } catch {
+    receipt = undefined;
+  }
+  return {
+    tree_size: record.size,
+    root: toHex(record.root),
+    bundle_hash: `sha256:${toHex(record.root)}`,
+    chain: record.chain,
+    tx_id: record.txId,
+    block_height: record.blockHeight,
+    status: record.status,
+    anchored_at: record.updatedAt,
+    ...(receipt === undefined ? {} : { receipt }),
+  };
+}
+
+function pick(source: Record<string, unknown>, ...names: string[]): unknown {
+  for (const name of names) {
+    const value = source[name];
+    if (value !== undefined && value !== null) return value;
+  }
+  return undefined;
+}
+
+/**
+ * Reads what the anchor service answered. Its receipt shape (D19) names the transaction and block
+ * when the chain has them and a status (`pending` until confirmed); a 202 with no transaction yet
+ * is `pending`. Fields may sit at the top level or under `receipt`.
+ */
+export function outcomeFromResponse(
+  status: number,
+  body: unknown,
+  chain: string | undefined,
+): RootAnchorOutcome {
+  const top =
+    typeof body === 'object' && body !== null && !Array.isArray(body)
+      ? (body as Record<string, unknown>)
+      : {};
+  const nested = top['receipt'];
+  const receipt =
+    typeof nested === 'object' && nested !== null && !Array.isArray(nested)
+      ? { ...top, ...(nested as Record<string, unknown>) }
+      : top;
+  const txId = pick(receipt, 'tx_id', 'tx_hash', 'txid');
+  const height = pick(receipt, 'block_height', 'block_number');
+  const statusText = pick(receipt, 'status');
+  const declared =
+    statusText === 'confirmed' || statusText === 'pending' || statusText === 'failed'
+      ? statusText
+      : undefined;
+  const anchorStatus = declared ?? (typeof txId === 'string' && status !== 202 ? 'confirmed' : 'pending');
+  const chainName = pick(receipt, 'chain');
+  return {
+    status: anchorStatus,
+    chain: typeof chainName === 'string' ? chainName : (chain ?? null),
+    txId: typeof txId === 'string' ? txId : null,
+    blockHeight: typeof height === 'number' && Number.isSafeInteger(height) ? height : null,
+    receiptJson: JSON.stringify(body ?? null),
+    ...(anchorStatus === 'failed' ? { error: 'the anchor service reported the anchor failed' } : {}),
+  };
+}
+
+export class RootAnchorer {
+  readonly #options: RootAnchorOptions;
+  #latest: RootAnchorRecord | undefined;
+  #running: Promise<void> | undefined;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(options: RootAnchorOptions) {
+    this.#options = options;
+  }
+
+  /** The newest anchor that the anchor service accepted (pending or confirmed). */
+  get latest(): RootAnchorRecord | undefined {
+    return this.#latest;
+  }
+
+  async refresh(): Promise<void> {
+    this.#latest = await this.#options.repository.latestRootAnchor({ settledOnly: true });
+  }
+
+  tick(): Promise<void> {
+    this.#running ??= this.#round().finally(() => {
+      this.#running = undefined;
+    });
+    return this.#running;
+  }
+
+  async #round(): Promise<void> {
+    const { repository, clock } = this.#options;
+    const checkpoint = await repository.latestCheckpoint();
+    await this.refresh();
+    if (checkpoint === undefined || checkpoint.size === 0) return;
+    const last = await repository.latestRootAnchor();
+    if (last !== undefined && last.size > checkpoint.size) return;
+    if (
+      last !== undefined &&
+      last.size === checkpoint.size &&
+      last.status !== 'failed' &&
+      last.status !== 'requesting'
+    )
+      return;
+    const now = clock();
+    // A claim older than a few timeouts belongs to a replica that died mid-request: take it over.
+    const staleBefore = new Date(now.getTime() - 3 * this.#options.timeoutMs);
+    if (!(await repository.claimRootAnchor(checkpoint.size, checkpoint.root, now, staleBefore))) return;
+    const bundleHash = `sha256:${toHex(checkpoint.root)}`;
+    let outcome: RootAnchorOutcome;
+    try {
+      const response = await (this.#options.fetch ?? fetch)(new URL('anchor', withSlash(this.#options.url)), {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          ...(this.#options.token ? { authorization: `Bearer ${this.#options.token}` } : {}),
+        },
+        body: JSON.stringify({
+          bundle_hash: bundleHash,
+          ...(this.#options.chain ? { chain: this.#options.chain } : {}),
+        }),
+        signal: AbortSignal.timeout(this.#options.timeoutMs),
+      });
+      const text = await response.text();
+      let body: unknown = text;
+      try {
+        body = text === '' ? null : JSON.parse(text);
+      } catch {
+        // a non-JSON answer is kept as text in the error below
+      }
+      if (response.ok) {
+        outcome = outcomeFromResponse(response.status, body, this.#options.chain);
+      } else {
+        outcome = {
+          status: 'failed',
+          receiptJson: JSON.stringify(body),
+          error: `anchor service answered ${response.status}`,
+        };
+      }
+    } catch (error) {
+      outcome = { status: 'failed', error: `anchor request failed: ${(error as Error).message}` };
+    }
+    await repository.finishRootAnchor(checkpoint.size, outcome, clock());
+    if (outcome.status === 'failed') {
+      this.#options.log.warn(
+        { tree_size: checkpoint.size, error: outcome.error },
+        'root anchoring failed; retried next round',
+      );
+    } else {
+      this.#options.log.info(
+        { tree_size: checkpoint.size, bundle_hash: bundleHash, status: outcome.status, tx_id: outcome.txId },
+        'signed root sent to the anchor service',
+      );
+    }
+    await this.refresh();
+    if (this.#latest !== undefined && this.#latest.size === checkpoint.size)
+      this.#options.onAnchored?.(this.#latest);
+  }
+
+  start(): void {
+    if (this.#timer !== undefined) return;
+    this.#timer = setInterval(() => {
+      this.tick().catch((error: unknown) =>
+        this.#options.log.error({ err: error }, 'root anchoring round failed'),
+      );
+    }, this.#options.intervalMs);
+    this.#timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
+    await this.#running?.catch(() => undefined);
+  }
+}
+
+function withSlash(url: string): string {
+  return url.endsWith('/') ? url : `${url}/`;
+}

@@ -1,0 +1,444 @@
+// HTTP routes of the log: /add, /proof, /root, /root/signed, /checkpoint, /tlog-proof, /consistency, /entries.
+// SPEC.md "Transparency log service"; DECISIONS D18 (fields, hex in JSON, base64 in checkpoints), D22 (who may append).
+
+import {
+  encodeBase64,
+  formatKeyId,
+  formatTlogProof,
+  parseSignedNote,
+  rfc9162LeafHash,
+  tlogLeafInput,
+  toHex,
+} from '@proto/core';
+import { errorResponses, type HttpError, httpError, protocolError, rateLimitPerIp } from '@proto/service-kit';
+import type { LogCheckpointRecord, LogRepository } from '@proto/store';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Checkpointer } from './checkpointer.ts';
+import type { InFlight } from './in-flight.ts';
+import { type RootAnchorer, rootAnchorView } from './root-anchor.ts';
+import { type Sequencer, SequencerClosedError, SequencerFullError } from './sequencer.ts';
+import type { LogSigningKeys } from './signing-keys.ts';
+import { consistencyAnswer, inclusionAnswer, type NodeCache } from './tree.ts';
+
+export interface LogRoutesOptions {
+  readonly repository: LogRepository;
+  readonly sequencer: Sequencer;
+  readonly nodes: NodeCache;
+  readonly checkpointer: Checkpointer;
+  readonly anchorer?: RootAnchorer | undefined;
+  readonly keys: LogSigningKeys;
+  readonly origin: string;
+  readonly entriesPageMax: number;
+  readonly checkpointIntervalMs: number;
+  /** Operator-token check for POST /add (D22: only when OPERATOR_TOKEN is set). */
+  readonly addGuard?: ((request: FastifyRequest) => Promise<void>) | undefined;
+  /** Per-IP limit of a public log's appends (requests per minute); absent: none. */
+  readonly addRateLimitPerMinute?: number | undefined;
+  readonly onAppend?: (created: boolean) => void;
+  /** Every handler runs inside it; shutdown waits for it before closing the store. */
+  readonly inFlight: InFlight;
+}
+
+const HEX32 = { type: 'string', pattern: '^[0-9a-f]{64}$' } as const;
+const INDEX = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } as const;
+const TIMESTAMP = { type: 'string', description: 'ISO 8601' } as const;
+
+const addBody = {
+  type: 'object',
+  required: ['bundle_hash'],
+  properties: { bundle_hash: { type: 'string', description: 'sha256:<64 lowercase hex>' } },
+} as const;
+
+const addResponse = {
+  type: 'object',
+  required: ['log_index', 'timestamp', 'leaf_hash', 'tree_size'],
+  properties: {
+    log_index: INDEX,
+    timestamp: { ...TIMESTAMP, description: 'When the leaf was sequenced (first time, for a repeat)' },
+    leaf_hash: { ...HEX32, description: 'SHA-256(0x00 ‖ 32 digest bytes)' },
+    tree_size: {
+      ...INDEX,
+      description: 'Tree size after the batch that committed the leaf (the leaf is inside it)',
+    },
+  },
+} as const;
+
+const proofResponse = {
+  type: 'object',
+  required: ['log_index', 'tree_size', 'leaf_hash', 'proof', 'root'],
+  properties: {
+    log_index: INDEX,
+    tree_size: INDEX,
+    leaf_hash: HEX32,
+    proof: { type: 'array', items: HEX32, description: 'RFC 9162 inclusion path, leaf side first' },
+    root: HEX32,
+  },
+} as const;
+
+const rootResponse = {
+  type: 'object',
+  required: ['root', 'tree_size', 'timestamp'],
+  properties: {
+    root: HEX32,
+    tree_size: INDEX,
+    timestamp: { ...TIMESTAMP, description: 'When the tree last grew' },
+  },
+} as const;
+
+const rootAnchorSchema = {
+  type: 'object',
+  properties: {
+    tree_size: INDEX,
+    root: HEX32,
+    bundle_hash: { type: 'string' },
+    chain: { type: ['string', 'null'] },
+    tx_id: { type: ['string', 'null'] },
+    block_height: { type: ['integer', 'null'] },
+    status: { type: 'string', enum: ['pending', 'confirmed'] },
+    anchored_at: TIMESTAMP,
+    receipt: { description: 'The anchor service answer, as received' },
+  },
+} as const;
+
+const signedRootResponse = {
+  type: 'object',
+  required: ['root', 'tree_size', 'timestamp', 'origin', 'checkpoint', 'verifier_keys', 'signatures'],
+  properties: {
+    root: HEX32,
+    tree_size: INDEX,
+    timestamp: { ...TIMESTAMP, description: 'When the checkpoint was signed' },
+    origin: { type: 'string' },
+    checkpoint: { type: 'string', description: 'C2SP tlog-checkpoint signed note (also GET /checkpoint)' },
+    verifier_keys: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'C2SP verifier keys: Ed25519 (type 0x01), ML-DSA-65 (0xFF + identifier, see README)',
+    },
+    signatures: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          alg: { type: 'string', enum: ['ed25519', 'ml-dsa-65'] },
+          key_name: { type: 'string' },
+          key_id: { type: 'string', pattern: '^[0-9a-f]{8}$' },
+          signature: { type: 'string', description: 'base64, without the 4-byte key ID' },
+        },
+      },
+    },
+    root_anchor: rootAnchorSchema,
+  },
+} as const;
+
+const consistencyResponse = {
+  type: 'object',
+  required: ['first', 'second', 'proof', 'first_root', 'second_root'],
+  properties: {
+    first: INDEX,
+    second: INDEX,
+    proof: { type: 'array', items: HEX32, description: 'RFC 9162 consistency proof' },
+    first_root: HEX32,
+    second_root: HEX32,
+  },
+} as const;
+
+const entriesResponse = {
+  type: 'object',
+  required: ['start', 'end', 'tree_size', 'entries'],
+  properties: {
+    start: INDEX,
+    end: { ...INDEX, description: 'Exclusive; clamped to the page limit and the tree size' },
+    tree_size: INDEX,
+    entries: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          log_index: INDEX,
+          bundle_hash: { type: 'string' },
+          leaf_hash: HEX32,
+          timestamp: TIMESTAMP,
+        },
+      },
+    },
+  },
+} as const;
+
+const TEXT_RESPONSE = { 200: { type: 'string' }, ...errorResponses } as const;
+
+/** Runs a handler inside `inFlight`, so that shutdown waits for it (see InFlight). */
+function tracked<A extends unknown[], R>(
+  inFlight: InFlight,
+  handler: (...args: A) => Promise<R>,
+): (...args: A) => Promise<R> {
+  return (...args) => inFlight.run(() => handler(...args));
+}
+
+function notFound(message: string, retryAfterMs?: number): HttpError {
+  return retryAfterMs === undefined
+    ? httpError('NOT_FOUND', message)
+    : httpError('NOT_FOUND', message, {
+        retryable: true,
+        headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) },
+      });
+}
+
+function signatureSummary(keys: LogSigningKeys, note: string) {
+  const parsed = parseSignedNote(note);
+  if (!parsed.ok) return [];
+  return parsed.value.signatures.flatMap((line) => {
+    const key = keys.verifiers.find((k) => k.name === line.keyName && k.keyId === line.keyId);
+    if (key === undefined) return [];
+    return [
+      {
+        alg: key.alg,
+        key_name: key.name,
+        key_id: formatKeyId(key.keyId),
+        signature: encodeBase64(line.signature),
+      },
+    ];
+  });
+}
+
+export async function logRoutes(app: FastifyInstance, options: LogRoutesOptions): Promise<void> {
+  const { repository, sequencer, nodes, checkpointer, keys, inFlight } = options;
+  const profile = app.protocolProfile;
+
+  async function latestCheckpoint(): Promise<LogCheckpointRecord> {
+    const latest = checkpointer.latest ?? (await checkpointer.tick());
+    if (latest === undefined) throw new Error('no checkpoint has been signed');
+    return latest;
+  }
+
+  app.post<{ Body: { bundle_hash: unknown } }>(
+    '/add',
+    {
+      schema: {
+        summary: 'Append a bundle_hash; answers once the leaf is durably committed',
+        description:
+          '201 when the hash is new, 200 with its existing index when it is already in the log. ' +
+          'Requires `Authorization: Bearer <OPERATOR_TOKEN>` when OPERATOR_TOKEN is set (D22).',
+        tags: ['log'],
+        body: addBody,
+        response: { 200: addResponse, 201: addResponse, ...errorResponses },
+      },
+      ...(options.addGuard ? { preHandler: options.addGuard } : {}),
+      ...(options.addRateLimitPerMinute ? { config: rateLimitPerIp(options.addRateLimitPerMinute) } : {}),
+    },
+    tracked(inFlight, async (request, reply) => {
+      const leaf = tlogLeafInput(request.body.bundle_hash);
+      if (!leaf.ok) {
+        throw protocolError(
+          'BUNDLE_SCHEMA_INVALID',
+          profile,
+          'bundle_hash must be sha256:<64 lowercase hex>',
+          {
+            statusCode: 400,
+          },
+        );
+      }
+      let sequenced: Awaited<ReturnType<Sequencer['submit']>>;
+      try {
+        sequenced = await sequencer.submit(leaf.value);
+      } catch (error) {
+        if (error instanceof SequencerFullError || error instanceof SequencerClosedError) {
+          throw protocolError('BACKPRESSURE', profile, `Log is busy: ${error.message}; retry later`, {
+            headers: { 'retry-after': '1' },
+          });
+        }
+        throw error;
+      }
+      options.onAppend?.(sequenced.created);
+      reply.code(sequenced.created ? 201 : 200);
+      return {
+        log_index: sequenced.index,
+        timestamp: sequenced.timestamp,
+        leaf_hash: toHex(rfc9162LeafHash(leaf.value)),
+        tree_size: sequenced.treeSize,
+      };
+    }),
+  );
+
+  app.get<{ Params: { log_index: number }; Querystring: { tree_size?: number } }>(
+    '/proof/:log_index',
+    {
+      schema: {
+        summary: 'Inclusion proof of the leaf at log_index (in the current tree, or the tree of tree_size)',
+        tags: ['log'],
+        params: { type: 'object', required: ['log_index'], properties: { log_index: INDEX } },
+        querystring: { type: 'object', properties: { tree_size: INDEX } },
+        response: { 200: proofResponse, ...errorResponses },
+      },
+    },
+    tracked(inFlight, async (request) => {
+      const index = request.params.log_index;
+      const head = await repository.head();
+      if (index >= head.size) throw notFound(`log_index ${index} is beyond the log (size ${head.size})`);
+      const treeSize = request.query.tree_size ?? head.size;
+      if (treeSize > head.size) throw notFound(`tree_size ${treeSize} is beyond the log (size ${head.size})`);
+      if (index >= treeSize) {
+        throw httpError('BAD_REQUEST', `log_index ${index} is not inside a tree of size ${treeSize}`);
+      }
+      const answer = await inclusionAnswer(nodes, index, treeSize);
+      return {
+        log_index: index,
+        tree_size: treeSize,
+        leaf_hash: toHex(answer.leafHash),
+        proof: answer.proof.map(toHex),
+        root: toHex(answer.root),
+      };
+    }),
+  );
+
+  app.get<{ Params: { log_index: number }; Querystring: { tree_size?: number } }>(
+    '/tlog-proof/:log_index',
+    {
+      schema: {
+        summary: 'C2SP tlog-proof (text): the latest signed checkpoint, the index and its inclusion proof',
+        description:
+          'With tree_size, against the stored checkpoint of that size. Verify offline with `proto log verify`.',
+        tags: ['log'],
+        params: { type: 'object', required: ['log_index'], properties: { log_index: INDEX } },
+        querystring: { type: 'object', properties: { tree_size: INDEX } },
+        response: TEXT_RESPONSE,
+      },
+    },
+    tracked(inFlight, async (request, reply) => {
+      const index = request.params.log_index;
+      const checkpoint =
+        request.query.tree_size === undefined
+          ? await latestCheckpoint()
+          : await repository.checkpoint(request.query.tree_size);
+      if (checkpoint === undefined) throw notFound(`no signed checkpoint of size ${request.query.tree_size}`);
+      if (index >= checkpoint.size) {
+        throw notFound(
+          `log_index ${index} is not yet covered by a signed checkpoint (latest size ${checkpoint.size})`,
+          options.checkpointIntervalMs,
+        );
+      }
+      const answer = await inclusionAnswer(nodes, index, checkpoint.size);
+      reply.type('text/plain; charset=utf-8');
+      return formatTlogProof({ index, proof: answer.proof, checkpoint: checkpoint.note });
+    }),
+  );
+
+  app.get(
+    '/root',
+    {
+      schema: {
+        summary: 'Current root and size (unsigned)',
+        tags: ['log'],
+        response: { 200: rootResponse, ...errorResponses },
+      },
+    },
+    tracked(inFlight, async () => {
+      const head = await repository.head();
+      return { root: toHex(head.root), tree_size: head.size, timestamp: head.updatedAt };
+    }),
+  );
+
+  app.get(
+    '/root/signed',
+    {
+      schema: {
+        summary: 'Latest signed checkpoint: root, size, C2SP note, verifier keys, latest root anchor',
+        tags: ['log'],
+        response: { 200: signedRootResponse, ...errorResponses },
+      },
+    },
+    tracked(inFlight, async () => {
+      const checkpoint = await latestCheckpoint();
+      const anchor = options.anchorer?.latest;
+      return {
+        root: toHex(checkpoint.root),
+        tree_size: checkpoint.size,
+        timestamp: checkpoint.signedAt,
+        origin: options.origin,
+        checkpoint: checkpoint.note,
+        verifier_keys: keys.vkeys,
+        signatures: signatureSummary(keys, checkpoint.note),
+        ...(anchor === undefined ? {} : { root_anchor: rootAnchorView(anchor) }),
+      };
+    }),
+  );
+
+  app.get<{ Querystring: { tree_size?: number } }>(
+    '/checkpoint',
+    {
+      schema: {
+        summary:
+          'Latest signed checkpoint as a C2SP signed note (text/plain); with tree_size, that stored one',
+        tags: ['log'],
+        querystring: { type: 'object', properties: { tree_size: INDEX } },
+        response: TEXT_RESPONSE,
+      },
+    },
+    tracked(inFlight, async (request, reply) => {
+      const size = request.query.tree_size;
+      const checkpoint = size === undefined ? await latestCheckpoint() : await repository.checkpoint(size);
+      if (checkpoint === undefined) throw notFound(`no signed checkpoint of size ${size}`);
+      reply.type('text/plain; charset=utf-8').header('cache-control', 'no-cache');
+      return checkpoint.note;
+    }),
+  );
+
+  app.get<{ Querystring: { first: number; second?: number } }>(
+    '/consistency',
+    {
+      schema: {
+        summary: 'RFC 9162 consistency proof between tree sizes first ≤ second (default: the current size)',
+        tags: ['log'],
+        querystring: { type: 'object', required: ['first'], properties: { first: INDEX, second: INDEX } },
+        response: { 200: consistencyResponse, ...errorResponses },
+      },
+    },
+    tracked(inFlight, async (request) => {
+      const head = await repository.head();
+      const { first } = request.query;
+      const second = request.query.second ?? head.size;
+      if (second > head.size) throw notFound(`tree size ${second} is beyond the log (size ${head.size})`);
+      if (first > second)
+        throw httpError('BAD_REQUEST', `first (${first}) must not exceed second (${second})`);
+      const answer = await consistencyAnswer(nodes, first, second);
+      return {
+        first,
+        second,
+        proof: answer.proof.map(toHex),
+        first_root: toHex(answer.firstRoot),
+        second_root: toHex(answer.secondRoot),
+      };
+    }),
+  );
+
+  app.get<{ Querystring: { start?: number; end?: number } }>(
+    '/entries',
+    {
+      schema: {
+        summary: `Leaves [start, end), at most ENTRIES_PAGE_MAX (${options.entriesPageMax}) per page`,
+        tags: ['log'],
+        querystring: { type: 'object', properties: { start: INDEX, end: INDEX } },
+        response: { 200: entriesResponse, ...errorResponses },
+      },
+    },
+    tracked(inFlight, async (request) => {
+      const head = await repository.head();
+      const start = request.query.start ?? 0;
+      const requestedEnd = request.query.end ?? start + options.entriesPageMax;
+      if (requestedEnd < start)
+        throw httpError('BAD_REQUEST', `end (${requestedEnd}) is before start (${start})`);
+      const end = Math.max(start, Math.min(requestedEnd, start + options.entriesPageMax, head.size));
+      const rows = await repository.entries(start, end);
+      return {
+        start,
+        end,
+        tree_size: head.size,
+        entries: rows.map((row) => ({
+          log_index: row.index,
+          bundle_hash: `sha256:${toHex(row.data)}`,
+          leaf_hash: toHex(rfc9162LeafHash(row.data)),
+          timestamp: row.timestamp,
+        })),
+      };
+    }),
+  );
+}
