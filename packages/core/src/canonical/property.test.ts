@@ -9,7 +9,7 @@ import { canonicalizeV1, canonicalizeV2, MAX_CANONICAL_DEPTH } from './index.ts'
 // `canonicalize` is CommonJS whose typings claim an ES default export; require gives the function itself.
 const canonicalize = createRequire(import.meta.url)('canonicalize') as (value: unknown) => string | undefined;
 
-const RUNS = 400;
+const RUNS = Number(process.env['FUZZ_RUNS'] ?? 400);
 
 /** Why dcp-jcs-v1 must refuse a JSON value, computed independently of the implementation. */
 function refusalReason(value: unknown, depth = 0): string | undefined {
