@@ -11,7 +11,7 @@ import {
   backendOf,
   checkSignature,
   type SigningOptions,
-  signEd25519,
+  signDocument,
   signedMessage,
 } from './signed-document.ts';
 import type {
@@ -32,18 +32,11 @@ export function signAttestation(
   secretKey: Uint8Array,
   options: SigningOptions = {},
 ): Result<IssuedAttestation> {
-  const profile = options.profile ?? DEFAULT_PROFILE;
-  const { signature: _drop, ...unsigned } = attestation as UnsignedAttestation & { signature?: unknown };
-  const message = signedMessage(profile, 'JurisdictionAttestation', unsigned);
-  if (!message.ok) return message;
-  const signature = signEd25519(message.value, secretKey, backendOf(options));
-  if (!signature.ok) return signature;
-  const signed: IssuedAttestation = { ...unsigned, signature: signature.value };
-  const verdict = validateSchema('v2', ATTESTATION_SCHEMA, signed);
-  if (!verdict.valid) {
-    return err(coreError('ARTIFACT_SCHEMA_INVALID', `attestation: ${formatSchemaIssues(verdict.issues)}`));
-  }
-  return ok(signed);
+  return signDocument<IssuedAttestation>(attestation, secretKey, options, {
+    context: 'JurisdictionAttestation',
+    schema: ATTESTATION_SCHEMA,
+    label: 'attestation',
+  });
 }
 
 export interface VerifyAttestationOptions {

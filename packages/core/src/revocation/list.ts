@@ -12,7 +12,7 @@ import {
   backendOf,
   checkSignature,
   type SigningOptions,
-  signEd25519,
+  signDocument,
   signedMessage,
 } from './signed-document.ts';
 import type {
@@ -42,20 +42,11 @@ export function signRevocationList(
   secretKey: Uint8Array,
   options: SigningOptions = {},
 ): Result<RevocationList> {
-  const profile = options.profile ?? DEFAULT_PROFILE;
-  const { signature: _drop, ...unsigned } = list as UnsignedRevocationList & { signature?: unknown };
-  const message = signedMessage(profile, 'Revocation', unsigned);
-  if (!message.ok) return message;
-  const signature = signEd25519(message.value, secretKey, backendOf(options));
-  if (!signature.ok) return signature;
-  const signed: RevocationList = { ...unsigned, signature: signature.value };
-  const verdict = validateSchema('v2', REVOCATION_LIST_SCHEMA, signed);
-  if (!verdict.valid) {
-    return err(
-      coreError('ARTIFACT_SCHEMA_INVALID', `revocation list: ${formatSchemaIssues(verdict.issues)}`),
-    );
-  }
-  return ok(signed);
+  return signDocument<RevocationList>(list, secretKey, options, {
+    context: 'Revocation',
+    schema: REVOCATION_LIST_SCHEMA,
+    label: 'revocation list',
+  });
 }
 
 export interface VerifyRevocationListOptions {

@@ -6,8 +6,10 @@ import { domainSeparatedMessage } from '../crypto/domain.ts';
 import { deriveKid } from '../crypto/kid.ts';
 import { selectCryptoBackend } from '../crypto/select-backend.ts';
 import { bytesEqual, decodeBase64Strict, encodeBase64 } from '../encoding/index.ts';
-import { type ContextName, contextString, type ProtocolProfile } from '../profile.ts';
+import { type ContextName, contextString, DEFAULT_PROFILE, type ProtocolProfile } from '../profile.ts';
 import { coreError, err, ok, type Result } from '../result.ts';
+import { formatSchemaIssues } from '../schema/issues.ts';
+import { validateSchema } from '../schema/registry.ts';
 import type { Ed25519SignatureObject, TrustedKey, TrustedKeyInput } from './types.ts';
 
 const ED25519_PUBLIC_KEY_BYTES = 32;
@@ -201,4 +203,31 @@ export function checkSignature(
     return { ok: false, reason: 'bad_signature', message: 'Ed25519 signature does not verify' };
   }
   return { ok: true, signer: inWindow.key };
+}
+
+/**
+ * Signs a D20/D21 document: drops any old `signature`, signs the rest under the context, and checks
+ * the signed document against its schema (`label` names it in the error), so nothing invalid is issued.
+ */
+export function signDocument<Signed>(
+  document: object,
+  secretKey: Uint8Array,
+  options: SigningOptions,
+  form: {
+    readonly context: Extract<ContextName, 'Revocation' | 'JurisdictionAttestation'>;
+    readonly schema: string;
+    readonly label: string;
+  },
+): Result<Signed> {
+  const { signature: _drop, ...unsigned } = document as Readonly<Record<string, unknown>>;
+  const message = signedMessage(options.profile ?? DEFAULT_PROFILE, form.context, unsigned);
+  if (!message.ok) return message;
+  const signature = signEd25519(message.value, secretKey, backendOf(options));
+  if (!signature.ok) return signature;
+  const signed = { ...unsigned, signature: signature.value };
+  const verdict = validateSchema('v2', form.schema, signed);
+  if (!verdict.valid) {
+    return err(coreError('ARTIFACT_SCHEMA_INVALID', `${form.label}: ${formatSchemaIssues(verdict.issues)}`));
+  }
+  return ok(signed as Signed);
 }
