@@ -126,7 +126,7 @@ describe('attestation service', () => {
 });
 
 describe('attestation key rotation', () => {
-  it('publishes previous keys with their windows, so attestations of a retired key keep verifying', async () => {
+  it('publishes previous keys with their windows: a retired key’s attestations verify until its retirement, not after', async () => {
     const dir = tempDir('rotation');
     const first = await startService({ dataDir: dir.dir, env: { ATTESTATION_SIGNING_KEY: KEY_1 } });
     const old = await attest(first, 'agent:rotating-1');
@@ -150,8 +150,11 @@ describe('attestation key rotation', () => {
         key_id: expect.stringMatching(/^[0-9a-f]{32}$/),
       });
       expect(new Set(keys.map((k) => k.key_id)).size).toBe(2);
-      const now = new Date();
-      expect(verifyAttestation(old, keys, { now }).ok).toBe(true);
+      const now = new Date(Date.parse(retiredAt) + 1);
+      expect(verifyAttestation(old, keys, { now: new Date(retiredAt) }).ok).toBe(true);
+      // Issue 12 item 7: the issuer key must be valid when the attestation is verified, not only when attested.
+      const afterRetirement = verifyAttestation(old, keys, { now });
+      expect(afterRetirement.ok === false && afterRetirement.error.reason).toBe('key_retired');
       expect(verifyAttestation(fresh, keys, { now }).ok).toBe(true);
       // The retired key cannot vouch for anything attested after its window.
       const secret = Buffer.concat([Buffer.alloc(32, 7), Buffer.from(oldKey, 'base64')]);

@@ -56,10 +56,30 @@ describe('verifier trust settings', () => {
       /verifier key/,
     ],
     [{ ANCHOR_VERIFY_LOG_KEY: VKEY }, 'ANCHOR_VERIFY_LOG_KEY', /ANCHOR_VERIFY_LOG_URL names no log/],
+    [
+      { ANCHOR_VERIFY_CACHE_MAX_ENTRIES: '-1' },
+      'ANCHOR_VERIFY_CACHE_MAX_ENTRIES',
+      /ANCHOR_VERIFY_CACHE_MAX_ENTRIES/,
+    ],
+    [{ ANCHOR_VERIFY_CACHE_TTL_MS: '10' }, 'ANCHOR_VERIFY_CACHE_TTL_MS', /ANCHOR_VERIFY_CACHE_TTL_MS/],
+    [{ ANCHOR_VERIFY_CACHE_RETRY_TTL_MS: 'soon' }, 'ANCHOR_VERIFY_CACHE_RETRY_TTL_MS', /RETRY_TTL_MS/],
+    [{ ATTESTATION_MAX_AGE_DAYS: '0' }, 'ATTESTATION_MAX_AGE_DAYS', /ATTESTATION_MAX_AGE_DAYS/],
   ])('refuses %j, naming %s', (env, variable, message) => {
     const error = refusal(env);
     expect(error.variables).toContain(variable);
     expect(error.message).toMatch(message);
+  });
+
+  it('defaults the per-receipt anchor cache and the attestation maximum age (issue 12)', () => {
+    expect(loadVerificationConfig({})).toMatchObject({
+      ANCHOR_VERIFY_CACHE_MAX_ENTRIES: 10000,
+      ANCHOR_VERIFY_CACHE_TTL_MS: 600000,
+      ANCHOR_VERIFY_CACHE_RETRY_TTL_MS: 30000,
+      ATTESTATION_MAX_AGE_DAYS: 30,
+    });
+    expect(
+      loadVerificationConfig({ ANCHOR_VERIFY_CACHE_MAX_ENTRIES: '0' }).ANCHOR_VERIFY_CACHE_MAX_ENTRIES,
+    ).toBe(0);
   });
 
   it('builds the anchor sources from ANCHOR_VERIFY_* only (never from receipts)', () => {

@@ -118,6 +118,34 @@ export const VERIFICATION_ENV = defineEnv({
     default: 5000,
     description: 'Timeout of one request to an anchor source',
   },
+  // Issue 12 item 6: a receipt costs the anchor sources one look-up per TTL, however often it is sent.
+  ANCHOR_VERIFY_CACHE_MAX_ENTRIES: {
+    type: 'integer',
+    minimum: 0,
+    default: 10000,
+    description: 'Anchor checks remembered per receipt and bundle hash (LRU); 0 remembers none',
+  },
+  ANCHOR_VERIFY_CACHE_TTL_MS: {
+    type: 'integer',
+    minimum: 1000,
+    default: 600000,
+    description:
+      'How long a final anchor answer (pass, or a fail or skip that retrying cannot change) is kept',
+  },
+  ANCHOR_VERIFY_CACHE_RETRY_TTL_MS: {
+    type: 'integer',
+    minimum: 0,
+    default: 30000,
+    description:
+      'How long a retryable anchor answer (source unreachable, not confirmed yet) is kept; 0: never',
+  },
+  // Issue 12 item 7: an attestation with `expires_at: null` still ages out.
+  ATTESTATION_MAX_AGE_DAYS: {
+    type: 'integer',
+    minimum: 1,
+    default: 30,
+    description: 'Oldest attested_at accepted for an attestation without expires_at',
+  },
 });
 
 export type VerifierModeName = 'classical_only' | 'hybrid_preferred' | 'hybrid_required' | 'pq_only';
@@ -153,6 +181,10 @@ export interface VerificationConfig extends SharedConfig {
   readonly ANCHOR_VERIFY_LOG_KEY?: string;
   readonly ANCHOR_VERIFY_MIN_CONFIRMATIONS: number;
   readonly ANCHOR_VERIFY_TIMEOUT_MS: number;
+  readonly ANCHOR_VERIFY_CACHE_MAX_ENTRIES: number;
+  readonly ANCHOR_VERIFY_CACHE_TTL_MS: number;
+  readonly ANCHOR_VERIFY_CACHE_RETRY_TTL_MS: number;
+  readonly ATTESTATION_MAX_AGE_DAYS: number;
 }
 
 /** VERIFIER_POLICY holds JSON text (starts with `{`) or the path of a JSON file. */

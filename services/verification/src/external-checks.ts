@@ -21,6 +21,7 @@ import {
   type RevocationChecker,
   verifyAnchorReceipt,
 } from '@proto/service-kit';
+import { createAnchorCheckCache } from './anchor-cache.ts';
 import type { BundleSubject, SuppliedEvidence } from './bundle-subject.ts';
 import type { VerificationConfig } from './config.ts';
 
@@ -114,12 +115,51 @@ export function mergeOutcomes(response: VerifyResponse, outcomes: readonly Outco
   };
 }
 
+const NOT_VERIFIED = 'the bundle is not verified, so no external look-up is made';
+
+/** The checks `apply` would run, each `skipped` with a warning, for a bundle whose own verdict is false. */
+function unverifiedOutcomes(
+  revocation: RevocationChecker | undefined,
+  subject: BundleSubject,
+  evidence: SuppliedEvidence | undefined,
+): Outcome[] {
+  const outcomes: Outcome[] = [];
+  if (revocation !== undefined && subject.agentId !== undefined) {
+    outcomes.push({
+      check: 'revocation',
+      status: 'skipped',
+      warnings: [`revocation not checked: ${NOT_VERIFIED}`],
+    });
+  }
+  if (evidence?.anchor_receipt !== undefined) {
+    outcomes.push({
+      check: 'anchor',
+      status: 'skipped',
+      warnings: [`anchor_receipt not checked: ${NOT_VERIFIED}`],
+    });
+  }
+  if (evidence?.jurisdiction_attestation !== undefined) {
+    outcomes.push({
+      check: 'attestation',
+      status: 'skipped',
+      warnings: [`jurisdiction_attestation not checked: ${NOT_VERIFIED}`],
+    });
+  }
+  return outcomes;
+}
+
 export function createExternalChecks(options: ExternalChecksOptions): ExternalChecks {
   const { config, profile } = options;
   const clock = options.clock ?? (() => new Date());
   const attestationKeys: Readonly<Record<string, readonly TrustedKey[]>> = config.ATTESTATION_TRUSTED_KEYS;
   const attestationConfigured = Object.keys(attestationKeys).length > 0;
   const anchorSources = anchorSourcesOf(config);
+  const anchorCache = createAnchorCheckCache({
+    maxEntries: config.ANCHOR_VERIFY_CACHE_MAX_ENTRIES,
+    ttlMs: config.ANCHOR_VERIFY_CACHE_TTL_MS,
+    retryTtlMs: config.ANCHOR_VERIFY_CACHE_RETRY_TTL_MS,
+  });
+  const attestationMaxAgeMs = config.ATTESTATION_MAX_AGE_DAYS * 86_400_000;
   const revocation =
     Object.keys(config.REVOCATION_SOURCES).length === 0
       ? undefined
@@ -186,19 +226,23 @@ export function createExternalChecks(options: ExternalChecksOptions): ExternalCh
         warnings: ['jurisdiction_attestation not checked: the bundle has no readable RPR'],
       };
     }
-    // Keys are trusted per jurisdiction: only the named jurisdiction's issuers may vouch for it.
-    const claimed =
-      attestation !== null && typeof attestation === 'object' && !Array.isArray(attestation)
-        ? (attestation as Record<string, unknown>)['jurisdiction']
-        : undefined;
-    const keys =
-      typeof claimed === 'string' && Object.hasOwn(attestationKeys, claimed)
-        ? (attestationKeys[claimed] ?? [])
-        : [];
+    const jurisdiction = subject.jurisdiction;
+    if (jurisdiction === undefined) {
+      return {
+        check: 'attestation',
+        status: 'skipped',
+        warnings: ["jurisdiction_attestation not checked: the bundle's RPR names no jurisdiction"],
+      };
+    }
+    // Issue 12 item 7: the RPR's jurisdiction, never the attestation's own claim, picks the trusted
+    // issuers, and the attestation must name that jurisdiction.
+    const keys = Object.hasOwn(attestationKeys, jurisdiction) ? (attestationKeys[jurisdiction] ?? []) : [];
     const verified = verifyAttestation(attestation, keys, {
       now: clock(),
       expectedRprHash: subject.rprHash,
+      expectedJurisdiction: jurisdiction,
       ...(subject.agentId === undefined ? {} : { expectedAgentId: subject.agentId }),
+      maxAgeMs: attestationMaxAgeMs,
       profile,
     });
     if (verified.ok) return { check: 'attestation', status: 'pass', warnings: [] };
@@ -226,7 +270,11 @@ export function createExternalChecks(options: ExternalChecksOptions): ExternalCh
       };
     }
     // The hash is the verifier's own (analysis.bundleHash); the receipt's claim is only compared with it.
-    const result = await verifyAnchorReceipt(receipt, subject.bundleHash, anchorSources);
+    // One look-up per receipt and bundle hash per TTL, shared by concurrent requests (issue 12 item 6).
+    const bundleHash = subject.bundleHash;
+    const result = await anchorCache.check(receipt, bundleHash, () =>
+      verifyAnchorReceipt(receipt, bundleHash, anchorSources),
+    );
     const code = result.code === undefined ? undefined : errorCode(result.code, profile);
     const extra = result.warnings.filter((w) => w !== result.message).map((w) => `anchor_receipt: ${w}`);
     if (result.status === 'pass') return { check: 'anchor', status: 'pass', warnings: extra };
@@ -256,6 +304,10 @@ export function createExternalChecks(options: ExternalChecksOptions): ExternalCh
     revocation,
     anchorSources,
     async apply(response, subject, evidence) {
+      // Issue 12 item 6: a bundle that is not verified costs the operator no I/O and no trust-material
+      // look-up; the checks it asked for are reported `skipped`, saying why.
+      if (!response.verified)
+        return mergeOutcomes(response, unverifiedOutcomes(revocation, subject, evidence));
       // In D12's check order, so errors and warnings read in the order of `checks`.
       const pending: Promise<Outcome>[] = [];
       if (revocation !== undefined && subject.agentId !== undefined) {

@@ -2,7 +2,7 @@
 // DECISIONS D21; PROTOCOL §9.6 (rpr_hash must match, valid issuer key, attested_at past, expires_at future).
 import { describe, expect, it } from 'vitest';
 import { PROFILES } from '../profile.ts';
-import { signAttestation, verifyAttestation } from './attestation.ts';
+import { DEFAULT_ATTESTATION_MAX_AGE_MS, signAttestation, verifyAttestation } from './attestation.ts';
 import { at, sampleAttestation, T0, testKey } from './test-support.ts';
 import type { IssuedAttestation } from './types.ts';
 
@@ -62,9 +62,51 @@ describe('attestations', () => {
     };
     const outside = verifyAttestation(att, [retired], { now: T0 });
     expect(outside.ok === false && outside.error.reason).toBe('untrusted_key');
-    // Attested inside the retired key's window: still valid until it expires (rotation).
+    // Attested inside the key's window: valid while the key is, never after (issue 12 item 7).
     const old = issued({ attested_at: at(-50).toISOString() });
-    expect(verifyAttestation(old, [retired], { now: T0 }).ok).toBe(true);
+    expect(verifyAttestation(old, [retired], { now: at(-10) }).ok).toBe(true);
+    const afterRetirement = verifyAttestation(old, [retired], { now: T0 });
+    expect(
+      afterRetirement.ok === false && [afterRetirement.error.reason, afterRetirement.error.code],
+    ).toEqual(['key_retired', 'KEY_EXPIRED']);
+    // A backdated attested_at with expires_at null does not bring a retired key back.
+    const backdated = issued({ attested_at: at(-50).toISOString(), expires_at: null });
+    const forever = verifyAttestation(backdated, [retired], { now: T0 });
+    expect(forever.ok === false && forever.error.reason).toBe('key_retired');
+  });
+
+  it('refuse another jurisdiction before any signature check, with its own reason', () => {
+    const att = issued({ jurisdiction: 'FR' });
+    // Even under a key that is not trusted at all, the mismatch is what the caller is told.
+    const j = verifyAttestation(att, [OTHER.publicKeyB64], { now: T0, expectedJurisdiction: 'US' });
+    expect(j.ok === false && [j.error.reason, j.error.code, j.error.message]).toEqual([
+      'jurisdiction_mismatch',
+      'RPR_INVALID',
+      "attestation: jurisdiction FR is not the bundle's US",
+    ]);
+    expect(verifyAttestation(att, [KEY.publicKeyB64], { now: T0, expectedJurisdiction: 'FR' }).ok).toBe(true);
+  });
+
+  it('tolerate attested_at ahead of now only within the clock skew (5 min by default)', () => {
+    const att = issued({ attested_at: at(240).toISOString() });
+    expect(verifyAttestation(att, [KEY.publicKeyB64], { now: T0 }).ok).toBe(true);
+    const ahead = verifyAttestation(att, [KEY.publicKeyB64], { now: T0, maxClockSkewMs: 60_000 });
+    expect(ahead.ok === false && ahead.error.reason).toBe('not_yet_valid');
+    const late = issued({ attested_at: at(301).toISOString() });
+    expect(verifyAttestation(late, [KEY.publicKeyB64], { now: T0 }).ok).toBe(false);
+  });
+
+  it('age out without expires_at: DEFAULT_ATTESTATION_MAX_AGE_MS (30 days) or maxAgeMs', () => {
+    expect(DEFAULT_ATTESTATION_MAX_AGE_MS).toBe(30 * 86_400_000);
+    const open = issued({ expires_at: null });
+    expect(verifyAttestation(open, [KEY.publicKeyB64], { now: at(30 * 86_400) }).ok).toBe(true);
+    const old = verifyAttestation(open, [KEY.publicKeyB64], { now: at(30 * 86_400 + 1) });
+    expect(old.ok === false && [old.error.reason, old.error.code]).toEqual(['too_old', 'SIGNATURE_EXPIRED']);
+    const short = verifyAttestation(open, [KEY.publicKeyB64], { now: at(2 * 86_400), maxAgeMs: 86_400_000 });
+    expect(short.ok === false && short.error.reason).toBe('too_old');
+    // With an explicit expires_at the issuer's choice stands (expiry is checked instead).
+    const dated = issued({ expires_at: at(60 * 86_400).toISOString() });
+    expect(verifyAttestation(dated, [KEY.publicKeyB64], { now: at(45 * 86_400) }).ok).toBe(true);
   });
 
   it('are domain-separated from revocation lists and between profiles', () => {
@@ -75,7 +117,7 @@ describe('attestations', () => {
 
   it('accept the DCP-01 form (type member, expires_at null) and refuse schema violations without throwing', () => {
     const open = issued({ type: 'jurisdiction_attestation', expires_at: null });
-    expect(verifyAttestation(open, [KEY.publicKeyB64], { now: at(10 * 365 * 86_400) }).ok).toBe(true);
+    expect(verifyAttestation(open, [KEY.publicKeyB64], { now: at(10 * 86_400) }).ok).toBe(true);
     for (const input of [
       undefined,
       {},

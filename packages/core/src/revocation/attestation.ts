@@ -48,8 +48,14 @@ export interface VerifyAttestationOptions {
   readonly expectedIssuer?: string;
   readonly profile?: ProtocolProfile;
   readonly backend?: CryptoBackend;
+  /** How far `attested_at` may lie ahead of `now` (clocks differ); default DEFAULT_MAX_CLOCK_SKEW_MS (5 min). */
   readonly maxClockSkewMs?: number;
+  /** Oldest `attested_at` accepted when `expires_at` is null; default DEFAULT_ATTESTATION_MAX_AGE_MS (30 days). */
+  readonly maxAgeMs?: number;
 }
+
+/** Issue 12 item 7: an attestation without `expires_at` is not forever; 30 days unless the caller says otherwise. */
+export const DEFAULT_ATTESTATION_MAX_AGE_MS = 30 * 86_400_000;
 
 const CODES: Readonly<Record<AttestationProblem, ErrorName>> = {
   schema: 'ARTIFACT_SCHEMA_INVALID',
@@ -59,8 +65,10 @@ const CODES: Readonly<Record<AttestationProblem, ErrorName>> = {
   agent_mismatch: 'RPR_INVALID',
   jurisdiction_mismatch: 'RPR_INVALID',
   issuer_mismatch: 'RPR_INVALID',
+  key_retired: 'KEY_EXPIRED',
   not_yet_valid: 'SIGNATURE_EXPIRED',
   expired: 'SIGNATURE_EXPIRED',
+  too_old: 'SIGNATURE_EXPIRED',
 };
 
 function problem(
@@ -71,10 +79,12 @@ function problem(
 }
 
 /**
- * Verifies an issued attestation offline, in this order: schema; the signing key among
- * `trustedKeys` (inside its window at `attested_at`); the signature; the expected RPR hash, agent,
- * jurisdiction and issuer; `attested_at` not in the future (beyond the clock skew); `expires_at`
- * null or after `now`. Never throws.
+ * Verifies an issued attestation offline, in this order: schema; the expected jurisdiction (before any
+ * crypto: an attestation for another jurisdiction is refused as such); the signing key among `trustedKeys`
+ * (inside its window at `attested_at`); the signature; the key still inside its window at `now` (a retired
+ * key vouches for nothing, whatever `attested_at` it writes); the expected RPR hash, agent and issuer;
+ * `attested_at` not in the future (beyond the clock skew); `expires_at` after `now`, or, when null,
+ * `attested_at` no older than the maximum age. Never throws.
  */
 export function verifyAttestation(
   attestation: unknown,
@@ -96,8 +106,22 @@ export function verifyAttestation(
     doc as unknown as Record<string, unknown>,
   );
   if (!message.ok) return problem('schema', message.error.message);
+  if (options.expectedJurisdiction !== undefined && doc.jurisdiction !== options.expectedJurisdiction) {
+    return problem(
+      'jurisdiction_mismatch',
+      `jurisdiction ${doc.jurisdiction} is not the bundle's ${options.expectedJurisdiction}`,
+    );
+  }
   const signature = checkSignature(doc.signature, message.value, trustedKeys, attestedAt, backendOf(options));
   if (!signature.ok) return problem(signature.reason, signature.message);
+  const now = options.now.getTime();
+  const retiredAt = signature.signer.valid_until;
+  if (typeof retiredAt === 'string' && now > Date.parse(retiredAt)) {
+    return problem(
+      'key_retired',
+      `signing key ${signature.signer.key_id ?? ''} was retired at ${retiredAt}; it vouches for nothing now`,
+    );
+  }
 
   if (options.expectedRprHash !== undefined && doc.rpr_hash !== options.expectedRprHash) {
     return problem('rpr_mismatch', `rpr_hash ${doc.rpr_hash} is not the bundle's ${options.expectedRprHash}`);
@@ -105,21 +129,21 @@ export function verifyAttestation(
   if (options.expectedAgentId !== undefined && doc.agent_id !== options.expectedAgentId) {
     return problem('agent_mismatch', `agent_id ${doc.agent_id} is not ${options.expectedAgentId}`);
   }
-  if (options.expectedJurisdiction !== undefined && doc.jurisdiction !== options.expectedJurisdiction) {
-    return problem(
-      'jurisdiction_mismatch',
-      `jurisdiction ${doc.jurisdiction} is not ${options.expectedJurisdiction}`,
-    );
-  }
   if (options.expectedIssuer !== undefined && doc.issuer !== options.expectedIssuer) {
     return problem('issuer_mismatch', `issuer ${doc.issuer} is not ${options.expectedIssuer}`);
   }
-  const now = options.now.getTime();
   if (attestedAt - now > (options.maxClockSkewMs ?? DEFAULT_MAX_CLOCK_SKEW_MS)) {
     return problem('not_yet_valid', `attested_at ${doc.attested_at} is in the future`);
   }
   if (expiresAt !== null && now >= expiresAt) {
     return problem('expired', `expired at ${doc.expires_at}`);
+  }
+  const maxAgeMs = options.maxAgeMs ?? DEFAULT_ATTESTATION_MAX_AGE_MS;
+  if (expiresAt === null && now - attestedAt > maxAgeMs) {
+    return problem(
+      'too_old',
+      `attested_at ${doc.attested_at} is older than the ${Math.floor(maxAgeMs / 86_400_000)}-day maximum age of an attestation without expires_at`,
+    );
   }
   return ok({
     attestation: doc,

@@ -85,8 +85,10 @@ export type AttestationProblem =
   | 'agent_mismatch'
   | 'jurisdiction_mismatch'
   | 'issuer_mismatch'
+  | 'key_retired'
   | 'not_yet_valid'
-  | 'expired';
+  | 'expired'
+  | 'too_old';
 
 export interface VerifiedRevocationList {
   readonly list: RevocationList;

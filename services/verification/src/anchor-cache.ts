@@ -1,0 +1,74 @@
+// A bounded per-receipt memory of anchor checks, shared by concurrent requests, so a receipt costs the operator's
+// RPC quota at most once per TTL however often it is sent. Issue 12 item 6 (row i); DECISIONS D19.
+import { createHash } from 'node:crypto';
+import { canonicalBytesV2 } from '@proto/core';
+import type { AnchorCheck } from '@proto/service-kit';
+import { LRUCache } from 'lru-cache';
+
+export interface AnchorCacheOptions {
+  /** ANCHOR_VERIFY_CACHE_MAX_ENTRIES: 0 keeps nothing (concurrent identical look-ups are still shared). */
+  readonly maxEntries: number;
+  /** ANCHOR_VERIFY_CACHE_TTL_MS: how long a final answer (pass, or a non-retryable fail or skip) is kept. */
+  readonly ttlMs: number;
+  /** ANCHOR_VERIFY_CACHE_RETRY_TTL_MS: how long a retryable answer (outage, not yet confirmed) is kept; 0: never. */
+  readonly retryTtlMs: number;
+}
+
+export interface AnchorCheckCache {
+  /** The answer for this receipt and bundle hash: remembered, in flight, or from `run` (called at most once). */
+  check(receipt: unknown, bundleHash: string, run: () => Promise<AnchorCheck>): Promise<AnchorCheck>;
+}
+
+/**
+ * Key = SHA-256 of the receipt's canonical JSON and the bundle hash it is checked against, so two spellings of
+ * one receipt share an entry and a receipt checked against another bundle does not. Undefined when the
+ * receipt has no canonical form (it then fails offline, before any I/O, and is not worth remembering).
+ */
+export function anchorCacheKey(receipt: unknown, bundleHash: string): string | undefined {
+  let canonical: ReturnType<typeof canonicalBytesV2>;
+  try {
+    canonical = canonicalBytesV2(receipt);
+  } catch {
+    return undefined;
+  }
+  if (!canonical.ok) return undefined;
+  return createHash('sha256').update(canonical.value).update('\n').update(bundleHash).digest('hex');
+}
+
+export function createAnchorCheckCache(options: AnchorCacheOptions): AnchorCheckCache {
+  const remembered =
+    options.maxEntries > 0
+      ? new LRUCache<string, AnchorCheck>({ max: options.maxEntries, ttl: options.ttlMs })
+      : undefined;
+  // Bounded by the requests in flight, themselves bounded by the worker pool's queue.
+  const inFlight = new Map<string, Promise<AnchorCheck>>();
+
+  const remember = (key: string, answer: AnchorCheck) => {
+    if (remembered === undefined) return;
+    const final = answer.status === 'pass' || !answer.retryable;
+    // lru-cache reads ttl 0 as "forever": a retryable answer with no retry TTL is simply not kept.
+    if (final) remembered.set(key, answer, { ttl: options.ttlMs });
+    else if (options.retryTtlMs > 0) remembered.set(key, answer, { ttl: options.retryTtlMs });
+  };
+
+  return {
+    async check(receipt, bundleHash, run) {
+      const key = anchorCacheKey(receipt, bundleHash);
+      if (key === undefined) return run();
+      const known = remembered?.get(key);
+      if (known !== undefined) return known;
+      const pending = inFlight.get(key);
+      if (pending !== undefined) return pending;
+      const started = run().then((answer) => {
+        remember(key, answer);
+        return answer;
+      });
+      inFlight.set(key, started);
+      try {
+        return await started;
+      } finally {
+        inFlight.delete(key);
+      }
+    },
+  };
+}
