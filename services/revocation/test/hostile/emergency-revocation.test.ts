@@ -207,6 +207,27 @@ describe.each(dialectsUnderTest())('emergency revocation on %s', (dialect) => {
     expect((await register(service, sample.signed_bundle)).status).toBe(409);
   });
 
+  it('is durable before it answers: after a restart the secret stays used and the list still names the agent', async () => {
+    const secret = newSecret();
+    const sample = bundleWithToken(secret);
+    expect((await register(service, sample.signed_bundle)).status).toBe(201);
+    expect((await emergencyRevoke(service, sample.agentId as string, secret.hex)).status).toBe(200);
+    const restarted = await startService({
+      store: target.options,
+      dataDir: service.dataDir,
+      env: { JURISDICTION, LIST_MAX_AGE_S: '0' },
+      timer: false,
+    });
+    try {
+      expect(listedIds(await currentList(restarted))).toEqual(
+        expect.arrayContaining([sample.agentId, ...agentKids(sample)]),
+      );
+      expect((await emergencyRevoke(restarted, sample.agentId as string, secret.hex)).status).toBe(409);
+    } finally {
+      await restarted.close();
+    }
+  });
+
   it('answers 404 for an agent without a registered token', async () => {
     const sample = bundleWithToken(newSecret()); // never registered
     const res = await emergencyRevoke(service, sample.agentId as string, newSecret().hex);
