@@ -201,6 +201,7 @@ export async function buildRevocationApp(options: BuildRevocationAppOptions): Pr
     profile: app.protocolProfile,
     guard,
     clock,
+    registration: config.EMERGENCY_REGISTRATION,
     maxPerIp: config.EMERGENCY_MAX_PER_IP,
     maxPerAgent: config.EMERGENCY_MAX_PER_AGENT,
     windowSeconds: config.EMERGENCY_WINDOW_S,

@@ -61,6 +61,13 @@ export const REVOCATION_ENV = defineEnv({
     type: 'string',
     description: 'valid_from published for the current attestation key (default: its first use)',
   },
+  EMERGENCY_REGISTRATION: {
+    type: 'string',
+    enum: ['bundle', 'attested', 'operator'],
+    default: 'attested',
+    description:
+      'Who may register emergency tokens: any verified bundle, only bundles this service attested, or only the operator',
+  },
   EMERGENCY_MAX_PER_IP: {
     type: 'integer',
     minimum: 1,
@@ -101,6 +108,7 @@ export interface RevocationConfig extends SharedConfig {
   readonly ATTESTATION_PREVIOUS_KEYS: readonly TrustedKey[];
   readonly ATTESTATION_KEY_VALID_FROM?: string;
   readonly OPERATOR_TOKEN?: string;
+  readonly EMERGENCY_REGISTRATION: 'bundle' | 'attested' | 'operator';
   readonly EMERGENCY_MAX_PER_IP: number;
   readonly EMERGENCY_MAX_PER_AGENT: number;
   readonly EMERGENCY_WINDOW_S: number;

@@ -32,6 +32,8 @@ export interface BundleRegistration {
   readonly kids: readonly string[];
   readonly human_id: string | null;
   readonly jurisdiction: string | undefined;
+  /** `sha256:` of jcs(RPR payload), what an attestation of this service binds to the agent id (D21). */
+  readonly rpr_hash: string | undefined;
 }
 
 export type BundleRegistrationResult =
@@ -82,6 +84,7 @@ export function registrationFromBundle(
       kids,
       human_id: typeof humanId === 'string' ? humanId : null,
       jurisdiction: analysis.jurisdiction,
+      rpr_hash: analysis.rprHash,
     },
   };
 }

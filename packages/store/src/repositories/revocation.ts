@@ -214,6 +214,8 @@ export interface RevocationRepository {
   /** Appends an issued attestation to the jurisdiction's log; returns its sequence number. */
   recordAttestation(issuance: AttestationIssuance): Promise<number>;
   countAttestations(jurisdiction: string, agentId?: string): Promise<number>;
+  /** Whether an attestation was issued for this agent and RPR hash (expired ones count: it was vouched for). */
+  hasAttestation(jurisdiction: string, agentId: string, rprHash: string): Promise<boolean>;
   /** Notes a signing key the first time it is used; returns its record (first use time kept). */
   registerKey(
     jurisdiction: string,
@@ -391,6 +393,18 @@ export class KyselyRevocationRepository implements RevocationRepository {
       .$if(agentId !== undefined, (qb) => qb.where('agent_id', '=', agentId as string))
       .executeTakeFirst();
     return Number(row?.n ?? 0);
+  }
+
+  async hasAttestation(jurisdiction: string, agentId: string, rprHash: string): Promise<boolean> {
+    const row = await this.#db
+      .selectFrom('attestation_issuance')
+      .select('seq')
+      .where('jurisdiction', '=', jurisdiction)
+      .where('agent_id', '=', agentId)
+      .where('rpr_hash', '=', rprHash)
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
   }
 
   async registerKey(

@@ -16,6 +16,8 @@ export interface EmergencyRoutesOptions {
   readonly profile: ProtocolProfile;
   readonly guard: onRequestHookHandler;
   readonly clock: () => Date;
+  /** EMERGENCY_REGISTRATION: who may register tokens without the operator token. */
+  readonly registration: 'bundle' | 'attested' | 'operator';
   readonly maxPerIp: number;
   readonly maxPerAgent: number;
   readonly windowSeconds: number;
@@ -120,6 +122,9 @@ export async function emergencyRoutes(app: FastifyInstance, options: EmergencyRo
       },
     },
     async (request, reply) => {
+      if (options.registration === 'operator') {
+        throw httpError('FORBIDDEN', 'Emergency tokens are registered by the operator only here');
+      }
       const signed = request.body.signed_bundle;
       const analysis = verifier.analyze({ signed_bundle: signed });
       const response = verifier.finalize(analysis, options.clock());
@@ -150,6 +155,21 @@ export async function emergencyRoutes(app: FastifyInstance, options: EmergencyRo
         );
       }
       assertAgentId(registration.agent_id);
+      // Anyone can sign a bundle naming any agent id; an attestation of ours ties the id to this RPR.
+      if (
+        options.registration === 'attested' &&
+        (registration.rpr_hash === undefined ||
+          !(await options.repository.hasAttestation(
+            jurisdiction,
+            registration.agent_id,
+            registration.rpr_hash,
+          )))
+      ) {
+        throw httpError(
+          'FORBIDDEN',
+          'This service registers emergency tokens only for agents it attested with this RPR (POST /attest)',
+        );
+      }
       const result = await options.repository.registerEmergencyToken(jurisdiction, {
         agent_id: registration.agent_id,
         token: registration.token,

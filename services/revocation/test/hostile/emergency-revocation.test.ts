@@ -65,6 +65,24 @@ async function post(
 
 const register = (service: RunningService, signedBundle: unknown) =>
   post(service, '/emergency-tokens', { signed_bundle: signedBundle });
+/** `sha256:` of jcs(RPR payload): what an attestation binds (D21), here the RPR's payload_hash. */
+function rprHashOf(sample: ReturnType<typeof sampleBundle>): string {
+  const bundle = sample.signed_bundle as {
+    bundle: { responsible_principal_record: { payload_hash: string } };
+  };
+  return bundle.bundle.responsible_principal_record.payload_hash;
+}
+
+/** EMERGENCY_REGISTRATION=attested (the default): the operator attests the agent, then its bundle registers. */
+async function registerAttested(service: RunningService, sample: ReturnType<typeof sampleBundle>) {
+  const attest = await call(service, 'POST', '/attest', {
+    rpr_hash: rprHashOf(sample),
+    agent_id: sample.agentId,
+  });
+  expect(attest.status, JSON.stringify(attest.json)).toBe(200);
+  return register(service, sample.signed_bundle);
+}
+
 const emergencyRevoke = (
   service: RunningService,
   agentId: string,
@@ -121,14 +139,14 @@ describe.each(dialectsUnderTest())('emergency revocation on %s', (dialect) => {
     const sibling = bundleWithToken(newSecret(), { keys: { principal: victim.keys.principal } });
     const agentId = victim.agentId as string;
 
-    const registered = await register(service, victim.signed_bundle);
+    const registered = await registerAttested(service, victim);
     expect(registered.status, JSON.stringify(registered.json)).toBe(201);
     expect(registered.json).toMatchObject({ agent_id: agentId, source: 'bundle', created: true });
     expect([...(registered.json['kids'] as string[])].sort()).toEqual(agentKids(victim).sort());
     // The principal's kids signed the bundle too, but they are not the agent's keys.
     expect(registered.json['kids']).not.toContain(victim.keys.principal.classical.kid);
     expect((await register(service, victim.signed_bundle)).json).toMatchObject({ created: false });
-    expect((await register(service, sibling.signed_bundle)).status).toBe(201);
+    expect((await registerAttested(service, sibling)).status).toBe(201);
 
     const before = await postVerify(verification.url, { signed_bundle: victim.signed_bundle });
     expect(before.json, JSON.stringify(before.json)).toMatchObject({ verified: true });
@@ -178,14 +196,14 @@ describe.each(dialectsUnderTest())('emergency revocation on %s', (dialect) => {
   it('refuses a wrong secret with 403 and changes nothing', async () => {
     const secret = newSecret();
     const sample = bundleWithToken(secret);
-    expect((await register(service, sample.signed_bundle)).status).toBe(201);
+    expect((await registerAttested(service, sample)).status).toBe(201);
     const listBefore = await currentList(service);
     const wrong = await emergencyRevoke(service, sample.agentId as string, newSecret().hex);
     expect(wrong.status).toBe(403);
     expect(wrong.json['error']).toMatchObject({ code: 'FORBIDDEN', retryable: false });
     // Another agent's valid secret is just as wrong here.
     const otherSecret = newSecret();
-    expect((await register(service, bundleWithToken(otherSecret).signed_bundle)).status).toBe(201);
+    expect((await registerAttested(service, bundleWithToken(otherSecret))).status).toBe(201);
     expect((await emergencyRevoke(service, sample.agentId as string, otherSecret.hex)).status).toBe(403);
     const listAfter = await currentList(service);
     expect(listAfter.list_number).toBe(listBefore.list_number);
@@ -195,7 +213,7 @@ describe.each(dialectsUnderTest())('emergency revocation on %s', (dialect) => {
   it('allows each secret once: a reused secret is 409, and racing uses revoke exactly once', async () => {
     const secret = newSecret();
     const sample = bundleWithToken(secret);
-    expect((await register(service, sample.signed_bundle)).status).toBe(201);
+    expect((await registerAttested(service, sample)).status).toBe(201);
     const results = await Promise.all(
       Array.from({ length: 6 }, () => emergencyRevoke(service, sample.agentId as string, secret.hex)),
     );
@@ -210,7 +228,7 @@ describe.each(dialectsUnderTest())('emergency revocation on %s', (dialect) => {
   it('is durable before it answers: after a restart the secret stays used and the list still names the agent', async () => {
     const secret = newSecret();
     const sample = bundleWithToken(secret);
-    expect((await register(service, sample.signed_bundle)).status).toBe(201);
+    expect((await registerAttested(service, sample)).status).toBe(201);
     expect((await emergencyRevoke(service, sample.agentId as string, secret.hex)).status).toBe(200);
     const restarted = await startService({
       store: target.options,
@@ -241,7 +259,7 @@ describe.each(dialectsUnderTest())('emergency revocation on %s', (dialect) => {
   it('refuses malformed records with 400 (schema emergency_revocation)', async () => {
     const secret = newSecret();
     const sample = bundleWithToken(secret);
-    expect((await register(service, sample.signed_bundle)).status).toBe(201);
+    expect((await registerAttested(service, sample)).status).toBe(201);
     const good = emergencyRecord(sample.agentId as string, secret.hex);
     for (const bad of [
       { ...good, revocation_secret: secret.hex.toUpperCase() },
@@ -273,7 +291,7 @@ describe.each(dialectsUnderTest())('emergency revocation on %s', (dialect) => {
         },
       },
     });
-    const registered = await register(service, attacker.signed_bundle);
+    const registered = await registerAttested(service, attacker);
     expect(registered.status, JSON.stringify(registered.json)).toBe(201);
     expect(registered.json['kids']).not.toContain(victim.agentKid);
     expect((await emergencyRevoke(service, attacker.agentId as string, secret.hex)).status).toBe(200);
@@ -306,11 +324,11 @@ describe.each(dialectsUnderTest())('emergency revocation on %s', (dialect) => {
     });
     expect((await register(service, foreign.signed_bundle)).status).toBe(403);
 
-    expect((await register(service, sample.signed_bundle)).status).toBe(201);
+    expect((await registerAttested(service, sample)).status).toBe(201);
     // A later bundle of the same agent keys with another token cannot swap the secret.
     const swapped = bundleWithToken(newSecret(), { keys: sample.keys });
     expect(swapped.agentId).toBe(sample.agentId);
-    expect((await register(service, swapped.signed_bundle)).status).toBe(409);
+    expect((await registerAttested(service, swapped)).status).toBe(409);
     expect((await post(service, '/emergency-tokens', { signed_bundle: 'x' })).status).toBe(400);
   });
 
@@ -331,6 +349,86 @@ describe.each(dialectsUnderTest())('emergency revocation on %s', (dialect) => {
     expect(revoked.json['keys_revoked']).toEqual([kid]);
     expect(listedIds(await currentList(service))).toEqual(expect.arrayContaining([agentId, kid]));
     expect((await call(service, 'PUT', `/emergency-tokens/${agentId}`, body)).status).toBe(409);
+  });
+});
+
+/** The builder's bundle re-made under another agent id: what anyone can sign with keys of their own. */
+function squatterBundle(victimAgentId: string, secret: Secret) {
+  return bundleWithToken(secret, {
+    hooks: {
+      payloads: (p) => {
+        p.agent_passport['agent_id'] = victimAgentId;
+        p.intent['agent_id'] = victimAgentId;
+      },
+      entry: (entry) => {
+        if ('agent_id' in entry) entry['agent_id'] = victimAgentId;
+      },
+    },
+  });
+}
+
+describe('who may register emergency tokens (EMERGENCY_REGISTRATION)', () => {
+  let open: RunningService;
+  let attested: RunningService;
+  let operatorOnly: RunningService;
+
+  beforeAll(async () => {
+    const env = { JURISDICTION, EMERGENCY_MAX_PER_IP: '1000' };
+    [open, attested, operatorOnly] = await Promise.all([
+      startService({ env: { ...env, EMERGENCY_REGISTRATION: 'bundle' }, timer: false }),
+      startService({ env, timer: false }), // attested is the default
+      startService({ env: { ...env, EMERGENCY_REGISTRATION: 'operator' }, timer: false }),
+    ]);
+  });
+  afterAll(async () => {
+    await Promise.all([open, attested, operatorOnly].map((s) => s?.close()));
+  });
+
+  it('bundle: a verified bundle naming an unregistered agent id is taken at its word', async () => {
+    // Why it is not the default: first come, first served for ids never registered.
+    const victim = bundleWithToken(newSecret());
+    const squatter = squatterBundle(victim.agentId as string, newSecret());
+    const res = await register(open, squatter.signed_bundle);
+    expect(res.status, JSON.stringify(res.json)).toBe(201);
+    expect(res.json['agent_id']).toBe(victim.agentId);
+    expect(res.json['kids']).not.toContain(victim.agentKid);
+  });
+
+  it('attested (default): only agents this service attested with the same RPR can register; a squatter cannot', async () => {
+    const secret = newSecret();
+    const victim = bundleWithToken(secret);
+    const agentId = victim.agentId as string;
+    const refused = await register(attested, victim.signed_bundle);
+    expect(refused.status).toBe(403);
+    expect(refused.json['error']).toMatchObject({ code: 'FORBIDDEN' });
+
+    const attest = await call(attested, 'POST', '/attest', {
+      rpr_hash: rprHashOf(victim),
+      agent_id: agentId,
+    });
+    expect(attest.status, JSON.stringify(attest.json)).toBe(200);
+    const squatter = squatterBundle(agentId, newSecret());
+    expect((await register(attested, squatter.signed_bundle)).status).toBe(403);
+    const accepted = await register(attested, victim.signed_bundle);
+    expect(accepted.status, JSON.stringify(accepted.json)).toBe(201);
+    expect((await emergencyRevoke(attested, agentId, secret.hex)).status).toBe(200);
+  });
+
+  it('operator: bundle registration is refused; the operator route still works', async () => {
+    const secret = newSecret();
+    const sample = bundleWithToken(secret);
+    expect((await register(operatorOnly, sample.signed_bundle)).status).toBe(403);
+    const put = await call(operatorOnly, 'PUT', `/emergency-tokens/${sample.agentId}`, {
+      emergency_revocation_token: secret.token,
+    });
+    expect(put.status).toBe(201);
+    expect((await emergencyRevoke(operatorOnly, sample.agentId as string, secret.hex)).status).toBe(200);
+  });
+
+  it('refuses an unknown EMERGENCY_REGISTRATION value at boot', async () => {
+    await expect(
+      startService({ env: { JURISDICTION, EMERGENCY_REGISTRATION: 'anyone' }, timer: false }),
+    ).rejects.toThrow(/EMERGENCY_REGISTRATION/);
   });
 });
 
@@ -377,7 +475,7 @@ describe('emergency revocation attempt limits', () => {
   it('limits attempts per agent across addresses, even with the right secret once exceeded', async () => {
     const secret = newSecret();
     const sample = bundleWithToken(secret);
-    expect((await register(service, sample.signed_bundle)).status).toBe(201);
+    expect((await registerAttested(service, sample)).status).toBe(201);
     const agentId = sample.agentId as string;
     const statuses: number[] = [];
     for (let i = 0; i < 5; i++) {
