@@ -92,6 +92,7 @@ describe.each(dialectsUnderTest())('migrations on %s', (dialect) => {
       'anchor_chains',
       'anchor_items',
       'attestation_issuance',
+      'emergency_tokens',
       'issuer_keys',
       'lifecycle_agents',
       'lifecycle_history',

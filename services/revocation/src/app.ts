@@ -14,6 +14,7 @@ import type { TrustedKey } from './core.ts';
 import { loadSigningKey, type SigningKey } from './keys.ts';
 import { ListPublisher } from './publisher.ts';
 import { attestRoutes } from './routes/attest.ts';
+import { emergencyRoutes } from './routes/emergency.ts';
 import { revocationRoutes } from './routes/revocations.ts';
 import { wellKnownRoutes } from './routes/well-known.ts';
 
@@ -52,7 +53,7 @@ export async function buildRevocationApp(options: BuildRevocationAppOptions): Pr
       'Publishes the signed jurisdictional revocation list (D20) and issues jurisdiction attestations (D21). ' +
       'Operator routes need `Authorization: Bearer <OPERATOR_TOKEN>` (D22).',
     config,
-    rateLimit: false,
+    // Only the emergency routes are limited (per IP and per agent); Redis at REDIS_URL when set.
     ...(options.logger === undefined ? {} : { logger: options.logger }),
     health: () => ({
       issuer: config.ISSUER,
@@ -120,6 +121,10 @@ export async function buildRevocationApp(options: BuildRevocationAppOptions): Pr
     'status',
   ]);
   const revocations = metrics.counter('revocations_total', 'Agents revoked through this process');
+  const emergencyRevocations = metrics.counter(
+    'emergency_revocations_total',
+    'Agents revoked with their emergency secret through this process',
+  );
   const attestations = metrics.counter('attestations_issued_total', 'Attestations issued by this process');
 
   const publisher = new ListPublisher({
@@ -188,6 +193,20 @@ export async function buildRevocationApp(options: BuildRevocationAppOptions): Pr
     guard,
     clock,
     onRevoked: () => revocations.inc(),
+  });
+  await app.register(emergencyRoutes, {
+    publisher,
+    repository,
+    jurisdiction,
+    profile: app.protocolProfile,
+    guard,
+    clock,
+    registration: config.EMERGENCY_REGISTRATION,
+    maxPerIp: config.EMERGENCY_MAX_PER_IP,
+    maxPerAgent: config.EMERGENCY_MAX_PER_AGENT,
+    windowSeconds: config.EMERGENCY_WINDOW_S,
+    registrationsPerIp: config.EMERGENCY_REGISTRATIONS_PER_IP,
+    onRevoked: () => emergencyRevocations.inc(),
   });
   await app.register(attestRoutes, {
     repository,

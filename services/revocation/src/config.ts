@@ -61,6 +61,38 @@ export const REVOCATION_ENV = defineEnv({
     type: 'string',
     description: 'valid_from published for the current attestation key (default: its first use)',
   },
+  EMERGENCY_REGISTRATION: {
+    type: 'string',
+    enum: ['bundle', 'attested', 'operator'],
+    default: 'attested',
+    description:
+      'Who may register emergency tokens: any verified bundle, only bundles this service attested, or only the operator',
+  },
+  EMERGENCY_MAX_PER_IP: {
+    type: 'integer',
+    minimum: 1,
+    default: 5,
+    description: 'Emergency revocation attempts one client IP may make per EMERGENCY_WINDOW_S (429 beyond)',
+  },
+  EMERGENCY_MAX_PER_AGENT: {
+    type: 'integer',
+    minimum: 1,
+    default: 10,
+    description:
+      'Emergency revocation attempts against one agent id per EMERGENCY_WINDOW_S, all IPs together',
+  },
+  EMERGENCY_WINDOW_S: {
+    type: 'integer',
+    minimum: 1,
+    default: 60,
+    description: 'Window of the two emergency revocation attempt limits',
+  },
+  EMERGENCY_REGISTRATIONS_PER_IP: {
+    type: 'integer',
+    minimum: 1,
+    default: 30,
+    description: 'Bundle registrations of emergency tokens one client IP may make per minute',
+  },
   ...OPERATOR_TOKEN_ENV,
 });
 
@@ -76,6 +108,11 @@ export interface RevocationConfig extends SharedConfig {
   readonly ATTESTATION_PREVIOUS_KEYS: readonly TrustedKey[];
   readonly ATTESTATION_KEY_VALID_FROM?: string;
   readonly OPERATOR_TOKEN?: string;
+  readonly EMERGENCY_REGISTRATION: 'bundle' | 'attested' | 'operator';
+  readonly EMERGENCY_MAX_PER_IP: number;
+  readonly EMERGENCY_MAX_PER_AGENT: number;
+  readonly EMERGENCY_WINDOW_S: number;
+  readonly EMERGENCY_REGISTRATIONS_PER_IP: number;
 }
 
 /** ATTESTATION_PREVIOUS_KEYS: retired keys stay published with a closed window, so old attestations verify. */

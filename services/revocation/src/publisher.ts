@@ -1,7 +1,13 @@
 // Issues the jurisdiction's signed revocation list: on every revocation, at start-up, and on a timer
 // before next_update even when nothing changed. DECISIONS D20 (list_number monotonic, next_update).
 import type { ProtocolProfile } from '@proto/core';
-import type { IssuedRevocationList, ListBuilder, RevocationRepository, RevokeResult } from '@proto/store';
+import type {
+  EmergencyRevokeResult,
+  IssuedRevocationList,
+  ListBuilder,
+  RevocationRepository,
+  RevokeResult,
+} from '@proto/store';
 import { type RevocationList, signRevocationList } from './core.ts';
 import type { SigningKey } from './keys.ts';
 
@@ -72,6 +78,18 @@ export class ListPublisher {
     return result;
   }
 
+  /** Uses an agent's emergency token: the agent id and its kids enter the list, issued at once (§9.5). */
+  async emergencyRevoke(request: {
+    agent_id: string;
+    token: string;
+    revoked_at: string;
+    reason_hash: string;
+  }): Promise<EmergencyRevokeResult> {
+    const result = await this.#o.repository.emergencyRevoke(this.#o.jurisdiction, request, this.build);
+    if (result.status === 'revoked') this.#issued(result.list, 'emergency');
+    return result;
+  }
+
   /** When a list must be re-issued: half its validity has passed, or the issuer or key changed. */
   isDue(latest: IssuedRevocationList | undefined): boolean {
     if (latest === undefined) return true;
@@ -133,7 +151,7 @@ export class ListPublisher {
     return issued + (next - issued) / 2;
   }
 
-  #issued(list: IssuedRevocationList, cause: 'revocation' | 'schedule'): void {
+  #issued(list: IssuedRevocationList, cause: 'revocation' | 'schedule' | 'emergency'): void {
     this.#o.onIssued?.(list);
     this.#o.log.info(
       { list_number: list.list_number, entries: list.entry_count, next_update: list.next_update, cause },

@@ -100,7 +100,12 @@ export async function buildVerificationApp(options: BuildVerificationAppOptions)
     external,
     rateLimitPerMinute: config.VERIFY_RATE_LIMIT_PER_MINUTE,
   });
-  await app.register(capabilitiesRoute, { verifier, backend, protocolVersion: config.DCP_VERSION });
+  await app.register(capabilitiesRoute, {
+    verifier,
+    backend,
+    protocolVersion: config.DCP_VERSION,
+    revocationListsChecked: Object.keys(config.REVOCATION_SOURCES).length > 0,
+  });
   await app.register(
     anchorRoute,
     config.ANCHOR_SERVICE_URL ? { anchorServiceUrl: config.ANCHOR_SERVICE_URL } : {},

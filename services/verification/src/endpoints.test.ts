@@ -35,7 +35,7 @@ describe('GET /health and the capabilities document', () => {
     expect(doc['supported_wire_formats']).toEqual(['json', 'cbor']);
     expect(doc['crypto_backend']).toBe('noble');
     expect(doc['verifier_mode']).toBe('hybrid_preferred');
-    // Features this instance does not serve are false (no /v2 routes, no revocation, no A2A).
+    // Features this instance does not serve are false (no /v2 routes, no revocation lists, no A2A).
     expect(doc['features']).toEqual({
       composite_signatures: true,
       pq_checkpoints: true,

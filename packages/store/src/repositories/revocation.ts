@@ -54,13 +54,28 @@ export interface IssuerKeysTable {
   first_used_at: string;
 }
 
-/** The tables of migration 0004, as Kysely sees them. */
+/** Emergency revocation tokens (migration 0006): one per agent, each usable once. */
+export interface EmergencyTokensTable {
+  jurisdiction: string;
+  agent_id: string;
+  /** `sha256:<hex>` of the 32-byte secret (the passport's emergency_revocation_token). */
+  token: string;
+  /** JSON array of the kids revoked with the agent. */
+  kids_json: string;
+  human_id: string | null;
+  source: string;
+  registered_at: string;
+  used_at: string | null;
+}
+
+/** The tables of migrations 0004 and 0006, as Kysely sees them. */
 export interface RevocationTables {
   revocation_state: RevocationStateTable;
   revocation_entries: RevocationEntriesTable;
   revocation_lists: RevocationListsTable;
   attestation_issuance: AttestationIssuanceTable;
   issuer_keys: IssuerKeysTable;
+  emergency_tokens: EmergencyTokensTable;
 }
 
 type RevocationDatabase = Database & RevocationTables;
@@ -132,6 +147,52 @@ export interface IssuerKeyRecord {
   readonly first_used_at: string;
 }
 
+/** Who vouched for a token: a verified bundle's passport, or the operator. */
+export type EmergencyTokenSource = 'bundle' | 'operator';
+
+export interface EmergencyTokenRecord {
+  readonly agent_id: string;
+  readonly token: string;
+  /** The agent's own key ids, revoked with it. */
+  readonly kids: readonly string[];
+  readonly human_id: string | null;
+  readonly source: EmergencyTokenSource;
+  readonly registered_at: string;
+  /** When the token was used (it is good once); null while unused. */
+  readonly used_at: string | null;
+}
+
+export interface EmergencyTokenRegistration {
+  readonly agent_id: string;
+  readonly token: string;
+  readonly kids: readonly string[];
+  readonly human_id: string | null;
+  readonly source: EmergencyTokenSource;
+}
+
+/**
+ * `created`: new; `unchanged`: the same token was already registered (kept as it was); `replaced`: the
+ * operator replaced an unused token; `conflict`: another token is registered and replacing was not
+ * allowed; `used`: the registered token was already used (nothing changes any more).
+ */
+export type EmergencyRegisterResult = {
+  readonly status: 'created' | 'unchanged' | 'replaced' | 'conflict' | 'used';
+  readonly record: EmergencyTokenRecord;
+};
+
+export type EmergencyRevokeResult =
+  | {
+      readonly status: 'revoked';
+      readonly record: EmergencyTokenRecord;
+      /** Ids (agent id, then kids) newly entered; ones already revoked are left as they were. */
+      readonly added: readonly string[];
+      readonly list: IssuedRevocationList;
+    }
+  /** The token was used already, or this secret was used for another agent. */
+  | { readonly status: 'used' }
+  /** No such token is registered for the agent any more (replaced meanwhile). */
+  | { readonly status: 'missing' };
+
 export interface RevocationRepository {
   getEntry(jurisdiction: string, agentId: string): Promise<RevocationEntryRecord | undefined>;
   /** Every entry of the jurisdiction, in revocation order. */
@@ -153,6 +214,8 @@ export interface RevocationRepository {
   /** Appends an issued attestation to the jurisdiction's log; returns its sequence number. */
   recordAttestation(issuance: AttestationIssuance): Promise<number>;
   countAttestations(jurisdiction: string, agentId?: string): Promise<number>;
+  /** Whether an attestation was issued for this agent and RPR hash (expired ones count: it was vouched for). */
+  hasAttestation(jurisdiction: string, agentId: string, rprHash: string): Promise<boolean>;
   /** Notes a signing key the first time it is used; returns its record (first use time kept). */
   registerKey(
     jurisdiction: string,
@@ -161,6 +224,27 @@ export interface RevocationRepository {
     at?: Date,
   ): Promise<IssuerKeyRecord>;
   keys(jurisdiction: string, purpose: string): Promise<IssuerKeyRecord[]>;
+  getEmergencyToken(jurisdiction: string, agentId: string): Promise<EmergencyTokenRecord | undefined>;
+  /** Registers an agent's emergency token; an existing one is replaced only with `replace` and unused. */
+  registerEmergencyToken(
+    jurisdiction: string,
+    registration: EmergencyTokenRegistration,
+    options?: { readonly replace?: boolean },
+  ): Promise<EmergencyRegisterResult>;
+  /**
+   * Uses the agent's token (the caller has checked the secret against `token`): marks it used, enters
+   * the agent id and its kids, and issues the next list, in one transaction (durable before it returns).
+   */
+  emergencyRevoke(
+    jurisdiction: string,
+    request: {
+      readonly agent_id: string;
+      readonly token: string;
+      readonly revoked_at: string;
+      readonly reason_hash: string;
+    },
+    build: ListBuilder,
+  ): Promise<EmergencyRevokeResult>;
 }
 
 export interface RevocationRepositoryOptions {
@@ -311,6 +395,18 @@ export class KyselyRevocationRepository implements RevocationRepository {
     return Number(row?.n ?? 0);
   }
 
+  async hasAttestation(jurisdiction: string, agentId: string, rprHash: string): Promise<boolean> {
+    const row = await this.#db
+      .selectFrom('attestation_issuance')
+      .select('seq')
+      .where('jurisdiction', '=', jurisdiction)
+      .where('agent_id', '=', agentId)
+      .where('rpr_hash', '=', rprHash)
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
   async registerKey(
     jurisdiction: string,
     purpose: string,
@@ -347,6 +443,133 @@ export class KyselyRevocationRepository implements RevocationRepository {
       .orderBy('first_used_at')
       .orderBy('key_id')
       .execute();
+  }
+
+  async getEmergencyToken(jurisdiction: string, agentId: string): Promise<EmergencyTokenRecord | undefined> {
+    if (!isValidId(agentId)) return undefined;
+    const row = await this.#db
+      .selectFrom('emergency_tokens')
+      .selectAll()
+      .where('jurisdiction', '=', jurisdiction)
+      .where('agent_id', '=', agentId)
+      .executeTakeFirst();
+    return row === undefined ? undefined : toEmergencyToken(row);
+  }
+
+  async registerEmergencyToken(
+    jurisdiction: string,
+    registration: EmergencyTokenRegistration,
+    options: { readonly replace?: boolean } = {},
+  ): Promise<EmergencyRegisterResult> {
+    assertJurisdiction(jurisdiction);
+    assertId('agent id', registration.agent_id);
+    assertEmergencyToken(registration.token);
+    for (const kid of registration.kids) assertId('kid', kid);
+    const now = this.#clock().toISOString();
+    return inTransaction(this.#db as unknown as Kysely<Database>, async (tx) => {
+      const trx = tx as unknown as Kysely<RevocationDatabase>;
+      const values = {
+        token: registration.token,
+        kids_json: JSON.stringify([...new Set(registration.kids)]),
+        human_id: registration.human_id,
+        source: registration.source,
+        registered_at: now,
+      };
+      const inserted = await trx
+        .insertInto('emergency_tokens')
+        .values({ jurisdiction, agent_id: registration.agent_id, used_at: null, ...values })
+        .onConflict((oc) => oc.columns(['jurisdiction', 'agent_id']).doNothing())
+        .returningAll()
+        .executeTakeFirst();
+      if (inserted !== undefined) return { status: 'created', record: toEmergencyToken(inserted) };
+      const existing = await trx
+        .selectFrom('emergency_tokens')
+        .selectAll()
+        .where('jurisdiction', '=', jurisdiction)
+        .where('agent_id', '=', registration.agent_id)
+        .$if(this.#dialect === 'postgres', (qb) => qb.forUpdate())
+        .executeTakeFirstOrThrow();
+      const record = toEmergencyToken(existing);
+      if (record.used_at !== null) return { status: 'used', record };
+      if (record.token === registration.token) return { status: 'unchanged', record };
+      if (options.replace !== true) return { status: 'conflict', record };
+      const updated = await trx
+        .updateTable('emergency_tokens')
+        .set(values)
+        .where('jurisdiction', '=', jurisdiction)
+        .where('agent_id', '=', registration.agent_id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return { status: 'replaced', record: toEmergencyToken(updated) };
+    });
+  }
+
+  async emergencyRevoke(
+    jurisdiction: string,
+    request: {
+      readonly agent_id: string;
+      readonly token: string;
+      readonly revoked_at: string;
+      readonly reason_hash: string;
+    },
+    build: ListBuilder,
+  ): Promise<EmergencyRevokeResult> {
+    assertJurisdiction(jurisdiction);
+    assertId('agent id', request.agent_id);
+    assertEmergencyToken(request.token);
+    if (Number.isNaN(Date.parse(request.revoked_at))) throw new TypeError('revoked_at must be a timestamp');
+    if (!/^sha256:[0-9a-f]{64}$/.test(request.reason_hash))
+      throw new TypeError('reason_hash must be sha256:<hex>');
+    const recordedAt = this.#clock().toISOString();
+    return inTransaction(this.#db as unknown as Kysely<Database>, async (tx) => {
+      const trx = tx as unknown as Kysely<RevocationDatabase>;
+      // The state lock serialises racing uses of one secret: the loser finds it used.
+      const current = await this.#lockState(trx, jurisdiction, recordedAt);
+      const row = await trx
+        .selectFrom('emergency_tokens')
+        .selectAll()
+        .where('jurisdiction', '=', jurisdiction)
+        .where('agent_id', '=', request.agent_id)
+        .where('token', '=', request.token)
+        .executeTakeFirst();
+      if (row === undefined) return { status: 'missing' };
+      const usedElsewhere = await trx
+        .selectFrom('emergency_tokens')
+        .select('agent_id')
+        .where('jurisdiction', '=', jurisdiction)
+        .where('token', '=', request.token)
+        .where('used_at', 'is not', null)
+        .executeTakeFirst();
+      if (row.used_at !== null || usedElsewhere !== undefined) return { status: 'used' };
+      const used = await trx
+        .updateTable('emergency_tokens')
+        .set({ used_at: recordedAt })
+        .where('jurisdiction', '=', jurisdiction)
+        .where('agent_id', '=', request.agent_id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      const record = toEmergencyToken(used);
+      const added: string[] = [];
+      for (const id of [record.agent_id, ...record.kids]) {
+        const inserted = await trx
+          .insertInto('revocation_entries')
+          .values({
+            jurisdiction,
+            agent_id: id,
+            revoked_at: request.revoked_at,
+            reason_hash: request.reason_hash,
+            recorded_at: recordedAt,
+            first_list_number: current + 1,
+          })
+          .onConflict((oc) => oc.columns(['jurisdiction', 'agent_id']).doNothing())
+          .returning('agent_id')
+          .executeTakeFirst();
+        if (inserted !== undefined) added.push(id);
+      }
+      // Issued even when every id was already listed: the holder gets a list naming all of them now.
+      const list = await this.#issue(trx, jurisdiction, current, build);
+      return { status: 'revoked', record, added, list };
+    });
   }
 
   /**
@@ -431,6 +654,25 @@ function toEntry(row: Selectable<RevocationEntriesTable>): RevocationEntryRecord
     reason_hash: row.reason_hash,
     recorded_at: row.recorded_at,
     first_list_number: Number(row.first_list_number),
+  };
+}
+
+function assertEmergencyToken(value: string): void {
+  if (typeof value !== 'string' || !/^sha256:[0-9a-f]{64}$/.test(value)) {
+    throw new TypeError('emergency token must be sha256:<64 hex>');
+  }
+}
+
+function toEmergencyToken(row: Selectable<EmergencyTokensTable>): EmergencyTokenRecord {
+  const kids = JSON.parse(row.kids_json) as unknown;
+  return {
+    agent_id: row.agent_id,
+    token: row.token,
+    kids: Array.isArray(kids) ? kids.filter((k): k is string => typeof k === 'string') : [],
+    human_id: row.human_id,
+    source: row.source === 'operator' ? 'operator' : 'bundle',
+    registered_at: row.registered_at,
+    used_at: row.used_at,
   };
 }
 

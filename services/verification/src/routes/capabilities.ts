@@ -33,6 +33,7 @@ export function capabilitiesDocument(
   backend: CryptoBackend,
   protocolVersion: string,
   hasRoute: (url: string) => boolean,
+  revocationListsChecked = false,
 ): CapabilitiesDocument {
   const { settings } = verifier;
   const accepted = new Set(settings.policy.accepted_algorithms.signing);
@@ -55,7 +56,8 @@ export function capabilitiesDocument(
       pq_checkpoints: pq,
       dual_hash_chains: true,
       a2a_protocol: false,
-      emergency_revocation: false,
+      // Emergency revocations reach a verifier through the revocation lists it checks (PROTOCOL §9.5).
+      emergency_revocation: revocationListsChecked,
       ...recordFeatures,
     },
     profile: verifier.profile.name,
@@ -68,7 +70,13 @@ export function capabilitiesDocument(
 
 export async function capabilitiesRoute(
   app: FastifyInstance,
-  options: { readonly verifier: Verifier; readonly backend: CryptoBackend; readonly protocolVersion: string },
+  options: {
+    readonly verifier: Verifier;
+    readonly backend: CryptoBackend;
+    readonly protocolVersion: string;
+    /** REVOCATION_SOURCES is configured: agents revoked (emergency or not) are refused. */
+    readonly revocationListsChecked?: boolean;
+  },
 ): Promise<void> {
   let document: CapabilitiesDocument | undefined;
   app.get(
@@ -96,8 +104,12 @@ export async function capabilitiesRoute(
     },
     async (_request, reply) => {
       // Computed once, after every route (records included) is registered.
-      document ??= capabilitiesDocument(options.verifier, options.backend, options.protocolVersion, (url) =>
-        app.hasRoute({ method: 'POST', url }),
+      document ??= capabilitiesDocument(
+        options.verifier,
+        options.backend,
+        options.protocolVersion,
+        (url) => app.hasRoute({ method: 'POST', url }),
+        options.revocationListsChecked === true,
       );
       return reply
         .header('cache-control', 'public, max-age=300')

@@ -139,6 +139,17 @@ describe('V2 artifacts', () => {
     expect(passport['created_at']).toBe(NOW.toISOString());
   });
 
+  it('writes emergency_revocation_token into the signed passport only when asked (PROTOCOL §9.5)', () => {
+    expect(parts(build().signed_bundle).payload('agent_passport')).not.toHaveProperty(
+      'emergency_revocation_token',
+    );
+    const token = `sha256:${'ab'.repeat(32)}`;
+    const built = build({ emergencyRevocationToken: token });
+    const passport = parts(built.signed_bundle).payload('agent_passport');
+    expect(passport['emergency_revocation_token']).toBe(token);
+    expectValid('v2', 'agent_passport', passport);
+  });
+
   it('stores payload_hash = sha256(jcs(payload)) and repeats it in the manifest', () => {
     const p = parts(build().signed_bundle);
     const pairs: Array<[string, string]> = [
@@ -570,6 +581,8 @@ describe('option errors are programmer errors (thrown TypeError)', () => {
     [{ checkpointInterval: -1 }],
     [{ now: new Date(Number.NaN) }],
     [{ keys: { principal: { classical: principal.classical } } }],
+    [{ emergencyRevocationToken: 'sha256:abc' }],
+    [{ emergencyRevocationToken: `sha256:${'a'.repeat(64)}`, version: '1.0' as const }],
   ])('%j', (options) => {
     expect(() => buildSignedBundle({ backend, ...options })).toThrow(TypeError);
   });

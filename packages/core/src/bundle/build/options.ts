@@ -24,6 +24,7 @@ export interface ResolvedOptions {
   readonly sessionTtlSeconds: number;
   readonly random: (length: number) => Uint8Array;
   readonly hooks: BuildHooks;
+  readonly emergencyRevocationToken: string | undefined;
 }
 
 export function resolveOptions(options: BuildOptions = {}): ResolvedOptions {
@@ -58,6 +59,12 @@ export function resolveOptions(options: BuildOptions = {}): ResolvedOptions {
   const principal = options.keys?.principal ?? generateBundleKeys(backend, { pq: wantPq });
   const agent = options.keys?.agent ?? generateBundleKeys(backend, { pq: wantPq });
   if (wantPq && (!principal.pq || !agent.pq)) fail('hybrid bundles need ML-DSA-65 keys in both key sets');
+  const emergencyRevocationToken = options.emergencyRevocationToken;
+  if (emergencyRevocationToken !== undefined) {
+    if (version !== '2.0') fail('emergencyRevocationToken is a V2 passport field');
+    if (!/^sha256:[0-9a-f]{64}$/.test(emergencyRevocationToken))
+      fail('emergencyRevocationToken must be sha256:<64 lowercase hex>');
+  }
   return {
     version,
     profile,
@@ -74,6 +81,7 @@ export function resolveOptions(options: BuildOptions = {}): ResolvedOptions {
     sessionTtlSeconds,
     random: options.random ?? defaultRandom,
     hooks: options.hooks ?? {},
+    emergencyRevocationToken,
   };
 }
 

@@ -85,6 +85,11 @@ export interface BuildOptions {
   readonly random?: (length: number) => Uint8Array;
   /** Fixture hooks (see BuildHooks); not for production bundles. */
   readonly hooks?: BuildHooks;
+  /**
+   * V2: the passport's `emergency_revocation_token`, `sha256:<hex>` of the 32-byte secret (PROTOCOL §9.5);
+   * default none.
+   */
+  readonly emergencyRevocationToken?: string;
 }
 
 export interface BuiltBundle {

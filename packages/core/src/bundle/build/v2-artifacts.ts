@@ -18,6 +18,8 @@ export interface ArtifactContext {
   readonly withPq: boolean;
   readonly at: string;
   readonly expiresAt: string;
+  /** The passport's emergency_revocation_token, when the bundle carries one (PROTOCOL §9.5). */
+  readonly emergencyRevocationToken?: string | undefined;
 }
 
 export function artifactPayloadsV2(ctx: ArtifactContext): ArtifactSet<JsonObject> {
@@ -47,6 +49,9 @@ export function artifactPayloadsV2(ctx: ArtifactContext): ArtifactSet<JsonObject
     risk_tier: sample.riskTier,
     created_at: ctx.at,
     status: 'active',
+    ...(ctx.emergencyRevocationToken === undefined
+      ? {}
+      : { emergency_revocation_token: ctx.emergencyRevocationToken }),
   };
   const intent: JsonObject = {
     dcp_version: '2.0',

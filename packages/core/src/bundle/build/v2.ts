@@ -32,6 +32,7 @@ export function buildV2(o: ResolvedOptions): BuiltBundle {
     withPq: !o.classicalOnly,
     at,
     expiresAt: isoAt(o.now, KEY_VALIDITY_SECONDS),
+    emergencyRevocationToken: o.emergencyRevocationToken,
   });
   o.hooks.payloads?.(payloads);
   const ctx = (name: Parameters<typeof contextString>[1]) => contextString(o.profile, name);

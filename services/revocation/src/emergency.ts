@@ -1,0 +1,90 @@
+// Emergency revocation rules without HTTP: the secret check and what a verified bundle lets us register.
+// PROTOCOL §9.5 (emergency check, passport emergency_revocation_token), issue 12 item 9.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { BundleAnalysis, VerifyResponse } from '@proto/core';
+
+const TOKEN_PATTERN = /^sha256:[0-9a-f]{64}$/;
+const SECRET_PATTERN = /^[0-9a-f]{64}$/;
+const KID_PATTERN = /^[0-9a-f]{32}$/;
+
+/** The reason every emergency entry carries (schema emergency_revocation: reason is this constant). */
+export const EMERGENCY_REASON = 'key_compromise_emergency';
+
+/** `sha256:` + hex SHA-256 of the 32 secret bytes: the token a passport carries for this secret. */
+export function tokenOfSecret(secretHex: string): string {
+  return `sha256:${createHash('sha256').update(Buffer.from(secretHex, 'hex')).digest('hex')}`;
+}
+
+/**
+ * Whether the secret hashes to the token. The digests are compared with timingSafeEqual so the time
+ * taken does not tell a guesser how many leading bytes were right.
+ */
+export function secretMatchesToken(secretHex: string, token: string): boolean {
+  if (!SECRET_PATTERN.test(secretHex) || !TOKEN_PATTERN.test(token)) return false;
+  const actual = createHash('sha256').update(Buffer.from(secretHex, 'hex')).digest();
+  const expected = Buffer.from(token.slice('sha256:'.length), 'hex');
+  return timingSafeEqual(actual, expected);
+}
+
+export interface BundleRegistration {
+  readonly agent_id: string;
+  readonly token: string;
+  readonly kids: readonly string[];
+  readonly human_id: string | null;
+  readonly jurisdiction: string | undefined;
+  /** `sha256:` of jcs(RPR payload), what an attestation of this service binds to the agent id (D21). */
+  readonly rpr_hash: string | undefined;
+}
+
+export type BundleRegistrationResult =
+  | { readonly ok: true; readonly value: BundleRegistration }
+  | { readonly ok: false; readonly reason: 'not_verified' | 'no_token' | 'no_agent' };
+
+function record(value: unknown): Record<string, unknown> | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
+
+function payloadOf(signedBundle: unknown, artifact: string): Record<string, unknown> | undefined {
+  return record(record(record(record(signedBundle)?.['bundle'])?.[artifact])?.['payload']);
+}
+
+/**
+ * What a verified V2 bundle vouches for: its passport's agent id and token, and the kids that are both
+ * listed in the passport and proved by a verified signature in this bundle. A passport can list any
+ * public key, so a key not used to sign is never taken (else an agent could get another agent's key
+ * revoked); the principal's keys sign the RPR but are not the agent's and are left out too.
+ */
+export function registrationFromBundle(
+  signedBundle: unknown,
+  analysis: BundleAnalysis,
+  response: VerifyResponse,
+): BundleRegistrationResult {
+  if (!response.verified || response.version !== '2.0') return { ok: false, reason: 'not_verified' };
+  const passport = payloadOf(signedBundle, 'agent_passport');
+  const agentId = analysis.agentId;
+  if (passport === undefined || agentId === undefined || passport['agent_id'] !== agentId) {
+    return { ok: false, reason: 'no_agent' };
+  }
+  const token = passport['emergency_revocation_token'];
+  if (typeof token !== 'string' || !TOKEN_PATTERN.test(token)) return { ok: false, reason: 'no_token' };
+  const passportKids = new Set(
+    (Array.isArray(passport['keys']) ? passport['keys'] : [])
+      .map((k) => record(k)?.['kid'])
+      .filter((kid): kid is string => typeof kid === 'string' && KID_PATTERN.test(kid)),
+  );
+  const kids = analysis.signerKids.filter((kid) => passportKids.has(kid));
+  const humanId = payloadOf(signedBundle, 'responsible_principal_record')?.['human_id'];
+  return {
+    ok: true,
+    value: {
+      agent_id: agentId,
+      token,
+      kids,
+      human_id: typeof humanId === 'string' ? humanId : null,
+      jurisdiction: analysis.jurisdiction,
+      rpr_hash: analysis.rprHash,
+    },
+  };
+}

@@ -1,0 +1,311 @@
+// Emergency revocation: register an agent's token (verified bundle or operator), then revoke with the secret.
+// PROTOCOL §9.5 (register-emergency-token / emergency-revoke), schema emergency_revocation; issue 12 item 9.
+import { createVerifier, type ProtocolProfile, type Verifier } from '@proto/core';
+import { errorResponses, HttpError, httpError, protocolError } from '@proto/service-kit';
+import type { EmergencyTokenRecord, RevocationRepository } from '@proto/store';
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
+import { reasonHash } from '../core.ts';
+import { EMERGENCY_REASON, registrationFromBundle, secretMatchesToken, tokenOfSecret } from '../emergency.ts';
+import { assertAgentId, ID_PATTERN_SOURCE } from '../ids.ts';
+import type { ListPublisher } from '../publisher.ts';
+
+export interface EmergencyRoutesOptions {
+  readonly publisher: ListPublisher;
+  readonly repository: RevocationRepository;
+  readonly jurisdiction: string;
+  readonly profile: ProtocolProfile;
+  readonly guard: onRequestHookHandler;
+  readonly clock: () => Date;
+  /** EMERGENCY_REGISTRATION: who may register tokens without the operator token. */
+  readonly registration: 'bundle' | 'attested' | 'operator';
+  readonly maxPerIp: number;
+  readonly maxPerAgent: number;
+  readonly windowSeconds: number;
+  readonly registrationsPerIp: number;
+  readonly onRevoked?: () => void;
+}
+
+const KID_PATTERN_SOURCE = '^[0-9a-f]{32}$';
+
+const registrationSchema = {
+  type: 'object',
+  required: ['agent_id', 'kids', 'source', 'registered_at', 'created'],
+  properties: {
+    agent_id: { type: 'string' },
+    kids: { type: 'array', items: { type: 'string' }, description: 'Revoked with the agent' },
+    source: { type: 'string', enum: ['bundle', 'operator'] },
+    registered_at: { type: 'string' },
+    created: { type: 'boolean' },
+  },
+} as const;
+
+const revokedSchema = {
+  type: 'object',
+  required: ['agent_id', 'revoked_at', 'keys_revoked', 'list_number'],
+  properties: {
+    agent_id: { type: 'string' },
+    revoked_at: { type: 'string' },
+    keys_revoked: { type: 'array', items: { type: 'string' } },
+    list_number: { type: 'integer', description: 'The list that names the agent and its keys' },
+  },
+} as const;
+
+function registrationView(record: EmergencyTokenRecord, created: boolean) {
+  return {
+    agent_id: record.agent_id,
+    kids: [...record.kids],
+    source: record.source,
+    registered_at: record.registered_at,
+    created,
+  };
+}
+
+type Limiter = (
+  request: FastifyRequest,
+) => Promise<{ isAllowed: boolean; isExceeded?: boolean; ttl?: number }>;
+
+interface EmergencyRevocationBody {
+  type: 'emergency_revocation';
+  agent_id: string;
+  human_id: string;
+  revocation_secret: string;
+  timestamp: string;
+  reason: typeof EMERGENCY_REASON;
+}
+
+export async function emergencyRoutes(app: FastifyInstance, options: EmergencyRoutesOptions): Promise<void> {
+  const { profile, jurisdiction } = options;
+  const verifier: Verifier = (() => {
+    const created = createVerifier({ profile: profile.name, clock: options.clock });
+    if (!created.ok) throw new Error(`emergency registration verifier: ${created.error.message}`);
+    return created.value;
+  })();
+
+  // Counters of @fastify/rate-limit (Redis when REDIS_URL is set, so replicas share them), one key space each.
+  const limiter = (max: number, windowMs: number, key: (request: FastifyRequest) => string): Limiter =>
+    app.createRateLimit({ max, timeWindow: windowMs, keyGenerator: key }) as unknown as Limiter;
+  const windowMs = options.windowSeconds * 1000;
+  const perIp = limiter(options.maxPerIp, windowMs, (r) => `emergency-revoke:ip:${r.ip}`);
+  const perAgent = limiter(options.maxPerAgent, windowMs, (r) => {
+    const body = r.body as { agent_id?: unknown } | undefined;
+    return `emergency-revoke:agent:${jurisdiction}:${String(body?.agent_id)}`;
+  });
+  const registrationsPerIp = limiter(
+    options.registrationsPerIp,
+    60_000,
+    (r) => `emergency-register:ip:${r.ip}`,
+  );
+  const enforce = async (limit: Limiter, request: FastifyRequest, what: string): Promise<void> => {
+    const result = await limit(request);
+    if (result.isAllowed || result.isExceeded !== true) return;
+    const retryAfter = Math.max(1, Math.ceil((result.ttl ?? 1000) / 1000));
+    throw protocolError('RATE_LIMIT_EXCEEDED', profile, `Too many ${what}; retry in ${retryAfter} s`, {
+      headers: { 'retry-after': String(retryAfter) },
+    });
+  };
+
+  app.post<{ Body: { signed_bundle: unknown } }>(
+    '/emergency-tokens',
+    {
+      onRequest: async (request) => enforce(registrationsPerIp, request, 'registrations from this address'),
+      schema: {
+        summary:
+          "Register the emergency revocation token of a verified V2 bundle's passport (no operator token)",
+        tags: ['emergency'],
+        body: {
+          type: 'object',
+          required: ['signed_bundle'],
+          additionalProperties: false,
+          properties: { signed_bundle: { type: 'object' } },
+        },
+        response: { 200: registrationSchema, 201: registrationSchema, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      if (options.registration === 'operator') {
+        throw httpError('FORBIDDEN', 'Emergency tokens are registered by the operator only here');
+      }
+      const signed = request.body.signed_bundle;
+      const analysis = verifier.analyze({ signed_bundle: signed });
+      const response = verifier.finalize(analysis, options.clock());
+      const found = registrationFromBundle(signed, analysis, response);
+      if (!found.ok) {
+        if (found.reason === 'not_verified') {
+          const first = response.error_details?.[0];
+          throw new HttpError({
+            statusCode: 422,
+            code: first?.code ?? 'BUNDLE_NOT_VERIFIED',
+            message: `The bundle does not verify${first ? `: ${first.message}` : ''}`,
+            retryable: false,
+          });
+        }
+        throw httpError(
+          'BAD_REQUEST',
+          found.reason === 'no_token'
+            ? "The bundle's passport carries no emergency_revocation_token"
+            : 'The bundle names no agent',
+        );
+      }
+      const registration = found.value;
+      // Only this jurisdiction's agents: elsewhere this service has no say over them.
+      if (registration.jurisdiction !== jurisdiction) {
+        throw httpError(
+          'FORBIDDEN',
+          `The bundle's jurisdiction is ${String(registration.jurisdiction)}, not ${jurisdiction}`,
+        );
+      }
+      assertAgentId(registration.agent_id);
+      // Anyone can sign a bundle naming any agent id; an attestation of ours ties the id to this RPR.
+      if (
+        options.registration === 'attested' &&
+        (registration.rpr_hash === undefined ||
+          !(await options.repository.hasAttestation(
+            jurisdiction,
+            registration.agent_id,
+            registration.rpr_hash,
+          )))
+      ) {
+        throw httpError(
+          'FORBIDDEN',
+          'This service registers emergency tokens only for agents it attested with this RPR (POST /attest)',
+        );
+      }
+      const result = await options.repository.registerEmergencyToken(jurisdiction, {
+        agent_id: registration.agent_id,
+        token: registration.token,
+        kids: registration.kids,
+        human_id: registration.human_id,
+        source: 'bundle',
+      });
+      if (result.status === 'used') throw httpError('CONFLICT', 'The agent was emergency-revoked already');
+      if (result.status === 'conflict') {
+        // First registration stands: a later passport cannot swap the secret (the operator can).
+        throw httpError('CONFLICT', 'Another emergency token is registered for this agent');
+      }
+      request.log.info(
+        { agent_id: registration.agent_id, kids: registration.kids.length, status: result.status },
+        'emergency token registered from a verified bundle',
+      );
+      return reply
+        .code(result.status === 'created' ? 201 : 200)
+        .send(registrationView(result.record, result.status === 'created'));
+    },
+  );
+
+  app.put<{ Params: { agent_id: string }; Body: { emergency_revocation_token: string; kids?: string[] } }>(
+    '/emergency-tokens/:agent_id',
+    {
+      onRequest: options.guard,
+      schema: {
+        summary: "Register or replace (while unused) an agent's emergency token as the operator",
+        tags: ['emergency'],
+        params: {
+          type: 'object',
+          required: ['agent_id'],
+          properties: { agent_id: { type: 'string', pattern: ID_PATTERN_SOURCE } },
+        },
+        body: {
+          type: 'object',
+          required: ['emergency_revocation_token'],
+          additionalProperties: false,
+          properties: {
+            emergency_revocation_token: { type: 'string', pattern: '^sha256:[0-9a-f]{64}$' },
+            kids: {
+              type: 'array',
+              maxItems: 16,
+              uniqueItems: true,
+              items: { type: 'string', pattern: KID_PATTERN_SOURCE },
+              description: "The agent's key ids, revoked with it",
+            },
+          },
+        },
+        response: { 200: registrationSchema, 201: registrationSchema, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const agentId = request.params.agent_id;
+      assertAgentId(agentId);
+      const result = await options.repository.registerEmergencyToken(
+        jurisdiction,
+        {
+          agent_id: agentId,
+          token: request.body.emergency_revocation_token,
+          kids: request.body.kids ?? [],
+          human_id: null,
+          source: 'operator',
+        },
+        { replace: true },
+      );
+      if (result.status === 'used') throw httpError('CONFLICT', 'The agent was emergency-revoked already');
+      request.log.info(
+        { agent_id: agentId, status: result.status },
+        'emergency token registered by operator',
+      );
+      return reply
+        .code(result.status === 'created' ? 201 : 200)
+        .send(registrationView(result.record, result.status === 'created'));
+    },
+  );
+
+  app.post<{ Body: EmergencyRevocationBody }>(
+    '/emergency-revocations',
+    {
+      // Counted before the body is read: malformed guesses use up the allowance as well.
+      onRequest: async (request) =>
+        enforce(perIp, request, 'emergency revocation attempts from this address'),
+      preHandler: async (request) =>
+        enforce(perAgent, request, 'emergency revocation attempts for this agent'),
+      schema: {
+        summary: 'Revoke an agent and its keys with the secret of its emergency token (no operator token)',
+        tags: ['emergency'],
+        body: {
+          type: 'object',
+          required: ['type', 'agent_id', 'human_id', 'revocation_secret', 'timestamp', 'reason'],
+          additionalProperties: false,
+          properties: {
+            type: { type: 'string', const: 'emergency_revocation' },
+            agent_id: { type: 'string', minLength: 6, maxLength: 256, pattern: ID_PATTERN_SOURCE },
+            human_id: { type: 'string', minLength: 6, maxLength: 256 },
+            revocation_secret: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+            timestamp: { type: 'string', format: 'date-time' },
+            reason: { type: 'string', const: EMERGENCY_REASON },
+          },
+        },
+        response: { 200: revokedSchema, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const registered = await options.repository.getEmergencyToken(jurisdiction, body.agent_id);
+      if (registered === undefined) {
+        throw httpError('NOT_FOUND', 'No emergency token is registered for this agent');
+      }
+      if (!secretMatchesToken(body.revocation_secret, registered.token)) {
+        request.log.warn({ agent_id: body.agent_id }, 'emergency revocation refused: wrong secret');
+        throw httpError('FORBIDDEN', 'The revocation secret does not match the registered token');
+      }
+      const revokedAt = options.clock().toISOString();
+      const result = await options.publisher.emergencyRevoke({
+        agent_id: body.agent_id,
+        token: tokenOfSecret(body.revocation_secret),
+        revoked_at: revokedAt,
+        reason_hash: reasonHash(EMERGENCY_REASON),
+      });
+      if (result.status === 'used') throw httpError('CONFLICT', 'This revocation secret was used already');
+      if (result.status === 'missing') {
+        throw httpError('CONFLICT', 'The emergency token was replaced meanwhile; nothing was revoked');
+      }
+      options.onRevoked?.();
+      request.log.info(
+        { agent_id: body.agent_id, kids: result.record.kids.length, list_number: result.list.list_number },
+        'agent emergency-revoked',
+      );
+      return reply.code(200).send({
+        agent_id: body.agent_id,
+        revoked_at: revokedAt,
+        keys_revoked: [...result.record.kids],
+        list_number: result.list.list_number,
+      });
+    },
+  );
+}
