@@ -47,9 +47,10 @@ export function checkParsedJson(
   value: unknown,
   maxDepth = MAX_STRICT_JSON_DEPTH,
 ): Result<unknown> {
-  let members: number;
+  let members = countCleanMembers(value, 1, maxDepth);
   try {
-    members = checkValues(value, maxDepth);
+    // The fast walk only says "something is wrong"; the slow one says what and where.
+    if (members < 0) members = checkValues(value, maxDepth);
   } catch (caught) {
     const message = caught instanceof StrictJsonFailure ? caught.message : '$: value could not be checked';
     return err(coreError('BUNDLE_SCHEMA_INVALID', message));
@@ -74,6 +75,36 @@ export function parseStrictJsonBytes(bytes: Uint8Array, maxDepth = MAX_STRICT_JS
     return err(coreError('BUNDLE_SCHEMA_INVALID', 'JSON text is not valid UTF-8'));
   }
   return parseStrictJson(text, maxDepth);
+}
+
+/**
+ * The hot path: own properties of all objects in `node`, or -1 when a number is not finite, a string
+ * or name holds a lone surrogate, or a container sits deeper than `maxDepth` (outermost = 1).
+ */
+function countCleanMembers(node: unknown, depth: number, maxDepth: number): number {
+  if (typeof node === 'string') return isWellFormed(node) ? 0 : -1;
+  if (typeof node === 'number') return Number.isFinite(node) ? 0 : -1;
+  if (node === null || typeof node !== 'object') return 0;
+  if (depth > maxDepth) return -1;
+  let members = 0;
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length; i++) {
+      const inner = countCleanMembers(node[i], depth + 1, maxDepth);
+      if (inner < 0) return -1;
+      members += inner;
+    }
+    return members;
+  }
+  const record = node as Record<string, unknown>;
+  const keys = Object.keys(record); // own names only, whatever Object.prototype holds
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    if (!isWellFormed(key)) return -1;
+    const inner = countCleanMembers(record[key], depth + 1, maxDepth);
+    if (inner < 0) return -1;
+    members += inner + 1;
+  }
+  return members;
 }
 
 /**
