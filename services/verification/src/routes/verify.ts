@@ -184,7 +184,12 @@ export async function verifyRoutes(app: FastifyInstance, options: VerifyRouteOpt
 
       const task: VerifyTask =
         value === undefined || body.format === 'json'
-          ? { json: body.bytes, wantAnalysis: cacheKey !== undefined, now: Date.now() }
+          ? {
+              json: body.bytes,
+              jsonChecked: value !== undefined,
+              wantAnalysis: cacheKey !== undefined,
+              now: Date.now(),
+            }
           : { request: value, wantAnalysis: cacheKey !== undefined, now: Date.now() };
       let result: Awaited<ReturnType<VerifyPool['run']>>;
       try {
