@@ -3,6 +3,7 @@
 export {
   type BuildOptions,
   buildSignedBundle,
+  checkParsedJson,
   computeBundleHash,
   createVerifier,
   decodeBase64Strict,

@@ -49,10 +49,19 @@ export async function readInput(source: string, io: CliIo): Promise<string> {
   }
 }
 
-/** Reads and parses a JSON input; the error names the input and the parser's complaint. */
+/**
+ * Reads and parses a JSON input; the error names the input and the parser's complaint. Text with no
+ * single canonical reading (duplicate member names, 1e400, lone surrogates) is refused as the
+ * verification service refuses it (issue 12): JSON.parse would silently pick one reading.
+ */
 export async function readJsonInput(source: string, io: CliIo): Promise<unknown> {
   const text = await readInput(source, io);
-  return parseJson(text, inputName(source));
+  const name = inputName(source);
+  const value = parseJson(text, name);
+  const { checkParsedJson } = await loadCore();
+  const strict = checkParsedJson(text, value);
+  if (!strict.ok) throw new CliError(`${name}: JSON has no canonical form: ${strict.error.message}`);
+  return value;
 }
 
 export function parseJson(text: string, name: string): unknown {

@@ -2,7 +2,7 @@
 // keys that ignore key order but not settings. PROTOCOL §8.3 (TTLs 300/120/30/10 s, invalidateByKid).
 import type { BundleAnalysis, SecurityTier } from '@proto/core';
 import { describe, expect, it } from 'vitest';
-import { stableJson, VerificationCache, verificationCacheKey } from './cache.ts';
+import { VerificationCache, verificationCacheKey } from './cache.ts';
 
 function analysis(tier: SecurityTier | undefined, kids: string[], agentId?: string): BundleAnalysis {
   return {
@@ -76,7 +76,6 @@ describe('cache keys', () => {
   it('ignore member order but not content or settings', () => {
     const a = { signed_bundle: { x: 1, y: [1, { b: 2, a: 1 }] }, public_key_b64: 'k' };
     const b = { public_key_b64: 'k', signed_bundle: { y: [1, { a: 1, b: 2 }], x: 1 } };
-    expect(stableJson(a)).toBe(stableJson(b));
     expect(verificationCacheKey('s1', a)).toBe(verificationCacheKey('s1', b));
     expect(verificationCacheKey('s2', a)).not.toBe(verificationCacheKey('s1', a));
     expect(verificationCacheKey('s1', { ...a, public_key_b64: 'other' })).not.toBe(
@@ -84,9 +83,19 @@ describe('cache keys', () => {
     );
   });
 
-  it('give up on absurdly deep requests (they go uncached to the verifier)', () => {
+  it('tell apart values the old key text merged (Infinity and null, -Infinity and NaN)', () => {
+    const key = (value: unknown) => verificationCacheKey('s', { signed_bundle: { v: value } });
+    expect(key(null)).toBeDefined();
+    expect(key(Number.POSITIVE_INFINITY)).not.toBe(key(null));
+    expect(key(Number.NEGATIVE_INFINITY)).not.toBe(key(null));
+    expect(key('null')).not.toBe(key(null));
+  });
+
+  it('give up on requests with no canonical form (they go uncached to the verifier)', () => {
     let deep: unknown = 1;
     for (let i = 0; i < 300; i++) deep = [deep];
+    expect(verificationCacheKey('s', { signed_bundle: { a: Number.POSITIVE_INFINITY } })).toBeUndefined();
+    expect(verificationCacheKey('s', { signed_bundle: { a: '\ud800' } })).toBeUndefined();
     expect(verificationCacheKey('s', { signed_bundle: deep })).toBeUndefined();
   });
 });

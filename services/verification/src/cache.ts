@@ -1,7 +1,14 @@
 // The verification cache: time-independent analyses only (finalize runs on every hit), LRU-bounded,
 // TTL by resolved tier, evictable by signer kid and by agent id. PROTOCOL §8.3 (TTLs, invalidateByKid).
 import { createHash } from 'node:crypto';
-import { type BundleAnalysis, type SecurityTier, TIER_PROFILES } from '@proto/core';
+import {
+  type BundleAnalysis,
+  canonicalizeV1,
+  detectBundleVersion,
+  type SecurityTier,
+  splitUncoveredV2,
+  TIER_PROFILES,
+} from '@proto/core';
 
 interface Entry {
   readonly analysis: BundleAnalysis;
@@ -14,38 +21,51 @@ export function cacheTtlMs(analysis: BundleAnalysis): number {
   return TIER_PROFILES[tier].cacheTtlSeconds * 1000;
 }
 
-/** Deterministic JSON text: object keys sorted, so equal requests give equal keys. Undefined when too deep. */
-export function stableJson(value: unknown, depth = 0): string | undefined {
-  if (depth > 256) return undefined;
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) {
-    const parts: string[] = [];
-    for (const item of value) {
-      const text = stableJson(item, depth + 1);
-      if (text === undefined) return undefined;
-      parts.push(text);
-    }
-    return `[${parts.join(',')}]`;
-  }
-  const record = value as Record<string, unknown>;
-  const parts: string[] = [];
-  for (const key of Object.keys(record).sort()) {
-    if (record[key] === undefined) continue;
-    const text = stableJson(record[key], depth + 1);
-    if (text === undefined) return undefined;
-    parts.push(`${JSON.stringify(key)}:${text}`);
-  }
-  return `{${parts.join(',')}}`;
+/**
+ * The part of a request the analysis depends on: the signed bundle as its signatures cover it (a V2
+ * bundle's uncovered members set aside, as the verifier does) and the request key. Issue 12.
+ */
+function keyedParts(request: Readonly<Record<string, unknown>>): { signed: unknown; requestKey: unknown } {
+  const signed = request['signed_bundle'];
+  const covered = detectBundleVersion(signed) === '2.0' ? splitUncoveredV2(signed).covered : signed;
+  return { signed: covered, requestKey: request['public_key_b64'] };
 }
 
 /**
- * Cache key = SHA-256 over (the verifier's effective settings and profile, the canonical request).
- * `settingsText` is computed once per verifier. Undefined when the request cannot be keyed.
+ * Cache key = SHA-256 over the verifier's effective settings and the canonical form (sorted keys,
+ * JSON.stringify strings, finite numbers only, no lone surrogates) of what the analysis reads, so two
+ * requests share a key only when the verifier sees the same data: `Infinity` cannot pass for `null`
+ * (issue 12 row b). `settingsText` is computed once per verifier. Undefined when the request has no
+ * canonical form (it then goes uncached to the verifier, which reports why).
  */
-export function verificationCacheKey(settingsText: string, request: unknown): string | undefined {
-  const text = stableJson(request);
-  if (text === undefined) return undefined;
-  return createHash('sha256').update(settingsText).update('\n').update(text).digest('hex');
+export function verificationCacheKey(
+  settingsText: string,
+  request: Readonly<Record<string, unknown>>,
+): string | undefined {
+  const { signed, requestKey } = keyedParts(request);
+  // The V1 rules allow fractions (V1 bundles carry floats) and refuse what has no JSON text.
+  const signedText = canonicalizeV1(signed);
+  if (!signedText.ok) return undefined;
+  let keyText = '-';
+  if (requestKey !== undefined) {
+    const canonicalKey = canonicalizeV1(requestKey);
+    if (!canonicalKey.ok) return undefined;
+    keyText = canonicalKey.value;
+  }
+  // Compact canonical JSON holds no raw newline, so the parts cannot run into each other.
+  return createHash('sha256')
+    .update(settingsText)
+    .update('\n')
+    .update(signedText.value)
+    .update('\n')
+    .update(keyText)
+    .digest('hex');
+}
+
+/** Paths of the request's V2 members no signature covers: a cache hit names its own, not its twin's. */
+export function uncoveredMembersOf(request: Readonly<Record<string, unknown>>): readonly string[] {
+  const signed = request['signed_bundle'];
+  return detectBundleVersion(signed) === '2.0' ? splitUncoveredV2(signed).uncovered : [];
 }
 
 export class VerificationCache {

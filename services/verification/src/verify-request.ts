@@ -1,7 +1,7 @@
 // Reading a POST /verify body and the 400 answer for one that is not a verify request.
 // SPEC.md "POST /verify" (signed_bundle required), DECISIONS D12 (error_details), ARCHITECTURE §6.
 import type { ProtocolProfile } from '@proto/core';
-import { errorCode } from '@proto/core';
+import { checkParsedJson, errorCode } from '@proto/core';
 
 export interface BadVerifyRequest {
   readonly verified: false;
@@ -15,17 +15,31 @@ export type ReadResult =
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** Parses JSON bytes; invalid UTF-8, invalid JSON or nesting too deep for the parser is a bad request. */
+/**
+ * Parses JSON bytes; invalid UTF-8, invalid JSON or nesting too deep for the parser is a bad request,
+ * and so is JSON with no single canonical reading (duplicate member names, 1e400, lone surrogates:
+ * issue 12), which JSON.parse would otherwise resolve silently.
+ */
 export function parseJsonBody(
   bytes: Uint8Array,
+  options: { readonly alreadyChecked?: boolean } = {},
 ): { ok: true; value: unknown } | { ok: false; message: string } {
   if (bytes.length === 0) return { ok: false, message: 'Request body is empty' };
+  let text: string;
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(utf8.decode(bytes)) };
+    text = utf8.decode(bytes);
+    value = JSON.parse(text);
   } catch (error) {
     if (error instanceof RangeError) return { ok: false, message: 'Request body is nested too deeply' };
     return { ok: false, message: 'Invalid JSON body' };
   }
+  // The main thread may have run the strict checks on these very bytes (for the cache key).
+  if (options.alreadyChecked === true) return { ok: true, value };
+  const strict = checkParsedJson(text, value);
+  if (!strict.ok)
+    return { ok: false, message: `Request body has no canonical form: ${strict.error.message}` };
+  return { ok: true, value };
 }
 
 /** A verify request is an object with an object `signed_bundle`; the verifier judges the rest. */

@@ -9,6 +9,8 @@ import { checkVerifyRequest, parseJsonBody } from './verify-request.ts';
 export interface VerifyTask {
   /** The raw JSON body (parsed here, off the event loop)… */
   readonly json?: Uint8Array;
+  /** The main thread already parsed `json` strictly (cache key): only JSON.parse is left to do. */
+  readonly jsonChecked?: boolean;
   /** …or a request already decoded on the main thread (CBOR, or JSON read for the cache key). */
   readonly request?: unknown;
   /** Return the whole analysis (for the cache); otherwise only its metric facts. */
@@ -44,7 +46,7 @@ const verifier = built.value;
 export default function verifyTask(task: VerifyTask): VerifyTaskResult {
   let body: unknown = task.request;
   if (task.json !== undefined) {
-    const parsed = parseJsonBody(task.json);
+    const parsed = parseJsonBody(task.json, { alreadyChecked: task.jsonChecked === true });
     if (!parsed.ok) return { kind: 'bad_request', message: parsed.message };
     body = parsed.value;
   }

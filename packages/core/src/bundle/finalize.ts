@@ -11,6 +11,7 @@ import type {
   ResolvedVerifierSettings,
   VerifyResponse,
 } from './types.ts';
+import { uncoveredMemberWarning } from './uncovered.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -125,6 +126,7 @@ export function finalizeAnalysis(
   }
   const verified = findings.length === 0 && Object.values(checks).every((s) => s !== 'fail');
   const v2 = analysis.version === '2.0';
+  const warnings = [...analysis.warnings, ...(analysis.uncoveredMembers ?? []).map(uncoveredMemberWarning)];
   const list: readonly AnalysisFinding[] =
     findings.length > 0 || verified
       ? findings
@@ -137,6 +139,6 @@ export function finalizeAnalysis(
     ...(verified
       ? {}
       : { errors: list.map((f) => f.message), error_details: list.map((f) => renderFinding(f, profile)) }),
-    ...(v2 && analysis.warnings.length > 0 ? { warnings: [...analysis.warnings] } : {}),
+    ...(v2 && warnings.length > 0 ? { warnings } : {}),
   };
 }

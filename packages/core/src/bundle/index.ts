@@ -28,5 +28,6 @@ export type {
   VerifierPolicy,
   VerifyResponse,
 } from './types.ts';
+export { type CoveredView, splitUncoveredV2, uncoveredMemberWarning } from './uncovered.ts';
 export { computeBundleHash } from './v2/pipeline.ts';
 export { createVerifier } from './verifier.ts';

@@ -167,6 +167,11 @@ export interface BundleAnalysis {
   readonly checks: Readonly<Partial<Record<CheckName, CheckStatus>>>;
   readonly findings: readonly AnalysisFinding[];
   readonly warnings: readonly string[];
+  /**
+   * V2: paths of `signed_bundle` / `bundle` members no signature covers, set aside before the checks.
+   * Kept apart from `warnings` so a cached analysis can be finalized with the current request's list.
+   */
+  readonly uncoveredMembers?: readonly string[];
   readonly timeDependent: TimeDependentFacts;
 }
 

@@ -14,6 +14,7 @@ import type {
   VerifierOptions,
   VerifyResponse,
 } from './types.ts';
+import { splitUncoveredV2 } from './uncovered.ts';
 import { analyzeV1 } from './v1/pipeline.ts';
 import { analyzeV2 } from './v2/pipeline.ts';
 
@@ -63,8 +64,15 @@ function analyzeRequest(runtime: VerifierRuntime, request: unknown): BundleAnaly
   switch (detectBundleVersion(signed)) {
     case '1.0':
       return analyzeV1(runtime, signed, requestKey);
-    case '2.0':
-      return analyzeV2(runtime, signed, requestKey !== undefined);
+    case '2.0': {
+      // Members no signature covers never reach the checks (issue 12): the verdict and the bundle
+      // hash are those of the covered form; finalize names what was set aside.
+      const view = splitUncoveredV2(signed);
+      const analysis = analyzeV2(runtime, view.covered, requestKey !== undefined);
+      return view.uncovered.length === 0
+        ? analysis
+        : Object.freeze({ ...analysis, uncoveredMembers: Object.freeze([...view.uncovered]) });
+    }
     case 'legacy-v2':
       return failedAnalysis('legacy-v2', 'version', {
         code: 'VERSION_UNSUPPORTED',

@@ -5,7 +5,7 @@ import type { BundleAnalysis, Verifier, VerifyResponse } from '@proto/core';
 import { decodeCbor, errorResponses, protocolError, rateLimitPerIp } from '@proto/service-kit';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { analysisRequest, evidenceOf, subjectOf } from '../bundle-subject.ts';
-import { type VerificationCache, verificationCacheKey } from '../cache.ts';
+import { uncoveredMembersOf, type VerificationCache, verificationCacheKey } from '../cache.ts';
 import type { ExternalChecks } from '../external-checks.ts';
 import { tierLabel, type VerificationMetrics } from '../metrics.ts';
 import { PoolSaturatedError, type VerifyPool } from '../pool.ts';
@@ -170,7 +170,11 @@ export async function verifyRoutes(app: FastifyInstance, options: VerifyRouteOpt
           metrics.cacheHits.inc();
           // Time-dependent checks (key expiry and age, RPR and session expiry) run on every hit, and so
           // do revocation, attestation and anchor: only the analysis is cached, never a verdict (D20).
-          const finalized = verifier.finalize(hit, new Date());
+          // The key leaves out members no signature covers, so the warnings name this request's own.
+          const finalized = verifier.finalize(
+            { ...hit, uncoveredMembers: uncoveredMembersOf(read.request) },
+            new Date(),
+          );
           const response = await external.apply(finalized, subjectOf(hit), evidenceOf(read.request));
           record(response, factsOf(hit), startedAt, false);
           return reply.header('x-verification-cache', 'hit').send(response);
@@ -180,7 +184,12 @@ export async function verifyRoutes(app: FastifyInstance, options: VerifyRouteOpt
 
       const task: VerifyTask =
         value === undefined || body.format === 'json'
-          ? { json: body.bytes, wantAnalysis: cacheKey !== undefined, now: Date.now() }
+          ? {
+              json: body.bytes,
+              jsonChecked: value !== undefined,
+              wantAnalysis: cacheKey !== undefined,
+              now: Date.now(),
+            }
           : { request: value, wantAnalysis: cacheKey !== undefined, now: Date.now() };
       let result: Awaited<ReturnType<VerifyPool['run']>>;
       try {

@@ -1,0 +1,56 @@
+// Members no signature covers: named in a warning, never changing the verdict or the bundle hash (V2);
+// V1's closed schema refuses them. Issue 12 item 2; canon decisions (V1 has no warnings, D12).
+import { describe, expect, it } from 'vitest';
+import { buildSignedBundle } from './build/index.ts';
+import { makeVerifier } from './test-support.ts';
+
+const now = () => new Date();
+
+describe('V2 members no signature covers', () => {
+  const built = buildSignedBundle({ tier: 'routine', entries: 2 });
+  const verifier = makeVerifier({ clock: now });
+
+  it('are named in warnings and change neither the verdict nor the analysis', () => {
+    const plain = verifier.analyze({ signed_bundle: built.signed_bundle });
+    const padded = structuredClone(built.signed_bundle) as Record<string, Record<string, unknown>>;
+    padded['bundle']!['note'] = { verified: true };
+    padded['bundle']!['odd key'] = 1;
+    (padded as Record<string, unknown>)['comment'] = 'trust me';
+    const response = verifier.verify({ signed_bundle: padded });
+    expect(response.verified).toBe(true);
+    expect(response.warnings).toEqual([
+      ...(verifier.finalize(plain, now()).warnings ?? []),
+      'signed_bundle.bundle.note is covered by no signature; it was ignored and does not affect the verdict',
+      'signed_bundle.bundle["odd key"] is covered by no signature; it was ignored and does not affect the verdict',
+      'signed_bundle.comment is covered by no signature; it was ignored and does not affect the verdict',
+    ]);
+    const analysis = verifier.analyze({ signed_bundle: padded });
+    expect(analysis.bundleHash).toBe(plain.bundleHash);
+    expect({ ...analysis, uncoveredMembers: undefined }).toEqual({ ...plain, uncoveredMembers: undefined });
+  });
+
+  it('do not rescue a tampered bundle', () => {
+    const tampered = structuredClone(built.signed_bundle) as {
+      bundle: { audit_entries: Record<string, unknown>[] };
+    };
+    tampered.bundle.audit_entries[0]!['outcome'] = 'changed';
+    (tampered.bundle as Record<string, unknown>)['extra'] = true;
+    const response = verifier.verify({ signed_bundle: tampered });
+    expect(response.verified).toBe(false);
+    expect(response.warnings).toContain(
+      'signed_bundle.bundle.extra is covered by no signature; it was ignored and does not affect the verdict',
+    );
+  });
+});
+
+describe('V1 members outside the schema', () => {
+  it('stay a schema failure (the V1 schema is closed and V1 answers carry no warnings)', () => {
+    const built = buildSignedBundle({ version: '1.0', entries: 2 });
+    const verifier = makeVerifier({ clock: now });
+    expect(verifier.verify({ signed_bundle: built.signed_bundle }).verified).toBe(true);
+    const padded = { ...built.signed_bundle, comment: 'x' };
+    const response = verifier.verify({ signed_bundle: padded });
+    expect(response.verified).toBe(false);
+    expect(response.checks['schema']).toBe('fail');
+  });
+});

@@ -1,0 +1,68 @@
+// Members of a V2 `signed_bundle` / `bundle` that no signature or manifest hash covers: set aside before
+// analysis so they can change neither the verdict nor a cache key, and named in a warning. Issue 12 item 2.
+import { isRecord, type JsonRecord } from './json.ts';
+
+/** `signed_bundle` members the V2 checks read: `bundle` (through the manifest) and `signature`. */
+const SIGNED_BUNDLE_MEMBERS: ReadonlySet<string> = new Set(['bundle', 'signature']);
+
+/**
+ * `bundle` members the V2 schema names; each is bound to the signature through a manifest field
+ * (version, rpr_hash, passport_hash, intent_hash, policy_hash, audit roots, checkpoint hashes).
+ */
+const BUNDLE_MEMBERS: ReadonlySet<string> = new Set([
+  'dcp_bundle_version',
+  'manifest',
+  'responsible_principal_record',
+  'agent_passport',
+  'intent',
+  'policy_decision',
+  'audit_entries',
+  'pq_checkpoints',
+]);
+
+export interface CoveredView {
+  /** The signed bundle without its uncovered members (the same object when it has none). */
+  readonly covered: unknown;
+  /** Paths of the members set aside, e.g. `signed_bundle.bundle.note`, sorted. */
+  readonly uncovered: readonly string[];
+}
+
+function splitRecord(
+  record: JsonRecord,
+  known: ReadonlySet<string>,
+): { kept: JsonRecord; dropped: string[] } {
+  const dropped = Object.keys(record).filter((key) => !known.has(key));
+  if (dropped.length === 0) return { kept: record, dropped };
+  const kept: Record<string, unknown> = {};
+  for (const key of Object.keys(record)) if (known.has(key)) kept[key] = record[key];
+  return { kept, dropped };
+}
+
+/**
+ * Splits a V2 signed bundle into what its signature covers and the names of everything else.
+ * Non-objects are returned as they are (the schema check reports them).
+ */
+export function splitUncoveredV2(signed: unknown): CoveredView {
+  if (!isRecord(signed)) return { covered: signed, uncovered: [] };
+  const outer = splitRecord(signed, SIGNED_BUNDLE_MEMBERS);
+  const uncovered = outer.dropped.map((key) => `signed_bundle${memberPath(key)}`);
+  const bundle = outer.kept['bundle'];
+  let covered = outer.kept;
+  if (isRecord(bundle)) {
+    const inner = splitRecord(bundle, BUNDLE_MEMBERS);
+    if (inner.dropped.length > 0) {
+      covered = { ...outer.kept, bundle: inner.kept };
+      for (const key of inner.dropped) uncovered.push(`signed_bundle.bundle${memberPath(key)}`);
+    }
+  }
+  return { covered, uncovered: uncovered.sort() };
+}
+
+function memberPath(key: string): string {
+  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
+}
+
+/** The warning text for one set-aside member (rendered by finalize, so a cache hit can name its own). */
+export function uncoveredMemberWarning(path: string): string {
+  return `${path} is covered by no signature; it was ignored and does not affect the verdict`;
+}

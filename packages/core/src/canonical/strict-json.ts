@@ -1,0 +1,232 @@
+// Strict JSON reading: text that has no single dcp-jcs-v1 reading (duplicate member names, numbers with
+// no finite value, lone surrogates, absurd nesting) is refused instead of silently resolved. Issue 12 item 2, D2.
+import { coreError, err, ok, type Result } from '../result.ts';
+import { type PathSegment, renderPath } from './json-path.ts';
+
+/** Deepest nesting a strictly parsed document may have (a /verify request wraps a 64-deep bundle, D2). */
+export const MAX_STRICT_JSON_DEPTH = 128;
+
+/** `String.prototype.isWellFormed` is ES2024 (Node ≥ 20); the project's lib is ES2023. */
+const isWellFormed = (text: string): boolean =>
+  (text as unknown as { isWellFormed(): boolean }).isWellFormed();
+
+/** Internal signal carrying a path-qualified message; never escapes `parseStrictJson`. */
+class StrictJsonFailure {
+  readonly message: string;
+  constructor(message: string) {
+    this.message = message;
+  }
+}
+
+/**
+ * Parses JSON text and refuses what JSON.parse would resolve silently: a member name twice in one
+ * object (JSON.parse keeps the last, other parsers the first), a number that overflows to ±Infinity
+ * (`1e400`), a string or member name with a lone surrogate (`"\ud800"`), nesting deeper than
+ * `maxDepth`. Fractions and unsafe integers are left to the version's canonical form (V1 allows
+ * floats). Errors are `BUNDLE_SCHEMA_INVALID` with a JSON path. Never throws.
+ */
+export function parseStrictJson(text: string, maxDepth = MAX_STRICT_JSON_DEPTH): Result<unknown> {
+  if (text.trim() === '') return err(coreError('BUNDLE_SCHEMA_INVALID', 'JSON text is empty'));
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    // V8 parses iteratively; a RangeError can still come from a string too long for the engine.
+    const reason = error instanceof Error ? error.message : 'unparseable';
+    return err(coreError('BUNDLE_SCHEMA_INVALID', `invalid JSON: ${reason}`));
+  }
+  return checkParsedJson(text, value, maxDepth);
+}
+
+/**
+ * The strict checks on a value JSON.parse just read from `text` (for callers that parse themselves
+ * to keep their own syntax messages): returns the value, or the reason it has no single reading.
+ */
+export function checkParsedJson(
+  text: string,
+  value: unknown,
+  maxDepth = MAX_STRICT_JSON_DEPTH,
+): Result<unknown> {
+  let members = countCleanMembers(value, 1, maxDepth);
+  try {
+    // The fast walk only says "something is wrong"; the slow one says what and where.
+    if (members < 0) members = checkValues(value, maxDepth);
+  } catch (caught) {
+    const message = caught instanceof StrictJsonFailure ? caught.message : '$: value could not be checked';
+    return err(coreError('BUNDLE_SCHEMA_INVALID', message));
+  }
+  // JSON.parse creates one own property per distinct name, so fewer properties than member names in
+  // the text means some object repeated a name. Counting is cheap; locating the culprit is not, so
+  // that only runs when the counts differ.
+  if (members !== countMemberNames(text)) {
+    return err(coreError('BUNDLE_SCHEMA_INVALID', describeDuplicate(text)));
+  }
+  return ok(value);
+}
+
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** `parseStrictJson` over UTF-8 bytes; invalid UTF-8 (which could hide a surrogate) is refused too. */
+export function parseStrictJsonBytes(bytes: Uint8Array, maxDepth = MAX_STRICT_JSON_DEPTH): Result<unknown> {
+  let text: string;
+  try {
+    text = STRICT_UTF8.decode(bytes);
+  } catch {
+    return err(coreError('BUNDLE_SCHEMA_INVALID', 'JSON text is not valid UTF-8'));
+  }
+  return parseStrictJson(text, maxDepth);
+}
+
+/**
+ * The hot path: own properties of all objects in `node`, or -1 when a number is not finite, a string
+ * or name holds a lone surrogate, or a container sits deeper than `maxDepth` (outermost = 1).
+ */
+function countCleanMembers(node: unknown, depth: number, maxDepth: number): number {
+  if (typeof node === 'string') return isWellFormed(node) ? 0 : -1;
+  if (typeof node === 'number') return Number.isFinite(node) ? 0 : -1;
+  if (node === null || typeof node !== 'object') return 0;
+  if (depth > maxDepth) return -1;
+  let members = 0;
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length; i++) {
+      const inner = countCleanMembers(node[i], depth + 1, maxDepth);
+      if (inner < 0) return -1;
+      members += inner;
+    }
+    return members;
+  }
+  const record = node as Record<string, unknown>;
+  const keys = Object.keys(record); // own names only, whatever Object.prototype holds
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    if (!isWellFormed(key)) return -1;
+    const inner = countCleanMembers(record[key], depth + 1, maxDepth);
+    if (inner < 0) return -1;
+    members += inner + 1;
+  }
+  return members;
+}
+
+/**
+ * Walks a freshly parsed value: fails on non-finite numbers, lone surrogates and excess depth;
+ * returns how many own properties all its objects hold together.
+ */
+function checkValues(root: unknown, maxDepth: number): number {
+  const path: PathSegment[] = [];
+  let members = 0;
+  const fail = (what: string): never => {
+    throw new StrictJsonFailure(`${renderPath(path)}: ${what}`);
+  };
+  const visit = (node: unknown, depth: number): void => {
+    if (typeof node === 'string') {
+      if (!isWellFormed(node)) fail('string contains a lone surrogate, which has no dcp-jcs-v1 form');
+      return;
+    }
+    if (typeof node === 'number') {
+      if (!Number.isFinite(node)) fail('number has no finite value, which has no dcp-jcs-v1 form');
+      return;
+    }
+    if (node === null || typeof node !== 'object') return;
+    if (depth >= maxDepth) fail(`nesting depth exceeds ${maxDepth}`);
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        path.push(i);
+        visit(node[i], depth + 1);
+        path.pop();
+      }
+      return;
+    }
+    const record = node as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      members++;
+      path.push(key);
+      if (!isWellFormed(key)) fail('member name contains a lone surrogate, which has no dcp-jcs-v1 form');
+      visit(record[key], depth + 1);
+      path.pop();
+    }
+  };
+  visit(root, 0);
+  return members;
+}
+
+const BACKSLASH = 0x5c;
+const COLON = 0x3a;
+
+/** Index of the quote closing the string whose opening quote is at `open` (text is valid JSON). */
+function closingQuote(text: string, open: number): number {
+  let from = open + 1;
+  for (;;) {
+    const quote = text.indexOf('"', from);
+    if (quote === -1) return text.length; // unreachable for valid JSON
+    let before = quote - 1;
+    while (text.charCodeAt(before) === BACKSLASH) before--;
+    // An even run of backslashes escapes only itself, so the quote ends the string.
+    if ((quote - 1 - before) % 2 === 0) return quote;
+    from = quote + 1;
+  }
+}
+
+function skipWhitespace(text: string, from: number): number {
+  let i = from;
+  for (;;) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return i;
+    i++;
+  }
+}
+
+/**
+ * Member names in valid JSON text: strings followed by a colon. Outside strings no structural
+ * character is a quote, so jumping from string to string never loses sync.
+ */
+function countMemberNames(text: string): number {
+  let count = 0;
+  let open = text.indexOf('"');
+  while (open !== -1) {
+    const next = skipWhitespace(text, closingQuote(text, open) + 1);
+    if (text.charCodeAt(next) === COLON) count++;
+    open = text.indexOf('"', next);
+  }
+  return count;
+}
+
+interface ObjectFrame {
+  readonly names: Set<string>;
+  current: string | undefined;
+}
+interface ArrayFrame {
+  index: number;
+}
+
+/** The slow path: finds the first repeated member name and its path (text is valid JSON). */
+function describeDuplicate(text: string): string {
+  const stack: (ObjectFrame | ArrayFrame)[] = [];
+  const pathOf = (): PathSegment[] =>
+    stack.map((frame) => ('names' in frame ? (frame.current ?? '') : frame.index));
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '{') stack.push({ names: new Set(), current: undefined });
+    else if (c === '[') stack.push({ index: 0 });
+    else if (c === '}' || c === ']') stack.pop();
+    else if (c === ',') {
+      const top = stack.at(-1);
+      if (top !== undefined && 'index' in top) top.index++;
+    } else if (c === '"') {
+      const end = closingQuote(text, i);
+      const next = skipWhitespace(text, end + 1);
+      const top = stack.at(-1);
+      if (text.charCodeAt(next) === COLON && top !== undefined && 'names' in top) {
+        // Escapes are decoded: "agent_id" and "agent\u005fid" are the same name.
+        const name = JSON.parse(text.slice(i, end + 1)) as string;
+        if (top.names.has(name)) {
+          const where = renderPath(pathOf().slice(0, -1));
+          return `${where}: member name ${JSON.stringify(name)} appears twice in one object; JSON with duplicate names has no dcp-jcs-v1 form`;
+        }
+        top.names.add(name);
+        top.current = name;
+      }
+      i = end;
+    }
+  }
+  return '$: a member name appears twice in one object; JSON with duplicate names has no dcp-jcs-v1 form';
+}
