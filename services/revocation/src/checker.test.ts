@@ -210,17 +210,44 @@ describe('revocation checker against the running service', () => {
     expect(await c.check('agent:alive-1', 'elevated')).toMatchObject({ status: 'pass' });
   });
 
-  it('skips a jurisdiction without a configured source (or fails closed when told to)', async () => {
+  it('a jurisdiction without a configured source: a warning below elevated, E401 above unless allow-listed', async () => {
     const c = checker();
-    const skipped = await c.instance.check({ jurisdiction: 'DE', agentId: 'agent:alive-1', tier: 'maximum' });
-    expect(skipped).toMatchObject({ status: 'skipped', reason: 'no_source' });
-    const strict = checker({ failClosedWithoutSource: true });
+    const low = await c.instance.check({ jurisdiction: 'DE', agentId: 'agent:alive-1', tier: 'standard' });
+    expect(low).toMatchObject({ status: 'skipped', reason: 'no_source' });
+    expect(low.warnings).toEqual([
+      expect.stringContaining('no revocation source is configured for jurisdiction DE'),
+    ]);
+    for (const jurisdiction of ['DE', undefined]) {
+      expect(
+        await c.instance.check({ jurisdiction, agentId: 'agent:alive-1', tier: 'maximum' }),
+      ).toMatchObject({ status: 'fail', code: 'PROTO-E401', retryable: false, reason: 'no_source' });
+    }
+    const allowing = checker({ unlistedJurisdictions: ['de'] });
     expect(
-      await strict.instance.check({ jurisdiction: undefined, agentId: 'agent:alive-1', tier: 'elevated' }),
-    ).toMatchObject({
-      status: 'fail',
-      code: 'PROTO-E701',
-    });
+      await allowing.instance.check({ jurisdiction: 'de', agentId: 'agent:alive-1', tier: 'maximum' }),
+    ).toMatchObject({ status: 'skipped', reason: 'no_source' });
+  });
+
+  it('looks every id up in every source, whatever the declared jurisdiction', async () => {
+    const c = checker({ unlistedJurisdictions: ['DE'] });
+    await revoke(service, 'agent:revoked-elsewhere');
+    for (const jurisdiction of ['DE', 'fr', 'FR-75', undefined]) {
+      expect(
+        await c.instance.check({ jurisdiction, agentId: 'agent:revoked-elsewhere', tier: 'routine' }),
+        String(jurisdiction),
+      ).toMatchObject({ status: 'fail', code: 'PROTO-E300' });
+    }
+    expect(
+      await c.instance.check({
+        jurisdiction: 'FR',
+        agentId: 'agent:x1',
+        signerIds: ['agent:revoked-elsewhere'],
+        tier: 'routine',
+      }),
+    ).toMatchObject({ status: 'fail', code: 'PROTO-E300' });
+    expect(
+      await c.instance.check({ jurisdiction: 'F R', agentId: 'agent:alive-1', tier: 'routine' }),
+    ).toMatchObject({ status: 'fail', code: 'PROTO-E002', retryable: false });
   });
 });
 
