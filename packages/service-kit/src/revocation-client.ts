@@ -451,7 +451,12 @@ export function createRevocationChecker(options: RevocationCheckerOptions): Revo
     let responseHeaders: Headers;
     let body = '';
     try {
-      const response = await fetchImpl(source.url, { headers, signal: AbortSignal.timeout(timeoutMs) });
+      // Redirects are not followed: one could lead to plain http: or to a host the operator never chose.
+      const response = await fetchImpl(source.url, {
+        headers,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(timeoutMs),
+      });
       status = response.status;
       responseHeaders = response.headers;
       if (status === 200) body = await readCapped(response, maxListBytes);
@@ -476,7 +481,9 @@ export function createRevocationChecker(options: RevocationCheckerOptions): Revo
       return;
     }
     if (status !== 200) {
-      refuse(jurisdiction, state, 'unavailable', `${shown} answered HTTP ${status}`);
+      const redirect =
+        status >= 300 && status < 400 ? ' (redirects are not followed: configure the final URL)' : '';
+      refuse(jurisdiction, state, 'unavailable', `${shown} answered HTTP ${status}${redirect}`);
       return;
     }
     let document: unknown;

@@ -85,6 +85,12 @@ beforeAll(async () => {
 
   mirror = createServer((req, res) => {
     lastMirrorRequest = { url: req.url, authorization: req.headers.authorization };
+    if (req.url === '/redirect.json') {
+      // Where a redirect could lead: here the real list, elsewhere plain http: to anyone.
+      res.writeHead(302, { location: us.listUrl });
+      res.end();
+      return;
+    }
     res.writeHead(mirrorStatus, { 'content-type': 'application/json', 'cache-control': 'max-age=0' });
     res.end(mirrorStatus === 200 ? served : JSON.stringify({ echoed: req.url }));
   });
@@ -338,6 +344,29 @@ describe('row k: the highest list_number survives a restart', () => {
         REVOCATION_SOURCES: JSON.stringify({ US: source(loopback, usKey) }),
       });
       expect(config.REVOCATION_SOURCES['US']?.url).toBe(loopback);
+    }
+  });
+});
+
+describe('row k: redirects', () => {
+  it('row k: a redirect from the configured source is not followed (it could lead to plain http:)', async () => {
+    const app = await startApp({
+      VERIFY_WORKERS: '1',
+      VERIFY_RATE_LIMIT_PER_MINUTE: '0',
+      MAX_EVENT_LOOP_DELAY_MS: '0',
+      REVOCATION_SOURCES: JSON.stringify({ US: source(`${mirrorUrl}/redirect.json`, usKey) }),
+    });
+    try {
+      const { json } = await postVerify(app.url, { signed_bundle: bundleDeclaring('US').signed_bundle });
+      expect(json, JSON.stringify(json)).toMatchObject({ verified: false });
+      expect(detailsOf(json)).toEqual([
+        expect.objectContaining({
+          code: 'PROTO-E701',
+          message: expect.stringMatching(/HTTP 302.*redirects are not followed/),
+        }),
+      ]);
+    } finally {
+      await app.close();
     }
   });
 });
