@@ -29,6 +29,9 @@ describe('jurisdiction codes', () => {
       '',
       42,
       null,
+      'u\u017f', // long s: 'uſ'.toUpperCase() is 'US'
+      '\u0131t', // dotless i: 'ıt'.toUpperCase() is 'IT'
+      'US\n',
     ]) {
       expect(normaliseJurisdiction(bad), String(bad)).toBeUndefined();
     }
