@@ -510,6 +510,15 @@ export function createRevocationChecker(options: RevocationCheckerOptions): Revo
         if (state.evidence === undefined || authentic.listNumber >= state.evidence.listNumber)
           state.evidence = authentic;
         announce(jurisdiction, state, authentic);
+      } else if (
+        authentic !== undefined &&
+        verified.error.reason === 'rollback' &&
+        state.evidence === undefined
+      ) {
+        // Refused as current (a restart knows a newer number but not its list), yet still authentic:
+        // the revocations it carries are proven and permanent.
+        state.evidence = authentic;
+        announce(jurisdiction, state, authentic);
       }
       refuse(jurisdiction, state, verified.error.reason, verified.error.message);
       return;

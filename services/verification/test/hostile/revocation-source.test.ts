@@ -253,6 +253,8 @@ describe('row k: the highest list_number survives a restart', () => {
         DATA_DIR: dataDir,
         REVOCATION_SOURCES: JSON.stringify({ US: source(`${mirrorUrl}/list.json`, usKey) }),
       };
+      const victim = bundleDeclaring('US', 'standard');
+      await revoke(us, victim.agentId!);
       const older = JSON.stringify(await currentList(us));
       await revoke(us, `agent:row-k-${Date.now()}`);
       served = JSON.stringify(await currentList(us));
@@ -279,6 +281,11 @@ describe('row k: the highest list_number survives a restart', () => {
         expect(low.json['warnings']).toEqual(
           expect.arrayContaining([expect.stringMatching(/revocation list number \d+ is lower than/)]),
         );
+        // The refused list is still authentic: the revocations it carries are proven (and permanent).
+        const stillRevoked = await postVerify(restarted.url, { signed_bundle: victim.signed_bundle });
+        expect(detailsOf(stillRevoked.json), JSON.stringify(stillRevoked.json)).toEqual([
+          expect.objectContaining({ code: 'PROTO-E300' }),
+        ]);
       } finally {
         await restarted.close();
       }
