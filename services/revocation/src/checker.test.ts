@@ -1,10 +1,12 @@
 // The verifier's revocation checker against the real revocation service: E300 for revoked agents, the
 // cached list revalidated by conditional GET (304), and refusals of rolled-back, tampered, stale lists. D20.
 import { createServer } from 'node:net';
+import { openStore } from '@proto/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createRevocationChecker,
   type RevocationCheckerOptions,
+  watermarkKey,
 } from '../../../packages/service-kit/src/revocation-client.ts';
 import { JURISDICTION, type RunningService, revoke, startService, tempDir } from './test-support.ts';
 
@@ -226,6 +228,27 @@ describe('revocation checker against the running service', () => {
     expect(
       await allowing.instance.check({ jurisdiction: 'de', agentId: 'agent:alive-1', tier: 'maximum' }),
     ).toMatchObject({ status: 'skipped', reason: 'no_source' });
+  });
+
+  it('keeps the highest list number in the store, and fails closed while the store cannot be read', async () => {
+    const store = await openStore({ sqliteFile: ':memory:' });
+    try {
+      const first = checker({ watermarks: store.revocationWatermarks });
+      expect(await first.check('agent:alive-1', 'elevated')).toMatchObject({ status: 'pass' });
+      const key = watermarkKey(JURISDICTION, { url: service.listUrl, keys: [publicKey] });
+      expect(await store.revocationWatermarks.highest(key)).toBe(
+        first.instance.state(JURISDICTION)?.listNumber,
+      );
+    } finally {
+      await store.close();
+    }
+    const broken = checker({ watermarks: store.revocationWatermarks }); // closed: every read throws
+    expect(await broken.check('agent:alive-1', 'elevated')).toMatchObject({
+      status: 'fail',
+      code: 'PROTO-E701',
+      reason: 'unavailable',
+      message: expect.stringContaining('cannot be read from the store'),
+    });
   });
 
   it('looks every id up in every source, whatever the declared jurisdiction', async () => {
