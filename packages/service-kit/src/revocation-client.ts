@@ -442,7 +442,6 @@ export function createRevocationChecker(options: RevocationCheckerOptions): Revo
   }
 
   async function refresh(jurisdiction: string, source: RevocationSource, state: SourceState): Promise<void> {
-    if (!(await loadWatermark(jurisdiction, source, state))) return;
     const shown = redactUrl(source.url);
     const headers: Record<string, string> = { accept: 'application/json' };
     if (source.authorization !== undefined) headers['authorization'] = source.authorization;
@@ -486,6 +485,8 @@ export function createRevocationChecker(options: RevocationCheckerOptions): Revo
       refuse(jurisdiction, state, 'unavailable', `${shown} answered HTTP ${status}${redirect}`);
       return;
     }
+    // Only a new list needs the stored floor (a 304 renews a list already accepted against it).
+    if (!(await loadWatermark(jurisdiction, source, state))) return;
     let document: unknown;
     try {
       document = JSON.parse(body);
