@@ -23,6 +23,23 @@ export async function startApp(
   // A DATA_DIR of its own (the revocation watermarks live there), removed on close, unless one is given.
   const dataDir =
     env['DATA_DIR'] === undefined ? mkdtempSync(join(tmpdir(), 'proto-verification-')) : undefined;
+  const removeDataDir = () => {
+    if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    return await listening(env, extraPlugins, dataDir, removeDataDir);
+  } catch (error) {
+    removeDataDir();
+    throw error;
+  }
+}
+
+async function listening(
+  env: Record<string, string>,
+  extraPlugins: ExtraPlugin[],
+  dataDir: string | undefined,
+  removeDataDir: () => void,
+): Promise<RunningApp> {
   const config = loadVerificationConfig({
     ...(dataDir === undefined ? {} : { DATA_DIR: dataDir }),
     LOG_LEVEL: 'silent',
@@ -44,7 +61,7 @@ export async function startApp(
     url: `http://127.0.0.1:${port}`,
     close: async () => {
       await app.close();
-      if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true });
+      removeDataDir();
     },
   };
 }
