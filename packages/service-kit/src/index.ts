@@ -29,6 +29,7 @@ export {
   httpError,
   protocolError,
 } from './http-errors.ts';
+export * from './jurisdiction.ts';
 export { LOAD_SHEDDING_EXEMPT, type LoadSheddingOptions } from './load-shedding.ts';
 export { genRequestId, REDACT_PATHS, REQUEST_ID_HEADER } from './logging.ts';
 export {
@@ -51,6 +52,7 @@ export {
 } from './operator-token.ts';
 export { type RateLimitSetup, rateLimitPerIp } from './rate-limit.ts';
 export * from './revocation-client.ts';
+export * from './revocation-source-url.ts';
 export { exitOnConfigError, runService } from './run.ts';
 export {
   createService,

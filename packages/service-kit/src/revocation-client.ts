@@ -1,10 +1,12 @@
 // A verifier's revocation checker: fetches each jurisdiction's signed list over HTTP, verifies and caches
 // the LIST (never verdicts) by Cache-Control/ETag, refuses rollbacks, fails closed at elevated+. D20, D21.
+// Issue 12: every source is consulted whatever the bundle declares; list numbers survive restarts.
 // Core's revocation module (not yet re-exported by @proto/core's index; switch to '@proto/core' when it is).
 import {
   DEFAULT_PROFILE,
   decideRevocation,
   errorCode,
+  failsClosed,
   type ProtocolProfile,
   parseTrustedKey,
   type RevocationDecisionInput,
@@ -16,13 +18,18 @@ import {
   verifyRevocationList,
 } from '@proto/core';
 import { ConfigError } from './config.ts';
+import { normaliseJurisdiction, parentJurisdiction } from './jurisdiction.ts';
+import { isLoopbackHost, redactUrl, splitCredentials, withoutSecrets } from './revocation-source-url.ts';
 
 export type RevocationTier = RevocationDecisionInput['tier'];
 
 /** Where a jurisdiction publishes its list and the Ed25519 keys trusted to sign it. */
 export interface RevocationSource {
+  /** Without userinfo (moved to `authorization`); a query is kept for the fetch but never shown. */
   readonly url: string;
   readonly keys: readonly TrustedKeyInput[];
+  /** `Basic …` from the configured URL's userinfo, sent with each fetch. */
+  readonly authorization?: string;
 }
 
 export type RevocationSources = Readonly<Record<string, RevocationSource>>;
@@ -43,6 +50,17 @@ export const REVOCATION_CLIENT_ENV = {
     minimum: 100,
     default: 3000,
     description: 'Timeout of one revocation list fetch',
+  },
+  REVOCATION_UNLISTED_JURISDICTIONS: {
+    type: 'string',
+    default: '',
+    description:
+      'Comma-separated ISO 3166 codes a bundle may declare without a configured source at elevated/maximum (warning only)',
+  },
+  REVOCATION_ALLOW_INSECURE_HTTP: {
+    type: 'boolean',
+    default: false,
+    description: 'Allow http: revocation sources on non-loopback hosts (default: https only)',
   },
 } as const;
 
@@ -71,25 +89,38 @@ function parseKeyList(value: unknown, where: string, variable: string): TrustedK
   });
 }
 
+export interface ParseRevocationSourcesOptions {
+  /** REVOCATION_ALLOW_INSECURE_HTTP: accept http: on non-loopback hosts (default false). */
+  readonly allowInsecureHttp?: boolean;
+}
+
 /**
  * Parses REVOCATION_SOURCES: `{"<jurisdiction>": {"url": "https://…", "keys": ["<base64>", …]}}`. A key
  * may also be `{public_key_b64, key_id?, valid_from?, valid_until?}`. Unset or empty: no sources.
+ * Jurisdictions are ISO 3166 codes, kept in upper case. URLs are https:, or http: on a loopback host
+ * (any host with `allowInsecureHttp`); userinfo becomes a Basic Authorization header.
  * Throws ConfigError naming the variable.
  */
 export function parseRevocationSources(
   text: string | undefined,
   variable = 'REVOCATION_SOURCES',
+  options: ParseRevocationSourcesOptions = {},
 ): Record<string, RevocationSource> {
   if (text === undefined || text.trim() === '') return {};
   const value = parseJsonVariable(text, variable);
   if (!isObject(value))
     throw new ConfigError(`${variable} must be a JSON object keyed by jurisdiction`, [variable]);
   const sources: Record<string, RevocationSource> = {};
-  for (const [jurisdiction, source] of Object.entries(value)) {
-    if (!JURISDICTION_PATTERN.test(jurisdiction)) {
-      throw new ConfigError(`${variable}: jurisdiction ${JSON.stringify(jurisdiction)} is not a valid code`, [
-        variable,
-      ]);
+  for (const [code, source] of Object.entries(value)) {
+    const jurisdiction = normaliseJurisdiction(code);
+    if (jurisdiction === undefined) {
+      throw new ConfigError(
+        `${variable}: jurisdiction ${JSON.stringify(code)} is not an ISO 3166 code (e.g. "US", "US-CA")`,
+        [variable],
+      );
+    }
+    if (Object.hasOwn(sources, jurisdiction)) {
+      throw new ConfigError(`${variable}: jurisdiction ${jurisdiction} is configured twice`, [variable]);
     }
     if (!isObject(source))
       throw new ConfigError(`${variable}.${jurisdiction} must be {url, keys}`, [variable]);
@@ -103,12 +134,52 @@ export function parseRevocationSources(
     if (parsedUrl === undefined || (parsedUrl.protocol !== 'https:' && parsedUrl.protocol !== 'http:')) {
       throw new ConfigError(`${variable}.${jurisdiction}.url must be an http(s) URL`, [variable]);
     }
+    if (
+      parsedUrl.protocol === 'http:' &&
+      !isLoopbackHost(parsedUrl.hostname) &&
+      options.allowInsecureHttp !== true
+    ) {
+      // The message names the source without its secrets (userinfo, query).
+      throw new ConfigError(
+        `${variable}.${jurisdiction}.url must be https: (${redactUrl(parsedUrl.href)} is plain http: to a ` +
+          'non-loopback host; set REVOCATION_ALLOW_INSECURE_HTTP=true to allow it)',
+        [variable, 'REVOCATION_ALLOW_INSECURE_HTTP'],
+      );
+    }
+    const { url: fetchUrl, authorization } = splitCredentials(parsedUrl);
     sources[jurisdiction] = {
-      url: parsedUrl.href,
+      url: fetchUrl,
       keys: parseKeyList(source['keys'], `${variable}.${jurisdiction}.keys`, variable),
+      ...(authorization === undefined ? {} : { authorization }),
     };
   }
   return sources;
+}
+
+/**
+ * Parses REVOCATION_UNLISTED_JURISDICTIONS: comma-separated ISO 3166 codes (upper-cased). Unset or empty:
+ * none. Throws ConfigError naming the variable.
+ */
+export function parseUnlistedJurisdictions(
+  text: string | undefined,
+  variable = 'REVOCATION_UNLISTED_JURISDICTIONS',
+): string[] {
+  if (text === undefined) return [];
+  const codes = text
+    .split(',')
+    .map((c) => c.trim())
+    .filter((c) => c !== '');
+  return [
+    ...new Set(
+      codes.map((code) => {
+        const normalised = normaliseJurisdiction(code);
+        if (normalised === undefined) {
+          throw new ConfigError(`${variable}: ${JSON.stringify(code)} is not an ISO 3166 code`, [variable]);
+        }
+        return normalised;
+      }),
+    ),
+  ];
 }
 
 /**
@@ -137,7 +208,10 @@ export function parseAttestationTrustedKeys(
 }
 
 export interface RevocationCheckRequest {
-  /** `responsible_principal_record.jurisdiction` of the bundle (SPEC.md Revocation service). */
+  /**
+   * `responsible_principal_record.jurisdiction` of the bundle (SPEC.md Revocation service), as written:
+   * normalised here. It only decides whose list must be fresh: every source is searched for the ids.
+   */
   readonly jurisdiction: string | undefined;
   readonly agentId: string;
   /** Further ids a list entry may name (the bundle's signers). */
@@ -147,19 +221,35 @@ export interface RevocationCheckRequest {
 
 export interface RevocationCheckResult {
   readonly status: 'pass' | 'fail' | 'skipped';
-  /** Wire code under the profile: E300 when revoked; E701 (retryable) when failing closed. */
+  /**
+   * Wire code under the profile: E300 when revoked; E002 for a malformed jurisdiction; E401 for a
+   * jurisdiction without a source at elevated+; E701 (retryable) when a list is unknown at elevated+.
+   */
   readonly code?: string;
   readonly retryable?: boolean;
   readonly message?: string;
+  /** All warnings joined with "; " (see `warnings`). */
   readonly warning?: string;
+  /** One per source whose status could not be established (below elevated), or the unlisted jurisdiction. */
+  readonly warnings?: readonly string[];
   /** Why the status could not be established (unavailable, stale, rollback, bad_signature, …). */
   readonly reason?: RevocationStatusProblem;
   readonly list_number?: number;
   readonly entry?: RevocationEntry;
 }
 
+/** Where the highest accepted list_number of each source is kept (the store's revocationWatermarks). */
+export interface RevocationWatermarks {
+  highest(source: string): Promise<number | undefined>;
+  raise(source: string, jurisdiction: string, listNumber: number): Promise<number>;
+}
+
 export interface RevocationCheckerOptions {
   readonly sources: RevocationSources;
+  /** Persisted highest list_number per source, so a restart or a new replica refuses older lists. */
+  readonly watermarks?: RevocationWatermarks;
+  /** Jurisdictions a bundle may declare without a configured source at elevated+ (warning only). */
+  readonly unlistedJurisdictions?: readonly string[];
   /** Default: the global fetch. */
   readonly fetch?: typeof fetch;
   /** One fetch, body included (default 3000 ms). */
@@ -176,8 +266,6 @@ export interface RevocationCheckerOptions {
   readonly failureBackoffMs?: number;
   /** Largest list body accepted (default 16 MiB). */
   readonly maxListBytes?: number;
-  /** A jurisdiction without a configured source fails at elevated/maximum too (default false: skipped). */
-  readonly failClosedWithoutSource?: boolean;
   readonly log?: { warn(obj: object, msg: string): void };
 }
 
@@ -193,6 +281,7 @@ export interface RevocationSourceState {
 }
 
 export interface RevocationChecker {
+  /** Never throws. */
   check(request: RevocationCheckRequest): Promise<RevocationCheckResult>;
   /** Cache state of a jurisdiction (diagnostics, /health). */
   state(jurisdiction: string): RevocationSourceState | undefined;
@@ -252,13 +341,25 @@ export function freshnessLifetimeMs(headers: Headers, defaultMs: number): number
   return Math.max(0, lifetime);
 }
 
+/** The name a source's highest list_number is stored under: jurisdiction and URL without its secrets. */
+export function watermarkKey(jurisdiction: string, source: RevocationSource): string {
+  return `${jurisdiction} ${redactUrl(source.url)}`;
+}
+
+type Problem = { readonly reason: RevocationStatusProblem; readonly message: string };
+
+const MAX_SHOWN_JURISDICTION = 40;
+
 /**
- * The checker a verifier uses for the `revocation` check (D20). Per jurisdiction it keeps the newest
+ * The checker a verifier uses for the `revocation` check (D20, issue 12). Per source it keeps the newest
  * verified list and answers from it while its HTTP freshness lasts; then it revalidates with
  * If-None-Match (304 renews it). A list with a bad signature, an untrusted key, a lower list_number
- * than already accepted, or past its next_update is refused; while no fresh trusted list is held the
- * status is unknown: `fail` with E701 (CIRCUIT_OPEN, retryable) at elevated/maximum, `skipped` with a
- * warning below. An agent or signer named by any authentic list fails with E300 at every tier.
+ * than already accepted (also across restarts, through `watermarks`), or past its next_update is refused.
+ * Every check consults EVERY source: an agent or signer named by any authentic list fails with E300 at
+ * every tier. The declared jurisdiction (normalised; malformed: E002) only decides whose list must exist:
+ * at elevated/maximum a jurisdiction without a source fails with E401 unless allow-listed. While any
+ * source has no fresh trusted list the status is unknown: `fail` with E701 (CIRCUIT_OPEN, retryable) at
+ * elevated/maximum, `skipped` with a warning below.
  */
 export function createRevocationChecker(options: RevocationCheckerOptions): RevocationChecker {
   const fetchImpl = options.fetch ?? globalThis.fetch;
@@ -269,6 +370,15 @@ export function createRevocationChecker(options: RevocationCheckerOptions): Revo
   const maxTtlMs = options.maxTtlMs ?? 3_600_000;
   const failureBackoffMs = options.failureBackoffMs ?? 5000;
   const maxListBytes = options.maxListBytes ?? 16 * 1024 * 1024;
+  const watermarks = options.watermarks;
+  // Keys normalised as the bundle's jurisdiction will be (parseRevocationSources already does this).
+  const sources = new Map<string, RevocationSource>();
+  for (const [code, source] of Object.entries(options.sources)) {
+    sources.set(normaliseJurisdiction(code) ?? code, source);
+  }
+  const unlisted = new Set(
+    (options.unlistedJurisdictions ?? []).map((code) => normaliseJurisdiction(code) ?? code),
+  );
   const states = new Map<string, SourceState>();
 
   function stateOf(jurisdiction: string): SourceState {
@@ -312,14 +422,40 @@ export function createRevocationChecker(options: RevocationCheckerOptions): Revo
     options.log?.warn({ jurisdiction, reason }, `revocation list refused: ${message}`);
   }
 
+  /** Raises the in-memory floor to the stored one; false (source refused) when the store cannot answer. */
+  async function loadWatermark(jurisdiction: string, source: RevocationSource, state: SourceState) {
+    if (watermarks === undefined) return true;
+    try {
+      const stored = await watermarks.highest(watermarkKey(jurisdiction, source));
+      if (stored !== undefined && stored > state.highest) state.highest = stored;
+      return true;
+    } catch (error) {
+      options.log?.warn({ err: error, jurisdiction }, 'revocation watermark store unavailable');
+      refuse(
+        jurisdiction,
+        state,
+        'unavailable',
+        'the highest list number seen cannot be read from the store',
+      );
+      return false;
+    }
+  }
+
   async function refresh(jurisdiction: string, source: RevocationSource, state: SourceState): Promise<void> {
+    const shown = redactUrl(source.url);
     const headers: Record<string, string> = { accept: 'application/json' };
+    if (source.authorization !== undefined) headers['authorization'] = source.authorization;
     if (state.accepted !== undefined && state.etag !== undefined) headers['if-none-match'] = state.etag;
     let status: number;
     let responseHeaders: Headers;
     let body = '';
     try {
-      const response = await fetchImpl(source.url, { headers, signal: AbortSignal.timeout(timeoutMs) });
+      // Redirects are not followed: one could lead to plain http: or to a host the operator never chose.
+      const response = await fetchImpl(source.url, {
+        headers,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(timeoutMs),
+      });
       status = response.status;
       responseHeaders = response.headers;
       if (status === 200) body = await readCapped(response, maxListBytes);
@@ -331,7 +467,7 @@ export function createRevocationChecker(options: RevocationCheckerOptions): Revo
             ? `timed out after ${timeoutMs} ms`
             : error.message
           : String(error);
-      refuse(jurisdiction, state, 'unavailable', `${source.url}: ${why}`);
+      refuse(jurisdiction, state, 'unavailable', `${shown}: ${withoutSecrets(why, source.url)}`);
       return;
     }
     const now = clock().getTime();
@@ -344,14 +480,18 @@ export function createRevocationChecker(options: RevocationCheckerOptions): Revo
       return;
     }
     if (status !== 200) {
-      refuse(jurisdiction, state, 'unavailable', `${source.url} answered HTTP ${status}`);
+      const redirect =
+        status >= 300 && status < 400 ? ' (redirects are not followed: configure the final URL)' : '';
+      refuse(jurisdiction, state, 'unavailable', `${shown} answered HTTP ${status}${redirect}`);
       return;
     }
+    // Only a new list needs the stored floor (a 304 renews a list already accepted against it).
+    if (!(await loadWatermark(jurisdiction, source, state))) return;
     let document: unknown;
     try {
       document = JSON.parse(body);
     } catch {
-      refuse(jurisdiction, state, 'unavailable', `${source.url} did not return JSON`);
+      refuse(jurisdiction, state, 'unavailable', `${shown} did not return JSON`);
       return;
     }
     const verified = verifyRevocationList(document, source.keys, {
@@ -371,6 +511,15 @@ export function createRevocationChecker(options: RevocationCheckerOptions): Revo
         if (state.evidence === undefined || authentic.listNumber >= state.evidence.listNumber)
           state.evidence = authentic;
         announce(jurisdiction, state, authentic);
+      } else if (
+        authentic !== undefined &&
+        verified.error.reason === 'rollback' &&
+        state.evidence === undefined
+      ) {
+        // Refused as current (a restart knows a newer number but not its list), yet still authentic:
+        // the revocations it carries are proven and permanent.
+        state.evidence = authentic;
+        announce(jurisdiction, state, authentic);
       }
       refuse(jurisdiction, state, verified.error.reason, verified.error.message);
       return;
@@ -383,6 +532,14 @@ export function createRevocationChecker(options: RevocationCheckerOptions): Revo
     state.freshUntil = Math.min(now + lifetime, list.nextUpdate.getTime());
     state.problem = undefined;
     announce(jurisdiction, state, list);
+    if (watermarks !== undefined) {
+      // Kept in memory regardless; a failed write only weakens the guarantee across restarts.
+      await watermarks
+        .raise(watermarkKey(jurisdiction, source), jurisdiction, list.listNumber)
+        .catch((error: unknown) =>
+          options.log?.warn({ err: error, jurisdiction }, 'revocation watermark not stored'),
+        );
+    }
   }
 
   async function ensure(jurisdiction: string, source: RevocationSource, state: SourceState): Promise<void> {
@@ -393,74 +550,135 @@ export function createRevocationChecker(options: RevocationCheckerOptions): Revo
     await state.inflight;
   }
 
-  function render(decision: ReturnType<typeof decideRevocation>): RevocationCheckResult {
+  /** Why the source's current status is unknown, if it is. */
+  function problemOf(jurisdiction: string, state: SourceState): Problem | undefined {
+    if (state.problem !== undefined) return state.problem;
+    if (state.accepted === undefined) {
+      return { reason: 'unavailable', message: `${jurisdiction}: no revocation list yet` };
+    }
+    if (clock().getTime() > state.accepted.nextUpdate.getTime()) {
+      return {
+        reason: 'stale',
+        message: `${jurisdiction}: revocation list ${state.accepted.listNumber} is stale since ${state.accepted.list.next_update}`,
+      };
+    }
+    return undefined;
+  }
+
+  function failure(name: Parameters<typeof errorCode>[0], message: string, retryable: boolean) {
+    return { status: 'fail' as const, code: errorCode(name, profile), message, retryable };
+  }
+
+  function render(decision: ReturnType<typeof decideRevocation>, prefix = ''): RevocationCheckResult {
     return {
       status: decision.status,
       ...(decision.error
         ? {
             code: errorCode(decision.error.code, profile),
-            message: decision.error.message,
+            message: `${prefix}${decision.error.message}`,
             retryable: decision.retryable,
           }
         : {}),
-      ...(decision.warning === undefined ? {} : { warning: decision.warning }),
+      ...(decision.warning === undefined ? {} : { warning: decision.warning, warnings: [decision.warning] }),
       ...(decision.reason === undefined ? {} : { reason: decision.reason }),
       ...(decision.listNumber === undefined ? {} : { list_number: decision.listNumber }),
       ...(decision.entry === undefined ? {} : { entry: decision.entry }),
     };
   }
 
-  return {
-    async check(request) {
-      const ids = [request.agentId, ...(request.signerIds ?? [])];
-      const jurisdiction = request.jurisdiction;
-      const source =
-        jurisdiction !== undefined && Object.hasOwn(options.sources, jurisdiction)
-          ? options.sources[jurisdiction]
-          : undefined;
-      if (jurisdiction === undefined || source === undefined) {
-        const message =
-          jurisdiction === undefined
-            ? 'the bundle names no jurisdiction'
-            : `no revocation source is configured for jurisdiction ${jurisdiction}`;
-        return render(
-          decideRevocation({
-            tier: request.tier,
-            ids,
-            problem: { reason: 'no_source', message },
-            failClosedWithoutSource: options.failClosedWithoutSource === true,
-          }),
-        );
-      }
-      const state = stateOf(jurisdiction);
-      await ensure(jurisdiction, source, state);
-      const now = clock().getTime();
-      let problem = state.problem;
-      if (
-        problem === undefined &&
-        state.accepted !== undefined &&
-        now > state.accepted.nextUpdate.getTime()
-      ) {
-        problem = {
-          reason: 'stale',
-          message: `${jurisdiction}: revocation list ${state.accepted.listNumber} is stale since ${state.accepted.list.next_update}`,
+  /** The source whose list the declared jurisdiction needs: its own, else its country's ("US" for "US-CA"). */
+  function ownSourceOf(declared: string | undefined): string | undefined {
+    if (declared === undefined) return undefined;
+    if (sources.has(declared)) return declared;
+    const parent = parentJurisdiction(declared);
+    return parent !== undefined && sources.has(parent) ? parent : undefined;
+  }
+
+  async function check(request: RevocationCheckRequest): Promise<RevocationCheckResult> {
+    const ids = [request.agentId, ...(request.signerIds ?? [])];
+    const raw = request.jurisdiction;
+    const declared = raw === undefined ? undefined : normaliseJurisdiction(raw);
+    if (raw !== undefined && declared === undefined) {
+      const shownCode = JSON.stringify(raw.slice(0, MAX_SHOWN_JURISDICTION));
+      return failure(
+        'ARTIFACT_SCHEMA_INVALID',
+        `responsible_principal_record.jurisdiction ${shownCode} is not an ISO 3166 code (two letters, optionally -subdivision, e.g. "US", "US-CA")`,
+        false,
+      );
+    }
+    const names = [...sources.keys()];
+    await Promise.all(names.map((name) => ensure(name, sources.get(name)!, stateOf(name))));
+
+    // 1. Revoked in any list, whatever the bundle declares (revocations are permanent: stale lists count).
+    for (const name of names) {
+      const list = stateOf(name).evidence?.list;
+      if (list === undefined) continue;
+      const decision = decideRevocation({ tier: request.tier, ids, list });
+      if (decision.status === 'fail') return render(decision, `${name}: `);
+    }
+
+    // 2. The declared jurisdiction's own list must be configured (or allow-listed by the operator).
+    const own = ownSourceOf(declared);
+    const warnings: string[] = [];
+    if (own === undefined) {
+      const message =
+        declared === undefined
+          ? 'the bundle names no jurisdiction'
+          : `no revocation source is configured for jurisdiction ${declared}`;
+      const allowed = declared !== undefined && unlisted.has(declared);
+      if (failsClosed(request.tier) && !allowed) {
+        return {
+          ...failure(
+            'POLICY_VIOLATION',
+            `revocation status unknown at tier ${request.tier}: ${message} (REVOCATION_UNLISTED_JURISDICTIONS does not list it)`,
+            false,
+          ),
+          reason: 'no_source',
         };
       }
-      if (problem === undefined && state.accepted === undefined) {
-        problem = { reason: 'unavailable', message: `${jurisdiction}: no revocation list yet` };
+      warnings.push(`revocation status not established: ${message}`);
+    }
+
+    // 3. Every source must hold a fresh, trusted list: otherwise unknown (E701 at elevated+, else warnings).
+    const problems = names
+      .map((name) => problemOf(name, stateOf(name)))
+      .filter((problem): problem is Problem => problem !== undefined);
+    const ownList = own === undefined ? undefined : stateOf(own).evidence;
+    const listNumber = ownList === undefined ? {} : { list_number: ownList.listNumber };
+    if (problems.length > 0) {
+      const decision = decideRevocation({
+        tier: request.tier,
+        ids,
+        problem: { reason: problems[0]!.reason, message: problems.map((p) => p.message).join('; ') },
+      });
+      if (decision.status === 'fail') return { ...render(decision), ...listNumber };
+      warnings.push(...problems.map((p) => `revocation status not established: ${p.message}`));
+    }
+    if (warnings.length === 0) return { status: 'pass', ...listNumber };
+    return {
+      status: 'skipped',
+      warning: warnings.join('; '),
+      warnings,
+      reason: own === undefined ? 'no_source' : problems[0]!.reason,
+      ...listNumber,
+    };
+  }
+
+  return {
+    async check(request) {
+      try {
+        return await check(request);
+      } catch (error) {
+        // Not expected; should it happen the status is unknown and D20's fail-closed rule applies.
+        const message = `revocation status unknown: ${(error as Error).message}`;
+        return failsClosed(request.tier)
+          ? { ...failure('CIRCUIT_OPEN', message, true), reason: 'unavailable' }
+          : { status: 'skipped', warning: message, warnings: [message], reason: 'unavailable' };
       }
-      return render(
-        decideRevocation({
-          tier: request.tier,
-          ids,
-          list: state.evidence?.list,
-          ...(problem === undefined ? {} : { problem }),
-        }),
-      );
     },
 
     state(jurisdiction) {
-      const state = states.get(jurisdiction);
+      const state = states.get(normaliseJurisdiction(jurisdiction) ?? jurisdiction);
       if (state === undefined) return undefined;
       return {
         listNumber: state.accepted?.listNumber,
@@ -472,8 +690,9 @@ export function createRevocationChecker(options: RevocationCheckerOptions): Revo
     },
 
     expire(jurisdiction) {
-      for (const [name, state] of states)
-        if (jurisdiction === undefined || name === jurisdiction) state.freshUntil = 0;
+      const wanted =
+        jurisdiction === undefined ? undefined : (normaliseJurisdiction(jurisdiction) ?? jurisdiction);
+      for (const [name, state] of states) if (wanted === undefined || name === wanted) state.freshUntil = 0;
     },
   };
 }

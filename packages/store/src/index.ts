@@ -21,6 +21,7 @@ export type {
   StoredRecord,
 } from './repositories/records.ts';
 export * from './repositories/revocation.ts';
+export * from './repositories/revocation-watermarks.ts';
 export type {
   Database,
   LifecycleAgentsTable,

@@ -97,6 +97,7 @@ describe.each(dialectsUnderTest())('migrations on %s', (dialect) => {
       'lifecycle_agents',
       'lifecycle_history',
       'revocation_entries',
+      'revocation_list_watermarks',
       'revocation_lists',
       'revocation_state',
       'store_migrations',

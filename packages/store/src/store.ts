@@ -9,6 +9,10 @@ import { KyselyLifecycleRepository, type LifecycleRepository } from './repositor
 import { KyselyLogRepository, type LogRepository } from './repositories/log.ts';
 import { KyselyRecordRepository, type RecordRepository } from './repositories/records.ts';
 import { KyselyRevocationRepository, type RevocationRepository } from './repositories/revocation.ts';
+import {
+  KyselyRevocationWatermarkRepository,
+  type RevocationWatermarkRepository,
+} from './repositories/revocation-watermarks.ts';
 import type { Database } from './schema.ts';
 import { NodeSqliteDialect } from './sqlite/node-sqlite-dialect.ts';
 
@@ -41,6 +45,7 @@ export interface StoreTransaction {
   readonly lifecycle: LifecycleRepository;
   readonly log: LogRepository;
   readonly revocation: RevocationRepository;
+  readonly revocationWatermarks: RevocationWatermarkRepository;
 }
 
 export interface Store {
@@ -50,6 +55,8 @@ export interface Store {
   readonly lifecycle: LifecycleRepository;
   readonly log: LogRepository;
   readonly revocation: RevocationRepository;
+  /** A verifier's highest accepted revocation list_number per source (issue 12 row k). */
+  readonly revocationWatermarks: RevocationWatermarkRepository;
   readonly anchor: AnchorRepository;
   /**
    * Runs several repository calls as one transaction (e.g. advance the vitality chain and store the
@@ -144,6 +151,7 @@ class KyselyStore implements Store {
   readonly lifecycle: LifecycleRepository;
   readonly log: LogRepository;
   readonly revocation: RevocationRepository;
+  readonly revocationWatermarks: RevocationWatermarkRepository;
   readonly anchor: AnchorRepository;
   readonly #options: RepositoryOptions;
   #closed: Promise<void> | undefined;
@@ -157,6 +165,7 @@ class KyselyStore implements Store {
     this.lifecycle = repositories.lifecycle;
     this.log = repositories.log;
     this.revocation = repositories.revocation;
+    this.revocationWatermarks = repositories.revocationWatermarks;
     this.anchor = repositories.anchor;
   }
 
@@ -183,6 +192,7 @@ class KyselyStore implements Store {
       log: new KyselyLogRepository(db, { dialect: this.dialect, clock: this.#options.clock }),
       revocation: new KyselyRevocationRepository(db, { dialect: this.dialect, clock: this.#options.clock }),
       anchor: new KyselyAnchorRepository(db, { dialect: this.dialect, clock: this.#options.clock }),
+      revocationWatermarks: new KyselyRevocationWatermarkRepository(db, { clock: this.#options.clock }),
     };
   }
 }

@@ -1,10 +1,12 @@
 // The verifier's revocation checker against the real revocation service: E300 for revoked agents, the
 // cached list revalidated by conditional GET (304), and refusals of rolled-back, tampered, stale lists. D20.
 import { createServer } from 'node:net';
+import { openStore } from '@proto/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createRevocationChecker,
   type RevocationCheckerOptions,
+  watermarkKey,
 } from '../../../packages/service-kit/src/revocation-client.ts';
 import { JURISDICTION, type RunningService, revoke, startService, tempDir } from './test-support.ts';
 
@@ -210,17 +212,65 @@ describe('revocation checker against the running service', () => {
     expect(await c.check('agent:alive-1', 'elevated')).toMatchObject({ status: 'pass' });
   });
 
-  it('skips a jurisdiction without a configured source (or fails closed when told to)', async () => {
+  it('a jurisdiction without a configured source: a warning below elevated, E401 above unless allow-listed', async () => {
     const c = checker();
-    const skipped = await c.instance.check({ jurisdiction: 'DE', agentId: 'agent:alive-1', tier: 'maximum' });
-    expect(skipped).toMatchObject({ status: 'skipped', reason: 'no_source' });
-    const strict = checker({ failClosedWithoutSource: true });
+    const low = await c.instance.check({ jurisdiction: 'DE', agentId: 'agent:alive-1', tier: 'standard' });
+    expect(low).toMatchObject({ status: 'skipped', reason: 'no_source' });
+    expect(low.warnings).toEqual([
+      expect.stringContaining('no revocation source is configured for jurisdiction DE'),
+    ]);
+    for (const jurisdiction of ['DE', undefined]) {
+      expect(
+        await c.instance.check({ jurisdiction, agentId: 'agent:alive-1', tier: 'maximum' }),
+      ).toMatchObject({ status: 'fail', code: 'PROTO-E401', retryable: false, reason: 'no_source' });
+    }
+    const allowing = checker({ unlistedJurisdictions: ['de'] });
     expect(
-      await strict.instance.check({ jurisdiction: undefined, agentId: 'agent:alive-1', tier: 'elevated' }),
-    ).toMatchObject({
+      await allowing.instance.check({ jurisdiction: 'de', agentId: 'agent:alive-1', tier: 'maximum' }),
+    ).toMatchObject({ status: 'skipped', reason: 'no_source' });
+  });
+
+  it('keeps the highest list number in the store, and fails closed while the store cannot be read', async () => {
+    const store = await openStore({ sqliteFile: ':memory:' });
+    try {
+      const first = checker({ watermarks: store.revocationWatermarks });
+      expect(await first.check('agent:alive-1', 'elevated')).toMatchObject({ status: 'pass' });
+      const key = watermarkKey(JURISDICTION, { url: service.listUrl, keys: [publicKey] });
+      expect(await store.revocationWatermarks.highest(key)).toBe(
+        first.instance.state(JURISDICTION)?.listNumber,
+      );
+    } finally {
+      await store.close();
+    }
+    const broken = checker({ watermarks: store.revocationWatermarks }); // closed: every read throws
+    expect(await broken.check('agent:alive-1', 'elevated')).toMatchObject({
       status: 'fail',
       code: 'PROTO-E701',
+      reason: 'unavailable',
+      message: expect.stringContaining('cannot be read from the store'),
     });
+  });
+
+  it('looks every id up in every source, whatever the declared jurisdiction', async () => {
+    const c = checker({ unlistedJurisdictions: ['DE'] });
+    await revoke(service, 'agent:revoked-elsewhere');
+    for (const jurisdiction of ['DE', 'fr', 'FR-75', undefined]) {
+      expect(
+        await c.instance.check({ jurisdiction, agentId: 'agent:revoked-elsewhere', tier: 'routine' }),
+        String(jurisdiction),
+      ).toMatchObject({ status: 'fail', code: 'PROTO-E300' });
+    }
+    expect(
+      await c.instance.check({
+        jurisdiction: 'FR',
+        agentId: 'agent:x1',
+        signerIds: ['agent:revoked-elsewhere'],
+        tier: 'routine',
+      }),
+    ).toMatchObject({ status: 'fail', code: 'PROTO-E300' });
+    expect(
+      await c.instance.check({ jurisdiction: 'F R', agentId: 'agent:alive-1', tier: 'routine' }),
+    ).toMatchObject({ status: 'fail', code: 'PROTO-E002', retryable: false });
   });
 });
 

@@ -2,6 +2,7 @@
 // the routes, plus a hook for more route plugins (the /v2 records). SPEC.md endpoints; ARCHITECTURE §3.
 import { createVerifier, selectCryptoBackend } from '@proto/core';
 import { ConfigError, createService, type ServiceOptions } from '@proto/service-kit';
+import { openStore, type StoreOptions } from '@proto/store';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { VerificationCache } from './cache.ts';
 import type { VerificationConfig } from './config.ts';
@@ -37,6 +38,8 @@ export interface BuildVerificationAppOptions {
   readonly logger?: ServiceOptions['logger'];
   /** Key prefix of the rate-limit store (tests keep theirs apart). */
   readonly rateLimitKeyPrefix?: string;
+  /** Store of the revocation list watermarks (default: DATA_DIR's SQLite file or DATABASE_URL). */
+  readonly revocationStore?: StoreOptions;
 }
 
 export async function buildVerificationApp(options: BuildVerificationAppOptions): Promise<FastifyInstance> {
@@ -78,8 +81,23 @@ export async function buildVerificationApp(options: BuildVerificationAppOptions)
     await pool.close();
   });
 
+  // Issue 12 row k: the highest list_number per source outlives this process (and is shared by replicas).
+  const revocationStore =
+    Object.keys(config.REVOCATION_SOURCES).length === 0
+      ? undefined
+      : await openStore(
+          options.revocationStore ?? {
+            databaseUrl: config.DATABASE_URL,
+            dataDir: config.DATA_DIR,
+            name: 'verification',
+            onPoolError: (error) => app.log.warn({ err: error }, 'revocation store: idle connection failed'),
+          },
+        );
+  if (revocationStore !== undefined) app.addHook('onClose', async () => revocationStore.close());
+
   const external = createExternalChecks({
     config,
+    ...(revocationStore === undefined ? {} : { revocationWatermarks: revocationStore.revocationWatermarks }),
     profile: verifier.profile,
     mode: config.VERIFIER_MODE,
     // D20: a revocation seen for the first time evicts every cached analysis of that agent.

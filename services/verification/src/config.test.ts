@@ -82,6 +82,27 @@ describe('verifier trust settings', () => {
     ).toBe(0);
   });
 
+  it('reads REVOCATION_UNLISTED_JURISDICTIONS and REVOCATION_ALLOW_INSECURE_HTTP (issue 12)', () => {
+    const bare = loadVerificationConfig({});
+    expect(bare.REVOCATION_UNLISTED_JURISDICTIONS).toEqual([]);
+    expect(bare.REVOCATION_ALLOW_INSECURE_HTTP).toBe(false);
+    const set = loadVerificationConfig({
+      REVOCATION_UNLISTED_JURISDICTIONS: 'zz, EU',
+      REVOCATION_ALLOW_INSECURE_HTTP: 'true',
+      REVOCATION_SOURCES: JSON.stringify({ us: { url: 'http://rev.example.us/list.json', keys: [KEY] } }),
+    });
+    expect(set.REVOCATION_UNLISTED_JURISDICTIONS).toEqual(['ZZ', 'EU']);
+    expect(Object.keys(set.REVOCATION_SOURCES)).toEqual(['US']);
+    expect(refusal({ REVOCATION_UNLISTED_JURISDICTIONS: 'ZZ,all' }).variables).toEqual([
+      'REVOCATION_UNLISTED_JURISDICTIONS',
+    ]);
+    expect(
+      refusal({
+        REVOCATION_SOURCES: JSON.stringify({ US: { url: 'http://rev.example.us/list.json', keys: [KEY] } }),
+      }).variables,
+    ).toContain('REVOCATION_SOURCES');
+  });
+
   it('builds the anchor sources from ANCHOR_VERIFY_* only (never from receipts)', () => {
     const config = loadVerificationConfig({
       ANCHOR_VERIFY_ETH_RPC_URL: '{"ethereum": "https://eth.example/rpc", "base": "https://base.example"}',

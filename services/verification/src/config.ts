@@ -11,6 +11,7 @@ import {
   loadConfig,
   parseAttestationTrustedKeys,
   parseRevocationSources,
+  parseUnlistedJurisdictions,
   REVOCATION_CLIENT_ENV,
   type RevocationSources,
   type SharedConfig,
@@ -171,6 +172,10 @@ export interface VerificationConfig extends SharedConfig {
   /** Parsed ATTESTATION_TRUSTED_KEYS: jurisdiction → trusted attestation issuer keys ({} when unset). */
   readonly ATTESTATION_TRUSTED_KEYS: Readonly<Record<string, readonly TrustedKey[]>>;
   readonly REVOCATION_FETCH_TIMEOUT_MS: number;
+  /** Parsed REVOCATION_UNLISTED_JURISDICTIONS: upper-case ISO 3166 codes ([] when unset; issue 12). */
+  readonly REVOCATION_UNLISTED_JURISDICTIONS: readonly string[];
+  /** http: revocation sources on non-loopback hosts are refused at boot unless true (issue 12). */
+  readonly REVOCATION_ALLOW_INSECURE_HTTP: boolean;
   /** Parsed ANCHOR_VERIFY_ETH_RPC_URL: one URL, or one per chain name. */
   readonly ANCHOR_VERIFY_ETH_RPC_URL?: string | Readonly<Record<string, string>>;
   /** Parsed ANCHOR_VERIFY_ESPLORA_URL: one URL, or one per network. */
@@ -326,7 +331,10 @@ export function loadVerificationConfig(
     VERIFY_WORKERS: workers,
     VERIFY_QUEUE_MAX: (raw['VERIFY_QUEUE_MAX'] as number | undefined) ?? workers * 32,
     ...(policy === undefined ? {} : { VERIFIER_POLICY: policy }),
-    REVOCATION_SOURCES: parseRevocationSources(text('REVOCATION_SOURCES')),
+    REVOCATION_SOURCES: parseRevocationSources(text('REVOCATION_SOURCES'), 'REVOCATION_SOURCES', {
+      allowInsecureHttp: raw['REVOCATION_ALLOW_INSECURE_HTTP'] === true,
+    }),
+    REVOCATION_UNLISTED_JURISDICTIONS: parseUnlistedJurisdictions(text('REVOCATION_UNLISTED_JURISDICTIONS')),
     ATTESTATION_TRUSTED_KEYS: parseAttestationTrustedKeys(text('ATTESTATION_TRUSTED_KEYS')),
     ...(ethRpc === undefined
       ? {}

@@ -19,6 +19,7 @@ import {
   type AnchorVerificationSources,
   createRevocationChecker,
   type RevocationChecker,
+  type RevocationWatermarks,
   verifyAnchorReceipt,
 } from '@proto/service-kit';
 import { createAnchorCheckCache } from './anchor-cache.ts';
@@ -44,6 +45,8 @@ export interface ExternalChecksOptions {
   readonly onNewRevocation: (agentId: string) => void;
   readonly clock?: () => Date;
   readonly log?: { warn(obj: object, msg: string): void };
+  /** Highest list_number per revocation source, kept in the store (issue 12 row k). */
+  readonly revocationWatermarks?: RevocationWatermarks;
 }
 
 export interface ExternalChecks {
@@ -165,6 +168,8 @@ export function createExternalChecks(options: ExternalChecksOptions): ExternalCh
       ? undefined
       : createRevocationChecker({
           sources: config.REVOCATION_SOURCES,
+          unlistedJurisdictions: config.REVOCATION_UNLISTED_JURISDICTIONS,
+          ...(options.revocationWatermarks === undefined ? {} : { watermarks: options.revocationWatermarks }),
           timeoutMs: config.REVOCATION_FETCH_TIMEOUT_MS,
           clock,
           profile,
@@ -184,7 +189,7 @@ export function createExternalChecks(options: ExternalChecksOptions): ExternalCh
         signerIds: subject.signerKids,
         tier,
       });
-      const warnings = result.warning === undefined ? [] : [result.warning];
+      const warnings = [...(result.warnings ?? (result.warning === undefined ? [] : [result.warning]))];
       if (result.status !== 'fail') return { check: 'revocation', status: result.status, warnings };
       return {
         check: 'revocation',

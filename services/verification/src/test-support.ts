@@ -1,6 +1,9 @@
 // Test helpers: a verification app on a real listening socket, and builder-made bundles.
 // Used by the *.test.ts files of this service (ARCHITECTURE §6: end-to-end tests over real HTTP).
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { type BuildOptions, buildSignedBundle } from '@proto/core';
 import type { FastifyInstance } from 'fastify';
 import { buildVerificationApp, type ExtraPlugin } from './app.ts';
@@ -17,7 +20,28 @@ export async function startApp(
   env: Record<string, string> = {},
   extraPlugins: ExtraPlugin[] = [],
 ): Promise<RunningApp> {
+  // A DATA_DIR of its own (the revocation watermarks live there), removed on close, unless one is given.
+  const dataDir =
+    env['DATA_DIR'] === undefined ? mkdtempSync(join(tmpdir(), 'proto-verification-')) : undefined;
+  const removeDataDir = () => {
+    if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    return await listening(env, extraPlugins, dataDir, removeDataDir);
+  } catch (error) {
+    removeDataDir();
+    throw error;
+  }
+}
+
+async function listening(
+  env: Record<string, string>,
+  extraPlugins: ExtraPlugin[],
+  dataDir: string | undefined,
+  removeDataDir: () => void,
+): Promise<RunningApp> {
   const config = loadVerificationConfig({
+    ...(dataDir === undefined ? {} : { DATA_DIR: dataDir }),
     LOG_LEVEL: 'silent',
     VERIFY_WORKERS: '2',
     HOST: '127.0.0.1',
@@ -32,7 +56,14 @@ export async function startApp(
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as { port: number };
-  return { app, url: `http://127.0.0.1:${port}`, close: () => app.close() };
+  return {
+    app,
+    url: `http://127.0.0.1:${port}`,
+    close: async () => {
+      await app.close();
+      removeDataDir();
+    },
+  };
 }
 
 /** A builder bundle: `signed_bundle` plus the agent's classical kid and the agent id (V2). */

@@ -1,0 +1,42 @@
+// Revocation list source URLs: https only (loopback excepted) and never shown with their secrets.
+// Implements issue 12 rows k (no plain http: to a remote list) and l (URLs without userinfo or query in replies).
+
+/** 127.0.0.0/8, ::1 and localhost: plain http: stays on this machine. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/\.$/, '');
+  if (host === 'localhost' || host === '[::1]') return true;
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/** The URL as it may be shown in replies and logs: scheme, host, port and path; no userinfo, query or fragment. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+  } catch {
+    return '<invalid url>';
+  }
+}
+
+/**
+ * Splits userinfo off a URL (fetch refuses URLs carrying credentials): the URL without it, and the
+ * Basic Authorization header value made from it, when there was any.
+ */
+export function splitCredentials(url: URL): { url: string; authorization?: string } {
+  if (url.username === '' && url.password === '') return { url: url.href };
+  const user = decodeURIComponent(url.username);
+  const password = decodeURIComponent(url.password);
+  const bare = new URL(url.href);
+  bare.username = '';
+  bare.password = '';
+  return {
+    url: bare.href,
+    authorization: `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`,
+  };
+}
+
+/** Replaces every occurrence of the full URL (with its secrets) in `text` by its redacted form. */
+export function withoutSecrets(text: string, url: string): string {
+  const shown = redactUrl(url);
+  return url === shown ? text : text.split(url).join(shown);
+}
