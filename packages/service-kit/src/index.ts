@@ -58,6 +58,7 @@ export {
 export { type InstalledRateLimit, type RateLimitSetup, rateLimitKey, rateLimitPerIp } from './rate-limit.ts';
 export * from './revocation-client.ts';
 export { exitOnConfigError, runService } from './run.ts';
+export { describeJsonError, isSecretVariable, redactSecrets } from './secret-values.ts';
 export {
   createService,
   DEFAULT_BODY_LIMIT,

@@ -7,6 +7,7 @@ import { parseVerifierKey, type TrustedKey } from '@proto/core';
 import {
   ConfigError,
   defineEnv,
+  describeJsonError,
   type LogSource,
   loadConfig,
   parseAttestationTrustedKeys,
@@ -199,7 +200,7 @@ function parseJson(text: string, variable: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new ConfigError(`${variable} is not valid JSON: ${(error as Error).message}`, [variable]);
+    throw new ConfigError(`${variable} is not valid JSON: ${describeJsonError(error)}`, [variable]);
   }
 }
 
