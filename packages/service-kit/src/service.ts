@@ -107,6 +107,12 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     forceCloseConnections: 'idle',
   }) as unknown as FastifyInstance;
 
+  if (config.TRUST_PROXY === true) {
+    // Every hop trusted: the client's own X-Forwarded-For entry becomes its address (and its rate-limit key).
+    app.log.warn(
+      'TRUST_PROXY=true trusts every X-Forwarded-For hop, so clients choose their address; set the number of proxies or their addresses/CIDRs',
+    );
+  }
   const metrics = new ServiceMetrics(profile.metricsPrefix, {
     defaultMetrics: options.defaultMetrics ?? true,
   });
