@@ -25,7 +25,11 @@ describe("row d: V1 bundles never pass below the operator's floor", () => {
       expect(answer.json['error_details']).toEqual(
         expect.arrayContaining([expect.objectContaining({ code: 'PROTO-E003' })]),
       );
-      expect((await capabilities(running.url))['supported_versions']).toEqual(['2.0']);
+      expect(await capabilities(running.url)).toMatchObject({
+        supported_versions: ['2.0'],
+        min_accepted_version: '2.0',
+        verifier_mode: mode,
+      });
     } finally {
       await running.close();
     }
@@ -42,7 +46,10 @@ describe("row d: V1 bundles never pass below the operator's floor", () => {
     try {
       const answer = await postVerify(running.url, v1Request);
       expect(answer.json, JSON.stringify(answer.json)).toMatchObject({ verified: true, version: '1.0' });
-      expect((await capabilities(running.url))['supported_versions']).toEqual(['1.0', '2.0']);
+      expect(await capabilities(running.url)).toMatchObject({
+        supported_versions: ['1.0', '2.0'],
+        min_accepted_version: '1.0',
+      });
     } finally {
       await running.close();
     }
