@@ -36,17 +36,46 @@ export interface FailoverState {
   onFallback(error: Error): void;
 }
 
+/** After a failed command, Redis is left alone this long: a silent Redis costs one slow request per pause. */
+export const FAILOVER_PAUSE_MS = 5000;
+
 const DOWN_STATUSES = new Set(['reconnecting', 'close', 'end']);
+
+/** Tracks the pause after a failure; `down()` is what the store and the readiness check consult. */
+export class FailoverHealth {
+  readonly #redis: Redis;
+  #pausedUntil = 0;
+
+  constructor(redis: Redis) {
+    this.#redis = redis;
+  }
+
+  /** Count locally: the connection is lost, or a command failed less than FAILOVER_PAUSE_MS ago. */
+  down(): boolean {
+    return DOWN_STATUSES.has(this.#redis.status) || Date.now() < this.#pausedUntil;
+  }
+
+  /** Shared counting is not in use: down, or not connected yet. */
+  degraded(): boolean {
+    return this.down() || this.#redis.status !== 'ready';
+  }
+
+  failed(): void {
+    this.#pausedUntil = Date.now() + FAILOVER_PAUSE_MS;
+  }
+}
 
 class FailoverStore implements RateLimitStore {
   private readonly shared: RateLimitStore;
   private readonly local: RateLimitStore;
   private readonly state: FailoverState;
+  private readonly health: FailoverHealth;
 
-  constructor(shared: RateLimitStore, local: RateLimitStore, state: FailoverState) {
+  constructor(shared: RateLimitStore, local: RateLimitStore, state: FailoverState, health: FailoverHealth) {
     this.shared = shared;
     this.local = local;
     this.state = state;
+    this.health = health;
   }
 
   private run(
@@ -61,9 +90,9 @@ class FailoverStore implements RateLimitStore {
       if (fn) fn.call(this.local, key, callback, timeWindow, max);
       else callback(null, { current: 0, ttl: 0 });
     };
-    // Connection lost: count locally at once rather than wait for a command that cannot run. While the
-    // first connection is still being made, commands wait for it (bounded by connectTimeout).
-    if (DOWN_STATUSES.has(this.state.redis.status)) return local();
+    // Connection lost or a recent failure: count locally at once rather than wait for a command that
+    // cannot run. While the first connection is being made, commands wait for it (bounded by timeouts).
+    if (this.health.down()) return local();
     const sharedFn = this.shared[method];
     if (!sharedFn) return local();
     sharedFn.call(
@@ -71,6 +100,7 @@ class FailoverStore implements RateLimitStore {
       key,
       (error, result) => {
         if (error || !result) {
+          this.health.failed();
           this.state.onFallback(error ?? new Error('empty answer from the rate-limit store'));
           return local();
         }
@@ -90,7 +120,12 @@ class FailoverStore implements RateLimitStore {
   }
 
   child(routeOptions: object): RateLimitStore {
-    return new FailoverStore(this.shared.child(routeOptions), this.local.child(routeOptions), this.state);
+    return new FailoverStore(
+      this.shared.child(routeOptions),
+      this.local.child(routeOptions),
+      this.state,
+      this.health,
+    );
   }
 }
 
@@ -98,7 +133,12 @@ class FailoverStore implements RateLimitStore {
  * The `store` option for @fastify/rate-limit: Redis at `nameSpace` while connected, otherwise an
  * in-memory LRU of `cacheSize` keys in this process.
  */
-export function failoverStore(state: FailoverState, nameSpace: string, cacheSize = 5000) {
+export function failoverStore(
+  state: FailoverState,
+  health: FailoverHealth,
+  nameSpace: string,
+  cacheSize = 5000,
+) {
   return class implements RateLimitStore {
     private readonly inner: RateLimitStore;
 
@@ -109,6 +149,7 @@ export function failoverStore(state: FailoverState, nameSpace: string, cacheSize
         new RedisStore(continueExceeding, backoff, state.redis, nameSpace),
         new LocalStore(continueExceeding, backoff, cacheSize),
         state,
+        health,
       );
     }
 

@@ -6,7 +6,7 @@ import type { ProtocolProfile } from '@proto/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import { clientAddressKey } from './client-address.ts';
-import { failoverStore } from './failover-store.ts';
+import { FailoverHealth, failoverStore } from './failover-store.ts';
 import { protocolError } from './http-errors.ts';
 
 export interface RateLimitSetup {
@@ -57,12 +57,15 @@ export async function installRateLimit(
   const nameSpace = setup.keyPrefix ?? 'rate-limit:';
   let redis: Redis | undefined;
   let store: ReturnType<typeof failoverStore> | undefined;
+  let health: FailoverHealth | undefined;
   if (setup.redisUrl) {
     const client = new Redis(setup.redisUrl, {
       connectTimeout: 2000,
       // While Redis is away a command fails after one reconnection attempt (the store then counts
       // locally) instead of holding requests in an unbounded queue.
       maxRetriesPerRequest: 1,
+      // A Redis that accepts the connection but does not answer must not hold requests either.
+      commandTimeout: 1000,
     });
     redis = client;
     let lastWarning = 0;
@@ -76,8 +79,10 @@ export async function installRateLimit(
     client.on('error', (error: Error) =>
       warn(error, 'rate-limit store (Redis) error: counting per process until it is back'),
     );
+    health = new FailoverHealth(client);
     store = failoverStore(
       { redis: client, onFallback: (error) => warn(error, 'rate-limit store (Redis) failed a command') },
+      health,
       nameSpace,
     );
     app.addHook('onClose', async () => {
@@ -101,9 +106,9 @@ export async function installRateLimit(
         },
       ),
   });
-  const client = redis;
+  const state = health;
   return {
-    ...(client ? { redis: client } : {}),
-    degraded: () => client !== undefined && client.status !== 'ready',
+    ...(redis ? { redis } : {}),
+    degraded: () => state?.degraded() ?? false,
   };
 }

@@ -1,5 +1,6 @@
 // Hostile requests against the operator's floor and the rate limits, over a listening server.
 // Issue 12 rows d (V1 below the floor), f (X-Forwarded-For spellings), g (Redis down); D10, D11, D17.
+import { createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postVerify, type RunningApp, sampleBundle, startApp } from '../../src/test-support.ts';
 
@@ -151,5 +152,34 @@ describe('row g: Redis unreachable', () => {
     expect(body['status']).toBe('degraded');
     expect(body['checks']).toMatchObject({ 'rate-limit-store': 'degraded' });
     expect(JSON.stringify(body)).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|redis:\/\//);
+  });
+});
+
+describe('row g: Redis accepts connections but never answers', () => {
+  it('keeps the limit, and costs at most one slow request per failover pause', async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as { port: number };
+    const running = await startApp({
+      REDIS_URL: `redis://127.0.0.1:${port}`,
+      VERIFY_RATE_LIMIT_PER_MINUTE: '3',
+    });
+    try {
+      const started = performance.now();
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i += 1) statuses.push(await postFrom(running.url, '203.0.113.9'));
+      const elapsed = performance.now() - started;
+      expect(statuses).toEqual([400, 400, 400, 429, 429]);
+      // One command timeout (1 s), then the per-process budget answers at once.
+      expect(elapsed).toBeLessThan(3000);
+      const ready = await fetch(`${running.url}/ready`);
+      expect(ready.status).toBe(200);
+      expect(((await ready.json()) as { status: string }).status).toBe('degraded');
+    } finally {
+      await running.close();
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    }
   });
 });
