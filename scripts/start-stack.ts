@@ -6,11 +6,17 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+// The log's POST /add needs its operator token (issue 12 row h): the anchor service reads the token the
+// log generates into its DATA_DIR, or takes OPERATOR_TOKEN's first entry when the environment sets one.
+const sharedToken = process.env['OPERATOR_TOKEN']?.split(',')[0]?.trim();
+const logToken: Record<string, string> = sharedToken
+  ? { TL_TOKEN: sharedToken }
+  : { TL_TOKEN_FILE: join(root, 'data', 'transparency-log', 'operator-token') };
 // Embedded defaults per service: the anchor service anchors into the stack's own transparency log,
 // and the verification service forwards POST /anchor to the anchor service.
 const services: Array<{ name: string; port: number; env?: Record<string, string> }> = [
   { name: 'verification', port: 3000, env: { ANCHOR_SERVICE_URL: 'http://127.0.0.1:3001' } },
-  { name: 'anchor', port: 3001, env: { TL_URL: 'http://127.0.0.1:3002' } },
+  { name: 'anchor', port: 3001, env: { TL_URL: 'http://127.0.0.1:3002', ...logToken } },
   { name: 'transparency-log', port: 3002 },
   { name: 'revocation', port: 3003 },
 ];

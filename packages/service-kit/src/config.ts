@@ -2,6 +2,7 @@
 // ARCHITECTURE §3 (env-schema; a bad value stops the process with a clear message) and §6 (env only).
 import { isIP } from 'node:net';
 import envSchema from 'env-schema';
+import { isSecretVariable, markSecretVariable } from './secret-values.ts';
 
 /** Thrown for a bad configuration value; `runService` prints its message (no stack) and exits 1. */
 export class ConfigError extends Error {
@@ -27,6 +28,11 @@ export interface EnvProperty {
   readonly description?: string;
   /** The variable must be set (no default makes sense). */
   readonly required?: boolean;
+  /**
+   * The value can be a credential: errors never print it (issue 12 item 4). Names ending in _KEY,
+   * _TOKEN, _SECRET, _PASSWORD, _URL... (see secret-values.ts) count as secret without the marker.
+   */
+  readonly secret?: boolean;
 }
 
 export type EnvProperties = Readonly<Record<string, EnvProperty>>;
@@ -110,7 +116,16 @@ function describeAjvError(
       ? error.params['missingProperty']
       : (error.instancePath ?? '').replace(/^\//, '');
   const property = properties[variable];
-  const got = variable in env ? ` (got ${JSON.stringify(env[variable])})` : '';
+  const value = env[variable];
+  let got = value === undefined ? '' : ` (got ${JSON.stringify(value)})`;
+  if (value !== undefined && isSecretVariable(variable, property?.secret === true)) {
+    // The rule, never the value; a Secret file's trailing newline is the usual culprit, so say so.
+    const text = String(value);
+    got =
+      text !== text.trim()
+        ? ' (value not shown; it has leading or trailing whitespace)'
+        : ' (value not shown)';
+  }
   if (error.keyword === 'enum' && property?.enum) {
     return `${variable} must be one of ${property.enum.join(', ')}${got}`;
   }
@@ -167,8 +182,12 @@ export function loadConfig<T extends object = SharedConfig>(
     if (value !== undefined && value !== '') data[name] = value;
   }
   const required = Object.keys(properties).filter((name) => properties[name]?.required === true);
+  for (const [name, property] of Object.entries(properties)) if (property.secret) markSecretVariable(name);
   const schemaProperties = Object.fromEntries(
-    Object.entries(properties).map(([name, { required: _required, ...property }]) => [name, property]),
+    Object.entries(properties).map(([name, { required: _required, secret: _secret, ...property }]) => [
+      name,
+      property,
+    ]),
   );
   let parsed: Record<string, unknown>;
   try {

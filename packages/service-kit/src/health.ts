@@ -4,8 +4,16 @@ import type { FastifyInstance } from 'fastify';
 import { httpError } from './http-errors.ts';
 import { LOAD_SHEDDING_EXEMPT } from './load-shedding.ts';
 
-/** Resolves (any value) when the dependency is usable; throws or returns false when it is not. */
+/**
+ * Resolves (any value) when the dependency is usable; throws or returns false when it is not; returns
+ * READINESS_DEGRADED when the service still works without it, in a lesser way (e.g. per-process limits).
+ */
 export type ReadinessCheck = () => Promise<unknown> | unknown;
+
+/** A check's answer for "working, but degraded": `/ready` stays 200 with `status: "degraded"`. */
+export const READINESS_DEGRADED = 'degraded';
+
+type CheckOutcome = 'ok' | 'degraded' | 'failed' | 'timed out';
 
 export interface HealthOptions {
   readonly service: string;
@@ -19,16 +27,33 @@ export interface HealthOptions {
 
 const startedAt = Date.now();
 
-async function runCheck(check: ReadinessCheck, timeoutMs: number): Promise<string> {
+const TIMED_OUT = Symbol('timed out');
+
+/**
+ * Runs one check. The raw error goes to the log only: it can carry hosts, user names or a URL with
+ * its password, so `/ready` names the dependency and the outcome, never the error text (issue 12 l).
+ */
+async function runCheck(
+  app: FastifyInstance,
+  name: string,
+  check: ReadinessCheck,
+  timeoutMs: number,
+): Promise<CheckOutcome> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
+  const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
+    timer = setTimeout(() => resolve(TIMED_OUT), timeoutMs);
   });
   try {
     const result = await Promise.race([Promise.resolve().then(check), timeout]);
+    if (result === TIMED_OUT) {
+      app.log.warn({ check: name, timeoutMs }, 'readiness check timed out');
+      return 'timed out';
+    }
+    if (result === READINESS_DEGRADED) return 'degraded';
     return result === false ? 'failed' : 'ok';
   } catch (error) {
-    return `failed: ${(error as Error).message}`;
+    app.log.warn({ check: name, err: error }, 'readiness check failed');
+    return 'failed';
   } finally {
     clearTimeout(timer);
   }
@@ -98,16 +123,20 @@ export function installHealth(
     },
     async () => {
       const names = [...checks.keys()];
-      const results = await Promise.all(names.map((name) => runCheck(checks.get(name)!, timeoutMs)));
+      const results = await Promise.all(
+        names.map((name) => runCheck(app, name, checks.get(name)!, timeoutMs)),
+      );
       const report = Object.fromEntries(names.map((name, i) => [name, results[i]!]));
-      if (results.some((r) => r !== 'ok')) {
+      if (results.some((r) => r !== 'ok' && r !== 'degraded')) {
         throw httpError('NOT_READY', 'A readiness check failed', {
           retryable: true,
           details: { checks: report },
           headers: { 'retry-after': '5' },
         });
       }
-      return { status: 'ready', checks: report };
+      // Degraded stays 200: the instance still serves correctly (e.g. per-process rate limits), and a
+      // shared dependency down everywhere must not take every replica out of the load balancer.
+      return { status: results.includes('degraded') ? 'degraded' : 'ready', checks: report };
     },
   );
 

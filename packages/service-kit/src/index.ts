@@ -3,6 +3,7 @@
 
 export * from './anchor-client.ts';
 export { CborError, checkStrictCbor, decodeCbor, encodeCbor } from './cbor.ts';
+export { clientAddressKey } from './client-address.ts';
 export {
   ConfigError,
   defineEnv,
@@ -17,7 +18,12 @@ export {
 } from './config.ts';
 export { type DocsOptions, installDocs } from './docs.ts';
 export { installErrorHandling, sendHttpError, toHttpError } from './error-handler.ts';
-export { type HealthOptions, healthResponseSchema, type ReadinessCheck } from './health.ts';
+export {
+  type HealthOptions,
+  healthResponseSchema,
+  READINESS_DEGRADED,
+  type ReadinessCheck,
+} from './health.ts';
 export {
   type ErrorBody,
   type ErrorOptions,
@@ -50,10 +56,11 @@ export {
   resolveOperatorTokens,
   tokenMatches,
 } from './operator-token.ts';
-export { type RateLimitSetup, rateLimitPerIp } from './rate-limit.ts';
+export { type InstalledRateLimit, type RateLimitSetup, rateLimitKey, rateLimitPerIp } from './rate-limit.ts';
 export * from './revocation-client.ts';
 export * from './revocation-source-url.ts';
 export { exitOnConfigError, runService } from './run.ts';
+export { describeJsonError, isSecretVariable, redactSecrets } from './secret-values.ts';
 export {
   createService,
   DEFAULT_BODY_LIMIT,

@@ -2,7 +2,7 @@
 // DECISIONS D22: comma-separated OPERATOR_TOKEN, constant-time compare, 401 with a code, generated token file.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { FastifyRequest } from 'fastify';
 import { ConfigError } from './config.ts';
 import { httpError } from './http-errors.ts';
@@ -29,6 +29,8 @@ export interface ResolveTokensOptions {
   /** OPERATOR_TOKEN as read from the environment. */
   readonly value: string | undefined;
   readonly dataDir: string;
+  /** Where the generated token is kept instead of DATA_DIR/operator-token (e.g. a volume shared with a caller). */
+  readonly filePath?: string | undefined;
   /** When true and no token is configured, one is generated into DATA_DIR/operator-token (mode 0600). */
   readonly required: boolean;
   readonly log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
@@ -63,8 +65,11 @@ export function resolveOperatorTokens(options: ResolveTokensOptions): OperatorTo
     return { tokens: parseTokenList(options.value), source: 'env' };
   }
   if (!options.required) return undefined;
-  const dir = resolve(options.dataDir);
-  const filePath = join(dir, OPERATOR_TOKEN_FILE);
+  const filePath =
+    options.filePath === undefined
+      ? join(resolve(options.dataDir), OPERATOR_TOKEN_FILE)
+      : resolve(options.filePath);
+  const dir = dirname(filePath);
   mkdirSync(dir, { recursive: true });
   try {
     // 'wx': never overwrite a token an operator already holds.

@@ -20,6 +20,7 @@ import {
 import { ConfigError } from './config.ts';
 import { normaliseJurisdiction, parentJurisdiction } from './jurisdiction.ts';
 import { isLoopbackHost, redactUrl, splitCredentials, withoutSecrets } from './revocation-source-url.ts';
+import { describeJsonError } from './secret-values.ts';
 
 export type RevocationTier = RevocationDecisionInput['tier'];
 
@@ -39,6 +40,8 @@ export const REVOCATION_CLIENT_ENV = {
   REVOCATION_SOURCES: {
     type: 'string',
     description: 'JSON {"<jurisdiction>": {"url": "<list url>", "keys": ["<base64 Ed25519 key>", …]}}',
+    // Its URLs can carry user-info: errors never print the value (issue 12 item 4).
+    secret: true,
   },
   ATTESTATION_TRUSTED_KEYS: {
     type: 'string',
@@ -70,7 +73,7 @@ function parseJsonVariable(text: string, variable: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new ConfigError(`${variable} is not valid JSON: ${(error as Error).message}`, [variable]);
+    throw new ConfigError(`${variable} is not valid JSON: ${describeJsonError(error)}`, [variable]);
   }
 }
 

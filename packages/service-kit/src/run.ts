@@ -3,13 +3,24 @@
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError } from './config.ts';
+import { redactSecrets } from './secret-values.ts';
 
 /** Prints a configuration error the way an operator wants to read it, then exits 1. */
 export function exitOnConfigError(error: unknown, service: string): void {
   if (error instanceof ConfigError) {
-    process.stderr.write(`${service}: ${error.message}\n`);
+    process.stderr.write(`${service}: ${redactSecrets(error.message)}\n`);
     process.exit(1);
   }
+}
+
+/**
+ * Any other failure to start: printed with its stack (operators need it), credentials scrubbed, exit 1.
+ * A library's error can quote the value it choked on (a key, a connection string).
+ */
+function exitOnStartError(error: unknown, service: string): never {
+  const text = error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error);
+  process.stderr.write(`${service}: failed to start: ${redactSecrets(text)}\n`);
+  process.exit(1);
 }
 
 /**
@@ -27,7 +38,7 @@ export async function runService(
     app = await build();
   } catch (error) {
     exitOnConfigError(error, options.name ?? 'service');
-    throw error;
+    exitOnStartError(error, options.name ?? 'service');
   }
   const info = app.serviceInfo;
   const grace = closeWithGrace(

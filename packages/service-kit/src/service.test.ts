@@ -269,7 +269,7 @@ describe('operations endpoints', () => {
         code: 'NOT_READY',
         message: 'A readiness check failed',
         retryable: true,
-        details: { checks: { database: 'failed: connection refused' } },
+        details: { checks: { database: 'failed' } },
       },
     });
     up = true;

@@ -7,12 +7,12 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { SharedConfig, TrustProxySetting } from './config.ts';
 import { installDocs } from './docs.ts';
 import { installErrorHandling } from './error-handler.ts';
-import { installHealth, type ReadinessCheck } from './health.ts';
+import { installHealth, READINESS_DEGRADED, type ReadinessCheck } from './health.ts';
 import { errorResponseSchema, protocolError } from './http-errors.ts';
 import { installLoadShedding, type LoadSheddingOptions } from './load-shedding.ts';
 import { genRequestId, loggerOptions, REQUEST_ID_HEADER } from './logging.ts';
 import { installMetrics, ServiceMetrics } from './metrics.ts';
-import { installRateLimit, type RateLimitSetup } from './rate-limit.ts';
+import { type InstalledRateLimit, installRateLimit, type RateLimitSetup } from './rate-limit.ts';
 import { installWireFormats } from './wire-format.ts';
 
 /** SPEC.md Limits: request bodies up to 1 MB; larger ones are answered 413. */
@@ -107,6 +107,12 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     forceCloseConnections: 'idle',
   }) as unknown as FastifyInstance;
 
+  if (config.TRUST_PROXY === true) {
+    // Every hop trusted: the client's own X-Forwarded-For entry becomes its address (and its rate-limit key).
+    app.log.warn(
+      'TRUST_PROXY=true trusts every X-Forwarded-For hop, so clients choose their address; set the number of proxies or their addresses/CIDRs',
+    );
+  }
   const metrics = new ServiceMetrics(profile.metricsPrefix, {
     defaultMetrics: options.defaultMetrics ?? true,
   });
@@ -154,10 +160,11 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     });
   }
   installWireFormats(app, profile);
+  let limiter: InstalledRateLimit | undefined;
   if (options.rateLimit !== false) {
     const setup = options.rateLimit ?? {};
     const redisUrl = setup.redisUrl ?? config.REDIS_URL;
-    await installRateLimit(app, profile, {
+    limiter = await installRateLimit(app, profile, {
       ...setup,
       keyPrefix: setup.keyPrefix ?? `${profile.shortName}:${options.name}:rate-limit:`,
       ...(redisUrl ? { redisUrl } : {}),
@@ -178,5 +185,9 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     ...(options.health ? { extra: options.health } : {}),
   });
   app.decorate('addReadinessCheck', addReadinessCheck);
+  if (limiter?.redis) {
+    const installed = limiter;
+    addReadinessCheck('rate-limit-store', () => (installed.degraded() ? READINESS_DEGRADED : true));
+  }
   return app;
 }

@@ -119,7 +119,12 @@ export const ANCHOR_ENV = defineEnv({
     description: 'Fee rate in sat/vB for anchor transactions',
   },
   TL_URL: { type: 'string', pattern: '^https?://', description: 'Transparency-log service base URL' },
-  TL_TOKEN: { type: 'string', description: "Bearer token for the log's POST /add (when it requires one)" },
+  TL_TOKEN: { type: 'string', description: "Bearer token for the log's POST /add (its OPERATOR_TOKEN)" },
+  TL_TOKEN_FILE: {
+    type: 'string',
+    minLength: 1,
+    description: "File holding the log's token (its generated operator-token), read when TL_TOKEN is unset",
+  },
   ANCHOR_TEST_CRASH_AFTER_SEND: {
     type: 'boolean',
     default: false,
@@ -152,6 +157,7 @@ export interface AnchorConfig extends SharedConfig {
   readonly BTC_FEE_RATE: number;
   readonly TL_URL?: string;
   readonly TL_TOKEN?: string;
+  readonly TL_TOKEN_FILE?: string;
   readonly ANCHOR_TEST_CRASH_AFTER_SEND: boolean;
 }
 

@@ -83,3 +83,34 @@ describe('anchoring in the transparency-log service', () => {
     expect(wrong.status).toBe('fail');
   });
 });
+
+describe("a log without OPERATOR_TOKEN: the anchor service reads the log's generated token (TL_TOKEN_FILE)", () => {
+  it('anchors with the token the log generated into its DATA_DIR', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'anchor-tlog-generated-'));
+    const generatedLog = await buildTransparencyLog({
+      config: loadTransparencyLogConfig({
+        LOG_LEVEL: 'silent',
+        DATA_DIR: dataDir,
+        BATCH_WAIT_MS: '2',
+        MAX_EVENT_LOOP_DELAY_MS: '0',
+      }),
+      logger: false,
+    });
+    const url = await generatedLog.listen({ port: 0, host: '127.0.0.1' });
+    const store = await createStoreTarget('sqlite', 'anchor-tlog-generated');
+    const anchor = await testApp(
+      { TL_URL: url, TL_TOKEN_FILE: join(dataDir, 'operator-token') },
+      await store.open(),
+    );
+    try {
+      const h = hashOf('generated token');
+      expect((await postAnchor(anchor, h, 'transparency-log')).statusCode).toBe(202);
+      await anchor.anchorWorker.run('transparency-log', true);
+      expect(await getReceipt(anchor, h)).toMatchObject({ log_url: url, status: 'confirmed' });
+    } finally {
+      await anchor.close();
+      await store.cleanup();
+      await generatedLog.close();
+    }
+  });
+});

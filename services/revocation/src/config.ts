@@ -3,6 +3,7 @@
 import {
   ConfigError,
   defineEnv,
+  describeJsonError,
   loadConfig,
   OPERATOR_TOKEN_ENV,
   type SharedConfig,
@@ -122,7 +123,7 @@ export function parsePreviousKeys(text: string | undefined): TrustedKey[] {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new ConfigError(`ATTESTATION_PREVIOUS_KEYS is not valid JSON: ${(error as Error).message}`, [
+    throw new ConfigError(`ATTESTATION_PREVIOUS_KEYS is not valid JSON: ${describeJsonError(error)}`, [
       'ATTESTATION_PREVIOUS_KEYS',
     ]);
   }

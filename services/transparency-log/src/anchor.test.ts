@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outcomeFromResponse } from './root-anchor.ts';
-import { buildTestLog, bundleHash, tempDataDir } from './test-support.ts';
+import { buildTestLog, bundleHash, OPERATOR_AUTH, tempDataDir } from './test-support.ts';
 
 interface Seen {
   readonly method: string;
@@ -59,7 +59,12 @@ describe('root anchoring through the anchor service', () => {
       expect(seen).toEqual([]);
 
       for (let i = 0; i < 5; i++)
-        await app.inject({ method: 'POST', url: '/add', payload: { bundle_hash: bundleHash(i, 'anchor') } });
+        await app.inject({
+          method: 'POST',
+          url: '/add',
+          payload: { bundle_hash: bundleHash(i, 'anchor') },
+          headers: OPERATOR_AUTH,
+        });
       const checkpoint = await checkpointer.tick();
       const rootHex = Buffer.from(checkpoint?.root as Uint8Array).toString('hex');
 
@@ -96,7 +101,12 @@ describe('root anchoring through the anchor service', () => {
       // Unchanged root: no new request. A grown and signed tree: its new root is sent.
       await anchorer.tick();
       expect(seen).toHaveLength(2);
-      await app.inject({ method: 'POST', url: '/add', payload: { bundle_hash: bundleHash(9, 'anchor') } });
+      await app.inject({
+        method: 'POST',
+        url: '/add',
+        payload: { bundle_hash: bundleHash(9, 'anchor') },
+        headers: OPERATOR_AUTH,
+      });
       const grown = await checkpointer.tick();
       answers.push({ status: 202, body: { accepted: true, status: 'pending' } });
       await anchorer.tick();

@@ -17,7 +17,15 @@ import { createStoreTarget, dialectsUnderTest, type StoreTarget } from '@proto/s
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { KEY_FILES } from './signing-keys.ts';
-import { buildTestLog, bundleHash, digestOf, hex, naiveRoot, tempDataDir } from './test-support.ts';
+import {
+  buildTestLog,
+  bundleHash,
+  digestOf,
+  hex,
+  naiveRoot,
+  OPERATOR_AUTH,
+  tempDataDir,
+} from './test-support.ts';
 
 const TOKEN = 'operator-token-for-tests-0123456789';
 
@@ -53,7 +61,7 @@ describe.each(dialectsUnderTest())('transparency log over HTTP on %s', (dialect:
     return { app, dataDir, store };
   }
 
-  function add(app: FastifyInstance, hash: unknown, headers: Record<string, string> = {}) {
+  function add(app: FastifyInstance, hash: unknown, headers: Record<string, string> = OPERATOR_AUTH) {
     return app.inject({ method: 'POST', url: '/add', payload: { bundle_hash: hash }, headers });
   }
 
@@ -99,7 +107,7 @@ describe.each(dialectsUnderTest())('transparency log over HTTP on %s', (dialect:
     // Keys generated at first start: DATA_DIR, mode 0600.
     for (const file of Object.values(KEY_FILES))
       expect((await stat(join(dataDir, file))).mode & 0o777).toBe(0o600);
-    const missing = await app.inject({ method: 'POST', url: '/add', payload: {} });
+    const missing = await app.inject({ method: 'POST', url: '/add', payload: {}, headers: OPERATOR_AUTH });
     expect(missing.statusCode).toBe(400);
     expect(missing.json().error.code).toBe('PROTO-E001');
   });
@@ -183,10 +191,10 @@ describe.each(dialectsUnderTest())('transparency log over HTTP on %s', (dialect:
     expect((await app.inject({ url: '/entries?start=4&end=2' })).statusCode).toBe(400);
   });
 
-  it('requires the operator token for /add only when OPERATOR_TOKEN is set (D22)', async () => {
+  it('requires the operator token for /add, a generated one when OPERATOR_TOKEN is unset', async () => {
     const open1 = await open('token', { OPERATOR_TOKEN: `old-token-0123456789,${TOKEN}` });
     const app = open1.app;
-    const none = await add(app, bundleHash(1, 'token'));
+    const none = await add(app, bundleHash(1, 'token'), {});
     expect(none.statusCode).toBe(401);
     expect(none.json().error.code).toBe('UNAUTHORIZED');
     expect(
@@ -196,11 +204,12 @@ describe.each(dialectsUnderTest())('transparency log over HTTP on %s', (dialect:
       201,
     );
     expect((await app.inject({ url: '/proof/0' })).statusCode).toBe(200);
-    const open2 = await open('public');
-    expect((await add(open2.app, bundleHash(1, 'token'))).statusCode).toBe(201);
+    const open2 = await open('generated', { OPERATOR_TOKEN: '' });
+    expect((await add(open2.app, bundleHash(1, 'token'), {})).statusCode).toBe(401);
+    expect((await add(open2.app, bundleHash(1, 'token'))).statusCode).toBe(401);
   });
 
-  it('rate-limits a public log per client IP (ADD_RATE_LIMIT_PER_MINUTE)', async () => {
+  it('rate-limits appends per client IP (ADD_RATE_LIMIT_PER_MINUTE)', async () => {
     const { app } = await open('rate', { ADD_RATE_LIMIT_PER_MINUTE: '3' });
     const codes = [];
     for (let i = 0; i < 4; i++) codes.push((await add(app, bundleHash(i, 'rate'))).statusCode);

@@ -106,12 +106,15 @@ export async function buildTransparencyLog(options: BuildTransparencyLogOptions)
 
   let store: Store | undefined;
   try {
+    // Appends need a token (issue 12 row h): generated into DATA_DIR when OPERATOR_TOKEN is unset.
     const tokens = resolveOperatorTokens({
       value: config.OPERATOR_TOKEN,
       dataDir: config.DATA_DIR,
-      required: false,
+      filePath: config.OPERATOR_TOKEN_FILE,
+      required: true,
       log: app.log,
     });
+    if (tokens === undefined) throw new Error('an operator token is required for POST /add');
     const keys = loadLogSigningKeys({
       origin: config.LOG_ORIGIN,
       ed25519Key: config.LOG_ED25519_KEY,
@@ -242,11 +245,9 @@ export async function buildTransparencyLog(options: BuildTransparencyLogOptions)
       origin: config.LOG_ORIGIN,
       entriesPageMax: config.ENTRIES_PAGE_MAX,
       checkpointIntervalMs: config.CHECKPOINT_INTERVAL_MS,
-      addGuard: tokens === undefined ? undefined : operatorTokenGuard(tokens),
+      addGuard: operatorTokenGuard(tokens),
       addRateLimitPerMinute:
-        tokens === undefined && config.ADD_RATE_LIMIT_PER_MINUTE > 0
-          ? config.ADD_RATE_LIMIT_PER_MINUTE
-          : undefined,
+        config.ADD_RATE_LIMIT_PER_MINUTE > 0 ? config.ADD_RATE_LIMIT_PER_MINUTE : undefined,
       onAppend: (created) => appends.inc({ outcome: created ? 'created' : 'existing' }),
       inFlight,
     });

@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { formatVerifierKey, noteVerifierKey, selectCryptoBackend } from '@proto/core';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestLog, bundleHash, tempDataDir } from './test-support.ts';
+import { buildTestLog, bundleHash, OPERATOR_AUTH, tempDataDir } from './test-support.ts';
 
 const CLI = fileURLToPath(new URL('../../../packages/cli/src/main.ts', import.meta.url));
 const run = promisify(execFile);
@@ -33,11 +33,21 @@ describe('proto log verify', () => {
     data = await tempDataDir('cli');
     app = await buildTestLog(data.dir, {}, {}, { timers: false });
     for (let i = 0; i < 7; i++)
-      await app.inject({ method: 'POST', url: '/add', payload: { bundle_hash: bundleHash(i, 'cli') } });
+      await app.inject({
+        method: 'POST',
+        url: '/add',
+        payload: { bundle_hash: bundleHash(i, 'cli') },
+        headers: OPERATOR_AUTH,
+      });
     await app.transparencyLog.checkpointer.tick();
     await writeFile(file('old.checkpoint'), (await app.inject({ url: '/checkpoint' })).body);
     for (let i = 7; i < 13; i++)
-      await app.inject({ method: 'POST', url: '/add', payload: { bundle_hash: bundleHash(i, 'cli') } });
+      await app.inject({
+        method: 'POST',
+        url: '/add',
+        payload: { bundle_hash: bundleHash(i, 'cli') },
+        headers: OPERATOR_AUTH,
+      });
     await app.transparencyLog.checkpointer.tick();
     const signed = await app.inject({ url: '/root/signed' });
     vkeys = signed.json().verifier_keys;

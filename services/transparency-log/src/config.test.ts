@@ -15,7 +15,7 @@ describe('configuration', () => {
       MAX_PENDING: 10_000,
       CHECKPOINT_INTERVAL_MS: 1000,
       ENTRIES_PAGE_MAX: 1000,
-      ADD_RATE_LIMIT_PER_MINUTE: 600,
+      ADD_RATE_LIMIT_PER_MINUTE: 0,
       ROOT_ANCHOR_INTERVAL_MS: 3_600_000,
       LOG_ACCEPT_NEW_KEYS: false,
       DATA_DIR: './data',

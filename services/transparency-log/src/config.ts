@@ -71,8 +71,8 @@ export const TRANSPARENCY_LOG_ENV = defineEnv({
   ADD_RATE_LIMIT_PER_MINUTE: {
     type: 'integer',
     minimum: 0,
-    default: 600,
-    description: 'POST /add per minute per client IP when OPERATOR_TOKEN is unset (public log); 0: no limit',
+    default: 0,
+    description: 'POST /add per minute per client IP (the writers hold the operator token); 0: no limit',
   },
   DATABASE_SCHEMA: {
     type: 'string',
@@ -109,6 +109,12 @@ export const TRANSPARENCY_LOG_ENV = defineEnv({
     description: 'Signature backend: node:crypto, @noble, or auto',
   },
   ...OPERATOR_TOKEN_ENV,
+  OPERATOR_TOKEN_FILE: {
+    type: 'string',
+    minLength: 1,
+    description:
+      'Where the generated POST /add token is kept when OPERATOR_TOKEN is unset (default DATA_DIR/operator-token)',
+  },
 });
 
 export interface TransparencyLogConfig extends SharedConfig {
@@ -130,6 +136,7 @@ export interface TransparencyLogConfig extends SharedConfig {
   readonly ANCHOR_TIMEOUT_MS: number;
   readonly CRYPTO_BACKEND: 'auto' | 'native' | 'noble';
   readonly OPERATOR_TOKEN?: string;
+  readonly OPERATOR_TOKEN_FILE?: string;
 }
 
 /** Validates the environment; throws ConfigError naming the variable at fault. */

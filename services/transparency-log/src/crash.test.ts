@@ -13,7 +13,7 @@ import type { StoreDialect } from '@proto/store';
 import { createStoreTarget, dialectsUnderTest, type StoreTarget } from '@proto/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TRANSPARENCY_LOG_ENV } from './config.ts';
-import { bundleHash, tempDataDir } from './test-support.ts';
+import { bundleHash, OPERATOR_AUTH, TEST_OPERATOR_TOKEN, tempDataDir } from './test-support.ts';
 
 const MAIN = join(fileURLToPath(new URL('.', import.meta.url)), 'main.ts');
 
@@ -98,6 +98,7 @@ describe.each(dialectsUnderTest())('crash and restart on %s', (dialect: StoreDia
       CHECKPOINT_INTERVAL_MS: '40',
       BATCH_WAIT_MS: '2',
       ADD_RATE_LIMIT_PER_MINUTE: '0',
+      OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
       ...storeEnv,
     };
     let running = await startService(env);
@@ -129,7 +130,7 @@ describe.each(dialectsUnderTest())('crash and restart on %s', (dialect: StoreDia
           try {
             const res = await fetch(`${url}/add`, {
               method: 'POST',
-              headers: { 'content-type': 'application/json' },
+              headers: { 'content-type': 'application/json', ...OPERATOR_AUTH },
               body: JSON.stringify({ bundle_hash: hash }),
             });
             if (res.status === 201 || res.status === 200) {

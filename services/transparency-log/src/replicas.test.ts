@@ -7,7 +7,15 @@ import type { StoreDialect } from '@proto/store';
 import { createStoreTarget, dialectsUnderTest, type StoreTarget } from '@proto/store/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestLog, bundleHash, digestOf, hex, naiveRoot, tempDataDir } from './test-support.ts';
+import {
+  buildTestLog,
+  bundleHash,
+  digestOf,
+  hex,
+  naiveRoot,
+  OPERATOR_AUTH,
+  tempDataDir,
+} from './test-support.ts';
 
 async function readBody(request: IncomingMessage): Promise<string> {
   let text = '';
@@ -59,7 +67,7 @@ describe.each(dialectsUnderTest())('two instances on one %s database', (dialect:
         for (const app of targets) {
           sent.push(
             app
-              .inject({ method: 'POST', url: '/add', payload: { bundle_hash: hash } })
+              .inject({ method: 'POST', url: '/add', payload: { bundle_hash: hash }, headers: OPERATOR_AUTH })
               .then((res) => ({ hash, index: res.json().log_index as number, status: res.statusCode })),
           );
         }

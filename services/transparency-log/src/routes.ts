@@ -30,9 +30,9 @@ export interface LogRoutesOptions {
   readonly origin: string;
   readonly entriesPageMax: number;
   readonly checkpointIntervalMs: number;
-  /** Operator-token check for POST /add (D22: only when OPERATOR_TOKEN is set). */
-  readonly addGuard?: ((request: FastifyRequest) => Promise<void>) | undefined;
-  /** Per-IP limit of a public log's appends (requests per minute); absent: none. */
+  /** Operator-token check for POST /add, run on request before the body is read (issue 12 row h). */
+  readonly addGuard: (request: FastifyRequest) => Promise<void>;
+  /** Per-IP limit of appends (requests per minute); absent: none. */
   readonly addRateLimitPerMinute?: number | undefined;
   readonly onAppend?: (created: boolean) => void;
   /** Every handler runs inside it; shutdown waits for it before closing the store. */
@@ -217,12 +217,13 @@ export async function logRoutes(app: FastifyInstance, options: LogRoutesOptions)
         summary: 'Append a bundle_hash; answers once the leaf is durably committed',
         description:
           '201 when the hash is new, 200 with its existing index when it is already in the log. ' +
-          'Requires `Authorization: Bearer <OPERATOR_TOKEN>` when OPERATOR_TOKEN is set (D22).',
+          'Requires `Authorization: Bearer <OPERATOR_TOKEN>` (the generated DATA_DIR/operator-token when unset).',
         tags: ['log'],
         body: addBody,
         response: { 200: addResponse, 201: addResponse, ...errorResponses },
       },
-      ...(options.addGuard ? { preHandler: options.addGuard } : {}),
+      // onRequest: an unauthenticated body is refused before it is read or parsed.
+      onRequest: options.addGuard,
       ...(options.addRateLimitPerMinute ? { config: rateLimitPerIp(options.addRateLimitPerMinute) } : {}),
     },
     tracked(inFlight, async (request, reply) => {

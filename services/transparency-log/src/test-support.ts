@@ -92,7 +92,12 @@ export async function tempDataDir(label: string): Promise<{ dir: string; remove:
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
-/** Configuration for tests: quiet, fast batches, no rate limit; `env` overrides. */
+/** The operator token test logs are configured with (POST /add needs it). */
+export const TEST_OPERATOR_TOKEN = 'tlog-test-operator-token-0123456789';
+/** Headers authorising POST /add on a test log. */
+export const OPERATOR_AUTH = { authorization: `Bearer ${TEST_OPERATOR_TOKEN}` } as const;
+
+/** Configuration for tests: quiet, fast batches, no rate limit, TEST_OPERATOR_TOKEN; `env` overrides. */
 export function testConfig(dataDir: string, env: Record<string, string> = {}): TransparencyLogConfig {
   return loadTransparencyLogConfig({
     LOG_LEVEL: 'silent',
@@ -100,6 +105,7 @@ export function testConfig(dataDir: string, env: Record<string, string> = {}): T
     BATCH_WAIT_MS: '2',
     ADD_RATE_LIMIT_PER_MINUTE: '0',
     MAX_EVENT_LOOP_DELAY_MS: '0',
+    OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
     ...env,
   });
 }

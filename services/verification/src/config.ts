@@ -7,6 +7,7 @@ import { parseVerifierKey, type TrustedKey } from '@proto/core';
 import {
   ConfigError,
   defineEnv,
+  describeJsonError,
   type LogSource,
   loadConfig,
   parseAttestationTrustedKeys,
@@ -42,7 +43,11 @@ export const VERIFICATION_ENV = defineEnv({
     default: 365,
     description: 'Signing keys older than this fail',
   },
-  ALLOW_V1_BUNDLES: { type: 'boolean', default: true, description: 'Accept V1 bundles (D11)' },
+  ALLOW_V1_BUNDLES: {
+    type: 'boolean',
+    description:
+      'Accept V1 bundles (D11). Default: true below hybrid_required, false at it; pq_only never accepts V1',
+  },
   PQ_CHECKPOINT_INTERVAL: {
     type: 'integer',
     minimum: 1,
@@ -232,7 +237,7 @@ function parseJson(text: string, variable: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new ConfigError(`${variable} is not valid JSON: ${(error as Error).message}`, [variable]);
+    throw new ConfigError(`${variable} is not valid JSON: ${describeJsonError(error)}`, [variable]);
   }
 }
 
@@ -315,6 +320,24 @@ function readLogSources(urlText: string | undefined, keyText: string | undefined
   });
 }
 
+/**
+ * A V1 bundle is Ed25519 only, so it sits below a hybrid_required or pq_only floor (issue 12 item 3):
+ * pq_only never accepts it, hybrid_required only when ALLOW_V1_BUNDLES=true is set explicitly.
+ */
+function v1BundlesAllowed(mode: VerifierModeName, explicit: unknown): boolean {
+  if (mode === 'pq_only') {
+    if (explicit === true) {
+      throw new ConfigError(
+        'ALLOW_V1_BUNDLES=true contradicts VERIFIER_MODE=pq_only (V1 bundles are Ed25519 only)',
+        ['ALLOW_V1_BUNDLES', 'VERIFIER_MODE'],
+      );
+    }
+    return false;
+  }
+  if (typeof explicit === 'boolean') return explicit;
+  return mode !== 'hybrid_required';
+}
+
 /** Validates the environment; throws ConfigError naming the variable at fault. */
 export function loadVerificationConfig(
   env: Readonly<Record<string, string | undefined>> = process.env,
@@ -328,6 +351,7 @@ export function loadVerificationConfig(
   const logs = readLogSources(text('ANCHOR_VERIFY_LOG_URL'), text('ANCHOR_VERIFY_LOG_KEY'));
   const config: Record<string, unknown> = {
     ...raw,
+    ALLOW_V1_BUNDLES: v1BundlesAllowed(raw['VERIFIER_MODE'] as VerifierModeName, raw['ALLOW_V1_BUNDLES']),
     VERIFY_WORKERS: workers,
     VERIFY_QUEUE_MAX: (raw['VERIFY_QUEUE_MAX'] as number | undefined) ?? workers * 32,
     ...(policy === undefined ? {} : { VERIFIER_POLICY: policy }),

@@ -1,5 +1,6 @@
 // Transparency-log adapter: appends each hash to the log service (POST /add) and keeps its index and inclusion proof.
 // SPEC.md "Transparency log" receipt {log_url, log_index, merkle_proof, root_anchor?}; DECISIONS D18 (API, dedup), D19.
+import { readFileSync } from 'node:fs';
 import type { AnchorBatch, AnchorItem, WriteIntent } from '@proto/store';
 import { verifyAnchorInclusion } from '../core.ts';
 import type { BroadcastResult, ChainAdapter, TrackResult } from './types.ts';
@@ -10,6 +11,8 @@ export const LOG_CHAIN_NAME = 'transparency-log';
 export interface TransparencyLogAdapterOptions {
   readonly url: string;
   readonly token?: string | undefined;
+  /** A file holding the log's token (its generated DATA_DIR/operator-token), read when `token` is unset. */
+  readonly tokenFile?: string | undefined;
   readonly timeoutMs?: number;
   /** Appends in flight at once (default 8). */
   readonly concurrency?: number;
@@ -41,13 +44,15 @@ export class TransparencyLogAdapter implements ChainAdapter {
   readonly confirmationsRequired = 1;
   readonly batches = false;
   readonly #base: string;
-  readonly #token: string | undefined;
+  #token: string | undefined;
+  readonly #tokenFile: string | undefined;
   readonly #timeoutMs: number;
   readonly #concurrency: number;
 
   constructor(options: TransparencyLogAdapterOptions) {
     this.#base = options.url.replace(/\/+$/, '');
     this.#token = options.token;
+    this.#tokenFile = options.tokenFile;
     this.#timeoutMs = options.timeoutMs ?? 10_000;
     this.#concurrency = options.concurrency ?? 8;
   }
@@ -89,9 +94,26 @@ export class TransparencyLogAdapter implements ChainAdapter {
     return {};
   }
 
+  /**
+   * The log's token. A token file is read on first use, not at boot: the log may create it after this
+   * service starts (one stack started at once). Until it exists the append goes out without one (401).
+   */
+  #currentToken(): string | undefined {
+    if (this.#token === undefined && this.#tokenFile !== undefined) {
+      try {
+        const text = readFileSync(this.#tokenFile, 'utf8').split(',')[0]?.trim();
+        if (text) this.#token = text;
+      } catch {
+        // Not there yet: retried on the next append.
+      }
+    }
+    return this.#token;
+  }
+
   async #append(item: AnchorItem): Promise<LogEntryDetail> {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (this.#token !== undefined) headers['authorization'] = `Bearer ${this.#token}`;
+    const token = this.#currentToken();
+    if (token !== undefined) headers['authorization'] = `Bearer ${token}`;
     const added = (await this.#call('/add', {
       method: 'POST',
       headers,

@@ -63,7 +63,9 @@ export function capabilitiesDocument(
     profile: verifier.profile.name,
     protocol_version: protocolVersion,
     verifier_mode: settings.mode,
-    min_accepted_version: settings.policy.min_accepted_version,
+    // What the running floor accepts (issue 12 item 3): without V1 the lowest accepted version is 2.0,
+    // whatever the policy's own minimum says.
+    min_accepted_version: settings.acceptedVersions[0] ?? settings.policy.min_accepted_version,
     crypto_backend: backend.name,
   };
 }
