@@ -1,6 +1,6 @@
-// Content negotiation between JSON and CBOR: a strict `application/cbor` body parser and CBOR replies
-// for callers that ask for them. PROTOCOL §8.2 (CBOR is transport only), SPEC.md Versioning 7.
-import type { ProtocolProfile } from '@proto/core';
+// Content negotiation between JSON and CBOR: strict `application/json` and `application/cbor` body
+// parsers and CBOR replies for callers that ask for them. PROTOCOL §8.2, SPEC.md Versioning 7, P2.
+import { checkParsedJson, type ProtocolProfile } from '@proto/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { CborError, decodeCbor, encodeCbor } from './cbor.ts';
 import { protocolError } from './http-errors.ts';
@@ -55,12 +55,65 @@ export function parseCborBody(profile: ProtocolProfile) {
   };
 }
 
+/** Member names that would reach an object's prototype through a careless merge downstream. */
+function hasPrototypeKey(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) return value.some(hasPrototypeKey);
+  for (const key of Object.keys(value)) {
+    const member = (value as Record<string, unknown>)[key];
+    if (key === '__proto__') return true;
+    if (
+      key === 'constructor' &&
+      member !== null &&
+      typeof member === 'object' &&
+      Object.hasOwn(member, 'prototype')
+    )
+      return true;
+    if (hasPrototypeKey(member)) return true;
+  }
+  return false;
+}
+
 /**
- * Registers the CBOR body parser and, for requests whose Accept prefers CBOR, replies with CBOR
+ * Parses an `application/json` body strictly (P2): text with no single canonical reading (a member
+ * name twice, a number with no finite value, a lone surrogate) never reaches a handler, whichever
+ * route it is sent to; prototype member names are refused as Fastify's own parser refuses them.
+ */
+function parseJsonBody(profile: ProtocolProfile) {
+  const refuse = (message: string) =>
+    protocolError('BUNDLE_SCHEMA_INVALID', profile, message, { statusCode: 400 });
+  return (
+    _request: FastifyRequest,
+    body: string,
+    done: (err: Error | null, body?: unknown) => void,
+  ): void => {
+    let value: unknown;
+    try {
+      value = JSON.parse(body);
+    } catch {
+      return done(refuse('Request body is not valid JSON'));
+    }
+    const checked = checkParsedJson(body, value);
+    if (!checked.ok) return done(refuse(`Request body has no canonical form: ${checked.error.message}`));
+    if (hasPrototypeKey(value)) {
+      return done(
+        refuse(
+          'Request body has a member name that reaches the object prototype (__proto__, constructor.prototype)',
+        ),
+      );
+    }
+    done(null, value);
+  };
+}
+
+/**
+ * Registers the strict JSON and CBOR body parsers and, for requests whose Accept prefers CBOR, replies with CBOR
  * instead of JSON (objects only; text such as /metrics is left alone).
  */
 export function installWireFormats(app: FastifyInstance, profile: ProtocolProfile): void {
   app.addContentTypeParser(CBOR_CONTENT_TYPE, { parseAs: 'buffer' }, parseCborBody(profile));
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody(profile));
   app.addHook('preSerialization', async (request, reply, payload) => {
     const vary = reply.getHeader('vary');
     if (vary === undefined) reply.header('vary', 'Accept');
