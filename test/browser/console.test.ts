@@ -91,6 +91,7 @@ describe('verify page (verification service at /)', () => {
     expect(await page.textContent('#checks [data-check="pq_sig"]')).toContain('pass');
     // The tier's "why": the policy decision's resolved_tier (and the intent) set it.
     expect(await page.textContent('#tier-candidates')).toContain('sets the tier');
+    expect(await page.textContent('#tier-candidates')).toContain('Verifier mode (hybrid_preferred)');
     // Signers: the agent's Ed25519 kid, with what it signed.
     const signers = await page.textContent('#signers');
     expect(signers).toContain(
@@ -105,7 +106,7 @@ describe('verify page (verification service at /)', () => {
     expect(await page.getAttribute('#log-inclusion', 'data-state')).toBe('included');
     expect(await page.textContent('#log-inclusion')).toContain('Included at index 0');
     expect(await seriousAxeViolations(page)).toEqual([]);
-    await screenshot(page, 'verify-valid');
+    await screenshot(page, 'verify-valid', '#verdict');
     expect(cspViolations).toEqual([]);
     expect(pageErrors).toEqual([]);
     await page.close();
@@ -131,7 +132,7 @@ describe('verify page (verification service at /)', () => {
     await page.waitForSelector('#log-inclusion[data-state]');
     expect(await page.getAttribute('#log-inclusion', 'data-state')).toBe('missing');
     expect(await seriousAxeViolations(page)).toEqual([]);
-    await screenshot(page, 'verify-tampered');
+    await screenshot(page, 'verify-tampered', '#timeline > li.broken');
     expect(cspViolations).toEqual([]);
     expect(pageErrors).toEqual([]);
     await page.close();
@@ -146,7 +147,7 @@ describe('verify page (verification service at /)', () => {
       mimeType: 'application/cbor',
       buffer: Buffer.from(encodeCbor(valid)),
     });
-    await page.waitForFunction("document.querySelector('#status').textContent.includes('ready')");
+    await page.locator('#status', { hasText: 'ready' }).waitFor();
     // Keyboard: Tab from the file input reaches the Verify button; Enter presses it.
     await page.focus('#bundle-file');
     await page.keyboard.press('Tab');
@@ -188,7 +189,7 @@ describe('log explorer (transparency-log service at /)', () => {
     expect(await page.getAttribute('#proof-result', 'data-ok')).toBe('true');
     expect(await page.locator('svg.proof-tree rect').count()).toBeGreaterThan(2);
     expect(await seriousAxeViolations(page)).toEqual([]);
-    await screenshot(page, 'log-explorer');
+    await screenshot(page, 'log-explorer', '#proof-result');
     expect(cspViolations).toEqual([]);
     expect(pageErrors).toEqual([]);
     await page.close();
@@ -294,6 +295,10 @@ describe('phone width and dark mode', () => {
           await page.waitForSelector('#verdict');
         }
         // Nothing wider than the screen: the page does not scroll sideways.
+        const wide = await page.evaluate(
+          "[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > 392).slice(0, 5).map((e) => e.tagName + '#' + e.id + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))",
+        );
+        expect(wide, `${name}: elements wider than the screen`).toEqual([]);
         expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
         expect(await seriousAxeViolations(page)).toEqual([]);
         await screenshot(page, `${name}-phone-dark`);

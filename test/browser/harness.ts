@@ -74,11 +74,17 @@ export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> 
     .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length }));
 }
 
-export async function screenshot(page: Page, name: string): Promise<void> {
+/**
+ * Full-page screenshot for the run; the docs copy (SAVE_DOC_SCREENSHOTS=1) is one viewport, scrolled to
+ * `focus` when given, so the committed images stay small.
+ */
+export async function screenshot(page: Page, name: string, focus?: string): Promise<void> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
   if (process.env['SAVE_DOC_SCREENSHOTS'] === '1') {
     mkdirSync(join(ROOT, 'docs', 'screenshots'), { recursive: true });
-    await page.screenshot({ path: join(ROOT, 'docs', 'screenshots', `${name}.png`), fullPage: true });
+    if (focus) await page.locator(focus).first().scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(ROOT, 'docs', 'screenshots', `${name}.png`) });
+    await page.evaluate('window.scrollTo(0, 0)');
   }
 }

@@ -112,7 +112,11 @@ export async function buildVerificationApp(options: BuildVerificationAppOptions)
   await installConsole(app, {
     page: 'verify',
     connectSrc: consoleLogOrigin === undefined ? [] : [consoleLogOrigin],
-    config: () => (config.CONSOLE_LOG_URL === undefined ? {} : { log_url: config.CONSOLE_LOG_URL }),
+    config: () => ({
+      verifier_mode: config.VERIFIER_MODE,
+      capabilities_path: verifier.profile.wellKnown.capabilities,
+      ...(config.CONSOLE_LOG_URL === undefined ? {} : { log_url: config.CONSOLE_LOG_URL }),
+    }),
   });
   for (const extra of options.extraPlugins ?? []) {
     if (typeof extra === 'function') await app.register(extra);

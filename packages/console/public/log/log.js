@@ -1,6 +1,6 @@
 // The log explorer: latest signed checkpoint (signature checked here), entries with paging, look-up, and an
 // inclusion proof verified in the browser and drawn as the path it climbs. Issue 17 item 2; D18; RFC 9162.
-import { toHex } from '../shared/bytes.js';
+import { fromBase64, toHex } from '../shared/bytes.js';
 import { proveEntry, signedCheckpoint } from '../shared/inclusion.js';
 import { badge, clear, el, facts, getJson, relative, short, timeEl } from '../shared/ui.js';
 
@@ -60,6 +60,21 @@ async function loadCheckpoint() {
         ),
       ],
     ]),
+  );
+}
+
+/** A verifier key shown by name, id and algorithm; an ML-DSA key runs to 2,600 characters, so it folds. */
+function verifierKeyLine(vkey) {
+  const [, name = '?', id = '?', key = ''] = /^([^+]+)\+([0-9a-f]{8})\+(.*)$/s.exec(String(vkey)) ?? [];
+  const type =
+    fromBase64(key)?.[0] === 0x01
+      ? 'Ed25519'
+      : 'ML-DSA-65 (checked by `proto log verify`, not in the browser)';
+  return el(
+    'details',
+    { class: 'vkey' },
+    el('summary', {}, el('code', {}, `${name}+${id}`), ` · ${type}`),
+    el('code', {}, vkey),
   );
 }
 

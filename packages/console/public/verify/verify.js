@@ -14,7 +14,7 @@ const text = $('#bundle-text');
 const fileInput = $('#bundle-file');
 const dropzone = $('#dropzone');
 let chosen; // {name, bytes} of a dropped or chosen file
-let settings = { config: {}, capabilities: {} };
+let settings = { config: {} };
 
 const TIER_RANK = { routine: 0, standard: 1, elevated: 2, maximum: 3 };
 const MODE_FLOOR = {
@@ -49,11 +49,8 @@ const CHECK_LABELS = {
 const ARTIFACTS = ['responsible_principal_record', 'agent_passport', 'intent', 'policy_decision'];
 
 async function boot() {
-  const [config, capabilities] = await Promise.all([
-    getJson('/console/config.json').catch(() => ({ body: {} })),
-    getJson('/capabilities').catch(() => ({ body: {} })),
-  ]);
-  settings = { config: config.body ?? {}, capabilities: capabilities.body ?? {} };
+  const config = await getJson('/console/config.json').catch(() => ({ body: {} }));
+  settings = { config: config.body ?? {} };
 }
 
 function isRecord(value) {
@@ -124,7 +121,7 @@ async function verify() {
       clear(result);
       return;
     }
-    status.textContent = `Verified ${input.format} bundle (HTTP ${response.status}).`;
+    status.textContent = `Checked the ${input.format} bundle (HTTP ${response.status}): see the verdict below.`;
     await render(answer, input.signed);
   } catch (error) {
     status.textContent = `Could not verify: ${error.message}`;
@@ -143,7 +140,7 @@ async function render(answer, signed) {
   const details = Array.isArray(answer.error_details) ? answer.error_details : [];
   const verified = answer.verified === true;
   const tier = answer.resolved_tier;
-  const mode = settings.capabilities.verifier_mode;
+  const mode = settings.config.verifier_mode;
   result.append(
     el(
       'div',
@@ -154,6 +151,7 @@ async function render(answer, signed) {
       tier ? el('span', {}, `checked as ${TIER_MODE[tier] ?? '?'}`) : null,
     ),
   );
+  result.append(await hashPanel(signed, bundle));
   result.append(section('Security tier and mode', 'tier-title', tierExplanation(tier, mode, bundle)));
   result.append(section('Checks', 'checks-title', checksTable(answer.checks ?? {}, details)));
   const failures = failureList(details);
@@ -161,7 +159,6 @@ async function render(answer, signed) {
   result.append(section('Warnings', 'warnings-title', warningList(answer)));
   result.append(section('Signers', 'signers-title', signersTable(bundle, signed)));
   result.append(section('Audit trail', 'timeline-title', await timeline(bundle, details)));
-  result.append(await hashPanel(signed, bundle));
 }
 
 function tierExplanation(tier, mode, bundle) {
@@ -275,12 +272,27 @@ function checksTable(checks, details) {
     return el(
       'tr',
       { 'data-check': name },
-      el('th', { scope: 'row' }, CHECK_LABELS[name] ?? name, el('div', { class: 'muted mono' }, name)),
+      el(
+        'th',
+        { scope: 'row', class: 'check-name' },
+        CHECK_LABELS[name] ?? name,
+        el('div', { class: 'muted mono' }, name),
+      ),
       el('td', {}, badge(String(state))),
       el(
         'td',
         {},
-        findings.map((f) => el('div', {}, el('code', {}, f.code), ' ', f.message)),
+        // One line per code (the Errors section below lists every finding in full).
+        [...new Set(findings.map((f) => f.code))].map((code) => {
+          const count = findings.filter((f) => f.code === code).length;
+          return el(
+            'div',
+            {},
+            el('code', {}, code),
+            ` ${explain(code)?.title ?? ''}`,
+            count > 1 ? ` ×${count}` : '',
+          );
+        }),
       ),
     );
   });
@@ -392,14 +404,18 @@ function signersTable(bundle, signed) {
       'tr',
       {},
       el('td', {}, el('code', {}, kid)),
-      el('td', {}, use.alg ?? key?.alg ?? '?'),
-      el('td', {}, key?.owner ?? 'not in the bundle’s key sets'),
+      el('td', { class: 'short' }, use.alg ?? key?.alg ?? '?'),
+      el('td', { class: 'short wide-only' }, key?.owner ?? 'not in the bundle’s key sets'),
       el(
         'td',
         {},
         [...new Set(use.what.map((w) => w.replace(/^checkpoint \d+$/, 'PQ checkpoints')))].join(', '),
       ),
-      el('td', {}, key?.created_at ? `${relative(key.created_at).replace(' ago', '')} old` : '—'),
+      el(
+        'td',
+        { class: 'wide-only' },
+        key?.created_at ? `${relative(key.created_at).replace(' ago', '')} old` : '—',
+      ),
       el(
         'td',
         {},
@@ -419,8 +435,9 @@ function signersTable(bundle, signed) {
         el(
           'tr',
           {},
+          // Owner and age fold away at phone width (the kid and expiry stay).
           ['Key id (kid)', 'Algorithm', 'Owner', 'Signed', 'Age', 'Expires'].map((h) =>
-            el('th', { scope: 'col' }, h),
+            el('th', { scope: 'col', class: h === 'Owner' || h === 'Age' ? 'wide-only' : undefined }, h),
           ),
         ),
       ),
