@@ -161,6 +161,47 @@ describe('verify page (verification service at /)', () => {
     await page.close();
   });
 
+  it('verifies a V1 bundle and shows its own bundle_hash', async () => {
+    const v1 = sampleBundle({ version: '1.0', tier: 'standard', entries: 3 });
+    const { page, cspViolations, pageErrors } = await watchedPage(context);
+    await page.goto(`${verification.url}/`);
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.fill('#bundle-text', JSON.stringify(v1.signed_bundle));
+    await page.click('#verify-button');
+    await page.waitForSelector('#verdict');
+    expect(await page.textContent('#verdict')).toContain('✔ VERIFIED');
+    expect(await page.textContent('#verdict')).toContain('version 1.0');
+    expect(await page.textContent('#bundle-hash')).toBe(v1.bundleHash);
+    expect(await page.locator('#timeline > li').count()).toBe(3);
+    expect(cspViolations).toEqual([]);
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  });
+
+  it('shows markup inside a bundle as text, never as markup', async () => {
+    const hostile = structuredClone(valid);
+    const entries = (hostile['bundle'] as { audit_entries: Json[] }).audit_entries;
+    entries[0]!['outcome'] =
+      '<img src=x onerror="document.title=\'pwned\'"><script>document.title="pwned"</script>';
+    const { page, cspViolations } = await watchedPage(context);
+    let dialogs = 0;
+    page.on('dialog', async (dialog) => {
+      dialogs++;
+      await dialog.dismiss();
+    });
+    await page.goto(`${verification.url}/`);
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.fill('#bundle-text', JSON.stringify(hostile));
+    await page.click('#verify-button');
+    await page.waitForSelector('#timeline');
+    expect(await page.textContent('#timeline > li[data-entry="0"] strong')).toContain('<img src=x');
+    expect(await page.locator('#result img, #result script').count()).toBe(0);
+    expect(await page.title()).not.toBe('pwned');
+    expect(dialogs).toBe(0);
+    expect(cspViolations).toEqual([]);
+    await page.close();
+  });
+
   it('serves its error-code reference and rejects bad input with a message, not a crash', async () => {
     const { page, cspViolations } = await watchedPage(context);
     await page.goto(`${verification.url}/`);
