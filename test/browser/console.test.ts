@@ -298,6 +298,18 @@ describe('revocation viewer (revocation service at /)', () => {
     await page.close();
   });
 
+  it('says plainly when the list is past next_update (the browser clock two days ahead)', async () => {
+    const { page } = await watchedPage(context);
+    await page.clock.setFixedTime(new Date(Date.now() + 2 * 86_400_000));
+    await page.goto(`${revocation.url}/`);
+    await page.waitForSelector('body[data-ready="true"]');
+    expect(await page.textContent('#freshness-banner')).toContain('STALE');
+    expect(await page.getAttribute('#freshness-banner', 'class')).toContain('fail');
+    // Stale is about time, not integrity: the signature still verifies.
+    expect(await page.getAttribute('#list-signature', 'data-ok')).toBe('true');
+    await page.close();
+  });
+
   it('flags a list altered in transit as INVALID', async () => {
     const { page } = await watchedPage(context);
     await page.route('**/.well-known/*-revocations.json', async (route) => {
