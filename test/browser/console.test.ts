@@ -161,6 +161,23 @@ describe('verify page (verification service at /)', () => {
     await page.close();
   });
 
+  it('verifies a JSON file dropped on the page', async () => {
+    const { page, cspViolations } = await watchedPage(context);
+    await page.goto(`${verification.url}/`);
+    await page.waitForSelector('body[data-ready="true"]');
+    const dataTransfer = await page.evaluateHandle(
+      `(() => { const dt = new DataTransfer(); dt.items.add(new File([${JSON.stringify(JSON.stringify(valid))}], 'bundle.json', { type: 'application/json' })); return dt; })()`,
+    );
+    await page.dispatchEvent('#dropzone', 'drop', { dataTransfer });
+    await page.locator('#status', { hasText: 'bundle.json' }).waitFor();
+    await page.click('#verify-button');
+    await page.waitForSelector('#verdict');
+    expect(await page.textContent('#verdict')).toContain('✔ VERIFIED');
+    expect(await page.textContent('#bundle-hash')).toBe(validHash);
+    expect(cspViolations).toEqual([]);
+    await page.close();
+  });
+
   it('verifies a V1 bundle and shows its own bundle_hash', async () => {
     const v1 = sampleBundle({ version: '1.0', tier: 'standard', entries: 3 });
     const { page, cspViolations, pageErrors } = await watchedPage(context);
