@@ -100,6 +100,10 @@ describe('verify page (verification service at /)', () => {
     expect(signers).toContain('ml-dsa-65');
     expect(await page.locator('#timeline > li').count()).toBe(4);
     expect(await page.locator('#timeline > li.broken').count()).toBe(0);
+    // PQ checkpoints over the timeline: elevated signs one per entry, each adding that entry.
+    expect(await page.textContent('#timeline > li[data-entry="1"] .checkpoint-mark')).toContain(
+      'PQ checkpoint 1: signs the trail #0–#1, adding #1',
+    );
     expect(await page.textContent('#warnings')).toContain('Skipped checks');
     expect(await page.textContent('#bundle-hash')).toBe(validHash);
     await page.waitForSelector('#log-inclusion[data-state]');

@@ -508,7 +508,7 @@ async function timeline(bundle, details) {
           el(
             'div',
             { class: 'checkpoint-mark' },
-            `PQ checkpoint ${c.checkpoint_index}: covers entries #0–#${i}`,
+            checkpointCoverage(c, i, checkpoints),
             c.timestamp ? ` · ${c.timestamp}` : '',
           ),
         ),
@@ -523,6 +523,14 @@ async function timeline(bundle, details) {
       )
     : el('p', { class: 'muted' }, 'No PQ checkpoints in this bundle.');
   return el('div', {}, coverage, el('ol', { class: 'timeline', id: 'timeline' }, items));
+}
+
+/** What a checkpoint adds: the entries after the previous checkpoint's count, up to this one (D6). */
+function checkpointCoverage(checkpoint, lastIndex, checkpoints) {
+  const counts = checkpoints.map((c) => Number(c?.audit_state?.entry_count)).filter((n) => n <= lastIndex);
+  const from = counts.length ? Math.max(...counts) : 0;
+  const added = from === lastIndex ? `#${lastIndex}` : `#${from}–#${lastIndex}`;
+  return `PQ checkpoint ${checkpoint.checkpoint_index}: signs the trail #0–#${lastIndex}, adding ${added}`;
 }
 
 async function bundleHashOf(signed) {
