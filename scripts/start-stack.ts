@@ -13,13 +13,20 @@ const logToken: Record<string, string> = sharedToken
   ? { TL_TOKEN: sharedToken }
   : { TL_TOKEN_FILE: join(root, 'data', 'transparency-log', 'operator-token') };
 // Embedded defaults per service: the anchor service anchors into the stack's own transparency log,
-// and the verification service forwards POST /anchor to the anchor service.
+// and the verification service forwards POST /anchor to the anchor service. The verification service
+// starts last: it is wired to the stack's own revocation list and log (issue 17), whose keys exist only
+// once those services have started (they generate them into DATA_DIR on first start).
 const services: Array<{ name: string; port: number; env?: Record<string, string> }> = [
-  { name: 'verification', port: 3000, env: { ANCHOR_SERVICE_URL: 'http://127.0.0.1:3001' } },
   { name: 'anchor', port: 3001, env: { TL_URL: 'http://127.0.0.1:3002', ...logToken } },
   { name: 'transparency-log', port: 3002 },
-  { name: 'revocation', port: 3003 },
+  // Sample bundles (`proto build`) name jurisdiction US: the stack's own list is that jurisdiction's.
+  { name: 'revocation', port: 3003, env: { JURISDICTION: 'US' } },
 ];
+const verification = {
+  name: 'verification',
+  port: 3000,
+  env: { ANCHOR_SERVICE_URL: 'http://127.0.0.1:3001' } as Record<string, string>,
+};
 
 const children: ChildProcess[] = [];
 let stopping = false;
@@ -30,11 +37,11 @@ function prefixLines(name: string, chunk: Buffer, out: NodeJS.WriteStream): void
   }
 }
 
-for (const service of services) {
+function startService(service: { name: string; port: number; env?: Record<string, string> }): void {
   const entry = join(root, 'services', service.name, 'src', 'main.ts');
   if (!existsSync(entry)) {
     process.stdout.write(`[stack] ${service.name}: not built yet (no ${entry}), skipped\n`);
-    continue;
+    return;
   }
   const child = spawn(process.execPath, [entry], {
     cwd: root,
@@ -55,6 +62,62 @@ for (const service of services) {
   children.push(child);
   process.stdout.write(`[stack] ${service.name} starting on port ${service.port}\n`);
 }
+
+/** GETs a JSON document, retrying while the service starts (up to ~30 s); undefined if it never answers. */
+async function waitForJson(url: string): Promise<Record<string, unknown> | undefined> {
+  for (let attempt = 0; attempt < 120 && !stopping; attempt++) {
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(2000) });
+      if (response.ok) return (await response.json()) as Record<string, unknown>;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return undefined;
+}
+
+/**
+ * The verification service's view of the stack: REVOCATION_SOURCES from the revocation service's
+ * /health (jurisdiction, list key), ANCHOR_VERIFY_LOG_URL/KEY from the log's signed checkpoint.
+ * Variables the user set win; a service that does not answer is left out (its check stays skipped).
+ */
+async function stackWiring(): Promise<Record<string, string>> {
+  const env: Record<string, string> = {};
+  const revocation = 'http://127.0.0.1:3003';
+  const log = 'http://127.0.0.1:3002';
+  const [health, signed] = await Promise.all([
+    waitForJson(`${revocation}/health`),
+    waitForJson(`${log}/root/signed`),
+  ]);
+  const key = health?.['revocation_public_key_b64'];
+  const jurisdiction = health?.['jurisdiction'];
+  if (typeof key === 'string' && typeof jurisdiction === 'string') {
+    const short = health?.['profile'] === 'dcp-ai' ? 'dcp' : 'proto';
+    env['REVOCATION_SOURCES'] = JSON.stringify({
+      [jurisdiction]: { url: `${revocation}/.well-known/${short}-revocations.json`, keys: [key] },
+    });
+  } else {
+    process.stdout.write('[stack] revocation service did not answer: revocation checks stay skipped\n');
+  }
+  const vkeys = signed?.['verifier_keys'];
+  if (Array.isArray(vkeys) && vkeys.length > 0) {
+    env['ANCHOR_VERIFY_LOG_URL'] = log;
+    env['ANCHOR_VERIFY_LOG_KEY'] = vkeys.join(',');
+  } else {
+    process.stdout.write('[stack] transparency log did not answer: log receipts stay unchecked\n');
+  }
+  return env;
+}
+
+for (const service of services) startService(service);
+stackWiring().then((wiring) => {
+  if (stopping) return;
+  startService({ ...verification, env: { ...verification.env, ...wiring } });
+  process.stdout.write(
+    '[stack] console: open http://localhost:3000/ (log: :3002/, revocation list: :3003/)\n',
+  );
+});
 
 function stopAll(exitCode: number): void {
   if (stopping) return;

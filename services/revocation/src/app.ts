@@ -1,5 +1,6 @@
 // The revocation service's Fastify app: the kit's base, the store, signing keys, the list publisher and
 // the routes (well-known documents, operator API, attestation). SPEC.md "Revocation service"; D20–D22.
+import { installConsole } from '@proto/console';
 import {
   createService,
   operatorTokenGuard,
@@ -217,6 +218,17 @@ export async function buildRevocationApp(options: BuildRevocationAppOptions): Pr
     guard,
     clock,
     onIssued: () => attestations.inc(),
+  });
+  // Issue 17: the revocation viewer at `/` (the list's signature is checked in the browser).
+  const listKey = revocationKey;
+  await installConsole(app, {
+    page: 'revocation',
+    config: () => ({
+      list_path: app.protocolProfile.wellKnown.revocations,
+      context: `${app.protocolProfile.contextPrefix}Revocation`,
+      key_id: listKey.keyId,
+      public_key_b64: listKey.publicKeyB64,
+    }),
   });
   return app;
 }

@@ -1,6 +1,7 @@
 // The transparency log's Fastify app: the kit's base, the store, checkpoint keys, sequencer, checkpoint and
 // anchor timers, and the routes. SPEC.md "Transparency log service"; DECISIONS D18, D22; ARCHITECTURE §3–4.
 
+import { installConsole } from '@proto/console';
 import { selectCryptoBackend } from '@proto/core';
 import {
   ConfigError,
@@ -13,6 +14,7 @@ import { openStore, type Store, type StoreOptions } from '@proto/store';
 import type { FastifyInstance } from 'fastify';
 import { Checkpointer } from './checkpointer.ts';
 import type { TransparencyLogConfig } from './config.ts';
+import { allowCrossOriginReads, lookupRoute } from './console-routes.ts';
 import { InFlight } from './in-flight.ts';
 import { RootAnchorer } from './root-anchor.ts';
 import { logRoutes } from './routes.ts';
@@ -251,6 +253,10 @@ export async function buildTransparencyLog(options: BuildTransparencyLogOptions)
       onAppend: (created) => appends.inc({ outcome: created ? 'created' : 'existing' }),
       inFlight,
     });
+    // Issue 17: the log explorer at `/`, look-up by bundle hash, and cross-origin reads for other pages.
+    allowCrossOriginReads(app);
+    await app.register(lookupRoute, { repository, inFlight });
+    await installConsole(app, { page: 'log' });
   } catch (error) {
     await store?.close().catch(() => undefined);
     await app.close();

@@ -1,5 +1,6 @@
 // The verification service's Fastify app: the kit's base, a verifier, the worker pool, the cache and
 // the routes, plus a hook for more route plugins (the /v2 records). SPEC.md endpoints; ARCHITECTURE §3.
+import { installConsole, originOf } from '@proto/console';
 import { createVerifier, selectCryptoBackend } from '@proto/core';
 import { ConfigError, createService, type ServiceOptions } from '@proto/service-kit';
 import { openStore, type StoreOptions } from '@proto/store';
@@ -128,6 +129,18 @@ export async function buildVerificationApp(options: BuildVerificationAppOptions)
     anchorRoute,
     config.ANCHOR_SERVICE_URL ? { anchorServiceUrl: config.ANCHOR_SERVICE_URL } : {},
   );
+  // Issue 17: the verify page at `/`; it may fetch the configured log (inclusion checked in the browser).
+  const consoleLogOrigin =
+    config.CONSOLE_LOG_URL === undefined ? undefined : originOf(config.CONSOLE_LOG_URL);
+  await installConsole(app, {
+    page: 'verify',
+    connectSrc: consoleLogOrigin === undefined ? [] : [consoleLogOrigin],
+    config: () => ({
+      verifier_mode: config.VERIFIER_MODE,
+      capabilities_path: verifier.profile.wellKnown.capabilities,
+      ...(config.CONSOLE_LOG_URL === undefined ? {} : { log_url: config.CONSOLE_LOG_URL }),
+    }),
+  });
   for (const extra of options.extraPlugins ?? []) {
     if (typeof extra === 'function') await app.register(extra);
     else await app.register(extra.plugin, extra.options ?? {});

@@ -151,6 +151,12 @@ export const VERIFICATION_ENV = defineEnv({
     minimum: 1,
     default: 30,
     description: 'Oldest attested_at accepted for an attestation without expires_at',
+    },
+  // Issue 17: the log the console's verify page checks a bundle's inclusion in, from the browser.
+  CONSOLE_LOG_URL: {
+    type: 'string',
+    description:
+      "Transparency log the console at / checks inclusion in (browser-side); default: ANCHOR_VERIFY_LOG_URL's first log",
   },
 });
 
@@ -189,6 +195,8 @@ export interface VerificationConfig extends SharedConfig {
   readonly ANCHOR_VERIFY_LOG_URL?: readonly LogSource[];
   /** As given; already applied to the logs of ANCHOR_VERIFY_LOG_URL. */
   readonly ANCHOR_VERIFY_LOG_KEY?: string;
+  /** Base URL of the log the console page checks inclusion in (CONSOLE_LOG_URL, else the first anchor log). */
+  readonly CONSOLE_LOG_URL?: string;
   readonly ANCHOR_VERIFY_MIN_CONFIRMATIONS: number;
   readonly ANCHOR_VERIFY_TIMEOUT_MS: number;
   readonly ANCHOR_VERIFY_CACHE_MAX_ENTRIES: number;
@@ -349,6 +357,11 @@ export function loadVerificationConfig(
   const ethRpc = text('ANCHOR_VERIFY_ETH_RPC_URL');
   const esplora = text('ANCHOR_VERIFY_ESPLORA_URL');
   const logs = readLogSources(text('ANCHOR_VERIFY_LOG_URL'), text('ANCHOR_VERIFY_LOG_KEY'));
+  const consoleLogText = text('CONSOLE_LOG_URL');
+  const consoleLog =
+    consoleLogText === undefined
+      ? logs?.[0]?.url
+      : httpUrl(consoleLogText, 'CONSOLE_LOG_URL', 'CONSOLE_LOG_URL');
   const config: Record<string, unknown> = {
     ...raw,
     ALLOW_V1_BUNDLES: v1BundlesAllowed(raw['VERIFIER_MODE'] as VerifierModeName, raw['ALLOW_V1_BUNDLES']),
@@ -367,6 +380,7 @@ export function loadVerificationConfig(
       ? {}
       : { ANCHOR_VERIFY_ESPLORA_URL: readUrlOrMap(esplora, 'ANCHOR_VERIFY_ESPLORA_URL') }),
     ...(logs === undefined ? {} : { ANCHOR_VERIFY_LOG_URL: logs }),
+    ...(consoleLog === undefined ? {} : { CONSOLE_LOG_URL: consoleLog }),
   };
   // Every field was validated above (env-schema, then the parsers): the shape is VerificationConfig.
   return config as unknown as VerificationConfig;

@@ -1,0 +1,249 @@
+// The log explorer: latest signed checkpoint (signature checked here), entries with paging, look-up, and an
+// inclusion proof verified in the browser and drawn as the path it climbs. Issue 17 item 2; D18; RFC 9162.
+import { fromBase64, toHex } from '../shared/bytes.js';
+import { proveEntry, signedCheckpoint } from '../shared/inclusion.js';
+import { badge, clear, el, facts, getJson, relative, short, timeEl } from '../shared/ui.js';
+
+const PAGE = 10;
+const $ = (selector) => document.querySelector(selector);
+let current; // {summary, signature, checkpoint}
+let pageEnd; // exclusive end index of the page shown (newest first)
+
+async function loadCheckpoint() {
+  const box = $('#checkpoint');
+  try {
+    current = await signedCheckpoint('');
+  } catch (error) {
+    clear(box).append(el('p', {}, `No signed checkpoint yet: ${error.message}`));
+    return;
+  }
+  const { summary, signature, checkpoint } = current;
+  clear(box).append(
+    el(
+      'p',
+      { id: 'checkpoint-signature' },
+      badge(signature.ok ? 'valid' : 'INVALID'),
+      ' ',
+      signature.ok
+        ? 'Checkpoint signature verified in this browser (Ed25519, WebCrypto) against the key below.'
+        : `Checkpoint signature does not verify: ${signature.reason}.`,
+    ),
+    facts([
+      ['Origin', el('code', {}, checkpoint?.origin ?? summary.origin)],
+      ['Tree size', String(checkpoint?.size ?? summary.tree_size)],
+      ['Root', el('code', { id: 'checkpoint-root' }, checkpoint ? toHex(checkpoint.root) : summary.root)],
+      [
+        'Signed',
+        summary.timestamp
+          ? el(
+              'span',
+              {},
+              timeEl(summary.timestamp),
+              ` · age ${relative(summary.timestamp).replace(' ago', '')}`,
+            )
+          : '—',
+      ],
+      [
+        'Verifier keys',
+        el(
+          'div',
+          {},
+          (summary.verifier_keys ?? []).map((k) => el('div', {}, el('code', {}, k))),
+        ),
+      ],
+      [
+        'Signatures',
+        el(
+          'div',
+          {},
+          signature.results.map((r) => el('div', {}, badge(r.status), ' ', r.name)),
+        ),
+      ],
+    ]),
+  );
+}
+
+/** A verifier key shown by name, id and algorithm; an ML-DSA key runs to 2,600 characters, so it folds. */
+function verifierKeyLine(vkey) {
+  const [, name = '?', id = '?', key = ''] = /^([^+]+)\+([0-9a-f]{8})\+(.*)$/s.exec(String(vkey)) ?? [];
+  const type =
+    fromBase64(key)?.[0] === 0x01
+      ? 'Ed25519'
+      : 'ML-DSA-65 (checked by `proto log verify`, not in the browser)';
+  return el(
+    'details',
+    { class: 'vkey' },
+    el('summary', {}, el('code', {}, `${name}+${id}`), ` · ${type}`),
+    el('code', {}, vkey),
+  );
+}
+
+async function loadPage(end) {
+  const size = current?.summary?.tree_size ?? 0;
+  const { body } = await getJson('/root');
+  const total = body?.tree_size ?? size;
+  pageEnd = Math.max(0, Math.min(end ?? total, total));
+  const start = Math.max(0, pageEnd - PAGE);
+  const tbody = clear($('#entries tbody'));
+  const { status, body: page } = await getJson(`/entries?start=${start}&end=${pageEnd}`);
+  if (status !== 200) {
+    tbody.append(el('tr', {}, el('td', { colspan: 4 }, page?.error?.message ?? `error ${status}`)));
+    return;
+  }
+  const rows = [...(page.entries ?? [])].reverse();
+  if (rows.length === 0)
+    tbody.append(el('tr', {}, el('td', { colspan: 4, class: 'muted' }, 'The log is empty.')));
+  for (const entry of rows) tbody.append(entryRow(entry));
+  $('#page-status').textContent = total === 0 ? '' : `Entries ${start}–${pageEnd - 1} of ${total}`;
+  $('#newer').disabled = pageEnd >= total;
+  $('#older').disabled = start === 0;
+}
+
+function entryRow(entry) {
+  const button = el(
+    'button',
+    {
+      type: 'button',
+      class: 'secondary',
+      'aria-label': `Verify proof of entry ${entry.log_index}`,
+    },
+    'Verify proof',
+  );
+  button.addEventListener('click', () => showProof(entry.log_index, entry.bundle_hash));
+  return el(
+    'tr',
+    { 'data-index': entry.log_index },
+    el('td', {}, String(entry.log_index)),
+    el('td', {}, el('code', { title: entry.bundle_hash }, short(entry.bundle_hash, 30))),
+    el('td', { class: 'wide-only' }, entry.timestamp ? timeEl(entry.timestamp) : '—'),
+    el('td', {}, button),
+  );
+}
+
+async function showProof(index, bundleHash) {
+  const box = clear($('#proof'));
+  box.append(el('p', {}, `Checking entry #${index}…`));
+  await loadCheckpoint();
+  const checkpoint = current?.checkpoint;
+  if (!checkpoint || !current.signature.ok) {
+    clear(box).append(el('p', {}, badge('fail'), ' No verified checkpoint to check against.'));
+    return;
+  }
+  if (index >= checkpoint.size) {
+    clear(box).append(
+      el(
+        'p',
+        {},
+        badge('warn'),
+        ` Entry #${index} is not yet covered by a signed checkpoint (size ${checkpoint.size}); try again shortly.`,
+      ),
+    );
+    return;
+  }
+  try {
+    const proof = await proveEntry('', index, bundleHash, checkpoint);
+    clear(box).append(
+      el(
+        'p',
+        { id: 'proof-result', 'data-ok': String(proof.ok) },
+        badge(proof.ok ? 'valid' : 'INVALID'),
+        ` Entry #${index} in the signed tree of ${checkpoint.size}: ${proof.reason}.`,
+      ),
+      facts([
+        ['Bundle hash', el('code', {}, bundleHash)],
+        ['Leaf hash', el('code', {}, toHex(proof.leaf))],
+        ['Proof length', String(proof.proof.length)],
+        ['Computed root', el('code', {}, proof.computedRoot ? toHex(proof.computedRoot) : '—')],
+        ['Checkpoint root', el('code', {}, toHex(checkpoint.root))],
+      ]),
+      drawClimb(proof, checkpoint),
+    );
+  } catch (error) {
+    clear(box).append(el('p', {}, badge('fail'), ` ${error.message}`));
+  }
+  $('#proof-panel').scrollIntoView({ block: 'nearest' });
+}
+
+const SVG = 'http://www.w3.org/2000/svg';
+function svg(tag, attributes, text) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attributes)) node.setAttribute(k, String(v));
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+/** The climb, bottom to top: the path node in the middle column, each sibling left or right of it. */
+function drawClimb(proof, checkpoint) {
+  const rows = proof.steps.length + 1;
+  const rowH = 56;
+  const width = 560;
+  const height = rows * rowH + 20;
+  const box = { w: 150, h: 30 };
+  const centerX = width / 2;
+  const yOf = (level) => height - 20 - level * rowH - box.h;
+  const root = svg('svg', {
+    viewBox: `0 0 ${width} ${height}`,
+    class: 'proof-tree',
+    role: 'img',
+    'aria-labelledby': 'climb-title',
+  });
+  root.append(
+    svg(
+      'title',
+      { id: 'climb-title' },
+      `Inclusion path of entry ${proof.index}: ${proof.steps.length} sibling hashes from the leaf up to the root`,
+    ),
+  );
+  const node = (x, y, cls, label, hash) => {
+    root.append(svg('rect', { x: x - box.w / 2, y, width: box.w, height: box.h, rx: 6, class: cls }));
+    root.append(svg('text', { x: x, y: y + 13, 'text-anchor': 'middle' }, label));
+    root.append(svg('text', { x: x, y: y + 25, 'text-anchor': 'middle' }, short(toHex(hash), 8)));
+  };
+  node(centerX, yOf(0), 'node-path', `leaf #${proof.index}`, proof.leaf);
+  proof.steps.forEach((step, i) => {
+    const y = yOf(i + 1);
+    const siblingX = step.side === 'left' ? centerX - 190 : centerX + 190;
+    root.append(svg('line', { x1: centerX, y1: yOf(i), x2: centerX, y2: y + box.h }));
+    root.append(svg('line', { x1: siblingX, y1: yOf(i) + box.h / 2, x2: centerX, y2: y + box.h }));
+    node(siblingX, yOf(i), 'node-sibling', `sibling (${step.side})`, step.sibling);
+    const last = i === proof.steps.length - 1;
+    node(
+      centerX,
+      y,
+      last ? (proof.ok ? 'node-root' : 'node-bad') : 'node-path',
+      last ? `root, size ${checkpoint.size}` : `level ${i + 1}`,
+      step.hash,
+    );
+  });
+  return root;
+}
+
+$('#lookup-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const hash = $('#lookup-hash').value.trim();
+  const out = $('#lookup-status');
+  if (!/^sha256:[0-9a-f]{64}$/.test(hash)) {
+    out.textContent = 'Enter a bundle hash as sha256:<64 lowercase hex>.';
+    return;
+  }
+  const { status, body } = await getJson(`/lookup?bundle_hash=${encodeURIComponent(hash)}`);
+  if (status === 404) {
+    out.textContent = 'Not in the log.';
+    return;
+  }
+  if (status !== 200) {
+    out.textContent = body?.error?.message ?? `error ${status}`;
+    return;
+  }
+  out.textContent = `Found at index ${body.log_index}, sequenced ${body.timestamp}.`;
+  await loadPage(body.log_index + 1);
+  await showProof(body.log_index, hash);
+});
+$('#older').addEventListener('click', () => loadPage(Math.max(PAGE, pageEnd - PAGE)));
+$('#newer').addEventListener('click', () => loadPage(pageEnd + PAGE));
+
+loadCheckpoint()
+  .then(() => loadPage())
+  .finally(() => {
+    document.body.dataset.ready = 'true';
+  });

@@ -1,0 +1,116 @@
+// The revocation viewer: the current signed list, its Ed25519 signature checked in the browser over
+// context ‖ 0x00 ‖ jcs(list without signature), and its freshness (next_update). Issue 17 item 3; D20.
+import { concat, equalBytes, fromBase64, utf8, verifyEd25519 } from '../shared/bytes.js';
+import { canonicalize } from '../shared/jcs.js';
+import { badge, clear, el, facts, getJson, relative, timeEl } from '../shared/ui.js';
+
+const $ = (selector) => document.querySelector(selector);
+/** The verifier's skew allowance for updated_at in the future (core DEFAULT_MAX_CLOCK_SKEW_MS). */
+const MAX_SKEW_MS = 5 * 60 * 1000;
+
+async function verifySignature(list, config) {
+  const signature = list?.signature;
+  const publicKey = fromBase64(signature?.public_key_b64 ?? '');
+  const sig = fromBase64(signature?.sig_b64 ?? '');
+  if (signature?.alg !== 'ed25519' || publicKey?.length !== 32 || sig?.length !== 64) {
+    return { ok: false, message: 'The list carries no well-formed Ed25519 signature.' };
+  }
+  const published = fromBase64(config.public_key_b64 ?? '');
+  if (!published || !equalBytes(published, publicKey)) {
+    return { ok: false, message: 'The list is signed by a key other than the one this service publishes.' };
+  }
+  const { signature: _unsigned, ...unsigned } = list;
+  const message = concat(utf8(config.context), Uint8Array.of(0), utf8(canonicalize(unsigned)));
+  const ok = await verifyEd25519(publicKey, sig, message);
+  return {
+    ok,
+    message: ok
+      ? `Signature verified in this browser (Ed25519, WebCrypto) with key ${config.key_id}.`
+      : 'The signature does not verify: the list was altered or signed with another key.',
+  };
+}
+
+function freshness(list) {
+  const now = Date.now();
+  const next = Date.parse(list.next_update);
+  const updated = Date.parse(list.updated_at);
+  if (Number.isNaN(next) || Number.isNaN(updated))
+    return { state: 'stale', text: 'The list has no valid dates: do not rely on it.' };
+  if (updated - now > MAX_SKEW_MS)
+    return { state: 'stale', text: `Issued in the future (${list.updated_at}): check the clocks.` };
+  if (now > next)
+    return {
+      state: 'stale',
+      text: `STALE since ${relative(list.next_update)}: verifiers must not rely on this list (D20).`,
+    };
+  const left = next - now;
+  const state = left < 0.2 * (next - updated) ? 'soon' : 'fresh';
+  return {
+    state,
+    text: `Fresh: issued ${relative(list.updated_at)}, next update due ${relative(list.next_update)}.`,
+  };
+}
+
+async function load() {
+  const { body: config } = await getJson('/console/config.json');
+  const response = await fetch(config.list_path, { headers: { accept: 'application/json' } });
+  const list = await response.json().catch(() => undefined);
+  if (!response.ok || typeof list?.list_number !== 'number') {
+    clear($('#list')).append(
+      el('p', {}, badge('missing'), ` No list: ${list?.error?.message ?? `HTTP ${response.status}`}`),
+    );
+    return;
+  }
+  const check = await verifySignature(list, config);
+  const fresh = freshness(list);
+  clear($('#freshness')).append(
+    el(
+      'div',
+      { class: `verdict ${fresh.state === 'stale' ? 'fail' : 'pass'}`, id: 'freshness-banner' },
+      el('strong', {}, fresh.state === 'stale' ? 'STALE' : 'FRESH'),
+      el('span', {}, fresh.text),
+    ),
+  );
+  clear($('#list')).append(
+    el(
+      'p',
+      { id: 'list-signature', 'data-ok': String(check.ok) },
+      badge(check.ok ? 'valid' : 'INVALID'),
+      ' ',
+      check.message,
+    ),
+    facts([
+      ['Issuer', el('code', {}, list.issuer)],
+      ['Jurisdiction', list.jurisdiction],
+      ['List number', String(list.list_number)],
+      ['Issued', timeEl(list.updated_at)],
+      ['Next update', timeEl(list.next_update)],
+      ['Entries', String(list.entries?.length ?? 0)],
+      ['Signing key', el('code', {}, list.signature?.public_key_b64 ?? '—')],
+      ['Document', el('a', { href: config.list_path }, config.list_path)],
+    ]),
+  );
+  const tbody = clear($('#revoked tbody'));
+  const entries = Array.isArray(list.entries) ? list.entries : [];
+  if (entries.length === 0)
+    tbody.append(el('tr', {}, el('td', { colspan: 3, class: 'muted' }, 'No agent is revoked.')));
+  for (const entry of entries) {
+    tbody.append(
+      el(
+        'tr',
+        {},
+        el('td', {}, el('code', {}, entry.agent_id)),
+        el('td', {}, timeEl(entry.revoked_at)),
+        el('td', {}, el('code', {}, entry.reason_hash)),
+      ),
+    );
+  }
+}
+
+load()
+  .catch((error) => {
+    clear($('#list')).append(el('p', {}, `Could not load the list: ${error.message}`));
+  })
+  .finally(() => {
+    document.body.dataset.ready = 'true';
+  });

@@ -1,0 +1,67 @@
+// Checks, in the browser, that a bundle hash is in a transparency log: signed checkpoint, then RFC 9162 proof.
+// Issue 17 items 1–2; D18 (log API: /root/signed, /proof/:i?tree_size=, /lookup). Nothing the log says is trusted unchecked.
+import { fromHex } from './bytes.js';
+import { leafHash, verifyInclusion } from './merkle.js';
+import { parseCheckpoint, verifyNote } from './note.js';
+
+async function json(url) {
+  const response = await fetch(url, { headers: { accept: 'application/json' } });
+  const body = await response.json().catch(() => undefined);
+  return { status: response.status, body };
+}
+
+/** The latest signed checkpoint, its Ed25519 signature checked against the keys the log shows. */
+export async function signedCheckpoint(logUrl) {
+  const { status, body } = await json(`${logUrl}/root/signed`);
+  if (status !== 200 || typeof body?.checkpoint !== 'string') {
+    throw new Error(body?.error?.message ?? `the log answered ${status} for its checkpoint`);
+  }
+  const signature = await verifyNote(body.checkpoint, body.verifier_keys ?? []);
+  const parsed = signature.text === undefined ? undefined : parseCheckpoint(signature.text);
+  return { summary: body, signature, checkpoint: parsed };
+}
+
+/** Proof of the leaf at `index` against a checkpoint; leaf hash recomputed from the bundle hash. */
+export async function proveEntry(logUrl, index, bundleHash, checkpoint) {
+  const digest = fromHex(String(bundleHash).replace(/^sha256:/, ''));
+  if (digest?.length !== 32) throw new Error('the bundle hash is not sha256:<64 hex>');
+  const leaf = await leafHash(digest);
+  const { status, body } = await json(`${logUrl}/proof/${index}?tree_size=${checkpoint.size}`);
+  if (status !== 200) throw new Error(body?.error?.message ?? `the log answered ${status} for the proof`);
+  const proof = (body.proof ?? []).map(fromHex);
+  if (proof.some((p) => p?.length !== 32)) throw new Error('the proof holds a malformed hash');
+  const result = await verifyInclusion({
+    index,
+    treeSize: checkpoint.size,
+    leaf,
+    proof,
+    root: checkpoint.root,
+  });
+  return { ...result, leaf, proof, index, treeSize: checkpoint.size };
+}
+
+/** Whole check for the verify page: look the hash up, then prove it against a signed checkpoint. */
+export async function checkBundleInLog(logUrl, bundleHash) {
+  const found = await json(`${logUrl}/lookup?bundle_hash=${encodeURIComponent(bundleHash)}`);
+  if (found.status === 404) return { state: 'missing', message: 'This bundle hash is not in the log.' };
+  if (found.status !== 200) throw new Error(found.body?.error?.message ?? `the log answered ${found.status}`);
+  const { signature, checkpoint } = await signedCheckpoint(logUrl);
+  if (!signature.ok || !checkpoint) {
+    return { state: 'fail', message: `The log's checkpoint does not verify (${signature.reason}).` };
+  }
+  const index = found.body.log_index;
+  if (index >= checkpoint.size) {
+    return {
+      state: 'pending',
+      message: `Entry #${index} is logged but not yet covered by a signed checkpoint.`,
+    };
+  }
+  const proof = await proveEntry(logUrl, index, bundleHash, checkpoint);
+  return proof.ok
+    ? {
+        state: 'included',
+        message: `Included at index ${index} of a signed tree of ${checkpoint.size} (proof verified in this browser).`,
+        index,
+      }
+    : { state: 'fail', message: `Inclusion proof for #${index} does not verify: ${proof.reason}.`, index };
+}

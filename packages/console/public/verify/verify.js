@@ -1,0 +1,618 @@
+// The verify page: reads a bundle (paste, drop, file; JSON or CBOR), calls POST /verify, explains the answer.
+// Issue 17 item 1; SPEC.md verify result, D9–D12 (checks, tiers, modes), D7 (hash chain), D6 (PQ checkpoints).
+import { concat, sha256, toHex, utf8 } from '../shared/bytes.js';
+import { decodeCbor } from '../shared/cbor.js';
+import { explain } from '../shared/errors.js';
+import { checkBundleInLog } from '../shared/inclusion.js';
+import { canonicalize } from '../shared/jcs.js';
+import { badge, clear, copyButton, el, facts, getJson, relative, short, timeEl } from '../shared/ui.js';
+
+const $ = (selector) => document.querySelector(selector);
+const status = $('#status');
+const result = $('#result');
+const text = $('#bundle-text');
+const fileInput = $('#bundle-file');
+const dropzone = $('#dropzone');
+let chosen; // {name, bytes} of a dropped or chosen file
+let settings = { config: {} };
+
+const TIER_RANK = { routine: 0, standard: 1, elevated: 2, maximum: 3 };
+const MODE_FLOOR = {
+  classical_only: 'routine',
+  hybrid_preferred: 'standard',
+  hybrid_required: 'elevated',
+  pq_only: 'elevated',
+};
+const TIER_MODE = {
+  routine: 'classical_only',
+  standard: 'hybrid_preferred',
+  elevated: 'hybrid_required',
+  maximum: 'hybrid_required',
+};
+const CHECK_LABELS = {
+  schema: 'Schema',
+  classical_sig: 'Classical signature (Ed25519)',
+  pq_sig: 'Post-quantum signature (ML-DSA-65)',
+  manifest_integrity: 'Manifest integrity',
+  hash_chain: 'Audit hash chain',
+  session_nonce: 'Session nonce',
+  artifact_sigs: 'Artifact signatures',
+  intent_hash: 'Intent hash links',
+  checkpoints: 'PQ checkpoints',
+  key_validity: 'Key validity',
+  revocation: 'Revocation list',
+  anchor: 'Anchor receipt',
+  attestation: 'Jurisdiction attestation',
+  merkle: 'Merkle root',
+  signature: 'Signature',
+};
+const ARTIFACTS = ['responsible_principal_record', 'agent_passport', 'intent', 'policy_decision'];
+
+async function boot() {
+  const config = await getJson('/console/config.json').catch(() => ({ body: {} }));
+  settings = { config: config.body ?? {} };
+}
+
+function isRecord(value) {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+const payloadOf = (artifact) => (isRecord(artifact?.payload) ? artifact.payload : artifact);
+
+/** CBOR map {"signed_bundle": <item>} around an already-encoded item: the bytes go out unchanged. */
+function wrapCbor(item) {
+  const key = utf8('signed_bundle');
+  return concat(Uint8Array.of(0xa1, 0x60 + key.length), key, item);
+}
+
+function readInput() {
+  if (chosen) {
+    const first = chosen.bytes.find((b) => ![0x20, 0x09, 0x0a, 0x0d, 0xef, 0xbb, 0xbf].includes(b));
+    if (first === 0x7b) return fromJsonText(new TextDecoder().decode(chosen.bytes));
+    const decoded = decodeCbor(chosen.bytes);
+    const wrapped = isRecord(decoded) && 'signed_bundle' in decoded;
+    return {
+      signed: wrapped ? decoded.signed_bundle : decoded,
+      body: wrapped ? chosen.bytes : wrapCbor(chosen.bytes),
+      type: 'application/cbor',
+      format: 'CBOR',
+    };
+  }
+  return fromJsonText(text.value);
+}
+
+function fromJsonText(source) {
+  if (source.trim() === '') throw new Error('Paste a bundle, drop a file or choose one first.');
+  let parsed;
+  try {
+    parsed = JSON.parse(source);
+  } catch (error) {
+    throw new Error(`This is not valid JSON: ${error.message}`);
+  }
+  const signed = isRecord(parsed) && 'signed_bundle' in parsed ? parsed.signed_bundle : parsed;
+  return {
+    signed,
+    body: JSON.stringify({ signed_bundle: signed }),
+    type: 'application/json',
+    format: 'JSON',
+  };
+}
+
+async function verify() {
+  let input;
+  try {
+    input = readInput();
+  } catch (error) {
+    status.textContent = error.message;
+    clear(result);
+    return;
+  }
+  status.textContent = 'Verifying…';
+  $('#verify-button').disabled = true;
+  try {
+    const response = await fetch('/verify', {
+      method: 'POST',
+      headers: { 'content-type': input.type, accept: 'application/json' },
+      body: input.body,
+    });
+    const answer = await response.json().catch(() => undefined);
+    if (!isRecord(answer)) throw new Error(`The service answered ${response.status} without a JSON body.`);
+    if (answer.error) {
+      status.textContent = `${answer.error.code}: ${answer.error.message}`;
+      clear(result);
+      return;
+    }
+    status.textContent = `Checked the ${input.format} bundle (HTTP ${response.status}): see the verdict below.`;
+    await render(answer, input.signed);
+  } catch (error) {
+    status.textContent = `Could not verify: ${error.message}`;
+  } finally {
+    $('#verify-button').disabled = false;
+  }
+}
+
+function section(title, id, ...children) {
+  return el('section', { class: 'panel', 'aria-labelledby': id }, el('h2', { id }, title), ...children);
+}
+
+async function render(answer, signed) {
+  clear(result);
+  const bundle = isRecord(signed?.bundle) ? signed.bundle : {};
+  const details = Array.isArray(answer.error_details) ? answer.error_details : [];
+  const verified = answer.verified === true;
+  const tier = answer.resolved_tier;
+  const mode = settings.config.verifier_mode;
+  result.append(
+    el(
+      'div',
+      { class: `verdict ${verified ? 'pass' : 'fail'}`, id: 'verdict', role: 'status' },
+      el('strong', {}, verified ? '✔ VERIFIED' : '✘ NOT VERIFIED'),
+      el('span', {}, `version ${answer.version ?? '?'}`),
+      tier ? el('span', {}, `tier ${tier}`) : null,
+      tier ? el('span', {}, `checked as ${TIER_MODE[tier] ?? '?'}`) : null,
+    ),
+  );
+  result.append(await hashPanel(signed, bundle));
+  result.append(section('Security tier and mode', 'tier-title', tierExplanation(tier, mode, bundle)));
+  result.append(section('Checks', 'checks-title', checksTable(answer.checks ?? {}, details)));
+  const failures = failureList(details);
+  if (failures) result.append(section('Errors', 'errors-title', failures));
+  result.append(section('Warnings', 'warnings-title', warningList(answer)));
+  result.append(section('Signers', 'signers-title', signersTable(bundle, signed)));
+  result.append(section('Audit trail', 'timeline-title', await timeline(bundle, details)));
+}
+
+function tierExplanation(tier, mode, bundle) {
+  const intent = payloadOf(bundle.intent);
+  const decision = payloadOf(bundle.policy_decision);
+  const candidates = [];
+  if (isRecord(intent)) {
+    const score = Number.isFinite(intent.risk_score)
+      ? intent.risk_score
+      : Number.isFinite(decision?.risk_score)
+        ? decision.risk_score
+        : 0;
+    const classes = Array.isArray(intent.data_classes) ? intent.data_classes : [];
+    const max = classes.filter((c) => c === 'credentials' || c === 'children_data');
+    const sensitive = classes.filter((c) =>
+      ['pii', 'credentials', 'financial_data', 'health_data', 'children_data'].includes(c),
+    );
+    let computed = 'routine';
+    let why = `risk score ${score} < 200, no sensitive data class`;
+    if (score >= 800 || max.length)
+      [computed, why] = [
+        'maximum',
+        max.length ? `data class ${max.join(', ')}` : `risk score ${score} ≥ 800`,
+      ];
+    else if (score >= 500 || sensitive.length || intent.action_type === 'initiate_payment')
+      [computed, why] = [
+        'elevated',
+        score >= 500
+          ? `risk score ${score} ≥ 500`
+          : sensitive.length
+            ? `data class ${sensitive.join(', ')}`
+            : 'action initiate_payment',
+      ];
+    else if (score >= 200) [computed, why] = ['standard', `risk score ${score} ≥ 200`];
+    candidates.push(['Intent (computed, PROTOCOL §6.7)', computed, why]);
+    if (intent.security_tier in TIER_RANK)
+      candidates.push([
+        'Intent (declared security_tier)',
+        intent.security_tier,
+        'as the producer declared it',
+      ]);
+  }
+  if (decision?.resolved_tier in TIER_RANK)
+    candidates.push([
+      'Policy decision (resolved_tier)',
+      decision.resolved_tier,
+      'signed by the policy engine',
+    ]);
+  if (mode in MODE_FLOOR)
+    candidates.push([`Verifier mode (${mode})`, MODE_FLOOR[mode], 'this service’s VERIFIER_MODE floor']);
+  const rows = candidates.map(([source, candidate, why]) =>
+    el(
+      'tr',
+      { class: candidate === tier ? 'deciding' : '' },
+      el('th', { scope: 'row' }, source),
+      el('td', {}, badge(candidate)),
+      el('td', {}, why),
+      el('td', {}, candidate === tier ? 'sets the tier' : ''),
+    ),
+  );
+  const known = candidates.some(([, candidate]) => candidate === tier);
+  return el(
+    'div',
+    {},
+    el(
+      'p',
+      {},
+      tier
+        ? `Resolved tier: ${tier}. The highest candidate wins, so a bundle can never talk itself down (D10).`
+        : 'The service did not resolve a tier.',
+    ),
+    el(
+      'div',
+      { class: 'table-wrap' },
+      el(
+        'table',
+        { id: 'tier-candidates' },
+        el(
+          'thead',
+          {},
+          el(
+            'tr',
+            {},
+            el('th', { scope: 'col' }, 'Candidate'),
+            el('th', { scope: 'col' }, 'Tier'),
+            el('th', { scope: 'col' }, 'Why'),
+            el('th', { scope: 'col' }, 'Decides'),
+          ),
+        ),
+        el('tbody', {}, rows),
+      ),
+    ),
+    tier && !known
+      ? el(
+          'p',
+          { class: 'muted' },
+          'The deciding candidate is the verifier’s policy for this passport (VERIFIER_POLICY).',
+        )
+      : null,
+    el(
+      'p',
+      {},
+      `Verifier mode: ${mode ?? 'unknown'}; signatures checked as ${tier ? TIER_MODE[tier] : 'unknown'}.`,
+    ),
+  );
+}
+
+function checksTable(checks, details) {
+  const rows = Object.entries(checks).map(([name, state]) => {
+    const findings = details.filter((d) => d.check === name);
+    return el(
+      'tr',
+      { 'data-check': name },
+      el(
+        'th',
+        { scope: 'row', class: 'check-name' },
+        CHECK_LABELS[name] ?? name,
+        el('div', { class: 'muted mono' }, name),
+      ),
+      el('td', {}, badge(String(state))),
+      el(
+        'td',
+        {},
+        // One line per code (the Errors section below lists every finding in full).
+        [...new Set(findings.map((f) => f.code))].map((code) => {
+          const count = findings.filter((f) => f.code === code).length;
+          return el(
+            'div',
+            {},
+            el('code', {}, code),
+            ` ${explain(code)?.title ?? ''}`,
+            count > 1 ? ` ×${count}` : '',
+          );
+        }),
+      ),
+    );
+  });
+  return el(
+    'div',
+    { class: 'table-wrap' },
+    el(
+      'table',
+      { id: 'checks' },
+      el(
+        'thead',
+        {},
+        el(
+          'tr',
+          {},
+          el('th', { scope: 'col' }, 'Check'),
+          el('th', { scope: 'col' }, 'Status'),
+          el('th', { scope: 'col' }, 'Finding'),
+        ),
+      ),
+      el('tbody', {}, rows),
+    ),
+  );
+}
+
+function failureList(details) {
+  if (details.length === 0) return undefined;
+  return el(
+    'ul',
+    { class: 'findings', id: 'failures' },
+    details.map((d) => {
+      const meaning = explain(d.code);
+      return el(
+        'li',
+        {},
+        el('strong', {}, el('code', {}, d.code), ` ${meaning?.title ?? ''}`),
+        el('span', { class: 'muted' }, ` (check ${d.check})`),
+        el('div', { class: 'mono' }, d.message),
+        meaning
+          ? el(
+              'div',
+              {},
+              meaning.text,
+              ' ',
+              el('a', { href: `/console/errors.html#${meaning.anchor}` }, `About ${d.code}`),
+            )
+          : null,
+      );
+    }),
+  );
+}
+
+function warningList(answer) {
+  const warnings = Array.isArray(answer.warnings) ? [...answer.warnings] : [];
+  const skipped = Object.entries(answer.checks ?? {})
+    .filter(([, state]) => state === 'skipped')
+    .map(([name]) => name);
+  if (skipped.length)
+    warnings.push(
+      `Skipped checks: ${skipped.join(', ')} (not configured here, or not reached after a failure).`,
+    );
+  if (warnings.length === 0) return el('p', { class: 'muted' }, 'No warnings.');
+  return el(
+    'ul',
+    { class: 'findings warnings', id: 'warnings' },
+    warnings.map((w) => el('li', {}, w)),
+  );
+}
+
+function keyIndex(bundle) {
+  const keys = new Map();
+  const rpr = payloadOf(bundle.responsible_principal_record);
+  const passport = payloadOf(bundle.agent_passport);
+  for (const [owner, list] of [
+    ['principal', rpr?.binding_keys],
+    ['agent', passport?.keys],
+  ]) {
+    for (const key of Array.isArray(list) ? list : [])
+      if (isRecord(key) && key.kid) keys.set(key.kid, { ...key, owner });
+  }
+  return keys;
+}
+
+function signersTable(bundle, signed) {
+  const keys = keyIndex(bundle);
+  const signedBy = new Map();
+  const note = (kid, alg, what) => {
+    if (!kid) return;
+    const entry = signedBy.get(kid) ?? { alg, what: [] };
+    entry.what.push(what);
+    signedBy.set(kid, entry);
+  };
+  const sigs = (holder, what) => {
+    const composite = holder?.composite_sig ?? holder?.signature;
+    if (!isRecord(composite)) return;
+    for (const half of [composite.classical, composite.pq, composite])
+      if (isRecord(half) && half.kid) note(half.kid, half.alg, what);
+  };
+  for (const name of ARTIFACTS) sigs(bundle[name], name);
+  sigs(signed?.signature, 'bundle (manifest)');
+  for (const [i, c] of (Array.isArray(bundle.pq_checkpoints) ? bundle.pq_checkpoints : []).entries()) {
+    sigs(c, `checkpoint ${c?.checkpoint_index ?? i}`);
+  }
+  const rows = [...signedBy.entries()].map(([kid, use]) => {
+    const key = keys.get(kid);
+    const expires = key?.expires_at;
+    const expired = expires && Date.parse(expires) < Date.now();
+    return el(
+      'tr',
+      {},
+      el('td', {}, el('code', {}, kid)),
+      el('td', { class: 'short' }, use.alg ?? key?.alg ?? '?'),
+      el('td', { class: 'short wide-only' }, key?.owner ?? 'not in the bundle’s key sets'),
+      el(
+        'td',
+        {},
+        [...new Set(use.what.map((w) => w.replace(/^checkpoint \d+$/, 'PQ checkpoints')))].join(', '),
+      ),
+      el(
+        'td',
+        { class: 'wide-only' },
+        key?.created_at ? `${relative(key.created_at).replace(' ago', '')} old` : '—',
+      ),
+      el(
+        'td',
+        {},
+        expires ? el('span', {}, expired ? badge('stale') : '', ` ${expires} (${relative(expires)})`) : '—',
+      ),
+    );
+  });
+  return el(
+    'div',
+    { class: 'table-wrap' },
+    el(
+      'table',
+      { id: 'signers' },
+      el(
+        'thead',
+        {},
+        el(
+          'tr',
+          {},
+          // Owner and age fold away at phone width (the kid and expiry stay).
+          ['Key id (kid)', 'Algorithm', 'Owner', 'Signed', 'Age', 'Expires'].map((h) =>
+            el('th', { scope: 'col', class: h === 'Owner' || h === 'Age' ? 'wide-only' : undefined }, h),
+          ),
+        ),
+      ),
+      el('tbody', {}, rows),
+    ),
+  );
+}
+
+async function entryHash(entry) {
+  try {
+    return `sha256:${toHex(await sha256(utf8(canonicalize(entry))))}`;
+  } catch {
+    return undefined;
+  }
+}
+
+async function timeline(bundle, details) {
+  const entries = Array.isArray(bundle.audit_entries) ? bundle.audit_entries : [];
+  if (entries.length === 0) return el('p', { class: 'muted' }, 'This bundle has no audit entries.');
+  const checkpoints = Array.isArray(bundle.pq_checkpoints) ? bundle.pq_checkpoints : [];
+  const serverBreaks = new Set();
+  for (const d of details)
+    for (const m of String(d.message).matchAll(/entr(?:y|ies)\[(\d+)\]/g))
+      if (d.check === 'hash_chain') serverBreaks.add(Number(m[1]));
+  const intentHash = payloadOf(bundle.intent) && bundle.manifest?.intent_hash;
+  const items = [];
+  let previous;
+  for (const [i, entry] of entries.entries()) {
+    const expected = i === 0 ? 'GENESIS' : previous;
+    const brokenHere =
+      (entry?.prev_hash !== undefined && entry.prev_hash !== expected) || serverBreaks.has(i);
+    previous = await entryHash(entry);
+    const covering = checkpoints.filter((c) => Number(c?.audit_state?.entry_count) === i + 1);
+    items.push(
+      el(
+        'li',
+        { class: brokenHere ? 'broken' : '', 'data-entry': i },
+        el('strong', {}, `#${i} `, entry?.event_type ?? entry?.outcome ?? entry?.action ?? 'entry'),
+        ' ',
+        entry?.timestamp ? timeEl(entry.timestamp) : null,
+        brokenHere
+          ? el(
+              'div',
+              { class: 'break-note' },
+              badge('break'),
+              ` Chain breaks here: prev_hash should be ${short(expected ?? '?', 24)}.`,
+            )
+          : null,
+        facts([
+          [
+            'intent',
+            entry?.intent_hash
+              ? el(
+                  'span',
+                  {},
+                  el('code', {}, short(entry.intent_hash)),
+                  intentHash && entry.intent_hash !== intentHash
+                    ? ' (differs from the manifest’s intent_hash)'
+                    : '',
+                )
+              : (entry?.intent_id ?? '—'),
+          ],
+          ['prev_hash', el('code', {}, short(entry?.prev_hash ?? '—'))],
+          ['prev_hash_secondary', el('code', {}, short(entry?.prev_hash_secondary ?? '—'))],
+          ['decision', String(entry?.policy_decision ?? '—')],
+        ]),
+        covering.map((c) =>
+          el(
+            'div',
+            { class: 'checkpoint-mark' },
+            checkpointCoverage(c, i, checkpoints),
+            c.timestamp ? ` · ${c.timestamp}` : '',
+          ),
+        ),
+      ),
+    );
+  }
+  const coverage = checkpoints.length
+    ? el(
+        'p',
+        {},
+        `${checkpoints.length} PQ checkpoint(s); each signs the audit state after the entries it counts.`,
+      )
+    : el('p', { class: 'muted' }, 'No PQ checkpoints in this bundle.');
+  return el('div', {}, coverage, el('ol', { class: 'timeline', id: 'timeline' }, items));
+}
+
+/** What a checkpoint adds: the entries after the previous checkpoint's count, up to this one (D6). */
+function checkpointCoverage(checkpoint, lastIndex, checkpoints) {
+  const counts = checkpoints.map((c) => Number(c?.audit_state?.entry_count)).filter((n) => n <= lastIndex);
+  const from = counts.length ? Math.max(...counts) : 0;
+  const added = from === lastIndex ? `#${lastIndex}` : `#${from}–#${lastIndex}`;
+  return `PQ checkpoint ${checkpoint.checkpoint_index}: signs the trail #0–#${lastIndex}, adding ${added}`;
+}
+
+async function bundleHashOf(signed) {
+  if (isRecord(signed?.signature) && typeof signed.signature.bundle_hash === 'string')
+    return signed.signature.bundle_hash;
+  if (!isRecord(signed?.bundle) || !isRecord(signed?.signature)) return undefined;
+  try {
+    return `sha256:${toHex(await sha256(utf8(canonicalize({ bundle: signed.bundle, signature: signed.signature }))))}`;
+  } catch {
+    return undefined;
+  }
+}
+
+async function hashPanel(signed) {
+  const hash = await bundleHashOf(signed);
+  const copied = el('span', { class: 'muted', role: 'status' });
+  const log = el('p', { id: 'log-inclusion' });
+  const panel = section(
+    'Bundle hash',
+    'hash-title',
+    hash
+      ? el(
+          'p',
+          {},
+          el('code', { id: 'bundle-hash' }, hash),
+          copyButton(hash, 'bundle hash', copied),
+          ' ',
+          copied,
+        )
+      : el('p', {}, 'No bundle hash could be computed.'),
+    log,
+  );
+  const logUrl = settings.config.log_url;
+  if (!hash) return panel;
+  if (!logUrl) {
+    log.append(
+      'No transparency log is configured for this console (CONSOLE_LOG_URL), so inclusion is not checked.',
+    );
+    return panel;
+  }
+  log.textContent = `Checking ${logUrl}…`;
+  checkBundleInLog(logUrl, hash)
+    .then((outcome) => {
+      clear(log).append(badge(outcome.state), ' ', outcome.message);
+      log.dataset.state = outcome.state;
+    })
+    .catch((error) => {
+      clear(log).append(badge('fail'), ` Could not check the log: ${error.message}`);
+      log.dataset.state = 'error';
+    });
+  return panel;
+}
+
+async function takeFile(file) {
+  if (!file) return;
+  chosen = { name: file.name, bytes: new Uint8Array(await file.arrayBuffer()) };
+  status.textContent = `File ${file.name} (${chosen.bytes.length} bytes) ready: press Verify.`;
+}
+
+fileInput.addEventListener('change', () => takeFile(fileInput.files?.[0]));
+text.addEventListener('input', () => {
+  chosen = undefined;
+  fileInput.value = '';
+});
+dropzone.addEventListener('dragover', (event) => {
+  event.preventDefault();
+  dropzone.classList.add('over');
+});
+dropzone.addEventListener('dragleave', () => dropzone.classList.remove('over'));
+dropzone.addEventListener('drop', (event) => {
+  event.preventDefault();
+  dropzone.classList.remove('over');
+  takeFile(event.dataTransfer?.files?.[0]);
+});
+$('#verify-button').addEventListener('click', verify);
+$('#clear-button').addEventListener('click', () => {
+  text.value = '';
+  fileInput.value = '';
+  chosen = undefined;
+  status.textContent = '';
+  clear(result);
+});
+boot().then(() => {
+  document.body.dataset.ready = 'true';
+});
