@@ -87,23 +87,30 @@ function parseJsonBody(profile: ProtocolProfile) {
     body: string,
     done: (err: Error | null, body?: unknown) => void,
   ): void => {
-    let value: unknown;
-    try {
-      value = JSON.parse(body);
-    } catch {
-      return done(refuse('Request body is not valid JSON'));
-    }
-    const checked = checkParsedJson(body, value);
-    if (!checked.ok) return done(refuse(`Request body has no canonical form: ${checked.error.message}`));
-    if (hasPrototypeKey(value)) {
-      return done(
-        refuse(
-          'Request body has a member name that reaches the object prototype (__proto__, constructor.prototype)',
-        ),
-      );
-    }
-    done(null, value);
+    const [error, value] = readStrictJson(body, refuse);
+    if (error === null) done(null, value);
+    else done(error);
   };
+}
+
+/** `[error]` or `[null, value]`: the arguments the content-type parser hands to `done`. */
+function readStrictJson(body: string, refuse: (message: string) => Error): [Error] | [null, unknown] {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return [refuse('Request body is not valid JSON')];
+  }
+  const checked = checkParsedJson(body, value);
+  if (!checked.ok) return [refuse(`Request body has no canonical form: ${checked.error.message}`)];
+  if (hasPrototypeKey(value)) {
+    return [
+      refuse(
+        'Request body has a member name that reaches the object prototype (__proto__, constructor.prototype)',
+      ),
+    ];
+  }
+  return [null, value];
 }
 
 /**

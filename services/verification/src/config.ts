@@ -151,7 +151,7 @@ export const VERIFICATION_ENV = defineEnv({
     minimum: 1,
     default: 30,
     description: 'Oldest attested_at accepted for an attestation without expires_at',
-    },
+  },
   // Issue 17: the log the console's verify page checks a bundle's inclusion in, from the browser.
   CONSOLE_LOG_URL: {
     type: 'string',
