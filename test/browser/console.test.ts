@@ -13,6 +13,9 @@ import { launchChromium, screenshot, seriousAxeViolations, watchedPage } from '.
 
 type Json = Record<string, unknown>;
 
+/** The log's appends need the operator token (P7). */
+const LOG_TOKEN = 'console-test-log-operator-token-0001';
+
 let browser: Browser;
 let context: BrowserContext;
 let log: Awaited<ReturnType<typeof buildTestLog>>;
@@ -27,7 +30,7 @@ let revokedAgent: string;
 
 beforeAll(async () => {
   logDir = await mkdtemp(join(tmpdir(), 'proto-console-log-'));
-  log = await buildTestLog(logDir, { CHECKPOINT_INTERVAL_MS: '50' });
+  log = await buildTestLog(logDir, { CHECKPOINT_INTERVAL_MS: '50', OPERATOR_TOKEN: LOG_TOKEN });
   logUrl = await log.listen({ port: 0, host: '127.0.0.1' });
   revocation = await startRevocation();
   verification = await startApp({ CONSOLE_LOG_URL: logUrl });
@@ -39,14 +42,14 @@ beforeAll(async () => {
   // The valid bundle is in the log; the signed checkpoint must cover it before the pages look.
   const added = await fetch(`${logUrl}/add`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${LOG_TOKEN}` },
     body: JSON.stringify({ bundle_hash: validHash }),
   });
   expect(added.status).toBe(201);
   for (const i of [1, 2, 3]) {
     await fetch(`${logUrl}/add`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${LOG_TOKEN}` },
       body: JSON.stringify({ bundle_hash: `sha256:${String(i).repeat(64)}` }),
     });
   }
