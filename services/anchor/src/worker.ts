@@ -41,6 +41,9 @@ export function batchTree(bundleHashes: readonly string[]) {
   return tree.value;
 }
 
+/** Close-and-send rounds in one pass before confirmations are followed and the pass ends. */
+const MAX_ROUNDS_PER_PASS = 64;
+
 interface ChainState {
   current: Promise<void>;
   queued: { promise: Promise<void>; track: boolean } | undefined;
@@ -137,30 +140,43 @@ export class AnchorWorker {
   async #runChain(chain: string, track: boolean): Promise<void> {
     const adapter = this.#o.adapters.get(chain);
     if (!adapter) return;
-    await this.#closeDue(chain, adapter);
+    const repo = this.#o.repo;
     // One replica signs and broadcasts per chain at a time (nonces, UTXOs); the others only close batches.
-    if (!(await this.#o.repo.acquireLease(chain, this.owner, this.#o.leaseMs))) return;
-    await this.#reconcile(adapter);
-    await this.#sendCreated(adapter);
-    if (track) await this.#track(adapter);
+    let leased = await repo.acquireLease(chain, this.owner, this.#o.leaseMs);
+    let leasedAt = Date.now();
+    if (leased) await this.#reconcile(adapter);
+    // Closing and sending take turns (issue 16): at most one closed batch waits unsent, so a steady stream of
+    // requests can no longer keep a pass closing batches while nothing reaches the chain.
+    const started = Date.now();
+    for (let round = 0; round < MAX_ROUNDS_PER_PASS && !this.#stopped; round++) {
+      const waiting = await repo.batches(chain, ['created'], 1);
+      if (waiting.length === 0) await this.#closeOne(chain, adapter);
+      if (leased && Date.now() - leasedAt > this.#o.leaseMs / 3) {
+        leased = await repo.acquireLease(chain, this.owner, this.#o.leaseMs);
+        leasedAt = Date.now();
+      }
+      const sent = leased && (await this.#sendCreated(adapter, 1)) > 0;
+      // Nothing went out (no lease, nothing due, or the chain refused or failed): wait for the next pass.
+      if (!sent) break;
+      // Leave room for confirmations and the other chains once in a while; the next pass continues.
+      if (Date.now() - started > this.#o.leaseMs / 2) break;
+    }
+    if (leased && track) await this.#track(adapter);
   }
 
-  async #closeDue(chain: string, adapter: ChainAdapter): Promise<void> {
+  /** Closes one batch when one is due (full, or its oldest request waited BATCH_INTERVAL_MS). */
+  async #closeOne(chain: string, adapter: ChainAdapter): Promise<boolean> {
     const immediate = !adapter.batches || this.#o.mode === 'individual';
     const dueBefore = immediate ? undefined : new Date(Date.now() - this.#o.batchIntervalMs).toISOString();
-    for (let i = 0; i < 64 && !this.#stopped; i++) {
-      const batch = await this.#o.repo.closeBatch(chain, {
-        max: this.#o.batchMax,
-        ...(dueBefore === undefined ? {} : { dueBefore }),
-        build: batchTree,
-      });
-      if (batch === undefined) return;
-      this.#state(chain).enqueuedSinceClose = 0;
-      this.#o.log.info(
-        { chain, batch: batch.id, size: batch.size, root: batch.root },
-        'anchor: batch closed',
-      );
-    }
+    const batch = await this.#o.repo.closeBatch(chain, {
+      max: this.#o.batchMax,
+      ...(dueBefore === undefined ? {} : { dueBefore }),
+      build: batchTree,
+    });
+    if (batch === undefined) return false;
+    this.#state(chain).enqueuedSinceClose = 0;
+    this.#o.log.info({ chain, batch: batch.id, size: batch.size, root: batch.root }, 'anchor: batch closed');
+    return true;
   }
 
   /** Batches whose intent was stored but whose broadcast was not recorded (a crash, or a refused send). */
@@ -183,12 +199,14 @@ export class AnchorWorker {
     }
   }
 
-  async #sendCreated(adapter: ChainAdapter): Promise<void> {
+  /** Sends up to `limit` closed batches, oldest first; returns how many went out. */
+  async #sendCreated(adapter: ChainAdapter, limit: number): Promise<number> {
     const repo = this.#o.repo;
-    for (const batch of await repo.batches(adapter.name, ['created'], 16)) {
-      if (this.#stopped) return;
+    let sent = 0;
+    for (const batch of await repo.batches(adapter.name, ['created'], limit)) {
+      if (this.#stopped) return sent;
       // Writes go out in order: the next one waits until the previous one was accepted.
-      if ((await repo.batches(adapter.name, ['sending'], 1)).length > 0) return;
+      if ((await repo.batches(adapter.name, ['sending'], 1)).length > 0) return sent;
       const items = await repo.batchItems(batch.id);
       const inFlight = await repo.batches(adapter.name, ['sending', 'sent']);
       const intent = await adapter.prepare(batch, items, {
@@ -199,11 +217,13 @@ export class AnchorWorker {
           { chain: adapter.name, batch: batch.id },
           'anchor: lease lost before sending; another replica continues',
         );
-        return;
+        return sent;
       }
       const stored = (await repo.batch(batch.id)) as AnchorBatch;
-      if (!(await this.#broadcast(adapter, stored, items))) return;
+      if (!(await this.#broadcast(adapter, stored, items))) return sent;
+      sent++;
     }
+    return sent;
   }
 
   async #broadcast(

@@ -186,6 +186,13 @@ export interface AnchorRepository {
   openCounts(): Promise<
     { readonly chain: string; readonly state: AnchorItemState; readonly count: number }[]
   >;
+  /**
+   * Requests of a chain not yet handed to it: queued, or in a batch not yet sent (`created`, `sending`).
+   * What ANCHOR_MAX_BACKLOG bounds (issue 16).
+   */
+  backlog(chain: string): Promise<number>;
+  /** Request time (ISO) of the oldest request of a chain that is not finished (queued or batched), if any. */
+  oldestPending(chain: string): Promise<string | undefined>;
 }
 
 export interface AnchorRepositoryOptions {
@@ -614,5 +621,31 @@ export class KyselyAnchorRepository implements AnchorRepository {
       .groupBy(['chain', 'state'])
       .execute();
     return rows.map((r) => ({ chain: r.chain, state: r.state as AnchorItemState, count: Number(r.count) }));
+  }
+
+  async backlog(chain: string): Promise<number> {
+    const queued = await this.#db
+      .selectFrom('anchor_items')
+      .select((eb) => eb.fn.countAll<number | string>().as('count'))
+      .where('chain', '=', chain)
+      .where('state', '=', 'queued')
+      .executeTakeFirst();
+    const unsent = await this.#db
+      .selectFrom('anchor_batches')
+      .select((eb) => eb.fn.sum<number | string | null>('size').as('size'))
+      .where('chain', '=', chain)
+      .where('state', 'in', ['created', 'sending'])
+      .executeTakeFirst();
+    return Number(queued?.count ?? 0) + Number(unsent?.size ?? 0);
+  }
+
+  async oldestPending(chain: string): Promise<string | undefined> {
+    const row = await this.#db
+      .selectFrom('anchor_items')
+      .select((eb) => eb.fn.min<string | null>('requested_at').as('oldest'))
+      .where('chain', '=', chain)
+      .where('state', 'in', ['queued', 'batched'])
+      .executeTakeFirst();
+    return row?.oldest ?? undefined;
   }
 }

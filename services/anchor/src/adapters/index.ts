@@ -41,7 +41,13 @@ export function createAdapters(config: AnchorConfig, profile: ProtocolProfile): 
     );
   }
   if (config.TL_URL)
-    adapters.push(new TransparencyLogAdapter({ url: config.TL_URL, token: config.TL_TOKEN }));
+    adapters.push(
+      new TransparencyLogAdapter({
+        url: config.TL_URL,
+        token: config.TL_TOKEN,
+        concurrency: config.TL_CONCURRENCY,
+      }),
+    );
   const byName = new Map<string, ChainAdapter>();
   for (const adapter of adapters) {
     if (byName.has(adapter.name)) throw new Error(`two chains are named ${adapter.name}`);
