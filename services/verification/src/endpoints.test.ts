@@ -63,7 +63,9 @@ describe('GET /health and the capabilities document', () => {
       const bad = await postVerify(other.url, '{');
       expect(bad.json['error_details']).toEqual([expect.objectContaining({ code: 'DCP-E001' })]);
       const metrics = await (await fetch(`${other.url}/metrics`)).text();
-      expect(metrics).toMatch(/^dcp_verification_errors_total\{code="DCP-E001"\} 1$/m);
+      // One metric namespace for every profile; the profile is a build_info label (issue 16).
+      expect(metrics).toMatch(/^proto_verification_errors_total\{code="DCP-E001"\} 1$/m);
+      expect(metrics).toMatch(/^proto_build_info\{service="verification",profile="dcp-ai",/m);
     } finally {
       await other.close();
     }
