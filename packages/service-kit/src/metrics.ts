@@ -128,7 +128,7 @@ export function installDependencyMetrics(
         }),
       );
       gauge.reset();
-      names.forEach((name, i) => gauge.set({ dependency: name }, results[i] ? 1 : 0));
+      for (const [i, name] of names.entries()) gauge.set({ dependency: name }, results[i] ? 1 : 0);
     },
   );
   return { add: (name, check) => checks.set(name, check) };
