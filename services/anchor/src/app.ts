@@ -8,6 +8,7 @@ import { createAdapters } from './adapters/index.ts';
 import type { ChainAdapter } from './adapters/types.ts';
 import { BacklogGate } from './backlog.ts';
 import type { AnchorConfig } from './config.ts';
+import { createAnchorMetrics } from './metrics.ts';
 import { registerAnchorRoutes } from './routes.ts';
 import { AnchorWorker } from './worker.ts';
 
@@ -76,10 +77,7 @@ export async function buildAnchorService(options: AnchorServiceOptions): Promise
       }));
     const repo = store.anchor;
 
-    const batches = app.serviceMetrics.counter('anchor_batches_total', 'Anchor batch outcomes per chain', [
-      'chain',
-      'outcome',
-    ]);
+    const anchorMetrics = createAnchorMetrics(app.serviceMetrics, repo, adapters);
     const requests = app.serviceMetrics.counter('anchor_requests_total', 'POST /anchor requests per chain', [
       'chain',
       'result',
@@ -107,7 +105,7 @@ export async function buildAnchorService(options: AnchorServiceOptions): Promise
       leaseMs: config.ANCHOR_LEASE_MS,
       log: app.log.child({ component: 'anchor-worker' }),
       onOutcome: (chain, outcome, count = 1) => {
-        batches.inc({ chain, outcome }, count);
+        anchorMetrics.outcome(chain, outcome, count);
         if (outcome === 'sent' || outcome === 'failed') backlog.forget(chain);
       },
       owner: options.workerOwner ?? config.ANCHOR_REPLICA_ID ?? hostname(),

@@ -30,7 +30,10 @@ export interface AnchorWorkerOptions {
   readonly owner?: string;
   /** Called after a broadcast succeeded and before it is recorded (the crash test's hook). */
   readonly afterBroadcast?: (batch: AnchorBatch) => void;
-  /** Counts batch outcomes (`sent`, `confirmed`, `failed`, `requeued`) per chain. */
+  /**
+   * Counts batch outcomes per chain: `sent`, `confirmed`, `failed` (refused for good), `requeued`,
+   * `send_failed` (a send that may succeed later), `unreachable` (the chain's API did not answer).
+   */
   readonly onOutcome?: (chain: string, outcome: string, count?: number) => void;
 }
 
@@ -114,6 +117,7 @@ export class AnchorWorker {
         await this.#runChain(chain, queued.track);
       } catch (error) {
         if (error instanceof TransientError) {
+          this.#o.onOutcome?.(chain, 'unreachable');
           this.#o.log.warn(
             { chain, err: error.message },
             'anchor: chain unreachable, retrying on the next pass',
@@ -243,6 +247,7 @@ export class AnchorWorker {
           'anchor: write refused',
         );
       } else {
+        this.#o.onOutcome?.(adapter.name, 'send_failed');
         this.#o.log.warn(
           { chain: adapter.name, batch: batch.id, err: result.error },
           'anchor: send failed, retrying later',
