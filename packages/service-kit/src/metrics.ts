@@ -51,8 +51,26 @@ export class ServiceMetrics {
     }
   }
 
-  counter<L extends string = never>(name: string, help: string, labelNames: readonly L[] = []): Counter<L> {
-    return new Counter<L>({ name: this.prefix + name, help, labelNames, registers: [this.registry] });
+  /** `collect`: runs at each scrape (a total kept elsewhere, set with reset() + inc()). */
+  counter<L extends string = never>(
+    name: string,
+    help: string,
+    labelNames: readonly L[] = [],
+    collect?: (counter: Counter<L>) => void | Promise<void>,
+  ): Counter<L> {
+    return new Counter<L>({
+      name: this.prefix + name,
+      help,
+      labelNames,
+      registers: [this.registry],
+      ...(collect
+        ? {
+            collect(this: Counter<L>) {
+              return collect(this);
+            },
+          }
+        : {}),
+    });
   }
 
   gauge<L extends string = never>(

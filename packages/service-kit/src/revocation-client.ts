@@ -179,6 +179,8 @@ export interface RevocationCheckerOptions {
   /** A jurisdiction without a configured source fails at elevated/maximum too (default false: skipped). */
   readonly failClosedWithoutSource?: boolean;
   readonly log?: { warn(obj: object, msg: string): void };
+  /** A source answered with a list accepted as current (200 verified, or 304): metrics (issue 16). */
+  readonly onFetched?: (jurisdiction: string) => void;
 }
 
 export interface RevocationSourceState {
@@ -341,6 +343,7 @@ export function createRevocationChecker(options: RevocationCheckerOptions): Revo
       state.freshUntil = Math.min(now + lifetime, state.accepted.nextUpdate.getTime());
       state.etag = responseHeaders.get('etag') ?? state.etag;
       state.problem = undefined;
+      options.onFetched?.(jurisdiction);
       return;
     }
     if (status !== 200) {
@@ -382,6 +385,7 @@ export function createRevocationChecker(options: RevocationCheckerOptions): Revo
     state.etag = responseHeaders.get('etag') ?? undefined;
     state.freshUntil = Math.min(now + lifetime, list.nextUpdate.getTime());
     state.problem = undefined;
+    options.onFetched?.(jurisdiction);
     announce(jurisdiction, state, list);
   }
 

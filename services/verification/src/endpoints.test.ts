@@ -188,6 +188,10 @@ describe('worker pool saturation', () => {
         error: { code: 'PROTO-E702', message: expect.stringContaining('busy'), retryable: true },
       });
       expect(statuses.every((s) => s === 200 || s === 503)).toBe(true);
+      // Each turned-away request is counted for the pool-saturation alert (issue 16).
+      const metrics = await (await fetch(`${running.url}/metrics`)).text();
+      expect(metrics).toContain(`\nproto_verify_pool_rejected_total ${busy.length}\n`);
+      expect(metrics).toContain('\nproto_verify_pool_queue_max 6\n');
     } finally {
       await running.close();
     }

@@ -43,6 +43,8 @@ export interface ExternalChecksOptions {
   readonly onNewRevocation: (agentId: string) => void;
   readonly clock?: () => Date;
   readonly log?: { warn(obj: object, msg: string): void };
+  /** A revocation source's list was fetched and accepted (metrics). */
+  readonly onRevocationFetched?: (jurisdiction: string) => void;
 }
 
 export interface ExternalChecks {
@@ -129,6 +131,7 @@ export function createExternalChecks(options: ExternalChecksOptions): ExternalCh
           clock,
           profile,
           onNewRevocation: (agentId) => options.onNewRevocation(agentId),
+          ...(options.onRevocationFetched ? { onFetched: options.onRevocationFetched } : {}),
           ...(options.log === undefined ? {} : { log: options.log }),
         });
 
