@@ -10,9 +10,14 @@ afterEach(async () => {
   for (const app of apps.splice(0)) await app.close();
 });
 
-async function service(env: Record<string, string> = {}) {
+async function service(env: Record<string, string> = {}, rateLimit = false) {
   const config = loadConfig<SharedConfig>(SHARED_ENV_PROPERTIES, { LOG_LEVEL: 'silent', ...env });
-  const app = await createService({ name: 'metrics-test', version: '9.8.7', config, rateLimit: false });
+  const app = await createService({
+    name: 'metrics-test',
+    version: '9.8.7',
+    config,
+    ...(rateLimit ? {} : { rateLimit: false }),
+  });
   apps.push(app);
   return app;
 }
@@ -69,4 +74,19 @@ describe('GET /metrics', () => {
     text = await scrape(app);
     expect(text).toMatch(/^proto_dependency_up\{dependency="redis"\} 1$/m);
   });
+
+  it.skipIf(!process.env['REDIS_URL'])(
+    'reports the rate-limit Redis as a dependency, up or down',
+    async () => {
+      const up = await service({ REDIS_URL: process.env['REDIS_URL'] as string }, true);
+      await up.ready();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(await scrape(up)).toMatch(/^proto_dependency_up\{dependency="redis"\} 1$/m);
+      // Nothing listens on port 9.
+      const down = await service({ REDIS_URL: 'redis://127.0.0.1:9' }, true);
+      await down.ready();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(await scrape(down)).toMatch(/^proto_dependency_up\{dependency="redis"\} 0$/m);
+    },
+  );
 });

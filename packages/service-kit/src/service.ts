@@ -161,10 +161,11 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     });
   }
   installWireFormats(app, profile);
+  let redis: Awaited<ReturnType<typeof installRateLimit>>;
   if (options.rateLimit !== false) {
     const setup = options.rateLimit ?? {};
     const redisUrl = setup.redisUrl ?? config.REDIS_URL;
-    await installRateLimit(app, profile, {
+    redis = await installRateLimit(app, profile, {
       ...setup,
       keyPrefix: setup.keyPrefix ?? `${profile.shortName}:${options.name}:rate-limit:`,
       ...(redisUrl ? { redisUrl } : {}),
@@ -185,6 +186,8 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     ...(options.health ? { extra: options.health } : {}),
   });
   const dependencies = installDependencyMetrics(metrics);
+  // Metric only, not a readiness check: rate limits skip Redis errors, so the service still serves without it.
+  if (redis !== undefined) dependencies.add('redis', () => redis.status === 'ready');
   app.decorate('addReadinessCheck', (name: string, check: ReadinessCheck) => {
     addReadinessCheck(name, check);
     dependencies.add(name, check);
