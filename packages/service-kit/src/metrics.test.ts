@@ -49,6 +49,13 @@ describe('GET /metrics', () => {
     },
   );
 
+  it('puts GIT_COMMIT into build_info and refuses a malformed one at boot', async () => {
+    const app = await service({ GIT_COMMIT: '0123abc' });
+    await app.ready();
+    expect(await scrape(app)).toMatch(/^proto_build_info\{[^}]*commit="0123abc"\} 1$/m);
+    await expect(service({ GIT_COMMIT: 'bad commit"' })).rejects.toThrow(/GIT_COMMIT/);
+  });
+
   it('exports the default process and Node.js metrics unprefixed, as stock dashboards expect', async () => {
     const app = await service();
     await app.ready();

@@ -113,8 +113,8 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
       service: options.name,
       profile: profile.name,
       version: options.version,
-      // Set by the image build (docker/Dockerfile ARG GIT_COMMIT); a source checkout reports `unknown`.
-      commit: process.env['GIT_COMMIT'] || 'unknown',
+      // Set by the image build (docker/Dockerfile: GIT_COMMIT from ARG REVISION); a source checkout reports `unknown`.
+      commit: config.GIT_COMMIT || 'unknown',
     },
   });
   app.decorate('protocolProfile', profile);
