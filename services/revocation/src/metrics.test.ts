@@ -1,5 +1,6 @@
 // The revocation service's alerting metrics over GET /metrics: the current list's next_update (the
 // RevocationListExpiring rule) and the issue-failure counter. Issue 16 item 3.
+import { createStoreTarget, testDatabaseUrl } from '@proto/store/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RunningService, startService } from './test-support.ts';
 
@@ -25,4 +26,21 @@ describe('revocation metrics', () => {
     expect(inSeconds).toBeLessThanOrEqual(3600);
     expect(sample(text, 'proto_revocation_list_issue_failures_total')).toBe(0);
   });
+
+  it.skipIf(testDatabaseUrl() === undefined)(
+    'counts a failed issue round (its tables gone under it)',
+    async () => {
+      const target = await createStoreTarget('postgres', 'revocation-metrics');
+      const service = await startService({ store: target.fresh('issue'), timer: false });
+      running.push(service);
+      const scrape = async () => (await fetch(`${service.url}/metrics`)).text();
+      expect(sample(await scrape(), 'proto_revocation_list_issue_failures_total')).toBe(0);
+      // Drops the service's schema: its next round fails for real.
+      await target.cleanup();
+      service.app.revocationPublisher.start();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      service.app.revocationPublisher.stop();
+      expect(sample(await scrape(), 'proto_revocation_list_issue_failures_total')).toBe(1);
+    },
+  );
 });
