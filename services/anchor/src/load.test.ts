@@ -187,4 +187,17 @@ describe.each(dialectsUnderTest())('anchoring under steady load (%s)', (dialect)
     expect(await app.anchorStore.anchor.latest(hashOf(`backlog ${dialect} over`))).toBeUndefined();
     expect((await postAnchor(app, hashOf(`backlog ${dialect} 3`), CHAIN)).statusCode).toBe(202);
   });
+
+  it('never closes a second batch while a closed one waits unsent (the sink is down)', async () => {
+    const app = await start({ BATCH_MAX: '10', TL_URL: 'http://127.0.0.1:9' }, false);
+    for (let i = 0; i < 35; i++) await app.anchorStore.anchor.enqueue(CHAIN, hashOf(`fair ${dialect} ${i}`));
+    for (let pass = 0; pass < 3; pass++) await app.anchorWorker.run(CHAIN, true);
+    const repo = app.anchorStore.anchor;
+    const unsent = await repo.batches(CHAIN, ['created', 'sending']);
+    // One write in flight (its intent stored) and at most one closed behind it; the rest stays queued.
+    expect(unsent.filter((b) => b.state === 'sending')).toHaveLength(1);
+    expect(unsent.filter((b) => b.state === 'created').length).toBeLessThanOrEqual(1);
+    const open = await repo.openCounts();
+    expect(open.find((r) => r.state === 'queued')?.count).toBeGreaterThanOrEqual(15);
+  });
 });
