@@ -78,6 +78,12 @@ export const SHARED_ENV_PROPERTIES = {
     default: 1000,
     description: 'Load shedding: answer 503 while the event loop lags more than this (0 turns it off)',
   },
+  GIT_COMMIT: {
+    type: 'string',
+    // Empty is accepted (an image built with an empty REVISION) and reported as `unknown`.
+    pattern: '^[A-Za-z0-9._-]{0,64}$',
+    description: 'Commit the build came from, in the build_info metric (the image sets it from REVISION)',
+  },
 } as const satisfies EnvProperties;
 
 /** The typed shape of SHARED_ENV_PROPERTIES after validation. */
@@ -92,6 +98,7 @@ export interface SharedConfig {
   readonly REDIS_URL?: string;
   readonly SHUTDOWN_TIMEOUT_MS: number;
   readonly MAX_EVENT_LOOP_DELAY_MS: number;
+  readonly GIT_COMMIT?: string;
 }
 
 /** The shared properties overlaid with a service's own (a service's entry wins, e.g. PORT's default). */

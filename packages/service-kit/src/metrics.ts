@@ -1,5 +1,5 @@
-// Prometheus metrics: one registry per service, default process metrics, an HTTP duration histogram,
-// all names under the profile's prefix (`proto_`). SPEC.md Events (metrics), ARCHITECTURE §3 (prom-client).
+// Prometheus metrics: one registry per service, unprefixed default process metrics, an HTTP duration histogram,
+// service metrics under one namespace for every profile (`proto_`, profile as a label). SPEC.md Events; issue 16 item 3.
 import type { FastifyInstance } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { LOAD_SHEDDING_EXEMPT } from './load-shedding.ts';
@@ -11,19 +11,66 @@ export const LATENCY_BUCKETS: readonly number[] = [
   0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
 ];
 
+/**
+ * The namespace of every service metric, the same under every PROTOCOL_PROFILE (the profile is a label), so
+ * alerts and dashboards need one set of names (issue 16; ops-decisions "Metric namespace").
+ */
+export const METRIC_NAMESPACE = 'proto_';
+
+export interface ServiceMetricsOptions {
+  /** Default Node.js and process metrics, unprefixed as stock dashboards expect. Default true. */
+  readonly defaultMetrics?: boolean;
+  /**
+   * `<ns>build_info{service,profile,version,commit} 1`: the info-metric idiom, so the profile is a label to join
+   * on instead of a name prefix, without adding labels to every series.
+   */
+  readonly build?: {
+    readonly service: string;
+    readonly profile: string;
+    readonly version: string;
+    readonly commit: string;
+  };
+}
+
 /** A service's metric registry; every metric it creates is named `<prefix><name>`. */
 export class ServiceMetrics {
   readonly registry: Registry;
   readonly prefix: string;
 
-  constructor(prefix: string, options: { readonly defaultMetrics?: boolean } = {}) {
+  constructor(prefix: string = METRIC_NAMESPACE, options: ServiceMetricsOptions = {}) {
     this.registry = new Registry();
     this.prefix = prefix;
-    if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix });
+    if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });
+    if (options.build !== undefined) {
+      this.gauge('build_info', 'Always 1: the service, its protocol profile, version and commit', [
+        'service',
+        'profile',
+        'version',
+        'commit',
+      ]).set({ ...options.build }, 1);
+    }
   }
 
-  counter<L extends string = never>(name: string, help: string, labelNames: readonly L[] = []): Counter<L> {
-    return new Counter<L>({ name: this.prefix + name, help, labelNames, registers: [this.registry] });
+  /** `collect`: runs at each scrape (a total kept elsewhere, set with reset() + inc()). */
+  counter<L extends string = never>(
+    name: string,
+    help: string,
+    labelNames: readonly L[] = [],
+    collect?: (counter: Counter<L>) => void | Promise<void>,
+  ): Counter<L> {
+    return new Counter<L>({
+      name: this.prefix + name,
+      help,
+      labelNames,
+      registers: [this.registry],
+      ...(collect
+        ? {
+            collect(this: Counter<L>) {
+              return collect(this);
+            },
+          }
+        : {}),
+    });
   }
 
   gauge<L extends string = never>(
@@ -66,6 +113,43 @@ export class ServiceMetrics {
   async exposition(): Promise<{ contentType: string; body: string }> {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
+}
+
+/**
+ * `<ns>dependency_up{dependency}`: 1 when the readiness check of a dependency (store, Redis, a chain's API)
+ * passes at scrape time, else 0, so "PostgreSQL/Redis down" is an alert, not a log line (issue 16 item 3).
+ */
+export function installDependencyMetrics(
+  metrics: ServiceMetrics,
+  timeoutMs = 2000,
+): { add(name: string, check: () => unknown): void } {
+  const checks = new Map<string, () => unknown>();
+  metrics.gauge(
+    'dependency_up',
+    'Readiness check of each dependency at scrape time: 1 up, 0 down',
+    ['dependency'],
+    async (gauge) => {
+      const names = [...checks.keys()];
+      const results = await Promise.all(
+        names.map(async (name) => {
+          let timer: NodeJS.Timeout | undefined;
+          const timeout = new Promise<false>((resolve) => {
+            timer = setTimeout(() => resolve(false), timeoutMs);
+          });
+          try {
+            return (await Promise.race([Promise.resolve().then(checks.get(name)), timeout])) !== false;
+          } catch {
+            return false;
+          } finally {
+            clearTimeout(timer);
+          }
+        }),
+      );
+      gauge.reset();
+      for (const [i, name] of names.entries()) gauge.set({ dependency: name }, results[i] ? 1 : 0);
+    },
+  );
+  return { add: (name, check) => checks.set(name, check) };
 }
 
 /** Adds the HTTP request histogram (route pattern, method, status) and `GET /metrics`. */

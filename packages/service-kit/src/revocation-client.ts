@@ -270,6 +270,8 @@ export interface RevocationCheckerOptions {
   /** Largest list body accepted (default 16 MiB). */
   readonly maxListBytes?: number;
   readonly log?: { warn(obj: object, msg: string): void };
+  /** A source answered with a list accepted as current (200 verified, or 304): metrics (issue 16). */
+  readonly onFetched?: (jurisdiction: string) => void;
 }
 
 export interface RevocationSourceState {
@@ -480,6 +482,7 @@ export function createRevocationChecker(options: RevocationCheckerOptions): Revo
       state.freshUntil = Math.min(now + lifetime, state.accepted.nextUpdate.getTime());
       state.etag = responseHeaders.get('etag') ?? state.etag;
       state.problem = undefined;
+      options.onFetched?.(jurisdiction);
       return;
     }
     if (status !== 200) {
@@ -534,6 +537,7 @@ export function createRevocationChecker(options: RevocationCheckerOptions): Revo
     state.etag = responseHeaders.get('etag') ?? undefined;
     state.freshUntil = Math.min(now + lifetime, list.nextUpdate.getTime());
     state.problem = undefined;
+    options.onFetched?.(jurisdiction);
     announce(jurisdiction, state, list);
     if (watermarks !== undefined) {
       // Kept in memory regardless; a failed write only weakens the guarantee across restarts.

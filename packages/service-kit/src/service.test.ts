@@ -286,7 +286,7 @@ describe('operations endpoints', () => {
     const res = await app.inject({ method: 'GET', url: '/metrics' });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
-    expect(res.body).toMatch(/^# HELP proto_process_cpu_user_seconds_total/m);
+    expect(res.body).toMatch(/^# HELP process_cpu_user_seconds_total/m);
     expect(res.body).toMatch(
       /proto_http_request_duration_seconds_count\{route="\/health",method="GET",status_code="200"\} 1/,
     );

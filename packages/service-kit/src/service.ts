@@ -11,7 +11,7 @@ import { installHealth, READINESS_DEGRADED, type ReadinessCheck } from './health
 import { errorResponseSchema, protocolError } from './http-errors.ts';
 import { installLoadShedding, type LoadSheddingOptions } from './load-shedding.ts';
 import { genRequestId, loggerOptions, REQUEST_ID_HEADER } from './logging.ts';
-import { installMetrics, ServiceMetrics } from './metrics.ts';
+import { installDependencyMetrics, installMetrics, METRIC_NAMESPACE, ServiceMetrics } from './metrics.ts';
 import { type InstalledRateLimit, installRateLimit, type RateLimitSetup } from './rate-limit.ts';
 import { installWireFormats } from './wire-format.ts';
 
@@ -33,7 +33,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The protocol profile selected by PROTOCOL_PROFILE (D1). */
     protocolProfile: ProtocolProfile;
-    /** The service's metric registry; metric names carry the profile's prefix. */
+    /** The service's metric registry: `proto_` names under every profile (the profile is a build_info label). */
     serviceMetrics: ServiceMetrics;
     serviceInfo: ServiceInfo;
     /** Adds a dependency check run by `GET /ready` (503 when one fails). */
@@ -113,8 +113,15 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
       'TRUST_PROXY=true trusts every X-Forwarded-For hop, so clients choose their address; set the number of proxies or their addresses/CIDRs',
     );
   }
-  const metrics = new ServiceMetrics(profile.metricsPrefix, {
+  const metrics = new ServiceMetrics(METRIC_NAMESPACE, {
     defaultMetrics: options.defaultMetrics ?? true,
+    build: {
+      service: options.name,
+      profile: profile.name,
+      version: options.version,
+      // Set by the image build (docker/Dockerfile: GIT_COMMIT from ARG REVISION); a source checkout reports `unknown`.
+      commit: config.GIT_COMMIT || 'unknown',
+    },
   });
   app.decorate('protocolProfile', profile);
   app.decorate('serviceMetrics', metrics);
@@ -184,10 +191,16 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     profile: profile.name,
     ...(options.health ? { extra: options.health } : {}),
   });
-  app.decorate('addReadinessCheck', addReadinessCheck);
+  const dependencies = installDependencyMetrics(metrics);
+  app.decorate('addReadinessCheck', (name: string, check: ReadinessCheck) => {
+    addReadinessCheck(name, check);
+    dependencies.add(name, check);
+  });
   if (limiter?.redis) {
     const installed = limiter;
     addReadinessCheck('rate-limit-store', () => (installed.degraded() ? READINESS_DEGRADED : true));
+    // The metric says down while the limiter counts per process (readiness stays 200 "degraded", P8).
+    dependencies.add('redis', () => !installed.degraded());
   }
   return app;
 }

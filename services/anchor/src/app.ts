@@ -6,7 +6,9 @@ import { type AnchorBatch, openStore, type Store } from '@proto/store';
 import type { FastifyInstance } from 'fastify';
 import { createAdapters } from './adapters/index.ts';
 import type { ChainAdapter } from './adapters/types.ts';
+import { BacklogGate } from './backlog.ts';
 import type { AnchorConfig } from './config.ts';
+import { createAnchorMetrics } from './metrics.ts';
 import { registerAnchorRoutes } from './routes.ts';
 import { AnchorWorker } from './worker.ts';
 
@@ -67,13 +69,15 @@ export async function buildAnchorService(options: AnchorServiceOptions): Promise
     }) as OperatorTokens;
     store =
       options.store ??
-      (await openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, name: SERVICE_NAME }));
+      (await openStore({
+        databaseUrl: config.DATABASE_URL,
+        dataDir: config.DATA_DIR,
+        name: SERVICE_NAME,
+        pgSchema: config.DATABASE_SCHEMA,
+      }));
     const repo = store.anchor;
 
-    const batches = app.serviceMetrics.counter('anchor_batches_total', 'Anchor batch outcomes per chain', [
-      'chain',
-      'outcome',
-    ]);
+    const anchorMetrics = createAnchorMetrics(app.serviceMetrics, repo, adapters);
     const requests = app.serviceMetrics.counter('anchor_requests_total', 'POST /anchor requests per chain', [
       'chain',
       'result',
@@ -89,6 +93,7 @@ export async function buildAnchorService(options: AnchorServiceOptions): Promise
       },
     );
 
+    const backlog = new BacklogGate(repo, config.ANCHOR_MAX_BACKLOG);
     const worker = new AnchorWorker({
       repo,
       adapters,
@@ -99,7 +104,10 @@ export async function buildAnchorService(options: AnchorServiceOptions): Promise
       maxAttempts: config.ANCHOR_MAX_ATTEMPTS,
       leaseMs: config.ANCHOR_LEASE_MS,
       log: app.log.child({ component: 'anchor-worker' }),
-      onOutcome: (chain, outcome, count = 1) => batches.inc({ chain, outcome }, count),
+      onOutcome: (chain, outcome, count = 1) => {
+        anchorMetrics.outcome(chain, outcome, count);
+        if (outcome === 'sent' || outcome === 'failed') backlog.forget(chain);
+      },
       owner: options.workerOwner ?? config.ANCHOR_REPLICA_ID ?? hostname(),
       ...(options.afterBroadcast ? { afterBroadcast: options.afterBroadcast } : {}),
     });
@@ -129,6 +137,8 @@ export async function buildAnchorService(options: AnchorServiceOptions): Promise
       tokens,
       mode: config.ANCHOR_MODE,
       waitMs: config.ANCHOR_WAIT_MS,
+      backlog,
+      retryAfterSeconds: Math.max(1, Math.ceil(config.ANCHOR_POLL_INTERVAL_MS / 1000)),
     });
     const opened = store;
     app.addReadinessCheck('store', () => opened.ping());

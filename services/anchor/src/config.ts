@@ -41,6 +41,13 @@ export const ANCHOR_ENV = defineEnv({
     default: 5000,
     description: 'How often the worker closes due batches, sends and tracks confirmations',
   },
+  ANCHOR_MAX_BACKLOG: {
+    type: 'integer',
+    minimum: 0,
+    default: 100000,
+    description:
+      'Requests per chain queued or in an unsent batch before POST /anchor answers 503 + Retry-After (E702); 0: no bound',
+  },
   ANCHOR_WAIT_MS: {
     type: 'integer',
     minimum: 0,
@@ -125,6 +132,18 @@ export const ANCHOR_ENV = defineEnv({
     minLength: 1,
     description: "File holding the log's token (its generated operator-token), read when TL_TOKEN is unset",
   },
+  TL_CONCURRENCY: {
+    type: 'integer',
+    minimum: 1,
+    maximum: 1024,
+    default: 64,
+    description: 'Appends to the transparency log in flight at once while a batch is sent',
+  },
+  DATABASE_SCHEMA: {
+    type: 'string',
+    pattern: '^[a-z_][a-z0-9_]{0,62}$',
+    description: 'PostgreSQL schema of the anchor tables (default: the server search_path)',
+  },
   ANCHOR_TEST_CRASH_AFTER_SEND: {
     type: 'boolean',
     default: false,
@@ -140,6 +159,7 @@ export interface AnchorConfig extends SharedConfig {
   readonly BATCH_INTERVAL_MS: number;
   readonly ANCHOR_POLL_INTERVAL_MS: number;
   readonly ANCHOR_WAIT_MS: number;
+  readonly ANCHOR_MAX_BACKLOG: number;
   readonly ANCHOR_MAX_ATTEMPTS: number;
   readonly ANCHOR_LEASE_MS: number;
   readonly ANCHOR_REPLICA_ID?: string;
@@ -158,6 +178,8 @@ export interface AnchorConfig extends SharedConfig {
   readonly TL_URL?: string;
   readonly TL_TOKEN?: string;
   readonly TL_TOKEN_FILE?: string;
+  readonly TL_CONCURRENCY: number;
+  readonly DATABASE_SCHEMA?: string;
   readonly ANCHOR_TEST_CRASH_AFTER_SEND: boolean;
 }
 

@@ -132,6 +132,21 @@ describe('anchoring a batch on an EVM chain', () => {
     }
   });
 
+  it("exports the paying account's balance as proto_anchor_wallet_balance, in ETH, as the node reports it", async () => {
+    const health = (await app.inject({ method: 'GET', url: '/health' })).json() as {
+      chains: { name: string; account: string }[];
+    };
+    const account = health.chains.find((c) => c.name === 'ethereum')?.account as string;
+    const wei = BigInt((await chain.rpc('eth_getBalance', [account, 'latest'])) as string);
+    // The batch above paid gas: the balance is below the 1,000 ETH the test chain started with.
+    expect(wei).toBeLessThan(10n ** 21n);
+    const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+    const line = metrics
+      .split('\n')
+      .find((l) => l.startsWith('proto_anchor_wallet_balance{chain="ethereum",currency="ETH"}'));
+    expect(Number(line?.split(' ').at(-1))).toBeCloseTo(Number(wei) / 1e18, 9);
+  });
+
   it('confirms after ETH_CONFIRMATIONS blocks, and every receipt verifies against the chain', async () => {
     await chain.mine(11);
     await app.anchorWorker.run('ethereum', true);

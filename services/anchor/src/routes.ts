@@ -1,10 +1,17 @@
 // HTTP API of the anchor service: POST /anchor (operator token, D22) and GET /anchor/:bundle_hash (latest receipt).
 // SPEC.md "POST {base_url}/anchor", "Anchor receipt"; DECISIONS D19 (status), D22 (bearer token for writes).
 
-import { errorResponses, httpError, type OperatorTokens, operatorTokenGuard } from '@proto/service-kit';
+import {
+  errorResponses,
+  httpError,
+  type OperatorTokens,
+  operatorTokenGuard,
+  protocolError,
+} from '@proto/service-kit';
 import type { AnchorRepository } from '@proto/store';
 import type { FastifyInstance } from 'fastify';
 import type { ChainAdapter } from './adapters/types.ts';
+import type { BacklogGate } from './backlog.ts';
 import { buildReceipt } from './receipts.ts';
 import { type AnchorWorker, batchTree } from './worker.ts';
 
@@ -33,6 +40,10 @@ export interface AnchorRoutesOptions {
   readonly defaultChain: string | undefined;
   /** individual mode: longest wait for the write (ANCHOR_WAIT_MS). */
   readonly waitMs: number;
+  /** Bounds each chain's unsent requests (ANCHOR_MAX_BACKLOG). */
+  readonly backlog: BacklogGate;
+  /** Seconds a pushed-back client is told to wait. */
+  readonly retryAfterSeconds: number;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -115,7 +126,20 @@ export function registerAnchorRoutes(app: FastifyInstance, options: AnchorRoutes
           },
         );
       }
+      if (await options.backlog.full(chain)) {
+        // A hash already queued or anchored is no new work: it still gets its receipt.
+        const live = await repo.latest(bundleHash, chain);
+        if (live === undefined || live.item.state === 'failed') {
+          throw protocolError(
+            'BACKPRESSURE',
+            app.protocolProfile,
+            `chain ${chain} has ${options.backlog.max} or more requests waiting to be sent; retry later`,
+            { headers: { 'retry-after': String(options.retryAfterSeconds) } },
+          );
+        }
+      }
       const { item, created } = await repo.enqueue(chain, bundleHash);
+      if (created) options.backlog.accepted(chain);
       if (options.mode === 'individual') {
         if (created) {
           await repo.closeBatch(chain, { max: 1, only: item.seq, build: batchTree });

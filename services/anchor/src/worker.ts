@@ -30,7 +30,10 @@ export interface AnchorWorkerOptions {
   readonly owner?: string;
   /** Called after a broadcast succeeded and before it is recorded (the crash test's hook). */
   readonly afterBroadcast?: (batch: AnchorBatch) => void;
-  /** Counts batch outcomes (`sent`, `confirmed`, `failed`, `requeued`) per chain. */
+  /**
+   * Counts batch outcomes per chain: `sent`, `confirmed`, `failed` (refused for good), `requeued`,
+   * `send_failed` (a send that may succeed later), `unreachable` (the chain's API did not answer).
+   */
   readonly onOutcome?: (chain: string, outcome: string, count?: number) => void;
 }
 
@@ -40,6 +43,9 @@ export function batchTree(bundleHashes: readonly string[]) {
   if (!tree.ok) throw new Error(tree.error.message);
   return tree.value;
 }
+
+/** Close-and-send rounds in one pass before confirmations are followed and the pass ends. */
+const MAX_ROUNDS_PER_PASS = 64;
 
 interface ChainState {
   current: Promise<void>;
@@ -111,6 +117,7 @@ export class AnchorWorker {
         await this.#runChain(chain, queued.track);
       } catch (error) {
         if (error instanceof TransientError) {
+          this.#o.onOutcome?.(chain, 'unreachable');
           this.#o.log.warn(
             { chain, err: error.message },
             'anchor: chain unreachable, retrying on the next pass',
@@ -137,30 +144,43 @@ export class AnchorWorker {
   async #runChain(chain: string, track: boolean): Promise<void> {
     const adapter = this.#o.adapters.get(chain);
     if (!adapter) return;
-    await this.#closeDue(chain, adapter);
+    const repo = this.#o.repo;
     // One replica signs and broadcasts per chain at a time (nonces, UTXOs); the others only close batches.
-    if (!(await this.#o.repo.acquireLease(chain, this.owner, this.#o.leaseMs))) return;
-    await this.#reconcile(adapter);
-    await this.#sendCreated(adapter);
-    if (track) await this.#track(adapter);
+    let leased = await repo.acquireLease(chain, this.owner, this.#o.leaseMs);
+    let leasedAt = Date.now();
+    if (leased) await this.#reconcile(adapter);
+    // Closing and sending take turns (issue 16): at most one closed batch waits unsent, so a steady stream of
+    // requests can no longer keep a pass closing batches while nothing reaches the chain.
+    const started = Date.now();
+    for (let round = 0; round < MAX_ROUNDS_PER_PASS && !this.#stopped; round++) {
+      const waiting = await repo.batches(chain, ['created'], 1);
+      if (waiting.length === 0) await this.#closeOne(chain, adapter);
+      if (leased && Date.now() - leasedAt > this.#o.leaseMs / 3) {
+        leased = await repo.acquireLease(chain, this.owner, this.#o.leaseMs);
+        leasedAt = Date.now();
+      }
+      const sent = leased && (await this.#sendCreated(adapter, 1)) > 0;
+      // Nothing went out (no lease, nothing due, or the chain refused or failed): wait for the next pass.
+      if (!sent) break;
+      // Leave room for confirmations and the other chains once in a while; the next pass continues.
+      if (Date.now() - started > this.#o.leaseMs / 2) break;
+    }
+    if (leased && track) await this.#track(adapter);
   }
 
-  async #closeDue(chain: string, adapter: ChainAdapter): Promise<void> {
+  /** Closes one batch when one is due (full, or its oldest request waited BATCH_INTERVAL_MS). */
+  async #closeOne(chain: string, adapter: ChainAdapter): Promise<boolean> {
     const immediate = !adapter.batches || this.#o.mode === 'individual';
     const dueBefore = immediate ? undefined : new Date(Date.now() - this.#o.batchIntervalMs).toISOString();
-    for (let i = 0; i < 64 && !this.#stopped; i++) {
-      const batch = await this.#o.repo.closeBatch(chain, {
-        max: this.#o.batchMax,
-        ...(dueBefore === undefined ? {} : { dueBefore }),
-        build: batchTree,
-      });
-      if (batch === undefined) return;
-      this.#state(chain).enqueuedSinceClose = 0;
-      this.#o.log.info(
-        { chain, batch: batch.id, size: batch.size, root: batch.root },
-        'anchor: batch closed',
-      );
-    }
+    const batch = await this.#o.repo.closeBatch(chain, {
+      max: this.#o.batchMax,
+      ...(dueBefore === undefined ? {} : { dueBefore }),
+      build: batchTree,
+    });
+    if (batch === undefined) return false;
+    this.#state(chain).enqueuedSinceClose = 0;
+    this.#o.log.info({ chain, batch: batch.id, size: batch.size, root: batch.root }, 'anchor: batch closed');
+    return true;
   }
 
   /** Batches whose intent was stored but whose broadcast was not recorded (a crash, or a refused send). */
@@ -183,12 +203,14 @@ export class AnchorWorker {
     }
   }
 
-  async #sendCreated(adapter: ChainAdapter): Promise<void> {
+  /** Sends up to `limit` closed batches, oldest first; returns how many went out. */
+  async #sendCreated(adapter: ChainAdapter, limit: number): Promise<number> {
     const repo = this.#o.repo;
-    for (const batch of await repo.batches(adapter.name, ['created'], 16)) {
-      if (this.#stopped) return;
+    let sent = 0;
+    for (const batch of await repo.batches(adapter.name, ['created'], limit)) {
+      if (this.#stopped) return sent;
       // Writes go out in order: the next one waits until the previous one was accepted.
-      if ((await repo.batches(adapter.name, ['sending'], 1)).length > 0) return;
+      if ((await repo.batches(adapter.name, ['sending'], 1)).length > 0) return sent;
       const items = await repo.batchItems(batch.id);
       const inFlight = await repo.batches(adapter.name, ['sending', 'sent']);
       const intent = await adapter.prepare(batch, items, {
@@ -199,11 +221,13 @@ export class AnchorWorker {
           { chain: adapter.name, batch: batch.id },
           'anchor: lease lost before sending; another replica continues',
         );
-        return;
+        return sent;
       }
       const stored = (await repo.batch(batch.id)) as AnchorBatch;
-      if (!(await this.#broadcast(adapter, stored, items))) return;
+      if (!(await this.#broadcast(adapter, stored, items))) return sent;
+      sent++;
     }
+    return sent;
   }
 
   async #broadcast(
@@ -223,6 +247,7 @@ export class AnchorWorker {
           'anchor: write refused',
         );
       } else {
+        this.#o.onOutcome?.(adapter.name, 'send_failed');
         this.#o.log.warn(
           { chain: adapter.name, batch: batch.id, err: result.error },
           'anchor: send failed, retrying later',

@@ -127,6 +127,14 @@ export async function buildRevocationApp(options: BuildRevocationAppOptions): Pr
     'Agents revoked with their emergency secret through this process',
   );
   const attestations = metrics.counter('attestations_issued_total', 'Attestations issued by this process');
+  const nextUpdate = metrics.gauge(
+    'revocation_list_next_update_timestamp_seconds',
+    'next_update of the current revocation list (Unix seconds): verifiers refuse it after this',
+  );
+  const issueFailures = metrics.counter(
+    'revocation_list_issue_failures_total',
+    'Rounds that failed to make sure a current revocation list is issued',
+  );
 
   const publisher = new ListPublisher({
     repository,
@@ -140,7 +148,10 @@ export async function buildRevocationApp(options: BuildRevocationAppOptions): Pr
     onIssued: (list) => {
       listNumber.set(list.list_number);
       listEntries.set(list.entry_count);
+      nextUpdate.set(Date.parse(list.next_update) / 1000);
     },
+    onCurrent: (list) => nextUpdate.set(Date.parse(list.next_update) / 1000),
+    onFailure: () => issueFailures.inc(),
   });
   app.decorate('revocationPublisher', publisher);
 

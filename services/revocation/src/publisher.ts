@@ -22,6 +22,10 @@ export interface PublisherOptions {
   readonly log: { info(obj: object, msg: string): void; error(obj: object, msg: string): void };
   /** Called with every list this process issues (metrics). */
   readonly onIssued?: (list: IssuedRevocationList) => void;
+  /** The current list after each timer round, whoever issued it (metrics: next_update; issue 16). */
+  readonly onCurrent?: (list: IssuedRevocationList) => void;
+  /** A timer round failed to make sure a current list exists (metrics: issue failures; issue 16). */
+  readonly onFailure?: (error: unknown) => void;
 }
 
 /** Longest the timer sleeps before looking again (another replica may have issued meanwhile). */
@@ -136,8 +140,10 @@ export class ListPublisher {
     let delay = RETRY_AFTER_FAILURE_MS;
     try {
       const latest = await this.ensureCurrent();
+      this.#o.onCurrent?.(latest);
       delay = this.#dueAt(latest) - this.#o.clock().getTime();
     } catch (error) {
+      this.#o.onFailure?.(error);
       this.#o.log.error({ err: error }, 'revocation list re-issue failed; retrying');
     }
     if (this.#stopped) return;

@@ -150,6 +150,20 @@ export async function buildTransparencyLog(options: BuildTransparencyLogOptions)
     const batchFailures = metrics.counter('tlog_batch_failures_total', 'Batches whose transaction failed');
     const treeSize = metrics.gauge('tlog_tree_size', 'Committed tree size seen by this instance');
     const signedSize = metrics.gauge('tlog_signed_tree_size', 'Size of the latest signed checkpoint');
+    const checkpointFailures = metrics.counter(
+      'tlog_checkpoint_failures_total',
+      'Checkpoint rounds that failed (signing, store, or an inconsistent tree)',
+    );
+    metrics.gauge(
+      'tlog_checkpoint_age_seconds',
+      'Seconds since the newest checkpoint this instance signed or saw was signed',
+      [],
+      (g) => {
+        const latest = state.checkpointer?.latest;
+        if (latest !== undefined)
+          g.set(Math.max(0, (clock().getTime() - Date.parse(latest.signedAt)) / 1000));
+      },
+    );
     metrics.gauge('tlog_pending_appends', 'Appends waiting for or in a batch', [], (g) => {
       g.set(state.sequencer?.pending ?? 0);
     });
@@ -165,6 +179,7 @@ export async function buildTransparencyLog(options: BuildTransparencyLogOptions)
       clock,
       log: app.log,
       onSigned: (checkpoint) => signedSize.set(checkpoint.size),
+      onFailure: () => checkpointFailures.inc(),
     });
     const sequencer = new Sequencer({
       batchMax: config.BATCH_MAX,

@@ -27,6 +27,8 @@ export interface CheckpointerOptions {
   readonly clock: () => Date;
   readonly log: CheckpointLog;
   readonly onSigned?: (checkpoint: LogCheckpointRecord) => void;
+  /** A round failed (metrics: a failing checkpointer must alert, not only log; issue 16). */
+  readonly onFailure?: (error: unknown) => void;
 }
 
 /** The tree disagrees with itself or with a checkpoint already signed: signing stops, an operator must look. */
@@ -64,9 +66,14 @@ export class Checkpointer {
 
   /** One round: sign the committed head if no checkpoint covers it yet; concurrent calls share the round. */
   tick(): Promise<LogCheckpointRecord | undefined> {
-    this.#running ??= this.#round().finally(() => {
-      this.#running = undefined;
-    });
+    this.#running ??= this.#round()
+      .catch((error: unknown) => {
+        this.#options.onFailure?.(error);
+        throw error;
+      })
+      .finally(() => {
+        this.#running = undefined;
+      });
     return this.#running;
   }
 

@@ -96,6 +96,7 @@ export async function buildVerificationApp(options: BuildVerificationAppOptions)
         );
   if (revocationStore !== undefined) app.addHook('onClose', async () => revocationStore.close());
 
+  const revocationFetchedAt = new Map<string, number>();
   const external = createExternalChecks({
     config,
     ...(revocationStore === undefined ? {} : { revocationWatermarks: revocationStore.revocationWatermarks }),
@@ -107,10 +108,19 @@ export async function buildVerificationApp(options: BuildVerificationAppOptions)
       if (evicted > 0) app.log.info({ agent_id: agentId, evicted }, 'revoked agent: cached analyses evicted');
     },
     log: app.log,
+    onRevocationFetched: (jurisdiction) => revocationFetchedAt.set(jurisdiction, Date.now()),
   });
   app.decorate('externalChecks', external);
 
-  const metrics = createVerificationMetrics(app.serviceMetrics, { pool, cache });
+  const metrics = createVerificationMetrics(app.serviceMetrics, {
+    pool,
+    cache,
+    revocation: {
+      checker: external.revocation,
+      jurisdictions: Object.keys(config.REVOCATION_SOURCES),
+      lastSuccess: revocationFetchedAt,
+    },
+  });
   await app.register(verifyRoutes, {
     verifier,
     pool,

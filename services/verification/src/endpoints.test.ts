@@ -63,7 +63,9 @@ describe('GET /health and the capabilities document', () => {
       const bad = await postVerify(other.url, '{');
       expect(bad.json['error_details']).toEqual([expect.objectContaining({ code: 'DCP-E001' })]);
       const metrics = await (await fetch(`${other.url}/metrics`)).text();
-      expect(metrics).toMatch(/^dcp_verification_errors_total\{code="DCP-E001"\} 1$/m);
+      // One metric namespace for every profile; the profile is a build_info label (issue 16).
+      expect(metrics).toMatch(/^proto_verification_errors_total\{code="DCP-E001"\} 1$/m);
+      expect(metrics).toMatch(/^proto_build_info\{service="verification",profile="dcp-ai",/m);
     } finally {
       await other.close();
     }
@@ -186,6 +188,10 @@ describe('worker pool saturation', () => {
         error: { code: 'PROTO-E702', message: expect.stringContaining('busy'), retryable: true },
       });
       expect(statuses.every((s) => s === 200 || s === 503)).toBe(true);
+      // Each turned-away request is counted for the pool-saturation alert (issue 16).
+      const metrics = await (await fetch(`${running.url}/metrics`)).text();
+      expect(metrics).toContain(`\nproto_verify_pool_rejected_total ${busy.length}\n`);
+      expect(metrics).toContain('\nproto_verify_pool_queue_max 6\n');
     } finally {
       await running.close();
     }

@@ -47,6 +47,8 @@ export interface ExternalChecksOptions {
   readonly log?: { warn(obj: object, msg: string): void };
   /** Highest list_number per revocation source, kept in the store (issue 12 row k). */
   readonly revocationWatermarks?: RevocationWatermarks;
+  /** A revocation source's list was fetched and accepted (metrics). */
+  readonly onRevocationFetched?: (jurisdiction: string) => void;
 }
 
 export interface ExternalChecks {
@@ -174,6 +176,7 @@ export function createExternalChecks(options: ExternalChecksOptions): ExternalCh
           clock,
           profile,
           onNewRevocation: (agentId) => options.onNewRevocation(agentId),
+          ...(options.onRevocationFetched ? { onFetched: options.onRevocationFetched } : {}),
           ...(options.log === undefined ? {} : { log: options.log }),
         });
 

@@ -1,6 +1,6 @@
-// Verification metrics under the profile's prefix: latency by tier, verdicts, cache hits/misses, PQ
-// checkpoints, errors by code, requests by tier, pool queue depth. SPEC.md Events (the metrics list).
-import type { Counter, Histogram, ServiceMetrics } from '@proto/service-kit';
+// Verification metrics (`proto_` under every profile): latency by tier, verdicts, cache hits/misses, PQ checkpoints,
+// errors by code, requests by tier, pool queue depth and rejections, revocation sources. SPEC.md Events; issue 16.
+import type { Counter, Histogram, RevocationChecker, ServiceMetrics } from '@proto/service-kit';
 import type { VerificationCache } from './cache.ts';
 import type { VerifyPool } from './pool.ts';
 
@@ -21,8 +21,58 @@ export function tierLabel(tier: string | undefined): string {
 
 export function createVerificationMetrics(
   metrics: ServiceMetrics,
-  sources: { readonly pool: VerifyPool; readonly cache: VerificationCache },
+  sources: {
+    readonly pool: VerifyPool;
+    readonly cache: VerificationCache;
+    /** Each configured revocation source, its checker, and when it last answered with an accepted list. */
+    readonly revocation?: {
+      readonly checker: RevocationChecker | undefined;
+      readonly jurisdictions: readonly string[];
+      readonly lastSuccess: ReadonlyMap<string, number>;
+    };
+  },
 ): VerificationMetrics {
+  metrics.counter(
+    'verify_pool_rejected_total',
+    'Verifications turned away with 503 E702 because the worker-pool queue was full',
+    [],
+    (c) => {
+      c.reset();
+      c.inc(sources.pool.rejected);
+    },
+  );
+  metrics.gauge(
+    'verify_pool_queue_max',
+    'Largest verification queue before push-back (VERIFY_QUEUE_MAX)',
+    [],
+    (g) => {
+      g.set(sources.pool.maxQueue);
+    },
+  );
+  const revocation = sources.revocation;
+  if (revocation !== undefined) {
+    metrics.gauge(
+      'revocation_source_last_success_timestamp_seconds',
+      'When each revocation source last answered with a list accepted as current (Unix seconds)',
+      ['jurisdiction'],
+      (g) => {
+        for (const [jurisdiction, at] of revocation.lastSuccess) g.set({ jurisdiction }, at / 1000);
+      },
+    );
+    metrics.gauge(
+      'revocation_source_state',
+      'Each revocation source: 1 for its current state (ok, never_fetched, or the problem: unavailable, stale, ...)',
+      ['jurisdiction', 'state'],
+      (g) => {
+        g.reset();
+        for (const jurisdiction of revocation.jurisdictions) {
+          const state = revocation.checker?.state(jurisdiction);
+          const name = state === undefined ? 'never_fetched' : (state.problem?.reason ?? 'ok');
+          g.set({ jurisdiction, state: name }, 1);
+        }
+      },
+    );
+  }
   metrics.gauge('verify_pool_queue_depth', 'Verifications waiting for a worker thread', [], (g) => {
     g.set(sources.pool.queueDepth);
   });

@@ -26,6 +26,7 @@ export class VerifyPool {
   readonly maxQueue: number;
   readonly #pool: Piscina<VerifyTask, VerifyTaskResult>;
   readonly #idleWaiters: (() => void)[] = [];
+  #rejected = 0;
   #pending = 0;
 
   constructor(options: VerifyPoolOptions) {
@@ -56,13 +57,23 @@ export class VerifyPool {
     return this.#pool.utilization;
   }
 
+  /** Requests turned away because the queue was full (metrics: pool saturation; issue 16). */
+  get rejected(): number {
+    return this.#rejected;
+  }
+
+  #saturated(): PoolSaturatedError {
+    this.#rejected += 1;
+    return new PoolSaturatedError();
+  }
+
   async run(task: VerifyTask): Promise<VerifyTaskResult> {
-    if (this.#pool.queueSize >= this.maxQueue) throw new PoolSaturatedError();
+    if (this.#pool.queueSize >= this.maxQueue) throw this.#saturated();
     this.#pending += 1;
     try {
       return await this.#pool.run(task);
     } catch (error) {
-      if ((error as Error).message === 'Task queue is at limit') throw new PoolSaturatedError();
+      if ((error as Error).message === 'Task queue is at limit') throw this.#saturated();
       throw error;
     } finally {
       this.#pending -= 1;

@@ -186,6 +186,13 @@ export interface AnchorRepository {
   openCounts(): Promise<
     { readonly chain: string; readonly state: AnchorItemState; readonly count: number }[]
   >;
+  /**
+   * Requests of a chain not yet handed to it: queued, or in a batch not yet sent (`created`, `sending`).
+   * What ANCHOR_MAX_BACKLOG bounds (issue 16).
+   */
+  backlog(chain: string): Promise<number>;
+  /** Request time (ISO) of the oldest request of a chain that is not finished (queued or batched), if any. */
+  oldestPending(chain: string): Promise<string | undefined>;
 }
 
 export interface AnchorRepositoryOptions {
@@ -238,6 +245,31 @@ function toBatch(row: BatchRow): AnchorBatch {
     error: row.error,
     detail: unjson(row.detail_json),
   };
+}
+
+/** Rows per bulk UPDATE: 3 parameters each, far below SQLite's and PostgreSQL's limits. */
+const BULK_ROWS = 500;
+
+/**
+ * One UPDATE … FROM (VALUES (seq, n, text), …) per BULK_ROWS items instead of one round trip per item: a batch of
+ * 1,024 used to cost 1,024 statements twice (closing, then storing log details), the PostgreSQL bottleneck under
+ * load (issue 16). VALUES columns are column1..3 on both dialects; SQLite has UPDATE … FROM since 3.33.
+ */
+async function bulkUpdateItems(
+  trx: Kysely<AnchorDatabase>,
+  rows: readonly (readonly [seq: number, n: number, text: string | null])[],
+  assignments: ReturnType<typeof sql>,
+): Promise<void> {
+  for (let start = 0; start < rows.length; start += BULK_ROWS) {
+    const values = sql.join(
+      rows
+        .slice(start, start + BULK_ROWS)
+        .map(([seq, n, text]) => sql`(CAST(${seq} AS bigint), CAST(${n} AS integer), CAST(${text} AS text))`),
+    );
+    await sql`UPDATE anchor_items SET ${assignments} FROM (VALUES ${values}) AS v WHERE anchor_items.seq = v.column1`.execute(
+      trx,
+    );
+  }
 }
 
 export class KyselyAnchorRepository implements AnchorRepository {
@@ -370,19 +402,11 @@ export class KyselyAnchorRepository implements AnchorRepository {
         .returningAll()
         .executeTakeFirstOrThrow();
       const id = Number(batch.id);
-      for (let i = 0; i < rows.length; i++) {
-        await trx
-          .updateTable('anchor_items')
-          .set({
-            state: 'batched',
-            batch_id: id,
-            leaf_index: i,
-            merkle_path_json: JSON.stringify(tree.paths[i]),
-            updated_at: now,
-          })
-          .where('seq', '=', Number((rows[i] as (typeof rows)[number]).seq))
-          .execute();
-      }
+      await bulkUpdateItems(
+        trx,
+        rows.map((row, i) => [Number(row.seq), i, JSON.stringify(tree.paths[i])] as const),
+        sql`state = 'batched', batch_id = ${id}, leaf_index = CAST(v.column2 AS integer), merkle_path_json = v.column3, updated_at = ${now}`,
+      );
       return toBatch(batch);
     });
   }
@@ -554,15 +578,13 @@ export class KyselyAnchorRepository implements AnchorRepository {
   ): Promise<void> {
     if (details.length === 0) return;
     const now = this.#now();
-    await this.#tx(async (trx) => {
-      for (const { seq, detail } of details) {
-        await trx
-          .updateTable('anchor_items')
-          .set({ detail_json: json(detail), updated_at: now })
-          .where('seq', '=', seq)
-          .execute();
-      }
-    });
+    await this.#tx(async (trx) =>
+      bulkUpdateItems(
+        trx,
+        details.map(({ seq, detail }) => [seq, 0, json(detail)] as const),
+        sql`detail_json = v.column3, updated_at = ${now}`,
+      ),
+    );
   }
 
   async failBatch(batchId: number, error: string, maxAttempts: number): Promise<number> {
@@ -614,5 +636,31 @@ export class KyselyAnchorRepository implements AnchorRepository {
       .groupBy(['chain', 'state'])
       .execute();
     return rows.map((r) => ({ chain: r.chain, state: r.state as AnchorItemState, count: Number(r.count) }));
+  }
+
+  async backlog(chain: string): Promise<number> {
+    const queued = await this.#db
+      .selectFrom('anchor_items')
+      .select((eb) => eb.fn.countAll<number | string>().as('count'))
+      .where('chain', '=', chain)
+      .where('state', '=', 'queued')
+      .executeTakeFirst();
+    const unsent = await this.#db
+      .selectFrom('anchor_batches')
+      .select((eb) => eb.fn.sum<number | string | null>('size').as('size'))
+      .where('chain', '=', chain)
+      .where('state', 'in', ['created', 'sending'])
+      .executeTakeFirst();
+    return Number(queued?.count ?? 0) + Number(unsent?.size ?? 0);
+  }
+
+  async oldestPending(chain: string): Promise<string | undefined> {
+    const row = await this.#db
+      .selectFrom('anchor_items')
+      .select((eb) => eb.fn.min<string | null>('requested_at').as('oldest'))
+      .where('chain', '=', chain)
+      .where('state', 'in', ['queued', 'batched'])
+      .executeTakeFirst();
+    return row?.oldest ?? undefined;
   }
 }

@@ -118,6 +118,11 @@ export class BitcoinAdapter implements ChainAdapter {
     return text === undefined ? undefined : (JSON.parse(text) as T);
   }
 
+  async balance(): Promise<{ currency: string; amount: number }> {
+    const utxos = (await this.#json<EsploraUtxo[]>(`/address/${this.#wallet.address}/utxo`)) ?? [];
+    return { currency: 'BTC', amount: utxos.reduce((sum, u) => sum + u.value, 0) / 1e8 };
+  }
+
   async ready(): Promise<void> {
     await this.#tipHeight();
   }

@@ -106,6 +106,12 @@ export class EthereumAdapter implements ChainAdapter {
     };
   }
 
+  async balance(): Promise<{ currency: string; amount: number }> {
+    const address = this.#account.address;
+    const wei = await rpc('balance', () => this.#client.getBalance({ address }));
+    return { currency: 'ETH', amount: Number(wei) / 1e18 };
+  }
+
   async ready(): Promise<void> {
     const chainId = await this.#client.getChainId();
     if (chainId !== this.#chainId)

@@ -46,6 +46,7 @@ export function createAdapters(config: AnchorConfig, profile: ProtocolProfile): 
         url: config.TL_URL,
         token: config.TL_TOKEN,
         tokenFile: config.TL_TOKEN_FILE,
+        concurrency: config.TL_CONCURRENCY,
       }),
     );
   const byName = new Map<string, ChainAdapter>();

@@ -49,6 +49,8 @@ export interface ChainAdapter {
   readonly batches: boolean;
   /** Public facts for /health (never keys). */
   describe(): Record<string, unknown>;
+  /** The paying wallet's balance in whole coins (metrics, wallet-low alert); absent when nothing pays. */
+  balance?(): Promise<{ readonly currency: string; readonly amount: number }>;
   /** Readiness: the chain's API answers (and is the configured chain). */
   ready(): Promise<void>;
   /** Builds and signs the write of a batch. Reads the chain, writes nothing to it. */
