@@ -4,7 +4,7 @@ import type { StoreDialect } from '@proto/store';
 import { createStoreTarget, dialectsUnderTest, type StoreTarget } from '@proto/store/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestLog, bundleHash, tempDataDir } from './test-support.ts';
+import { buildTestLog, bundleHash, OPERATOR_AUTH, tempDataDir } from './test-support.ts';
 
 describe.each(dialectsUnderTest())('console routes of the log on %s', (dialect: StoreDialect) => {
   let target: StoreTarget;
@@ -21,6 +21,7 @@ describe.each(dialectsUnderTest())('console routes of the log on %s', (dialect: 
         method: 'POST',
         url: '/add',
         payload: { bundle_hash: bundleHash(i) },
+        headers: OPERATOR_AUTH,
       });
       expect(added.statusCode).toBe(201);
     }

@@ -2,7 +2,7 @@
 // (it used to only log). Issue 16 item 3; the CheckpointStale/CheckpointSigningFailing rules read these.
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildTestLog, bundleHash, tempDataDir } from './test-support.ts';
+import { buildTestLog, bundleHash, OPERATOR_AUTH, tempDataDir } from './test-support.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -31,7 +31,12 @@ describe('transparency-log metrics', () => {
   it('exports the tree size and the age of the newest checkpoint', async () => {
     const app = await start();
     for (let i = 0; i < 3; i++)
-      await app.inject({ method: 'POST', url: '/add', payload: { bundle_hash: bundleHash(i, 'metrics') } });
+      await app.inject({
+        method: 'POST',
+        url: '/add',
+        payload: { bundle_hash: bundleHash(i, 'metrics') },
+        headers: OPERATOR_AUTH,
+      });
     await app.transparencyLog.checkpointer.tick();
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const text = await scrape(app);

@@ -53,7 +53,9 @@ describe('revocation source metrics', () => {
     expect(res.status).toBe(200);
     text = await scrape(healthy);
     expect(text).toMatch(/^proto_revocation_source_state\{jurisdiction="US",state="ok"\} 1$/m);
-    expect(text).toMatch(/^proto_revocation_source_state\{jurisdiction="FR",state="never_fetched"\} 1$/m);
+    // Every configured source is consulted for every bundle, whatever its jurisdiction (P4).
+    expect(text).not.toMatch(/^proto_revocation_source_state\{jurisdiction="FR",state="never_fetched"\} 1$/m);
+    expect(text).toMatch(/^proto_revocation_source_state\{jurisdiction="FR",state="\w+"\} 1$/m);
     const line = text
       .split('\n')
       .find((l) => l.startsWith('proto_revocation_source_last_success_timestamp_seconds{jurisdiction="US"}'));
