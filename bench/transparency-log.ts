@@ -14,9 +14,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { openStore, type StoreOptions } from '@proto/store';
+import { inclusionAnswer, NodeCache } from '@proto/transparency-log';
 import autocannon from 'autocannon';
-import { openStore, type StoreOptions } from '../packages/store/src/index.ts';
-import { inclusionAnswer, NodeCache } from '../services/transparency-log/src/tree.ts';
 
 const MAIN = fileURLToPath(new URL('../services/transparency-log/src/main.ts', import.meta.url));
 const TOKEN = randomBytes(24).toString('base64url');

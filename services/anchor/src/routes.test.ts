@@ -1,11 +1,11 @@
 // The HTTP contract of the anchor service: operator token (D22), E001 for a malformed bundle_hash, 400 for an
 // unconfigured chain, latest receipt by hash, /health listing the chains, and the log adapter's receipts (D18, D19).
 
+import { verifyAnchorReceipt } from '@proto/clients';
 import { ConfigError } from '@proto/service-kit';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyAnchorReceipt } from '../../../packages/service-kit/src/anchor-client.ts';
 import { loadAnchorConfig } from './config.ts';
 import { getReceipt, hashOf, OPERATOR, postAnchor, testApp } from './testing/app.ts';
 import { type LogTestServer, startLogServer } from './testing/log-server.ts';

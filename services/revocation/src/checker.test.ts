@@ -1,11 +1,8 @@
 // The verifier's revocation checker against the real revocation service: E300 for revoked agents, the
 // cached list revalidated by conditional GET (304), and refusals of rolled-back, tampered, stale lists. D20.
 import { createServer } from 'node:net';
+import { createRevocationChecker, type RevocationCheckerOptions } from '@proto/service-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createRevocationChecker,
-  type RevocationCheckerOptions,
-} from '../../../packages/service-kit/src/revocation-client.ts';
 import { JURISDICTION, type RunningService, revoke, startService, tempDir } from './test-support.ts';
 
 let service: RunningService;
