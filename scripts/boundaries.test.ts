@@ -68,6 +68,18 @@ describe('dependency boundaries (pnpm lint:deps)', () => {
     expect(byPath.output).toContain('no-reaching-into-another-package-by-path');
   });
 
+  it('fails (Biome noProcessEnv) when core reads process.env', () => {
+    const relativePath = `packages/core/src/boundary-probe-${randomBytes(4).toString('hex')}.ts`;
+    writeFileSync(`${ROOT}${relativePath}`, "export const level = process.env['LOG_LEVEL'];\n");
+    try {
+      const run = spawnSync('pnpm', ['exec', 'biome', 'lint', relativePath], { cwd: ROOT, encoding: 'utf8' });
+      expect(run.status).not.toBe(0);
+      expect(`${run.stdout}${run.stderr}`).toContain('noProcessEnv');
+    } finally {
+      rmSync(`${ROOT}${relativePath}`, { force: true });
+    }
+  });
+
   it('passes on a module that keeps to the arrows', () => {
     const result = cruiseProbe('packages/cli/src', "export { DEFAULT_PROFILE } from '@proto/core';\n");
     expect(result.output).toContain('no dependency violations');
