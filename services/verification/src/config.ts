@@ -15,6 +15,7 @@ import {
   type RevocationSources,
   type SharedConfig,
 } from '@proto/service-kit';
+import { RECORD_SETTINGS_ENV } from './records/env.ts';
 
 export const VERIFICATION_ENV = defineEnv({
   PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 3000, description: 'HTTP port' },
@@ -87,6 +88,8 @@ export const VERIFICATION_ENV = defineEnv({
   },
   // D20/D21: REVOCATION_SOURCES, ATTESTATION_TRUSTED_KEYS, REVOCATION_FETCH_TIMEOUT_MS.
   ...REVOCATION_CLIENT_ENV,
+  // D17: the /v2 records' retention and rate limit (STORE_MAX_ENTRIES, V2_RATE_LIMIT_PER_MINUTE).
+  ...RECORD_SETTINGS_ENV,
   // D19: where anchor receipts are checked. Only these operator-chosen sources are ever called.
   ANCHOR_VERIFY_ETH_RPC_URL: {
     type: 'string',
@@ -153,6 +156,8 @@ export interface VerificationConfig extends SharedConfig {
   readonly ANCHOR_VERIFY_LOG_KEY?: string;
   readonly ANCHOR_VERIFY_MIN_CONFIRMATIONS: number;
   readonly ANCHOR_VERIFY_TIMEOUT_MS: number;
+  readonly STORE_MAX_ENTRIES: number;
+  readonly V2_RATE_LIMIT_PER_MINUTE: number;
 }
 
 /** VERIFIER_POLICY holds JSON text (starts with `{`) or the path of a JSON file. */
