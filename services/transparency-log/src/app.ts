@@ -11,6 +11,7 @@ import {
 } from '@proto/service-kit';
 import { openStore, type Store, type StoreOptions } from '@proto/store';
 import type { FastifyInstance } from 'fastify';
+import packageJson from '../package.json' with { type: 'json' };
 import { Checkpointer } from './checkpointer.ts';
 import type { TransparencyLogConfig } from './config.ts';
 import { InFlight } from './in-flight.ts';
@@ -21,7 +22,8 @@ import { type LogSigningKeys, loadLogSigningKeys } from './signing-keys.ts';
 import { NodeCache } from './tree.ts';
 
 export const SERVICE_NAME = 'transparency-log';
-export const SERVICE_VERSION = '2.0.3';
+// The released version is the package's, so /health, capabilities and the OpenAPI document never drift from it.
+export const SERVICE_VERSION: string = packageJson.version;
 /** Stored nodes kept in memory (about 100 bytes each); they never change, so the cache is always right. */
 export const NODE_CACHE_ENTRIES = 200_000;
 
