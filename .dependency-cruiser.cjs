@@ -7,6 +7,8 @@ const FRAMEWORK_DB_NETWORK =
 /** The same, for the CLI and the clients (which may use an HTTP/RPC client such as viem). */
 const SERVER_FRAMEWORK_DB =
   '(^|node_modules/)(fastify|@fastify|fastify-plugin|ioredis|redis|pg|kysely|piscina)(/|$)';
+/** Test code: test files and the test-support modules they share. */
+const TEST_CODE = '(\\.test\\.ts|/test-support\\.ts|/test-helpers\\.ts|/testing\\.ts|/testing/[^/]+\\.ts)$';
 const NODE_NETWORK = '^(node:)?(http|https|http2|net|tls|dgram|dns|child_process|cluster|sqlite)$';
 
 module.exports = {
@@ -27,8 +29,9 @@ module.exports = {
         path: [
           FRAMEWORK_DB_NETWORK,
           NODE_NETWORK,
-          '^packages/(service-kit|store|cli|clients|testing)/',
+          '^packages/(service-kit|store|cli|clients)/',
           '^services/',
+          '^@proto/(?!core|schemas|testing)',
         ],
       },
     },
@@ -99,12 +102,19 @@ module.exports = {
       to: { dependencyTypes: ['local'], path: '^(packages|services)/' },
     },
     {
+      name: 'testing-imports-no-workspace-package',
+      comment: 'core test code may use @proto/testing, which imports no workspace package (no cycle back).',
+      severity: 'error',
+      from: { path: '^packages/testing/src/' },
+      to: { path: ['^packages/', '^services/', '^@proto/'], pathNot: '^packages/testing/' },
+    },
+    {
       name: 'production-code-never-imports-test-support',
       comment: '@proto/testing is for tests only.',
       severity: 'error',
       from: {
         path: '^(packages|services)/',
-        pathNot: ['\\.test\\.ts$', '^packages/testing/', '/(testing|test-support)'],
+        pathNot: [TEST_CODE, '^packages/testing/'],
       },
       to: { path: '^packages/testing/' },
     },

@@ -68,6 +68,12 @@ describe('dependency boundaries (pnpm lint:deps)', () => {
     expect(byPath.output).toContain('no-reaching-into-another-package-by-path');
   });
 
+  it('fails when production code imports the test-support package', () => {
+    const result = cruiseProbe('packages/core/src', "export { jcs } from '@proto/testing';\n");
+    expect(result.status).not.toBe(0);
+    expect(result.output).toContain('production-code-never-imports-test-support');
+  });
+
   it('fails (Biome noProcessEnv) when core reads process.env', () => {
     const relativePath = `packages/core/src/boundary-probe-${randomBytes(4).toString('hex')}.ts`;
     writeFileSync(`${ROOT}${relativePath}`, "export const level = process.env['LOG_LEVEL'];\n");

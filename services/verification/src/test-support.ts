@@ -2,6 +2,7 @@
 // Used by the *.test.ts files of this service (ARCHITECTURE §6: end-to-end tests over real HTTP).
 import { randomUUID } from 'node:crypto';
 import { type BuildOptions, buildSignedBundle } from '@proto/core';
+import { listenOnPort0 } from '@proto/testing';
 import type { FastifyInstance } from 'fastify';
 import { buildVerificationApp, type ExtraPlugin } from './app.ts';
 import { loadVerificationConfig } from './config.ts';
@@ -30,9 +31,8 @@ export async function startApp(
     extraPlugins,
     rateLimitKeyPrefix: `test:${randomUUID()}:`,
   });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const { port } = app.server.address() as { port: number };
-  return { app, url: `http://127.0.0.1:${port}`, close: () => app.close() };
+  const { url, close } = await listenOnPort0(app);
+  return { app, url, close };
 }
 
 /** A builder bundle: `signed_bundle` plus the agent's classical kid and the agent id (V2). */
