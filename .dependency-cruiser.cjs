@@ -57,7 +57,7 @@ module.exports = {
       comment:
         'services talk over HTTP with URLs from configuration, never by import; an end-to-end test may start another service in-process by its package name.',
       severity: 'error',
-      from: { path: '^services/([^/]+)/', pathNot: '\\.test\\.ts$' },
+      from: { path: '^services/([^/]+)/', pathNot: TEST_CODE },
       to: { path: '^services/', pathNot: '^services/$1/' },
     },
     {
