@@ -1,5 +1,5 @@
 // Benchmark of the transparency log: durable appends/s with concurrent clients against the real service, and
-// proof latency at 1,000,000 leaves (store filled directly). DECISIONS D18; ARCHITECTURE §7 (tessera-like figures).
+// proof latency at 1,000,000 leaves (store filled directly). DECISIONS D18; docs/architecture.md §7 (tessera-like figures).
 //
 //   pnpm exec node bench/transparency-log.ts [--seconds 5] [--clients 64] [--leaves 1000000]
 //                                            [--dialect sqlite|postgres|both]   (--leaves 0: appends only)

@@ -1,5 +1,5 @@
 // Input and output of the `proto` command: reading FILE or stdin, JSON parsing, printing, exit codes.
-// ARCHITECTURE §1 (cli imports core only); exit codes: 0 ok/verified, 1 not verified, 2 unusable input.
+// docs/architecture.md §1 (cli imports core only); exit codes: 0 ok/verified, 1 not verified, 2 unusable input.
 import { readFile } from 'node:fs/promises';
 
 /** Where a command writes; tests and embedders pass their own. */

@@ -1,5 +1,5 @@
 // Public API of the service kit: what every Fastify service of the stack shares.
-// ARCHITECTURE §1 (service-kit: config, logs, metrics, errors, limits), §3 (runtime), §6 (conventions).
+// docs/architecture.md §1 (service-kit: config, logs, metrics, errors, limits), §3 (runtime), §6 (conventions).
 
 export * from '@proto/clients';
 export { CborError, checkStrictCbor, decodeCbor, encodeCbor } from './cbor.ts';

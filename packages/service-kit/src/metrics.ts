@@ -1,5 +1,5 @@
 // Prometheus metrics: one registry per service, default process metrics, an HTTP duration histogram,
-// all names under the profile's prefix (`proto_`). SPEC.md Events (metrics), ARCHITECTURE §3 (prom-client).
+// all names under the profile's prefix (`proto_`). SPEC.md Events (metrics), docs/architecture.md §3 (prom-client).
 import type { FastifyInstance } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { LOAD_SHEDDING_EXEMPT } from './load-shedding.ts';

@@ -1,5 +1,5 @@
 // Assembles the anchor service: store, chain adapters, worker, routes, health listing the chains, metrics.
-// SPEC.md "POST /anchor", ARCHITECTURE §1 (service :3001) and §4 (durable queue), DECISIONS D19, D22.
+// SPEC.md "POST /anchor", docs/architecture.md §1 (service :3001) and §4 (durable queue), DECISIONS D19, D22.
 
 import { hostname } from 'node:os';
 import { ConfigError, createService, type OperatorTokens, resolveOperatorTokens } from '@proto/service-kit';

@@ -1,5 +1,5 @@
 // Several replicas on one database anchoring on one EVM chain: requests spread over both, workers racing; every hash
-// lands in exactly one batch and every batch root on chain exactly once. ARCHITECTURE §4 (SKIP LOCKED), D19.
+// lands in exactly one batch and every batch root on chain exactly once. docs/architecture.md §4 (SKIP LOCKED), D19.
 
 import { verifyAnchorReceipt } from '@proto/clients';
 import { deployAnchorContract } from '@proto/clients/contract';

@@ -1,5 +1,5 @@
 // The store's revocation repository on every dialect: atomic revoke + issue, exactly-once under races,
-// rollback of a failed signing, list retention and key registration. DECISIONS D20, D21; ARCHITECTURE §4.
+// rollback of a failed signing, list retention and key registration. DECISIONS D20, D21; docs/architecture.md §4.
 import type { ListBuilder, Store } from '@proto/store';
 import { KyselyRevocationRepository } from '@proto/store';
 import { createStoreTarget, dialectsUnderTest, type StoreTarget } from '@proto/store/testing';

@@ -1,5 +1,5 @@
 // The transparency log's Fastify app: the kit's base, the store, checkpoint keys, sequencer, checkpoint and
-// anchor timers, and the routes. SPEC.md "Transparency log service"; DECISIONS D18, D22; ARCHITECTURE §3–4.
+// anchor timers, and the routes. SPEC.md "Transparency log service"; DECISIONS D18, D22; docs/architecture.md §3–4.
 
 import { selectCryptoBackend } from '@proto/core';
 import {

@@ -1,5 +1,5 @@
 // The verification service's Fastify app: the kit's base, a verifier, the worker pool, the cache and
-// the routes, plus a hook for more route plugins (the /v2 records). SPEC.md endpoints; ARCHITECTURE §3.
+// the routes, plus a hook for more route plugins (the /v2 records). SPEC.md endpoints; docs/architecture.md §3.
 
 import { createVerifier, selectCryptoBackend } from '@proto/core';
 import { ConfigError, createService, type ServiceOptions } from '@proto/service-kit';

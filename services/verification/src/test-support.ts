@@ -1,5 +1,5 @@
 // Test helpers: a verification app on a real listening socket, and builder-made bundles.
-// Used by the *.test.ts files of this service (ARCHITECTURE §6: end-to-end tests over real HTTP).
+// Used by the *.test.ts files of this service (docs/architecture.md §6: end-to-end tests over real HTTP).
 import { randomUUID } from 'node:crypto';
 import { type BuildOptions, buildSignedBundle } from '@proto/core';
 import { listenOnPort0 } from '@proto/testing';

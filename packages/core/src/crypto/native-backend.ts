@@ -1,5 +1,5 @@
 // The node:crypto backend (OpenSSL 3.5 in Node 24): Ed25519 and ML-DSA-65 with cached KeyObjects.
-// ARCHITECTURE §2 "Crypto backends", PROTOCOL §4.3 (raw keys, SPKI prefixes, pure ML-DSA, empty context).
+// docs/architecture.md §2 "Crypto backends", PROTOCOL §4.3 (raw keys, SPKI prefixes, pure ML-DSA, empty context).
 
 import {
   createPrivateKey,

@@ -1,5 +1,5 @@
 // The /v2 records inside the real verification service: mounted through main.ts's mountRecords, and the
-// service process restarted on the same DATA_DIR keeping every record. ARCHITECTURE §4, issue item 8.
+// service process restarted on the same DATA_DIR keeping every record. docs/architecture.md §4, issue item 8.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

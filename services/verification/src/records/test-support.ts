@@ -1,5 +1,5 @@
 // Test helpers of the /v2 records: an app with the kit's base and the records plugin, example records.
-// Used by the *.test.ts files here (ARCHITECTURE §6: real SQLite/PostgreSQL/Redis, app.inject or HTTP).
+// Used by the *.test.ts files here (docs/architecture.md §6: real SQLite/PostgreSQL/Redis, app.inject or HTTP).
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
