@@ -8,6 +8,8 @@ export interface CliIo {
   readonly stderr: (text: string) => void;
   /** Whole standard input as text. */
   readonly readStdin: () => Promise<string>;
+  /** Standard output is a terminal (readable output instead of JSON where a command offers both). */
+  readonly isTerminal?: boolean;
 }
 
 /**

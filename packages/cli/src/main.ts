@@ -23,6 +23,7 @@ const io: CliIo = {
       chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
     return Buffer.concat(chunks).toString('utf8');
   },
+  isTerminal: process.stdout.isTTY === true,
 };
 
 process.exitCode = await runCli(process.argv.slice(2), io);

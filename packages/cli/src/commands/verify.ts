@@ -12,14 +12,16 @@ import {
   printJson,
   readJsonInput,
 } from '../io.ts';
+import { renderVerdict, wantsJson } from '../render-verdict.ts';
 
 export const verifyCommand: Command = {
   name: 'verify',
   summary: 'verify a signed bundle (or a /verify request body); prints the /verify response',
   help: `Usage: proto verify FILE|- [--key B64] [--mode MODE] [--profile P] [--policy FILE]
-                    [--at TIME]
+                    [--at TIME] [--json]
 
-Verifies a signed bundle, V1 or V2, and prints the JSON that POST /verify answers.
+Verifies a signed bundle, V1 or V2. On a terminal it prints a readable report; with
+--json, or when the output is not a terminal, the JSON that POST /verify answers.
 FILE (or - for standard input) holds a signed bundle {bundle, signature} or a
 /verify request body {signed_bundle, public_key_b64?}.
 
@@ -31,6 +33,7 @@ Options:
   --profile P     proto (default) or dcp-ai: signing contexts and error-code prefix
   --policy FILE   VerifierPolicy JSON (SPEC.md shape)
   --at TIME       verify as of this ISO 8601 time instead of now (expiry checks)
+  --json          print the POST /verify JSON even on a terminal
   -h, --help      show this help
 
 Exit codes: 0 verified, 1 not verified, 2 unusable input or bad option.
@@ -41,6 +44,7 @@ Exit codes: 0 verified, 1 not verified, 2 unusable input or bad option.
     profile: { type: 'string' },
     policy: { type: 'string' },
     at: { type: 'string' },
+    json: { type: 'boolean' },
   },
   positionals: { min: 1, max: 1 },
   async run({ values, positionals }, io) {
@@ -91,7 +95,8 @@ Exit codes: 0 verified, 1 not verified, 2 unusable input or bad option.
       throw new CliError(`${where}${verifier.error.message}`);
     }
     const response = verifier.value.verify(request);
-    printJson(io, response);
+    if (wantsJson(values, io)) printJson(io, response);
+    else io.stdout(renderVerdict(response));
     return response.verified ? EXIT_OK : EXIT_NOT_VERIFIED;
   },
 };
