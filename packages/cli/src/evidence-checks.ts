@@ -9,6 +9,9 @@ export interface EvidenceOptions {
   readonly revocationList?: string;
   /** Base64 Ed25519 keys trusted to sign that list. */
   readonly revocationKeys: readonly string[];
+  /** A jurisdiction attestation for the bundle's RPR (D21), and the issuer keys trusted to sign it. */
+  readonly attestation?: string;
+  readonly attestationKeys: readonly string[];
   /** An anchor receipt (or a GET /anchor/... answer holding one). */
   readonly receipt?: string;
   readonly rpc?: string;
@@ -44,6 +47,7 @@ export function evidenceOptions(values: Readonly<Record<string, unknown>>, now: 
   if (timeout !== undefined && !/^\d+$/.test(timeout)) {
     throw new CliError('--timeout must be a number of milliseconds', { showUsage: true });
   }
+  const attestation = text('attestation');
   const revocationList = text('revocation-list');
   const receipt = text('receipt');
   const rpc = url('rpc');
@@ -52,6 +56,8 @@ export function evidenceOptions(values: Readonly<Record<string, unknown>>, now: 
   return {
     ...(revocationList === undefined ? {} : { revocationList }),
     revocationKeys: list('revocation-key'),
+    ...(attestation === undefined ? {} : { attestation }),
+    attestationKeys: list('attestation-key'),
     ...(receipt === undefined ? {} : { receipt }),
     ...(rpc === undefined ? {} : { rpc }),
     ...(esplora === undefined ? {} : { esplora }),
@@ -63,7 +69,9 @@ export function evidenceOptions(values: Readonly<Record<string, unknown>>, now: 
 }
 
 export function wantsEvidence(options: EvidenceOptions): boolean {
-  return options.revocationList !== undefined || options.receipt !== undefined;
+  return (
+    options.revocationList !== undefined || options.receipt !== undefined || options.attestation !== undefined
+  );
 }
 
 /** Progress for long waits, on stderr and only on a terminal (scripts get clean output). */
@@ -97,7 +105,7 @@ export async function applyEvidence(
   options: EvidenceOptions,
   io: CliIo,
 ): Promise<VerifyResponse> {
-  const { errorCode, findRevocation, verifyRevocationList } = await import('@proto/core');
+  const { errorCode, findRevocation, verifyAttestation, verifyRevocationList } = await import('@proto/core');
   const checks: Record<string, string> = { ...response.checks };
   const details: Detail[] = [...(response.error_details ?? [])];
   const warnings = [...(response.warnings ?? [])];
@@ -135,6 +143,32 @@ export async function applyEvidence(
           retryable: false,
         });
       }
+    }
+  }
+
+  if (options.attestation !== undefined) {
+    if (options.attestationKeys.length === 0) throw new CliError('--attestation needs --attestation-key');
+    const input = await readDocument(options.attestation, io, options.timeoutMs);
+    const record = input as Record<string, unknown> | null;
+    const attestation =
+      record !== null && typeof record === 'object' && typeof record['attestation'] === 'object'
+        ? record['attestation']
+        : input;
+    // The attestation must be about this bundle: its RPR, its agent, its jurisdiction (D21).
+    const result = verifyAttestation(attestation, options.attestationKeys, {
+      now: options.now,
+      profile,
+      ...(analysis.rprHash === undefined ? {} : { expectedRprHash: analysis.rprHash }),
+      ...(analysis.agentId === undefined ? {} : { expectedAgentId: analysis.agentId }),
+      ...(analysis.jurisdiction === undefined ? {} : { expectedJurisdiction: analysis.jurisdiction }),
+    });
+    if (result.ok) checks['attestation'] = 'pass';
+    else {
+      fail('attestation', {
+        code: errorCode(result.error.code, profile),
+        message: `attestation: ${result.error.message}`,
+        retryable: false,
+      });
     }
   }
 

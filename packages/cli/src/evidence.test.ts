@@ -42,6 +42,44 @@ afterAll(async () => {
   work.remove();
 });
 
+describe('proto verify with a jurisdiction attestation', () => {
+  const built = buildSignedBundle({ tier: 'standard' });
+  const signed = built.signed_bundle as {
+    bundle: { manifest: { rpr_hash: string }; agent_passport: { payload: { agent_id: string } } };
+  };
+  const bundleFile = `${work.dir}/attested-bundle.json`;
+  writeFileSync(bundleFile, JSON.stringify(built.signed_bundle));
+  const otherFile = `${work.dir}/other-bundle.json`;
+  writeFileSync(otherFile, JSON.stringify(buildSignedBundle({ tier: 'standard' }).signed_bundle));
+
+  it('passes an attestation the real service issued for this bundle and fails it for another bundle', async () => {
+    const issued = await call(revocation, 'POST', '/attest', {
+      rpr_hash: signed.bundle.manifest.rpr_hash,
+      agent_id: signed.bundle.agent_passport.payload.agent_id,
+    });
+    expect(issued.status).toBe(200);
+    const attestationFile = `${work.dir}/attestation.json`;
+    writeFileSync(attestationFile, JSON.stringify(issued.json['attestation']));
+    const keysDoc = await call(
+      revocation,
+      'GET',
+      '/.well-known/proto-attestation-keys.json',
+      undefined,
+      null,
+    );
+    const issuerKey = (keysDoc.json['keys'] as { public_key_b64: string }[])[0]?.public_key_b64 as string;
+    const evidence = ['--attestation', attestationFile, '--attestation-key', issuerKey];
+
+    const pass = await proto(['verify', '--json', ...evidence, bundleFile]);
+    expect(pass.code, pass.stdout + pass.stderr).toBe(0);
+    expect(JSON.parse(pass.stdout)).toMatchObject({ verified: true, checks: { attestation: 'pass' } });
+
+    const other = await proto(['verify', '--json', ...evidence, otherFile]);
+    expect(other.code).toBe(1);
+    expect(JSON.parse(other.stdout)).toMatchObject({ verified: false, checks: { attestation: 'fail' } });
+  });
+});
+
 describe('proto verify with a revocation list', () => {
   const built = buildSignedBundle({ tier: 'standard' });
   const bundle = built.signed_bundle as { bundle: { agent_passport: { payload: { agent_id: string } } } };

@@ -21,6 +21,7 @@ export const verifyCommand: Command = {
   help: `Usage: proto verify FILE|- [--key B64] [--mode MODE] [--profile P] [--policy FILE]
                     [--at TIME] [--json]
                     [--revocation-list FILE|URL --revocation-key B64]...
+                    [--attestation FILE|URL --attestation-key B64]...
                     [--receipt FILE|URL [--rpc URL] [--esplora URL] [--log URL --log-key VKEY]]
 
 Verifies a signed bundle, V1 or V2. On a terminal it prints a readable report; with
@@ -39,6 +40,8 @@ Options:
   --json          print the POST /verify JSON even on a terminal
   --revocation-list FILE|URL   a signed revocation list: the bundle's agent must not be in it (D20)
   --revocation-key B64         a key trusted to sign that list (repeatable)
+  --attestation FILE|URL       a jurisdiction attestation for this bundle's RPR, agent, jurisdiction (D21)
+  --attestation-key B64        an issuer key trusted to sign it (repeatable)
   --receipt FILE|URL           an anchor receipt for this bundle, checked against the sources below (D19)
   --rpc URL / --esplora URL / --log URL [--log-key VKEY]   where the receipt is checked
   --timeout MS    per remote request (default 10000)
@@ -53,6 +56,8 @@ Exit codes: 0 verified (and every evidence check given passed), 1 not verified, 
     policy: { type: 'string' },
     at: { type: 'string' },
     json: { type: 'boolean' },
+    attestation: { type: 'string' },
+    'attestation-key': { type: 'string', multiple: true },
     'revocation-list': { type: 'string' },
     'revocation-key': { type: 'string', multiple: true },
     receipt: { type: 'string' },
