@@ -91,7 +91,8 @@ async function runCommand(command: Command, args: readonly string[], io: CliIo):
       io.stderr(`proto ${command.name}: ${cause.message}\n${cause.showUsage ? `\n${command.help}` : ''}`);
       return EXIT_USAGE;
     }
-    const detail = cause instanceof Error ? (cause.stack ?? cause.message) : String(cause);
+    // The message only: a stack trace is noise to a user and can show local paths.
+    const detail = cause instanceof Error ? cause.message : String(cause);
     io.stderr(`proto ${command.name}: internal error: ${detail}\n`);
     return EXIT_INTERNAL;
   }

@@ -1,14 +1,11 @@
 // Deploys the committed ProtoAnchor artifact with viem and checks the code the chain stores; used by
 // `proto anchor deploy-contract` and the tests. SPEC.md "Anchoring formats" (contract chain), DECISIONS D19.
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { createPublicClient, createWalletClient, defineChain, type Hex, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 
-/** The committed artifact that services/anchor/src/contract/build-contract.ts writes (contracts/ → ../../../../contracts). */
-const ARTIFACT_PATH = fileURLToPath(
-  new URL('../../../../contracts/ProtoAnchor.generated.json', import.meta.url),
-);
+// The committed artifact that services/anchor/src/contract/build-contract.ts writes, imported rather than read
+// from disk so that a bundled CLI (the single-file executable) carries it.
+import ARTIFACT from '../../../../contracts/ProtoAnchor.generated.json' with { type: 'json' };
 
 /** What deployment needs of the artifact; the anchor service's compile.ts owns the full shape. */
 export interface DeployableArtifact {
@@ -21,7 +18,7 @@ export interface DeployableArtifact {
 
 /** The committed artifact (contracts/ProtoAnchor.generated.json). */
 export function loadAnchorArtifact(): DeployableArtifact {
-  return JSON.parse(readFileSync(ARTIFACT_PATH, 'utf8')) as DeployableArtifact;
+  return structuredClone(ARTIFACT) as DeployableArtifact;
 }
 
 export interface DeployOptions {
