@@ -1,5 +1,5 @@
 // Load benchmark of POST /verify (`pnpm bench`): builder bundles per tier and V1, cache off, against
-// the raw signature cost of the same bundles on the same backend. ARCHITECTURE §3 (worker pool).
+// the raw signature cost of the same bundles on the same backend. docs/architecture.md §3 (worker pool).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';

@@ -1,5 +1,5 @@
 // Benchmark of the transparency log: durable appends/s with concurrent clients against the real service, and
-// proof latency at 1,000,000 leaves (store filled directly). DECISIONS D18; ARCHITECTURE §7 (tessera-like figures).
+// proof latency at 1,000,000 leaves (store filled directly). DECISIONS D18; docs/architecture.md §7 (tessera-like figures).
 //
 //   pnpm exec node bench/transparency-log.ts [--seconds 5] [--clients 64] [--leaves 1000000]
 //                                            [--dialect sqlite|postgres|both]   (--leaves 0: appends only)
@@ -14,9 +14,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { openStore, type StoreOptions } from '@proto/store';
+import { inclusionAnswer, NodeCache } from '@proto/transparency-log';
 import autocannon from 'autocannon';
-import { openStore, type StoreOptions } from '../packages/store/src/index.ts';
-import { inclusionAnswer, NodeCache } from '../services/transparency-log/src/tree.ts';
 
 const MAIN = fileURLToPath(new URL('../services/transparency-log/src/main.ts', import.meta.url));
 const TOKEN = randomBytes(24).toString('base64url');

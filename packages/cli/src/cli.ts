@@ -1,6 +1,7 @@
 // Dispatches `proto <command> [options]`: top-level help, option parsing with node:util parseArgs,
 // exit codes (0 ok, 1 not verified, 2 bad usage or unusable input, 3 internal error).
 import { parseArgs } from 'node:util';
+import packageJson from '../package.json' with { type: 'json' };
 import type { Command } from './command.ts';
 import { COMMANDS } from './commands/index.ts';
 import { CliError, type CliIo, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE } from './io.ts';
@@ -16,7 +17,7 @@ export function mainHelp(): string {
     'Commands:',
     ...lines,
     '',
-    'Run `proto <command> --help` for the options of a command.',
+    'Run `proto <command> --help` for the options of a command; `proto --version` prints the version.',
     '',
     'Exit codes: 0 success (verified), 1 not verified, 2 bad usage or unusable input, 3 internal error.',
     '',
@@ -29,6 +30,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   if (name === undefined) {
     io.stderr(mainHelp());
     return EXIT_USAGE;
+  }
+  if (name === '--version' || name === '-V') {
+    io.stdout(`${packageJson.version}\n`);
+    return EXIT_OK;
   }
   if (name === '--help' || name === '-h' || name === 'help') {
     const topic = rest[0];
@@ -86,7 +91,8 @@ async function runCommand(command: Command, args: readonly string[], io: CliIo):
       io.stderr(`proto ${command.name}: ${cause.message}\n${cause.showUsage ? `\n${command.help}` : ''}`);
       return EXIT_USAGE;
     }
-    const detail = cause instanceof Error ? (cause.stack ?? cause.message) : String(cause);
+    // The message only: a stack trace is noise to a user and can show local paths.
+    const detail = cause instanceof Error ? cause.message : String(cause);
     io.stderr(`proto ${command.name}: internal error: ${detail}\n`);
     return EXIT_INTERNAL;
   }

@@ -1,5 +1,5 @@
 // The one place the CLI names what it takes from @proto/core, so the command modules stay short.
-// ARCHITECTURE §1: the CLI imports core (and an HTTP client for remote calls), never a service.
+// docs/architecture.md §1: the CLI imports core (and an HTTP client for remote calls), never a service.
 export {
   type BuildOptions,
   buildSignedBundle,

@@ -1,5 +1,5 @@
 // Input and output of the `proto` command: reading FILE or stdin, JSON parsing, printing, exit codes.
-// ARCHITECTURE §1 (cli imports core only); exit codes: 0 ok/verified, 1 not verified, 2 unusable input.
+// docs/architecture.md §1 (cli imports core only); exit codes: 0 ok/verified, 1 not verified, 2 unusable input.
 import { readFile } from 'node:fs/promises';
 
 /** Where a command writes; tests and embedders pass their own. */
@@ -8,6 +8,8 @@ export interface CliIo {
   readonly stderr: (text: string) => void;
   /** Whole standard input as text. */
   readonly readStdin: () => Promise<string>;
+  /** Standard output is a terminal (readable output instead of JSON where a command offers both). */
+  readonly isTerminal?: boolean;
 }
 
 /**

@@ -1,8 +1,6 @@
 // The console's browser modules run in Node too (same WebCrypto): checked here against the stack's own
 // implementations of RFC 9162, C2SP signed notes, RFC 8785 and the CBOR wire format. Issue 17; D2, D18.
 import { generateKeyPairSync } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
-import { naiveInclusion, naiveRoot } from '../../../services/transparency-log/src/test-support.ts';
 import {
   buildSignedBundle,
   canonicalizeV2,
@@ -10,8 +8,14 @@ import {
   formatVerifierKey,
   noteVerifierKey,
   signNote,
-} from '../../core/src/index.ts';
-import { encodeCbor, decodeCbor as serviceDecodeCbor } from '../../service-kit/src/index.ts';
+} from '@proto/core';
+import { encodeCbor, decodeCbor as serviceDecodeCbor } from '@proto/service-kit';
+import { referenceLeafHashes, referencePath, referenceRoot } from '@proto/testing';
+import { describe, expect, it } from 'vitest';
+
+const naiveRoot = (inputs: readonly Uint8Array[], n: number) => referenceRoot(referenceLeafHashes(inputs), n);
+const naiveInclusion = (m: number, inputs: readonly Uint8Array[], n: number) =>
+  referencePath(m, referenceLeafHashes(inputs), n);
 
 // Plain ES modules without type declarations: loaded as the browser loads them.
 type Module = Record<string, (...args: never[]) => unknown>;

@@ -1,5 +1,5 @@
 // Public API of the core protocol library: canonical JSON, hashes, Merkle trees, crypto, schemas,
-// policy, bundle verification and building. Pure logic, no I/O (ARCHITECTURE §1–2).
+// policy, bundle verification and building. Pure logic, no I/O (docs/architecture.md §1–2).
 
 export * from './anchor/index.ts';
 export {

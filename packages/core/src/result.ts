@@ -1,5 +1,5 @@
 // Result values for the core's public API: bad input is reported, never thrown.
-// ARCHITECTURE §2 ("typed result"), DECISIONS D2 (failures carry a code, never an exception).
+// docs/architecture.md §2 ("typed result"), DECISIONS D2 (failures carry a code, never an exception).
 import type { ErrorName } from './errors.ts';
 
 export interface CoreError {

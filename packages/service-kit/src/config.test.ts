@@ -1,5 +1,5 @@
 // Configuration validation: defaults, coercion, and ConfigError messages that name the variable.
-// ARCHITECTURE §3 (env-schema; a bad value stops the process with a clear message), D17 (TRUST_PROXY).
+// docs/architecture.md §3 (env-schema; a bad value stops the process with a clear message), D17 (TRUST_PROXY).
 import { describe, expect, it } from 'vitest';
 import {
   ConfigError,

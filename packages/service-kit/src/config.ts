@@ -1,5 +1,5 @@
 // Configuration from environment variables, validated once at boot through env-schema.
-// ARCHITECTURE §3 (env-schema; a bad value stops the process with a clear message) and §6 (env only).
+// docs/architecture.md §3 (env-schema; a bad value stops the process with a clear message) and §6 (env only).
 import { isIP } from 'node:net';
 import envSchema from 'env-schema';
 import { isSecretVariable, markSecretVariable } from './secret-values.ts';
@@ -42,7 +42,7 @@ export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' |
 /** The value Fastify's `trustProxy` option takes: off, on, a hop count, or trusted addresses/CIDRs. */
 export type TrustProxySetting = boolean | number | string[];
 
-/** Variables every service reads (ARCHITECTURE §3, §6). A service may override a default (e.g. PORT). */
+/** Variables every service reads (docs/architecture.md §3, §6). A service may override a default (e.g. PORT). */
 export const SHARED_ENV_PROPERTIES = {
   PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 3000, description: 'HTTP port' },
   HOST: { type: 'string', minLength: 1, default: '0.0.0.0', description: 'Interface to listen on' },

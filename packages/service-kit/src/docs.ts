@@ -1,5 +1,5 @@
 // OpenAPI document generated from the route schemas, served with Swagger UI at /docs (JSON at /docs/json).
-// ARCHITECTURE §3 (routes declare JSON Schemas; the same schemas produce the OpenAPI document).
+// docs/architecture.md §3 (routes declare JSON Schemas; the same schemas produce the OpenAPI document).
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';

@@ -1,5 +1,5 @@
 // The one error handler and the not-found handler: every 4xx/5xx becomes the shared error body.
-// ARCHITECTURE §6 (error shape, never a stack), SPEC.md Errors/Limits (413 over 1 MB), DECISIONS D13.
+// docs/architecture.md §6 (error shape, never a stack), SPEC.md Errors/Limits (413 over 1 MB), DECISIONS D13.
 import type { ProtocolProfile } from '@proto/core';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HTTP_ERROR_STATUS, HttpError, type HttpErrorName, httpError, protocolError } from './http-errors.ts';

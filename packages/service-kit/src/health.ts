@@ -1,5 +1,5 @@
 // Liveness (`/health`, no I/O) and readiness (`/ready`, runs the registered checks) endpoints.
-// SPEC.md "GET /health" (liveness), ARCHITECTURE §5 (probes on /health), §6 (error shape on 503).
+// SPEC.md "GET /health" (liveness), docs/architecture.md §5 (probes on /health), §6 (error shape on 503).
 import type { FastifyInstance } from 'fastify';
 import { httpError } from './http-errors.ts';
 import { LOAD_SHEDDING_EXEMPT } from './load-shedding.ts';

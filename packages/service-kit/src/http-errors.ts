@@ -1,5 +1,5 @@
 // Typed HTTP errors and the one error body every 4xx/5xx response carries.
-// ARCHITECTURE §6 (`{ error: { code, message, retryable, details? } }`), DECISIONS D13 (profile's codes).
+// docs/architecture.md §6 (`{ error: { code, message, retryable, details? } }`), DECISIONS D13 (profile's codes).
 import { type ErrorName, errorCode, errorDefinition, type ProtocolProfile } from '@proto/core';
 
 /**

@@ -1,7 +1,7 @@
 // Public API of the service kit: what every Fastify service of the stack shares.
-// ARCHITECTURE §1 (service-kit: config, logs, metrics, errors, limits), §3 (runtime), §6 (conventions).
+// docs/architecture.md §1 (service-kit: config, logs, metrics, errors, limits), §3 (runtime), §6 (conventions).
 
-export * from './anchor-client.ts';
+export * from '@proto/clients';
 export { CborError, checkStrictCbor, decodeCbor, encodeCbor } from './cbor.ts';
 export { clientAddressKey } from './client-address.ts';
 export {

@@ -1,5 +1,5 @@
 // Load shedding with @fastify/under-pressure: 503 + Retry-After + E702 while the event loop lags.
-// ARCHITECTURE §3 (under-pressure), PROTOCOL §7 (E702 BACKPRESSURE, retryable).
+// docs/architecture.md §3 (under-pressure), PROTOCOL §7 (E702 BACKPRESSURE, retryable).
 
 import underPressure from '@fastify/under-pressure';
 import type { ProtocolProfile } from '@proto/core';

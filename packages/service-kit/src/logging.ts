@@ -1,5 +1,5 @@
 // pino logger settings: level from LOG_LEVEL, a request id per request (echoed as X-Request-Id), and
-// redaction of credentials and secret keys. ARCHITECTURE §3 (pino logs with redaction), DECISIONS D22.
+// redaction of credentials and secret keys. docs/architecture.md §3 (pino logs with redaction), DECISIONS D22.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { LogLevel } from './config.ts';

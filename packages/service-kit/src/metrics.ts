@@ -1,5 +1,6 @@
 // Prometheus metrics: one registry per service, unprefixed default process metrics, an HTTP duration histogram,
-// service metrics under one namespace for every profile (`proto_`, profile as a label). SPEC.md Events; issue 16 item 3.
+// service metrics under one namespace for every profile (`proto_`, profile as a label). SPEC.md Events;
+// issue 16 item 3; docs/architecture.md §3 (prom-client).
 import type { FastifyInstance } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { LOAD_SHEDDING_EXEMPT } from './load-shedding.ts';

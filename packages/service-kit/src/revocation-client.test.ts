@@ -1,9 +1,9 @@
 // The revocation checker's parsing and HTTP edge cases against small real HTTP servers: configuration
 // errors, Cache-Control handling, timeouts, oversized and broken responses. DECISIONS D20 (fail closed).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { signRevocationList } from '@proto/core';
+import { sampleList, testKey } from '@proto/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { signRevocationList } from '../../core/src/revocation/index.ts';
-import { sampleList, testKey } from '../../core/src/revocation/test-support.ts';
 import { ConfigError } from './config.ts';
 import {
   createRevocationChecker,

@@ -1,7 +1,8 @@
 // Parsing of the revocation source settings: ISO 3166 jurisdictions, https-only sources (loopback excepted),
 // userinfo split into Basic credentials, redacted URLs, the unlisted-jurisdiction allow-list. Issue 12.
+
+import { testKey } from '@proto/core/testing';
 import { describe, expect, it } from 'vitest';
-import { testKey } from '../../core/src/revocation/test-support.ts';
 import { ConfigError } from './config.ts';
 import { normaliseJurisdiction, parentJurisdiction } from './jurisdiction.ts';
 import { parseRevocationSources, parseUnlistedJurisdictions, watermarkKey } from './revocation-client.ts';

@@ -1,5 +1,5 @@
 // Process entry for every service: build, listen, log the address, drain on SIGTERM/SIGINT, exit 0;
-// a ConfigError is printed without a stack and exits 1. ARCHITECTURE §3 (close-with-grace, env-schema).
+// a ConfigError is printed without a stack and exits 1. docs/architecture.md §3 (close-with-grace, env-schema).
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError } from './config.ts';

@@ -1,5 +1,5 @@
 // End-to-end behaviour of createService over app.inject: error shape, limits, CBOR, metrics, docs, health.
-// ARCHITECTURE §3/§6, SPEC.md Errors (413 over 1 MB) and Events (metrics), PROTOCOL §8.2 (CBOR).
+// docs/architecture.md §3/§6, SPEC.md Errors (413 over 1 MB) and Events (metrics), PROTOCOL §8.2 (CBOR).
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 // The Fastify instance every service starts from: logging, headers, limits, errors, load shedding,
-// CBOR, metrics, rate limits, OpenAPI docs, health and readiness. ARCHITECTURE §3 and §6.
+// CBOR, metrics, rate limits, OpenAPI docs, health and readiness. docs/architecture.md §3 and §6.
 
 import helmet from '@fastify/helmet';
 import { findProfile, type ProtocolProfile } from '@proto/core';

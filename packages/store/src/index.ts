@@ -1,5 +1,5 @@
 // Public API of @proto/store: openStore, the repositories and the Kysely table types.
-// Implements ARCHITECTURE §4 (one persistence API, SQLite and PostgreSQL) and D14–D17 (the /v2 records).
+// Implements docs/architecture.md §4 (one persistence API, SQLite and PostgreSQL) and D14–D17 (the /v2 records).
 export type { Migration, StoreDialect } from './migrations/index.ts';
 export { MIGRATIONS } from './migrations/index.ts';
 export * from './repositories/anchor.ts';

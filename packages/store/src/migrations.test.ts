@@ -1,5 +1,5 @@
 // Tests of the migration runner on every dialect: first run, re-runs, simultaneous starts, newer databases.
-// Covers ARCHITECTURE §4 (versioned, idempotent migrations; safe when two processes start at once).
+// Covers docs/architecture.md §4 (versioned, idempotent migrations; safe when two processes start at once).
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIGRATIONS } from './migrations/index.ts';

@@ -1,5 +1,5 @@
 // Tests that lifecycle writes stay atomic when separate OS processes race on one database.
-// Covers D16 (transitions atomic under concurrency) and ARCHITECTURE §4 (several processes or replicas, one store).
+// Covers D16 (transitions atomic under concurrency) and docs/architecture.md §4 (several processes or replicas, one store).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';

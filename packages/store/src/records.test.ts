@@ -1,9 +1,17 @@
 // Tests of the /v2 record repository on every dialect: put outcomes, reads, races, exact JSON round trips.
 // Covers D14 (idempotent re-post, conflict on other content) and the "keep the record as received" rule.
+import { createHash } from 'node:crypto';
+import { canonicalizeV2 } from '@proto/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contentHash } from './canonical-json.ts';
 import type { Store } from './store.ts';
 import { createStoreTarget, dialectsUnderTest, type StoreTarget, steppingClock } from './testing.ts';
+
+/** The expected content id, computed apart from the repository: sha256 of core's canonical text. */
+function contentHash(value: unknown): string {
+  const text = canonicalizeV2(value);
+  if (!text.ok) throw new Error(text.error.message);
+  return `sha256:${createHash('sha256').update(text.value, 'utf8').digest('hex')}`;
+}
 
 describe.each(dialectsUnderTest())('records on %s', (dialect) => {
   let target: StoreTarget;
@@ -24,6 +32,9 @@ describe.each(dialectsUnderTest())('records on %s', (dialect) => {
     expect(created.stored).toMatchObject({ kind: 'dispute_record', id: 'dsp-1', record });
     expect(created.stored.content_hash).toBe(contentHash(record));
     expect(created.stored.json).toBe(JSON.stringify(record));
+    expect(contentHash({ b: true, a: 1 })).toBe(
+      `sha256:${createHash('sha256').update('{"a":1,"b":true}').digest('hex')}`,
+    );
 
     // Same content in another key order is the same record: nothing is written, stored_at does not move.
     const again = await store.records.put('dispute_record', 'dsp-1', {
@@ -128,13 +139,13 @@ describe.each(dialectsUnderTest())('records on %s', (dialect) => {
 
   it('returns records exactly as received: unicode, escapes, key order, deep nesting', async () => {
     let deep: unknown = { leaf: 'bottom' };
-    for (let i = 0; i < 300; i++) deep = i % 2 === 0 ? [i, deep] : { [`level_${i}`]: deep, i };
+    // As deep as dcp-jcs-v1 allows (64 levels, D2): the content id is core's canonical hash.
+    for (let i = 0; i < 60; i++) deep = i % 2 === 0 ? [i, deep] : { [`level_${i}`]: deep, i };
     const record = {
       zeta: 'last key first',
       text: 'héllo wörld — 日本語 עברית 😀👩🏽‍💻 e\u0301',
       escapes: 'quote " backslash \\ newline \n tab \t nul \u0000 ls \u2028 ps \u2029 del \u007f',
-      lone_surrogate: '\ud800',
-      numbers: [0, -1, 1000, 9007199254740991, -9007199254740991, 1e21],
+      numbers: [0, -1, 1000, 9007199254740991, -9007199254740991],
       empty: { '': '', obj: {}, arr: [] },
       literals: [true, false, null],
       deep,
@@ -172,5 +183,26 @@ describe.each(dialectsUnderTest())('records on %s', (dialect) => {
     });
     expect((await store.lifecycle.get('agent-tx'))?.last_vitality_hash).toBe('sha256:r1');
     expect((await store.records.latestForAgent('vitality_report', 'agent-tx'))?.id).toBe('vit-tx-1');
+  });
+});
+
+describe('records content ids use core canonical JSON (dcp-jcs-v1)', () => {
+  it('refuses a record that has no canonical form instead of hashing something else', async () => {
+    const [dialect] = dialectsUnderTest();
+    const target = await createStoreTarget(dialect ?? 'sqlite', 'records-canonical');
+    const store = await target.open({ clock: steppingClock() });
+    try {
+      await expect(store.records.put('dispute_record', 'frac-1', { amount: 1.5 })).rejects.toThrow(TypeError);
+      await expect(store.records.put('dispute_record', 'unsafe-1', { n: 2 ** 53 })).rejects.toThrow(
+        TypeError,
+      );
+      await expect(store.records.put('dispute_record', 'lone-1', { s: '\ud800' })).rejects.toThrow(TypeError);
+      let deep: unknown = 'bottom';
+      for (let i = 0; i < 100; i++) deep = [deep];
+      await expect(store.records.put('dispute_record', 'deep-1', { deep })).rejects.toThrow(TypeError);
+      expect(await store.records.get('dispute_record', 'frac-1')).toBeUndefined();
+    } finally {
+      await target.cleanup();
+    }
   });
 });

@@ -1,5 +1,5 @@
 // Tests that a store keeps everything across close and reopen (same SQLite file, same PostgreSQL schema).
-// Covers ARCHITECTURE §4 (durable stores: writes are committed before a response) and D16/D17 state.
+// Covers docs/architecture.md §4 (durable stores: writes are committed before a response) and D16/D17 state.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStoreTarget, dialectsUnderTest, type StoreTarget } from './testing.ts';
 

@@ -1,5 +1,5 @@
 // Kysely table types of every table the store owns; one interface per table, gathered in `Database`.
-// Implements ARCHITECTURE §4 (the store owns every table) and D14–D17 (records, ids, lifecycle, retention).
+// Implements docs/architecture.md §4 (the store owns every table) and D14–D17 (records, ids, lifecycle, retention).
 import type { ColumnType, Generated } from 'kysely';
 
 /**

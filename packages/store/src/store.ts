@@ -1,5 +1,5 @@
 // Opens the store: SQLite (node:sqlite, embedded default) or PostgreSQL (pg Pool), migrated, with its repositories.
-// Implements ARCHITECTURE §4 (two dialects behind one API) and D17 (STORE_MAX_ENTRIES, default 10,000).
+// Implements docs/architecture.md §4 (two dialects behind one API) and D17 (STORE_MAX_ENTRIES, default 10,000).
 import { join } from 'node:path';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';

@@ -1,5 +1,5 @@
 // Child process for processes.test.ts: opens its own Store, waits for "go", then races lifecycle writes.
-// Exercises ARCHITECTURE §4 / D16 (atomic transitions and vitality CAS) across real OS processes.
+// Exercises docs/architecture.md §4 / D16 (atomic transitions and vitality CAS) across real OS processes.
 import { once } from 'node:events';
 import { openStore, type StoreOptions } from './index.ts';
 

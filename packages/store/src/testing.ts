@@ -1,5 +1,5 @@
 // Test support: opens stores on every dialect under test, each test file in its own database, cleaned up after.
-// Implements ARCHITECTURE §4: every store test runs on SQLite always and on PostgreSQL when a URL is set.
+// Implements docs/architecture.md §4: every store test runs on SQLite always and on PostgreSQL when a URL is set.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

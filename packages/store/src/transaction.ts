@@ -1,5 +1,5 @@
 // Runs repository work in one transaction, joining the caller's transaction when there is one.
-// Implements ARCHITECTURE §4: state changes that race are single transactions with the right locking.
+// Implements docs/architecture.md §4: state changes that race are single transactions with the right locking.
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.ts';
 

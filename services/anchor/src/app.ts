@@ -1,9 +1,11 @@
 // Assembles the anchor service: store, chain adapters, worker, routes, health listing the chains, metrics.
-// SPEC.md "POST /anchor", ARCHITECTURE §1 (service :3001) and §4 (durable queue), DECISIONS D19, D22.
+// SPEC.md "POST /anchor", docs/architecture.md §1 (service :3001) and §4 (durable queue), DECISIONS D19, D22.
+
 import { hostname } from 'node:os';
 import { ConfigError, createService, type OperatorTokens, resolveOperatorTokens } from '@proto/service-kit';
 import { type AnchorBatch, openStore, type Store } from '@proto/store';
 import type { FastifyInstance } from 'fastify';
+import packageJson from '../package.json' with { type: 'json' };
 import { createAdapters } from './adapters/index.ts';
 import type { ChainAdapter } from './adapters/types.ts';
 import { BacklogGate } from './backlog.ts';
@@ -13,7 +15,8 @@ import { registerAnchorRoutes } from './routes.ts';
 import { AnchorWorker } from './worker.ts';
 
 export const SERVICE_NAME = 'anchor';
-export const SERVICE_VERSION = '2.0.3';
+// The released version is the package's, so /health, capabilities and the OpenAPI document never drift from it.
+export const SERVICE_VERSION: string = packageJson.version;
 
 export interface AnchorServiceOptions {
   readonly config: AnchorConfig;

@@ -1,12 +1,12 @@
 // Bitcoin adapter end to end against an Esplora-compatible server on 127.0.0.1: the OP_RETURN bytes exactly,
 // confirmations as blocks are mined, receipts verified from the raw transaction. DECISIONS D19, SPEC.md formats.
 
+import { verifyAnchorReceipt } from '@proto/clients';
 import { PROFILES } from '@proto/core';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
 import * as btc from '@scure/btc-signer';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyAnchorReceipt } from '../../../packages/service-kit/src/anchor-client.ts';
 import { BitcoinAdapter, bitcoinPrivateKey, bitcoinWallet } from './adapters/bitcoin.ts';
 import { getReceipt, hashOf, postAnchor, testApp } from './testing/app.ts';
 import { type EsploraTestServer, startEsploraServer } from './testing/esplora-server.ts';

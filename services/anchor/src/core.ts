@@ -1,5 +1,5 @@
 // The anchoring API of @proto/core this service uses, in one place. The names below live in
-// packages/core/src/anchor/; once core's index exports them this file becomes `export … from '@proto/core'`.
+// packages/core/src/anchor/, exported by core's index.
 export {
   ANCHORED_EVENT_TOPIC0,
   type AnchorStatus,

@@ -1,11 +1,12 @@
 // End-to-end on a local EVM node (ganache): deploy the contract with the CLI, anchor a batch, mine to the
 // confirmations, verify receipts against the chain, and refuse receipts for other hashes. D19, SPEC.md formats.
 import { readFileSync } from 'node:fs';
+import { runCli } from '@proto/cli';
+import { verifyAnchorReceipt } from '@proto/clients';
+import { loadAnchorArtifact } from '@proto/clients/contract';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../../packages/cli/src/index.ts';
-import { verifyAnchorReceipt } from '../../../packages/service-kit/src/anchor-client.ts';
 import { ANCHOR_ABI } from './adapters/ethereum.ts';
 import {
   artifactText,
@@ -13,7 +14,6 @@ import {
   CONTRACTS_DIR,
   compileAnchorContract,
 } from './contract/compile.ts';
-import { loadAnchorArtifact } from './contract/deploy.ts';
 import { ANCHORED_EVENT_TOPIC0 } from './core.ts';
 import { getReceipt, hashOf, postAnchor, testApp } from './testing/app.ts';
 import {

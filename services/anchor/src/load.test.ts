@@ -4,9 +4,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createStoreTarget, dialectsUnderTest, type StoreTarget } from '@proto/store/testing';
+import { buildTransparencyLog, loadTransparencyLogConfig } from '@proto/transparency-log';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTransparencyLog, loadTransparencyLogConfig } from '../../transparency-log/src/index.ts';
 import { getReceipt, hashOf, OPERATOR, postAnchor, testApp } from './testing/app.ts';
 import { waitFor } from './testing/child.ts';
 

@@ -3,11 +3,11 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { verifyAnchorReceipt } from '@proto/clients';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
+import { buildTransparencyLog, loadTransparencyLogConfig } from '@proto/transparency-log';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyAnchorReceipt } from '../../../packages/service-kit/src/anchor-client.ts';
-import { buildTransparencyLog, loadTransparencyLogConfig } from '../../transparency-log/src/index.ts';
 import { getReceipt, hashOf, postAnchor, testApp } from './testing/app.ts';
 import { waitFor } from './testing/child.ts';
 

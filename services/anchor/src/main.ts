@@ -1,5 +1,5 @@
 // Entry point of the anchor service (`pnpm start:anchor`): configuration, app, listen on PORT (default 3001).
-// SPEC.md "POST /anchor", ARCHITECTURE §3 (validated configuration, graceful shutdown), DECISIONS D19.
+// SPEC.md "POST /anchor", docs/architecture.md §3 (validated configuration, graceful shutdown), DECISIONS D19.
 import { runService } from '@proto/service-kit';
 import { buildAnchorService, SERVICE_NAME } from './app.ts';
 import { loadAnchorConfig } from './config.ts';

@@ -1,11 +1,12 @@
 // Several replicas on one database anchoring on one EVM chain: requests spread over both, workers racing; every hash
-// lands in exactly one batch and every batch root on chain exactly once. ARCHITECTURE §4 (SKIP LOCKED), D19.
+// lands in exactly one batch and every batch root on chain exactly once. docs/architecture.md §4 (SKIP LOCKED), D19.
+
+import { verifyAnchorReceipt } from '@proto/clients';
+import { deployAnchorContract } from '@proto/clients/contract';
 import type { Store } from '@proto/store';
 import { createStoreTarget, dialectsUnderTest, type StoreTarget } from '@proto/store/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyAnchorReceipt } from '../../../packages/service-kit/src/anchor-client.ts';
-import { deployAnchorContract } from './contract/deploy.ts';
 import { ANCHORED_EVENT_TOPIC0 } from './core.ts';
 import { getReceipt, hashOf, postAnchor, testApp } from './testing/app.ts';
 import {

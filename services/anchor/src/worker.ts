@@ -1,5 +1,5 @@
 // The anchoring loop per chain: close due batches, write each root once (intent stored before broadcast), reconcile
-// after a restart, follow confirmations. DECISIONS D19; ARCHITECTURE §4 (SKIP LOCKED claims, nothing sent twice).
+// after a restart, follow confirmations. DECISIONS D19; docs/architecture.md §4 (SKIP LOCKED claims, nothing sent twice).
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { AnchorBatch, AnchorItem, AnchorRepository } from '@proto/store';

@@ -9,6 +9,7 @@ import {
 } from '@proto/service-kit';
 import { openStore, type Store, type StoreOptions } from '@proto/store';
 import type { FastifyInstance } from 'fastify';
+import packageJson from '../package.json' with { type: 'json' };
 import type { RevocationConfig } from './config.ts';
 import { DEFAULT_ISSUER, DEFAULT_JURISDICTION } from './config.ts';
 import type { TrustedKey } from './core.ts';
@@ -20,7 +21,8 @@ import { revocationRoutes } from './routes/revocations.ts';
 import { wellKnownRoutes } from './routes/well-known.ts';
 
 export const SERVICE_NAME = 'revocation';
-export const SERVICE_VERSION = '2.0.3';
+// The released version is the package's, so /health, capabilities and the OpenAPI document never drift from it.
+export const SERVICE_VERSION: string = packageJson.version;
 export const REVOCATION_KEY_FILE = 'revocation-signing-key';
 export const ATTESTATION_KEY_FILE = 'attestation-signing-key';
 

@@ -1,15 +1,16 @@
 // Jurisdiction attestation against the running service: issuance, offline verification with the published
 // keys, expiry, wrong rpr_hash, untrusted key, revoked agents and key rotation. DECISIONS D21, D22.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROFILES } from '../../../packages/core/src/profile.ts';
+
 import {
   type IssuedAttestation,
+  PROFILES,
   signAttestation,
   type TrustedKey,
   verifyAttestation,
   verifyRevocationList,
-} from '../../../packages/core/src/revocation/index.ts';
-import { parseAttestationTrustedKeys } from '../../../packages/service-kit/src/revocation-client.ts';
+} from '@proto/core';
+import { parseAttestationTrustedKeys } from '@proto/service-kit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   call,
   ISSUER,

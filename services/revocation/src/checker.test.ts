@@ -1,13 +1,9 @@
 // The verifier's revocation checker against the real revocation service: E300 for revoked agents, the
 // cached list revalidated by conditional GET (304), and refusals of rolled-back, tampered, stale lists. D20.
 import { createServer } from 'node:net';
+import { createRevocationChecker, type RevocationCheckerOptions, watermarkKey } from '@proto/service-kit';
 import { openStore } from '@proto/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createRevocationChecker,
-  type RevocationCheckerOptions,
-  watermarkKey,
-} from '../../../packages/service-kit/src/revocation-client.ts';
 import { JURISDICTION, type RunningService, revoke, startService, tempDir } from './test-support.ts';
 
 let service: RunningService;

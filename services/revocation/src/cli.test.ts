@@ -2,8 +2,8 @@
 // exit codes, JSON output and refusals, all offline. DECISIONS D20, D21.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runCli } from '@proto/cli';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../../packages/cli/src/cli.ts';
 import { call, JURISDICTION, type RunningService, revoke, startService, tempDir } from './test-support.ts';
 
 let service: RunningService;

@@ -1,5 +1,5 @@
 // Ed25519 signing keys of the list and of attestations: from configuration, or generated into DATA_DIR
-// (mode 0600) at first start. The secret is never logged. DECISIONS D20, D21; ARCHITECTURE §6 (env config).
+// (mode 0600) at first start. The secret is never logged. DECISIONS D20, D21; docs/architecture.md §6 (env config).
 import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';

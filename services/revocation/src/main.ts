@@ -1,5 +1,5 @@
 // Entry point of the revocation service (`pnpm start:revocation`): configuration, app, listen on :3003.
-// SPEC.md "Revocation service" / "Attestation service"; ARCHITECTURE §3 (validated config, graceful shutdown).
+// SPEC.md "Revocation service" / "Attestation service"; docs/architecture.md §3 (validated config, graceful shutdown).
 import { runService } from '@proto/service-kit';
 import { buildRevocationApp, SERVICE_NAME } from './app.ts';
 import { loadRevocationConfig } from './config.ts';

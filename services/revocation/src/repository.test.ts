@@ -1,9 +1,9 @@
 // The store's revocation repository on every dialect: atomic revoke + issue, exactly-once under races,
-// rollback of a failed signing, list retention and key registration. DECISIONS D20, D21; ARCHITECTURE §4.
+// rollback of a failed signing, list retention and key registration. DECISIONS D20, D21; docs/architecture.md §4.
 import type { ListBuilder, Store } from '@proto/store';
+import { KyselyRevocationRepository } from '@proto/store';
 import { createStoreTarget, dialectsUnderTest, type StoreTarget } from '@proto/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KyselyRevocationRepository } from '../../../packages/store/src/repositories/revocation.ts';
 
 const HASH = `sha256:${'ab'.repeat(32)}`;
 const build: ListBuilder = ({ listNumber, entries }) => ({

@@ -1,8 +1,9 @@
 // The revocation service over real HTTP on every store dialect: the signed list and its cache headers,
 // the operator API, restarts, concurrent issuers and the re-issue timer. DECISIONS D20, D22; SPEC.md.
+
+import { verifyRevocationList } from '@proto/core';
 import { createStoreTarget, dialectsUnderTest, type StoreTarget } from '@proto/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyRevocationList } from '../../../packages/core/src/revocation/index.ts';
 import {
   call,
   currentList,

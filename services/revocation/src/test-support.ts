@@ -1,9 +1,7 @@
 // Test support: the real revocation service in-process on an ephemeral port, with a request recorder.
 // Used by the end-to-end tests of D20–D22; not part of the service's public API.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { StoreOptions } from '@proto/store';
+import { listenOnPort0, tempDirSync } from '@proto/testing';
 import type { FastifyInstance } from 'fastify';
 import { buildRevocationApp } from './app.ts';
 import { loadRevocationConfig } from './config.ts';
@@ -39,8 +37,7 @@ export interface StartOptions {
 }
 
 export function tempDir(label: string): { dir: string; remove(): void } {
-  const dir = mkdtempSync(join(tmpdir(), `proto-revocation-${label}-`));
-  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+  return tempDirSync(`revocation-${label}`);
 }
 
 export async function startService(options: StartOptions = {}): Promise<RunningService> {
@@ -66,7 +63,7 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
     const inm = request.headers['if-none-match'];
     seen.push({ method: request.method, url: request.url, ifNoneMatch: inm, status: reply.statusCode });
   });
-  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  const { url: address } = await listenOnPort0(app);
   return {
     app,
     url: address,

@@ -1,5 +1,5 @@
 // The transparency log's Fastify app: the kit's base, the store, checkpoint keys, sequencer, checkpoint and
-// anchor timers, and the routes. SPEC.md "Transparency log service"; DECISIONS D18, D22; ARCHITECTURE §3–4.
+// anchor timers, and the routes. SPEC.md "Transparency log service"; DECISIONS D18, D22; docs/architecture.md §3–4.
 
 import { installConsole } from '@proto/console';
 import { selectCryptoBackend } from '@proto/core';
@@ -12,6 +12,7 @@ import {
 } from '@proto/service-kit';
 import { openStore, type Store, type StoreOptions } from '@proto/store';
 import type { FastifyInstance } from 'fastify';
+import packageJson from '../package.json' with { type: 'json' };
 import { Checkpointer } from './checkpointer.ts';
 import type { TransparencyLogConfig } from './config.ts';
 import { allowCrossOriginReads, lookupRoute } from './console-routes.ts';
@@ -23,7 +24,8 @@ import { type LogSigningKeys, loadLogSigningKeys } from './signing-keys.ts';
 import { NodeCache } from './tree.ts';
 
 export const SERVICE_NAME = 'transparency-log';
-export const SERVICE_VERSION = '2.0.3';
+// The released version is the package's, so /health, capabilities and the OpenAPI document never drift from it.
+export const SERVICE_VERSION: string = packageJson.version;
 /** Stored nodes kept in memory (about 100 bytes each); they never change, so the cache is always right. */
 export const NODE_CACHE_ENTRIES = 200_000;
 

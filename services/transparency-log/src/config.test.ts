@@ -1,5 +1,5 @@
 // The log's configuration: SPEC.md/issue defaults, and a bad value stops the service with the variable's name.
-// DECISIONS D18 (origin, batching, checkpoint timer), ARCHITECTURE §3 (env-schema, clear boot errors).
+// DECISIONS D18 (origin, batching, checkpoint timer), docs/architecture.md §3 (env-schema, clear boot errors).
 import { ConfigError } from '@proto/service-kit';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_LOG_ORIGIN, loadTransparencyLogConfig } from './config.ts';

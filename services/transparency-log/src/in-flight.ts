@@ -1,5 +1,5 @@
 // Counts route handlers still running, so that shutdown closes the store only after the last one ends,
-// even one whose client has gone (Fastify stops waiting for a request once its connection closes). ARCHITECTURE §3.
+// even one whose client has gone (Fastify stops waiting for a request once its connection closes). docs/architecture.md §3.
 export class InFlight {
   #count = 0;
   #waiters: Array<() => void> = [];

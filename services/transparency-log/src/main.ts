@@ -1,5 +1,5 @@
 // Entry point of the transparency log (`pnpm start:transparency-log`): configuration, app, listen on :3002.
-// SPEC.md "Transparency log service"; ARCHITECTURE §3 (validated config, graceful shutdown).
+// SPEC.md "Transparency log service"; docs/architecture.md §3 (validated config, graceful shutdown).
 import { runService } from '@proto/service-kit';
 import { buildTransparencyLog, SERVICE_NAME } from './app.ts';
 import { loadTransparencyLogConfig } from './config.ts';

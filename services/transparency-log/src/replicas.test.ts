@@ -1,5 +1,5 @@
 // Two instances of the log on one database, appending, signing and anchoring at once, never diverge: one index
-// per leaf, one root per signed size, every checkpoint consistent with the next. DECISIONS D18; ARCHITECTURE §4.
+// per leaf, one root per signed size, every checkpoint consistent with the next. DECISIONS D18; docs/architecture.md §4.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { encodeBase64, selectCryptoBackend, verifyTlogConsistency } from '@proto/core';

@@ -1,5 +1,5 @@
 // The sequencer over the real repository: batches of at most BATCH_MAX, one commit at a time, a bounded queue,
-// refused appends when a commit fails, and a drain on close. DECISIONS D18; ARCHITECTURE §7 (tessera batching).
+// refused appends when a commit fails, and a drain on close. DECISIONS D18; docs/architecture.md §7 (tessera batching).
 import { openStore, type Store } from '@proto/store';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type BatchReport, Sequencer, SequencerClosedError, SequencerFullError } from './sequencer.ts';

@@ -1,5 +1,5 @@
 // Gathers appends into batches (BATCH_MAX or BATCH_WAIT_MS) committed one at a time; bounded queue, push-back.
-// DECISIONS D18 (acknowledged only after the durable commit, batched), ARCHITECTURE §7 (tessera: batching, no unbounded queues).
+// DECISIONS D18 (acknowledged only after the durable commit, batched), docs/architecture.md §7 (tessera: batching, no unbounded queues).
 import type { LogAppendResult, LogBatchResult } from '@proto/store';
 
 export interface SequencedLeaf extends LogAppendResult {

@@ -1,5 +1,5 @@
 // The log's two checkpoint keys (Ed25519, ML-DSA-65): from configuration, or generated into DATA_DIR (0600) at
-// first start; secrets are never logged, only the public verifier keys. DECISIONS D18; ARCHITECTURE §6.
+// first start; secrets are never logged, only the public verifier keys. DECISIONS D18; docs/architecture.md §6.
 import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';

@@ -1,13 +1,19 @@
 // POST /verify with an anchor_receipt made by the real anchor service on loopback (transparency log and Bitcoin
 // through Esplora), checked through the operator's sources only: pass, contradiction, unreachable. D12, D19.
 import { createServer, type Server } from 'node:http';
+import {
+  bitcoinPrivateKey,
+  bitcoinWallet,
+  type EsploraTestServer,
+  type LogTestServer,
+  postAnchor,
+  startEsploraServer,
+  startLogServer,
+  testApp,
+} from '@proto/anchor/testing';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bitcoinPrivateKey, bitcoinWallet } from '../../anchor/src/adapters/bitcoin.ts';
-import { postAnchor, testApp } from '../../anchor/src/testing/app.ts';
-import { type EsploraTestServer, startEsploraServer } from '../../anchor/src/testing/esplora-server.ts';
-import { type LogTestServer, startLogServer } from '../../anchor/src/testing/log-server.ts';
 import { postVerify, type RunningApp, sampleBundle, startApp } from './test-support.ts';
 
 const KEY_HEX = '45'.repeat(32);
@@ -69,6 +75,7 @@ beforeAll(async () => {
   await anchor.anchorWorker.run('bitcoin', true);
   esplora.mine(1);
   await anchor.anchorWorker.run('bitcoin', true);
+  await log.checkpoint(); // the real log signs on a timer: sign the tree holding the receipt's leaf now
   receipts['log'] = await receiptOf(anchored.bundleHash, 'transparency-log');
   receipts['bitcoin'] = await receiptOf(anchored.bundleHash, 'bitcoin');
   receipts['otherBitcoin'] = await receiptOf(other.bundleHash, 'bitcoin');

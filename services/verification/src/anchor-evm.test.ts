@@ -1,17 +1,19 @@
 // POST /verify with an Ethereum receipt made by the real anchor service on a local EVM node (ganache), read
 // through ANCHOR_VERIFY_ETH_RPC_URL: pass, and a receipt the chain contradicts fails. DECISIONS D12, D19.
-import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deployAnchorContract } from '../../anchor/src/contract/deploy.ts';
-import { postAnchor, testApp } from '../../anchor/src/testing/app.ts';
+
 import {
   ANCHOR_KEY,
   DEPLOYER_KEY,
   type LocalChain,
+  postAnchor,
   startLocalChain,
   TEST_CHAIN_ID,
-} from '../../anchor/src/testing/ganache.ts';
+  testApp,
+} from '@proto/anchor/testing';
+import { deployAnchorContract } from '@proto/clients/contract';
+import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postVerify, type RunningApp, sampleBundle, startApp } from './test-support.ts';
 
 let chain: LocalChain;

@@ -1,10 +1,11 @@
 // The verification service's Fastify app: the kit's base, a verifier, the worker pool, the cache and
-// the routes, plus a hook for more route plugins (the /v2 records). SPEC.md endpoints; ARCHITECTURE §3.
+// the routes, plus a hook for more route plugins (the /v2 records). SPEC.md endpoints; docs/architecture.md §3.
 import { installConsole, originOf } from '@proto/console';
 import { createVerifier, selectCryptoBackend } from '@proto/core';
 import { ConfigError, createService, type ServiceOptions } from '@proto/service-kit';
 import { openStore, type StoreOptions } from '@proto/store';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import packageJson from '../package.json' with { type: 'json' };
 import { VerificationCache } from './cache.ts';
 import type { VerificationConfig } from './config.ts';
 import { createExternalChecks, type ExternalChecks } from './external-checks.ts';
@@ -16,7 +17,8 @@ import { verifyRoutes } from './routes/verify.ts';
 import { portableVerifierOptions } from './verifier-options.ts';
 
 export const SERVICE_NAME = 'verification';
-export const SERVICE_VERSION = '2.0.3';
+// The released version is the package's, so /health, capabilities and the OpenAPI document never drift from it.
+export const SERVICE_VERSION: string = packageJson.version;
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -17,6 +17,7 @@ import {
   type RevocationSources,
   type SharedConfig,
 } from '@proto/service-kit';
+import { RECORD_SETTINGS_ENV } from './records/env.ts';
 
 export const VERIFICATION_ENV = defineEnv({
   PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 3000, description: 'HTTP port' },
@@ -93,6 +94,8 @@ export const VERIFICATION_ENV = defineEnv({
   },
   // D20/D21: REVOCATION_SOURCES, ATTESTATION_TRUSTED_KEYS, REVOCATION_FETCH_TIMEOUT_MS.
   ...REVOCATION_CLIENT_ENV,
+  // D17: the /v2 records' retention and rate limit (STORE_MAX_ENTRIES, V2_RATE_LIMIT_PER_MINUTE).
+  ...RECORD_SETTINGS_ENV,
   // D19: where anchor receipts are checked. Only these operator-chosen sources are ever called.
   ANCHOR_VERIFY_ETH_RPC_URL: {
     type: 'string',
@@ -203,6 +206,8 @@ export interface VerificationConfig extends SharedConfig {
   readonly ANCHOR_VERIFY_CACHE_TTL_MS: number;
   readonly ANCHOR_VERIFY_CACHE_RETRY_TTL_MS: number;
   readonly ATTESTATION_MAX_AGE_DAYS: number;
+  readonly STORE_MAX_ENTRIES: number;
+  readonly V2_RATE_LIMIT_PER_MINUTE: number;
 }
 
 /** VERIFIER_POLICY holds JSON text (starts with `{`) or the path of a JSON file. */

@@ -1,5 +1,5 @@
 // /health, the capabilities document, POST /anchor forwarding, saturation of the worker pool, the
-// dcp-ai profile and the extra-plugin hook. SPEC.md endpoints, PROTOCOL §8.1, ARCHITECTURE §3.
+// dcp-ai profile and the extra-plugin hook. SPEC.md endpoints, PROTOCOL §8.1, docs/architecture.md §3.
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CapabilitiesDocument } from './routes/capabilities.ts';

@@ -1,7 +1,8 @@
 // Revocation-source metrics of the verifier over GET /metrics, against the real revocation service on loopback and
 // a source that does not answer: last successful fetch and state per jurisdiction (issue 16 item 3).
+
+import { call, type RunningService, startService, tempDir } from '@proto/revocation/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, type RunningService, startService, tempDir } from '../../revocation/src/test-support.ts';
 import { postVerify, type RunningApp, sampleBundle, startApp } from './test-support.ts';
 
 const JURISDICTION = 'US'; // the builder writes RPRs for US

@@ -1,5 +1,5 @@
 // The bounded verification thread pool: VERIFY_WORKERS threads, VERIFY_QUEUE_MAX waiting tasks, and
-// push-back (E702) instead of an unbounded queue. ARCHITECTURE §3 (piscina, overflow answered 503).
+// push-back (E702) instead of an unbounded queue. docs/architecture.md §3 (piscina, overflow answered 503).
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { PortableVerifierOptions } from './verifier-options.ts';

@@ -1,5 +1,5 @@
 // The real service as a child process on the pinned Node: boot failure on a bad VERIFIER_MODE or
-// REVOCATION_SOURCES, and a graceful SIGTERM (in-flight finish, new get 503, exit 0). ARCHITECTURE §3.
+// REVOCATION_SOURCES, and a graceful SIGTERM (in-flight finish, new get 503, exit 0). docs/architecture.md §3.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { connect } from 'node:net';

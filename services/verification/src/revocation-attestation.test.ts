@@ -2,7 +2,6 @@
 // after a cached pass), tampered and rolled-back lists by tier, attestations. DECISIONS D12, D20, D21.
 import { createServer, type Server } from 'node:http';
 import { encodeBase64, selectCryptoBackend, signAttestation, type UnsignedAttestation } from '@proto/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   call,
   currentList,
@@ -10,7 +9,8 @@ import {
   revoke,
   startService,
   tempDir,
-} from '../../revocation/src/test-support.ts';
+} from '@proto/revocation/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postVerify, type RunningApp, sampleBundle, startApp } from './test-support.ts';
 
 const JURISDICTION = 'US'; // the builder writes RPRs for US

@@ -1,10 +1,11 @@
 // Test helpers: a verification app on a real listening socket, and builder-made bundles.
-// Used by the *.test.ts files of this service (ARCHITECTURE §6: end-to-end tests over real HTTP).
+// Used by the *.test.ts files of this service (docs/architecture.md §6: end-to-end tests over real HTTP).
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BuildOptions, buildSignedBundle } from '@proto/core';
+import { listenOnPort0 } from '@proto/testing';
 import type { FastifyInstance } from 'fastify';
 import { buildVerificationApp, type ExtraPlugin } from './app.ts';
 import { loadVerificationConfig } from './config.ts';
@@ -54,13 +55,12 @@ async function listening(
     extraPlugins,
     rateLimitKeyPrefix: `test:${randomUUID()}:`,
   });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const { port } = app.server.address() as { port: number };
+  const { url, close } = await listenOnPort0(app);
   return {
     app,
-    url: `http://127.0.0.1:${port}`,
+    url,
     close: async () => {
-      await app.close();
+      await close();
       removeDataDir();
     },
   };

@@ -1,5 +1,5 @@
 // Reading a POST /verify body and the 400 answer for one that is not a verify request.
-// SPEC.md "POST /verify" (signed_bundle required), DECISIONS D12 (error_details), ARCHITECTURE §6.
+// SPEC.md "POST /verify" (signed_bundle required), DECISIONS D12 (error_details), docs/architecture.md §6.
 import type { ProtocolProfile } from '@proto/core';
 import { checkParsedJson, errorCode } from '@proto/core';
 

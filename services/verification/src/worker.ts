@@ -1,5 +1,5 @@
 // Verification worker thread (piscina): one Verifier built once from the configuration, then one
-// bundle per task. ARCHITECTURE §3 (CPU-heavy verification in a bounded worker pool).
+// bundle per task. docs/architecture.md §3 (CPU-heavy verification in a bounded worker pool).
 import { workerData } from 'node:worker_threads';
 import { type BundleAnalysis, createVerifier, selectCryptoBackend, type VerifyResponse } from '@proto/core';
 import { type BundleSubject, evidenceOf, type SuppliedEvidence, subjectOf } from './bundle-subject.ts';

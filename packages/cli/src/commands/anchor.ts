@@ -39,8 +39,8 @@ async function deploy(values: ParsedCommandLine['values'], io: CliIo): Promise<n
   }
   const chainId = integer(values, 'chain-id');
   const confirmations = integer(values, 'confirmations');
-  // viem and the artifact loader live with the anchor service, which owns the contract's deployment code.
-  const { deployAnchorContract } = await import('../../../../services/anchor/src/contract/deploy.ts');
+  // viem loads only for this command; the deployment code is a framework-free client the anchor tests share.
+  const { deployAnchorContract } = await import('@proto/clients/contract');
   const result = await deployAnchorContract({
     rpcUrl: rpc,
     privateKey: key,

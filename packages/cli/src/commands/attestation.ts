@@ -1,7 +1,6 @@
 // `proto attestation verify`: checks a jurisdiction attestation offline (issuer key and window, signature,
 // rpr_hash, expiry). DECISIONS D21; PROTOCOL §9.6; SPEC.md "Jurisdiction attestation".
 
-// The revocation module is not in core's index yet; these imports move to ../core.ts when it is.
 import { errorCode, parseTrustedKey, type TrustedKeyInput, verifyAttestation } from '@proto/core';
 import type { Command, ParsedCommandLine } from '../command.ts';
 import {

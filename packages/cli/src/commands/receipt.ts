@@ -82,10 +82,9 @@ async function verify(source: string, values: ParsedCommandLine['values'], io: C
   const minConfirmations = count(values, 'min-confirmations');
   const timeoutMs = count(values, 'timeout');
 
-  // The verifier lives in service-kit (no framework in it); cli reaches it by path like core.ts reaches core.
-  const { verifyAnchorReceipt } = await import('@proto/service-kit');
-  const { errorCode } = await import('@proto/core');
-  const { DEFAULT_PROFILE } = await import('@proto/core');
+  // The receipt verifier is a framework-free client (@proto/clients), loaded only when this command runs.
+  const { verifyAnchorReceipt } = await import('@proto/clients');
+  const { errorCode, DEFAULT_PROFILE } = await import('@proto/core');
   const check = await verifyAnchorReceipt(receipt, bundleHash, {
     ...(rpc === undefined ? {} : { evmRpc: rpc }),
     ...(esplora === undefined ? {} : { esplora }),

@@ -1,7 +1,6 @@
 // `proto revocation verify`: checks a jurisdiction's signed revocation list offline (signature, trusted key,
 // freshness, rollback) and looks an agent up. DECISIONS D20; SPEC.md "Revocation record and … list".
 
-// The revocation module is not in core's index yet; these imports move to ../core.ts when it is.
 import { DEFAULT_PROFILE, errorCode, findProfile, findRevocation, verifyRevocationList } from '@proto/core';
 import type { Command, ParsedCommandLine } from '../command.ts';
 import { CliError, EXIT_NOT_VERIFIED, EXIT_OK, printJson, readJsonInput } from '../io.ts';

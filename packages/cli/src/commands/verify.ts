@@ -2,6 +2,7 @@
 // SPEC.md "POST /verify" and "Verification modes"; DECISIONS D9–D12 (modes, tiers, response shape).
 import type { Command } from '../command.ts';
 import type { VerifierOptions } from '../core.ts';
+import { applyEvidence, evidenceOptions, wantsEvidence } from '../evidence-checks.ts';
 import {
   CliError,
   EXIT_NOT_VERIFIED,
@@ -12,14 +13,19 @@ import {
   printJson,
   readJsonInput,
 } from '../io.ts';
+import { renderVerdict, wantsJson } from '../render-verdict.ts';
 
 export const verifyCommand: Command = {
   name: 'verify',
   summary: 'verify a signed bundle (or a /verify request body); prints the /verify response',
   help: `Usage: proto verify FILE|- [--key B64] [--mode MODE] [--profile P] [--policy FILE]
-                    [--at TIME]
+                    [--at TIME] [--json]
+                    [--revocation-list FILE|URL --revocation-key B64]...
+                    [--attestation FILE|URL --attestation-key B64]...
+                    [--receipt FILE|URL [--rpc URL] [--esplora URL] [--log URL --log-key VKEY]]
 
-Verifies a signed bundle, V1 or V2, and prints the JSON that POST /verify answers.
+Verifies a signed bundle, V1 or V2. On a terminal it prints a readable report; with
+--json, or when the output is not a terminal, the JSON that POST /verify answers.
 FILE (or - for standard input) holds a signed bundle {bundle, signature} or a
 /verify request body {signed_bundle, public_key_b64?}.
 
@@ -31,9 +37,17 @@ Options:
   --profile P     proto (default) or dcp-ai: signing contexts and error-code prefix
   --policy FILE   VerifierPolicy JSON (SPEC.md shape)
   --at TIME       verify as of this ISO 8601 time instead of now (expiry checks)
+  --json          print the POST /verify JSON even on a terminal
+  --revocation-list FILE|URL   a signed revocation list: the bundle's agent must not be in it (D20)
+  --revocation-key B64         a key trusted to sign that list (repeatable)
+  --attestation FILE|URL       a jurisdiction attestation for this bundle's RPR, agent, jurisdiction (D21)
+  --attestation-key B64        an issuer key trusted to sign it (repeatable)
+  --receipt FILE|URL           an anchor receipt for this bundle, checked against the sources below (D19)
+  --rpc URL / --esplora URL / --log URL [--log-key VKEY]   where the receipt is checked
+  --timeout MS    per remote request (default 10000)
   -h, --help      show this help
 
-Exit codes: 0 verified, 1 not verified, 2 unusable input or bad option.
+Exit codes: 0 verified (and every evidence check given passed), 1 not verified, 2 unusable\ninput or bad option (a list or receipt that cannot be read or fetched), 3 internal error.
 `,
   options: {
     key: { type: 'string' },
@@ -41,6 +55,17 @@ Exit codes: 0 verified, 1 not verified, 2 unusable input or bad option.
     profile: { type: 'string' },
     policy: { type: 'string' },
     at: { type: 'string' },
+    json: { type: 'boolean' },
+    attestation: { type: 'string' },
+    'attestation-key': { type: 'string', multiple: true },
+    'revocation-list': { type: 'string' },
+    'revocation-key': { type: 'string', multiple: true },
+    receipt: { type: 'string' },
+    rpc: { type: 'string' },
+    esplora: { type: 'string' },
+    log: { type: 'string' },
+    'log-key': { type: 'string', multiple: true },
+    timeout: { type: 'string' },
   },
   positionals: { min: 1, max: 1 },
   async run({ values, positionals }, io) {
@@ -90,8 +115,14 @@ Exit codes: 0 verified, 1 not verified, 2 unusable input or bad option.
       const where = typeof policyPath === 'string' ? `${inputName(policyPath)}: ` : '';
       throw new CliError(`${where}${verifier.error.message}`);
     }
-    const response = verifier.value.verify(request);
-    printJson(io, response);
+    const evidence = evidenceOptions(values, clock?.() ?? new Date());
+    const analysis = verifier.value.analyze(request);
+    let response = verifier.value.finalize(analysis, clock?.() ?? new Date());
+    if (wantsEvidence(evidence)) {
+      response = await applyEvidence(response, analysis, verifier.value.profile, evidence, io);
+    }
+    if (wantsJson(values, io)) printJson(io, response);
+    else io.stdout(renderVerdict(response));
     return response.verified ? EXIT_OK : EXIT_NOT_VERIFIED;
   },
 };

@@ -2,7 +2,7 @@
 // mutated upstream bundle so exactly one defect remains. CONTRIBUTING (shared vectors); PROTOCOL §6.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { canonicalBytesV2 } from '../canonical/index.ts';
+import { jcsBytes } from '@proto/testing';
 import { compositeSign, type SigningKey, selectCryptoBackend } from '../crypto/index.ts';
 import { decodeBase64Strict, encodeBase64 } from '../encoding/index.ts';
 import { hexDigest } from '../hash/index.ts';
@@ -88,11 +88,8 @@ export function upstreamKeys(): { readonly agent: PartyKeys; readonly human: Par
   return { agent: party('agent'), human: party('human') };
 }
 
-export function jcs(value: unknown): Uint8Array {
-  const bytes = canonicalBytesV2(value);
-  if (!bytes.ok) throw new Error(bytes.error.message);
-  return bytes.value;
-}
+/** dcp-jcs-v1 bytes from @proto/testing's independent canonical JSON (not core's, which the tests check). */
+export const jcs = jcsBytes;
 
 export const sha256Of = (value: unknown): string => `sha256:${hexDigest('sha256', jcs(value))}`;
 export const sha3Of = (value: unknown): string => `sha3-256:${hexDigest('sha3-256', jcs(value))}`;

@@ -1,5 +1,5 @@
 // The crypto backend interface shared by the node:crypto and @noble implementations.
-// ARCHITECTURE §2 "Crypto backends" (one interface, two implementations), PROTOCOL §4.3 (algorithms).
+// docs/architecture.md §2 "Crypto backends" (one interface, two implementations), PROTOCOL §4.3 (algorithms).
 
 import type { SigningAlg } from './algorithms.ts';
 

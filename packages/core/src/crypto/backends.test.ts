@@ -1,5 +1,5 @@
 // Tests for both crypto backends, their selection, key encodings, kids, DSMs and key recovery.
-// ARCHITECTURE §2 "Crypto backends" (two implementations cross-checked), PROTOCOL §3, §4.3–4.4.
+// docs/architecture.md §2 "Crypto backends" (two implementations cross-checked), PROTOCOL §3, §4.3–4.4.
 
 import { generateKeyPairSync } from 'node:crypto';
 import { ml_dsa65 } from '@noble/post-quantum/ml-dsa.js';

@@ -1,5 +1,5 @@
 // Tests pinning the Ed25519 acceptance rule: canonical S, no small-order or non-canonical A or R, cofactorless.
-// ARCHITECTURE §2 "Crypto backends" (strict RFC 8032 in both backends, tested), PROTOCOL §4.3.
+// docs/architecture.md §2 "Crypto backends" (strict RFC 8032 in both backends, tested), PROTOCOL §4.3.
 
 import * as ed from '@noble/ed25519';
 import { sha512 } from '@noble/hashes/sha2.js';

@@ -1,5 +1,5 @@
 // The pinned Ed25519 acceptance rule, checked before any curve arithmetic in BOTH backends.
-// ARCHITECTURE §2 "Crypto backends" (strict RFC 8032: canonical S, no small-order keys), PROTOCOL §4.3.
+// docs/architecture.md §2 "Crypto backends" (strict RFC 8032: canonical S, no small-order keys), PROTOCOL §4.3.
 
 import { bytesToBigIntLE } from './bytes.ts';
 

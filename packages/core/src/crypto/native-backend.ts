@@ -1,5 +1,5 @@
 // The node:crypto backend (OpenSSL 3.5 in Node 24): Ed25519 and ML-DSA-65 with cached KeyObjects.
-// ARCHITECTURE §2 "Crypto backends", PROTOCOL §4.3 (raw keys, SPKI prefixes, pure ML-DSA, empty context).
+// docs/architecture.md §2 "Crypto backends", PROTOCOL §4.3 (raw keys, SPKI prefixes, pure ML-DSA, empty context).
 
 import {
   createPrivateKey,
@@ -10,6 +10,7 @@ import {
   verify as nodeVerify,
 } from 'node:crypto';
 import { ml_dsa65 } from '@noble/post-quantum/ml-dsa.js';
+import { LRUCache } from 'lru-cache';
 import { ALGORITHM_SIZES, isSigningAlg, SIGNING_ALGS, type SigningAlg } from './algorithms.ts';
 import type { CryptoBackend, KeyPair } from './backend.ts';
 import { bytesEqual, concatBytes, isBytes, utf8 } from './bytes.ts';
@@ -22,7 +23,6 @@ import {
   rawFromSpki,
   spkiFromRaw,
 } from './key-encoding.ts';
-import { LruCache } from './lru.ts';
 
 /** Imported public keys kept per backend; an ML-DSA-65 entry costs a few KiB. */
 export const NATIVE_KEY_CACHE_SIZE = 4096;
@@ -136,7 +136,7 @@ export function createNativeBackend(): CryptoBackend {
   const algorithms: readonly SigningAlg[] = Object.freeze(
     SIGNING_ALGS.filter((alg) => (alg === 'ed25519' ? capabilities.ed25519 : capabilities.mlDsa65)),
   );
-  const keyCache = new LruCache<string, KeyObject>(NATIVE_KEY_CACHE_SIZE);
+  const keyCache = new LRUCache<string, KeyObject>({ max: NATIVE_KEY_CACHE_SIZE });
 
   const supports = (alg: unknown): alg is SigningAlg => isSigningAlg(alg) && algorithms.includes(alg);
 

@@ -1,5 +1,5 @@
 // The portable backend: @noble/ed25519, @noble/post-quantum (ML-DSA-65) and @noble/hashes.
-// ARCHITECTURE §2 "Crypto backends" (used where the runtime lacks native ML-DSA), PROTOCOL §4.3.
+// docs/architecture.md §2 "Crypto backends" (used where the runtime lacks native ML-DSA), PROTOCOL §4.3.
 
 import * as ed from '@noble/ed25519';
 import { sha512 } from '@noble/hashes/sha2.js';

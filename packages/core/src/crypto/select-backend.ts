@@ -1,5 +1,5 @@
 // Chooses the crypto backend once: node:crypto when it has every algorithm, else the noble one.
-// ARCHITECTURE §2 "Crypto backends" (chosen once at start-up, noble where native ML-DSA is missing).
+// docs/architecture.md §2 "Crypto backends" (chosen once at start-up, noble where native ML-DSA is missing).
 
 import { SIGNING_ALGS } from './algorithms.ts';
 import type { CryptoBackend } from './backend.ts';

@@ -1,5 +1,5 @@
 // Test-only: registers the Vitest checks every crypto vector file must pass, in BOTH backends.
-// PROTOCOL §3–4, §12 (what the interop vectors prove); ARCHITECTURE §2 (every vector through both backends).
+// PROTOCOL §3–4, §12 (what the interop vectors prove); docs/architecture.md §2 (every vector through both backends).
 
 import { describe, expect, it } from 'vitest';
 import { CONTEXT_NAMES, contextString, type ProtocolProfile } from '../profile.ts';

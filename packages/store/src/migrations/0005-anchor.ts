@@ -1,5 +1,5 @@
 // Migration 0005: the anchor service's durable queue, its batches (one root per chain transaction) and per-chain leases.
-// Implements D19 (batches, receipts with paths and status) and ARCHITECTURE §4 (SKIP LOCKED claims, write intents).
+// Implements D19 (batches, receipts with paths and status) and docs/architecture.md §4 (SKIP LOCKED claims, write intents).
 import { type Kysely, sql } from 'kysely';
 import { type Migration, type StoreDialect, withSequenceKey } from './migration.ts';
 

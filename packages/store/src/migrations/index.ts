@@ -1,5 +1,5 @@
 // The ordered list of store migrations and the runner that applies the missing ones once.
-// Implements ARCHITECTURE §4: versioned, idempotent migrations, safe when several processes start at once.
+// Implements docs/architecture.md §4: versioned, idempotent migrations, safe when several processes start at once.
 import { createHash } from 'node:crypto';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Database } from '../schema.ts';

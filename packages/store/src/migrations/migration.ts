@@ -1,5 +1,5 @@
 // The shape of one versioned schema migration and the dialect names migrations branch on.
-// Implements ARCHITECTURE §4: `packages/store` owns every table, created by ordered, recorded migrations.
+// Implements docs/architecture.md §4: `packages/store` owns every table, created by ordered, recorded migrations.
 import type { CreateTableBuilder, Kysely } from 'kysely';
 
 export type StoreDialect = 'sqlite' | 'postgres';

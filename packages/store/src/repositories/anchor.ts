@@ -1,5 +1,5 @@
 // Repository of the anchor service: the durable request queue, batches claimed with SKIP LOCKED, write intents
-// recorded before broadcast, per-chain send leases. Implements D19 and ARCHITECTURE §4 (queue claims, no double write).
+// recorded before broadcast, per-chain send leases. Implements D19 and docs/architecture.md §4 (queue claims, no double write).
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { StoreDialect } from '../migrations/migration.ts';
 import type { Database, SequenceColumn } from '../schema.ts';

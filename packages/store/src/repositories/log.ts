@@ -1,5 +1,5 @@
 // Repository of the transparency log: batched appends in one locked transaction, stored perfect subtrees, checkpoints.
-// Implements D18 (RFC 9162 log, durable before acknowledged, one sequencer, one root per signed size) and ARCHITECTURE §4.
+// Implements D18 (RFC 9162 log, durable before acknowledged, one sequencer, one root per signed size) and docs/architecture.md §4.
 import {
   completedSubtrees,
   rfc9162LeafHash,

@@ -1,7 +1,7 @@
 // Repository of the /v2 records: stored as received, idempotent by content, evicted oldest-first per kind.
 // Implements D14 (ids, idempotent re-post, 409 on different content) and D17 (STORE_MAX_ENTRIES per kind).
+import { hashCanonicalV2 } from '@proto/core';
 import type { Kysely, Selectable } from 'kysely';
-import { contentHash } from '../canonical-json.ts';
 import { assertId, assertKind, isValidId } from '../ids.ts';
 import type { Database, V2RecordsTable } from '../schema.ts';
 import { inTransaction } from '../transaction.ts';
@@ -51,6 +51,16 @@ export interface RecordRepositoryOptions {
 }
 
 type RecordRow = Selectable<V2RecordsTable>;
+
+/**
+ * `sha256:` + hex SHA-256 of the record's dcp-jcs-v1 text (core's one canonical JSON; D2, D3, D14).
+ * Throws a TypeError on what has no canonical form, so nothing is stored under a hash of something else.
+ */
+function contentHash(record: unknown): string {
+  const hash = hashCanonicalV2('sha256', record);
+  if (!hash.ok) throw new TypeError(`record has no canonical JSON form: ${hash.error.message}`);
+  return hash.value;
+}
 
 export class KyselyRecordRepository implements RecordRepository {
   readonly #db: Kysely<Database>;

@@ -1,5 +1,5 @@
 // Tests of the node:sqlite Kysely dialect: pragmas, statement kinds, write locks between connections, savepoints.
-// Covers ARCHITECTURE §4 (WAL, synchronous=FULL, busy timeout, foreign keys; no native addon; locked writes).
+// Covers docs/architecture.md §4 (WAL, synchronous=FULL, busy timeout, foreign keys; no native addon; locked writes).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

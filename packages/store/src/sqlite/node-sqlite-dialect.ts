@@ -1,5 +1,5 @@
 // Kysely dialect over Node 24's built-in `node:sqlite` (DatabaseSync): the embedded default store, no native addon.
-// Implements ARCHITECTURE §4 (WAL, synchronous=FULL, busy timeout, foreign keys; racing writes as one locked transaction).
+// Implements docs/architecture.md §4 (WAL, synchronous=FULL, busy timeout, foreign keys; racing writes as one locked transaction).
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';

@@ -3,13 +3,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { BuildOptions } from '@proto/core';
 import { createStoreTarget, dialectsUnderTest, type StoreTarget } from '@proto/store/testing';
+import { postVerify, type RunningApp, sampleBundle, startApp } from '@proto/verification/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  postVerify,
-  type RunningApp,
-  sampleBundle,
-  startApp,
-} from '../../../verification/src/test-support.ts';
 import { call, currentList, type RunningService, startService } from '../../src/test-support.ts';
 
 const JURISDICTION = 'US'; // the builder writes RPRs for US

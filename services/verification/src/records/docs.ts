@@ -1,5 +1,5 @@
 // OpenAPI route schemas of the /v2 records: summaries, descriptions, the published V2 record schemas.
-// Implements ARCHITECTURE §3 (route schemas produce /docs) and the note that signatures are not verified.
+// Implements docs/architecture.md §3 (route schemas produce /docs) and the note that signatures are not verified.
 import { getSchema } from '@proto/core';
 import { errorResponses } from '@proto/service-kit';
 import { ID_PATTERN_TEXT } from './ids.ts';

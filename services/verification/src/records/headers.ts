@@ -1,6 +1,7 @@
 // The four response headers every /v2 response carries, errors and unknown /v2 paths included.
 // Implements D17 (exact values) and SPEC.md "/v2 endpoints add these response headers".
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import fp from 'fastify-plugin';
 
 /** D17, the values upstream's gateway sends (PROTOCOL §9.1). */
 export const V2_RESPONSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
@@ -27,10 +28,8 @@ async function v2ResponseHeadersPlugin(app: FastifyInstance): Promise<void> {
   });
 }
 
-// What fastify-plugin does: the hook lands in the parent (root) context instead of a child scope.
-Object.assign(v2ResponseHeadersPlugin, {
-  [Symbol.for('skip-override')]: true,
-  [Symbol.for('fastify.display-name')]: 'proto-v2-response-headers',
+// fastify-plugin: the hook lands in the parent (root) context instead of a child scope.
+export const v2ResponseHeaders: FastifyPluginAsync = fp(v2ResponseHeadersPlugin, {
+  name: 'proto-v2-response-headers',
+  fastify: '5.x',
 });
-
-export const v2ResponseHeaders: FastifyPluginAsync = v2ResponseHeadersPlugin;

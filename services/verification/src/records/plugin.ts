@@ -1,29 +1,19 @@
-// The /v2 records as mounted on the verification service: opens the durable store from the environment,
-// adds the /v2 headers and the routes. Implements ARCHITECTURE §4 (durable stores) and D17 (limits).
+// The /v2 records as mounted on the verification service: opens the durable store the validated configuration
+// names, adds the /v2 headers and the routes. Implements docs/architecture.md §4 (durable stores) and D17 (limits).
 import { DEFAULT_PROFILE, type ProtocolProfile } from '@proto/core';
 import { type EnvProperties, loadConfig, SHARED_ENV_PROPERTIES } from '@proto/service-kit';
 import { openStore, type Store } from '@proto/store';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import fp from 'fastify-plugin';
+import { RECORD_SETTINGS_ENV } from './env.ts';
 import { v2ResponseHeaders } from './headers.ts';
-import { DEFAULT_RATE_LIMIT_PER_MINUTE } from './rate-limit.ts';
 import { recordRoutes } from './routes.ts';
 
 /** Variables of the /v2 records (validated at boot; DATA_DIR and DATABASE_URL are the kit's shared ones). */
 export const RECORDS_ENV = {
   DATA_DIR: SHARED_ENV_PROPERTIES.DATA_DIR,
   DATABASE_URL: SHARED_ENV_PROPERTIES.DATABASE_URL,
-  STORE_MAX_ENTRIES: {
-    type: 'integer',
-    minimum: 1,
-    default: 10_000,
-    description: 'Records kept per /v2 record kind, oldest evicted first (D17)',
-  },
-  V2_RATE_LIMIT_PER_MINUTE: {
-    type: 'integer',
-    minimum: 0,
-    default: DEFAULT_RATE_LIMIT_PER_MINUTE,
-    description: 'POSTs per minute per client IP across all /v2 routes (0: no limit; D17)',
-  },
+  ...RECORD_SETTINGS_ENV,
 } as const satisfies EnvProperties;
 
 export interface RecordsConfig {
@@ -33,9 +23,8 @@ export interface RecordsConfig {
   readonly V2_RATE_LIMIT_PER_MINUTE: number;
 }
 
-export function loadRecordsConfig(
-  env: Readonly<Record<string, string | undefined>> = process.env,
-): RecordsConfig {
+/** Validates an explicit variable map (tests, embedding); the service passes its own validated config instead. */
+export function loadRecordsConfig(env: Readonly<Record<string, string | undefined>>): RecordsConfig {
   return loadConfig<RecordsConfig>(RECORDS_ENV, env);
 }
 
@@ -55,7 +44,9 @@ export interface RecordsPluginOptions {
   readonly store?: Store;
   /** Close `store` when the app closes (default false: its opener closes it). */
   readonly closeStore?: boolean;
-  /** Environment to read (default process.env). */
+  /** The validated settings; default: `env` validated, or every default. */
+  readonly config?: RecordsConfig;
+  /** Variables to validate when `config` is not given (never process.env: the service validates that at boot). */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Overrides V2_RATE_LIMIT_PER_MINUTE. */
   readonly rateLimitPerMinute?: number;
@@ -63,7 +54,7 @@ export interface RecordsPluginOptions {
 }
 
 async function recordsPlugin(app: FastifyInstance, options: RecordsPluginOptions): Promise<void> {
-  const config = loadRecordsConfig(options.env ?? process.env);
+  const config = options.config ?? loadRecordsConfig(options.env ?? {});
   let store = options.store;
   if (store !== undefined && options.closeStore === true) {
     const given = store;
@@ -86,15 +77,14 @@ async function recordsPlugin(app: FastifyInstance, options: RecordsPluginOptions
   });
 }
 
-// Not encapsulated (what fastify-plugin does), so the header hook reaches /v2 paths without a route;
-// the routes themselves stay in their own scope (their validator compiler and schemas).
-Object.assign(recordsPlugin, {
-  [Symbol.for('skip-override')]: true,
-  [Symbol.for('fastify.display-name')]: 'proto-v2-records',
+/**
+ * The plugin the verification service registers: `app.register(records, options?)`. Not encapsulated, so the
+ * header hook reaches /v2 paths without a route; the routes stay in their own scope (validator, schemas).
+ */
+export const records: FastifyPluginAsync<RecordsPluginOptions> = fp(recordsPlugin, {
+  name: 'proto-v2-records',
+  fastify: '5.x',
 });
-
-/** The plugin the verification service registers: `app.register(records, options?)`. */
-export const records: FastifyPluginAsync<RecordsPluginOptions> = recordsPlugin;
 
 /**
  * What the verification service's main.ts calls: opens the store the routes need (SQLite under
@@ -102,22 +92,15 @@ export const records: FastifyPluginAsync<RecordsPluginOptions> = recordsPlugin;
  * register, which closes the store when the app closes.
  */
 export async function mountRecords(
-  config: { readonly DATA_DIR: string; readonly DATABASE_URL?: string | undefined },
-  env: Readonly<Record<string, string | undefined>> = process.env,
+  config: RecordsConfig,
 ): Promise<{ plugin: FastifyPluginAsync; options: Record<string, unknown> }> {
-  const { STORE_MAX_ENTRIES, V2_RATE_LIMIT_PER_MINUTE } = loadRecordsConfig(env);
-  // DATA_DIR and DATABASE_URL as the service validated them; the two record settings from env.
-  const store = await openRecordStore({
+  const settings: RecordsConfig = {
     DATA_DIR: config.DATA_DIR,
     ...(config.DATABASE_URL === undefined ? {} : { DATABASE_URL: config.DATABASE_URL }),
-    STORE_MAX_ENTRIES,
-    V2_RATE_LIMIT_PER_MINUTE,
-  });
-  const options: RecordsPluginOptions = {
-    store,
-    closeStore: true,
-    env,
-    rateLimitPerMinute: V2_RATE_LIMIT_PER_MINUTE,
+    STORE_MAX_ENTRIES: config.STORE_MAX_ENTRIES,
+    V2_RATE_LIMIT_PER_MINUTE: config.V2_RATE_LIMIT_PER_MINUTE,
   };
+  const store = await openRecordStore(settings);
+  const options: RecordsPluginOptions = { store, closeStore: true, config: settings };
   return { plugin: records as FastifyPluginAsync, options: { ...options } };
 }

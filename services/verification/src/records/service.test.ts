@@ -1,5 +1,5 @@
 // The /v2 records inside the real verification service: mounted through main.ts's mountRecords, and the
-// service process restarted on the same DATA_DIR keeping every record. ARCHITECTURE §4, issue item 8.
+// service process restarted on the same DATA_DIR keeping every record. docs/architecture.md §4, issue item 8.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp } from '../test-support.ts';
-import { mountRecords } from './plugin.ts';
+import { loadRecordsConfig, mountRecords } from './plugin.ts';
 import { example, withFields } from './test-support.ts';
 
 const MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
@@ -64,7 +64,7 @@ describe('/v2 records in the verification service', () => {
   });
 
   it('mounts through mountRecords on the service app: routes, headers, docs, store closed with the app', async () => {
-    const mounted = await mountRecords({ DATA_DIR: dataDir }, { STORE_MAX_ENTRIES: '50' });
+    const mounted = await mountRecords(loadRecordsConfig({ DATA_DIR: dataDir, STORE_MAX_ENTRIES: '50' }));
     // Load shedding off: parallel test files can lag the event loop past its threshold (503).
     const running = await startApp({ VERIFY_WORKERS: '1', MAX_EVENT_LOOP_DELAY_MS: '0' }, [mounted]);
     try {

@@ -1,11 +1,12 @@
 // Test helpers of the /v2 records: an app with the kit's base and the records plugin, example records.
-// Used by the *.test.ts files here (ARCHITECTURE §6: real SQLite/PostgreSQL/Redis, app.inject or HTTP).
-import { createHash, randomUUID } from 'node:crypto';
+// Used by the *.test.ts files here (docs/architecture.md §6: real SQLite/PostgreSQL/Redis, app.inject or HTTP).
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createService, loadConfig, SHARED_ENV_PROPERTIES, type SharedConfig } from '@proto/service-kit';
 import type { Store } from '@proto/store';
+import { listenOnPort0 } from '@proto/testing';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { records } from './plugin.ts';
 
@@ -79,9 +80,7 @@ export async function startRecordsApp(options: RecordsAppOptions): Promise<Recor
   });
   let url = '';
   if (options.listen === true) {
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const { port } = app.server.address() as { port: number };
-    url = `http://127.0.0.1:${port}`;
+    url = (await listenOnPort0(app)).url;
   } else {
     await app.ready();
   }
@@ -112,22 +111,8 @@ export const errorOf = (response: LightMyRequestResponse) =>
   (response.json() as { error: { code: string; message: string; retryable: boolean; details?: unknown } })
     .error;
 
-/**
- * Canonical JSON written here, independently of core (sorted keys, compact; integer-only data, where
- * JSON.stringify's number and string forms are dcp-jcs-v1's), and its `sha256:` hash.
- */
-export function jcs(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(jcs).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    const entries = Object.entries(value).filter(([, v]) => v !== undefined);
-    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${jcs(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
-export const sha256Of = (value: unknown): string =>
-  `sha256:${createHash('sha256').update(jcs(value), 'utf8').digest('hex')}`;
+// Canonical JSON written independently of core, and its `sha256:` hash (@proto/testing).
+export { jcs, jcsSha256 as sha256Of } from '@proto/testing';
 
 /** A copy of `record` with some members replaced. */
 export const withFields = (record: Json, fields: Json): Json => ({ ...structuredClone(record), ...fields });

@@ -7,14 +7,14 @@ import {
   type TrustedKey,
   type UnsignedAttestation,
 } from '@proto/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   call,
   type RunningService,
   JURISDICTION as SERVICE_JURISDICTION,
   startService,
   tempDir,
-} from '../../../revocation/src/test-support.ts';
+} from '@proto/revocation/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postVerify, type RunningApp, sampleBundle, startApp } from '../../src/test-support.ts';
 
 const BUNDLE_JURISDICTION = 'US'; // the builder writes RPRs for US

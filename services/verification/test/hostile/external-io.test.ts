@@ -2,19 +2,20 @@
 // the real anchor service on a local chain, read through a counting JSON-RPC proxy (the operator's endpoint).
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { encodeBase64, selectCryptoBackend, signAttestation } from '@proto/core';
-import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deployAnchorContract } from '../../../anchor/src/contract/deploy.ts';
-import { postAnchor, testApp } from '../../../anchor/src/testing/app.ts';
 import {
   ANCHOR_KEY,
   DEPLOYER_KEY,
   type LocalChain,
+  postAnchor,
   startLocalChain,
   TEST_CHAIN_ID,
-} from '../../../anchor/src/testing/ganache.ts';
+  testApp,
+} from '@proto/anchor/testing';
+import { deployAnchorContract } from '@proto/clients/contract';
+import { encodeBase64, selectCryptoBackend, signAttestation } from '@proto/core';
+import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postVerify, type RunningApp, sampleBundle, startApp } from '../../src/test-support.ts';
 
 let chain: LocalChain;

@@ -5,16 +5,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { currentList, type RunningService, revoke, startService, tempDir } from '@proto/revocation/testing';
 import { ConfigError } from '@proto/service-kit';
 import { createStoreTarget, dialectsUnderTest, type StoreTarget } from '@proto/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  currentList,
-  type RunningService,
-  revoke,
-  startService,
-  tempDir,
-} from '../../../revocation/src/test-support.ts';
 import { buildVerificationApp } from '../../src/app.ts';
 import { loadVerificationConfig } from '../../src/config.ts';
 import { postVerify, type RunningApp, sampleBundle, startApp } from '../../src/test-support.ts';

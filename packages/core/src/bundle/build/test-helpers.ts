@@ -1,16 +1,13 @@
 // Test helpers for the builder: independent re-checks of signatures, hashes and chains.
 // PROTOCOL §3 (DSM), §4.2 (pq_over_classical covers DSM ‖ classical sig), §2.2, §6.3; DECISIONS D8.
-import { canonicalBytesV2 } from '../../canonical/index.ts';
+import { jcsBytes } from '@proto/testing';
 import { type CryptoBackend, domainSeparatedMessage } from '../../crypto/index.ts';
 import { concatBytes, decodeBase64Strict } from '../../encoding/index.ts';
 import { hexDigest } from '../../hash/index.ts';
 import type { BundleKeySet, JsonObject } from './types.ts';
 
-export function jcs(value: unknown): Uint8Array {
-  const bytes = canonicalBytesV2(value);
-  if (!bytes.ok) throw new Error(bytes.error.message);
-  return bytes.value;
-}
+/** dcp-jcs-v1 bytes from @proto/testing's independent canonical JSON (not core's, which the tests check). */
+export const jcs = jcsBytes;
 
 export function sha256Of(value: unknown): string {
   return `sha256:${hexDigest('sha256', jcs(value))}`;

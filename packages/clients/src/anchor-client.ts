@@ -1,6 +1,5 @@
 // Verifies an anchor receipt against public data: the bundle's path to the batch root (offline), then the chain through
 // the operator's EVM JSON-RPC or Esplora explorer, or the log's proof endpoint. DECISIONS D19, D12; SPEC.md "Anchor receipt".
-// The anchoring names live in packages/core/src/anchor/; once core's index exports them, import them from '@proto/core'.
 import {
   ANCHOR_CHECK_CODES,
   type AnchorCheck,

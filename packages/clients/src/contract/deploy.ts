@@ -1,13 +1,24 @@
 // Deploys the committed ProtoAnchor artifact with viem and checks the code the chain stores; used by
 // `proto anchor deploy-contract` and the tests. SPEC.md "Anchoring formats" (contract chain), DECISIONS D19.
-import { readFileSync } from 'node:fs';
 import { createPublicClient, createWalletClient, defineChain, type Hex, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { CONTRACT_ARTIFACT_FILE, CONTRACTS_DIR, type ContractArtifact } from './compile.ts';
+
+// The committed artifact that services/anchor/src/contract/build-contract.ts writes, imported rather than read
+// from disk so that a bundled CLI (the single-file executable) carries it.
+import ARTIFACT from '../../../../contracts/ProtoAnchor.generated.json' with { type: 'json' };
+
+/** What deployment needs of the artifact; the anchor service's compile.ts owns the full shape. */
+export interface DeployableArtifact {
+  readonly abi: readonly unknown[];
+  /** Creation bytecode, 0x-prefixed hex. */
+  readonly bytecode: `0x${string}`;
+  /** Runtime bytecode, 0x-prefixed hex (what `eth_getCode` returns after deployment). */
+  readonly deployedBytecode: `0x${string}`;
+}
 
 /** The committed artifact (contracts/ProtoAnchor.generated.json). */
-export function loadAnchorArtifact(): ContractArtifact {
-  return JSON.parse(readFileSync(`${CONTRACTS_DIR}${CONTRACT_ARTIFACT_FILE}`, 'utf8')) as ContractArtifact;
+export function loadAnchorArtifact(): DeployableArtifact {
+  return structuredClone(ARTIFACT) as DeployableArtifact;
 }
 
 export interface DeployOptions {

@@ -2,8 +2,8 @@
 // `skipped` with a retryable code, unconfigured ones `skipped`, malformed receipts `fail`. DECISIONS D19, D12.
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
+import { buildAnchorBatch } from '@proto/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildAnchorBatch } from '../../core/src/anchor/index.ts';
 import { verifyAnchorReceipt } from './anchor-client.ts';
 
 const hash = (t: string) => `sha256:${createHash('sha256').update(t).digest('hex')}`;

@@ -1,0 +1,217 @@
+// `proto verify` with evidence: the bundle's agent looked up in a signed revocation list (file or URL) and an
+// anchor receipt checked against the chain or log the user names, merged into the verdict. D12, D19, D20.
+import { readFile } from 'node:fs/promises';
+import type { BundleAnalysis, ProtocolProfile, VerifyResponse } from '@proto/core';
+import { CliError, type CliIo, inputName, parseJson } from './io.ts';
+
+export interface EvidenceOptions {
+  /** A signed revocation list: a file, `-`, or an http(s) URL. */
+  readonly revocationList?: string;
+  /** Base64 Ed25519 keys trusted to sign that list. */
+  readonly revocationKeys: readonly string[];
+  /** A jurisdiction attestation for the bundle's RPR (D21), and the issuer keys trusted to sign it. */
+  readonly attestation?: string;
+  readonly attestationKeys: readonly string[];
+  /** An anchor receipt (or a GET /anchor/... answer holding one). */
+  readonly receipt?: string;
+  readonly rpc?: string;
+  readonly esplora?: string;
+  readonly log?: string;
+  readonly logKeys: readonly string[];
+  readonly timeoutMs: number;
+  readonly now: Date;
+}
+
+type Detail = NonNullable<VerifyResponse['error_details']>[number];
+
+/** The evidence options of `proto verify`, checked. */
+export function evidenceOptions(values: Readonly<Record<string, unknown>>, now: Date): EvidenceOptions {
+  const text = (name: string): string | undefined => {
+    const value = values[name];
+    return typeof value === 'string' ? value : undefined;
+  };
+  const list = (name: string): string[] => {
+    const value = values[name];
+    return (Array.isArray(value) ? value : value === undefined ? [] : [value]).filter(
+      (v): v is string => typeof v === 'string',
+    );
+  };
+  const url = (name: string): string | undefined => {
+    const value = text(name);
+    if (value !== undefined && !/^https?:\/\//.test(value)) {
+      throw new CliError(`--${name} must be an http(s) URL`, { showUsage: true });
+    }
+    return value;
+  };
+  const timeout = text('timeout');
+  if (timeout !== undefined && !/^\d+$/.test(timeout)) {
+    throw new CliError('--timeout must be a number of milliseconds', { showUsage: true });
+  }
+  const attestation = text('attestation');
+  const revocationList = text('revocation-list');
+  const receipt = text('receipt');
+  const rpc = url('rpc');
+  const esplora = url('esplora');
+  const log = url('log');
+  return {
+    ...(revocationList === undefined ? {} : { revocationList }),
+    revocationKeys: list('revocation-key'),
+    ...(attestation === undefined ? {} : { attestation }),
+    attestationKeys: list('attestation-key'),
+    ...(receipt === undefined ? {} : { receipt }),
+    ...(rpc === undefined ? {} : { rpc }),
+    ...(esplora === undefined ? {} : { esplora }),
+    ...(log === undefined ? {} : { log }),
+    logKeys: list('log-key'),
+    timeoutMs: timeout === undefined ? 10_000 : Number(timeout),
+    now,
+  };
+}
+
+export function wantsEvidence(options: EvidenceOptions): boolean {
+  return (
+    options.revocationList !== undefined || options.receipt !== undefined || options.attestation !== undefined
+  );
+}
+
+/** Progress for long waits, on stderr and only on a terminal (scripts get clean output). */
+function progress(io: CliIo, message: string): void {
+  if (io.isTerminal === true) io.stderr(`… ${message}\n`);
+}
+
+async function readDocument(source: string, io: CliIo, timeoutMs: number): Promise<unknown> {
+  if (!/^https?:\/\//.test(source)) {
+    const text =
+      source === '-' ? await io.readStdin() : await readFile(source, 'utf8').catch(() => undefined);
+    if (text === undefined) throw new CliError(`${inputName(source)}: cannot read the file`);
+    return parseJson(text, inputName(source));
+  }
+  progress(io, `fetching ${source}`);
+  let response: Response;
+  try {
+    response = await fetch(source, { signal: AbortSignal.timeout(timeoutMs), redirect: 'error' });
+  } catch (cause) {
+    throw new CliError(`${source}: ${cause instanceof Error ? cause.message : String(cause)}`);
+  }
+  if (!response.ok) throw new CliError(`${source}: HTTP ${response.status}`);
+  return parseJson(await response.text(), source);
+}
+
+/** Runs the evidence checks the options ask for and merges them into `response` (a failure makes it unverified). */
+export async function applyEvidence(
+  response: VerifyResponse,
+  analysis: BundleAnalysis,
+  profile: ProtocolProfile,
+  options: EvidenceOptions,
+  io: CliIo,
+): Promise<VerifyResponse> {
+  const { errorCode, findRevocation, verifyAttestation, verifyRevocationList } = await import('@proto/core');
+  const checks: Record<string, string> = { ...response.checks };
+  const details: Detail[] = [...(response.error_details ?? [])];
+  const warnings = [...(response.warnings ?? [])];
+  const fail = (check: string, detail: Omit<Detail, 'check'>) => {
+    checks[check] = 'fail';
+    details.push({ ...detail, check } as Detail);
+  };
+
+  if (options.revocationList !== undefined) {
+    if (options.revocationKeys.length === 0) throw new CliError('--revocation-list needs --revocation-key');
+    const list = await readDocument(options.revocationList, io, options.timeoutMs);
+    const result = verifyRevocationList(list, options.revocationKeys, {
+      now: options.now,
+      profile,
+    });
+    if (!result.ok) {
+      fail('revocation', {
+        code: errorCode(result.error.code, profile),
+        message: `revocation list: ${result.error.message}`,
+        retryable: false,
+      });
+    } else if (analysis.agentId === undefined) {
+      fail('revocation', {
+        code: errorCode('AGENT_REVOKED', profile),
+        message: 'the bundle names no agent to look up in the revocation list',
+        retryable: false,
+      });
+    } else {
+      const entry = findRevocation(result.value.list, [analysis.agentId]);
+      if (entry === undefined) checks['revocation'] = 'pass';
+      else {
+        fail('revocation', {
+          code: errorCode('AGENT_REVOKED', profile),
+          message: `agent ${analysis.agentId} is revoked in list ${result.value.listNumber}`,
+          retryable: false,
+        });
+      }
+    }
+  }
+
+  if (options.attestation !== undefined) {
+    if (options.attestationKeys.length === 0) throw new CliError('--attestation needs --attestation-key');
+    const input = await readDocument(options.attestation, io, options.timeoutMs);
+    const record = input as Record<string, unknown> | null;
+    const attestation =
+      record !== null && typeof record === 'object' && typeof record['attestation'] === 'object'
+        ? record['attestation']
+        : input;
+    // The attestation must be about this bundle: its RPR, its agent, its jurisdiction (D21).
+    const result = verifyAttestation(attestation, options.attestationKeys, {
+      now: options.now,
+      profile,
+      ...(analysis.rprHash === undefined ? {} : { expectedRprHash: analysis.rprHash }),
+      ...(analysis.agentId === undefined ? {} : { expectedAgentId: analysis.agentId }),
+      ...(analysis.jurisdiction === undefined ? {} : { expectedJurisdiction: analysis.jurisdiction }),
+    });
+    if (result.ok) checks['attestation'] = 'pass';
+    else {
+      fail('attestation', {
+        code: errorCode(result.error.code, profile),
+        message: `attestation: ${result.error.message}`,
+        retryable: false,
+      });
+    }
+  }
+
+  if (options.receipt !== undefined) {
+    const input = await readDocument(options.receipt, io, options.timeoutMs);
+    const record = input as Record<string, unknown> | null;
+    const receipt =
+      record !== null && typeof record === 'object' && typeof record['anchor_receipt'] === 'object'
+        ? record['anchor_receipt']
+        : input;
+    if (analysis.bundleHash === undefined)
+      throw new CliError('the bundle has no hash to match the receipt against');
+    progress(io, 'checking the anchor receipt');
+    const { verifyAnchorReceipt } = await import('@proto/clients');
+    const check = await verifyAnchorReceipt(receipt, analysis.bundleHash, {
+      ...(options.rpc === undefined ? {} : { evmRpc: options.rpc }),
+      ...(options.esplora === undefined ? {} : { esplora: options.esplora }),
+      ...(options.log === undefined
+        ? {}
+        : { logs: [{ url: options.log, ...(options.logKeys.length > 0 ? { keys: options.logKeys } : {}) }] }),
+      timeoutMs: options.timeoutMs,
+    });
+    warnings.push(...check.warnings);
+    if (check.status === 'fail') {
+      fail('anchor', {
+        code: errorCode(check.code ?? 'MERKLE_ROOT_MISMATCH', profile),
+        message: check.message,
+        retryable: check.retryable,
+      });
+    } else checks['anchor'] = check.status;
+  }
+
+  const failed = details.length > (response.error_details ?? []).length;
+  const errors = [
+    ...(response.errors ?? []),
+    ...details.slice((response.error_details ?? []).length).map((d) => d.code),
+  ];
+  return {
+    ...response,
+    verified: response.verified && !failed,
+    checks: checks as VerifyResponse['checks'],
+    ...(errors.length > 0 ? { errors } : {}),
+    ...(warnings.length > 0 ? { warnings } : {}),
+    ...(details.length > 0 ? { error_details: details } : {}),
+  };
+}

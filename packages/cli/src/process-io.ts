@@ -1,0 +1,27 @@
+// The real process behind the CLI's CliIo: stdout, stderr, stdin, whether stdout is a terminal, EPIPE handling.
+// Shared by main.ts (Node) and sea-main.ts (the single-file executable); issue 13 item 7.
+import type { CliIo } from './io.ts';
+
+/** Installs the EPIPE handler and returns the process's CliIo. */
+export function processIo(): CliIo {
+  // A closed pipe (`proto build | head`) is not an error worth a stack trace.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+  return {
+    stdout: (text) => {
+      process.stdout.write(text);
+    },
+    stderr: (text) => {
+      process.stderr.write(text);
+    },
+    readStdin: async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin)
+        chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+      return Buffer.concat(chunks).toString('utf8');
+    },
+    isTerminal: process.stdout.isTTY === true,
+  };
+}

@@ -1,0 +1,12 @@
+// Test support shared by every package's tests: temporary directories, an app on an ephemeral port, an RFC 9162
+// reference Merkle tree and an independent canonical JSON. Issue 13 item 5; imports no workspace package.
+export { jcs, jcsBytes, jcsSha256 } from './jcs.ts';
+export { type Listenable, type ListeningApp, listenOnPort0 } from './listen.ts';
+export {
+  referenceConsistency,
+  referenceLeafHash,
+  referenceLeafHashes,
+  referencePath,
+  referenceRoot,
+} from './merkle-reference.ts';
+export { type TempDir, tempDir, tempDirSync } from './temp-dir.ts';
