@@ -30,6 +30,7 @@ describe.skipIf(databaseUrl === undefined)('DATABASE_SCHEMA', () => {
           DATABASE_URL: databaseUrl as string,
           DATABASE_SCHEMA: options.pgSchema as string,
           TL_URL: log.url,
+          TL_TOKEN: log.token,
         }),
         startWorker: false,
       });

@@ -58,6 +58,7 @@ beforeAll(async () => {
   anchor = await testApp(
     {
       TL_URL: log.url,
+      TL_TOKEN: log.token,
       BTC_ESPLORA_URL: esplora.url,
       BTC_PRIVATE_KEY: KEY_HEX,
       BTC_NETWORK: 'regtest',

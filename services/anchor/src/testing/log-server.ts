@@ -5,9 +5,13 @@ import { listenOnPort0, tempDir } from '@proto/testing';
 import { buildTransparencyLog, loadTransparencyLogConfig } from '@proto/transparency-log';
 
 const ORIGIN = 'log.test.invalid/anchor';
+/** The log's operator token unless a test names its own: POST /add always needs one (P7). */
+export const TEST_LOG_TOKEN = 'anchor-test-log-operator-token-0001';
 
 export interface LogTestServer {
   readonly url: string;
+  /** Its operator token: give it to the anchor service as TL_TOKEN. */
+  readonly token: string;
   /** Bundle hashes of the POST /add calls the log accepted (duplicates included). */
   readonly appends: string[];
   /** The C2SP verifier key of its Ed25519 checkpoint signature. */
@@ -24,7 +28,7 @@ export async function startLogServer(options: { readonly token?: string } = {}):
       LOG_LEVEL: 'silent',
       DATA_DIR: data.dir,
       LOG_ORIGIN: ORIGIN,
-      ...(options.token === undefined ? {} : { OPERATOR_TOKEN: options.token }),
+      OPERATOR_TOKEN: options.token ?? TEST_LOG_TOKEN,
       // Appends and checkpoints within milliseconds, so a receipt is provable right after anchoring.
       BATCH_WAIT_MS: '2',
       CHECKPOINT_INTERVAL_MS: '50',
@@ -45,6 +49,7 @@ export async function startLogServer(options: { readonly token?: string } = {}):
   const running = await listenOnPort0(app);
   return {
     url: running.url,
+    token: options.token ?? TEST_LOG_TOKEN,
     appends,
     verifierKey,
     checkpoint: async () => {
