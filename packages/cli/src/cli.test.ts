@@ -1,6 +1,7 @@
 // End-to-end tests of the `proto` command: the real CLI is spawned with the pinned Node; stdout,
 // stderr and exit codes (0 verified/ok, 1 not verified, 2 unusable input) are what a user sees.
 import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -133,6 +134,19 @@ describe('proto build | proto verify -', () => {
 });
 
 describe.concurrent('proto build', () => {
+  it('--emergency-secret puts the SHA-256 of the secret into the signed passport (PROTOCOL §9.5)', async () => {
+    const secret = 'ab'.repeat(32);
+    const bundle = (await built(['--emergency-secret', secret]))['bundle'] as Record<
+      string,
+      Record<string, unknown>
+    >;
+    const passport = bundle['agent_passport']?.['payload'] as Record<string, unknown>;
+    const digest = createHash('sha256').update(Buffer.from(secret, 'hex')).digest('hex');
+    expect(passport['emergency_revocation_token']).toBe(`sha256:${digest}`);
+    const bad = await proto(['build', '--emergency-secret', 'xyz']);
+    expect(bad.code).toBe(2);
+  });
+
   it('defaults to a V2 standard bundle in the spec shape with 3 entries', async () => {
     const bundle = standard['bundle'] as Record<string, unknown>;
     expect(bundle['dcp_bundle_version']).toBe('2.0');

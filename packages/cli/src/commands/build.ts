@@ -1,5 +1,6 @@
 // `proto build`: a signed sample bundle for a tier, printed as the signed bundle object.
 // Uses the core bundle builder (PROTOCOL §5–§6; DECISIONS D1, D5, D6 for profile and shape).
+import { createHash } from 'node:crypto';
 import type { Command } from '../command.ts';
 import type { BuildOptions } from '../core.ts';
 import { CliError, EXIT_OK, loadCore, printJson } from '../io.ts';
@@ -8,7 +9,7 @@ export const buildCommand: Command = {
   name: 'build',
   summary: 'build a signed sample bundle (fresh keys) for a security tier',
   help: `Usage: proto build [--tier TIER] [--entries N] [--profile P] [--shape spec|sdk]
-                   [--classical-only] [--v1]
+                   [--classical-only] [--v1] [--emergency-secret HEX]
 
 Builds a signed sample bundle with freshly generated keys and prints it as JSON.
 The intent is chosen so that the bundle resolves to exactly TIER.
@@ -21,6 +22,10 @@ Options:
                      (default spec under proto, sdk under dcp-ai)
   --classical-only   sign with Ed25519 only (V2)
   --v1               build a V1 bundle (Ed25519, V1 canonical JSON)
+  --emergency-secret HEX
+                     32-byte secret as 64 hex: the passport carries its SHA-256 as
+                     emergency_revocation_token (PROTOCOL §9.5), so whoever holds the
+                     secret can revoke the agent at the revocation service
   -h, --help         show this help
 
 Example:
@@ -33,6 +38,7 @@ Example:
     shape: { type: 'string' },
     'classical-only': { type: 'boolean' },
     v1: { type: 'boolean' },
+    'emergency-secret': { type: 'string' },
   },
   positionals: { min: 0, max: 0 },
   async run({ values }, io) {
@@ -55,6 +61,10 @@ Example:
     if (v1 && shape !== undefined) throw usage('--shape applies to V2 bundles only (not with --v1)');
     if (v1 && values['classical-only'] === true)
       throw usage('--classical-only applies to V2 bundles only (V1 is always Ed25519)');
+    const secret = values['emergency-secret'];
+    if (secret !== undefined && (typeof secret !== 'string' || !/^[0-9a-f]{64}$/.test(secret)))
+      throw usage('--emergency-secret must be 64 lowercase hex digits (32 bytes)');
+    if (secret !== undefined && v1) throw usage('--emergency-secret applies to V2 bundles only');
     const options: BuildOptions = {
       version: v1 ? '1.0' : '2.0',
       profile,
@@ -62,6 +72,11 @@ Example:
       entries,
       classicalOnly: values['classical-only'] === true,
       ...(shape !== undefined ? { shape } : {}),
+      ...(secret === undefined
+        ? {}
+        : {
+            emergencyRevocationToken: `sha256:${createHash('sha256').update(Buffer.from(secret, 'hex')).digest('hex')}`,
+          }),
     };
     printJson(io, buildSignedBundle(options).signed_bundle);
     return EXIT_OK;
