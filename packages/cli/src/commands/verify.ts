@@ -12,6 +12,7 @@ import {
   printJson,
   readJsonInput,
 } from '../io.ts';
+import { verifyBatch } from './verify-batch.ts';
 
 export const verifyCommand: Command = {
   name: 'verify',
@@ -31,6 +32,8 @@ Options:
   --profile P     proto (default) or dcp-ai: signing contexts and error-code prefix
   --policy FILE   VerifierPolicy JSON (SPEC.md shape)
   --at TIME       verify as of this ISO 8601 time instead of now (expiry checks)
+  --batch         verify every FILE (a DIR stands for its *.json files) on all cores;
+                  one NDJSON line per file, {file, ...the /verify response}, in order
   -h, --help      show this help
 
 Exit codes: 0 verified, 1 not verified, 2 unusable input or bad option.
@@ -41,8 +44,9 @@ Exit codes: 0 verified, 1 not verified, 2 unusable input or bad option.
     profile: { type: 'string' },
     policy: { type: 'string' },
     at: { type: 'string' },
+    batch: { type: 'boolean' },
   },
-  positionals: { min: 1, max: 1 },
+  positionals: { min: 1, max: Number.POSITIVE_INFINITY },
   async run({ values, positionals }, io) {
     const { createVerifier, decodeBase64Strict, isProfileName, isVerificationMode, VERIFICATION_MODES } =
       await loadCore();
@@ -69,6 +73,19 @@ Exit codes: 0 verified, 1 not verified, 2 unusable input or bad option.
       throw usage('--policy and the bundle cannot both be read from standard input');
     const policy = typeof policyPath === 'string' ? await readJsonInput(policyPath, io) : undefined;
 
+    if (values['batch'] === true) {
+      const batchOptions = {
+        ...(profile !== undefined ? { profile } : {}),
+        ...(mode !== undefined ? { mode } : {}),
+      };
+      const setup = { options: { ...batchOptions, ...(policy !== undefined ? { policy } : {}) } };
+      return verifyBatch(
+        positionals,
+        { ...setup, ...(typeof at === 'string' ? { at } : {}), ...(typeof key === 'string' ? { key } : {}) },
+        io,
+      );
+    }
+    if (positionals.length > 1) throw usage('one FILE at a time (or --batch DIR|FILE…)');
     const input = await readJsonInput(source, io);
     if (!isPlainObject(input)) {
       throw new CliError(
