@@ -1,5 +1,6 @@
-// Load benchmark of POST /verify (`pnpm bench`): builder bundles per tier and V1, cache off, against
-// the raw signature cost of the same bundles on the same backend. docs/architecture.md §3 (worker pool).
+// Load benchmark of POST /verify and POST /verify/batch (`pnpm bench`): builder bundles per tier and
+// V1, JSON and CBOR, cache off, against the raw signature cost measured in the same run. Issue 14;
+// docs/architecture.md §3 (worker pool).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -12,12 +13,27 @@ import {
   type SigningAlg,
   selectCryptoBackend,
 } from '@proto/core';
+import { encodeCbor } from '@proto/service-kit';
 import autocannon from 'autocannon';
+import { cpuTimeMs, rssMb } from './proc-stats.ts';
 
 const MAIN = fileURLToPath(new URL('../services/verification/src/main.ts', import.meta.url));
 const CORES = availableParallelism();
 const DURATION_S = Number(process.env['BENCH_DURATION_S'] ?? 5);
 const BACKEND = (process.env['CRYPTO_BACKEND'] ?? 'auto') as 'auto' | 'native' | 'noble';
+/** Unset: the service's own default (cores). */
+const WORKERS = process.env['BENCH_WORKERS'];
+/** The operator's default level: request logging is part of what an operator pays for. */
+const LOG_LEVEL = process.env['BENCH_LOG_LEVEL'] ?? 'info';
+/** A directory: the service runs under `node --cpu-prof` and writes one profile per thread there. */
+const CPU_PROF_DIR = process.env['BENCH_CPU_PROF'];
+/** Only the cases whose name contains this text. */
+const ONLY = process.env['BENCH_ONLY'];
+/** The SPEC.md body limit of POST /verify (bundles above it are measured in-process only). */
+const BODY_LIMIT = 1_048_576;
+/** Default VERIFY_BATCH_MAX_BYTES: a batch body is filled up to this size (or BATCH_ITEMS items). */
+const BATCH_MAX_BYTES = 8 * 1_048_576;
+const BATCH_ITEMS = 64;
 /** The service's default floor; the signature count below is taken under the same mode. */
 const MODE = (process.env['VERIFIER_MODE'] ?? 'hybrid_preferred') as
   | 'classical_only'
@@ -29,13 +45,15 @@ interface Case {
   readonly options: BuildOptions;
 }
 
-const CASES: readonly Case[] = [
-  { name: 'v2 routine (10 entries)', options: { tier: 'routine', entries: 10 } },
-  { name: 'v2 standard (10 entries)', options: { tier: 'standard', entries: 10 } },
-  { name: 'v2 elevated (10 entries)', options: { tier: 'elevated', entries: 10 } },
-  { name: 'v2 maximum (60 entries)', options: { tier: 'maximum', entries: 60 } },
-  { name: 'v1 (10 entries)', options: { version: '1.0', entries: 10 } },
+const ALL_CASES: readonly Case[] = [
+  { name: 'v2 routine (10)', options: { tier: 'routine', entries: 10 } },
+  { name: 'v2 standard (10)', options: { tier: 'standard', entries: 10 } },
+  { name: 'v2 elevated (10)', options: { tier: 'elevated', entries: 10 } },
+  { name: 'v2 maximum (60)', options: { tier: 'maximum', entries: 60 } },
+  { name: 'v2 maximum (1000)', options: { tier: 'maximum', entries: 1000 } },
+  { name: 'v1 (10)', options: { version: '1.0', entries: 10 } },
 ];
+const CASES = ALL_CASES.filter((c) => ONLY === undefined || c.name.includes(ONLY));
 
 /** A backend that counts verify() calls per algorithm, to learn each bundle's signature work. */
 function countingBackend(inner: CryptoBackend): { backend: CryptoBackend; counts: Map<SigningAlg, number> } {
@@ -53,7 +71,7 @@ function countingBackend(inner: CryptoBackend): { backend: CryptoBackend; counts
   return { backend, counts };
 }
 
-/** Single-thread cost of one verification per algorithm (ms), same backend, fresh keys, 600-byte message. */
+/** Single-thread cost of one verification per algorithm (ms), same backend, 600-byte message. */
 function signatureCosts(backend: CryptoBackend): Map<SigningAlg, number> {
   const costs = new Map<SigningAlg, number>();
   const message = new Uint8Array(600).map((_, i) => i & 0xff);
@@ -74,11 +92,14 @@ function signatureCosts(backend: CryptoBackend): Map<SigningAlg, number> {
 
 interface Prepared {
   readonly name: string;
-  readonly body: string;
-  readonly bytes: number;
+  readonly json: string;
+  /** Undefined when the bundle holds a value CBOR does not carry (a float: PROTOCOL §8.2). */
+  readonly cbor: Buffer | undefined;
   readonly signatures: Map<SigningAlg, number>;
   /** Signature work per bundle on one core (ms). */
   readonly rawMs: number;
+  /** In-process verify() of the parsed request, one thread (ms), for bundles over the body limit. */
+  readonly engineMs: number;
 }
 
 function prepare(backend: CryptoBackend, costs: Map<SigningAlg, number>): Prepared[] {
@@ -92,29 +113,44 @@ function prepare(backend: CryptoBackend, costs: Map<SigningAlg, number>): Prepar
     if (!verdict.verified) throw new Error(`${name} does not verify: ${JSON.stringify(verdict.errors)}`);
     let rawMs = 0;
     for (const [alg, n] of counts) rawMs += n * (costs.get(alg) ?? 0);
-    const body = JSON.stringify(request);
-    return { name, body, bytes: Buffer.byteLength(body), signatures: counts, rawMs };
+    const json = JSON.stringify(request);
+    const plain = createVerifier({ mode: MODE, backend });
+    if (!plain.ok) throw new Error(plain.error.message);
+    const runs = Math.max(3, Math.min(50, Math.round(500 / Math.max(rawMs, 1))));
+    plain.value.verify(JSON.parse(json));
+    const t0 = performance.now();
+    for (let i = 0; i < runs; i++) plain.value.verify(JSON.parse(json));
+    const engineMs = (performance.now() - t0) / runs;
+    let cbor: Buffer | undefined;
+    try {
+      cbor = encodeCbor(request);
+    } catch {
+      cbor = undefined;
+    }
+    return { name, json, cbor, signatures: counts, rawMs, engineMs };
   });
 }
 
-async function startService(workers: number, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [MAIN], {
+async function startService(port: number): Promise<ChildProcess> {
+  const nodeArgs = CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : [];
+  const child = spawn(process.execPath, [...nodeArgs, MAIN], {
     env: {
       ...process.env,
       PORT: String(port),
       HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      VERIFY_WORKERS: String(workers),
-      VERIFY_QUEUE_MAX: String(workers * 256),
+      LOG_LEVEL,
+      ...(WORKERS === undefined ? {} : { VERIFY_WORKERS: WORKERS }),
+      VERIFY_QUEUE_MAX: '4096',
       VERIFICATION_CACHE_MAX_ENTRIES: '0',
       VERIFY_RATE_LIMIT_PER_MINUTE: '0',
       MAX_EVENT_LOOP_DELAY_MS: '0',
       VERIFIER_MODE: MODE,
       CRYPTO_BACKEND: BACKEND,
     },
-    stdio: ['ignore', 'inherit', 'inherit'],
+    // Log lines go nowhere, as to a log shipper that keeps up; writing them is still paid for.
+    stdio: ['ignore', 'ignore', 'inherit'],
   });
-  const end = Date.now() + 20_000;
+  const end = Date.now() + 30_000;
   for (;;) {
     try {
       const res = await fetch(`http://127.0.0.1:${port}/ready`);
@@ -134,85 +170,176 @@ async function stopService(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-const fmt = (n: number, digits = 1) => n.toFixed(digits).padStart(9);
+interface Load {
+  readonly path: string;
+  readonly contentType: string;
+  readonly accept: string;
+  readonly body: string | Buffer;
+  /** Bundles per request (batch). */
+  readonly perRequest: number;
+}
+
+interface Measured {
+  readonly bundlesPerSecond: number;
+  readonly p50: number;
+  readonly p99: number;
+  /** Service CPU (all threads) per bundle verified, ms. */
+  readonly cpuPerBundle: number;
+  readonly peakRssMb: number;
+  readonly failures: number;
+}
+
+async function measure(pid: number, url: string, load: Load, connections: number): Promise<Measured> {
+  const options = {
+    url: `${url}${load.path}`,
+    method: 'POST' as const,
+    headers: { 'content-type': load.contentType, accept: load.accept },
+    body: load.body,
+    connections,
+  };
+  await autocannon({ ...options, duration: 1 });
+  let peakRssMb = rssMb(pid);
+  const sampler = setInterval(() => {
+    peakRssMb = Math.max(peakRssMb, rssMb(pid));
+  }, 250);
+  const cpu0 = cpuTimeMs(pid);
+  const result = await autocannon({ ...options, duration: DURATION_S });
+  const cpu = cpuTimeMs(pid) - cpu0;
+  clearInterval(sampler);
+  const answered = Math.max(1, result['2xx']);
+  return {
+    bundlesPerSecond: (result['2xx'] / DURATION_S) * load.perRequest,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    cpuPerBundle: cpu / (answered * load.perRequest),
+    peakRssMb,
+    failures: result.non2xx + result.errors,
+  };
+}
+
+const num = (n: number, digits = 1, width = 8) => n.toFixed(digits).padStart(width);
+
+function batchBody(p: Prepared): { body: string; items: number } | undefined {
+  const line = `${p.json}\n`;
+  const items = Math.min(BATCH_ITEMS, Math.floor(BATCH_MAX_BYTES / Buffer.byteLength(line)));
+  if (items < 2) return undefined;
+  return { body: line.repeat(items), items };
+}
 
 async function main(): Promise<void> {
   const backend = selectCryptoBackend(BACKEND);
   console.log(
-    `verification benchmark: backend ${backend.name}, ${CORES} cores, ${DURATION_S} s per run, cache off, VERIFIER_MODE=${MODE}`,
+    `verification benchmark: backend ${backend.name}, ${CORES} cores, ${DURATION_S} s per run, cache off, rate limit off, LOG_LEVEL=${LOG_LEVEL}, VERIFIER_MODE=${MODE}, VERIFY_WORKERS=${WORKERS ?? 'default'}`,
   );
   const costs = signatureCosts(backend);
   for (const [alg, ms] of costs) console.log(`  raw ${alg} verify: ${(ms * 1000).toFixed(1)} µs (one core)`);
   const prepared = prepare(backend, costs);
   console.log(
-    '\nbundle                       bytes   signatures (ed25519/ml-dsa-65)  raw limit 1 core / all cores (bundles/s)',
+    '\nbundle               bytes JSON  bytes CBOR  sigs ed/ml-dsa  raw ms  raw limit all cores/s  in-process verify ms  engine share',
   );
   for (const p of prepared) {
-    const ed = p.signatures.get('ed25519') ?? 0;
-    const pq = p.signatures.get('ml-dsa-65') ?? 0;
+    const sigs = `${p.signatures.get('ed25519') ?? 0}/${p.signatures.get('ml-dsa-65') ?? 0}`;
     console.log(
-      `${p.name.padEnd(26)} ${String(p.bytes).padStart(8)}   ${`${ed}/${pq}`.padStart(12)}                ${fmt(1000 / p.rawMs)} / ${fmt((1000 / p.rawMs) * CORES)}`,
+      `${p.name.padEnd(19)} ${String(Buffer.byteLength(p.json)).padStart(11)} ${(p.cbor ? String(p.cbor.length) : 'n/a').padStart(11)}  ${sigs.padStart(14)} ${num(p.rawMs, 2)}  ${num((1000 / p.rawMs) * CORES, 1, 21)}  ${num(p.engineMs, 2, 20)}  ${num((100 * p.rawMs) / p.engineMs, 0, 10)} %`,
     );
   }
 
   const port = 3900 + Math.floor(Math.random() * 90);
   const url = `http://127.0.0.1:${port}`;
-  const workerCounts = CORES > 1 ? [1, CORES] : [1];
-  for (const workers of workerCounts) {
-    console.log(`\nVERIFY_WORKERS=${workers}`);
-    console.log(
-      'bundle                        req/s     p50 ms    p99 ms  limit(all)  ratio(all)  limit(workers)  ratio(workers)  non-2xx',
-    );
-    const child = await startService(workers, port);
-    try {
-      for (const p of prepared) {
-        // A short warm-up, then the measured run.
-        await autocannon({
-          url: `${url}/verify`,
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: p.body,
-          connections: workers * 2,
-          duration: 1,
-        });
-        const result = await autocannon({
-          url: `${url}/verify`,
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: p.body,
-          connections: workers * 4,
-          duration: DURATION_S,
-        });
-        const limitAll = (1000 / p.rawMs) * CORES;
-        const limitWorkers = (1000 / p.rawMs) * Math.min(workers, CORES);
-        const rps = result.requests.average;
-        console.log(
-          `${p.name.padEnd(26)} ${fmt(rps)} ${fmt(result.latency.p50)} ${fmt(result.latency.p99)} ${fmt(limitAll, 1)}  ${fmt(rps / limitAll, 2)}   ${fmt(limitWorkers, 1)}      ${fmt(rps / limitWorkers, 2)}  ${String(result.non2xx + result.errors).padStart(7)}`,
-        );
+  const child = await startService(port);
+  const pid = child.pid!;
+  const idleRss = rssMb(pid);
+  const connections = 8;
+  const batchAvailable =
+    (
+      await fetch(`${url}/verify/batch`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-ndjson' },
+        body: '',
+      })
+    ).status !== 404;
+  console.log(
+    `\nservice pid ${pid}, idle RSS ${idleRss.toFixed(0)} MB, ${connections} connections, autocannon on the same machine`,
+  );
+  console.log(
+    'bundle              mode           bundles/s   p50 ms   p99 ms  CPU ms/verify  raw ms   share  ratio(all cores)  peak RSS MB  non-2xx',
+  );
+  try {
+    for (const p of prepared) {
+      if (Buffer.byteLength(p.json) > BODY_LIMIT) {
+        console.log(`${p.name.padEnd(19)} (over the 1 MB body limit: HTTP 413; in-process figures above)`);
+        continue;
       }
-      if (workers === CORES) {
-        const heaviest = prepared.find((p) => p.name.startsWith('v2 maximum')) ?? prepared[0]!;
-        const [load, health] = await Promise.all([
-          autocannon({
-            url: `${url}/verify`,
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: heaviest.body,
-            connections: workers * 8,
-            duration: DURATION_S,
-          }),
-          autocannon({ url: `${url}/health`, connections: 1, duration: DURATION_S }),
+      const loads: [string, Load][] = [
+        [
+          'json',
+          {
+            path: '/verify',
+            contentType: 'application/json',
+            accept: 'application/json',
+            body: p.json,
+            perRequest: 1,
+          },
+        ],
+      ];
+      if (p.cbor) {
+        loads.push([
+          'cbor',
+          {
+            path: '/verify',
+            contentType: 'application/cbor',
+            accept: 'application/cbor',
+            body: p.cbor,
+            perRequest: 1,
+          },
         ]);
+      }
+      const batch = batchBody(p);
+      if (batchAvailable && batch) {
+        loads.push([
+          `batch ndjson×${batch.items}`,
+          {
+            path: '/verify/batch',
+            contentType: 'application/x-ndjson',
+            accept: 'application/x-ndjson',
+            body: batch.body,
+            perRequest: batch.items,
+          },
+        ]);
+      }
+      for (const [mode, load] of loads) {
+        const m = await measure(pid, url, load, load.perRequest > 1 ? 2 : connections);
+        const limitAll = (1000 / p.rawMs) * CORES;
         console.log(
-          `\n/health under full /verify load (${heaviest.name}, ${fmt(load.requests.average).trim()} verify req/s): p50 ${health.latency.p50} ms, p99 ${health.latency.p99} ms, ${health.requests.average.toFixed(0)} req/s`,
+          `${p.name.padEnd(19)} ${mode.padEnd(14)} ${num(m.bundlesPerSecond)} ${num(m.p50)} ${num(m.p99)} ${num(m.cpuPerBundle, 2, 14)} ${num(p.rawMs, 2, 7)} ${num((100 * p.rawMs) / m.cpuPerBundle, 0, 5)} % ${num(m.bundlesPerSecond / limitAll, 2, 17)} ${num(m.peakRssMb, 0, 12)} ${String(m.failures).padStart(8)}`,
         );
       }
-    } finally {
-      await stopService(child);
     }
+    const heaviest =
+      prepared.find((p) => p.name.startsWith('v2 maximum (60)')) ??
+      prepared.find((p) => Buffer.byteLength(p.json) <= BODY_LIMIT);
+    if (heaviest) {
+      const [load, health] = await Promise.all([
+        autocannon({
+          url: `${url}/verify`,
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: heaviest.json,
+          connections: connections * 2,
+          duration: DURATION_S,
+        }),
+        autocannon({ url: `${url}/health`, connections: 1, duration: DURATION_S }),
+      ]);
+      console.log(
+        `\n/health under full /verify load (${heaviest.name}, ${load.requests.average.toFixed(1)} verify req/s): p50 ${health.latency.p50} ms, p99 ${health.latency.p99} ms`,
+      );
+    }
+    console.log(`RSS after the runs: ${rssMb(pid).toFixed(0)} MB (idle at start: ${idleRss.toFixed(0)} MB)`);
+  } finally {
+    await stopService(child);
   }
   console.log(
-    '\nlimit = cores (all, or as many as workers) ÷ (signature verifications per bundle × per-signature cost on one core);\nratio = measured req/s ÷ limit. The load generator runs on the same machine and shares its cores.',
+    '\nCPU ms/verify = utime+stime of the service process (all threads, /proc/PID/stat) ÷ bundles answered 2xx;\nshare = raw signature ms ÷ CPU ms/verify; ratio = bundles/s ÷ (cores ÷ raw ms). The load generator shares the cores.',
   );
 }
 

@@ -16,6 +16,21 @@ export interface BundleSubject {
   readonly bundleHash?: string;
 }
 
+/** What the metrics record of an analysis (built here once for the worker and the cache-hit path). */
+export interface AnalysisFacts {
+  readonly version: string;
+  readonly resolvedTier?: string;
+  readonly checkpointsVerified: number;
+}
+
+export function factsOf(analysis: BundleAnalysis): AnalysisFacts {
+  return {
+    version: analysis.version,
+    ...(analysis.resolvedTier === undefined ? {} : { resolvedTier: analysis.resolvedTier }),
+    checkpointsVerified: analysis.checkpointsVerified,
+  };
+}
+
 /** Evidence a /verify request may carry beside the bundle (SPEC.md "POST /verify"). */
 export interface SuppliedEvidence {
   readonly anchor_receipt?: unknown;

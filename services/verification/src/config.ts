@@ -81,6 +81,19 @@ export const VERIFICATION_ENV = defineEnv({
     default: 600,
     description: 'POST /verify requests per minute per client IP, shared through Redis (0: no limit; D22)',
   },
+  VERIFY_BATCH_MAX_ITEMS: {
+    type: 'integer',
+    minimum: 1,
+    maximum: 100000,
+    default: 1000,
+    description: 'Bundles in one POST /verify/batch request; more is 413 (issue 14)',
+  },
+  VERIFY_BATCH_MAX_BYTES: {
+    type: 'integer',
+    minimum: 1024,
+    default: 8388608,
+    description: 'Body size of one POST /verify/batch request in bytes; more is 413 (issue 14)',
+  },
   ANCHOR_SERVICE_URL: {
     type: 'string',
     pattern: '^https?://',
@@ -179,6 +192,8 @@ export interface VerificationConfig extends SharedConfig {
   readonly VERIFY_WORKERS: number;
   readonly VERIFY_QUEUE_MAX: number;
   readonly VERIFY_RATE_LIMIT_PER_MINUTE: number;
+  readonly VERIFY_BATCH_MAX_ITEMS: number;
+  readonly VERIFY_BATCH_MAX_BYTES: number;
   readonly ANCHOR_SERVICE_URL?: string;
   readonly CRYPTO_BACKEND: 'auto' | 'native' | 'noble';
   /** Parsed REVOCATION_SOURCES: jurisdiction → list URL and trusted list keys ({} when unset). */

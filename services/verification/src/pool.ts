@@ -67,11 +67,12 @@ export class VerifyPool {
     return new PoolSaturatedError();
   }
 
-  async run(task: VerifyTask): Promise<VerifyTaskResult> {
+  /** `transfer`: buffers moved to the worker instead of copied (the caller must not touch them again). */
+  async run(task: VerifyTask, transfer: readonly ArrayBuffer[] = []): Promise<VerifyTaskResult> {
     if (this.#pool.queueSize >= this.maxQueue) throw this.#saturated();
     this.#pending += 1;
     try {
-      return await this.#pool.run(task);
+      return await this.#pool.run(task, transfer.length === 0 ? {} : { transferList: [...transfer] });
     } catch (error) {
       if ((error as Error).message === 'Task queue is at limit') throw this.#saturated();
       throw error;

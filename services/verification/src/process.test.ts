@@ -67,6 +67,8 @@ describe('the service process', () => {
     const { child, output, exit } = startChild({
       PORT: port,
       VERIFY_WORKERS: '1',
+      // "incoming request" lines are written at debug only (one line per request at info: issue 14).
+      LOG_LEVEL: 'debug',
       VERIFICATION_CACHE_MAX_ENTRIES: '0',
       VERIFY_RATE_LIMIT_PER_MINUTE: '0',
     });

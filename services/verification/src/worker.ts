@@ -1,28 +1,36 @@
 // Verification worker thread (piscina): one Verifier built once from the configuration, then one
-// bundle per task. docs/architecture.md §3 (CPU-heavy verification in a bounded worker pool).
+// bundle per task. docs/architecture.md §3 (CPU-heavy verification in a bounded worker pool), issue 14.
 import { workerData } from 'node:worker_threads';
 import { type BundleAnalysis, createVerifier, selectCryptoBackend, type VerifyResponse } from '@proto/core';
-import { type BundleSubject, evidenceOf, type SuppliedEvidence, subjectOf } from './bundle-subject.ts';
+import { decodeCbor } from '@proto/service-kit';
+import {
+  type AnalysisFacts,
+  type BundleSubject,
+  evidenceOf,
+  factsOf,
+  type SuppliedEvidence,
+  subjectOf,
+} from './bundle-subject.ts';
 import type { PortableVerifierOptions } from './verifier-options.ts';
 import { checkVerifyRequest, parseJsonBody } from './verify-request.ts';
 
+export type { AnalysisFacts } from './bundle-subject.ts';
+
 export interface VerifyTask {
-  /** The raw JSON body (parsed here, off the event loop)… */
-  readonly json?: Uint8Array;
-  /** The main thread already parsed `json` strictly (cache key): only JSON.parse is left to do. */
-  readonly jsonChecked?: boolean;
-  /** …or a request already decoded on the main thread (CBOR, or JSON read for the cache key). */
-  readonly request?: unknown;
+  /** The raw body, read here, off the event loop (transferred, not copied, when it owns its memory)… */
+  readonly body?: Uint8Array;
+  readonly format?: 'json' | 'cbor';
+  /**
+   * The main thread already read `body` (strict JSON checks and the request shape, for the cache
+   * key): only JSON.parse is left to do, the checks run once per request.
+   */
+  readonly bodyChecked?: boolean;
+  /** …or a request the main thread already decoded and checked (CBOR read for the cache key). */
+  readonly request?: Record<string, unknown>;
   /** Return the whole analysis (for the cache); otherwise only its metric facts. */
   readonly wantAnalysis: boolean;
   /** The clock reading finalize() uses (ms since the epoch). */
   readonly now: number;
-}
-
-export interface AnalysisFacts {
-  readonly version: string;
-  readonly resolvedTier?: string;
-  readonly checkpointsVerified: number;
 }
 
 export type VerifyTaskResult =
@@ -43,27 +51,38 @@ const built = createVerifier({ ...setup.options, backend: selectCryptoBackend(se
 if (!built.ok) throw new Error(`verifier configuration rejected: ${built.error.message}`);
 const verifier = built.value;
 
-export default function verifyTask(task: VerifyTask): VerifyTaskResult {
-  let body: unknown = task.request;
-  if (task.json !== undefined) {
-    const parsed = parseJsonBody(task.json, { alreadyChecked: task.jsonChecked === true });
-    if (!parsed.ok) return { kind: 'bad_request', message: parsed.message };
-    body = parsed.value;
+/** The task's request, read from its body when the main thread did not; a message when it is not one. */
+function requestOf(
+  task: VerifyTask,
+): { ok: true; request: Record<string, unknown> } | { ok: false; message: string } {
+  if (task.request !== undefined) return { ok: true, request: task.request };
+  if (task.body === undefined) return { ok: false, message: 'Missing signed_bundle in body' };
+  let value: unknown;
+  if (task.format === 'cbor') {
+    try {
+      value = decodeCbor(task.body);
+    } catch (error) {
+      return { ok: false, message: `Request body is not valid CBOR: ${(error as Error).message}` };
+    }
+  } else {
+    const parsed = parseJsonBody(task.body, { alreadyChecked: task.bodyChecked === true });
+    if (!parsed.ok) return parsed;
+    value = parsed.value;
   }
-  const read = checkVerifyRequest(body);
+  if (task.bodyChecked === true) return { ok: true, request: value as Record<string, unknown> };
+  return checkVerifyRequest(value);
+}
+
+export default function verifyTask(task: VerifyTask): VerifyTaskResult {
+  const read = requestOf(task);
   if (!read.ok) return { kind: 'bad_request', message: read.message };
   const analysis = verifier.analyze(read.request);
   const response = verifier.finalize(analysis, new Date(task.now));
-  const facts: AnalysisFacts = {
-    version: analysis.version,
-    ...(analysis.resolvedTier === undefined ? {} : { resolvedTier: analysis.resolvedTier }),
-    checkpointsVerified: analysis.checkpointsVerified,
-  };
   const evidence = evidenceOf(read.request);
   return {
     kind: 'verdict',
     response,
-    facts,
+    facts: factsOf(analysis),
     subject: subjectOf(analysis),
     ...(evidence === undefined ? {} : { evidence }),
     ...(task.wantAnalysis ? { analysis } : {}),

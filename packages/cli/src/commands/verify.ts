@@ -14,6 +14,7 @@ import {
   readJsonInput,
 } from '../io.ts';
 import { renderVerdict, wantsJson } from '../render-verdict.ts';
+import { verifyBatch } from './verify-batch.ts';
 
 export const verifyCommand: Command = {
   name: 'verify',
@@ -23,6 +24,7 @@ export const verifyCommand: Command = {
                     [--revocation-list FILE|URL --revocation-key B64]...
                     [--attestation FILE|URL --attestation-key B64]...
                     [--receipt FILE|URL [--rpc URL] [--esplora URL] [--log URL --log-key VKEY]]
+       proto verify --batch DIR|FILE... [--mode MODE] [--profile P] [--policy FILE] [--at TIME]
 
 Verifies a signed bundle, V1 or V2. On a terminal it prints a readable report; with
 --json, or when the output is not a terminal, the JSON that POST /verify answers.
@@ -45,6 +47,8 @@ Options:
   --receipt FILE|URL           an anchor receipt for this bundle, checked against the sources below (D19)
   --rpc URL / --esplora URL / --log URL [--log-key VKEY]   where the receipt is checked
   --timeout MS    per remote request (default 10000)
+  --batch         verify every FILE (a DIR stands for its *.json files) on all cores;
+                  one NDJSON line per file, {file, ...the /verify response}, in order
   -h, --help      show this help
 
 Exit codes: 0 verified (and every evidence check given passed), 1 not verified, 2 unusable\ninput or bad option (a list or receipt that cannot be read or fetched), 3 internal error.
@@ -66,8 +70,9 @@ Exit codes: 0 verified (and every evidence check given passed), 1 not verified, 
     log: { type: 'string' },
     'log-key': { type: 'string', multiple: true },
     timeout: { type: 'string' },
+    batch: { type: 'boolean' },
   },
-  positionals: { min: 1, max: 1 },
+  positionals: { min: 1, max: Number.POSITIVE_INFINITY },
   async run({ values, positionals }, io) {
     const { createVerifier, decodeBase64Strict, isProfileName, isVerificationMode, VERIFICATION_MODES } =
       await loadCore();
@@ -94,6 +99,19 @@ Exit codes: 0 verified (and every evidence check given passed), 1 not verified, 
       throw usage('--policy and the bundle cannot both be read from standard input');
     const policy = typeof policyPath === 'string' ? await readJsonInput(policyPath, io) : undefined;
 
+    if (values['batch'] === true) {
+      const batchOptions = {
+        ...(profile !== undefined ? { profile } : {}),
+        ...(mode !== undefined ? { mode } : {}),
+      };
+      const setup = { options: { ...batchOptions, ...(policy !== undefined ? { policy } : {}) } };
+      return verifyBatch(
+        positionals,
+        { ...setup, ...(typeof at === 'string' ? { at } : {}), ...(typeof key === 'string' ? { key } : {}) },
+        io,
+      );
+    }
+    if (positionals.length > 1) throw usage('one FILE at a time (or --batch DIR|FILE…)');
     const input = await readJsonInput(source, io);
     if (!isPlainObject(input)) {
       throw new CliError(

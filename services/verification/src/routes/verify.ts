@@ -1,16 +1,15 @@
 // POST /verify: JSON or CBOR in and out, cache of time-independent analyses, verification in the
 // worker pool. SPEC.md "POST /verify", DECISIONS D12 (response shape), PROTOCOL §8.2–8.3.
-import { performance } from 'node:perf_hooks';
-import type { BundleAnalysis, Verifier, VerifyResponse } from '@proto/core';
-import { decodeCbor, errorResponses, protocolError, rateLimitPerIp } from '@proto/service-kit';
+import type { Verifier } from '@proto/core';
+import { errorResponses, protocolError, rateLimitPerIp } from '@proto/service-kit';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { analysisRequest, evidenceOf, subjectOf } from '../bundle-subject.ts';
-import { uncoveredMembersOf, type VerificationCache, verificationCacheKey } from '../cache.ts';
+import type { VerificationCache } from '../cache.ts';
 import type { ExternalChecks } from '../external-checks.ts';
-import { tierLabel, type VerificationMetrics } from '../metrics.ts';
+import type { VerificationMetrics } from '../metrics.ts';
 import { PoolSaturatedError, type VerifyPool } from '../pool.ts';
-import { badVerifyRequest, checkVerifyRequest, parseJsonBody } from '../verify-request.ts';
-import type { AnalysisFacts, VerifyTask } from '../worker.ts';
+import { createVerificationRunner, type WireBody } from '../verification-run.ts';
+import { badVerifyRequest } from '../verify-request.ts';
+import { verifyBatchRoute } from './verify-batch.ts';
 
 export interface VerifyRouteOptions {
   readonly verifier: Verifier;
@@ -21,12 +20,8 @@ export interface VerifyRouteOptions {
   readonly external: ExternalChecks;
   /** Requests per minute per client IP; 0 = unlimited. */
   readonly rateLimitPerMinute: number;
-}
-
-/** The body as it arrived: parsing waits until we know whether the main thread needs the value. */
-interface WireBody {
-  readonly format: 'json' | 'cbor';
-  readonly bytes: Buffer;
+  /** POST /verify/batch limits (issue 14 item 3). */
+  readonly batch: { readonly maxItems: number; readonly maxBytes: number };
 }
 
 const checkStatus = { type: 'string', enum: ['pass', 'fail', 'absent', 'skipped'] } as const;
@@ -74,7 +69,7 @@ export const verifyResponseSchema = {
   additionalProperties: true,
 } as const;
 
-const badRequestSchema = {
+export const badRequestSchema = {
   type: 'object',
   required: ['verified', 'errors', 'error_details'],
   properties: {
@@ -85,12 +80,12 @@ const badRequestSchema = {
 } as const;
 
 export async function verifyRoutes(app: FastifyInstance, options: VerifyRouteOptions): Promise<void> {
-  const { verifier, pool, cache, metrics, external } = options;
+  const { verifier, metrics } = options;
   const profile = verifier.profile;
-  const settingsText = JSON.stringify(verifier.settings);
+  const runner = createVerificationRunner(options);
 
-  // This scope keeps bodies as bytes: the worker parses JSON off the event loop when nothing here
-  // needs the value (cache off), and a malformed body gets the /verify-shaped 400 (D12).
+  // This scope keeps bodies as bytes: the worker parses JSON and CBOR off the event loop when nothing
+  // here needs the value (cache off), and a malformed body gets the /verify-shaped 400 (D12).
   app.removeAllContentTypeParsers();
   for (const format of ['json', 'cbor'] as const) {
     app.addContentTypeParser(`application/${format}`, { parseAs: 'buffer' }, (_req, bytes: Buffer, done) => {
@@ -103,25 +98,6 @@ export async function verifyRoutes(app: FastifyInstance, options: VerifyRouteOpt
     metrics.errorsByCode.inc({ code: body.error_details[0]!.code });
     return reply.code(400).send(body);
   };
-
-  const record = (response: VerifyResponse, facts: AnalysisFacts, startedAt: number, fresh: boolean) => {
-    const tier = tierLabel(response.resolved_tier ?? facts.resolvedTier);
-    metrics.latency.observe({ tier }, (performance.now() - startedAt) / 1000);
-    metrics.requestsByTier.inc({ tier });
-    metrics.verified.inc({
-      result: response.verified ? 'verified' : 'rejected',
-      version: response.version,
-      tier,
-    });
-    for (const detail of response.error_details ?? []) metrics.errorsByCode.inc({ code: detail.code });
-    if (fresh && facts.checkpointsVerified > 0) metrics.checkpointsVerified.inc(facts.checkpointsVerified);
-  };
-
-  const factsOf = (analysis: BundleAnalysis): AnalysisFacts => ({
-    version: analysis.version,
-    ...(analysis.resolvedTier === undefined ? {} : { resolvedTier: analysis.resolvedTier }),
-    checkpointsVerified: analysis.checkpointsVerified,
-  });
 
   app.post(
     '/verify',
@@ -141,59 +117,11 @@ export async function verifyRoutes(app: FastifyInstance, options: VerifyRouteOpt
       },
     },
     async (request, reply) => {
-      const startedAt = performance.now();
       const body = request.body as WireBody | undefined;
       if (!body) return rejectRequest(reply, 'Missing signed_bundle in body');
-
-      let value: unknown;
-      if (body.format === 'cbor') {
-        try {
-          value = decodeCbor(body.bytes);
-        } catch (error) {
-          return rejectRequest(reply, `Request body is not valid CBOR: ${(error as Error).message}`);
-        }
-      }
-
-      let cacheKey: string | undefined;
-      if (cache.enabled) {
-        if (value === undefined) {
-          const parsed = parseJsonBody(body.bytes);
-          if (!parsed.ok) return rejectRequest(reply, parsed.message);
-          value = parsed.value;
-        }
-        const read = checkVerifyRequest(value);
-        if (!read.ok) return rejectRequest(reply, read.message);
-        // The analysis ignores the anchor receipt and the attestation, so the key does too.
-        cacheKey = verificationCacheKey(settingsText, analysisRequest(read.request));
-        const hit = cacheKey === undefined ? undefined : cache.get(cacheKey);
-        if (hit) {
-          metrics.cacheHits.inc();
-          // Time-dependent checks (key expiry and age, RPR and session expiry) run on every hit, and so
-          // do revocation, attestation and anchor: only the analysis is cached, never a verdict (D20).
-          // The key leaves out members no signature covers, so the warnings name this request's own.
-          const finalized = verifier.finalize(
-            { ...hit, uncoveredMembers: uncoveredMembersOf(read.request) },
-            new Date(),
-          );
-          const response = await external.apply(finalized, subjectOf(hit), evidenceOf(read.request));
-          record(response, factsOf(hit), startedAt, false);
-          return reply.header('x-verification-cache', 'hit').send(response);
-        }
-        metrics.cacheMisses.inc();
-      }
-
-      const task: VerifyTask =
-        value === undefined || body.format === 'json'
-          ? {
-              json: body.bytes,
-              jsonChecked: value !== undefined,
-              wantAnalysis: cacheKey !== undefined,
-              now: Date.now(),
-            }
-          : { request: value, wantAnalysis: cacheKey !== undefined, now: Date.now() };
-      let result: Awaited<ReturnType<VerifyPool['run']>>;
+      let outcome: Awaited<ReturnType<typeof runner.run>>;
       try {
-        result = await pool.run(task);
+        outcome = await runner.run(body);
       } catch (error) {
         if (error instanceof PoolSaturatedError) {
           const busy = protocolError(
@@ -209,13 +137,19 @@ export async function verifyRoutes(app: FastifyInstance, options: VerifyRouteOpt
         }
         throw error;
       }
-      if (result.kind === 'bad_request') return rejectRequest(reply, result.message);
-      if (cacheKey !== undefined && result.analysis) cache.set(cacheKey, result.analysis);
-      // I/O checks after the CPU work; a revocation seen here evicts the entry just stored (D20).
-      const response = await external.apply(result.response, result.subject, result.evidence);
-      record(response, result.facts, startedAt, true);
-      if (cache.enabled) reply.header('x-verification-cache', 'miss');
-      return reply.send(response);
+      if (outcome.kind === 'bad_request') return rejectRequest(reply, outcome.message);
+      if (outcome.cache !== undefined) reply.header('x-verification-cache', outcome.cache);
+      return reply.send(outcome.response);
     },
   );
+
+  await app.register(verifyBatchRoute, {
+    runner,
+    profile,
+    metrics,
+    maxItems: options.batch.maxItems,
+    maxBytes: options.batch.maxBytes,
+    window: options.pool.threads * 2,
+    rateLimitPerMinute: options.rateLimitPerMinute,
+  });
 }

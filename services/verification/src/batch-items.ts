@@ -1,0 +1,101 @@
+// Splits a POST /verify/batch body into one byte range per bundle without parsing the bundles: the
+// workers parse them (a JSON array, or NDJSON lines). Issue 14 item 3 (batch verification).
+
+export type BatchFormat = 'json-array' | 'ndjson';
+
+export type SplitResult =
+  | { readonly ok: true; readonly items: readonly Uint8Array[] }
+  | { readonly ok: false; readonly reason: 'malformed'; readonly message: string }
+  | { readonly ok: false; readonly reason: 'too_many'; readonly message: string };
+
+const NEWLINE = 0x0a;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+
+function isJsonSpace(byte: number): boolean {
+  return byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d;
+}
+
+/** Each item gets its own copy, so it can be transferred to a worker without detaching the body. */
+function trimmedCopy(body: Uint8Array, start: number, end: number): Uint8Array {
+  let s = start;
+  let e = end;
+  while (s < e && isJsonSpace(body[s]!)) s++;
+  while (e > s && isJsonSpace(body[e - 1]!)) e--;
+  // Uint8Array's slice copies (Buffer's would return a view of the whole body).
+  return Uint8Array.prototype.slice.call(body, s, e);
+}
+
+/** NDJSON: one bundle request per line; blank lines (and a final newline) are ignored. */
+function splitNdjson(body: Uint8Array, maxItems: number): SplitResult {
+  const items: Uint8Array[] = [];
+  let start = 0;
+  while (start < body.length) {
+    let end = body.indexOf(NEWLINE, start);
+    if (end === -1) end = body.length;
+    const item = trimmedCopy(body, start, end);
+    if (item.length > 0) {
+      if (items.length === maxItems) return tooMany(maxItems);
+      items.push(item);
+    }
+    start = end + 1;
+  }
+  return { ok: true, items };
+}
+
+function tooMany(maxItems: number): SplitResult {
+  return { ok: false, reason: 'too_many', message: `A batch holds at most ${maxItems} bundles` };
+}
+
+/**
+ * A JSON array: finds the top-level commas, skipping strings (and their escapes) and nested
+ * brackets. Items are not checked here: a malformed one fails alone, in its worker.
+ */
+function splitJsonArray(body: Uint8Array, maxItems: number): SplitResult {
+  let i = 0;
+  while (i < body.length && isJsonSpace(body[i]!)) i++;
+  if (body[i] !== 0x5b) return { ok: false, reason: 'malformed', message: 'A JSON batch must be an array' };
+  const items: Uint8Array[] = [];
+  let depth = 0;
+  let inString = false;
+  let itemStart = i + 1;
+  let closed = -1;
+  for (i = i + 1; i < body.length; i++) {
+    const byte = body[i]!;
+    if (inString) {
+      if (byte === BACKSLASH) i++;
+      else if (byte === QUOTE) inString = false;
+      continue;
+    }
+    if (byte === QUOTE) inString = true;
+    else if (byte === 0x7b || byte === 0x5b) depth++;
+    else if (byte === 0x7d || byte === 0x5d) {
+      if (depth === 0) {
+        if (byte !== 0x5d) break;
+        closed = i;
+        break;
+      }
+      depth--;
+    } else if (byte === COMMA && depth === 0) {
+      if (items.length === maxItems) return tooMany(maxItems);
+      items.push(trimmedCopy(body, itemStart, i));
+      itemStart = i + 1;
+    }
+  }
+  if (closed === -1) return { ok: false, reason: 'malformed', message: 'The JSON batch array is not closed' };
+  for (let j = closed + 1; j < body.length; j++) {
+    if (!isJsonSpace(body[j]!))
+      return { ok: false, reason: 'malformed', message: 'Data after the JSON batch array' };
+  }
+  const last = trimmedCopy(body, itemStart, closed);
+  if (last.length > 0 || items.length > 0) {
+    if (items.length === maxItems) return tooMany(maxItems);
+    items.push(last);
+  }
+  return { ok: true, items };
+}
+
+export function splitBatch(body: Uint8Array, format: BatchFormat, maxItems: number): SplitResult {
+  return format === 'ndjson' ? splitNdjson(body, maxItems) : splitJsonArray(body, maxItems);
+}

@@ -1,0 +1,158 @@
+// POST /verify/batch over a listening server: one /verify result per bundle in order, JSON array and
+// NDJSON, mixed valid/invalid items, a malformed item alone, 413 by count and bytes. Issue 14 item 3.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postVerify, type RunningApp, sampleBundle, startApp } from './test-support.ts';
+
+type Sample = ReturnType<typeof sampleBundle>;
+let routine: Sample;
+let elevated: Sample;
+let v1: Sample;
+let running: RunningApp;
+
+beforeAll(async () => {
+  routine = sampleBundle({ tier: 'routine', entries: 3 });
+  elevated = sampleBundle({ tier: 'elevated', entries: 3 });
+  v1 = sampleBundle({ version: '1.0', entries: 2 });
+  running = await startApp({
+    VERIFY_RATE_LIMIT_PER_MINUTE: '0',
+    VERIFY_BATCH_MAX_ITEMS: '12',
+    VERIFY_BATCH_MAX_BYTES: '400000',
+  });
+});
+afterAll(() => running.close());
+
+const request = (s: Sample) => ({ signed_bundle: s.signed_bundle });
+
+function tampered(s: Sample) {
+  const copy = structuredClone(s.signed_bundle) as { bundle: { audit_entries: Record<string, unknown>[] } };
+  copy.bundle.audit_entries[0]!['outcome'] = 'something_else';
+  return { signed_bundle: copy };
+}
+
+async function postBatch(
+  body: string,
+  contentType: string,
+): Promise<{ status: number; type: string | null; text: string }> {
+  const res = await fetch(`${running.url}/verify/batch`, {
+    method: 'POST',
+    headers: { 'content-type': contentType },
+    body,
+  });
+  return { status: res.status, type: res.headers.get('content-type'), text: await res.text() };
+}
+
+const linesOf = (text: string) =>
+  text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+/** The /verify answer minus what differs between two runs (timing-free already; key ages are days). */
+async function singleAnswer(body: unknown): Promise<Record<string, unknown>> {
+  return (await postVerify(running.url, body)).json;
+}
+
+describe('POST /verify/batch', () => {
+  it('answers one /verify result per bundle, in order, for a JSON array of mixed valid and invalid bundles', async () => {
+    const items = [request(elevated), tampered(routine), request(v1), request(routine), tampered(elevated)];
+    const res = await postBatch(JSON.stringify(items), 'application/json');
+    expect(res.status).toBe(200);
+    expect(res.type).toMatch(/application\/x-ndjson/);
+    const lines = linesOf(res.text);
+    expect(lines.map((l) => l['verified'])).toEqual([true, false, true, true, false]);
+    expect(lines.map((l) => l['version'])).toEqual(['2.0', '2.0', '1.0', '2.0', '2.0']);
+    // The same result object as POST /verify, item by item.
+    for (const [i, item] of items.entries()) expect(lines[i]).toEqual(await singleAnswer(item));
+  });
+
+  it('takes NDJSON (blank lines ignored) and keeps the order', async () => {
+    const items = [request(v1), request(elevated), tampered(routine)];
+    const body = `${items.map((i) => JSON.stringify(i)).join('\n')}\n\n`;
+    const res = await postBatch(body, 'application/x-ndjson');
+    expect(res.status).toBe(200);
+    expect(linesOf(res.text).map((l) => [l['version'], l['verified']])).toEqual([
+      ['1.0', true],
+      ['2.0', true],
+      ['2.0', false],
+    ]);
+  });
+
+  it('answers a malformed item with the /verify 400 body in its place and verifies the others', async () => {
+    const good = JSON.stringify(request(routine));
+    const body = [good, '{"signed_bundle": {', '[1,2]', '{"no_bundle":true}', '{"a":1,"a":2}', good].join(
+      '\n',
+    );
+    const res = await postBatch(body, 'application/x-ndjson');
+    expect(res.status).toBe(200);
+    const lines = linesOf(res.text);
+    expect(lines).toHaveLength(6);
+    expect(lines[0]!['verified']).toBe(true);
+    expect(lines[5]!['verified']).toBe(true);
+    for (const bad of lines.slice(1, 5)) {
+      expect(bad['verified']).toBe(false);
+      expect((bad['error_details'] as { code: string; check: string }[])[0]).toMatchObject({
+        code: 'PROTO-E001',
+        check: 'request',
+      });
+    }
+    expect(String((lines[4]!['errors'] as string[])[0])).toMatch(/no canonical form/);
+    // The same body /verify gives for the same malformed item.
+    const single = await postVerify(running.url, '{"no_bundle":true}');
+    expect(single.status).toBe(400);
+    expect(lines[3]).toEqual(single.json);
+  });
+
+  it('finds item boundaries in a JSON array whose strings hold brackets, commas and escaped quotes', async () => {
+    const tricky = { ...request(routine), note: 'a ] , } "\\" [ {' };
+    const res = await postBatch(JSON.stringify([tricky, request(v1)]), 'application/json');
+    expect(res.status).toBe(200);
+    expect(linesOf(res.text).map((l) => l['verified'])).toEqual([true, true]);
+  });
+
+  it('answers 413 beyond VERIFY_BATCH_MAX_ITEMS bundles', async () => {
+    const line = JSON.stringify(request(v1));
+    const body = Array.from({ length: 13 }, () => line).join('\n');
+    const res = await postBatch(body, 'application/x-ndjson');
+    expect(res.status).toBe(413);
+    expect(JSON.parse(res.text)).toMatchObject({ error: { code: 'PAYLOAD_TOO_LARGE', retryable: false } });
+    const array = await postBatch(
+      `[${Array.from({ length: 13 }, () => line).join(',')}]`,
+      'application/json',
+    );
+    expect(array.status).toBe(413);
+    // Exactly the limit is fine.
+    expect(
+      (await postBatch(Array.from({ length: 12 }, () => line).join('\n'), 'application/x-ndjson')).status,
+    ).toBe(200);
+  });
+
+  it('answers 413 beyond VERIFY_BATCH_MAX_BYTES, naming the batch limit', async () => {
+    const res = await postBatch(`${'x'.repeat(400_001)}`, 'application/x-ndjson');
+    expect(res.status).toBe(413);
+    const error = (JSON.parse(res.text) as { error: { code: string; message: string } }).error;
+    expect(error.code).toBe('PAYLOAD_TOO_LARGE');
+    expect(error.message).toContain('400000');
+  });
+
+  it('answers 400 with the error shape for a body that is no batch at all', async () => {
+    for (const [body, type] of [
+      ['{"signed_bundle":{}}', 'application/json'],
+      ['[{"signed_bundle":{}}', 'application/json'],
+      ['[1] 2', 'application/json'],
+      ['', 'application/x-ndjson'],
+      ['\n\n', 'application/x-ndjson'],
+    ] as const) {
+      const res = await postBatch(body, type);
+      expect(res.status, body).toBe(400);
+      expect(JSON.parse(res.text), body).toMatchObject({
+        error: { code: expect.any(String), retryable: false },
+      });
+    }
+  });
+
+  it('verifies more bundles than the pool holds at once, all in order', async () => {
+    const items = Array.from({ length: 12 }, (_, i) => (i % 3 === 1 ? tampered(routine) : request(v1)));
+    const res = await postBatch(items.map((i) => JSON.stringify(i)).join('\n'), 'application/x-ndjson');
+    expect(linesOf(res.text).map((l) => l['verified'])).toEqual(items.map((_, i) => i % 3 !== 1));
+  });
+});
