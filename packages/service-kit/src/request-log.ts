@@ -1,28 +1,21 @@
 // Request logging that costs one cheap line per request at info (method, URL, status, time), written
 // when the response is done; "incoming request" only at debug. Issue 14 item 1 (overhead at info).
-import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 
 /**
  * Fastify's default writes two lines per request, each through the req/res serializers and the
  * redaction paths; a CPU profile of POST /verify under load showed them as the main thread's largest
- * cost (`writeString`). Errors keep Fastify's own line, with the error serializer.
+ * cost (`writeString`). The service turns Fastify's request logging off (`disableRequestLogging`) and
+ * logs from hooks instead; errors are logged by the kit's error handler. (A custom `logController`
+ * would do the same, but with one set, Fastify 5.12 stops answering a request whose body it never
+ * read: an unauthenticated upload refused in `onRequest` then hangs.)
  */
-export class CheapRequestLog extends LogController {
-  override incomingRequest(request: FastifyRequest): void {
+export function installRequestLog(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request) => {
     // pino skips the object's serialisation when debug is off; building it is two property reads.
     request.log.debug({ method: request.method, url: request.url }, 'incoming request');
-  }
-
-  override requestCompleted(
-    error: Error | null | undefined,
-    request: FastifyRequest,
-    reply: FastifyReply,
-    metadata?: Record<string, unknown>,
-  ): void {
-    if (error) {
-      super.requestCompleted(error, request, reply, metadata);
-      return;
-    }
+  });
+  app.addHook('onResponse', async (request, reply) => {
     request.log.info(
       {
         method: request.method,
@@ -32,5 +25,5 @@ export class CheapRequestLog extends LogController {
       },
       'request completed',
     );
-  }
+  });
 }
