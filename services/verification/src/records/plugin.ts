@@ -1,12 +1,25 @@
 // The /v2 records as mounted on the verification service: opens the durable store from the environment,
 // adds the /v2 headers and the routes. Implements ARCHITECTURE §4 (durable stores) and D17 (limits).
-import { DEFAULT_PROFILE, type ProtocolProfile } from '@proto/core';
-import { type EnvProperties, loadConfig, SHARED_ENV_PROPERTIES } from '@proto/service-kit';
+import { DEFAULT_PROFILE, type ProtocolProfile, selectCryptoBackend } from '@proto/core';
+import {
+  type EnvProperties,
+  loadConfig,
+  OPERATOR_TOKEN_ENV,
+  parseTokenList,
+  SHARED_ENV_PROPERTIES,
+} from '@proto/service-kit';
 import { openStore, type Store } from '@proto/store';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { v2ResponseHeaders } from './headers.ts';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from './rate-limit.ts';
 import { recordRoutes } from './routes.ts';
+import {
+  createWriteAuthorizer,
+  type KeyBindingLookup,
+  MemoryKeyDirectory,
+  WRITE_POLICIES,
+  type WritePolicy,
+} from './write-authorization.ts';
 
 /** Variables of the /v2 records (validated at boot; DATA_DIR and DATABASE_URL are the kit's shared ones). */
 export const RECORDS_ENV = {
@@ -24,6 +37,14 @@ export const RECORDS_ENV = {
     default: DEFAULT_RATE_LIMIT_PER_MINUTE,
     description: 'POSTs per minute per client IP across all /v2 routes (0: no limit; D17)',
   },
+  RECORDS_WRITE_POLICY: {
+    type: 'string',
+    enum: [...WRITE_POLICIES],
+    default: 'signed',
+    description:
+      'signed: a record POST needs a signature by a key bound to its subject, or the operator token; open: anyone (development)',
+  },
+  OPERATOR_TOKEN: OPERATOR_TOKEN_ENV.OPERATOR_TOKEN,
 } as const satisfies EnvProperties;
 
 export interface RecordsConfig {
@@ -31,6 +52,8 @@ export interface RecordsConfig {
   readonly DATABASE_URL?: string;
   readonly STORE_MAX_ENTRIES: number;
   readonly V2_RATE_LIMIT_PER_MINUTE: number;
+  readonly RECORDS_WRITE_POLICY: WritePolicy;
+  readonly OPERATOR_TOKEN?: string;
 }
 
 export function loadRecordsConfig(
@@ -60,6 +83,8 @@ export interface RecordsPluginOptions {
   /** Overrides V2_RATE_LIMIT_PER_MINUTE. */
   readonly rateLimitPerMinute?: number;
   readonly profile?: ProtocolProfile;
+  /** Whose keys are whose (issue 15 item 1). Default: an empty in-memory directory. */
+  readonly keys?: KeyBindingLookup;
 }
 
 async function recordsPlugin(app: FastifyInstance, options: RecordsPluginOptions): Promise<void> {
@@ -78,11 +103,29 @@ async function recordsPlugin(app: FastifyInstance, options: RecordsPluginOptions
   }
   const live = store;
   if (typeof app.addReadinessCheck === 'function') app.addReadinessCheck('records-store', () => live.ping());
+  const profile = options.profile ?? app.protocolProfile ?? DEFAULT_PROFILE;
+  if (config.RECORDS_WRITE_POLICY === 'open') {
+    app.log.warn(
+      'RECORDS_WRITE_POLICY=open: anyone can write /v2 records for any agent; use only for development',
+    );
+  }
+  const operatorTokens =
+    config.OPERATOR_TOKEN === undefined || config.OPERATOR_TOKEN.trim() === ''
+      ? []
+      : parseTokenList(config.OPERATOR_TOKEN);
+  const authorizer = createWriteAuthorizer({
+    policy: config.RECORDS_WRITE_POLICY,
+    profile,
+    backend: selectCryptoBackend(),
+    keys: options.keys ?? new MemoryKeyDirectory(),
+    operatorTokens,
+  });
   await app.register(v2ResponseHeaders);
   await app.register(recordRoutes, {
     store,
-    profile: options.profile ?? app.protocolProfile ?? DEFAULT_PROFILE,
+    profile,
     rateLimitPerMinute: options.rateLimitPerMinute ?? config.V2_RATE_LIMIT_PER_MINUTE,
+    authorizer,
   });
 }
 
@@ -105,13 +148,14 @@ export async function mountRecords(
   config: { readonly DATA_DIR: string; readonly DATABASE_URL?: string | undefined },
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): Promise<{ plugin: FastifyPluginAsync; options: Record<string, unknown> }> {
-  const { STORE_MAX_ENTRIES, V2_RATE_LIMIT_PER_MINUTE } = loadRecordsConfig(env);
+  const { STORE_MAX_ENTRIES, V2_RATE_LIMIT_PER_MINUTE, RECORDS_WRITE_POLICY } = loadRecordsConfig(env);
   // DATA_DIR and DATABASE_URL as the service validated them; the two record settings from env.
   const store = await openRecordStore({
     DATA_DIR: config.DATA_DIR,
     ...(config.DATABASE_URL === undefined ? {} : { DATABASE_URL: config.DATABASE_URL }),
     STORE_MAX_ENTRIES,
     V2_RATE_LIMIT_PER_MINUTE,
+    RECORDS_WRITE_POLICY,
   });
   const options: RecordsPluginOptions = {
     store,

@@ -1,9 +1,9 @@
 // The Fastify plugin of the 37 /v2 record endpoints (`recordRoutes`): 18 POST + 18 GET + the transition.
-// Implements SPEC.md Lifecycle…Delegation endpoint tables with D14–D17; records' signatures are not verified.
+// Implements SPEC.md Lifecycle…Delegation endpoint tables with D14–D17; writes authorised per issue 15 (write-authorization.ts).
 import { DEFAULT_PROFILE, type ProtocolProfile } from '@proto/core';
 import type { Store } from '@proto/store';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
-import { readRecordBody } from './body.ts';
+import { isJsonObject, readRecordBody } from './body.ts';
 import { documentationSchemas, getRecordSchema, postRecordSchema, transitionRouteSchema } from './docs.ts';
 import { invalidId } from './errors.ts';
 import {
@@ -25,6 +25,7 @@ import { isValidId } from './ids.ts';
 import { RECORD_ROUTES, type RecordRoute, TRANSITION_PATH } from './kinds.ts';
 import { readTransitionRequest } from './lifecycle-machine.ts';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE, v2PostRateLimit } from './rate-limit.ts';
+import type { WriteAuthorizer } from './write-authorization.ts';
 
 export interface RecordRoutesOptions {
   /** Where the records and lifecycle states live (opened by the caller, who also closes it). */
@@ -33,7 +34,11 @@ export interface RecordRoutesOptions {
   readonly profile?: ProtocolProfile;
   /** POSTs per minute per client IP, one budget for every POST /v2 route (D17); 0 turns it off. */
   readonly rateLimitPerMinute?: number;
+  /** Who may write (RECORDS_WRITE_POLICY); without one every write is accepted unchecked (`open`). */
+  readonly authorizer?: WriteAuthorizer;
 }
+
+const UNCHECKED = { status: 'unchecked' } as const;
 
 type PostHandler = (store: Store, record: Record<string, unknown>) => Promise<Outcome<RecordAnswer>>;
 
@@ -87,6 +92,7 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
   const { store } = options;
   const profile = options.profile ?? app.protocolProfile ?? DEFAULT_PROFILE;
   const perMinute = options.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE;
+  const { authorizer } = options;
 
   // Route schemas document; validation is ours (validateSchema: readable issues, E002, D14 id codes).
   app.setValidatorCompiler(() => () => true);
@@ -102,8 +108,9 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
       { schema: postRecordSchema(route, perMinute), onRequest },
       async (request: FastifyRequest, reply: FastifyReply) => {
         const record = readRecordBody(profile, route, request.body);
+        const signature = (await authorizer?.authorize(request, route.kind, record)) ?? UNCHECKED;
         const outcome = await post(store, record);
-        return reply.code(outcome.statusCode).send(outcome.body);
+        return reply.code(outcome.statusCode).send({ ...outcome.body, signature });
       },
     );
 
@@ -119,7 +126,15 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
     );
   }
 
-  app.post(TRANSITION_PATH, { schema: transitionRouteSchema(perMinute), onRequest }, async (request) =>
-    postTransition(store, readTransitionRequest(profile, request.body)),
-  );
+  app.post(TRANSITION_PATH, { schema: transitionRouteSchema(perMinute), onRequest }, async (request) => {
+    // A signed transition statement is the body itself with a composite_sig over the rest (PROTO.v2.Lifecycle).
+    const { composite_sig: statementSig, ...statement } = isJsonObject(request.body) ? request.body : {};
+    const transition = readTransitionRequest(profile, isJsonObject(request.body) ? statement : request.body);
+    const signature =
+      (await authorizer?.authorize(request, 'lifecycle_transition', {
+        ...statement,
+        ...(statementSig === undefined ? {} : { composite_sig: statementSig }),
+      })) ?? UNCHECKED;
+    return { ...(await postTransition(store, transition)), signature };
+  });
 }

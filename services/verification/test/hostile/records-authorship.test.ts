@@ -1,0 +1,162 @@
+// Issue 15's attacks on /v2 records, over HTTP against the records routes on every store dialect: anonymous
+// lifecycle moves and forged certificates are refused under RECORDS_WRITE_POLICY=signed (the default).
+import { createNativeBackend, deriveKid, PROFILES, type SigningKey, signRecord } from '@proto/core';
+import { createStoreTarget, dialectsUnderTest, type StoreTarget } from '@proto/store/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  bodyOf,
+  errorOf,
+  example,
+  get,
+  type Json,
+  type RecordsApp,
+  startRecordsApp,
+  withFields,
+} from '../../src/records/test-support.ts';
+import { MemoryKeyDirectory } from '../../src/records/write-authorization.ts';
+
+const backend = createNativeBackend();
+const OPERATOR_TOKEN = 'operator-token-for-records-tests-0001';
+
+/** An agent's key pair, bound in `directory` to the agent and its principal, as a verified bundle would. */
+function bindAgent(directory: MemoryKeyDirectory, agentId: string, humanId: string) {
+  const ed = backend.generateKeyPair('ed25519');
+  const pq = backend.generateKeyPair('ml-dsa-65');
+  const classical: SigningKey = {
+    alg: 'ed25519',
+    kid: deriveKid('ed25519', ed.publicKey),
+    secretKey: ed.secretKey,
+  };
+  const pqKey: SigningKey = {
+    alg: 'ml-dsa-65',
+    kid: deriveKid('ml-dsa-65', pq.publicKey),
+    secretKey: pq.secretKey,
+  };
+  const evidence = `sha256:${'ab'.repeat(32)}`;
+  for (const [key, pub] of [
+    [classical, ed.publicKey],
+    [pqKey, pq.publicKey],
+  ] as const) {
+    directory.bind({ kid: key.kid, alg: key.alg, publicKey: pub, subjects: [agentId, humanId], evidence });
+  }
+  return {
+    sign: (kind: string, record: Json) =>
+      signRecord(backend, PROFILES.proto, kind, record, { classical, pq: pqKey }),
+    kid: classical.kid,
+  };
+}
+
+const send = (service: RecordsApp, url: string, body: unknown, token?: string) =>
+  service.app.inject({
+    method: 'POST',
+    url,
+    payload: body as Json,
+    ...(token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } }),
+  });
+
+describe.each(dialectsUnderTest())('/v2 record authorship on %s', (dialect) => {
+  let target: StoreTarget;
+  let service: RecordsApp;
+  const directory = new MemoryKeyDirectory();
+  const victim = bindAgent(directory, 'agent:victim-01', 'human:victim-owner');
+  const attacker = bindAgent(directory, 'agent:attacker-01', 'human:attacker-owner');
+
+  const certificate = (agentId: string, humanId: string) =>
+    withFields(example('commissioning_certificate'), { agent_id: agentId, human_id: humanId });
+
+  beforeAll(async () => {
+    target = await createStoreTarget(dialect, 'v2-authorship');
+    service = await startRecordsApp({
+      store: await target.open(),
+      recordsEnv: { RECORDS_WRITE_POLICY: 'signed', OPERATOR_TOKEN },
+      keys: directory,
+    });
+  });
+  afterAll(async () => {
+    await service?.close();
+    await target?.cleanup();
+  });
+
+  it('a forged certificate (all-A signature) under the victim’s id is 400, and the real one is then stored', async () => {
+    const real = victim.sign(
+      'commissioning_certificate',
+      certificate('agent:victim-01', 'human:victim-owner'),
+    );
+    const sig = real['composite_sig'] as { classical: Json; pq: Json };
+    const forged = withFields(real, {
+      purpose: 'Forged purpose',
+      composite_sig: {
+        ...sig,
+        classical: { ...sig.classical, sig_b64: `${'A'.repeat(86)}==` },
+        pq: { ...sig.pq, sig_b64: 'A'.repeat(String(sig.pq['sig_b64']).length) },
+      },
+    });
+    const refused = await send(service, '/v2/lifecycle/commission', forged);
+    expect(refused.statusCode).toBe(400);
+    expect(errorOf(refused).code).toBe('PROTO-E100');
+
+    const unsigned = await send(
+      service,
+      '/v2/lifecycle/commission',
+      withFields(forged, { composite_sig: undefined }),
+    );
+    expect(unsigned.statusCode).toBeGreaterThanOrEqual(400);
+    expect(unsigned.statusCode).toBeLessThan(500);
+
+    const stored = await send(service, '/v2/lifecycle/commission', real);
+    expect(stored.statusCode).toBe(201);
+    expect(bodyOf(stored)['signature']).toMatchObject({ status: 'verified', kid: victim.kid });
+  });
+
+  it('a valid signature by another agent’s key is 403 and says how a key becomes bound', async () => {
+    const byAttacker = attacker.sign(
+      'commissioning_certificate',
+      certificate('agent:victim-02', 'human:victim-owner'),
+    );
+    const refused = await send(service, '/v2/lifecycle/commission', byAttacker);
+    expect(refused.statusCode).toBe(403);
+    expect(errorOf(refused).message).toMatch(/POST \/verify/);
+  });
+
+  it('an anonymous transition of someone else’s agent is refused; the state does not move', async () => {
+    const anonymous = await send(service, '/v2/lifecycle/transition', {
+      agent_id: 'agent:victim-01',
+      to_state: 'active',
+    });
+    expect(anonymous.statusCode).toBe(401);
+    const byAttacker = await send(
+      service,
+      '/v2/lifecycle/transition',
+      attacker.sign('lifecycle_transition', { agent_id: 'agent:victim-01', to_state: 'active' }),
+    );
+    expect(byAttacker.statusCode).toBe(403);
+    const state = await get(service.app, '/v2/lifecycle/commission/agent:victim-01');
+    expect(bodyOf(state)['state']).toBe('commissioned');
+  });
+
+  it('a signed transition statement by the agent’s principal moves it; a tampered one is 400', async () => {
+    const statement = victim.sign('lifecycle_transition', {
+      agent_id: 'agent:victim-01',
+      to_state: 'active',
+      reason: 'go live',
+    });
+    const tampered = await send(service, '/v2/lifecycle/transition', { ...statement, reason: 'other' });
+    expect(tampered.statusCode).toBe(400);
+    const moved = await send(service, '/v2/lifecycle/transition', statement);
+    expect(moved.statusCode).toBe(200);
+    expect(bodyOf(moved)).toMatchObject({
+      state: 'active',
+      signature: { status: 'verified', kid: victim.kid },
+    });
+  });
+
+  it('the operator token makes an administrative write, marked as such; a wrong token is 401', async () => {
+    // The schema example's placeholder signature: schema-valid, but no key could have made it.
+    const unsigned = certificate('agent:admin-made', 'human:x');
+    const wrong = await send(service, '/v2/lifecycle/commission', unsigned, 'not-the-operator-token-xxxx');
+    expect(wrong.statusCode).toBe(401);
+    const admin = await send(service, '/v2/lifecycle/commission', unsigned, OPERATOR_TOKEN);
+    expect(admin.statusCode).toBe(201);
+    expect(bodyOf(admin)['signature']).toEqual({ status: 'administrative' });
+  });
+});
