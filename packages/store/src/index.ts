@@ -3,6 +3,7 @@
 export type { Migration, StoreDialect } from './migrations/index.ts';
 export { MIGRATIONS } from './migrations/index.ts';
 export * from './repositories/anchor.ts';
+export * from './repositories/key-directory.ts';
 export type {
   LifecycleHistoryEntry,
   LifecycleRepository,

@@ -93,6 +93,7 @@ describe.each(dialectsUnderTest())('migrations on %s', (dialect) => {
       'anchor_items',
       'attestation_issuance',
       'issuer_keys',
+      'key_bindings',
       'lifecycle_agents',
       'lifecycle_history',
       'revocation_entries',

@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { migrate, type StoreDialect } from './migrations/index.ts';
 import { type AnchorRepository, KyselyAnchorRepository } from './repositories/anchor.ts';
+import { type KeyDirectoryRepository, KyselyKeyDirectoryRepository } from './repositories/key-directory.ts';
 import { KyselyLifecycleRepository, type LifecycleRepository } from './repositories/lifecycle.ts';
 import { KyselyLogRepository, type LogRepository } from './repositories/log.ts';
 import { KyselyRecordRepository, type RecordRepository } from './repositories/records.ts';
@@ -41,6 +42,7 @@ export interface StoreTransaction {
   readonly lifecycle: LifecycleRepository;
   readonly log: LogRepository;
   readonly revocation: RevocationRepository;
+  readonly keys: KeyDirectoryRepository;
 }
 
 export interface Store {
@@ -51,6 +53,8 @@ export interface Store {
   readonly log: LogRepository;
   readonly revocation: RevocationRepository;
   readonly anchor: AnchorRepository;
+  /** The key directory (issue 15): kids bound to agents and humans by verified bundles. */
+  readonly keys: KeyDirectoryRepository;
   /**
    * Runs several repository calls as one transaction (e.g. advance the vitality chain and store the
    * report): all of them commit, or none if `work` throws.
@@ -145,6 +149,7 @@ class KyselyStore implements Store {
   readonly log: LogRepository;
   readonly revocation: RevocationRepository;
   readonly anchor: AnchorRepository;
+  readonly keys: KeyDirectoryRepository;
   readonly #options: RepositoryOptions;
   #closed: Promise<void> | undefined;
 
@@ -158,6 +163,7 @@ class KyselyStore implements Store {
     this.log = repositories.log;
     this.revocation = repositories.revocation;
     this.anchor = repositories.anchor;
+    this.keys = repositories.keys;
   }
 
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
@@ -183,6 +189,7 @@ class KyselyStore implements Store {
       log: new KyselyLogRepository(db, { dialect: this.dialect, clock: this.#options.clock }),
       revocation: new KyselyRevocationRepository(db, { dialect: this.dialect, clock: this.#options.clock }),
       anchor: new KyselyAnchorRepository(db, { dialect: this.dialect, clock: this.#options.clock }),
+      keys: new KyselyKeyDirectoryRepository(db, { clock: this.#options.clock }),
     };
   }
 }

@@ -8,6 +8,7 @@ import { lifecycleMigration } from './0002-lifecycle.ts';
 import { transparencyLogMigration } from './0003-transparency-log.ts';
 import { revocationMigration } from './0004-revocation.ts';
 import { anchorMigration } from './0005-anchor.ts';
+import { keyDirectoryMigration } from './0006-key-directory.ts';
 import type { Migration, StoreDialect } from './migration.ts';
 
 export type { Migration, StoreDialect } from './migration.ts';
@@ -19,6 +20,7 @@ export const MIGRATIONS: readonly Migration[] = [
   transparencyLogMigration,
   revocationMigration,
   anchorMigration,
+  keyDirectoryMigration,
 ];
 
 export interface MigrateOptions {

@@ -11,12 +11,13 @@ import {
 import { openStore, type Store } from '@proto/store';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { v2ResponseHeaders } from './headers.ts';
+import { keyBindingFeeder, storeKeyLookup, type VerifiedBundleEvent } from './key-binding-feeder.ts';
+import { keyDirectoryRoutes } from './keys-route.ts';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from './rate-limit.ts';
 import { recordRoutes } from './routes.ts';
 import {
   createWriteAuthorizer,
   type KeyBindingLookup,
-  MemoryKeyDirectory,
   WRITE_POLICIES,
   type WritePolicy,
 } from './write-authorization.ts';
@@ -117,7 +118,7 @@ async function recordsPlugin(app: FastifyInstance, options: RecordsPluginOptions
     policy: config.RECORDS_WRITE_POLICY,
     profile,
     backend: selectCryptoBackend(),
-    keys: options.keys ?? new MemoryKeyDirectory(),
+    keys: options.keys ?? storeKeyLookup(store),
     operatorTokens,
   });
   await app.register(v2ResponseHeaders);
@@ -127,6 +128,16 @@ async function recordsPlugin(app: FastifyInstance, options: RecordsPluginOptions
     rateLimitPerMinute: options.rateLimitPerMinute ?? config.V2_RATE_LIMIT_PER_MINUTE,
     authorizer,
   });
+  await app.register(keyDirectoryRoutes, { store });
+  // POST /verify (routes/verify.ts) calls this after each fresh verdict: the directory learns new keys.
+  if (!app.hasDecorator('bundleVerified')) app.decorate('bundleVerified', keyBindingFeeder(store, app.log));
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Set by the records plugin: feeds the key directory from verified V2 bundles (issue 15). */
+    bundleVerified?: (event: VerifiedBundleEvent) => void;
+  }
 }
 
 // Not encapsulated (what fastify-plugin does), so the header hook reaches /v2 paths without a route;

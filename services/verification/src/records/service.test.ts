@@ -87,7 +87,7 @@ describe('/v2 records in the verification service', () => {
         record: cert,
       });
       const docs = (await (await fetch(`${running.url}/docs/json`)).json()) as { paths: object };
-      expect(Object.keys(docs.paths).filter((p) => p.startsWith('/v2/'))).toHaveLength(37);
+      expect(Object.keys(docs.paths).filter((p) => p.startsWith('/v2/'))).toHaveLength(38); // 37 + /v2/keys/{kid}
       expect((await fetch(`${running.url}/ready`)).status).toBe(200);
     } finally {
       await running.close();

@@ -205,6 +205,12 @@ export async function verifyRoutes(app: FastifyInstance, options: VerifyRouteOpt
       // I/O checks after the CPU work; a revocation seen here evicts the entry just stored (D20).
       const response = await external.apply(result.response, result.subject, result.evidence);
       record(response, result.facts, startedAt, true);
+      // Issue 15: the key directory learns the bundle's keys, after the answer (records/key-binding-feeder.ts).
+      request.server.bundleVerified?.({
+        ...result.subject,
+        verified: response.verified,
+        body: value ?? body.bytes,
+      });
       if (cache.enabled) reply.header('x-verification-cache', 'miss');
       return reply.send(response);
     },

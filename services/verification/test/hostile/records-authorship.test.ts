@@ -1,8 +1,19 @@
 // Issue 15's attacks on /v2 records, over HTTP against the records routes on every store dialect: anonymous
 // lifecycle moves and forged certificates are refused under RECORDS_WRITE_POLICY=signed (the default).
-import { createNativeBackend, deriveKid, PROFILES, type SigningKey, signRecord } from '@proto/core';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  buildSignedBundle,
+  createNativeBackend,
+  deriveKid,
+  PROFILES,
+  type SigningKey,
+  signRecord,
+} from '@proto/core';
 import { createStoreTarget, dialectsUnderTest, type StoreTarget } from '@proto/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mountRecords } from '../../src/records/plugin.ts';
 import {
   bodyOf,
   errorOf,
@@ -14,6 +25,7 @@ import {
   withFields,
 } from '../../src/records/test-support.ts';
 import { MemoryKeyDirectory } from '../../src/records/write-authorization.ts';
+import { startApp } from '../../src/test-support.ts';
 
 const backend = createNativeBackend();
 const OPERATOR_TOKEN = 'operator-token-for-records-tests-0001';
@@ -158,5 +170,101 @@ describe.each(dialectsUnderTest())('/v2 record authorship on %s', (dialect) => {
     const admin = await send(service, '/v2/lifecycle/commission', unsigned, OPERATOR_TOKEN);
     expect(admin.statusCode).toBe(201);
     expect(bodyOf(admin)['signature']).toEqual({ status: 'administrative' });
+  });
+});
+
+describe('key directory fed by POST /verify, in the real verification service', () => {
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'proto-records-keys-'));
+  });
+  afterAll(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('a verified bundle binds its keys; records signed with them are stored as verified; others are 403', async () => {
+    const mounted = await mountRecords({ DATA_DIR: dataDir }, { OPERATOR_TOKEN });
+    const running = await startApp({ VERIFY_WORKERS: '1', MAX_EVENT_LOOP_DELAY_MS: '0' }, [mounted]);
+    try {
+      const built = buildSignedBundle();
+      const bundle = built.signed_bundle['bundle'] as Json;
+      const agentId = ((bundle['agent_passport'] as Json)['payload'] as Json)['agent_id'] as string;
+      const humanId = ((bundle['responsible_principal_record'] as Json)['payload'] as Json)[
+        'human_id'
+      ] as string;
+      const agentKeys = {
+        classical: built.keys.agent.classical,
+        ...(built.keys.agent.pq === undefined ? {} : { pq: built.keys.agent.pq }),
+      };
+      const principalKeys = {
+        classical: built.keys.principal.classical,
+        ...(built.keys.principal.pq === undefined ? {} : { pq: built.keys.principal.pq }),
+      };
+      const postJson = (path: string, body: unknown) =>
+        fetch(`${running.url}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      const certificate = signRecord(
+        backend,
+        PROFILES.proto,
+        'commissioning_certificate',
+        withFields(example('commissioning_certificate'), { agent_id: agentId, human_id: humanId }),
+        agentKeys,
+      );
+
+      const early = await postJson('/v2/lifecycle/commission', certificate);
+      expect(early.status, 'before the bundle is verified the key is unknown').toBe(403);
+      expect(await (await fetch(`${running.url}/v2/keys/${agentKeys.classical.kid}`)).status).toBe(404);
+
+      const verified = await postJson('/verify', { signed_bundle: built.signed_bundle });
+      expect(((await verified.json()) as Json)['verified']).toBe(true);
+
+      let keyAnswer: Response | undefined;
+      for (let i = 0; i < 50; i++) {
+        keyAnswer = await fetch(`${running.url}/v2/keys/${agentKeys.classical.kid}`);
+        if (keyAnswer.status === 200) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(keyAnswer?.status).toBe(200);
+      expect(await keyAnswer?.json()).toMatchObject({
+        kid: agentKeys.classical.kid,
+        bindings: [{ subject: agentId, role: 'passport', evidence: built.bundleHash }],
+      });
+
+      const stored = await postJson('/v2/lifecycle/commission', certificate);
+      expect(stored.status, await stored.clone().text()).toBe(201);
+      expect(((await stored.json()) as Json)['signature']).toMatchObject({
+        status: 'verified',
+        kid: agentKeys.classical.kid,
+        evidence: built.bundleHash,
+      });
+
+      const statement = signRecord(
+        backend,
+        PROFILES.proto,
+        'lifecycle_transition',
+        { agent_id: agentId, to_state: 'active' },
+        principalKeys,
+      );
+      const moved = await postJson('/v2/lifecycle/transition', statement);
+      expect(moved.status, await moved.clone().text()).toBe(200);
+
+      // The bundle's keys do not sign for anyone else.
+      const other = signRecord(
+        backend,
+        PROFILES.proto,
+        'commissioning_certificate',
+        withFields(example('commissioning_certificate'), {
+          agent_id: 'agent:someone-else',
+          human_id: 'human:other',
+        }),
+        agentKeys,
+      );
+      expect((await postJson('/v2/lifecycle/commission', other)).status).toBe(403);
+    } finally {
+      await running.close();
+    }
   });
 });
