@@ -19,8 +19,10 @@ export type {
   PutResult,
   PutStatus,
   RecordRepository,
+  RecordTombstone,
   StoredRecord,
 } from './repositories/records.ts';
+export { RecordIdRetiredError } from './repositories/records.ts';
 export * from './repositories/revocation.ts';
 export type {
   Database,

@@ -56,9 +56,19 @@ export interface LifecycleHistoryTable {
   at: string;
 }
 
+/** What is left of an evicted record (issue 15): its id keeps meaning this content. */
+export interface V2RecordTombstonesTable {
+  kind: string;
+  id: string;
+  content_hash: string;
+  stored_at: string;
+  evicted_at: string;
+}
+
 export interface Database {
   store_migrations: StoreMigrationsTable;
   v2_records: V2RecordsTable;
+  v2_record_tombstones: V2RecordTombstonesTable;
   v2_record_kinds: V2RecordKindsTable;
   lifecycle_agents: LifecycleAgentsTable;
   lifecycle_history: LifecycleHistoryTable;

@@ -9,6 +9,7 @@ import { transparencyLogMigration } from './0003-transparency-log.ts';
 import { revocationMigration } from './0004-revocation.ts';
 import { anchorMigration } from './0005-anchor.ts';
 import { keyDirectoryMigration } from './0006-key-directory.ts';
+import { recordTombstonesMigration } from './0007-record-tombstones.ts';
 import type { Migration, StoreDialect } from './migration.ts';
 
 export type { Migration, StoreDialect } from './migration.ts';
@@ -21,6 +22,7 @@ export const MIGRATIONS: readonly Migration[] = [
   revocationMigration,
   anchorMigration,
   keyDirectoryMigration,
+  recordTombstonesMigration,
 ];
 
 export interface MigrateOptions {

@@ -31,6 +31,30 @@ export interface PutResult {
   readonly stored: StoredRecord;
 }
 
+/** An evicted record's trace: its id keeps meaning this content (issue 15). */
+export interface RecordTombstone {
+  readonly kind: string;
+  readonly id: string;
+  readonly content_hash: string;
+  readonly stored_at: string;
+  readonly evicted_at: string;
+}
+
+/**
+ * Thrown by `put` (rolling its transaction back) when a different record held this id and was evicted by
+ * retention: the id is not reusable (issue 15 item 4).
+ */
+export class RecordIdRetiredError extends Error {
+  readonly tombstone: RecordTombstone;
+  constructor(tombstone: RecordTombstone) {
+    super(
+      `${tombstone.kind} ${tombstone.id} held another record (evicted ${tombstone.evicted_at}); ids are never reused`,
+    );
+    this.name = 'RecordIdRetiredError';
+    this.tombstone = tombstone;
+  }
+}
+
 export interface PutOptions {
   /** The agent the record is about, for `latestForAgent`. */
   readonly agentId?: string;
@@ -73,6 +97,17 @@ export class KyselyRecordRepository implements RecordRepository {
     const storedAt = this.#clock().toISOString();
 
     return inTransaction(this.#db, async (trx) => {
+      // An id whose record was evicted keeps its meaning: only that same content may come back. No row of
+      // this id exists, so no eviction can add its tombstone between this read and the insert below.
+      const tombstone = await trx
+        .selectFrom('v2_record_tombstones')
+        .select(['kind', 'id', 'content_hash', 'stored_at', 'evicted_at'])
+        .where('kind', '=', kind)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      if (tombstone !== undefined && tombstone.content_hash !== hash) {
+        throw new RecordIdRetiredError(tombstone);
+      }
       // Insert-or-nothing, then look: on PostgreSQL a racing insert of the same (kind, id) waits for the
       // first to commit and then finds its row, so exactly one caller ever sees `created`.
       const inserted = await trx
@@ -168,6 +203,25 @@ async function evictOldest(trx: Kysely<Database>, kind: string, excess: number):
     .where('kind', '=', kind)
     .orderBy('seq')
     .limit(excess);
+  const evictedAt = new Date().toISOString();
+  const victims = await trx
+    .selectFrom('v2_records')
+    .select(['kind', 'id', 'content_hash', 'stored_at'])
+    .where('seq', 'in', oldest)
+    .execute();
+  if (victims.length > 0) {
+    await trx
+      .insertInto('v2_record_tombstones')
+      .values(victims.map((v) => ({ ...v, evicted_at: evictedAt })))
+      .onConflict((oc) =>
+        oc.columns(['kind', 'id']).doUpdateSet((eb) => ({
+          content_hash: eb.ref('excluded.content_hash'),
+          stored_at: eb.ref('excluded.stored_at'),
+          evicted_at: eb.ref('excluded.evicted_at'),
+        })),
+      )
+      .execute();
+  }
   const result = await trx.deleteFrom('v2_records').where('seq', 'in', oldest).executeTakeFirst();
   const deleted = Number(result.numDeletedRows);
   if (deleted > 0) {

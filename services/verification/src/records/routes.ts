@@ -1,11 +1,11 @@
 // The Fastify plugin of the 37 /v2 record endpoints (`recordRoutes`): 18 POST + 18 GET + the transition.
 // Implements SPEC.md Lifecycle…Delegation endpoint tables with D14–D17; writes authorised per issue 15 (write-authorization.ts).
 import { DEFAULT_PROFILE, type ProtocolProfile } from '@proto/core';
-import type { Store } from '@proto/store';
+import { RecordIdRetiredError, type Store } from '@proto/store';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { isJsonObject, readRecordBody } from './body.ts';
 import { documentationSchemas, getRecordSchema, postRecordSchema, transitionRouteSchema } from './docs.ts';
-import { invalidId } from './errors.ts';
+import { conflict, invalidId } from './errors.ts';
 import {
   getCommission,
   getDecommission,
@@ -109,7 +109,13 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
       async (request: FastifyRequest, reply: FastifyReply) => {
         const record = readRecordBody(profile, route, request.body);
         const signature = (await authorizer?.authorize(request, route.kind, record)) ?? UNCHECKED;
-        const outcome = await post(store, record);
+        const outcome = await post(store, record).catch((error: unknown) => {
+          if (!(error instanceof RecordIdRetiredError)) throw error;
+          throw conflict(
+            `Id ${error.tombstone.id} held a different ${route.noun}, removed by retention on ${error.tombstone.evicted_at}; an id never changes meaning`,
+            { id: error.tombstone.id, content_hash: error.tombstone.content_hash },
+          );
+        });
         return reply.code(outcome.statusCode).send({ ...outcome.body, signature });
       },
     );

@@ -173,6 +173,54 @@ describe.each(dialectsUnderTest())('/v2 record authorship on %s', (dialect) => {
   });
 });
 
+describe.each(dialectsUnderTest())('/v2 ids after retention on %s', (dialect) => {
+  let target: StoreTarget;
+  let service: RecordsApp;
+  const directory = new MemoryKeyDirectory();
+  const victim = bindAgent(directory, 'agent:victim-r', 'human:victim-r');
+  const attacker = bindAgent(directory, 'agent:attacker-r', 'human:attacker-r');
+
+  beforeAll(async () => {
+    target = await createStoreTarget(dialect, 'v2-tombstones');
+    service = await startRecordsApp({
+      store: await target.open({ maxEntriesPerKind: 2 }),
+      recordsEnv: { RECORDS_WRITE_POLICY: 'signed', OPERATOR_TOKEN },
+      keys: directory,
+    });
+  });
+  afterAll(async () => {
+    await service?.close();
+    await target?.cleanup();
+  });
+
+  const dispute = (keys: typeof victim, disputeId: string, initiator: string, summary: string) =>
+    keys.sign(
+      'dispute_record',
+      withFields(example('dispute_record'), {
+        dispute_id: disputeId,
+        initiator_agent_id: initiator,
+        evidence_hashes: [`sha256:${summary.padEnd(64, '0')}`],
+      }),
+    );
+
+  it('flooding a kind until the victim’s record is evicted does not free its id for another record', async () => {
+    const original = dispute(victim, 'dispute-victim-1', 'agent:victim-r', 'aa');
+    expect((await send(service, '/v2/dispute/record', original)).statusCode).toBe(201);
+    for (let i = 0; i < 3; i++) {
+      const filler = dispute(attacker, `dispute-filler-${i}`, 'agent:attacker-r', `b${i}`);
+      expect((await send(service, '/v2/dispute/record', filler)).statusCode).toBe(201);
+    }
+    expect((await get(service.app, '/v2/dispute/record/dispute-victim-1')).statusCode).toBe(404);
+
+    const hijack = dispute(attacker, 'dispute-victim-1', 'agent:attacker-r', 'cc');
+    const refused = await send(service, '/v2/dispute/record', hijack);
+    expect(refused.statusCode).toBe(409);
+    expect(errorOf(refused).message).toMatch(/never changes meaning/);
+    // The evicted record itself may come back under its id.
+    expect((await send(service, '/v2/dispute/record', original)).statusCode).toBe(201);
+  });
+});
+
 describe('key directory fed by POST /verify, in the real verification service', () => {
   let dataDir: string;
   beforeAll(async () => {
