@@ -184,7 +184,7 @@ class KyselyStore implements Store {
 
   #repositories(db: Kysely<Database>): StoreTransaction {
     return {
-      records: new KyselyRecordRepository(db, this.#options),
+      records: new KyselyRecordRepository(db, { ...this.#options, dialect: this.dialect }),
       lifecycle: new KyselyLifecycleRepository(db, { dialect: this.dialect, clock: this.#options.clock }),
       log: new KyselyLogRepository(db, { dialect: this.dialect, clock: this.#options.clock }),
       revocation: new KyselyRevocationRepository(db, { dialect: this.dialect, clock: this.#options.clock }),

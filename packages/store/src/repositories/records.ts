@@ -1,6 +1,6 @@
 // Repository of the /v2 records: stored as received, idempotent by content, evicted oldest-first per kind.
 // Implements D14 (ids, idempotent re-post, 409 on different content) and D17 (STORE_MAX_ENTRIES per kind).
-import type { Kysely, Selectable } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import { contentHash } from '../canonical-json.ts';
 import { assertId, assertKind, isValidId } from '../ids.ts';
 import type { Database, V2RecordsTable } from '../schema.ts';
@@ -67,11 +67,17 @@ export interface RecordRepository {
   latestForAgent(kind: string, agentId: string): Promise<StoredRecord | undefined>;
   /** Live entries of `kind` (never more than `maxEntriesPerKind`). */
   count(kind: string): Promise<number>;
+  /**
+   * Inside `Store.transaction`: waits until no other transaction holds the same (kind, key) series, until
+   * commit. PostgreSQL: a transaction-scoped advisory lock; SQLite: nothing to do (one writer at a time).
+   */
+  lockSeries(kind: string, key: string): Promise<void>;
 }
 
 export interface RecordRepositoryOptions {
   readonly maxEntriesPerKind: number;
   readonly clock: () => Date;
+  readonly dialect?: 'sqlite' | 'postgres';
 }
 
 type RecordRow = Selectable<V2RecordsTable>;
@@ -80,11 +86,23 @@ export class KyselyRecordRepository implements RecordRepository {
   readonly #db: Kysely<Database>;
   readonly #maxEntriesPerKind: number;
   readonly #clock: () => Date;
+  readonly #dialect: 'sqlite' | 'postgres';
 
   constructor(db: Kysely<Database>, options: RecordRepositoryOptions) {
     this.#db = db;
     this.#maxEntriesPerKind = options.maxEntriesPerKind;
     this.#clock = options.clock;
+    this.#dialect = options.dialect ?? 'sqlite';
+  }
+
+  async lockSeries(kind: string, key: string): Promise<void> {
+    if (this.#dialect !== 'postgres') return;
+    if (!this.#db.isTransaction) throw new Error('lockSeries needs a transaction (Store.transaction)');
+    const name = `v2:${kind}:${key}`;
+    // Two 32-bit halves of a hash of the series name: the lock is released at commit or rollback.
+    await sql`SELECT pg_advisory_xact_lock(hashtext(${`${name}:a`}), hashtext(${`${name}:b`}))`.execute(
+      this.#db,
+    );
   }
 
   async put(kind: string, id: string, record: unknown, opts?: PutOptions): Promise<PutResult> {

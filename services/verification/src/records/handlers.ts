@@ -256,9 +256,10 @@ export async function postTestament(store: Store, record: JsonObject): Promise<O
   const id = testamentVersionId(agentId, version);
   if (id === undefined) throw invalidId('agent_id (with its testament version)', `${agentId}:v${version}`);
   return store.transaction(async (tx: StoreTransaction) => {
+    // One writer per agent's testament series at a time (issue 15): racing versions are ordered as if
+    // sequential, so a lower version can never be stored after a higher one.
+    await tx.records.lockSeries(TESTAMENT, agentId);
     const existing = await tx.records.get(TESTAMENT, id);
-    // Sequential posts are ordered exactly. Two new versions of one agent racing on PostgreSQL may both be
-    // stored (nothing is lost; "latest" is then the last stored), as no row of the agent is locked here.
     if (existing === undefined) {
       const latest = await tx.records.latestForAgent(TESTAMENT, agentId);
       const latestVersion = testamentVersionOf(latest);

@@ -221,6 +221,40 @@ describe.each(dialectsUnderTest())('/v2 ids after retention on %s', (dialect) =>
   });
 });
 
+describe.each(dialectsUnderTest())('/v2 testament versions under concurrency on %s', (dialect) => {
+  let target: StoreTarget;
+  let service: RecordsApp;
+  const directory = new MemoryKeyDirectory();
+  const author = bindAgent(directory, 'agent:testator', 'human:testator');
+
+  beforeAll(async () => {
+    target = await createStoreTarget(dialect, 'v2-testament-race');
+    service = await startRecordsApp({
+      store: await target.open(),
+      recordsEnv: { RECORDS_WRITE_POLICY: 'signed', OPERATOR_TOKEN },
+      keys: directory,
+    });
+  });
+  afterAll(async () => {
+    await service?.close();
+    await target?.cleanup();
+  });
+
+  it('racing new versions are ordered: a lower version is never stored after a higher one', async () => {
+    const version = (n: number) =>
+      author.sign(
+        'digital_testament',
+        withFields(example('digital_testament'), { agent_id: 'agent:testator', testament_version: n }),
+      );
+    expect((await send(service, '/v2/succession/testament', version(1))).statusCode).toBe(201);
+    const signed = [9, 3, 8, 2, 7, 4, 6, 5].map(version);
+    const answers = await Promise.all(signed.map((t) => send(service, '/v2/succession/testament', t)));
+    for (const a of answers) expect([201, 409]).toContain(a.statusCode);
+    const latest = bodyOf(await get(service.app, '/v2/succession/testament/agent:testator'));
+    expect((latest['record'] as Json)['testament_version']).toBe(9);
+  });
+});
+
 describe('key directory fed by POST /verify, in the real verification service', () => {
   let dataDir: string;
   beforeAll(async () => {
