@@ -50,6 +50,7 @@ export async function postSimpleRecord(
     if (!hash.ok) throw new Error(`content id of a validated record failed: ${hash.error.message}`);
     id = hash.value;
   }
+  if (route.kind === 'succession_record') await checkPredecessor(store, record);
   const put = await store.records.put(route.kind, id, record, agentOf(record));
   if (put.status === 'conflict') {
     throw conflict(
@@ -62,6 +63,23 @@ export async function postSimpleRecord(
     );
   }
   return { statusCode: put.status === 'created' ? 201 : 200, body: answer(id, put.stored) };
+}
+
+const SUCCEEDABLE = ['declining', 'decommissioned'];
+
+/**
+ * Issue 15 item 4: an agent this service knows is succeeded only once it is declining or decommissioned.
+ * A predecessor with no lifecycle state here (commissioned elsewhere) cannot be judged and is let through.
+ */
+async function checkPredecessor(store: Store, record: JsonObject): Promise<void> {
+  const predecessor = record['predecessor_agent_id'];
+  if (typeof predecessor !== 'string') return;
+  const status = await store.lifecycle.get(predecessor);
+  if (status === undefined || SUCCEEDABLE.includes(status.state)) return;
+  throw conflict(
+    `Agent ${predecessor} is ${status.state}: a succession record needs its predecessor declining or decommissioned`,
+    { predecessor_agent_id: predecessor, current_state: status.state, required_states: SUCCEEDABLE },
+  );
 }
 
 export async function getSimpleRecord(store: Store, route: RecordRoute, id: string): Promise<RecordAnswer> {
