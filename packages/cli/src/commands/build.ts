@@ -21,6 +21,8 @@ Options:
                      (default spec under proto, sdk under dcp-ai)
   --classical-only   sign with Ed25519 only (V2)
   --v1               build a V1 bundle (Ed25519, V1 canonical JSON)
+  --keys-out FILE    also write the bundle's key pairs {agent, principal} (secret!) to FILE,
+                     for \`proto record sign --keys FILE\`
   -h, --help         show this help
 
 Example:
@@ -33,10 +35,12 @@ Example:
     shape: { type: 'string' },
     'classical-only': { type: 'boolean' },
     v1: { type: 'boolean' },
+    'keys-out': { type: 'string' },
   },
   positionals: { min: 0, max: 0 },
   async run({ values }, io) {
-    const { buildSignedBundle, isProfileName, isSecurityTier, SECURITY_TIERS } = await loadCore();
+    const { buildSignedBundle, bundleKeysToJson, isProfileName, isSecurityTier, SECURITY_TIERS } =
+      await loadCore();
     const tier = values['tier'] ?? 'standard';
     if (!isSecurityTier(tier))
       throw usage(`--tier must be one of ${SECURITY_TIERS.join(', ')}, got '${String(tier)}'`);
@@ -63,7 +67,18 @@ Example:
       classicalOnly: values['classical-only'] === true,
       ...(shape !== undefined ? { shape } : {}),
     };
-    printJson(io, buildSignedBundle(options).signed_bundle);
+    const built = buildSignedBundle(options);
+    const keysOut = values['keys-out'];
+    if (typeof keysOut === 'string') {
+      const { writeFileSync } = await import('node:fs');
+      const keys = {
+        agent: bundleKeysToJson(built.keys.agent),
+        principal: bundleKeysToJson(built.keys.principal),
+      };
+      // Mode 0600: the file holds secret keys.
+      writeFileSync(keysOut, `${JSON.stringify(keys, null, 2)}\n`, { mode: 0o600 });
+    }
+    printJson(io, built.signed_bundle);
     return EXIT_OK;
   },
 };
