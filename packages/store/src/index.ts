@@ -18,6 +18,7 @@ export type {
   PutOptions,
   PutResult,
   PutStatus,
+  RecordAuthorship,
   RecordRepository,
   RecordTombstone,
   StoredRecord,

@@ -107,6 +107,7 @@ describe.each(dialectsUnderTest())('migrations on %s', (dialect) => {
       'tlog_nodes',
       'tlog_root_anchors',
       'v2_record_kinds',
+      'v2_record_signatures',
       'v2_record_tombstones',
       'v2_records',
     ]);

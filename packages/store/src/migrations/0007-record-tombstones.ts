@@ -15,5 +15,16 @@ export const recordTombstonesMigration: Migration = {
       .addColumn('evicted_at', 'text', (c) => c.notNull())
       .addPrimaryKeyConstraint('v2_record_tombstones_pkey', ['kind', 'id'])
       .execute();
+    // How a stored record's write was authorised, by content: GET shows it beside the record.
+    await db.schema
+      .createTable('v2_record_signatures')
+      .addColumn('kind', 'text', (c) => c.notNull())
+      .addColumn('content_hash', 'text', (c) => c.notNull())
+      .addColumn('status', 'text', (c) => c.notNull())
+      .addColumn('kid', 'text')
+      .addColumn('evidence', 'text')
+      .addColumn('recorded_at', 'text', (c) => c.notNull())
+      .addPrimaryKeyConstraint('v2_record_signatures_pkey', ['kind', 'content_hash'])
+      .execute();
   },
 };

@@ -72,6 +72,16 @@ export interface RecordRepository {
    * commit. PostgreSQL: a transaction-scoped advisory lock; SQLite: nothing to do (one writer at a time).
    */
   lockSeries(kind: string, key: string): Promise<void>;
+  /** Records how the write of this content was authorised; the first record of a content is kept. */
+  putAuthorship(kind: string, contentHash: string, authorship: RecordAuthorship): Promise<void>;
+  getAuthorship(kind: string, contentHash: string): Promise<RecordAuthorship | undefined>;
+}
+
+/** How a record's write was authorised (issue 15): `verified` (kid, evidence) or `administrative`. */
+export interface RecordAuthorship {
+  readonly status: string;
+  readonly kid?: string;
+  readonly evidence?: string;
 }
 
 export interface RecordRepositoryOptions {
@@ -93,6 +103,36 @@ export class KyselyRecordRepository implements RecordRepository {
     this.#maxEntriesPerKind = options.maxEntriesPerKind;
     this.#clock = options.clock;
     this.#dialect = options.dialect ?? 'sqlite';
+  }
+
+  async putAuthorship(kind: string, contentHash: string, authorship: RecordAuthorship): Promise<void> {
+    await this.#db
+      .insertInto('v2_record_signatures')
+      .values({
+        kind,
+        content_hash: contentHash,
+        status: authorship.status,
+        kid: authorship.kid ?? null,
+        evidence: authorship.evidence ?? null,
+        recorded_at: this.#clock().toISOString(),
+      })
+      .onConflict((oc) => oc.columns(['kind', 'content_hash']).doNothing())
+      .execute();
+  }
+
+  async getAuthorship(kind: string, contentHash: string): Promise<RecordAuthorship | undefined> {
+    const row = await this.#db
+      .selectFrom('v2_record_signatures')
+      .select(['status', 'kid', 'evidence'])
+      .where('kind', '=', kind)
+      .where('content_hash', '=', contentHash)
+      .executeTakeFirst();
+    if (row === undefined) return undefined;
+    return {
+      status: row.status,
+      ...(row.kid === null ? {} : { kid: row.kid }),
+      ...(row.evidence === null ? {} : { evidence: row.evidence }),
+    };
   }
 
   async lockSeries(kind: string, key: string): Promise<void> {

@@ -17,6 +17,8 @@ export interface RecordAnswer {
   readonly report_hash?: string;
   /** Commissioning: the agent's current lifecycle state. */
   readonly state?: string;
+  /** The stored content's hash (not in the response schema: used to find the write's authorship). */
+  readonly content_hash?: string;
 }
 
 export interface Outcome<T> {
@@ -30,6 +32,7 @@ const answer = (id: string, stored: StoredRecord, extra: Partial<RecordAnswer> =
   kind: stored.kind,
   stored_at: stored.stored_at,
   record: stored.record,
+  content_hash: stored.content_hash,
   ...extra,
 });
 

@@ -74,6 +74,15 @@ function getHandlerOf(route: RecordRoute): GetHandler {
   }
 }
 
+/** GET answers carry how the record's write was authorised (issue 15); `unchecked` when nothing was kept. */
+async function withAuthorship(store: Store, kind: string, answer: RecordAnswer) {
+  const found =
+    answer.content_hash === undefined
+      ? undefined
+      : await store.records.getAuthorship(kind, answer.content_hash);
+  return { ...answer, signature: found ?? UNCHECKED };
+}
+
 function testamentVersionQuery(request: FastifyRequest): number | undefined {
   const raw = (request.query as Record<string, unknown> | undefined)?.['version'];
   if (raw === undefined) return undefined;
@@ -116,6 +125,10 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
             { id: error.tombstone.id, content_hash: error.tombstone.content_hash },
           );
         });
+        const hash = outcome.body.content_hash;
+        if (hash !== undefined && signature.status !== 'unchecked') {
+          await store.records.putAuthorship(route.kind, hash, signature);
+        }
         return reply.code(outcome.statusCode).send({ ...outcome.body, signature });
       },
     );
@@ -123,12 +136,12 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
     const param = route.id.type === 'vitality' ? 'agent_id' : 'id';
     const get = getHandlerOf(route);
     app.get(`${route.path}/:${param}`, { schema: getRecordSchema(route, param) }, async (request) =>
-      get(store, pathId(request, param), request),
+      withAuthorship(store, route.kind, await get(store, pathId(request, param), request)),
     );
     // The router refuses a path parameter over 100 characters (414, before any hook runs) but ids may
     // have 256: the router falls back to this undocumented twin for longer ones (and for ids with '/').
     app.get(`${route.path}/*`, { schema: { hide: true } }, async (request) =>
-      get(store, pathId(request, '*', param), request),
+      withAuthorship(store, route.kind, await get(store, pathId(request, '*', param), request)),
     );
   }
 

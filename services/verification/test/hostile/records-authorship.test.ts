@@ -170,6 +170,8 @@ describe.each(dialectsUnderTest())('/v2 record authorship on %s', (dialect) => {
     const admin = await send(service, '/v2/lifecycle/commission', unsigned, OPERATOR_TOKEN);
     expect(admin.statusCode).toBe(201);
     expect(bodyOf(admin)['signature']).toEqual({ status: 'administrative' });
+    const fetched = await get(service.app, '/v2/lifecycle/commission/agent:admin-made');
+    expect(bodyOf(fetched)['signature']).toEqual({ status: 'administrative' });
   });
 });
 
@@ -342,6 +344,13 @@ describe('key directory fed by POST /verify, in the real verification service', 
       const stored = await postJson('/v2/lifecycle/commission', certificate);
       expect(stored.status, await stored.clone().text()).toBe(201);
       expect(((await stored.json()) as Json)['signature']).toMatchObject({
+        status: 'verified',
+        kid: agentKeys.classical.kid,
+        evidence: built.bundleHash,
+      });
+
+      const fetched = await fetch(`${running.url}/v2/lifecycle/commission/${agentId}`);
+      expect(((await fetched.json()) as Json)['signature']).toMatchObject({
         status: 'verified',
         kid: agentKeys.classical.kid,
         evidence: built.bundleHash,
