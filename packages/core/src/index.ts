@@ -30,6 +30,7 @@ export * from './hash/index.ts';
 export * from './merkle/index.ts';
 export * from './policy/index.ts';
 export * from './profile.ts';
+export * from './records/signature.ts';
 export * from './result.ts';
 export * from './revocation/index.ts';
 export * from './schema/index.ts';

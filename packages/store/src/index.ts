@@ -3,6 +3,7 @@
 export type { Migration, StoreDialect } from './migrations/index.ts';
 export { MIGRATIONS } from './migrations/index.ts';
 export * from './repositories/anchor.ts';
+export * from './repositories/key-directory.ts';
 export type {
   LifecycleHistoryEntry,
   LifecycleRepository,
@@ -17,9 +18,12 @@ export type {
   PutOptions,
   PutResult,
   PutStatus,
+  RecordAuthorship,
   RecordRepository,
+  RecordTombstone,
   StoredRecord,
 } from './repositories/records.ts';
+export { RecordIdRetiredError } from './repositories/records.ts';
 export * from './repositories/revocation.ts';
 export * from './repositories/revocation-watermarks.ts';
 export type {

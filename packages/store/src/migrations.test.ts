@@ -94,6 +94,7 @@ describe.each(dialectsUnderTest())('migrations on %s', (dialect) => {
       'attestation_issuance',
       'emergency_tokens',
       'issuer_keys',
+      'key_bindings',
       'lifecycle_agents',
       'lifecycle_history',
       'revocation_entries',
@@ -108,6 +109,8 @@ describe.each(dialectsUnderTest())('migrations on %s', (dialect) => {
       'tlog_nodes',
       'tlog_root_anchors',
       'v2_record_kinds',
+      'v2_record_signatures',
+      'v2_record_tombstones',
       'v2_records',
     ]);
   });

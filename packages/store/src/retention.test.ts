@@ -2,6 +2,7 @@
 // Covers D17 / SPEC.md Limits (at most N entries per store, oldest evicted first) and D16 (state survives eviction).
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RecordIdRetiredError } from './repositories/records.ts';
 import type { Store } from './store.ts';
 import { createStoreTarget, dialectsUnderTest, type StoreTarget } from './testing.ts';
 
@@ -52,8 +53,13 @@ describe.each(dialectsUnderTest())('retention on %s (limit 3)', (dialect) => {
     await store.records.put('mirror', 'm-4', { n: 4 });
     expect(await idsOf('mirror')).toEqual(['m-2', 'm-3', 'm-4']);
 
-    // An evicted id is free again: storing it is a new record at the young end.
-    const back = await store.records.put('mirror', 'm-1', { n: 'new content' });
+    // An evicted id keeps its meaning (issue 15): other content is refused, the same record may come back
+    // as a new record at the young end.
+    await expect(store.records.put('mirror', 'm-1', { n: 'new content' })).rejects.toBeInstanceOf(
+      RecordIdRetiredError,
+    );
+    expect(await idsOf('mirror')).toEqual(['m-2', 'm-3', 'm-4']);
+    const back = await store.records.put('mirror', 'm-1', { n: 1 });
     expect(back.status).toBe('created');
     expect(await idsOf('mirror')).toEqual(['m-3', 'm-4', 'm-1']);
   });

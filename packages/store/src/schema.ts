@@ -56,9 +56,30 @@ export interface LifecycleHistoryTable {
   at: string;
 }
 
+/** What is left of an evicted record (issue 15): its id keeps meaning this content. */
+export interface V2RecordTombstonesTable {
+  kind: string;
+  id: string;
+  content_hash: string;
+  stored_at: string;
+  evicted_at: string;
+}
+
+/** How a stored record's write was authorised (issue 15), keyed by its content. */
+export interface V2RecordSignaturesTable {
+  kind: string;
+  content_hash: string;
+  status: string;
+  kid: string | null;
+  evidence: string | null;
+  recorded_at: string;
+}
+
 export interface Database {
   store_migrations: StoreMigrationsTable;
   v2_records: V2RecordsTable;
+  v2_record_tombstones: V2RecordTombstonesTable;
+  v2_record_signatures: V2RecordSignaturesTable;
   v2_record_kinds: V2RecordKindsTable;
   lifecycle_agents: LifecycleAgentsTable;
   lifecycle_history: LifecycleHistoryTable;

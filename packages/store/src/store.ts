@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { migrate, type StoreDialect } from './migrations/index.ts';
 import { type AnchorRepository, KyselyAnchorRepository } from './repositories/anchor.ts';
+import { type KeyDirectoryRepository, KyselyKeyDirectoryRepository } from './repositories/key-directory.ts';
 import { KyselyLifecycleRepository, type LifecycleRepository } from './repositories/lifecycle.ts';
 import { KyselyLogRepository, type LogRepository } from './repositories/log.ts';
 import { KyselyRecordRepository, type RecordRepository } from './repositories/records.ts';
@@ -46,6 +47,7 @@ export interface StoreTransaction {
   readonly log: LogRepository;
   readonly revocation: RevocationRepository;
   readonly revocationWatermarks: RevocationWatermarkRepository;
+  readonly keys: KeyDirectoryRepository;
 }
 
 export interface Store {
@@ -58,6 +60,8 @@ export interface Store {
   /** A verifier's highest accepted revocation list_number per source (issue 12 row k). */
   readonly revocationWatermarks: RevocationWatermarkRepository;
   readonly anchor: AnchorRepository;
+  /** The key directory (issue 15): kids bound to agents and humans by verified bundles. */
+  readonly keys: KeyDirectoryRepository;
   /**
    * Runs several repository calls as one transaction (e.g. advance the vitality chain and store the
    * report): all of them commit, or none if `work` throws.
@@ -153,6 +157,7 @@ class KyselyStore implements Store {
   readonly revocation: RevocationRepository;
   readonly revocationWatermarks: RevocationWatermarkRepository;
   readonly anchor: AnchorRepository;
+  readonly keys: KeyDirectoryRepository;
   readonly #options: RepositoryOptions;
   #closed: Promise<void> | undefined;
 
@@ -167,6 +172,7 @@ class KyselyStore implements Store {
     this.revocation = repositories.revocation;
     this.revocationWatermarks = repositories.revocationWatermarks;
     this.anchor = repositories.anchor;
+    this.keys = repositories.keys;
   }
 
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
@@ -187,12 +193,13 @@ class KyselyStore implements Store {
 
   #repositories(db: Kysely<Database>): StoreTransaction {
     return {
-      records: new KyselyRecordRepository(db, this.#options),
+      records: new KyselyRecordRepository(db, { ...this.#options, dialect: this.dialect }),
       lifecycle: new KyselyLifecycleRepository(db, { dialect: this.dialect, clock: this.#options.clock }),
       log: new KyselyLogRepository(db, { dialect: this.dialect, clock: this.#options.clock }),
       revocation: new KyselyRevocationRepository(db, { dialect: this.dialect, clock: this.#options.clock }),
       anchor: new KyselyAnchorRepository(db, { dialect: this.dialect, clock: this.#options.clock }),
       revocationWatermarks: new KyselyRevocationWatermarkRepository(db, { clock: this.#options.clock }),
+      keys: new KyselyKeyDirectoryRepository(db, { clock: this.#options.clock }),
     };
   }
 }

@@ -222,6 +222,8 @@ export interface VerificationConfig extends SharedConfig {
   readonly ANCHOR_VERIFY_CACHE_RETRY_TTL_MS: number;
   readonly ATTESTATION_MAX_AGE_DAYS: number;
   readonly STORE_MAX_ENTRIES: number;
+  readonly RECORDS_WRITE_POLICY: 'signed' | 'open';
+  readonly OPERATOR_TOKEN?: string;
   readonly V2_RATE_LIMIT_PER_MINUTE: number;
 }
 

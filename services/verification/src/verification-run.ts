@@ -8,6 +8,7 @@ import { uncoveredMembersOf, type VerificationCache, verificationCacheKey } from
 import type { ExternalChecks } from './external-checks.ts';
 import { tierLabel, type VerificationMetrics } from './metrics.ts';
 import type { VerifyPool } from './pool.ts';
+import type { VerifiedBundleEvent } from './records/key-binding-feeder.ts';
 import { checkVerifyRequest, parseJsonBody } from './verify-request.ts';
 import type { VerifyTask } from './worker.ts';
 
@@ -32,6 +33,8 @@ export interface VerificationRunnerOptions {
   readonly cache: VerificationCache;
   readonly metrics: VerificationMetrics;
   readonly external: ExternalChecks;
+  /** Called after each fresh verdict (not on cache hits): the /v2 key directory learns new keys (issue 15). */
+  readonly onFreshVerdict?: ((event: VerifiedBundleEvent) => void) | undefined;
 }
 
 /**
@@ -65,9 +68,9 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
     const startedAt = performance.now();
     let task: VerifyTask;
     let cacheKey: string | undefined;
+    let value: unknown;
     if (cache.enabled) {
       // The cache key needs the value here; the worker then skips the checks already run.
-      let value: unknown;
       if (body.format === 'cbor') {
         try {
           value = decodeCbor(body.bytes);
@@ -117,14 +120,19 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
       task = { body: body.bytes, format: body.format, wantAnalysis: false, now: Date.now() };
     }
 
+    // The key directory reads the body after the answer, so with it the bytes are copied, not moved.
+    const keepBody = options.onFreshVerdict !== undefined && value === undefined;
     const transfer =
-      task.body !== undefined && ownsItsMemory(task.body) ? [task.body.buffer as ArrayBuffer] : [];
+      task.body !== undefined && !keepBody && ownsItsMemory(task.body)
+        ? [task.body.buffer as ArrayBuffer]
+        : [];
     const result = await pool.run(task, transfer);
     if (result.kind === 'bad_request') return result;
     if (cacheKey !== undefined && result.analysis) cache.set(cacheKey, result.analysis);
     // I/O checks after the CPU work; a revocation seen here evicts the entry just stored (D20).
     const response = await external.apply(result.response, result.subject, result.evidence);
     record(response, result.facts, startedAt, true);
+    options.onFreshVerdict?.({ ...result.subject, verified: response.verified, body: value ?? body.bytes });
     return { kind: 'verdict', response, ...(cache.enabled ? { cache: 'miss' as const } : {}) };
   };
 

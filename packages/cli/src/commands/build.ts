@@ -9,7 +9,7 @@ export const buildCommand: Command = {
   name: 'build',
   summary: 'build a signed sample bundle (fresh keys) for a security tier',
   help: `Usage: proto build [--tier TIER] [--entries N] [--profile P] [--shape spec|sdk]
-                   [--classical-only] [--v1] [--emergency-secret HEX]
+                   [--classical-only] [--v1] [--emergency-secret HEX] [--keys-out FILE]
 
 Builds a signed sample bundle with freshly generated keys and prints it as JSON.
 The intent is chosen so that the bundle resolves to exactly TIER.
@@ -26,6 +26,8 @@ Options:
                      32-byte secret as 64 hex: the passport carries its SHA-256 as
                      emergency_revocation_token (PROTOCOL §9.5), so whoever holds the
                      secret can revoke the agent at the revocation service
+  --keys-out FILE    also write the bundle's key pairs {agent, principal} (secret!) to FILE,
+                     for \`proto record sign --keys FILE\`
   -h, --help         show this help
 
 Example:
@@ -39,10 +41,12 @@ Example:
     'classical-only': { type: 'boolean' },
     v1: { type: 'boolean' },
     'emergency-secret': { type: 'string' },
+    'keys-out': { type: 'string' },
   },
   positionals: { min: 0, max: 0 },
   async run({ values }, io) {
-    const { buildSignedBundle, isProfileName, isSecurityTier, SECURITY_TIERS } = await loadCore();
+    const { buildSignedBundle, bundleKeysToJson, isProfileName, isSecurityTier, SECURITY_TIERS } =
+      await loadCore();
     const tier = values['tier'] ?? 'standard';
     if (!isSecurityTier(tier))
       throw usage(`--tier must be one of ${SECURITY_TIERS.join(', ')}, got '${String(tier)}'`);
@@ -78,7 +82,18 @@ Example:
             emergencyRevocationToken: `sha256:${createHash('sha256').update(Buffer.from(secret, 'hex')).digest('hex')}`,
           }),
     };
-    printJson(io, buildSignedBundle(options).signed_bundle);
+    const built = buildSignedBundle(options);
+    const keysOut = values['keys-out'];
+    if (typeof keysOut === 'string') {
+      const { writeFileSync } = await import('node:fs');
+      const keys = {
+        agent: bundleKeysToJson(built.keys.agent),
+        principal: bundleKeysToJson(built.keys.principal),
+      };
+      // Mode 0600: the file holds secret keys.
+      writeFileSync(keysOut, `${JSON.stringify(keys, null, 2)}\n`, { mode: 0o600 });
+    }
+    printJson(io, built.signed_bundle);
     return EXIT_OK;
   },
 };

@@ -8,6 +8,7 @@ import { hashCommand } from './hash.ts';
 import { keygenCommand } from './keygen.ts';
 import { logCommand } from './log.ts';
 import { receiptCommand } from './receipt.ts';
+import { recordCommand } from './record.ts';
 import { revocationCommand } from './revocation.ts';
 import { verifyCommand } from './verify.ts';
 
@@ -21,6 +22,7 @@ const ALL: readonly Command[] = [
   attestationCommand,
   receiptCommand,
   anchorCommand,
+  recordCommand,
 ];
 
 export const COMMANDS: ReadonlyMap<string, Command> = new Map(ALL.map((command) => [command.name, command]));

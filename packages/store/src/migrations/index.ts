@@ -10,6 +10,8 @@ import { revocationMigration } from './0004-revocation.ts';
 import { anchorMigration } from './0005-anchor.ts';
 import { emergencyRevocationMigration } from './0006-emergency-revocation.ts';
 import { revocationWatermarksMigration } from './0007-revocation-watermarks.ts';
+import { keyDirectoryMigration } from './0008-key-directory.ts';
+import { recordTombstonesMigration } from './0009-record-tombstones.ts';
 import type { Migration, StoreDialect } from './migration.ts';
 
 export type { Migration, StoreDialect } from './migration.ts';
@@ -23,6 +25,8 @@ export const MIGRATIONS: readonly Migration[] = [
   anchorMigration,
   emergencyRevocationMigration,
   revocationWatermarksMigration,
+  keyDirectoryMigration,
+  recordTombstonesMigration,
 ];
 
 export interface MigrateOptions {

@@ -1,7 +1,7 @@
 // Repository of the /v2 records: stored as received, idempotent by content, evicted oldest-first per kind.
 // Implements D14 (ids, idempotent re-post, 409 on different content) and D17 (STORE_MAX_ENTRIES per kind).
 import { hashCanonicalV2 } from '@proto/core';
-import type { Kysely, Selectable } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import { assertId, assertKind, isValidId } from '../ids.ts';
 import type { Database, V2RecordsTable } from '../schema.ts';
 import { inTransaction } from '../transaction.ts';
@@ -31,6 +31,30 @@ export interface PutResult {
   readonly stored: StoredRecord;
 }
 
+/** An evicted record's trace: its id keeps meaning this content (issue 15). */
+export interface RecordTombstone {
+  readonly kind: string;
+  readonly id: string;
+  readonly content_hash: string;
+  readonly stored_at: string;
+  readonly evicted_at: string;
+}
+
+/**
+ * Thrown by `put` (rolling its transaction back) when a different record held this id and was evicted by
+ * retention: the id is not reusable (issue 15 item 4).
+ */
+export class RecordIdRetiredError extends Error {
+  readonly tombstone: RecordTombstone;
+  constructor(tombstone: RecordTombstone) {
+    super(
+      `${tombstone.kind} ${tombstone.id} held another record (evicted ${tombstone.evicted_at}); ids are never reused`,
+    );
+    this.name = 'RecordIdRetiredError';
+    this.tombstone = tombstone;
+  }
+}
+
 export interface PutOptions {
   /** The agent the record is about, for `latestForAgent`. */
   readonly agentId?: string;
@@ -43,11 +67,27 @@ export interface RecordRepository {
   latestForAgent(kind: string, agentId: string): Promise<StoredRecord | undefined>;
   /** Live entries of `kind` (never more than `maxEntriesPerKind`). */
   count(kind: string): Promise<number>;
+  /**
+   * Inside `Store.transaction`: waits until no other transaction holds the same (kind, key) series, until
+   * commit. PostgreSQL: a transaction-scoped advisory lock; SQLite: nothing to do (one writer at a time).
+   */
+  lockSeries(kind: string, key: string): Promise<void>;
+  /** Records how the write of this content was authorised; the first record of a content is kept. */
+  putAuthorship(kind: string, contentHash: string, authorship: RecordAuthorship): Promise<void>;
+  getAuthorship(kind: string, contentHash: string): Promise<RecordAuthorship | undefined>;
+}
+
+/** How a record's write was authorised (issue 15): `verified` (kid, evidence) or `administrative`. */
+export interface RecordAuthorship {
+  readonly status: string;
+  readonly kid?: string;
+  readonly evidence?: string;
 }
 
 export interface RecordRepositoryOptions {
   readonly maxEntriesPerKind: number;
   readonly clock: () => Date;
+  readonly dialect?: 'sqlite' | 'postgres';
 }
 
 type RecordRow = Selectable<V2RecordsTable>;
@@ -66,11 +106,53 @@ export class KyselyRecordRepository implements RecordRepository {
   readonly #db: Kysely<Database>;
   readonly #maxEntriesPerKind: number;
   readonly #clock: () => Date;
+  readonly #dialect: 'sqlite' | 'postgres';
 
   constructor(db: Kysely<Database>, options: RecordRepositoryOptions) {
     this.#db = db;
     this.#maxEntriesPerKind = options.maxEntriesPerKind;
     this.#clock = options.clock;
+    this.#dialect = options.dialect ?? 'sqlite';
+  }
+
+  async putAuthorship(kind: string, contentHash: string, authorship: RecordAuthorship): Promise<void> {
+    await this.#db
+      .insertInto('v2_record_signatures')
+      .values({
+        kind,
+        content_hash: contentHash,
+        status: authorship.status,
+        kid: authorship.kid ?? null,
+        evidence: authorship.evidence ?? null,
+        recorded_at: this.#clock().toISOString(),
+      })
+      .onConflict((oc) => oc.columns(['kind', 'content_hash']).doNothing())
+      .execute();
+  }
+
+  async getAuthorship(kind: string, contentHash: string): Promise<RecordAuthorship | undefined> {
+    const row = await this.#db
+      .selectFrom('v2_record_signatures')
+      .select(['status', 'kid', 'evidence'])
+      .where('kind', '=', kind)
+      .where('content_hash', '=', contentHash)
+      .executeTakeFirst();
+    if (row === undefined) return undefined;
+    return {
+      status: row.status,
+      ...(row.kid === null ? {} : { kid: row.kid }),
+      ...(row.evidence === null ? {} : { evidence: row.evidence }),
+    };
+  }
+
+  async lockSeries(kind: string, key: string): Promise<void> {
+    if (this.#dialect !== 'postgres') return;
+    if (!this.#db.isTransaction) throw new Error('lockSeries needs a transaction (Store.transaction)');
+    const name = `v2:${kind}:${key}`;
+    // Two 32-bit halves of a hash of the series name: the lock is released at commit or rollback.
+    await sql`SELECT pg_advisory_xact_lock(hashtext(${`${name}:a`}), hashtext(${`${name}:b`}))`.execute(
+      this.#db,
+    );
   }
 
   async put(kind: string, id: string, record: unknown, opts?: PutOptions): Promise<PutResult> {
@@ -83,6 +165,17 @@ export class KyselyRecordRepository implements RecordRepository {
     const storedAt = this.#clock().toISOString();
 
     return inTransaction(this.#db, async (trx) => {
+      // An id whose record was evicted keeps its meaning: only that same content may come back. No row of
+      // this id exists, so no eviction can add its tombstone between this read and the insert below.
+      const tombstone = await trx
+        .selectFrom('v2_record_tombstones')
+        .select(['kind', 'id', 'content_hash', 'stored_at', 'evicted_at'])
+        .where('kind', '=', kind)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      if (tombstone !== undefined && tombstone.content_hash !== hash) {
+        throw new RecordIdRetiredError(tombstone);
+      }
       // Insert-or-nothing, then look: on PostgreSQL a racing insert of the same (kind, id) waits for the
       // first to commit and then finds its row, so exactly one caller ever sees `created`.
       const inserted = await trx
@@ -178,6 +271,25 @@ async function evictOldest(trx: Kysely<Database>, kind: string, excess: number):
     .where('kind', '=', kind)
     .orderBy('seq')
     .limit(excess);
+  const evictedAt = new Date().toISOString();
+  const victims = await trx
+    .selectFrom('v2_records')
+    .select(['kind', 'id', 'content_hash', 'stored_at'])
+    .where('seq', 'in', oldest)
+    .execute();
+  if (victims.length > 0) {
+    await trx
+      .insertInto('v2_record_tombstones')
+      .values(victims.map((v) => ({ ...v, evicted_at: evictedAt })))
+      .onConflict((oc) =>
+        oc.columns(['kind', 'id']).doUpdateSet((eb) => ({
+          content_hash: eb.ref('excluded.content_hash'),
+          stored_at: eb.ref('excluded.stored_at'),
+          evicted_at: eb.ref('excluded.evicted_at'),
+        })),
+      )
+      .execute();
+  }
   const result = await trx.deleteFrom('v2_records').where('seq', 'in', oldest).executeTakeFirst();
   const deleted = Number(result.numDeletedRows);
   if (deleted > 0) {

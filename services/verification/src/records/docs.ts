@@ -9,8 +9,9 @@ import { LIFECYCLE_MACHINE, transitionBodySchema } from './lifecycle-machine.ts'
 const SCHEMA_PREFIX = 'https://schemas.signed-bundles.org/v2/';
 
 export const NOT_VERIFIED_NOTE =
-  "The record's composite_sig is NOT verified: the service holds no trusted keys for arbitrary agents. " +
-  'Records are validated against their JSON Schema and stored exactly as received.';
+  "Under RECORDS_WRITE_POLICY=signed (default) the composite signature must verify under the kind's context " +
+  "with a key bound to the record's subject (bad signature 400, unbound key 403), or the request carries the " +
+  'operator token (administrative write). Records are stored exactly as received.';
 
 const BODY_NOTE =
   'The body is the record itself or the upstream wrapper form { "<record_kind>": { … } }. ' +
@@ -92,6 +93,17 @@ function lifecycleNote(route: RecordRoute): string {
   }
 }
 
+/** How the write was authorised (issue 15): verified signature, operator token, or unchecked (`open`). */
+const SIGNATURE_SCHEMA = {
+  type: 'object',
+  required: ['status'],
+  properties: {
+    status: { type: 'string', enum: ['verified', 'administrative', 'unchecked'] },
+    kid: { type: 'string', description: 'The classical kid that signed it (verified)' },
+    evidence: { type: 'string', description: 'Hash of the verified bundle that bound the key' },
+  },
+} as const;
+
 function answerSchema(route: RecordRoute) {
   return {
     type: 'object',
@@ -107,6 +119,7 @@ function answerSchema(route: RecordRoute) {
       ...(route.kind === 'commissioning_certificate' || route.kind === 'decommissioning_record'
         ? { state: { type: 'string', description: "The agent's lifecycle state" } }
         : {}),
+      signature: SIGNATURE_SCHEMA,
     },
   } as const;
 }
@@ -165,7 +178,7 @@ export const transitionRouteSchema = (rateLimitPerMinute: number) => ({
       .flatMap(([from, tos]) => tos.map((to) => `${from} → ${to}`))
       .join(', ')}. ` +
     'Unknown agent 404; a move outside the machine, or a from_state that is not the current state, 409 with ' +
-    'the allowed moves. Atomic under concurrency: of racing moves exactly one wins. The request is not signed.' +
+    'the allowed moves. Atomic under concurrency: of racing moves exactly one wins. Under RECORDS_WRITE_POLICY=signed the body must carry a composite_sig over the rest (PROTO.v2.Lifecycle) by a key bound to the agent, or the operator token.' +
     rateLimitNote(rateLimitPerMinute),
   body: transitionBodySchema,
   response: {
@@ -178,6 +191,7 @@ export const transitionRouteSchema = (rateLimitPerMinute: number) => ({
         previous_state: { type: 'string' },
         reason: { type: 'string' },
         timestamp: { type: 'string' },
+        signature: SIGNATURE_SCHEMA,
       },
     },
     ...errorResponses,

@@ -1,7 +1,8 @@
 // The /v2 records' own variables, validated at boot as part of the verification service's configuration.
 // D17 (10,000 records per kind, 100 POSTs per minute per IP), docs/architecture.md §4 (retention policy).
-import type { EnvProperties } from '@proto/service-kit';
+import { type EnvProperties, OPERATOR_TOKEN_ENV } from '@proto/service-kit';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from './rate-limit.ts';
+import { WRITE_POLICIES } from './write-authorization.ts';
 
 export const RECORD_SETTINGS_ENV = {
   STORE_MAX_ENTRIES: {
@@ -16,4 +17,14 @@ export const RECORD_SETTINGS_ENV = {
     default: DEFAULT_RATE_LIMIT_PER_MINUTE,
     description: 'POSTs per minute per client IP across all /v2 routes (0: no limit; D17)',
   },
+  // Issue 15: who may write a record.
+  RECORDS_WRITE_POLICY: {
+    type: 'string',
+    enum: [...WRITE_POLICIES],
+    default: 'signed',
+    description:
+      'signed: a record POST needs a signature by a key bound to its subject, or the operator token; open: anyone (development)',
+  },
+  // Administrative /v2 writes (D22); unset: none are possible.
+  OPERATOR_TOKEN: OPERATOR_TOKEN_ENV.OPERATOR_TOKEN,
 } as const satisfies EnvProperties;

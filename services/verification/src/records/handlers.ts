@@ -17,6 +17,8 @@ export interface RecordAnswer {
   readonly report_hash?: string;
   /** Commissioning: the agent's current lifecycle state. */
   readonly state?: string;
+  /** The stored content's hash (not in the response schema: used to find the write's authorship). */
+  readonly content_hash?: string;
 }
 
 export interface Outcome<T> {
@@ -30,6 +32,7 @@ const answer = (id: string, stored: StoredRecord, extra: Partial<RecordAnswer> =
   kind: stored.kind,
   stored_at: stored.stored_at,
   record: stored.record,
+  content_hash: stored.content_hash,
   ...extra,
 });
 
@@ -50,6 +53,7 @@ export async function postSimpleRecord(
     if (!hash.ok) throw new Error(`content id of a validated record failed: ${hash.error.message}`);
     id = hash.value;
   }
+  if (route.kind === 'succession_record') await checkPredecessor(store, record);
   const put = await store.records.put(route.kind, id, record, agentOf(record));
   if (put.status === 'conflict') {
     throw conflict(
@@ -62,6 +66,23 @@ export async function postSimpleRecord(
     );
   }
   return { statusCode: put.status === 'created' ? 201 : 200, body: answer(id, put.stored) };
+}
+
+const SUCCEEDABLE = ['declining', 'decommissioned'];
+
+/**
+ * Issue 15 item 4: an agent this service knows is succeeded only once it is declining or decommissioned.
+ * A predecessor with no lifecycle state here (commissioned elsewhere) cannot be judged and is let through.
+ */
+async function checkPredecessor(store: Store, record: JsonObject): Promise<void> {
+  const predecessor = record['predecessor_agent_id'];
+  if (typeof predecessor !== 'string') return;
+  const status = await store.lifecycle.get(predecessor);
+  if (status === undefined || SUCCEEDABLE.includes(status.state)) return;
+  throw conflict(
+    `Agent ${predecessor} is ${status.state}: a succession record needs its predecessor declining or decommissioned`,
+    { predecessor_agent_id: predecessor, current_state: status.state, required_states: SUCCEEDABLE },
+  );
 }
 
 export async function getSimpleRecord(store: Store, route: RecordRoute, id: string): Promise<RecordAnswer> {
@@ -256,9 +277,10 @@ export async function postTestament(store: Store, record: JsonObject): Promise<O
   const id = testamentVersionId(agentId, version);
   if (id === undefined) throw invalidId('agent_id (with its testament version)', `${agentId}:v${version}`);
   return store.transaction(async (tx: StoreTransaction) => {
+    // One writer per agent's testament series at a time (issue 15): racing versions are ordered as if
+    // sequential, so a lower version can never be stored after a higher one.
+    await tx.records.lockSeries(TESTAMENT, agentId);
     const existing = await tx.records.get(TESTAMENT, id);
-    // Sequential posts are ordered exactly. Two new versions of one agent racing on PostgreSQL may both be
-    // stored (nothing is lost; "latest" is then the last stored), as no row of the agent is locked here.
     if (existing === undefined) {
       const latest = await tx.records.latestForAgent(TESTAMENT, agentId);
       const latestVersion = testamentVersionOf(latest);

@@ -49,6 +49,11 @@ export const transitionBodySchema = {
     },
     reason: { type: 'string', minLength: 1, maxLength: MAX_REASON_LENGTH },
     timestamp: { type: 'string', format: 'date-time', description: 'Time of the move (default: now).' },
+    composite_sig: {
+      type: 'object',
+      description:
+        'Signed transition statement: composite signature over the rest of the body (PROTO.v2.Lifecycle).',
+    },
   },
 } as const;
 

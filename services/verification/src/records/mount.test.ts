@@ -42,7 +42,11 @@ describe('records mounted from the validated configuration', () => {
   it('serves /v2 with the configured limit and ignores stray process.env values', async () => {
     const stray = process.env['V2_RATE_LIMIT_PER_MINUTE'];
     process.env['V2_RATE_LIMIT_PER_MINUTE'] = 'not-a-number';
-    const config = loadVerificationConfig({ DATA_DIR: dataDir, V2_RATE_LIMIT_PER_MINUTE: '1' });
+    const config = loadVerificationConfig({
+      DATA_DIR: dataDir,
+      V2_RATE_LIMIT_PER_MINUTE: '1',
+      RECORDS_WRITE_POLICY: 'open', // unsigned example records: this test is about the limit
+    });
     let mounted: Awaited<ReturnType<typeof mountRecords>>;
     try {
       mounted = await mountRecords(config);

@@ -1,13 +1,22 @@
 // The /v2 records as mounted on the verification service: opens the durable store the validated configuration
-// names, adds the /v2 headers and the routes. Implements docs/architecture.md §4 (durable stores) and D17 (limits).
-import { DEFAULT_PROFILE, type ProtocolProfile } from '@proto/core';
-import { type EnvProperties, loadConfig, SHARED_ENV_PROPERTIES } from '@proto/service-kit';
+// names, adds the /v2 headers and the routes. Implements docs/architecture.md §4 (durable stores), D17 (limits)
+// and issue 15 (signed, authorised writes; the key directory).
+import { DEFAULT_PROFILE, type ProtocolProfile, selectCryptoBackend } from '@proto/core';
+import { type EnvProperties, loadConfig, parseTokenList, SHARED_ENV_PROPERTIES } from '@proto/service-kit';
 import { openStore, type Store } from '@proto/store';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
 import { RECORD_SETTINGS_ENV } from './env.ts';
 import { v2ResponseHeaders } from './headers.ts';
+import { keyBindingFeeder, storeKeyLookup, type VerifiedBundleEvent } from './key-binding-feeder.ts';
+import { keyDirectoryRoutes } from './keys-route.ts';
 import { recordRoutes } from './routes.ts';
+import {
+  createWriteAuthorizer,
+  type KeyBindingLookup,
+  WRITE_POLICIES,
+  type WritePolicy,
+} from './write-authorization.ts';
 
 /** Variables of the /v2 records (validated at boot; DATA_DIR and DATABASE_URL are the kit's shared ones). */
 export const RECORDS_ENV = {
@@ -21,6 +30,8 @@ export interface RecordsConfig {
   readonly DATABASE_URL?: string;
   readonly STORE_MAX_ENTRIES: number;
   readonly V2_RATE_LIMIT_PER_MINUTE: number;
+  readonly RECORDS_WRITE_POLICY: WritePolicy;
+  readonly OPERATOR_TOKEN?: string;
 }
 
 /** Validates an explicit variable map (tests, embedding); the service passes its own validated config instead. */
@@ -51,6 +62,8 @@ export interface RecordsPluginOptions {
   /** Overrides V2_RATE_LIMIT_PER_MINUTE. */
   readonly rateLimitPerMinute?: number;
   readonly profile?: ProtocolProfile;
+  /** Whose keys are whose (issue 15 item 1). Default: an empty in-memory directory. */
+  readonly keys?: KeyBindingLookup;
 }
 
 async function recordsPlugin(app: FastifyInstance, options: RecordsPluginOptions): Promise<void> {
@@ -69,12 +82,40 @@ async function recordsPlugin(app: FastifyInstance, options: RecordsPluginOptions
   }
   const live = store;
   if (typeof app.addReadinessCheck === 'function') app.addReadinessCheck('records-store', () => live.ping());
+  const profile = options.profile ?? app.protocolProfile ?? DEFAULT_PROFILE;
+  if (config.RECORDS_WRITE_POLICY === 'open') {
+    app.log.warn(
+      'RECORDS_WRITE_POLICY=open: anyone can write /v2 records for any agent; use only for development',
+    );
+  }
+  const operatorTokens =
+    config.OPERATOR_TOKEN === undefined || config.OPERATOR_TOKEN.trim() === ''
+      ? []
+      : parseTokenList(config.OPERATOR_TOKEN);
+  const authorizer = createWriteAuthorizer({
+    policy: config.RECORDS_WRITE_POLICY,
+    profile,
+    backend: selectCryptoBackend(),
+    keys: options.keys ?? storeKeyLookup(store),
+    operatorTokens,
+  });
   await app.register(v2ResponseHeaders);
   await app.register(recordRoutes, {
     store,
-    profile: options.profile ?? app.protocolProfile ?? DEFAULT_PROFILE,
+    profile,
     rateLimitPerMinute: options.rateLimitPerMinute ?? config.V2_RATE_LIMIT_PER_MINUTE,
+    authorizer,
   });
+  await app.register(keyDirectoryRoutes, { store });
+  // POST /verify (routes/verify.ts) calls this after each fresh verdict: the directory learns new keys.
+  if (!app.hasDecorator('bundleVerified')) app.decorate('bundleVerified', keyBindingFeeder(store, app.log));
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Set by the records plugin: feeds the key directory from verified V2 bundles (issue 15). */
+    bundleVerified?: (event: VerifiedBundleEvent) => void;
+  }
 }
 
 /**
@@ -99,6 +140,8 @@ export async function mountRecords(
     ...(config.DATABASE_URL === undefined ? {} : { DATABASE_URL: config.DATABASE_URL }),
     STORE_MAX_ENTRIES: config.STORE_MAX_ENTRIES,
     V2_RATE_LIMIT_PER_MINUTE: config.V2_RATE_LIMIT_PER_MINUTE,
+    RECORDS_WRITE_POLICY: config.RECORDS_WRITE_POLICY,
+    ...(config.OPERATOR_TOKEN === undefined ? {} : { OPERATOR_TOKEN: config.OPERATOR_TOKEN }),
   };
   const store = await openRecordStore(settings);
   const options: RecordsPluginOptions = { store, closeStore: true, config: settings };

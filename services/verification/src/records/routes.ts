@@ -1,11 +1,11 @@
 // The Fastify plugin of the 37 /v2 record endpoints (`recordRoutes`): 18 POST + 18 GET + the transition.
-// Implements SPEC.md Lifecycle…Delegation endpoint tables with D14–D17; records' signatures are not verified.
+// Implements SPEC.md Lifecycle…Delegation endpoint tables with D14–D17; writes authorised per issue 15 (write-authorization.ts).
 import { DEFAULT_PROFILE, type ProtocolProfile } from '@proto/core';
-import type { Store } from '@proto/store';
+import { RecordIdRetiredError, type Store } from '@proto/store';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
-import { readRecordBody } from './body.ts';
+import { isJsonObject, readRecordBody } from './body.ts';
 import { documentationSchemas, getRecordSchema, postRecordSchema, transitionRouteSchema } from './docs.ts';
-import { invalidId } from './errors.ts';
+import { conflict, invalidId } from './errors.ts';
 import {
   getCommission,
   getDecommission,
@@ -25,6 +25,7 @@ import { isValidId } from './ids.ts';
 import { RECORD_ROUTES, type RecordRoute, TRANSITION_PATH } from './kinds.ts';
 import { readTransitionRequest } from './lifecycle-machine.ts';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE, v2PostRateLimit } from './rate-limit.ts';
+import type { WriteAuthorizer } from './write-authorization.ts';
 
 export interface RecordRoutesOptions {
   /** Where the records and lifecycle states live (opened by the caller, who also closes it). */
@@ -33,7 +34,11 @@ export interface RecordRoutesOptions {
   readonly profile?: ProtocolProfile;
   /** POSTs per minute per client IP, one budget for every POST /v2 route (D17); 0 turns it off. */
   readonly rateLimitPerMinute?: number;
+  /** Who may write (RECORDS_WRITE_POLICY); without one every write is accepted unchecked (`open`). */
+  readonly authorizer?: WriteAuthorizer;
 }
+
+const UNCHECKED = { status: 'unchecked' } as const;
 
 type PostHandler = (store: Store, record: Record<string, unknown>) => Promise<Outcome<RecordAnswer>>;
 
@@ -69,6 +74,15 @@ function getHandlerOf(route: RecordRoute): GetHandler {
   }
 }
 
+/** GET answers carry how the record's write was authorised (issue 15); `unchecked` when nothing was kept. */
+async function withAuthorship(store: Store, kind: string, answer: RecordAnswer) {
+  const found =
+    answer.content_hash === undefined
+      ? undefined
+      : await store.records.getAuthorship(kind, answer.content_hash);
+  return { ...answer, signature: found ?? UNCHECKED };
+}
+
 function testamentVersionQuery(request: FastifyRequest): number | undefined {
   const raw = (request.query as Record<string, unknown> | undefined)?.['version'];
   if (raw === undefined) return undefined;
@@ -87,6 +101,7 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
   const { store } = options;
   const profile = options.profile ?? app.protocolProfile ?? DEFAULT_PROFILE;
   const perMinute = options.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE;
+  const { authorizer } = options;
 
   // Route schemas document; validation is ours (validateSchema: readable issues, E002, D14 id codes).
   app.setValidatorCompiler(() => () => true);
@@ -102,24 +117,43 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
       { schema: postRecordSchema(route, perMinute), onRequest },
       async (request: FastifyRequest, reply: FastifyReply) => {
         const record = readRecordBody(profile, route, request.body);
-        const outcome = await post(store, record);
-        return reply.code(outcome.statusCode).send(outcome.body);
+        const signature = (await authorizer?.authorize(request, route.kind, record)) ?? UNCHECKED;
+        const outcome = await post(store, record).catch((error: unknown) => {
+          if (!(error instanceof RecordIdRetiredError)) throw error;
+          throw conflict(
+            `Id ${error.tombstone.id} held a different ${route.noun}, removed by retention on ${error.tombstone.evicted_at}; an id never changes meaning`,
+            { id: error.tombstone.id, content_hash: error.tombstone.content_hash },
+          );
+        });
+        const hash = outcome.body.content_hash;
+        if (hash !== undefined && signature.status !== 'unchecked') {
+          await store.records.putAuthorship(route.kind, hash, signature);
+        }
+        return reply.code(outcome.statusCode).send({ ...outcome.body, signature });
       },
     );
 
     const param = route.id.type === 'vitality' ? 'agent_id' : 'id';
     const get = getHandlerOf(route);
     app.get(`${route.path}/:${param}`, { schema: getRecordSchema(route, param) }, async (request) =>
-      get(store, pathId(request, param), request),
+      withAuthorship(store, route.kind, await get(store, pathId(request, param), request)),
     );
     // The router refuses a path parameter over 100 characters (414, before any hook runs) but ids may
     // have 256: the router falls back to this undocumented twin for longer ones (and for ids with '/').
     app.get(`${route.path}/*`, { schema: { hide: true } }, async (request) =>
-      get(store, pathId(request, '*', param), request),
+      withAuthorship(store, route.kind, await get(store, pathId(request, '*', param), request)),
     );
   }
 
-  app.post(TRANSITION_PATH, { schema: transitionRouteSchema(perMinute), onRequest }, async (request) =>
-    postTransition(store, readTransitionRequest(profile, request.body)),
-  );
+  app.post(TRANSITION_PATH, { schema: transitionRouteSchema(perMinute), onRequest }, async (request) => {
+    // A signed transition statement is the body itself with a composite_sig over the rest (PROTO.v2.Lifecycle).
+    const { composite_sig: statementSig, ...statement } = isJsonObject(request.body) ? request.body : {};
+    const transition = readTransitionRequest(profile, isJsonObject(request.body) ? statement : request.body);
+    const signature =
+      (await authorizer?.authorize(request, 'lifecycle_transition', {
+        ...statement,
+        ...(statementSig === undefined ? {} : { composite_sig: statementSig }),
+      })) ?? UNCHECKED;
+    return { ...(await postTransition(store, transition)), signature };
+  });
 }

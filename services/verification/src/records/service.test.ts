@@ -64,7 +64,9 @@ describe('/v2 records in the verification service', () => {
   });
 
   it('mounts through mountRecords on the service app: routes, headers, docs, store closed with the app', async () => {
-    const mounted = await mountRecords(loadRecordsConfig({ DATA_DIR: dataDir, STORE_MAX_ENTRIES: '50' }));
+    const mounted = await mountRecords(
+      loadRecordsConfig({ DATA_DIR: dataDir, STORE_MAX_ENTRIES: '50', RECORDS_WRITE_POLICY: 'open' }),
+    );
     // Load shedding off: parallel test files can lag the event loop past its threshold (503).
     const running = await startApp({ VERIFY_WORKERS: '1', MAX_EVENT_LOOP_DELAY_MS: '0' }, [mounted]);
     try {
@@ -84,7 +86,7 @@ describe('/v2 records in the verification service', () => {
         record: cert,
       });
       const docs = (await (await fetch(`${running.url}/docs/json`)).json()) as { paths: object };
-      expect(Object.keys(docs.paths).filter((p) => p.startsWith('/v2/'))).toHaveLength(37);
+      expect(Object.keys(docs.paths).filter((p) => p.startsWith('/v2/'))).toHaveLength(38); // 37 + /v2/keys/{kid}
       expect((await fetch(`${running.url}/ready`)).status).toBe(200);
     } finally {
       await running.close();
@@ -92,7 +94,7 @@ describe('/v2 records in the verification service', () => {
   });
 
   it('keeps every record and lifecycle state when the service process restarts on the same DATA_DIR', async () => {
-    const env = { DATA_DIR: join(dataDir, 'process'), LOG_LEVEL: 'info' };
+    const env = { DATA_DIR: join(dataDir, 'process'), LOG_LEVEL: 'info', RECORDS_WRITE_POLICY: 'open' };
     const agentId = 'agent:process-restart-01';
     const cert = withFields(example('commissioning_certificate'), { agent_id: agentId });
     const post = (url: string, path: string, body: unknown) =>

@@ -9,6 +9,7 @@ import type { Store } from '@proto/store';
 import { listenOnPort0 } from '@proto/testing';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { records } from './plugin.ts';
+import type { KeyBindingLookup } from './write-authorization.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '../../../..');
@@ -44,6 +45,8 @@ export interface RecordsAppOptions {
   /** Rate-limit key prefix; two apps given the same prefix share one budget. Default: unique. */
   readonly rateLimitKeyPrefix?: string;
   readonly docs?: boolean;
+  /** The key directory the write policy consults. */
+  readonly keys?: KeyBindingLookup;
   /** Listen on 127.0.0.1 (for parallel HTTP requests) and return the URL. */
   readonly listen?: boolean;
 }
@@ -76,7 +79,9 @@ export async function startRecordsApp(options: RecordsAppOptions): Promise<Recor
   await app.register(records, {
     ...(options.store === undefined ? {} : { store: options.store }),
     rateLimitPerMinute: options.rateLimitPerMinute ?? 100_000,
-    env: options.recordsEnv ?? {},
+    // Tests not about authorship post unsigned records: `open` unless a test asks otherwise.
+    env: { RECORDS_WRITE_POLICY: 'open', ...options.recordsEnv },
+    ...(options.keys === undefined ? {} : { keys: options.keys }),
   });
   let url = '';
   if (options.listen === true) {

@@ -82,7 +82,11 @@ export const badRequestSchema = {
 export async function verifyRoutes(app: FastifyInstance, options: VerifyRouteOptions): Promise<void> {
   const { verifier, metrics } = options;
   const profile = verifier.profile;
-  const runner = createVerificationRunner(options);
+  // Issue 15: the records plugin, when mounted, feeds its key directory from fresh verdicts.
+  const runner = createVerificationRunner({
+    ...options,
+    onFreshVerdict: (event) => app.bundleVerified?.(event),
+  });
 
   // This scope keeps bodies as bytes: the worker parses JSON and CBOR off the event loop when nothing
   // here needs the value (cache off), and a malformed body gets the /verify-shaped 400 (D12).

@@ -1,0 +1,148 @@
+// Who may write a /v2 record: a valid composite signature by a key bound to the record's subject, or the
+// operator token (administrative write). Issue 15 items 2–3 (RECORDS_WRITE_POLICY), D22 (operator token).
+import {
+  type CryptoBackend,
+  type ProtocolProfile,
+  recordSignatureRule,
+  recordSubjects,
+  verifyRecordSignature,
+} from '@proto/core';
+import { httpError, protocolError, tokenMatches } from '@proto/service-kit';
+import type { FastifyRequest } from 'fastify';
+
+export const WRITE_POLICIES = ['signed', 'open'] as const;
+export type WritePolicy = (typeof WRITE_POLICIES)[number];
+
+/** A key as the key directory binds it: its public key and the ids (agents, humans) it may sign for. */
+export interface KeyBinding {
+  readonly kid: string;
+  readonly alg: string;
+  readonly publicKey: Uint8Array;
+  readonly subjects: readonly string[];
+  /** Where the binding came from (the verified bundle's hash). */
+  readonly evidence: string;
+}
+
+/** Resolves a kid to its binding; undefined when the kid is unknown, expired or revoked. */
+export interface KeyBindingLookup {
+  lookup(kid: string): Promise<KeyBinding | undefined> | KeyBinding | undefined;
+}
+
+/** What a stored record's writer proved (returned with the record). */
+export type WriteAuthorship =
+  | { readonly status: 'verified'; readonly kid: string; readonly evidence: string }
+  | { readonly status: 'administrative' }
+  | { readonly status: 'unchecked' };
+
+export interface WriteAuthorizer {
+  readonly policy: WritePolicy;
+  authorize(
+    request: FastifyRequest,
+    kind: string,
+    record: Readonly<Record<string, unknown>>,
+  ): Promise<WriteAuthorship>;
+}
+
+const HOW_KEYS_ARE_BOUND =
+  'A key becomes bound when a V2 bundle carrying it (passport keys for its agent_id, RPR binding keys for ' +
+  'its human_id and agent) verifies at POST /verify; sign the record with such a key, or use the operator token ' +
+  'for an administrative write.';
+
+export function createWriteAuthorizer(options: {
+  readonly policy: WritePolicy;
+  readonly profile: ProtocolProfile;
+  readonly backend: CryptoBackend;
+  readonly keys: KeyBindingLookup;
+  readonly operatorTokens: readonly string[];
+}): WriteAuthorizer {
+  const { policy, profile, backend, keys, operatorTokens } = options;
+
+  const bearer = (request: FastifyRequest): string | undefined => {
+    const header = request.headers.authorization;
+    const match = typeof header === 'string' ? /^Bearer[ ]+(\S+)\s*$/i.exec(header) : null;
+    return match?.[1];
+  };
+
+  return {
+    policy,
+    async authorize(request, kind, record) {
+      const token = bearer(request);
+      if (token !== undefined) {
+        // A presented token is checked under both policies: a wrong one is never silently ignored.
+        if (operatorTokens.length === 0 || !tokenMatches(token, operatorTokens)) {
+          throw httpError('UNAUTHORIZED', 'The operator bearer token is not valid', {
+            headers: { 'www-authenticate': 'Bearer realm="operator", error="invalid_token"' },
+          });
+        }
+        return { status: 'administrative' };
+      }
+      if (policy === 'open') return { status: 'unchecked' };
+
+      const rule = recordSignatureRule(kind);
+      const member = rule?.signatureMember ?? 'composite_sig';
+      if (record[member] === undefined) {
+        throw protocolError(
+          'SIGNATURE_MISSING',
+          profile,
+          `This ${kind} carries no ${member}: RECORDS_WRITE_POLICY=signed accepts only records signed by a key bound to their subject, or administrative writes with the operator token`,
+          { statusCode: 401 },
+        );
+      }
+      // Keys are resolved before verifying (verification is synchronous over what was found).
+      const sig = record[member] as { classical?: { kid?: unknown }; pq?: { kid?: unknown } | null };
+      const kids = [sig?.classical?.kid, sig?.pq?.kid].filter((k): k is string => typeof k === 'string');
+      const found = new Map<string, KeyBinding>();
+      for (const kid of kids) {
+        const binding = await keys.lookup(kid);
+        if (binding !== undefined) found.set(kid, binding);
+      }
+      const verdict = verifyRecordSignature(backend, profile, kind, record, (kid) => found.get(kid), {
+        requirePq: false,
+      });
+      if (!verdict.ok) {
+        if (verdict.reason === 'unknown_key') {
+          throw httpError(
+            'FORBIDDEN',
+            `Key ${verdict.kid ?? '?'} is not bound to any subject here. ${HOW_KEYS_ARE_BOUND}`,
+            {
+              details: { kid: verdict.kid ?? null },
+            },
+          );
+        }
+        throw protocolError(verdict.code, profile, verdict.message, { statusCode: 400 });
+      }
+      const subjects = recordSubjects(kind, record);
+      const classical = found.get(verdict.classicalKid) as KeyBinding;
+      const pq = verdict.pqKid === null ? undefined : found.get(verdict.pqKid);
+      const boundToSubject = (binding: KeyBinding | undefined) =>
+        binding !== undefined && subjects.some((s) => binding.subjects.includes(s));
+      if (
+        subjects.length === 0 ||
+        !boundToSubject(classical) ||
+        (verdict.pqKid !== null && !boundToSubject(pq))
+      ) {
+        throw httpError(
+          'FORBIDDEN',
+          subjects.length === 0
+            ? `A ${kind} names no party whose key could sign it; only an administrative write (operator token) can store it`
+            : `The signature is valid but key ${verdict.classicalKid} is not bound to ${subjects.join(' or ')}. ${HOW_KEYS_ARE_BOUND}`,
+          { details: { kid: verdict.classicalKid, subjects } },
+        );
+      }
+      return { status: 'verified', kid: verdict.classicalKid, evidence: classical.evidence };
+    },
+  };
+}
+
+/** An in-memory key directory (tests, and until the store-backed directory is wired). */
+export class MemoryKeyDirectory implements KeyBindingLookup {
+  readonly #bindings = new Map<string, KeyBinding>();
+  bind(binding: KeyBinding): void {
+    const known = this.#bindings.get(binding.kid);
+    const subjects = new Set([...(known?.subjects ?? []), ...binding.subjects]);
+    this.#bindings.set(binding.kid, { ...binding, subjects: [...subjects] });
+  }
+  lookup(kid: string): KeyBinding | undefined {
+    return this.#bindings.get(kid);
+  }
+}
