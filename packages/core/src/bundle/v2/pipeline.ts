@@ -9,8 +9,9 @@ import { isRecord, prop, propArray, propRecord, propString } from '../json.ts';
 import { Ledger, V2_CHECK_ORDER } from '../ledger.ts';
 import type { VerifierRuntime } from '../settings.ts';
 import type { BundleAnalysis, TimeDependentFacts } from '../types.ts';
-import { checkHashChains } from './chains.ts';
 import { checkCheckpoints } from './checkpoints.ts';
+import { checkHashChain } from './checks/hash-chain.ts';
+import { checkIntentHash } from './checks/intent-hash.ts';
 import type { V2Context } from './context.ts';
 import { canonicalFormsV2 } from './forms.ts';
 import { checkIdentity } from './identity.ts';
@@ -110,7 +111,8 @@ export function analyzeV2(runtime: VerifierRuntime, signed: unknown, requestKey:
   checkSession(ctx);
   checkBundleSignature(ctx);
   checkArtifactSignatures(ctx);
-  checkHashChains(ctx);
+  checkHashChain(ctx);
+  checkIntentHash(ctx);
   const checkpoints = checkCheckpoints(ctx);
   const timeDependent = checkIdentity(ctx);
 
