@@ -12,9 +12,9 @@ import type { BundleAnalysis, TimeDependentFacts } from '../types.ts';
 import { checkCheckpoints } from './checkpoints.ts';
 import { checkHashChain } from './checks/hash-chain.ts';
 import { checkIntentHash } from './checks/intent-hash.ts';
+import { checkKeyValidity } from './checks/key-validity.ts';
 import type { V2Context } from './context.ts';
 import { canonicalFormsV2 } from './forms.ts';
-import { checkIdentity } from './identity.ts';
 import { KeyDirectory } from './keys.ts';
 import { checkManifestIntegrity } from './manifest.ts';
 import { checkSession } from './session.ts';
@@ -114,7 +114,7 @@ export function analyzeV2(runtime: VerifierRuntime, signed: unknown, requestKey:
   checkHashChain(ctx);
   checkIntentHash(ctx);
   const checkpoints = checkCheckpoints(ctx);
-  const timeDependent = checkIdentity(ctx);
+  const timeDependent = checkKeyValidity(ctx);
 
   const whole = computeBundleHash(signed);
   const bundleHash = whole.ok ? whole.value : undefined;

@@ -2,6 +2,7 @@
 // DECISIONS D1 (the profile's contexts), D8 (artifact signatures are checked, keys by kid), D9 (modes).
 import { contextString } from '../../profile.ts';
 import type { CheckName } from '../types.ts';
+import { reportKidMismatch } from './checks/key-validity.ts';
 import { type CompositeEnvironment, type CompositeOutcome, evaluateComposite } from './composite.ts';
 import { ARTIFACTS, type V2Context } from './context.ts';
 
@@ -25,15 +26,7 @@ export function record(
   for (const issue of outcome.issues) ctx.ledger.fail(checkOf(issue.half), issue.code, issue.message);
   for (const warning of outcome.warnings) ctx.ledger.warn(warning);
   for (const key of outcome.usedKeys) ctx.usedKeys.add(key);
-  for (const key of outcome.kidMismatches) {
-    if (ctx.reportedKids.has(key.kid)) continue;
-    ctx.reportedKids.add(key.kid);
-    ctx.ledger.fail(
-      'key_validity',
-      'KID_MISMATCH',
-      `Key ${key.kid} does not match its public key (kid derivation, PROTOCOL §4.4)`,
-    );
-  }
+  for (const key of outcome.kidMismatches) reportKidMismatch(ctx, key.kid);
 }
 
 /** The bundle's composite signature over jcs(manifest) under `<prefix>Bundle` (PROTOCOL §6.3). */
