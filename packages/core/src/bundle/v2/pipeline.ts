@@ -9,16 +9,17 @@ import { isRecord, prop, propArray, propRecord, propString } from '../json.ts';
 import { Ledger, V2_CHECK_ORDER } from '../ledger.ts';
 import type { VerifierRuntime } from '../settings.ts';
 import type { BundleAnalysis, TimeDependentFacts } from '../types.ts';
-import { checkCheckpoints } from './checkpoints.ts';
+import { checkArtifactSignatures } from './checks/artifact-sigs.ts';
+import { checkBundleSignature } from './checks/bundle-signature.ts';
+import { checkCheckpoints } from './checks/checkpoints.ts';
 import { checkHashChain } from './checks/hash-chain.ts';
 import { checkIntentHash } from './checks/intent-hash.ts';
 import { checkKeyValidity } from './checks/key-validity.ts';
+import { checkManifestIntegrity } from './checks/manifest-integrity.ts';
+import { checkSessionNonce } from './checks/session-nonce.ts';
 import type { V2Context } from './context.ts';
 import { canonicalFormsV2 } from './forms.ts';
 import { KeyDirectory } from './keys.ts';
-import { checkManifestIntegrity } from './manifest.ts';
-import { checkSession } from './session.ts';
-import { checkArtifactSignatures, checkBundleSignature } from './signatures.ts';
 import { checkLimitsV2, checkSchemaV2, checkVersionV2 } from './structure.ts';
 
 /** D10: the tier from whatever the bundle offers (also for bundles that fail early). */
@@ -108,7 +109,7 @@ export function analyzeV2(runtime: VerifierRuntime, signed: unknown, requestKey:
   }
 
   checkManifestIntegrity(ctx);
-  checkSession(ctx);
+  checkSessionNonce(ctx);
   checkBundleSignature(ctx);
   checkArtifactSignatures(ctx);
   checkHashChain(ctx);
