@@ -1,5 +1,4 @@
-// The V2 verification pipeline: a list of named checks, each in v2/checks/<check>.ts (bundle/README.md),
-// returning the time-independent analysis.
+// The V2 pipeline: named checks (v2/checks/<check>.ts, see bundle/README.md) giving the clock-free analysis.
 // PROTOCOL §6.10 (upstream order, recommended superset); DECISIONS D5–D10, D12.
 import { canonicalizeV2 } from '../../canonical/index.ts';
 import { hexDigest, prefixedHash } from '../../hash/index.ts';
