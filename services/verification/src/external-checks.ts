@@ -1,9 +1,11 @@
 // The checks that need I/O or the operator's trust material, run on the main thread after the worker's
 // verdict and merged into it: revocation (D20), jurisdiction attestation (D21), anchor receipt (D19); D12.
 import {
-  type CheckStatus,
+  addExternalOutcomes,
   type ErrorDetail,
   type ErrorName,
+  type ExternalCheckName,
+  type ExternalOutcome,
   errorCode,
   errorDefinition,
   failsClosed,
@@ -26,15 +28,8 @@ import { createAnchorCheckCache } from './anchor-cache.ts';
 import type { BundleSubject, SuppliedEvidence } from './bundle-subject.ts';
 import type { VerificationConfig } from './config.ts';
 
-type ExternalCheckName = 'revocation' | 'anchor' | 'attestation';
-
-/** One check's contribution to the response. */
-interface Outcome {
-  readonly check: ExternalCheckName;
-  readonly status: CheckStatus;
-  readonly error?: ErrorDetail;
-  readonly warnings: readonly string[];
-}
+/** One check's contribution to the response; core's assembler merges it (issue 13 item 2). */
+type Outcome = ExternalOutcome;
 
 export interface ExternalChecksOptions {
   readonly config: VerificationConfig;
@@ -88,36 +83,6 @@ function detail(
   retryable = errorDefinition(name).retryable,
 ): ErrorDetail {
   return { code: errorCode(name, profile), check, message, retryable };
-}
-
-/**
- * D12: a failing check makes `verified` false and adds its message to `errors` and its detail to
- * `error_details`; warnings are appended (V2 replies only: V1's shape has no `warnings`).
- */
-export function mergeOutcomes(response: VerifyResponse, outcomes: readonly Outcome[]): VerifyResponse {
-  if (outcomes.length === 0) return response;
-  const checks = { ...response.checks };
-  const errors = [...(response.errors ?? [])];
-  const details = [...(response.error_details ?? [])];
-  const warnings = [...(response.warnings ?? [])];
-  for (const outcome of outcomes) {
-    checks[outcome.check] = outcome.status;
-    if (outcome.error !== undefined) {
-      errors.push(outcome.error.message);
-      details.push(outcome.error);
-    }
-    warnings.push(...outcome.warnings);
-  }
-  const verified = response.verified && outcomes.every((o) => o.status !== 'fail');
-  const v2 = response.version === '2.0';
-  return {
-    verified,
-    version: response.version,
-    ...(response.resolved_tier === undefined ? {} : { resolved_tier: response.resolved_tier }),
-    checks,
-    ...(verified ? {} : { errors, error_details: details }),
-    ...(v2 && warnings.length > 0 ? { warnings } : {}),
-  };
 }
 
 const NOT_VERIFIED = 'the bundle is not verified, so no external look-up is made';
@@ -315,7 +280,7 @@ export function createExternalChecks(options: ExternalChecksOptions): ExternalCh
       // Issue 12 item 6: a bundle that is not verified costs the operator no I/O and no trust-material
       // look-up; the checks it asked for are reported `skipped`, saying why.
       if (!response.verified)
-        return mergeOutcomes(response, unverifiedOutcomes(revocation, subject, evidence));
+        return addExternalOutcomes(response, unverifiedOutcomes(revocation, subject, evidence));
       // In D12's check order, so errors and warnings read in the order of `checks`.
       const pending: Promise<Outcome>[] = [];
       if (revocation !== undefined && subject.agentId !== undefined) {
@@ -328,7 +293,7 @@ export function createExternalChecks(options: ExternalChecksOptions): ExternalCh
         pending.push(Promise.resolve(checkAttestation(evidence.jurisdiction_attestation, subject)));
       }
       if (pending.length === 0) return response;
-      return mergeOutcomes(response, await Promise.all(pending));
+      return addExternalOutcomes(response, await Promise.all(pending));
     },
   };
 }

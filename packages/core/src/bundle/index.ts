@@ -1,7 +1,6 @@
 // Public API of the bundle verification engine (V1 and V2): createVerifier, version detection, types.
 // SPEC.md "Verify result", PROTOCOL §5–§6; DECISIONS D5–D12.
 export { type DetectedVersion, detectBundleVersion } from './detect.ts';
-export { renderFinding } from './finalize.ts';
 export { V1_CHECK_ORDER, V2_CHECK_ORDER } from './ledger.ts';
 export {
   DEFAULT_MAX_AUDIT_ENTRIES,
@@ -30,4 +29,11 @@ export type {
 } from './types.ts';
 export { type CoveredView, splitUncoveredV2, uncoveredMemberWarning } from './uncovered.ts';
 export { computeBundleHash } from './v2/pipeline.ts';
+export {
+  addExternalOutcomes,
+  assembleVerdict,
+  type ExternalCheckName,
+  type ExternalOutcome,
+  renderFinding,
+} from './verdict.ts';
 export { createVerifier } from './verifier.ts';

@@ -2,7 +2,6 @@
 // cacheable (time-independent) work from the clock-dependent checks. SPEC.md POST /verify; DECISIONS D11, D12.
 import { ok, type Result } from '../result.ts';
 import { detectBundleVersion } from './detect.ts';
-import { finalizeAnalysis } from './finalize.ts';
 import { isRecord, prop } from './json.ts';
 import { Ledger } from './ledger.ts';
 import { resolveVerifierSettings, type VerifierRuntime } from './settings.ts';
@@ -17,6 +16,7 @@ import type {
 import { splitUncoveredV2 } from './uncovered.ts';
 import { analyzeV1 } from './v1/pipeline.ts';
 import { analyzeV2 } from './v2/pipeline.ts';
+import { assembleVerdict } from './verdict.ts';
 
 function failedAnalysis(
   version: string,
@@ -108,10 +108,10 @@ export function createVerifier(options: VerifierOptions): Result<Verifier> {
   };
   const finalize = (analysis: BundleAnalysis, now: Date): VerifyResponse => {
     try {
-      return finalizeAnalysis(analysis, now, runtime.settings, runtime.profile);
+      return assembleVerdict(analysis, now, runtime.settings, runtime.profile);
     } catch (error) {
       const f = internalError(error);
-      return finalizeAnalysis(
+      return assembleVerdict(
         failedAnalysis('unknown', f.check, f),
         new Date(0),
         runtime.settings,

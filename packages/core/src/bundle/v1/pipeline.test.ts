@@ -221,6 +221,20 @@ describe.skipIf(!HAS_SHARED_VECTORS)('V1 bundles', () => {
     expect(failed).toEqual([check]);
   });
 
+  it('intent_hash and hash_chain, checked apart, still report their breaks in entry order', () => {
+    const signed = golden();
+    entries(signed)[0]!['prev_hash'] = 'd'.repeat(64);
+    entries(signed)[1]!['intent_hash'] = 'c'.repeat(64);
+    const response = makeVerifier().verify({ signed_bundle: resign(signed) });
+    // Entry 0's link breaks first, then entry 1's intent; entry 1's link (to the changed entry 0) is counted.
+    expect(response.error_details?.map((d) => [d.check, d.code])).toEqual([
+      ['hash_chain', 'PROTO-E200'],
+      ['intent_hash', 'PROTO-E204'],
+      ['hash_chain', 'PROTO-E200'],
+    ]);
+    expect(response.errors?.at(-1)).toBe('1 more prev_hash chain breaks');
+  });
+
   it('a null merkle_root is allowed: merkle_root is absent and the bundle verifies', () => {
     const signed = golden();
     o(signed['signature'])['merkle_root'] = null;

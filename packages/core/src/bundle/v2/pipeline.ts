@@ -1,4 +1,4 @@
-// The V2 verification pipeline: runs every check in order and returns the time-independent analysis.
+// The V2 pipeline: named checks (v2/checks/<check>.ts, see bundle/README.md) giving the clock-free analysis.
 // PROTOCOL §6.10 (upstream order, recommended superset); DECISIONS D5–D10, D12.
 import { canonicalizeV2 } from '../../canonical/index.ts';
 import { hexDigest, prefixedHash } from '../../hash/index.ts';
@@ -9,16 +9,17 @@ import { isRecord, prop, propArray, propRecord, propString } from '../json.ts';
 import { Ledger, V2_CHECK_ORDER } from '../ledger.ts';
 import type { VerifierRuntime } from '../settings.ts';
 import type { BundleAnalysis, TimeDependentFacts } from '../types.ts';
-import { checkHashChains } from './chains.ts';
-import { checkCheckpoints } from './checkpoints.ts';
+import { checkArtifactSignatures } from './checks/artifact-sigs.ts';
+import { checkBundleSignature } from './checks/bundle-signature.ts';
+import { checkCheckpoints } from './checks/checkpoints.ts';
+import { checkHashChain } from './checks/hash-chain.ts';
+import { checkIntentHash } from './checks/intent-hash.ts';
+import { checkKeyValidity } from './checks/key-validity.ts';
+import { checkManifestIntegrity } from './checks/manifest-integrity.ts';
+import { checkSchema } from './checks/schema.ts';
+import { checkSessionNonce } from './checks/session-nonce.ts';
 import type { V2Context } from './context.ts';
-import { canonicalFormsV2 } from './forms.ts';
-import { checkIdentity } from './identity.ts';
 import { KeyDirectory } from './keys.ts';
-import { checkManifestIntegrity } from './manifest.ts';
-import { checkSession } from './session.ts';
-import { checkArtifactSignatures, checkBundleSignature } from './signatures.ts';
-import { checkLimitsV2, checkSchemaV2, checkVersionV2 } from './structure.ts';
 
 /** D10: the tier from whatever the bundle offers (also for bundles that fail early). */
 function resolveTier(runtime: VerifierRuntime, bundle: unknown): TierResolution {
@@ -71,13 +72,9 @@ export function analyzeV2(runtime: VerifierRuntime, signed: unknown, requestKey:
 
   if (requestKey)
     ledger.warn('public_key_b64 in the request is ignored for V2 bundles (keys come from passport and RPR)');
-  if (!checkLimitsV2(ledger, runtime.settings, bundle)) return finish();
-  if (!checkVersionV2(ledger, runtime.settings, bundle)) return finish();
-  const parts = checkSchemaV2(ledger, signed);
-  if (parts === undefined) return finish();
-  const forms = canonicalFormsV2(ledger, parts);
-  if (forms === undefined) return finish();
-  ledger.set('schema', 'pass');
+  const read = checkSchema(ledger, runtime, signed, bundle);
+  if (read === undefined) return finish();
+  const { parts, forms } = read;
 
   let sha3: readonly string[] | undefined;
   const ctx: V2Context = {
@@ -107,12 +104,13 @@ export function analyzeV2(runtime: VerifierRuntime, signed: unknown, requestKey:
   }
 
   checkManifestIntegrity(ctx);
-  checkSession(ctx);
+  checkSessionNonce(ctx);
   checkBundleSignature(ctx);
   checkArtifactSignatures(ctx);
-  checkHashChains(ctx);
+  checkHashChain(ctx);
+  checkIntentHash(ctx);
   const checkpoints = checkCheckpoints(ctx);
-  const timeDependent = checkIdentity(ctx);
+  const timeDependent = checkKeyValidity(ctx);
 
   const whole = computeBundleHash(signed);
   const bundleHash = whole.ok ? whole.value : undefined;

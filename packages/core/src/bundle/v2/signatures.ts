@@ -1,9 +1,9 @@
-// classical_sig / pq_sig (bundle signature over jcs(manifest)) and artifact_sigs (the four artifacts).
-// DECISIONS D1 (the profile's contexts), D8 (artifact signatures are checked, keys by kid), D9 (modes).
-import { contextString } from '../../profile.ts';
+// What every V2 signature check shares: the composite environment and how an outcome is filed
+// (classical_sig/pq_sig, artifact_sigs, checkpoints). DECISIONS D1, D8, D9.
 import type { CheckName } from '../types.ts';
-import { type CompositeEnvironment, type CompositeOutcome, evaluateComposite } from './composite.ts';
-import { ARTIFACTS, type V2Context } from './context.ts';
+import { reportKidMismatch } from './checks/key-validity.ts';
+import type { CompositeEnvironment, CompositeOutcome } from './composite.ts';
+import type { V2Context } from './context.ts';
 
 export function compositeEnvironment(ctx: V2Context): CompositeEnvironment {
   const settings = ctx.runtime.settings;
@@ -25,44 +25,5 @@ export function record(
   for (const issue of outcome.issues) ctx.ledger.fail(checkOf(issue.half), issue.code, issue.message);
   for (const warning of outcome.warnings) ctx.ledger.warn(warning);
   for (const key of outcome.usedKeys) ctx.usedKeys.add(key);
-  for (const key of outcome.kidMismatches) {
-    if (ctx.reportedKids.has(key.kid)) continue;
-    ctx.reportedKids.add(key.kid);
-    ctx.ledger.fail(
-      'key_validity',
-      'KID_MISMATCH',
-      `Key ${key.kid} does not match its public key (kid derivation, PROTOCOL §4.4)`,
-    );
-  }
-}
-
-/** The bundle's composite signature over jcs(manifest) under `<prefix>Bundle` (PROTOCOL §6.3). */
-export function checkBundleSignature(ctx: V2Context): void {
-  const outcome = evaluateComposite(compositeEnvironment(ctx), {
-    label: 'Bundle signature',
-    signature: ctx.parts.signature['composite_sig'],
-    context: contextString(ctx.runtime.profile, 'Bundle'),
-    payload: ctx.manifestBytes,
-    mode: ctx.tier.mode,
-  });
-  record(ctx, outcome, (half) => (half === 'classical' ? 'classical_sig' : 'pq_sig'));
-  ctx.ledger.set('classical_sig', outcome.classical);
-  ctx.ledger.set('pq_sig', outcome.pq);
-}
-
-/** Each artifact's composite signature over jcs(payload) under its own context (D8; upstream skips it). */
-export function checkArtifactSignatures(ctx: V2Context): void {
-  const env = compositeEnvironment(ctx);
-  for (const spec of ARTIFACTS) {
-    const artifact = ctx.artifacts[spec.field];
-    const outcome = evaluateComposite(env, {
-      label: spec.field,
-      signature: artifact.envelope['composite_sig'],
-      context: contextString(ctx.runtime.profile, spec.context),
-      payload: artifact.bytes,
-      mode: ctx.tier.mode,
-    });
-    record(ctx, outcome, () => 'artifact_sigs');
-  }
-  ctx.ledger.settle('artifact_sigs');
+  for (const key of outcome.kidMismatches) reportKidMismatch(ctx, key.kid);
 }

@@ -1,24 +1,12 @@
-// hash_chain and intent_hash: both audit chains, computed from the entries, never read from them.
-// DECISIONS D7 (prev_hash always; prev_hash_secondary, intent_hash(_secondary) whenever present), D3.
-import { hexDigest, prefixedHash } from '../../hash/index.ts';
-import { describe, prop } from '../json.ts';
-import type { V2Context } from './context.ts';
+// V2 check `hash_chain`: sha256 (and sha3-256 when used) accepted by policy; prev_hash always and
+// prev_hash_secondary whenever present recomputed from the entries. D7, D3. Errors POLICY_VIOLATION,
+// HASH_CHAIN_BROKEN, DUAL_HASH_MISMATCH.
+import { prefixedHash } from '../../../hash/index.ts';
+import { describe, prop } from '../../json.ts';
+import type { V2Context } from '../context.ts';
+import { FirstBreak } from './first-break.ts';
 
 const GENESIS = 'GENESIS';
-
-/** Reports the first failure of a kind with the count of the others (O(n) messages at most once). */
-class FirstBreak {
-  private first: string | undefined;
-  private count = 0;
-  note(message: string): void {
-    if (this.first === undefined) this.first = message;
-    this.count++;
-  }
-  message(): string | undefined {
-    if (this.first === undefined) return undefined;
-    return this.count > 1 ? `${this.first} (and ${this.count - 1} more)` : this.first;
-  }
-}
 
 /** Whether the bundle carries any SHA3-256 value (it then needs sha3-256 in the hash policy). */
 export function usesSecondaryHashes(ctx: V2Context): boolean {
@@ -34,7 +22,7 @@ export function usesSecondaryHashes(ctx: V2Context): boolean {
   );
 }
 
-export function checkHashChains(ctx: V2Context): void {
+export function checkHashChain(ctx: V2Context): void {
   const { ledger } = ctx;
   const accepted = ctx.runtime.settings.policy.accepted_algorithms.hash;
   if (!accepted.includes('sha256')) {
@@ -76,29 +64,4 @@ export function checkHashChains(ctx: V2Context): void {
   const s = secondary.message();
   if (s !== undefined) ledger.fail('hash_chain', 'DUAL_HASH_MISMATCH', s);
   ledger.settle('hash_chain');
-
-  const intent = ctx.artifacts.intent;
-  const intentHash = intent.hash;
-  let intentHashSecondary: string | undefined;
-  const wrong = new FirstBreak();
-  const wrongSecondary = new FirstBreak();
-  ctx.entries.forEach((entry, i) => {
-    const got = prop(entry.value, 'intent_hash');
-    if (got !== intentHash)
-      wrong.note(`intent_hash (entry ${i}): expected ${intentHash}, got ${describe(got)}`);
-    const gotSecondary = prop(entry.value, 'intent_hash_secondary');
-    if (gotSecondary !== undefined) {
-      intentHashSecondary ??= prefixedHash('sha3-256', hexDigest('sha3-256', intent.bytes));
-      if (gotSecondary !== intentHashSecondary) {
-        wrongSecondary.note(
-          `intent_hash_secondary (entry ${i}): expected ${intentHashSecondary}, got ${describe(gotSecondary)}`,
-        );
-      }
-    }
-  });
-  for (const b of [wrong, wrongSecondary]) {
-    const m = b.message();
-    if (m !== undefined) ledger.fail('intent_hash', 'INTENT_HASH_MISMATCH', m);
-  }
-  ledger.settle('intent_hash');
 }

@@ -1,14 +1,14 @@
 // checkpoints: each PQ checkpoint against the entries it covers, its nonce and both signature halves.
 // DECISIONS D6 (both shapes, AuditEvent context, both halves, mandatory at maximum with interval 1); PROTOCOL §6.6.
 
-import { prefixedHash } from '../../hash/index.ts';
-import { protocolMerkleRoot } from '../../merkle/index.ts';
-import { contextString } from '../../profile.ts';
-import { describe, prop, propRecord } from '../json.ts';
-import { evaluateComposite } from './composite.ts';
-import type { CheckpointView, V2Context } from './context.ts';
-import { MerklePrefix } from './merkle-prefix.ts';
-import { compositeEnvironment, record } from './signatures.ts';
+import { prefixedHash } from '../../../hash/index.ts';
+import { protocolMerkleRoot } from '../../../merkle/index.ts';
+import { contextString } from '../../../profile.ts';
+import { describe, prop, propRecord } from '../../json.ts';
+import { evaluateComposite } from '../composite.ts';
+import type { CheckpointView, V2Context } from '../context.ts';
+import { MerklePrefix } from '../merkle-prefix.ts';
+import { compositeEnvironment, record } from '../signatures.ts';
 
 const CHECK = 'checkpoints';
 

@@ -1,12 +1,12 @@
 // session_nonce: one nonce across manifest, artifacts, entries and checkpoints; expiry; audience.
 // PROTOCOL §6.4 (binding, splicing), §6.10 steps 3–3b; DECISIONS D5 (session_expires_at, E501 at finalize).
-import { describe, prop, propString } from '../json.ts';
-import { ARTIFACTS, type V2Context } from './context.ts';
+import { describe, prop, propString } from '../../json.ts';
+import { ARTIFACTS, type V2Context } from '../context.ts';
 
 const CHECK = 'session_nonce';
 const NONCE = /^[0-9a-f]{64}$/;
 
-export function checkSession(ctx: V2Context): void {
+export function checkSessionNonce(ctx: V2Context): void {
   const { ledger } = ctx;
   const settings = ctx.runtime.settings;
   const manifest = ctx.parts.manifest;

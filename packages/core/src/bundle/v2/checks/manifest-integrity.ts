@@ -1,10 +1,10 @@
 // manifest_integrity: payload hashes, the manifest's four hashes, roots, counts, profile, manifest_hash.
 // DECISIONS D5 (manifest verified as received, SPEC and SDK fields), D4/D7 (roots with counts); PROTOCOL §6.2–6.3.
-import { CANONICALIZATION_PROFILE } from '../../canonical/index.ts';
-import { prefixedHash } from '../../hash/index.ts';
-import { protocolMerkleRoot } from '../../merkle/index.ts';
-import { describe, prop, propArray } from '../json.ts';
-import { ARTIFACTS, type V2Context } from './context.ts';
+import { CANONICALIZATION_PROFILE } from '../../../canonical/index.ts';
+import { prefixedHash } from '../../../hash/index.ts';
+import { protocolMerkleRoot } from '../../../merkle/index.ts';
+import { describe, prop, propArray } from '../../json.ts';
+import { ARTIFACTS, type V2Context } from '../context.ts';
 
 const CHECK = 'manifest_integrity';
 

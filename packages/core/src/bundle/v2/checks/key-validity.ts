@@ -1,10 +1,24 @@
-// key_validity (static part): passport status, unused revoked keys, and the time-dependent facts
-// handed to finalize. DECISIONS D8 (active passport, RPR not expired, signing keys valid); PROTOCOL §4.5, §6.9.
-import { describe, prop, propString } from '../json.ts';
-import type { SigningKeyUse, TimeDependentFacts } from '../types.ts';
-import type { V2Context } from './context.ts';
+// V2 check `key_validity`, all of its clock-free part: kid derivation (reported while signatures are read),
+// passport status, unused revoked keys, and the facts time-checks.ts evaluates at every finalize.
+// DECISIONS D8 (active passport, RPR not expired, signing keys valid); PROTOCOL §4.4, §4.5, §6.9.
+// Errors KID_MISMATCH, AGENT_REVOKED (here); KEY_REVOKED, KEY_EXPIRED, RPR_INVALID (time-checks.ts).
+import { describe, prop, propString } from '../../json.ts';
+import type { SigningKeyUse, TimeDependentFacts } from '../../types.ts';
+import type { V2Context } from '../context.ts';
 
-export function checkIdentity(ctx: V2Context): TimeDependentFacts {
+/** A key whose kid is not derived from its public key, reported once per kid, when a signature used it. */
+export function reportKidMismatch(ctx: V2Context, kid: string): void {
+  if (ctx.reportedKids.has(kid)) return;
+  ctx.reportedKids.add(kid);
+  ctx.ledger.fail(
+    'key_validity',
+    'KID_MISMATCH',
+    `Key ${kid} does not match its public key (kid derivation, PROTOCOL §4.4)`,
+  );
+}
+
+/** Records the rest of `key_validity`; returns the facts finalize checks against the clock. */
+export function checkKeyValidity(ctx: V2Context): TimeDependentFacts {
   const { ledger } = ctx;
   const status = prop(ctx.artifacts.agent_passport.payload, 'status');
   if (status !== 'active') {
