@@ -213,6 +213,16 @@ function checkCount(value: number, what: string): void {
     throw new RangeError(`${what} must be a non-negative safe integer`);
 }
 
+/** What one batch writes: its new leaves from index `size`, the nodes they complete, the new head. */
+interface BatchWrite {
+  readonly size: number;
+  readonly newSize: number;
+  readonly root: Uint8Array;
+  readonly timestamp: string;
+  readonly fresh: readonly Uint8Array[];
+  readonly completed: readonly { level: number; index: number; hash: Uint8Array }[];
+}
+
 export class KyselyLogRepository implements LogRepository {
   readonly #db: Kysely<LogDatabase>;
   readonly #dialect: StoreDialect;
@@ -255,23 +265,33 @@ export class KyselyLogRepository implements LogRepository {
       const known = new Map<string, LogAppendResult>();
       const keys = leaves.map(bytesKey);
       const distinct = [...new Map(leaves.map((leaf, i) => [keys[i] as string, leaf])).values()];
-      for (const part of statementChunks(distinct, this.#dialect)) {
-        const rows = await this.#raw<{
-          leaf_index: number | string;
-          leaf_data: Uint8Array;
-          sequenced_at: string;
-        }>(
-          trx,
-          `SELECT leaf_index, leaf_data, sequenced_at FROM tlog_leaves WHERE leaf_data IN (${placeholders(part.length, 1)})`,
-          part.map(param),
-        );
-        for (const row of rows) {
-          known.set(bytesKey(toBytes(row.leaf_data)), {
-            index: Number(row.leaf_index),
-            timestamp: row.sequenced_at,
-            created: false,
-          });
+      // The only stored nodes an append can need: the perfect subtrees of the current tree.
+      const wantedNodes = subtreesForRoot(size);
+      let prior: Map<string, Uint8Array>;
+      if (this.#dialect === 'postgres') {
+        const found = await this.#lookupPostgres(trx, distinct, wantedNodes);
+        for (const [key, result] of found.leaves) known.set(key, result);
+        prior = found.nodes;
+      } else {
+        for (const part of statementChunks(distinct, this.#dialect)) {
+          const rows = await this.#raw<{
+            leaf_index: number | string;
+            leaf_data: Uint8Array;
+            sequenced_at: string;
+          }>(
+            trx,
+            `SELECT leaf_index, leaf_data, sequenced_at FROM tlog_leaves WHERE leaf_data IN (${placeholders(part.length, 1)})`,
+            part.map(param),
+          );
+          for (const row of rows) {
+            known.set(bytesKey(toBytes(row.leaf_data)), {
+              index: Number(row.leaf_index),
+              timestamp: row.sequenced_at,
+              created: false,
+            });
+          }
         }
+        prior = await this.#readNodes(trx, wantedNodes);
       }
 
       const fresh: Uint8Array[] = [];
@@ -288,39 +308,122 @@ export class KyselyLogRepository implements LogRepository {
 
       const newSize = size + fresh.length;
       checkCount(newSize, 'tree size');
-      // The only stored nodes an append can need: the perfect subtrees of the current tree.
-      const prior = await this.#readNodes(trx, subtreesForRoot(size));
       const completed = completedSubtrees(size, fresh.map(rfc9162LeafHash), logNodeReader(prior));
       const made = new Map(completed.map((node) => [logNodeKey(node.level, node.index), node.hash]));
       const root = rootFromSubtrees(newSize, logNodeReader(made, prior));
 
-      // Multi-row statements written directly: the query builder costs more than SQLite for 1,000 rows.
-      for (const part of statementChunks(
-        fresh.map((leaf, i) => ({ leaf, index: size + i })),
-        this.#dialect,
-      )) {
-        await this.#raw(
-          trx,
-          `INSERT INTO tlog_leaves (leaf_index, leaf_data, sequenced_at) VALUES ${placeholders(part.length, 3)}`,
-          part.flatMap(({ leaf, index }) => [index, param(leaf), timestamp]),
-        );
-      }
-      for (const part of statementChunks(completed, this.#dialect)) {
-        await this.#raw(
-          trx,
-          `INSERT INTO tlog_nodes (level, node_index, hash) VALUES ${placeholders(part.length, 3)}`,
-          part.flatMap((node) => [node.level, node.index, param(node.hash)]),
-        );
-      }
-      const updated = await trx
-        .updateTable('tlog_head')
-        .set({ tree_size: newSize, root: param(root), updated_at: timestamp })
-        .where('id', '=', 1)
-        .where('tree_size', '=', size)
-        .executeTakeFirst();
-      if (Number(updated.numUpdatedRows) !== 1) throw new Error('transparency log head moved under its lock');
+      const moved =
+        this.#dialect === 'postgres'
+          ? !(await this.#writePostgres(trx, { size, newSize, root, timestamp, fresh, completed }))
+          : !(await this.#writeSqlite(trx, { size, newSize, root, timestamp, fresh, completed }));
+      if (moved) throw new Error('transparency log head moved under its lock');
       return { results, head: { size: newSize, root, updatedAt: timestamp }, appended: fresh.length };
     });
+  }
+
+  /**
+   * PostgreSQL: the batch's known leaves and the current tree's perfect subtrees in one round trip.
+   * It runs after the head lock, so its snapshot (READ COMMITTED: per statement) sees every commit
+   * of whoever held the lock before; arrays keep the statement text (and its parse) the same for
+   * every batch size.
+   */
+  async #lookupPostgres(
+    trx: Kysely<LogDatabase>,
+    distinct: readonly Uint8Array[],
+    wanted: readonly SubtreeCoordinate[],
+  ): Promise<{ leaves: Map<string, LogAppendResult>; nodes: Map<string, Uint8Array> }> {
+    const rows = await this.#raw<{
+      kind: number;
+      a: number | string;
+      b: number | string | null;
+      data: Uint8Array;
+      ts: string | null;
+    }>(
+      trx,
+      `SELECT 0 AS kind, leaf_index AS a, NULL::bigint AS b, leaf_data AS data, sequenced_at AS ts
+         FROM tlog_leaves WHERE leaf_data = ANY(?::bytea[])
+       UNION ALL
+       SELECT 1, n.level, n.node_index, n.hash, NULL
+         FROM tlog_nodes n JOIN unnest(?::integer[], ?::bigint[]) AS w(level, node_index)
+           ON n.level = w.level AND n.node_index = w.node_index`,
+      [distinct.map(param), wanted.map((c) => c.level), wanted.map((c) => c.index)],
+    );
+    const leaves = new Map<string, LogAppendResult>();
+    const nodes = new Map<string, Uint8Array>();
+    for (const row of rows) {
+      if (Number(row.kind) === 0) {
+        leaves.set(bytesKey(toBytes(row.data)), {
+          index: Number(row.a),
+          timestamp: row.ts as string,
+          created: false,
+        });
+      } else {
+        nodes.set(logNodeKey(Number(row.a), Number(row.b)), toBytes(row.data));
+      }
+    }
+    return { leaves, nodes };
+  }
+
+  /**
+   * PostgreSQL: leaves, completed nodes and the new head in one statement (data-modifying CTEs, one
+   * round trip instead of three or more); false when the head was not at `size`. Durability is
+   * unchanged: nothing is acknowledged before COMMIT, and synchronous_commit stays as the server has it.
+   */
+  async #writePostgres(trx: Kysely<LogDatabase>, batch: BatchWrite): Promise<boolean> {
+    const rows = await this.#raw<{ tree_size: number | string }>(
+      trx,
+      `WITH new_leaves AS (
+         INSERT INTO tlog_leaves (leaf_index, leaf_data, sequenced_at)
+         SELECT leaf_index, leaf_data, ? FROM unnest(?::bigint[], ?::bytea[]) AS t(leaf_index, leaf_data)
+       ), new_nodes AS (
+         INSERT INTO tlog_nodes (level, node_index, hash)
+         SELECT * FROM unnest(?::integer[], ?::bigint[], ?::bytea[])
+       )
+       UPDATE tlog_head SET tree_size = ?, root = ?, updated_at = ?
+        WHERE id = 1 AND tree_size = ?
+       RETURNING tree_size`,
+      [
+        batch.timestamp,
+        batch.fresh.map((_, i) => batch.size + i),
+        batch.fresh.map(param),
+        batch.completed.map((node) => node.level),
+        batch.completed.map((node) => node.index),
+        batch.completed.map((node) => param(node.hash)),
+        batch.newSize,
+        param(batch.root),
+        batch.timestamp,
+        batch.size,
+      ],
+    );
+    return rows.length === 1;
+  }
+
+  /** SQLite: multi-row statements written directly (the query builder costs more than SQLite for 1,000 rows). */
+  async #writeSqlite(trx: Kysely<LogDatabase>, batch: BatchWrite): Promise<boolean> {
+    for (const part of statementChunks(
+      batch.fresh.map((leaf, i) => ({ leaf, index: batch.size + i })),
+      this.#dialect,
+    )) {
+      await this.#raw(
+        trx,
+        `INSERT INTO tlog_leaves (leaf_index, leaf_data, sequenced_at) VALUES ${placeholders(part.length, 3)}`,
+        part.flatMap(({ leaf, index }) => [index, param(leaf), batch.timestamp]),
+      );
+    }
+    for (const part of statementChunks(batch.completed, this.#dialect)) {
+      await this.#raw(
+        trx,
+        `INSERT INTO tlog_nodes (level, node_index, hash) VALUES ${placeholders(part.length, 3)}`,
+        part.flatMap((node) => [node.level, node.index, param(node.hash)]),
+      );
+    }
+    const updated = await trx
+      .updateTable('tlog_head')
+      .set({ tree_size: batch.newSize, root: param(batch.root), updated_at: batch.timestamp })
+      .where('id', '=', 1)
+      .where('tree_size', '=', batch.size)
+      .executeTakeFirst();
+    return Number(updated.numUpdatedRows) === 1;
   }
 
   nodes(coordinates: readonly SubtreeCoordinate[]): Promise<Map<string, Uint8Array>> {
