@@ -140,6 +140,12 @@ function createPool(options: StoreOptions): pg.Pool {
   });
   // Without a listener an idle connection's error (server restart, network) would crash the process.
   pool.on('error', (error) => options.onPoolError?.(error));
+  // A connection that dies while checked out (a query or transaction holds it) emits 'error' on its client,
+  // where the pool no longer listens: without this listener the process exits. The work that held it
+  // fails through its own query, and the pool drops the broken client when it is released.
+  pool.on('connect', (client) => {
+    client.on('error', (error) => options.onPoolError?.(error));
+  });
   return pool;
 }
 
