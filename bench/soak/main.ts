@@ -1,6 +1,6 @@
 // `pnpm soak`: the whole stack on PostgreSQL and Redis under a mixed load while a fault schedule kills and
 // restarts everything; asserts no acknowledged write lost, no verdict changed, flat memory, alerts fired.
-// Issue 16 item 5. Usage: pnpm soak [--duration 180] [--no-db-faults] [--down-seconds 10] [--rss-growth-mb 96] [--keep]
+// Issue 16 item 5. Usage: pnpm soak [--duration 180] [--no-db-faults] [--down-seconds 10] [--rss-growth-mb 128] [--keep]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +17,7 @@ const { values: args } = parseArgs({
     duration: { type: 'string', default: '180' },
     'no-db-faults': { type: 'boolean', default: false },
     'down-seconds': { type: 'string', default: '10' },
-    'rss-growth-mb': { type: 'string', default: '96' },
+    'rss-growth-mb': { type: 'string', default: '128' },
     'alert-for-seconds': { type: 'string', default: '4' },
     keep: { type: 'boolean', default: false },
   },
