@@ -1,7 +1,7 @@
 // The soak's fault schedule: kill -9 of each service (held down, then restarted), a PostgreSQL restart and
 // a Redis outage, each with the alerts of deploy/monitoring/rules that must fire during it (issue 16 item 5).
 import { execFileSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync } from 'node:fs';
 import { SERVICE_NAMES, type Stack } from './stack.ts';
 
 export interface Fault {
@@ -50,6 +50,32 @@ function redisReady(): boolean {
   }
 }
 
+function startPostgres(): void {
+  const cluster = readdirSync('/etc/postgresql')[0] ?? '';
+  sh('pg_ctlcluster', ['--skip-systemctl-redirect', cluster, 'main', 'start']);
+}
+
+function startRedis(): void {
+  mkdirSync('/var/lib/redis', { recursive: true });
+  mkdirSync('/var/log/redis', { recursive: true });
+  // biome-ignore format: the command line of .ci/run
+  sh('redis-server', ['--daemonize', 'yes', '--bind', '127.0.0.1', '-::1', '--port', '6379', '--save', '', '--appendonly', 'no', '--dir', '/var/lib/redis', '--logfile', '/var/log/redis/ci.log']);
+}
+
+/** Brings PostgreSQL and Redis back if a fault left them down (the soak stopped mid-fault). */
+export function restoreDependencies(): void {
+  for (const [ready, start] of [
+    [pgReady, startPostgres],
+    [redisReady, startRedis],
+  ] as const) {
+    try {
+      if (!ready()) start();
+    } catch {
+      // reported by the checks that follow
+    }
+  }
+}
+
 export function faultSchedule(stack: Stack, options: { downSeconds: number; dbFaults: boolean }): Fault[] {
   const down = options.downSeconds * 1000;
   const faults: Fault[] = SERVICE_NAMES.map((name) => ({
@@ -71,9 +97,9 @@ export function faultSchedule(stack: Stack, options: { downSeconds: number; dbFa
     ),
     run: async () => {
       // stop + start with a pause (a `restart` is over before a scrape could see it).
-      sh('pg_ctlcluster', ['--skip-systemctl-redirect', cluster, 'main', 'stop', '-m', 'immediate']);
+      sh('pg_ctlcluster', ['--skip-systemctl-redirect', '-m', 'immediate', cluster, 'main', 'stop']);
       await sleep(down);
-      sh('pg_ctlcluster', ['--skip-systemctl-redirect', cluster, 'main', 'start']);
+      startPostgres();
       await until(pgReady, 60_000);
     },
   });
@@ -84,8 +110,7 @@ export function faultSchedule(stack: Stack, options: { downSeconds: number; dbFa
     run: async () => {
       sh('redis-cli', ['-h', '127.0.0.1', '-p', '6379', 'shutdown', 'nosave']);
       await sleep(down);
-      // biome-ignore format: the command line of .ci/run
-      sh('redis-server', ['--daemonize', 'yes', '--bind', '127.0.0.1', '-::1', '--port', '6379', '--save', '', '--appendonly', 'no', '--dir', '/var/lib/redis', '--logfile', '/var/log/redis/ci.log']);
+      startRedis();
       await until(redisReady, 30_000);
     },
   });

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { rssMb } from '../proc-stats.ts';
 import { checkWrites } from './checks.ts';
-import { faultSchedule, runFaults } from './faults.ts';
+import { faultSchedule, restoreDependencies, runFaults } from './faults.ts';
 import { newLedger, runLoad, sampleBundles } from './load.ts';
 import { SoakPrometheus } from './prometheus.ts';
 import { SERVICE_NAMES, type ServiceName, Stack } from './stack.ts';
@@ -83,7 +83,8 @@ async function main(): Promise<void> {
     }
   }, 2000);
 
-  const faults = faultSchedule(stack, { downSeconds, dbFaults: !args['no-db-faults'] });
+  dbFaultsOn = !args['no-db-faults'];
+  const faults = faultSchedule(stack, { downSeconds, dbFaults: dbFaultsOn });
   const spacingMs = ((durationS - warmS - tailS) * 1000) / faults.length;
   const [, faultRuns] = await Promise.all([
     runLoad({ stack, ledger, bundles, until: () => Date.now() >= loadEnd }),
@@ -166,6 +167,19 @@ function printTable(): void {
   process.stdout.write(`\n${out.join('\n')}\n\n`);
 }
 
+// Interrupted mid-fault: PostgreSQL and Redis must not stay down for everyone else.
+let dbFaultsOn = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (dbFaultsOn) restoreDependencies();
+    stack.killAllNow();
+    prometheus.killNow();
+    stack.dropDatabases();
+    process.stdout.write(`[soak] interrupted; logs kept in ${workDir}\n`);
+    process.exit(130);
+  });
+}
+
 let failed = false;
 try {
   await main();
@@ -173,6 +187,7 @@ try {
   failed = true;
   process.stderr.write(`[soak] aborted: ${error instanceof Error ? error.stack : String(error)}\n`);
 } finally {
+  if (dbFaultsOn) restoreDependencies();
   await prometheus.stop().catch(() => undefined);
   await stack.stopAll();
   stack.dropDatabases();

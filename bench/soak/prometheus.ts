@@ -90,6 +90,10 @@ export class SoakPrometheus {
     return [...new Set(names)].sort();
   }
 
+  killNow(): void {
+    this.child?.kill('SIGKILL');
+  }
+
   async stop(): Promise<void> {
     const child = this.child;
     if (child === undefined || child.exitCode !== null) return;

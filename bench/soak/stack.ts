@@ -188,6 +188,11 @@ export class Stack {
     });
   }
 
+  /** On an interrupt: nothing of the soak may outlive it. */
+  killAllNow(): void {
+    for (const service of this.services.values()) service.child?.kill('SIGKILL');
+  }
+
   async stopAll(): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
