@@ -1,4 +1,4 @@
-// A throwaway Prometheus for the soak: scrapes the four services every 2 s and evaluates the repo's alert
+// A throwaway Prometheus for the soak: scrapes the four services every 3 s and evaluates the repo's alert
 // rules with their `for:` durations compressed, so each fault's alert can fire within a short soak (issue 16 item 5).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -35,7 +35,7 @@ export class SoakPrometheus {
     ).join('\n');
     writeFileSync(
       join(dir, 'prometheus.yml'),
-      `global:\n  scrape_interval: 2s\n  scrape_timeout: 2s\n  evaluation_interval: 1s\nrule_files:\n  - ${join(dir, 'rules.yml')}\nscrape_configs:\n${jobs}\n`,
+      `global:\n  scrape_interval: 3s\n  scrape_timeout: 3s\n  evaluation_interval: 1s\nrule_files:\n  - ${join(dir, 'rules.yml')}\nscrape_configs:\n${jobs}\n`,
     );
     const port = await freePort();
     this.url = `http://127.0.0.1:${port}`;
