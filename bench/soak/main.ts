@@ -94,6 +94,13 @@ async function main(): Promise<void> {
   say('load over; checking every acknowledged write');
 
   for (const name of SERVICE_NAMES) await stack.waitHealthy(name);
+  rows.push({
+    check: 'no service exited on its own (crashes are restarted, as a supervisor would)',
+    result:
+      stack.crashes.map((c) => `${c.name} ${c.how} at ${c.at.toISOString().slice(11, 19)}`).join(', ') ||
+      'none',
+    ok: stack.crashes.length === 0,
+  });
   for (const row of await checkWrites(stack, ledger, 120_000)) {
     rows.push({
       check: `no write lost: ${row.what}`,

@@ -51,6 +51,8 @@ export interface Service {
 export class Stack {
   readonly services = new Map<ServiceName, Service>();
   readonly operatorToken = randomBytes(24).toString('hex');
+  /** Exits nobody asked for (a crash): the soak restarts the service, as a supervisor would, and fails. */
+  readonly crashes: Array<{ name: ServiceName; at: Date; how: string }> = [];
   private readonly databases: string[] = [];
   private stopping = false;
 
@@ -126,6 +128,15 @@ export class Stack {
     child.stderr?.pipe(log);
     service.child = child;
     service.down = false;
+    child.on('exit', (code, signal) => {
+      if (service.down || this.stopping || service.child !== child) return;
+      this.crashes.push({ name, at: new Date(), how: signal ?? `exit code ${code}` });
+      process.stdout.write(`[soak] ${name} exited on its own (${signal ?? code}): restarting it\n`);
+      service.restarts++;
+      setTimeout(() => {
+        if (!this.stopping) this.start(name);
+      }, 1000);
+    });
   }
 
   /** Resolves once GET /health answers 200 (up to `timeoutMs`). */
