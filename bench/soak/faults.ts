@@ -87,6 +87,15 @@ export function faultSchedule(stack: Stack, options: { downSeconds: number; dbFa
       await stack.restart(name);
     },
   }));
+  // Safe on a shared server: only the soak's own sessions are cut (what a PostgreSQL restart does to them).
+  faults.push({
+    name: 'PostgreSQL connections terminated',
+    expect: [],
+    run: async () => {
+      stack.terminateConnections();
+      await sleep(down);
+    },
+  });
   if (!options.dbFaults) return faults;
   const cluster = readdirSync('/etc/postgresql')[0] ?? '';
   faults.push({

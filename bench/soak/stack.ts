@@ -220,6 +220,15 @@ export class Stack {
     );
   }
 
+  /** Cuts every PostgreSQL connection of the soak's own databases (the server and others' sessions stay up). */
+  terminateConnections(): void {
+    const names = this.databases.map((d) => `'${d}'`).join(',');
+    psql(
+      this.postgresUrl,
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname IN (${names})`,
+    );
+  }
+
   dropDatabases(): void {
     for (const database of this.databases) {
       try {
