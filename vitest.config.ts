@@ -9,6 +9,7 @@ export default defineConfig({
       'services/*/test/**/*.test.ts',
       'deploy/**/*.test.ts',
       'scripts/**/*.test.ts',
+      'bench/**/*.test.ts',
     ],
     testTimeout: 60_000,
     hookTimeout: 60_000,
