@@ -150,11 +150,15 @@ export async function runLoad(options: LoadOptions): Promise<void> {
   };
   const record = async () => {
     const id = `dispute:soak-${randomBytes(8).toString('hex')}`;
-    const answer = await post(`${stack.url('verification')}/v2/dispute/record`, {
-      ...DISPUTE_RECORD,
-      dispute_id: id,
-      timestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
-    });
+    const answer = await post(
+      `${stack.url('verification')}/v2/dispute/record`,
+      {
+        ...DISPUTE_RECORD,
+        dispute_id: id,
+        timestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+      },
+      token,
+    ); // an administrative write (P26): the soak holds the operator token, not the agents' keys
     if (answer?.status === 201) ledger.records.push(id);
     else ledger.unacknowledged['record']!++;
   };
