@@ -272,7 +272,7 @@ export async function buildTransparencyLog(options: BuildTransparencyLogOptions)
     });
     // Issue 17: the log explorer at `/`, look-up by bundle hash, and cross-origin reads for other pages.
     allowCrossOriginReads(app);
-    await app.register(lookupRoute, { repository, inFlight });
+    await app.register(lookupRoute, { repository, inFlight, nodes });
     await installConsole(app, { page: 'log' });
   } catch (error) {
     await store?.close().catch(() => undefined);
