@@ -76,7 +76,7 @@ async function readSubtrees(
     }
     let row: Uint8Array[] = [];
     for (let i = first - tileIndex * TILE_WIDTH; row.length < span; i++) {
-      row.push(bytes.subarray(i * HASH_SIZE, (i + 1) * HASH_SIZE));
+      row.push(new Uint8Array(bytes.subarray(i * HASH_SIZE, (i + 1) * HASH_SIZE)));
     }
     while (row.length > 1) {
       const next: Uint8Array[] = [];
