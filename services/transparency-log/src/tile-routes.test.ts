@@ -1,5 +1,9 @@
 // The C2SP tlog-tiles read API over HTTP on SQLite and PostgreSQL, checked with the core tiles client and
 // the RFC 9162 reference of @proto/testing. Issue 18 item 1.
+
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import {
   consistencyProofFromTiles,
   inclusionProofFromTiles,
@@ -15,6 +19,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestLog, bundleHash, OPERATOR_AUTH, tempDataDir } from './test-support.ts';
 
 const SIZE = 600;
+const CLI = fileURLToPath(new URL('../../../packages/cli/src/main.ts', import.meta.url));
+const run = promisify(execFile);
 
 describe.each(dialectsUnderTest())('tlog-tiles read API on %s', (dialect: StoreDialect) => {
   let target: StoreTarget;
@@ -125,5 +131,30 @@ describe.each(dialectsUnderTest())('tlog-tiles read API on %s', (dialect: StoreD
       expect(answer.statusCode, url).toBeGreaterThanOrEqual(400);
       expect(answer.statusCode, url).toBeLessThan(500);
     }
+  });
+
+  it('proto log prove --tiles proves inclusion from the served tiles and the checkpoint', async () => {
+    await app.transparencyLog.checkpointer.tick();
+    const url = await app.listen({ port: 0, host: '127.0.0.1' });
+    const { stdout } = await run(process.execPath, [CLI, 'log', 'prove', '--tiles', url, '--index', '300']);
+    const answer = JSON.parse(stdout);
+    const leafHashes = referenceLeafHashes(raw);
+    expect(answer).toMatchObject({
+      verified: true,
+      matches_checkpoint: true,
+      log_index: 300,
+      tree_size: SIZE,
+    });
+    expect(answer.proof).toEqual(referencePath(300, leafHashes).map((h) => Buffer.from(h).toString('hex')));
+    const refused = await run(process.execPath, [
+      CLI,
+      'log',
+      'prove',
+      '--tiles',
+      url,
+      '--index',
+      '600',
+    ]).catch((error: { code: number }) => error);
+    expect((refused as { code: number }).code).toBe(2);
   });
 });
