@@ -30,7 +30,7 @@ function parseTilePath(path: string): TileRequest | undefined {
   // The spec's encoding is unique: no extra leading zero groups.
   if (groups.startsWith('x000/')) return undefined;
   const numericLevel = level === 'entries' ? 'entries' : Number(level);
-  if (numericLevel !== 'entries' && numericLevel > 6) return undefined;
+  if (numericLevel !== 'entries' && numericLevel > 63) return undefined;
   return { level: numericLevel, index, width: w };
 }
 

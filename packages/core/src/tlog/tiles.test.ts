@@ -10,6 +10,7 @@ import {
   rootFromTiles,
   type TileFetcher,
   tilePath,
+  tileWidth,
 } from './tiles.ts';
 
 /** Level-L tile hashes are MTH of each aligned run of 256^L leaves (the spec's definition), via the reference. */
@@ -58,6 +59,23 @@ describe('tlog-tiles paths', () => {
     expect(() => tilePath(0, 1, 0)).toThrow(RangeError);
     expect(() => tilePath(0, 1, 257)).toThrow(RangeError);
     expect(() => encodeTileIndex(-1)).toThrow(RangeError);
+  });
+});
+
+describe('tlog-tiles widths (the spec examples)', () => {
+  it('a 70,000-leaf tree: 273 full level-0 tiles, widths 112, 256, 17 and 1', () => {
+    expect(tileWidth(0, 272, 70_000)).toBe(256);
+    expect(tileWidth(0, 273, 70_000)).toBe(112);
+    expect(tileWidth(0, 274, 70_000)).toBe(0);
+    expect(tileWidth(1, 0, 70_000)).toBe(256);
+    expect(tileWidth(1, 1, 70_000)).toBe(17);
+    expect(tileWidth(2, 0, 70_000)).toBe(1);
+    expect(tileWidth(3, 0, 70_000)).toBe(0);
+  });
+  it('a 256-leaf tree: one full level-0 tile and a level-1 tile of width 1', () => {
+    expect(tileWidth(0, 0, 256)).toBe(256);
+    expect(tileWidth(0, 1, 256)).toBe(0);
+    expect(tileWidth(1, 0, 256)).toBe(1);
   });
 });
 
