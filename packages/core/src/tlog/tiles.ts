@@ -56,6 +56,21 @@ async function readSubtrees(
 ): Promise<(level: number, index: number) => Uint8Array> {
   const tiles = new Map<string, Promise<Uint8Array>>();
   const nodes = new Map<string, Uint8Array>();
+  // Every tile is requested before any is awaited: the fetches run in parallel.
+  const tileOf = (level: number, index: number) => {
+    const tileLevel = Math.floor(level / TILE_HEIGHT);
+    const tileIndex = Math.floor((index * 2 ** (level % TILE_HEIGHT)) / TILE_WIDTH);
+    return { tileLevel, tileIndex, width: tileWidth(tileLevel, tileIndex, treeSize) };
+  };
+  for (const { level, index } of coordinates) {
+    const { tileLevel, tileIndex, width } = tileOf(level, index);
+    const key = `${tileLevel}/${tileIndex}/${width}`;
+    if (!tiles.has(key)) {
+      const pending = fetchTile(tileLevel, tileIndex, width);
+      pending.catch(() => undefined); // awaited below; avoids an unhandled rejection meanwhile
+      tiles.set(key, pending);
+    }
+  }
   for (const { level, index } of coordinates) {
     const tileLevel = Math.floor(level / TILE_HEIGHT);
     const span = 2 ** (level % TILE_HEIGHT);
