@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { encodeTileIndex, inclusionProofFromTiles, tilePath } from '@proto/core';
 import { openStore, type StoreOptions } from '@proto/store';
 import { inclusionAnswer, NodeCache } from '@proto/transparency-log';
 import autocannon from 'autocannon';
@@ -225,8 +226,34 @@ async function benchProofs(target: Target) {
       request.path = `/proof/${Math.floor(Math.random() * LEAVES)}`;
       return request;
     });
+    // Issue 18: full level-0 tiles (8 KiB, immutable) with 16 clients, then proofs built from tiles over HTTP.
+    const fullTiles = Math.floor(LEAVES / 256);
+    const tiles =
+      fullTiles === 0
+        ? undefined
+        : await load(url, 16, Math.min(SECONDS, 5), (request) => {
+            request.method = 'GET';
+            request.path = `/tile/0/${encodeTileIndex(Math.floor(Math.random() * fullTiles))}`;
+            return request;
+          });
+    const tileProofSamples: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      const started = performance.now();
+      await inclusionProofFromTiles(
+        Math.floor(Math.random() * LEAVES),
+        LEAVES,
+        async (level, index, width) => {
+          const answer = await fetch(`${url}/${tilePath(level, index, width)}`);
+          if (!answer.ok) throw new Error(`tile ${tilePath(level, index, width)}: ${answer.status}`);
+          return new Uint8Array(await answer.arrayBuffer());
+        },
+      );
+      tileProofSamples.push(performance.now() - started);
+    }
     await stopService(child);
     return {
+      http_get_full_tile_16_clients: tiles,
+      proof_from_tiles_over_http: summary(tileProofSamples),
       leaves: LEAVES,
       fill_leaves_per_second: Math.round(LEAVES / fillSeconds),
       proof_from_store_uncached: uncached,

@@ -21,6 +21,7 @@ import { RootAnchorer } from './root-anchor.ts';
 import { logRoutes } from './routes.ts';
 import { Sequencer } from './sequencer.ts';
 import { type LogSigningKeys, loadLogSigningKeys } from './signing-keys.ts';
+import { tileRoutes } from './tile-routes.ts';
 import { NodeCache } from './tree.ts';
 
 export const SERVICE_NAME = 'transparency-log';
@@ -272,7 +273,8 @@ export async function buildTransparencyLog(options: BuildTransparencyLogOptions)
     });
     // Issue 17: the log explorer at `/`, look-up by bundle hash, and cross-origin reads for other pages.
     allowCrossOriginReads(app);
-    await app.register(lookupRoute, { repository, inFlight });
+    await app.register(lookupRoute, { repository, inFlight, nodes });
+    await app.register(tileRoutes, { repository, inFlight, nodes });
     await installConsole(app, { page: 'log' });
   } catch (error) {
     await store?.close().catch(() => undefined);

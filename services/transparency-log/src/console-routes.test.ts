@@ -1,5 +1,6 @@
 // GET /lookup, the cross-origin read headers and the explorer page over HTTP, on SQLite and PostgreSQL.
 // Issue 17 (console): what the pages rely on, and that writes stay same-origin only.
+import { rfc9162LeafHash, verifyRfc9162Inclusion } from '@proto/core';
 import type { StoreDialect } from '@proto/store';
 import { createStoreTarget, dialectsUnderTest, type StoreTarget } from '@proto/store/testing';
 import type { FastifyInstance } from 'fastify';
@@ -45,6 +46,40 @@ describe.each(dialectsUnderTest())('console routes of the log on %s', (dialect: 
       expect(answer.json().error).toMatchObject({ retryable: false });
     }
     expect((await app.inject({ url: '/lookup' })).statusCode).toBe(400);
+  });
+
+  it('GET /lookup/:bundle_hash answers the index and an inclusion proof that checks against the root', async () => {
+    const found = await app.inject({ url: `/lookup/${encodeURIComponent(bundleHash(2))}` });
+    expect(found.statusCode).toBe(200);
+    const body = found.json();
+    expect(body).toMatchObject({ log_index: 2, bundle_hash: bundleHash(2) });
+    const root = (await app.inject({ url: '/root' })).json();
+    expect(body.tree_size).toBeGreaterThanOrEqual(3);
+    const proof = await app.inject({ url: `/proof/2?tree_size=${body.tree_size}` });
+    // Independent check: the proof in the look-up is the one /proof computes, and it ends at a real root.
+    expect(body.proof).toEqual(proof.json().proof);
+    expect(body.root).toBe(proof.json().root);
+    if (root.tree_size === body.tree_size) expect(body.root).toBe(root.root);
+    const leaf = Buffer.from(bundleHash(2).slice('sha256:'.length), 'hex');
+    const hex = (value: string) => Buffer.from(value, 'hex');
+    expect(
+      verifyRfc9162Inclusion(rfc9162LeafHash(leaf), 2, body.tree_size, body.proof.map(hex), hex(body.root)),
+    ).toBe(true);
+    const unencoded = await app.inject({ url: `/lookup/${bundleHash(2)}` });
+    expect(unencoded.statusCode).toBe(200);
+    const missing = await app.inject({ url: `/lookup/${encodeURIComponent(bundleHash(99))}` });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json().error.code).toBe('NOT_FOUND');
+    for (const bad of ['sha256:XYZ', 'sha1:00', `sha256:${'A'.repeat(64)}`, '..%2Froot']) {
+      const answer = await app.inject({ url: `/lookup/${encodeURIComponent(bad)}` });
+      expect(answer.statusCode, bad).toBe(400);
+      expect(answer.json().error).toMatchObject({ retryable: false });
+    }
+    const cors = await app.inject({
+      url: `/lookup/${encodeURIComponent(bundleHash(0))}`,
+      headers: { origin: 'http://elsewhere.example' },
+    });
+    expect(cors.headers['access-control-allow-origin']).toBe('*');
   });
 
   it('lets any origin read the public routes, but never answers a write with CORS headers', async () => {

@@ -26,8 +26,10 @@ import {
   printJson,
   readInput,
 } from '../io.ts';
+import { runProve } from './log-prove.ts';
 
-const HELP = `Usage: proto log verify --checkpoint FILE --key VKEY [--key VKEY]
+const HELP = `Usage: proto log prove --tiles URL --index N [--tree-size N]   (inclusion proof from C2SP tiles alone)
+       proto log verify --checkpoint FILE --key VKEY [--key VKEY]
                         [--bundle-hash H [--index I] --proof FILE]
                         [--old-checkpoint FILE --consistency FILE]
 
@@ -300,12 +302,15 @@ export const logCommand: Command = {
     consistency: { type: 'string' },
     origin: { type: 'string' },
     'any-key': { type: 'boolean' },
+    tiles: { type: 'string' },
+    'tree-size': { type: 'string' },
   },
   positionals: { min: 1, max: 1 },
   async run({ values, positionals }, io) {
     const action = positionals[0];
+    if (action === 'prove') return runProve(values, io);
     if (action !== 'verify')
-      throw new CliError(`unknown action '${String(action)}' (expected: verify)`, { showUsage: true });
+      throw new CliError(`unknown action '${String(action)}' (expected: verify, prove)`, { showUsage: true });
     return runVerify(values, io);
   },
 };

@@ -42,6 +42,16 @@ export {
   verifyTlogInclusion,
 } from './proofs.ts';
 export {
+  consistencyProofFromTiles,
+  encodeTileIndex,
+  inclusionProofFromTiles,
+  rootFromTiles,
+  TILE_WIDTH,
+  type TileFetcher,
+  tilePath,
+  tileWidth,
+} from './tiles.ts';
+export {
   formatTlogProof,
   parseTlogProof,
   TLOG_PROOF_HEADER,

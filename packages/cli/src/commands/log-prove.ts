@@ -1,0 +1,59 @@
+// `proto log prove --tiles URL --index N`: an inclusion proof computed from a log's C2SP tiles alone.
+// Issue 18 item 1; c2sp.org/tlog-tiles, tlog-checkpoint; RFC 9162 §2.1.3. The checkpoint read here is not
+// signature-checked: pass its root to `proto log verify` with the log's keys.
+import {
+  inclusionProofFromTiles,
+  rootFromTiles,
+  type TileFetcher,
+  tilePath,
+  toHex,
+  verifyRfc9162Inclusion,
+} from '@proto/core';
+import type { ParsedCommandLine } from '../command.ts';
+import { CliError, type CliIo, EXIT_NOT_VERIFIED, EXIT_OK, printJson } from '../io.ts';
+
+function count(text: unknown, name: string): number {
+  if (typeof text !== 'string' || !/^(0|[1-9]\d{0,15})$/.test(text))
+    throw new CliError(`--${name} must be an integer`);
+  return Number(text);
+}
+
+async function get(url: string): Promise<Uint8Array> {
+  const answer = await fetch(url);
+  if (!answer.ok) throw new CliError(`${url}: HTTP ${answer.status}`);
+  return new Uint8Array(await answer.arrayBuffer());
+}
+
+export async function runProve(values: ParsedCommandLine['values'], io: CliIo): Promise<number> {
+  const base = values.tiles;
+  if (typeof base !== 'string' || !/^https?:\/\//.test(base))
+    throw new CliError('--tiles must be an http(s) URL');
+  const prefix = base.replace(/\/+$/, '');
+  const index = count(values.index, 'index');
+  // The checkpoint's second line is the tree size and third the base64 root (c2sp.org/tlog-checkpoint).
+  const lines = new TextDecoder().decode(await get(`${prefix}/checkpoint`)).split('\n');
+  const treeSize =
+    values['tree-size'] === undefined
+      ? count(lines[1], 'tree-size')
+      : count(values['tree-size'], 'tree-size');
+  if (index >= treeSize) throw new CliError(`--index ${index} is outside a tree of size ${treeSize}`);
+  const fetchTile: TileFetcher = (level, tileIndex, width) =>
+    get(`${prefix}/${tilePath(level, tileIndex, width)}`);
+  const { leafHash, proof } = await inclusionProofFromTiles(index, treeSize, fetchTile);
+  const root = await rootFromTiles(treeSize, fetchTile);
+  const checkpointRoot = Buffer.from(lines[2] ?? '', 'base64');
+  const matchesCheckpoint =
+    values['tree-size'] === undefined ? Buffer.from(root).equals(checkpointRoot) : undefined;
+  const verified =
+    verifyRfc9162Inclusion(leafHash, index, treeSize, proof, root) && matchesCheckpoint !== false;
+  printJson(io, {
+    verified,
+    log_index: index,
+    tree_size: treeSize,
+    leaf_hash: toHex(leafHash),
+    proof: proof.map(toHex),
+    root: toHex(root),
+    ...(matchesCheckpoint === undefined ? {} : { matches_checkpoint: matchesCheckpoint }),
+  });
+  return verified ? EXIT_OK : EXIT_NOT_VERIFIED;
+}
