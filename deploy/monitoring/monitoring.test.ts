@@ -35,7 +35,7 @@ async function exportedMetricNames(): Promise<Set<string>> {
   // The default process and Node.js metrics, as the real registry exports them.
   for (const metric of await new ServiceMetrics().registry.getMetricsAsJSON()) {
     names.add(metric.name);
-    if (metric.type === 'histogram')
+    if (String(metric.type) === 'histogram')
       for (const suffix of ['_bucket', '_sum', '_count']) names.add(metric.name + suffix);
   }
   return names;
