@@ -39,6 +39,15 @@ export interface KeyDirectoryRepository {
   lookup(kid: string): Promise<KeyBindingRow[]>;
 }
 
+/**
+ * Compared as instants, not strings: a passport may write `2026-01-01T05:00:00+05:00` or omit the
+ * milliseconds. An unreadable expiry counts as expired (the key cannot be shown to be current).
+ */
+function notExpired(expiresAt: string, now: number): boolean {
+  const at = Date.parse(expiresAt);
+  return Number.isFinite(at) && at > now;
+}
+
 export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
   readonly #db: Kysely<KeyDirectoryDatabase>;
   readonly #clock: () => Date;
@@ -71,10 +80,10 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
   }
 
   async lookup(kid: string): Promise<KeyBindingRow[]> {
-    const now = this.#clock().toISOString();
+    const now = this.#clock().getTime();
     const rows = await this.#db.selectFrom('key_bindings').selectAll().where('kid', '=', kid).execute();
     return rows
-      .filter((r) => r.expires_at === null || r.expires_at > now)
+      .filter((r) => r.expires_at === null || notExpired(r.expires_at, now))
       .map((r) => ({
         kid: r.kid,
         subject: r.subject,

@@ -10,6 +10,7 @@ import { RECORD_SETTINGS_ENV } from './env.ts';
 import { v2ResponseHeaders } from './headers.ts';
 import { keyBindingFeeder, storeKeyLookup, type VerifiedBundleEvent } from './key-binding-feeder.ts';
 import { keyDirectoryRoutes } from './keys-route.ts';
+import { type RevocationGate, revocationGate } from './revocation-gate.ts';
 import { recordRoutes } from './routes.ts';
 import {
   createWriteAuthorizer,
@@ -64,6 +65,13 @@ export interface RecordsPluginOptions {
   readonly profile?: ProtocolProfile;
   /** Whose keys are whose (issue 15 item 1). Default: an empty in-memory directory. */
   readonly keys?: KeyBindingLookup;
+  /**
+   * Whether a signer is revoked (P43). Default: the verification app's own revocation checker and
+   * REVOCATION_SOURCES (app.externalChecks), when the app has one; none when mounted without it.
+   */
+  readonly revocation?: RevocationGate;
+  /** The jurisdictions of REVOCATION_SOURCES (mountRecords passes the service's). */
+  readonly revocationJurisdictions?: readonly string[];
 }
 
 async function recordsPlugin(app: FastifyInstance, options: RecordsPluginOptions): Promise<void> {
@@ -98,6 +106,7 @@ async function recordsPlugin(app: FastifyInstance, options: RecordsPluginOptions
     backend: selectCryptoBackend(),
     keys: options.keys ?? storeKeyLookup(store),
     operatorTokens,
+    revocation: options.revocation ?? appRevocationGate(app, options.revocationJurisdictions ?? []),
   });
   await app.register(v2ResponseHeaders);
   await app.register(recordRoutes, {
@@ -109,6 +118,16 @@ async function recordsPlugin(app: FastifyInstance, options: RecordsPluginOptions
   await app.register(keyDirectoryRoutes, { store });
   // POST /verify (routes/verify.ts) calls this after each fresh verdict: the directory learns new keys.
   if (!app.hasDecorator('bundleVerified')) app.decorate('bundleVerified', keyBindingFeeder(store, app.log));
+}
+
+/** The checker POST /verify uses, over every configured source (see revocation-gate.ts). */
+function appRevocationGate(
+  app: FastifyInstance,
+  jurisdictions: readonly string[],
+): RevocationGate | undefined {
+  // Undefined when the records are mounted without the verification app (tests, embedding).
+  const checks = app.externalChecks as FastifyInstance['externalChecks'] | undefined;
+  return revocationGate(checks?.revocation, jurisdictions);
 }
 
 declare module 'fastify' {
@@ -133,7 +152,7 @@ export const records: FastifyPluginAsync<RecordsPluginOptions> = fp(recordsPlugi
  * register, which closes the store when the app closes.
  */
 export async function mountRecords(
-  config: RecordsConfig,
+  config: RecordsConfig & { readonly REVOCATION_SOURCES?: Readonly<Record<string, unknown>> },
 ): Promise<{ plugin: FastifyPluginAsync; options: Record<string, unknown> }> {
   const settings: RecordsConfig = {
     DATA_DIR: config.DATA_DIR,
@@ -144,6 +163,11 @@ export async function mountRecords(
     ...(config.OPERATOR_TOKEN === undefined ? {} : { OPERATOR_TOKEN: config.OPERATOR_TOKEN }),
   };
   const store = await openRecordStore(settings);
-  const options: RecordsPluginOptions = { store, closeStore: true, config: settings };
+  const options: RecordsPluginOptions = {
+    store,
+    closeStore: true,
+    config: settings,
+    revocationJurisdictions: Object.keys(config.REVOCATION_SOURCES ?? {}),
+  };
   return { plugin: records as FastifyPluginAsync, options: { ...options } };
 }
