@@ -37,6 +37,8 @@ export type WriteAuthorship =
 
 export interface WriteAuthorizer {
   readonly policy: WritePolicy;
+  /** Whether the request carries the operator token (P44); a wrong token is 401, never ignored. */
+  administrative(request: FastifyRequest): boolean;
   authorize(
     request: FastifyRequest,
     kind: string,
@@ -66,19 +68,23 @@ export function createWriteAuthorizer(options: {
     return match?.[1];
   };
 
+  const administrative = (request: FastifyRequest): boolean => {
+    const token = bearer(request);
+    if (token === undefined) return false;
+    // A presented token is checked under both policies: a wrong one is never silently ignored.
+    if (operatorTokens.length === 0 || !tokenMatches(token, operatorTokens)) {
+      throw httpError('UNAUTHORIZED', 'The operator bearer token is not valid', {
+        headers: { 'www-authenticate': 'Bearer realm="operator", error="invalid_token"' },
+      });
+    }
+    return true;
+  };
+
   return {
     policy,
+    administrative,
     async authorize(request, kind, record) {
-      const token = bearer(request);
-      if (token !== undefined) {
-        // A presented token is checked under both policies: a wrong one is never silently ignored.
-        if (operatorTokens.length === 0 || !tokenMatches(token, operatorTokens)) {
-          throw httpError('UNAUTHORIZED', 'The operator bearer token is not valid', {
-            headers: { 'www-authenticate': 'Bearer realm="operator", error="invalid_token"' },
-          });
-        }
-        return { status: 'administrative' };
-      }
+      if (administrative(request)) return { status: 'administrative' };
       if (policy === 'open') return { status: 'unchecked' };
 
       const rule = recordSignatureRule(kind);

@@ -173,6 +173,37 @@ describe.each(dialectsUnderTest())('/v2 record authorship on %s', (dialect) => {
     const fetched = await get(service.app, '/v2/lifecycle/commission/agent:admin-made');
     expect(bodyOf(fetched)['signature']).toEqual({ status: 'administrative' });
   });
+
+  it('an administrative write needs no placeholder signature, and only the token path may leave it out (P44)', async () => {
+    const bare = withFields(certificate('agent:admin-bare', 'human:x'), { composite_sig: undefined });
+    const anonymous = await send(service, '/v2/lifecycle/commission', bare);
+    expect(anonymous.statusCode).toBe(400);
+    expect(errorOf(anonymous).message).toMatch(/composite_sig/);
+    const admin = await send(service, '/v2/lifecycle/commission', bare, OPERATOR_TOKEN);
+    expect(admin.statusCode, admin.body).toBe(201);
+    expect(bodyOf(admin)['signature']).toEqual({ status: 'administrative' });
+    const fetched = bodyOf(await get(service.app, '/v2/lifecycle/commission/agent:admin-bare'));
+    expect(fetched['signature']).toEqual({ status: 'administrative' });
+    expect(fetched['record']).not.toHaveProperty('composite_sig');
+
+    // The delegation mandate's member is human_composite_sig: the same rule applies to it.
+    const mandate = withFields(example('delegation_mandate'), {
+      mandate_id: 'mandate-admin-bare',
+      human_composite_sig: undefined,
+    });
+    const mandateAdmin = await send(service, '/v2/delegation/mandate', mandate, OPERATOR_TOKEN);
+    expect(mandateAdmin.statusCode, mandateAdmin.body).toBe(201);
+
+    // A signature member that is present must still be well formed, token or not.
+    const malformed = withFields(bare, {
+      agent_id: 'agent:admin-malformed',
+      composite_sig: { classical: 7 },
+    });
+    expect((await send(service, '/v2/lifecycle/commission', malformed, OPERATOR_TOKEN)).statusCode).toBe(400);
+    // Any other missing member is still a schema error on the token path.
+    const noPurpose = withFields(bare, { agent_id: 'agent:admin-nopurpose', purpose: undefined });
+    expect((await send(service, '/v2/lifecycle/commission', noPurpose, OPERATOR_TOKEN)).statusCode).toBe(400);
+  });
 });
 
 describe.each(dialectsUnderTest())('/v2 ids after retention on %s', (dialect) => {
