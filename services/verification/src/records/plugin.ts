@@ -33,6 +33,7 @@ export interface RecordsConfig {
   readonly V2_RATE_LIMIT_PER_MINUTE: number;
   readonly RECORDS_WRITE_POLICY: WritePolicy;
   readonly OPERATOR_TOKEN?: string;
+  readonly DATABASE_SCHEMA?: string;
 }
 
 /** Validates an explicit variable map (tests, embedding); the service passes its own validated config instead. */
@@ -47,6 +48,7 @@ export function openRecordStore(config: RecordsConfig, onPoolError?: (error: Err
     dataDir: config.DATA_DIR,
     name: 'verification',
     maxEntriesPerKind: config.STORE_MAX_ENTRIES,
+    ...(config.DATABASE_SCHEMA === undefined ? {} : { pgSchema: config.DATABASE_SCHEMA }),
     ...(onPoolError === undefined ? {} : { onPoolError }),
   });
 }
@@ -161,6 +163,7 @@ export async function mountRecords(
     V2_RATE_LIMIT_PER_MINUTE: config.V2_RATE_LIMIT_PER_MINUTE,
     RECORDS_WRITE_POLICY: config.RECORDS_WRITE_POLICY,
     ...(config.OPERATOR_TOKEN === undefined ? {} : { OPERATOR_TOKEN: config.OPERATOR_TOKEN }),
+    ...(config.DATABASE_SCHEMA === undefined ? {} : { DATABASE_SCHEMA: config.DATABASE_SCHEMA }),
   };
   const store = await openRecordStore(settings);
   const options: RecordsPluginOptions = {
