@@ -20,6 +20,7 @@ import {
   example,
   get,
   type Json,
+  post,
   type RecordsApp,
   startRecordsApp,
   withFields,
@@ -291,20 +292,24 @@ describe.each(dialectsUnderTest())('/v2 testament versions under concurrency on 
 describe('/v2 succession of a live agent', () => {
   it('is refused while the predecessor is commissioned or active, accepted once it is declining', async () => {
     const target = await createStoreTarget('sqlite', 'v2-succession');
-    const service = await startRecordsApp({ store: await target.open(), recordsEnv: { OPERATOR_TOKEN } });
+    // Signed by a key bound to each record's subjects (the test signer; default policy).
+    const service = await startRecordsApp({ store: await target.open() });
     try {
       const agentId = 'agent:predecessor-1';
       const cert = withFields(example('commissioning_certificate'), { agent_id: agentId });
-      expect((await send(service, '/v2/lifecycle/commission', cert)).statusCode).toBe(201);
+      expect((await post(service.app, '/v2/lifecycle/commission', cert)).statusCode).toBe(201);
       const succession = withFields(example('succession_record'), { predecessor_agent_id: agentId });
-      const early = await send(service, '/v2/succession/record', succession);
+      const early = await post(service.app, '/v2/succession/record', succession);
       expect(early.statusCode).toBe(409);
       expect(errorOf(early).details).toMatchObject({ current_state: 'commissioned' });
       for (const to of ['active', 'declining']) {
-        const moved = await send(service, '/v2/lifecycle/transition', { agent_id: agentId, to_state: to });
+        const moved = await post(service.app, '/v2/lifecycle/transition', {
+          agent_id: agentId,
+          to_state: to,
+        });
         expect(moved.statusCode).toBe(200);
       }
-      expect((await send(service, '/v2/succession/record', succession)).statusCode).toBe(201);
+      expect((await post(service.app, '/v2/succession/record', succession)).statusCode).toBe(201);
     } finally {
       await service.close();
       await target.cleanup();
