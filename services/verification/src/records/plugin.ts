@@ -12,12 +12,7 @@ import { keyBindingFeeder, storeKeyLookup, type VerifiedBundleEvent } from './ke
 import { keyDirectoryRoutes } from './keys-route.ts';
 import { type RevocationGate, revocationGate } from './revocation-gate.ts';
 import { recordRoutes } from './routes.ts';
-import {
-  createWriteAuthorizer,
-  type KeyBindingLookup,
-  WRITE_POLICIES,
-  type WritePolicy,
-} from './write-authorization.ts';
+import { createWriteAuthorizer, type KeyBindingLookup, type WritePolicy } from './write-authorization.ts';
 
 /** Variables of the /v2 records (validated at boot; DATA_DIR and DATABASE_URL are the kit's shared ones). */
 export const RECORDS_ENV = {
