@@ -21,9 +21,11 @@ function passport(
   evidence: string,
   active: string[],
   marked: string[] = [],
+  signer: string | undefined = active[0],
 ): PassportKeys {
   return {
     agentId,
+    passportSignerKid: signer,
     createdAt,
     evidence,
     activeKids: active,
@@ -56,11 +58,11 @@ describe.each(dialectsUnderTest())('key rotation on %s', (dialect) => {
     expect(await store.keys.applyPassport(first)).toMatchObject({ order: 'older', bound: 0 });
     expect(await store.keys.lookup(kid('b'))).toEqual([]);
     // An older passport listing a key never seen does not bind it either.
-    const stale = passport(agent, '2025-12-31T00:00:00Z', 'sha256:p0', [kid('d')]);
+    const stale = passport(agent, '2025-12-31T00:00:00Z', 'sha256:p0', [kid('d')], [], kid('a'));
     expect(await store.keys.applyPassport(stale)).toMatchObject({ order: 'older', bound: 0 });
     expect(await store.keys.lookup(kid('d'))).toEqual([]);
     // Nor does one whose time cannot be read, once a time is known.
-    const undated = passport(agent, 'yesterday', 'sha256:px', [kid('d')]);
+    const undated = passport(agent, 'yesterday', 'sha256:px', [kid('d')], [], kid('a'));
     expect(await store.keys.applyPassport(undated)).toMatchObject({ order: 'older', bound: 0 });
 
     // A replica (another store on the same database) sees the same directory.
@@ -78,11 +80,25 @@ describe.each(dialectsUnderTest())('key rotation on %s', (dialect) => {
     expect((await store.keys.lookup(kid('e'))).map((r) => r.subject)).toEqual(['agent:victim']);
 
     // The victim's own passport marks it: retired, even though this passport is not newer.
-    const marked = passport('agent:victim', '2026-01-01T00:00:00Z', 'sha256:v2', [kid('g')], [kid('e')]);
+    const marked = passport(
+      'agent:victim',
+      '2026-01-01T00:00:00Z',
+      'sha256:v2',
+      [kid('g')],
+      [kid('e')],
+      kid('e'),
+    );
     expect(await store.keys.applyPassport(marked)).toMatchObject({ order: 'same', retired: 1 });
     expect(await store.keys.lookup(kid('e'))).toEqual([]);
     // Listing it active again later does not revive it.
-    const revive = passport('agent:victim', '2026-02-01T00:00:00Z', 'sha256:v3', [kid('e'), kid('g')]);
+    const revive = passport(
+      'agent:victim',
+      '2026-02-01T00:00:00Z',
+      'sha256:v3',
+      [kid('e'), kid('g')],
+      [],
+      kid('g'),
+    );
     expect(await store.keys.applyPassport(revive)).toMatchObject({ order: 'newest', bound: 0 });
     expect(await store.keys.lookup(kid('e'))).toEqual([]);
   });
@@ -92,14 +108,57 @@ describe.each(dialectsUnderTest())('key rotation on %s', (dialect) => {
     const store = await target.open();
     await store.keys.applyPassport(passport(agent, '2026-01-01T00:00:00Z', 'sha256:r0', [kid('0')]));
     const stores = await Promise.all([1, 2, 3, 4].map(() => target.open()));
+    // Each signed by the agent's standing key 0, which each also lists.
     const versions = [1, 2, 3, 4].map((n) =>
-      passport(agent, `2026-01-0${n + 1}T00:00:00Z`, `sha256:r${n}`, [kid(String(n))]),
+      passport(agent, `2026-01-0${n + 1}T00:00:00Z`, `sha256:r${n}`, [kid('0'), kid(String(n))]),
     );
     await Promise.all(versions.reverse().map((p, i) => stores[i]?.keys.applyPassport(p)));
     const bound = await Promise.all(
       [0, 1, 2, 3, 4].map(async (n) => (await store.keys.lookup(kid(String(n)))).length),
     );
-    // Only the newest passport's key still authorises; an older one that lost the race bound nothing.
-    expect(bound).toEqual([0, 0, 0, 0, 1]);
+    // Only the newest passport's keys still authorise; an older one that lost the race bound nothing.
+    expect(bound).toEqual([1, 0, 0, 0, 1]);
+  });
+
+  it('a bundle claiming an agent with live keys, not signed by one of them, binds and retires nothing', async () => {
+    const store = await target.open();
+    const agent = 'agent:owned';
+    await store.keys.applyPassport(passport(agent, '2026-01-01T00:00:00Z', 'sha256:own1', [kid('7')]));
+    // Anyone can make a bundle that verifies and claims this agent_id, with their own keys, a later date,
+    // and the owner's kid marked revoked.
+    const hijack = passport(agent, '2027-01-01T00:00:00Z', 'sha256:evil', [kid('8')], [kid('7')], kid('8'));
+    expect(await store.keys.applyPassport(hijack)).toEqual({ order: 'foreign', bound: 0, retired: 0 });
+    expect(await store.keys.lookup(kid('8'))).toEqual([]);
+    expect((await store.keys.lookup(kid('7'))).map((r) => r.subject)).toEqual([agent]);
+    // The owner's own passport, signed by its key, still rotates.
+    const rotation = passport(agent, '2026-06-01T00:00:00Z', 'sha256:own2', [kid('9')], [], kid('7'));
+    expect(await store.keys.applyPassport(rotation)).toMatchObject({ order: 'newest', bound: 1, retired: 1 });
+    expect(await store.keys.lookup(kid('7'))).toEqual([]);
+  });
+
+  it('a human’s keys are kept the same way: an RPR not signed by a live key of that human binds nothing to it', async () => {
+    const store = await target.open();
+    const principal = (agentId: string, k: string, signer: string): PassportKeys => ({
+      agentId,
+      createdAt: '2026-01-01T00:00:00Z',
+      evidence: `sha256:${agentId}`,
+      activeKids: [],
+      retiredKids: [],
+      subjects: ['human:owner', agentId],
+      humanId: 'human:owner',
+      principalSignerKid: signer,
+      bindings: [
+        { ...passportBinding(k, 'human:owner', 'sha256:h'), role: 'principal' },
+        { ...passportBinding(k, agentId, 'sha256:h'), role: 'principal' },
+      ],
+    });
+    expect((await store.keys.applyPassport(principal('agent:first', kid('h'), kid('h')))).bound).toBe(2);
+    // A stranger's bundle naming the same human_id: its RPR key is bound to its own agent only.
+    await store.keys.applyPassport(principal('agent:stranger', kid('i'), kid('i')));
+    expect((await store.keys.lookup(kid('i'))).map((r) => r.subject)).toEqual(['agent:stranger']);
+    expect((await store.keys.lookup(kid('h'))).map((r) => r.subject).sort()).toEqual([
+      'agent:first',
+      'human:owner',
+    ]);
   });
 });

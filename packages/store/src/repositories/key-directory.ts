@@ -59,11 +59,18 @@ export interface PassportKeys {
   readonly subjects: readonly string[];
   /** The bindings the bundle proves (passport keys → agent; RPR binding keys → human and agent). */
   readonly bindings: readonly NewKeyBinding[];
+  /** The kid that signed the passport, and the bundle's human id and the kid that signed its RPR. */
+  readonly passportSignerKid?: string | undefined;
+  readonly humanId?: string | undefined;
+  readonly principalSignerKid?: string | undefined;
 }
 
 export interface PassportOutcome {
-  /** Newest: this passport's key set now decides; older: its passport keys were not bound. */
-  readonly order: 'newest' | 'same' | 'older';
+  /**
+   * Newest: this passport's key set now decides; older: its passport keys were not bound; foreign: the
+   * passport was not signed by a live key of the agent, so nothing was bound or retired for the agent.
+   */
+  readonly order: 'newest' | 'same' | 'older' | 'foreign';
   readonly bound: number;
   readonly retired: number;
 }
@@ -141,22 +148,41 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
     const now = this.#clock().toISOString();
     const createdAt = normalisedInstant(passport.createdAt);
     return this.#db.transaction().execute(async (trx) => {
+      // Continuity (P45): ids are self-asserted in a bundle, so once an agent (or human) has live keys here,
+      // only a bundle whose passport (or RPR) is signed by one of them speaks for it.
+      const agentOwns = await this.#continues(
+        trx,
+        passport.agentId,
+        'passport',
+        passport.passportSignerKid,
+        now,
+      );
+      const human = passport.humanId;
+      const humanOwns =
+        human === undefined
+          ? false
+          : await this.#continues(trx, human, 'principal', passport.principalSignerKid, now);
+      const speaksFor = new Set(
+        passport.subjects.filter((s) =>
+          s === passport.agentId ? agentOwns : s === human ? humanOwns : false,
+        ),
+      );
       let retired = 0;
       const retire = async (query: () => Promise<{ numUpdatedRows: bigint }>) => {
         retired += Number((await query()).numUpdatedRows);
       };
-      if (passport.retiredKids.length > 0) {
+      if (passport.retiredKids.length > 0 && speaksFor.size > 0) {
         await retire(() =>
           trx
             .updateTable('key_bindings')
             .set({ retired_at: now, retired_by: passport.evidence })
             .where('kid', 'in', [...passport.retiredKids])
-            .where('subject', 'in', passport.subjects.length === 0 ? [''] : [...passport.subjects])
+            .where('subject', 'in', [...speaksFor])
             .where('retired_at', 'is', null)
             .executeTakeFirstOrThrow(),
         );
       }
-      const order = await this.#placePassport(trx, passport, createdAt);
+      const order = agentOwns ? await this.#placePassport(trx, passport, createdAt) : 'foreign';
       if (order === 'newest') {
         // Keys the newest passport no longer lists stop authorising for the agent (P45).
         const listed = passport.activeKids.length === 0 ? [''] : [...passport.activeKids];
@@ -171,11 +197,34 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
             .executeTakeFirstOrThrow(),
         );
       }
-      const binding =
-        order === 'older' ? passport.bindings.filter((b) => b.role !== 'passport') : passport.bindings;
+      const binding = passport.bindings.filter(
+        (b) => speaksFor.has(b.subject) && !(order === 'older' && b.role === 'passport'),
+      );
       const bound = await this.#insert(trx, binding);
       return { order, bound, retired };
     });
+  }
+
+  /** Whether `signer` may speak for `subject`: it has no live key of `role` here yet, or `signer` is one. */
+  async #continues(
+    trx: Transaction<KeyDirectoryDatabase>,
+    subject: string,
+    role: 'passport' | 'principal',
+    signer: string | undefined,
+    now: string,
+  ): Promise<boolean> {
+    const rows = await trx
+      .selectFrom('key_bindings')
+      .select(['kid', 'expires_at'])
+      .where('subject', '=', subject)
+      .where('role', '=', role)
+      .where('retired_at', 'is', null)
+      .execute();
+    const nowMs = Date.parse(now);
+    const live = rows
+      .filter((r) => r.expires_at === null || notExpired(r.expires_at, nowMs))
+      .map((r) => r.kid);
+    return live.length === 0 || (signer !== undefined && live.includes(signer));
   }
 
   /** Raises the agent's newest passport time if this one is later; says where this passport stands. */

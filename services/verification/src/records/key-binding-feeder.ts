@@ -22,6 +22,14 @@ export function bindingsOfBundle(request: unknown, evidence: string): NewKeyBind
   return passportKeysOfBundle(request, evidence)?.bindings.slice() ?? [];
 }
 
+/** The classical kid of an artifact's composite signature (the verifier has checked it signed). */
+function signerKid(artifact: unknown): string | undefined {
+  const sig = isObject(artifact) ? artifact['composite_sig'] : undefined;
+  const classical = isObject(sig) ? sig['classical'] : undefined;
+  const kid = isObject(classical) ? classical['kid'] : undefined;
+  return typeof kid === 'string' ? kid : undefined;
+}
+
 /** What a verified V2 bundle says about its agent's keys: bindings, the passport's time, listed and marked kids. */
 export function passportKeysOfBundle(request: unknown, evidence: string): PassportKeys | undefined {
   const signed = isObject(request) ? request['signed_bundle'] : undefined;
@@ -69,6 +77,9 @@ export function passportKeysOfBundle(request: unknown, evidence: string): Passpo
   add(isObject(rpr) ? rpr['binding_keys'] : undefined, 'principal', speaksFor);
   const createdAt = passport['created_at'];
   return {
+    passportSignerKid: signerKid(bundle['agent_passport']),
+    humanId,
+    principalSignerKid: signerKid(bundle['responsible_principal_record']),
     agentId,
     createdAt: typeof createdAt === 'string' ? createdAt : undefined,
     evidence,

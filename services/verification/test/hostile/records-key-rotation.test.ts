@@ -153,4 +153,69 @@ describe.each(dialectsUnderTest())('key rotation through POST /verify on %s', (d
     const own = await post('/v2/lifecycle/transition', transition(agentId, 'declining', agent));
     expect(own.status, JSON.stringify(own.json)).toBe(200);
   });
+
+  it('a self-made bundle claiming the agent’s and human’s ids binds nothing to them and retires nothing', async () => {
+    const owner = buildSignedBundle({ now: new Date(start) });
+    const ownerPassport = await verify(owner);
+    const agentId = ownerPassport['agent_id'] as string;
+    const humanId = ((owner.signed_bundle['bundle'] as Json)['responsible_principal_record'] as Json)[
+      'payload'
+    ] as Json;
+    expect(await until(owner.keys.agent.classical.kid, 200)).toBe(200);
+
+    // The attacker's own keys, the victim's ids, a later date, and the victim's kid "revoked": it verifies.
+    const hijack = buildSignedBundle({
+      now: new Date(start + 20 * MINUTE),
+      hooks: {
+        payloads: (payloads) => {
+          const passport = payloads.agent_passport as Json;
+          passport['agent_id'] = agentId;
+          passport['principal_binding_reference'] = humanId['human_id'];
+          (passport['keys'] as Json[]).push({
+            ...keyEntry(owner.keys.agent.classical, new Date(start).toISOString(), null),
+            status: 'revoked',
+          });
+          (payloads.intent as Json)['agent_id'] = agentId;
+          (payloads.intent as Json)['human_id'] = humanId['human_id'];
+          (payloads.responsible_principal_record as Json)['human_id'] = humanId['human_id'];
+        },
+      },
+    });
+    await verify(hijack);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await keyStatus(hijack.keys.agent.classical.kid)).toBe(404);
+    expect(await keyStatus(hijack.keys.principal.classical.kid)).toBe(404);
+
+    const forged = signRecord(
+      backend,
+      PROFILES.proto,
+      'commissioning_certificate',
+      withFields(example('commissioning_certificate'), { agent_id: agentId, human_id: humanId['human_id'] }),
+      signingKeys(hijack.keys.agent),
+    );
+    const refused = await post('/v2/lifecycle/commission', forged);
+    expect(refused.status, JSON.stringify(refused.json)).toBe(403);
+    const mandate = signRecord(
+      backend,
+      PROFILES.proto,
+      'delegation_mandate',
+      withFields(example('delegation_mandate'), {
+        mandate_id: 'mandate:hijack-1',
+        human_id: humanId['human_id'],
+      }),
+      signingKeys(hijack.keys.principal),
+    );
+    expect((await post('/v2/delegation/mandate', mandate)).status).toBe(403);
+
+    // The owner's key was not retired by the stranger's mark, and still signs.
+    const genuine = signRecord(
+      backend,
+      PROFILES.proto,
+      'commissioning_certificate',
+      withFields(example('commissioning_certificate'), { agent_id: agentId, human_id: humanId['human_id'] }),
+      signingKeys(owner.keys.agent),
+    );
+    const stored = await post('/v2/lifecycle/commission', genuine);
+    expect(stored.status, JSON.stringify(stored.json)).toBe(201);
+  });
 });
