@@ -48,4 +48,17 @@ describe.each(dialectsUnderTest())('key directory on %s', (dialect) => {
     await store.keys.bind([binding(kid, 'agent:new', 'sha256:y', '2999-01-01T00:00:00Z')]);
     expect((await store.keys.lookup(kid)).map((r) => r.subject)).toEqual(['agent:new']);
   });
+
+  it('expiry is compared as an instant: an offset or unreadable timestamp does not keep a key alive', async () => {
+    const store = await target.open({ clock: () => new Date('2026-06-01T12:00:00Z') });
+    const kid = 'd'.repeat(32);
+    await store.keys.bind([
+      // Reads later than "now" as a string, but is 2026-06-01T01:00:00Z: expired.
+      binding(kid, 'agent:offset', 'sha256:x', '2026-06-01T23:00:00+22:00'),
+      binding(kid, 'agent:garbled', 'sha256:x', 'next year'),
+      // One second after "now": still current.
+      binding(kid, 'agent:current', 'sha256:x', '2026-06-01T12:00:01Z'),
+    ]);
+    expect((await store.keys.lookup(kid)).map((r) => r.subject)).toEqual(['agent:current']);
+  });
 });

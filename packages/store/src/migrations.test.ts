@@ -95,6 +95,7 @@ describe.each(dialectsUnderTest())('migrations on %s', (dialect) => {
       'emergency_tokens',
       'issuer_keys',
       'key_bindings',
+      'key_passports',
       'lifecycle_agents',
       'lifecycle_history',
       'revocation_entries',

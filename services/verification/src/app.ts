@@ -93,6 +93,7 @@ export async function buildVerificationApp(options: BuildVerificationAppOptions)
             databaseUrl: config.DATABASE_URL,
             dataDir: config.DATA_DIR,
             name: 'verification',
+            ...(config.DATABASE_SCHEMA === undefined ? {} : { pgSchema: config.DATABASE_SCHEMA }),
             onPoolError: (error) => app.log.warn({ err: error }, 'revocation store: idle connection failed'),
           },
         );

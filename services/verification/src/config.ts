@@ -224,6 +224,7 @@ export interface VerificationConfig extends SharedConfig {
   readonly STORE_MAX_ENTRIES: number;
   readonly RECORDS_WRITE_POLICY: 'signed' | 'open';
   readonly OPERATOR_TOKEN?: string;
+  readonly DATABASE_SCHEMA?: string;
   readonly V2_RATE_LIMIT_PER_MINUTE: number;
 }
 

@@ -1,9 +1,10 @@
 // Repository of the key directory: which subject (agent or human id) each kid was bound to by a verified bundle.
-// Implements issue 15 item 1: insert-if-new (idempotent, safe across replicas), lookup by kid, expiry honoured.
-import type { Kysely } from 'kysely';
+// Implements issue 15 item 1 (insert-if-new, idempotent, safe across replicas; lookup by kid; expiry honoured)
+// and item 5 (rotation, P45: a newer passport retires the keys it no longer lists; a marked key is retired).
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../schema.ts';
 
-/** Kysely table type of migration 0006 (kept here so the key directory storage is one file). */
+/** Kysely table types of migrations 0008 and 0012 (kept here so the key directory storage is one file). */
 export interface KeyDirectoryTables {
   key_bindings: {
     kid: string;
@@ -16,7 +17,12 @@ export interface KeyDirectoryTables {
     evidence: string;
     expires_at: string | null;
     bound_at: string;
+    /** Set once, never cleared: a retired binding never authorises again (P45). */
+    retired_at: string | null;
+    /** The verified bundle's hash that retired it. */
+    retired_by: string | null;
   };
+  key_passports: { agent_id: string; created_at: string; evidence: string };
 }
 
 type KeyDirectoryDatabase = Database & KeyDirectoryTables;
@@ -32,11 +38,69 @@ export interface KeyBindingRow {
   readonly boundAt: string;
 }
 
+/** A binding as a verified bundle proves it (the store adds when). */
+export type NewKeyBinding = Omit<KeyBindingRow, 'boundAt'>;
+
+/** What one verified bundle says about an agent's keys (issue 15 item 5). */
+export interface PassportKeys {
+  readonly agentId: string;
+  /** The passport's `created_at`; unreadable or absent: the passport cannot be placed, so it is never newest. */
+  readonly createdAt: string | undefined;
+  /** The verified bundle's hash. */
+  readonly evidence: string;
+  /** Kids the passport lists as active. */
+  readonly activeKids: readonly string[];
+  /** Kids the passport or RPR marks other than active (revoked, …): retired for this bundle's subjects. */
+  readonly retiredKids: readonly string[];
+  /**
+   * The ids this bundle speaks for (its agent, its human). A mark retires a kid only for them: a bundle
+   * cannot retire another agent's binding by listing that agent's (public) kid as revoked.
+   */
+  readonly subjects: readonly string[];
+  /** The bindings the bundle proves (passport keys → agent; RPR binding keys → human and agent). */
+  readonly bindings: readonly NewKeyBinding[];
+  /** The kid that signed the passport, and the bundle's human id and the kid that signed its RPR. */
+  readonly passportSignerKid?: string | undefined;
+  readonly humanId?: string | undefined;
+  readonly principalSignerKid?: string | undefined;
+}
+
+export interface PassportOutcome {
+  /**
+   * Newest: this passport's key set now decides; older: its passport keys were not bound; foreign: the
+   * passport was not signed by a live key of the agent, so nothing was bound or retired for the agent.
+   */
+  readonly order: 'newest' | 'same' | 'older' | 'foreign';
+  readonly bound: number;
+  readonly retired: number;
+}
+
 export interface KeyDirectoryRepository {
   /** Stores the bindings not known yet (the first evidence of a (kid, subject) pair is kept); returns how many were new. */
-  bind(bindings: readonly Omit<KeyBindingRow, 'boundAt'>[]): Promise<number>;
-  /** Every subject a kid is bound to, expired bindings left out. */
+  bind(bindings: readonly NewKeyBinding[]): Promise<number>;
+  /**
+   * Applies a verified bundle: marked kids are retired; a passport newer than any seen for the agent retires
+   * the agent's passport keys it no longer lists; an older one binds no passport key (a replayed old bundle
+   * must not bring a rotated key back). Then binds what is new. One transaction.
+   */
+  applyPassport(passport: PassportKeys): Promise<PassportOutcome>;
+  /** Every subject a kid is bound to, expired and retired bindings left out. */
   lookup(kid: string): Promise<KeyBindingRow[]>;
+}
+
+/**
+ * Compared as instants, not strings: a passport may write `2026-01-01T05:00:00+05:00` or omit the
+ * milliseconds. An unreadable expiry counts as expired (the key cannot be shown to be current).
+ */
+function notExpired(expiresAt: string, now: number): boolean {
+  const at = Date.parse(expiresAt);
+  return Number.isFinite(at) && at > now;
+}
+
+function normalisedInstant(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  const at = Date.parse(text);
+  return Number.isFinite(at) ? new Date(at).toISOString() : undefined;
 }
 
 export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
@@ -48,10 +112,17 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
     this.#clock = options.clock;
   }
 
-  async bind(bindings: readonly Omit<KeyBindingRow, 'boundAt'>[]): Promise<number> {
+  bind(bindings: readonly NewKeyBinding[]): Promise<number> {
+    return this.#insert(this.#db, bindings);
+  }
+
+  async #insert(
+    db: Kysely<KeyDirectoryDatabase> | Transaction<KeyDirectoryDatabase>,
+    bindings: readonly NewKeyBinding[],
+  ): Promise<number> {
     if (bindings.length === 0) return 0;
     const boundAt = this.#clock().toISOString();
-    const result = await this.#db
+    const result = await db
       .insertInto('key_bindings')
       .values(
         bindings.map((b) => ({
@@ -63,18 +134,142 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
           evidence: b.evidence,
           expires_at: b.expiresAt,
           bound_at: boundAt,
+          retired_at: null,
+          retired_by: null,
         })),
       )
+      // A retired pair stays retired: binding it again changes nothing.
       .onConflict((oc) => oc.columns(['kid', 'subject']).doNothing())
       .executeTakeFirst();
     return Number(result.numInsertedOrUpdatedRows ?? 0n);
   }
 
-  async lookup(kid: string): Promise<KeyBindingRow[]> {
+  applyPassport(passport: PassportKeys): Promise<PassportOutcome> {
     const now = this.#clock().toISOString();
-    const rows = await this.#db.selectFrom('key_bindings').selectAll().where('kid', '=', kid).execute();
+    const createdAt = normalisedInstant(passport.createdAt);
+    return this.#db.transaction().execute(async (trx) => {
+      // Continuity (P45): ids are self-asserted in a bundle, so once an agent (or human) has live keys here,
+      // only a bundle whose passport (or RPR) is signed by one of them speaks for it.
+      const agentOwns = await this.#continues(
+        trx,
+        passport.agentId,
+        'passport',
+        passport.passportSignerKid,
+        now,
+      );
+      const human = passport.humanId;
+      const humanOwns =
+        human === undefined
+          ? false
+          : await this.#continues(trx, human, 'principal', passport.principalSignerKid, now);
+      const speaksFor = new Set(
+        passport.subjects.filter((s) =>
+          s === passport.agentId ? agentOwns : s === human ? humanOwns : false,
+        ),
+      );
+      let retired = 0;
+      const retire = async (query: () => Promise<{ numUpdatedRows: bigint }>) => {
+        retired += Number((await query()).numUpdatedRows);
+      };
+      if (passport.retiredKids.length > 0 && speaksFor.size > 0) {
+        await retire(() =>
+          trx
+            .updateTable('key_bindings')
+            .set({ retired_at: now, retired_by: passport.evidence })
+            .where('kid', 'in', [...passport.retiredKids])
+            .where('subject', 'in', [...speaksFor])
+            .where('retired_at', 'is', null)
+            .executeTakeFirstOrThrow(),
+        );
+      }
+      const order = agentOwns ? await this.#placePassport(trx, passport, createdAt) : 'foreign';
+      if (order === 'newest') {
+        // Keys the newest passport no longer lists stop authorising for the agent (P45).
+        const listed = passport.activeKids.length === 0 ? [''] : [...passport.activeKids];
+        await retire(() =>
+          trx
+            .updateTable('key_bindings')
+            .set({ retired_at: now, retired_by: passport.evidence })
+            .where('subject', '=', passport.agentId)
+            .where('role', '=', 'passport')
+            .where('kid', 'not in', listed)
+            .where('retired_at', 'is', null)
+            .executeTakeFirstOrThrow(),
+        );
+      }
+      const binding = passport.bindings.filter(
+        (b) => speaksFor.has(b.subject) && !(order === 'older' && b.role === 'passport'),
+      );
+      const bound = await this.#insert(trx, binding);
+      return { order, bound, retired };
+    });
+  }
+
+  /** Whether `signer` may speak for `subject`: it has no live key of `role` here yet, or `signer` is one. */
+  async #continues(
+    trx: Transaction<KeyDirectoryDatabase>,
+    subject: string,
+    role: 'passport' | 'principal',
+    signer: string | undefined,
+    now: string,
+  ): Promise<boolean> {
+    const rows = await trx
+      .selectFrom('key_bindings')
+      .select(['kid', 'expires_at'])
+      .where('subject', '=', subject)
+      .where('role', '=', role)
+      .where('retired_at', 'is', null)
+      .execute();
+    const nowMs = Date.parse(now);
+    const live = rows
+      .filter((r) => r.expires_at === null || notExpired(r.expires_at, nowMs))
+      .map((r) => r.kid);
+    return live.length === 0 || (signer !== undefined && live.includes(signer));
+  }
+
+  /** Raises the agent's newest passport time if this one is later; says where this passport stands. */
+  async #placePassport(
+    trx: Transaction<KeyDirectoryDatabase>,
+    passport: PassportKeys,
+    createdAt: string | undefined,
+  ): Promise<PassportOutcome['order']> {
+    const known = await trx
+      .selectFrom('key_passports')
+      .select('created_at')
+      .where('agent_id', '=', passport.agentId)
+      .executeTakeFirst();
+    if (createdAt === undefined) return known === undefined ? 'same' : 'older';
+    // Conditional upsert: of racing newer passports the row lock orders them, and each sees the other's time.
+    const raised = await trx
+      .insertInto('key_passports')
+      .values({ agent_id: passport.agentId, created_at: createdAt, evidence: passport.evidence })
+      .onConflict((oc) =>
+        oc
+          .column('agent_id')
+          .doUpdateSet({ created_at: createdAt, evidence: passport.evidence })
+          .where('key_passports.created_at', '<', createdAt),
+      )
+      .returning('agent_id')
+      .executeTakeFirst();
+    if (raised !== undefined) return known === undefined ? 'same' : 'newest';
+    const current = await trx
+      .selectFrom('key_passports')
+      .select('created_at')
+      .where('agent_id', '=', passport.agentId)
+      .executeTakeFirst();
+    return current?.created_at === createdAt ? 'same' : 'older';
+  }
+
+  async lookup(kid: string): Promise<KeyBindingRow[]> {
+    const now = this.#clock().getTime();
+    const rows = await this.#db
+      .selectFrom('key_bindings')
+      .selectAll()
+      .where('kid', '=', kid)
+      .where('retired_at', 'is', null)
+      .execute();
     return rows
-      .filter((r) => r.expires_at === null || r.expires_at > now)
+      .filter((r) => r.expires_at === null || notExpired(r.expires_at, now))
       .map((r) => ({
         kid: r.kid,
         subject: r.subject,

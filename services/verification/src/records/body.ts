@@ -1,6 +1,6 @@
 // Reads a /v2 POST body into a record: plain or wrapped, canonical JSON, id pattern, then its V2 schema.
 // Implements D14 (body forms, ids), D15 (no floats: dcp-jcs-v1), SPEC.md "/v2 POST: schema before storage".
-import { canonicalizeV2, type ProtocolProfile, validateSchema } from '@proto/core';
+import { canonicalizeV2, type ProtocolProfile, recordSignatureRule, validateSchema } from '@proto/core';
 import { badBody, invalidId, notCanonical, schemaInvalid } from './errors.ts';
 import { isValidId } from './ids.ts';
 import type { RecordRoute } from './kinds.ts';
@@ -30,7 +30,12 @@ function idField(route: RecordRoute): string | undefined {
  * A body is the record itself or `{ "<kind>": record }` (a wrapper is recognised only as the sole member,
  * so a plain record can never be mistaken for one).
  */
-export function readRecordBody(profile: ProtocolProfile, route: RecordRoute, body: unknown): JsonObject {
+export function readRecordBody(
+  profile: ProtocolProfile,
+  route: RecordRoute,
+  body: unknown,
+  options: { readonly administrative?: boolean } = {},
+): JsonObject {
   const wrapperHint = `{ "${route.wrapperKeys[0]}": { … } }`;
   if (!isJsonObject(body)) {
     throw badBody(profile, `Request body must be a JSON object: the ${route.noun} itself or ${wrapperHint}`);
@@ -64,8 +69,29 @@ export function readRecordBody(profile: ProtocolProfile, route: RecordRoute, bod
   }
 
   const verdict = validateSchema('v2', route.kind, value);
-  if (!verdict.valid) throw schemaInvalid(profile, route.kind, verdict.issues, prefix);
+  if (verdict.valid) return value;
+  const issues =
+    options.administrative === true
+      ? withoutMissingSignature(route.kind, value, verdict.issues)
+      : verdict.issues;
+  if (issues.length > 0) throw schemaInvalid(profile, route.kind, issues, prefix);
   return value;
+}
+
+/**
+ * An administrative write (operator token, P44) may leave out the signature member: nobody signed it, and
+ * a placeholder would only pretend otherwise. Only that one issue is dropped; a present signature member
+ * must still be well formed.
+ */
+function withoutMissingSignature<T extends { path: string; message: string }>(
+  kind: string,
+  record: JsonObject,
+  issues: readonly T[],
+): T[] {
+  const member = recordSignatureRule(kind)?.signatureMember ?? 'composite_sig';
+  if (Object.hasOwn(record, member)) return [...issues];
+  const missing = `must have required property '${member}'`;
+  return issues.filter((issue) => !(issue.path === '' && issue.message === missing));
 }
 
 const MAX_NUMBER_ISSUES = 20;

@@ -10,8 +10,9 @@ const SCHEMA_PREFIX = 'https://schemas.signed-bundles.org/v2/';
 
 export const NOT_VERIFIED_NOTE =
   "Under RECORDS_WRITE_POLICY=signed (default) the composite signature must verify under the kind's context " +
-  "with a key bound to the record's subject (bad signature 400, unbound key 403), or the request carries the " +
-  'operator token (administrative write). Records are stored exactly as received.';
+  "with a key bound to the record's subject (bad signature 400, unbound key 403), whose kid and subject are on " +
+  'no revocation list (403 E300; 503 E701 while a list is unavailable), or the request carries the operator ' +
+  'token (administrative write; the signature member may then be left out). Records are stored exactly as received.';
 
 const BODY_NOTE =
   'The body is the record itself or the upstream wrapper form { "<record_kind>": { … } }. ' +

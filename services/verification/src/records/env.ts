@@ -25,6 +25,13 @@ export const RECORD_SETTINGS_ENV = {
     description:
       'signed: a record POST needs a signature by a key bound to its subject, or the operator token; open: anyone (development)',
   },
+  // Issue 15: the records' and key directory's PostgreSQL schema (replicas and tests keep theirs apart).
+  DATABASE_SCHEMA: {
+    type: 'string',
+    pattern: '^[a-z_][a-z0-9_]{0,62}$',
+    description:
+      'PostgreSQL schema of the /v2 records, key directory and revocation watermarks (default: the server search_path)',
+  },
   // Administrative /v2 writes (D22); unset: none are possible.
   OPERATOR_TOKEN: OPERATOR_TOKEN_ENV.OPERATOR_TOKEN,
 } as const satisfies EnvProperties;

@@ -1,7 +1,8 @@
 // Feeds the key directory from verified V2 bundles, off the request path: passport keys → agent_id, RPR binding
-// keys → human_id and the agent. Issue 15 item 1 (kids re-derived, bundle hash kept as the evidence).
+// keys → human_id and the agent. Issue 15 item 1 (kids re-derived, bundle hash kept as the evidence) and item 5
+// (rotation, P45: the newest passport's key list decides; a key marked other than active is retired).
 import { decodeBase64Strict, deriveKid } from '@proto/core';
-import type { KeyBindingRow, Store } from '@proto/store';
+import type { NewKeyBinding, PassportKeys, Store } from '@proto/store';
 import type { KeyBinding, KeyBindingLookup } from './write-authorization.ts';
 
 type Json = Record<string, unknown>;
@@ -17,25 +18,45 @@ export interface VerifiedBundleEvent {
 }
 
 /** The bindings a verified V2 bundle proves; keys whose kid does not derive from their bytes are skipped. */
-export function bindingsOfBundle(request: unknown, evidence: string): Omit<KeyBindingRow, 'boundAt'>[] {
+export function bindingsOfBundle(request: unknown, evidence: string): NewKeyBinding[] {
+  return passportKeysOfBundle(request, evidence)?.bindings.slice() ?? [];
+}
+
+/** The classical kid of an artifact's composite signature (the verifier has checked it signed). */
+function signerKid(artifact: unknown): string | undefined {
+  const sig = isObject(artifact) ? artifact['composite_sig'] : undefined;
+  const classical = isObject(sig) ? sig['classical'] : undefined;
+  const kid = isObject(classical) ? classical['kid'] : undefined;
+  return typeof kid === 'string' ? kid : undefined;
+}
+
+/** What a verified V2 bundle says about its agent's keys: bindings, the passport's time, listed and marked kids. */
+export function passportKeysOfBundle(request: unknown, evidence: string): PassportKeys | undefined {
   const signed = isObject(request) ? request['signed_bundle'] : undefined;
   const bundle = isObject(signed) ? signed['bundle'] : undefined;
-  if (!isObject(bundle)) return [];
+  if (!isObject(bundle)) return undefined;
   const passport = isObject(bundle['agent_passport']) ? bundle['agent_passport']['payload'] : undefined;
   const rpr = isObject(bundle['responsible_principal_record'])
     ? bundle['responsible_principal_record']['payload']
     : undefined;
-  if (!isObject(passport) || typeof passport['agent_id'] !== 'string') return [];
+  if (!isObject(passport) || typeof passport['agent_id'] !== 'string') return undefined;
   const agentId = passport['agent_id'];
   const humanId = isObject(rpr) && typeof rpr['human_id'] === 'string' ? rpr['human_id'] : undefined;
-  const rows: Omit<KeyBindingRow, 'boundAt'>[] = [];
-  const add = (entries: unknown, role: KeyBindingRow['role'], subjects: readonly string[]) => {
+  const rows: NewKeyBinding[] = [];
+  const activeKids: string[] = [];
+  const retiredKids: string[] = [];
+  const add = (entries: unknown, role: NewKeyBinding['role'], subjects: readonly string[]) => {
     if (!Array.isArray(entries)) return;
     for (const entry of entries) {
       if (!isObject(entry)) continue;
       const { kid, alg, public_key_b64: b64, expires_at: expires, status } = entry;
-      if (typeof kid !== 'string' || typeof alg !== 'string' || typeof b64 !== 'string') continue;
-      if (status !== undefined && status !== 'active') continue;
+      if (typeof kid !== 'string') continue;
+      if (status !== undefined && status !== 'active') {
+        retiredKids.push(kid);
+        continue;
+      }
+      if (role === 'passport') activeKids.push(kid);
+      if (typeof alg !== 'string' || typeof b64 !== 'string') continue;
       const raw = decodeBase64Strict(b64);
       if (raw === undefined || deriveKid(alg, raw) !== kid) continue;
       for (const subject of subjects) {
@@ -52,12 +73,21 @@ export function bindingsOfBundle(request: unknown, evidence: string): Omit<KeyBi
     }
   };
   add(passport['keys'], 'passport', [agentId]);
-  add(
-    isObject(rpr) ? rpr['binding_keys'] : undefined,
-    'principal',
-    humanId === undefined ? [agentId] : [humanId, agentId],
-  );
-  return rows;
+  const speaksFor = humanId === undefined ? [agentId] : [humanId, agentId];
+  add(isObject(rpr) ? rpr['binding_keys'] : undefined, 'principal', speaksFor);
+  const createdAt = passport['created_at'];
+  return {
+    passportSignerKid: signerKid(bundle['agent_passport']),
+    humanId,
+    principalSignerKid: signerKid(bundle['responsible_principal_record']),
+    agentId,
+    createdAt: typeof createdAt === 'string' ? createdAt : undefined,
+    evidence,
+    activeKids,
+    retiredKids,
+    subjects: speaksFor,
+    bindings: rows,
+  };
 }
 
 /**
@@ -85,7 +115,9 @@ export function keyBindingFeeder(
           return;
         }
       }
-      store.keys.bind(bindingsOfBundle(value, hash)).catch((error: unknown) => {
+      const passport = passportKeysOfBundle(value, hash);
+      if (passport === undefined) return;
+      store.keys.applyPassport(passport).catch((error: unknown) => {
         seen.delete(hash);
         log.warn({ err: error }, 'key directory: could not store the bindings of a verified bundle');
       });

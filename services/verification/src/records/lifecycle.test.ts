@@ -11,6 +11,7 @@ import {
   type Json,
   post,
   type RecordsApp,
+  sentRecord,
   sha256Of,
   startRecordsApp,
   withFields,
@@ -145,7 +146,10 @@ describe.each(dialectsUnderTest())('/v2 lifecycle on %s', (dialect) => {
     expect(refused.statusCode).toBe(409);
     expect(errorOf(refused).message).toContain('different certificate');
     const fetched = await get(service.app, `/v2/lifecycle/commission/${agentId}`);
-    expect(bodyOf(fetched)).toMatchObject({ record: certificate(agentId), state: 'active' });
+    expect(bodyOf(fetched)).toMatchObject({
+      record: sentRecord(service, '/v2/lifecycle/commission', certificate(agentId)),
+      state: 'active',
+    });
   });
 
   it('makes a decommissioning record a move that obeys the machine, stored only when the move happens', async () => {
@@ -179,16 +183,19 @@ describe.each(dialectsUnderTest())('/v2 lifecycle on %s', (dialect) => {
 
   it('chains vitality reports from GENESIS by hash and answers the latest', async () => {
     const agentId = await agentIn('active');
-    const first = withFields(example('vitality_report'), { agent_id: agentId });
+    const signed = (record: Json) => sentRecord(service, '/v2/lifecycle/vitality', record);
+    const first = signed(withFields(example('vitality_report'), { agent_id: agentId }));
     const created = await post(service.app, '/v2/lifecycle/vitality', first);
     expect(created.statusCode).toBe(201);
     expect(bodyOf(created)).toMatchObject({ id: agentId, report_hash: reportHash(first) });
 
-    const second = withFields(first, {
-      timestamp: '2026-05-02T08:00:00Z',
-      vitality_score: 880,
-      prev_report_hash: reportHash(first),
-    });
+    const second = signed(
+      withFields(first, {
+        timestamp: '2026-05-02T08:00:00Z',
+        vitality_score: 880,
+        prev_report_hash: reportHash(first),
+      }),
+    );
     expect((await post(service.app, '/v2/lifecycle/vitality', second)).statusCode).toBe(201);
 
     const forked = withFields(second, { vitality_score: 10 }); // names the first report again
@@ -208,7 +215,13 @@ describe.each(dialectsUnderTest())('/v2 lifecycle on %s', (dialect) => {
     const resigned = withFields(first, {
       composite_sig: { ...(first['composite_sig'] as Json), binding: 'classical_only', pq: null },
     });
-    expect((await post(service.app, '/v2/lifecycle/vitality', resigned)).statusCode).toBe(409);
+    // Sent as it is (`post` would sign it again): its classical half is still a valid signature.
+    const resent = await service.app.inject({
+      method: 'POST',
+      url: '/v2/lifecycle/vitality',
+      payload: resigned,
+    });
+    expect(resent.statusCode, resent.body).toBe(409);
 
     const unknown = withFields(first, { agent_id: 'agent:nobody-000001' });
     expect((await post(service.app, '/v2/lifecycle/vitality', unknown)).statusCode).toBe(404);
@@ -221,7 +234,7 @@ describe.each(dialectsUnderTest())('/v2 lifecycle on %s', (dialect) => {
       fetch(`${service.url}${TRANSITION}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
+        body: JSON.stringify(sentRecord(service, TRANSITION, body)),
       });
     for (const [i, agentId] of agents.entries()) {
       // Agent 0: both targets, with from_state. Agents 1 and 2: one target each, without from_state.
@@ -248,10 +261,18 @@ describe.each(dialectsUnderTest())('/v2 lifecycle on %s', (dialect) => {
   it('stores exactly one of concurrent decommissioning records and one of concurrent chain links', async () => {
     const agentId = await agentIn('active');
     const records = Array.from({ length: 8 }, (_, n) =>
-      withFields(example('decommissioning_record'), { agent_id: agentId, reason: `reason number ${n}` }),
+      sentRecord(
+        service,
+        '/v2/lifecycle/decommission',
+        withFields(example('decommissioning_record'), { agent_id: agentId, reason: `reason number ${n}` }),
+      ),
     );
     const vitality = Array.from({ length: 8 }, (_, n) =>
-      withFields(example('vitality_report'), { agent_id: agentId, vitality_score: 100 + n }),
+      sentRecord(
+        service,
+        '/v2/lifecycle/vitality',
+        withFields(example('vitality_report'), { agent_id: agentId, vitality_score: 100 + n }),
+      ),
     );
     const send = (path: string, body: Json) =>
       fetch(`${service.url}${path}`, {

@@ -11,6 +11,7 @@ import {
   post,
   type RecordsApp,
   startRecordsApp,
+  TEST_OPERATOR_TOKEN,
   testRedisUrl,
   withFields,
 } from './test-support.ts';
@@ -68,7 +69,8 @@ describe('/v2 response headers and body limit', () => {
       service.app.inject({
         method: 'POST',
         url: '/v2/rights/declaration',
-        headers: { 'content-type': 'application/json' },
+        // An administrative write: the size, not the signature, is under test here.
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${TEST_OPERATOR_TOKEN}` },
         payload,
       });
     const big = await send(sized(1_048_577));

@@ -10,13 +10,9 @@ import { RECORD_SETTINGS_ENV } from './env.ts';
 import { v2ResponseHeaders } from './headers.ts';
 import { keyBindingFeeder, storeKeyLookup, type VerifiedBundleEvent } from './key-binding-feeder.ts';
 import { keyDirectoryRoutes } from './keys-route.ts';
+import { type RevocationGate, revocationGate } from './revocation-gate.ts';
 import { recordRoutes } from './routes.ts';
-import {
-  createWriteAuthorizer,
-  type KeyBindingLookup,
-  WRITE_POLICIES,
-  type WritePolicy,
-} from './write-authorization.ts';
+import { createWriteAuthorizer, type KeyBindingLookup, type WritePolicy } from './write-authorization.ts';
 
 /** Variables of the /v2 records (validated at boot; DATA_DIR and DATABASE_URL are the kit's shared ones). */
 export const RECORDS_ENV = {
@@ -32,6 +28,7 @@ export interface RecordsConfig {
   readonly V2_RATE_LIMIT_PER_MINUTE: number;
   readonly RECORDS_WRITE_POLICY: WritePolicy;
   readonly OPERATOR_TOKEN?: string;
+  readonly DATABASE_SCHEMA?: string;
 }
 
 /** Validates an explicit variable map (tests, embedding); the service passes its own validated config instead. */
@@ -46,6 +43,7 @@ export function openRecordStore(config: RecordsConfig, onPoolError?: (error: Err
     dataDir: config.DATA_DIR,
     name: 'verification',
     maxEntriesPerKind: config.STORE_MAX_ENTRIES,
+    ...(config.DATABASE_SCHEMA === undefined ? {} : { pgSchema: config.DATABASE_SCHEMA }),
     ...(onPoolError === undefined ? {} : { onPoolError }),
   });
 }
@@ -64,6 +62,13 @@ export interface RecordsPluginOptions {
   readonly profile?: ProtocolProfile;
   /** Whose keys are whose (issue 15 item 1). Default: an empty in-memory directory. */
   readonly keys?: KeyBindingLookup;
+  /**
+   * Whether a signer is revoked (P43). Default: the verification app's own revocation checker and
+   * REVOCATION_SOURCES (app.externalChecks), when the app has one; none when mounted without it.
+   */
+  readonly revocation?: RevocationGate;
+  /** The jurisdictions of REVOCATION_SOURCES (mountRecords passes the service's). */
+  readonly revocationJurisdictions?: readonly string[];
 }
 
 async function recordsPlugin(app: FastifyInstance, options: RecordsPluginOptions): Promise<void> {
@@ -98,6 +103,7 @@ async function recordsPlugin(app: FastifyInstance, options: RecordsPluginOptions
     backend: selectCryptoBackend(),
     keys: options.keys ?? storeKeyLookup(store),
     operatorTokens,
+    revocation: options.revocation ?? appRevocationGate(app, options.revocationJurisdictions ?? []),
   });
   await app.register(v2ResponseHeaders);
   await app.register(recordRoutes, {
@@ -109,6 +115,16 @@ async function recordsPlugin(app: FastifyInstance, options: RecordsPluginOptions
   await app.register(keyDirectoryRoutes, { store });
   // POST /verify (routes/verify.ts) calls this after each fresh verdict: the directory learns new keys.
   if (!app.hasDecorator('bundleVerified')) app.decorate('bundleVerified', keyBindingFeeder(store, app.log));
+}
+
+/** The checker POST /verify uses, over every configured source (see revocation-gate.ts). */
+function appRevocationGate(
+  app: FastifyInstance,
+  jurisdictions: readonly string[],
+): RevocationGate | undefined {
+  // Undefined when the records are mounted without the verification app (tests, embedding).
+  const checks = app.externalChecks as FastifyInstance['externalChecks'] | undefined;
+  return revocationGate(checks?.revocation, jurisdictions);
 }
 
 declare module 'fastify' {
@@ -133,7 +149,7 @@ export const records: FastifyPluginAsync<RecordsPluginOptions> = fp(recordsPlugi
  * register, which closes the store when the app closes.
  */
 export async function mountRecords(
-  config: RecordsConfig,
+  config: RecordsConfig & { readonly REVOCATION_SOURCES?: Readonly<Record<string, unknown>> },
 ): Promise<{ plugin: FastifyPluginAsync; options: Record<string, unknown> }> {
   const settings: RecordsConfig = {
     DATA_DIR: config.DATA_DIR,
@@ -142,8 +158,14 @@ export async function mountRecords(
     V2_RATE_LIMIT_PER_MINUTE: config.V2_RATE_LIMIT_PER_MINUTE,
     RECORDS_WRITE_POLICY: config.RECORDS_WRITE_POLICY,
     ...(config.OPERATOR_TOKEN === undefined ? {} : { OPERATOR_TOKEN: config.OPERATOR_TOKEN }),
+    ...(config.DATABASE_SCHEMA === undefined ? {} : { DATABASE_SCHEMA: config.DATABASE_SCHEMA }),
   };
   const store = await openRecordStore(settings);
-  const options: RecordsPluginOptions = { store, closeStore: true, config: settings };
+  const options: RecordsPluginOptions = {
+    store,
+    closeStore: true,
+    config: settings,
+    revocationJurisdictions: Object.keys(config.REVOCATION_SOURCES ?? {}),
+  };
   return { plugin: records as FastifyPluginAsync, options: { ...options } };
 }

@@ -11,6 +11,7 @@ import {
   type Json,
   post,
   type RecordsApp,
+  sentRecord,
   sha256Of,
   startRecordsApp,
   upstreamExample,
@@ -47,7 +48,8 @@ describe.each(dialectsUnderTest())('/v2 records on %s', (dialect) => {
   it('stores every kind (plain body, 201), answers GET, and an identical wrapped re-post is 200 with the same id', async () => {
     const { app } = service;
     for (const route of RECORD_ROUTES) {
-      const record = example(route.kind);
+      // Signed by a key bound to its subjects (the default policy), as `post` sends it.
+      const record = sentRecord(service, route.path, example(route.kind));
       if (route.kind === 'decommissioning_record') {
         // D16: decommissioning is a move and needs an active agent.
         const moved = await post(app, '/v2/lifecycle/transition', {
@@ -76,7 +78,7 @@ describe.each(dialectsUnderTest())('/v2 records on %s', (dialect) => {
   it('answers 409 for a different record under a stored natural id, and stores it nowhere', async () => {
     const { app } = service;
     for (const route of RECORD_ROUTES.filter((r) => r.id.type === 'field' || r.id.type === 'agent')) {
-      const record = example(route.kind);
+      const record = sentRecord(service, route.path, example(route.kind));
       const changed = withFields(record, { timestamp: '2030-01-01T00:00:00Z' });
       const refused = await post(app, route.path, changed);
       expect(refused.statusCode, route.path).toBe(409);
@@ -88,11 +90,17 @@ describe.each(dialectsUnderTest())('/v2 records on %s', (dialect) => {
 
   it('gives a changed record of a content-id kind its own id', async () => {
     const route = RECORD_ROUTES.find((r) => r.kind === 'arbitration_resolution')!;
-    const changed = withFields(example(route.kind), { resolution: 'Split the ledger window in two.' });
+    const changed = sentRecord(
+      service,
+      route.path,
+      withFields(example(route.kind), { resolution: 'Split the ledger window in two.' }),
+    );
     const created = await post(service.app, route.path, changed);
     expect(created.statusCode).toBe(201);
     expect(bodyOf(created)['id']).toBe(expectedId(route, changed));
-    expect(bodyOf(created)['id']).not.toBe(expectedId(route, example(route.kind)));
+    expect(bodyOf(created)['id']).not.toBe(
+      expectedId(route, sentRecord(service, route.path, example(route.kind))),
+    );
   });
 
   it('answers 404 with a code for an unknown id on every GET route', async () => {
@@ -201,7 +209,7 @@ describe.each(dialectsUnderTest())('/v2 records on %s', (dialect) => {
       awareness_threshold: '/threshold_rules/1/value',
     };
     for (const route of RECORD_ROUTES) {
-      const record = upstreamExample(route.kind)!;
+      const record = sentRecord(service, route.path, upstreamExample(route.kind)!);
       if (route.kind === 'decommissioning_record') {
         const moved = await post(app, '/v2/lifecycle/transition', {
           agent_id: record['agent_id'],
@@ -231,8 +239,17 @@ describe.each(dialectsUnderTest())('/v2 records on %s', (dialect) => {
   it('keeps every version of a testament and answers the latest', async () => {
     const { app } = service;
     const agent = 'agent:testament-owner-01';
-    const v2 = withFields(example('digital_testament'), { agent_id: agent, testament_version: 2 });
-    const v3 = withFields(v2, { testament_version: 3, last_updated: '2026-07-01T09:00:00Z' });
+    const path = '/v2/succession/testament';
+    const v2 = sentRecord(
+      service,
+      path,
+      withFields(example('digital_testament'), { agent_id: agent, testament_version: 2 }),
+    );
+    const v3 = sentRecord(
+      service,
+      path,
+      withFields(v2, { testament_version: 3, last_updated: '2026-07-01T09:00:00Z' }),
+    );
     expect((await post(app, '/v2/succession/testament', v2)).statusCode).toBe(201);
     expect((await post(app, '/v2/succession/testament', v3)).statusCode).toBe(201);
 
@@ -283,9 +300,9 @@ describe.each(dialectsUnderTest())('/v2 records survive a restart on %s', (diale
     target = await createStoreTarget(dialect, 'v2-restart');
     const firstStore = await target.open();
     const first = await startRecordsApp({ store: firstStore });
-    const stored: [RecordRoute, string, unknown][] = [];
+    const stored: [RecordRoute, string, unknown, Json][] = [];
     for (const route of RECORD_ROUTES) {
-      const record = example(route.kind);
+      const record = sentRecord(first, route.path, example(route.kind));
       if (route.kind === 'decommissioning_record') {
         await post(first.app, '/v2/lifecycle/transition', {
           agent_id: record['agent_id'],
@@ -294,7 +311,7 @@ describe.each(dialectsUnderTest())('/v2 records survive a restart on %s', (diale
       }
       const response = await post(first.app, route.path, record);
       expect(response.statusCode, route.path).toBe(201);
-      stored.push([route, bodyOf(response)['id'] as string, bodyOf(response)['stored_at']]);
+      stored.push([route, bodyOf(response)['id'] as string, bodyOf(response)['stored_at'], record]);
     }
     const survivor = 'agent:restart-survivor';
     const cert = withFields(example('commissioning_certificate'), { agent_id: survivor });
@@ -309,10 +326,10 @@ describe.each(dialectsUnderTest())('/v2 records survive a restart on %s', (diale
 
     const second = await startRecordsApp({ store: await target.open() });
     try {
-      for (const [route, id, storedAt] of stored) {
+      for (const [route, id, storedAt, record] of stored) {
         const response = await get(second.app, getPath(route, id));
         expect(response.statusCode, route.path).toBe(200);
-        expect(bodyOf(response)).toMatchObject({ id, stored_at: storedAt, record: example(route.kind) });
+        expect(bodyOf(response)).toMatchObject({ id, stored_at: storedAt, record });
       }
       // State kept: active → declining is allowed, active → active (already moved) is not.
       const again = await post(second.app, '/v2/lifecycle/transition', {

@@ -14,6 +14,7 @@ import {
   type Json,
   post,
   type RecordsApp,
+  sentRecord,
   sha256Of,
   startRecordsApp,
   withFields,
@@ -81,11 +82,15 @@ describe.each(dialectsUnderTest())('/v2 retention on %s', (dialect) => {
     let prev = 'GENESIS';
     let last: Json = {};
     for (let i = 0; i < LIMIT + 3; i++) {
-      last = withFields(example('vitality_report'), {
-        agent_id: oldest,
-        vitality_score: 500 + i,
-        prev_report_hash: prev,
-      });
+      last = sentRecord(
+        service,
+        '/v2/lifecycle/vitality',
+        withFields(example('vitality_report'), {
+          agent_id: oldest,
+          vitality_score: 500 + i,
+          prev_report_hash: prev,
+        }),
+      );
       const response = await post(app, '/v2/lifecycle/vitality', last);
       expect(response.statusCode, `report ${i}`).toBe(201);
       const { composite_sig: _sig, ...unsigned } = last;

@@ -116,7 +116,9 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
       route.path,
       { schema: postRecordSchema(route, perMinute), onRequest },
       async (request: FastifyRequest, reply: FastifyReply) => {
-        const record = readRecordBody(profile, route, request.body);
+        // The token is checked first: only an administrative write may leave out the signature (P44).
+        const administrative = authorizer?.administrative(request) === true;
+        const record = readRecordBody(profile, route, request.body, { administrative });
         const signature = (await authorizer?.authorize(request, route.kind, record)) ?? UNCHECKED;
         const outcome = await post(store, record).catch((error: unknown) => {
           if (!(error instanceof RecordIdRetiredError)) throw error;

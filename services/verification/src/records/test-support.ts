@@ -4,12 +4,22 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import {
+  createNativeBackend,
+  deriveKid,
+  PROFILES,
+  recordSignatureRule,
+  recordSubjects,
+  type SigningKey,
+  signRecord,
+} from '@proto/core';
 import { createService, loadConfig, SHARED_ENV_PROPERTIES, type SharedConfig } from '@proto/service-kit';
 import type { Store } from '@proto/store';
 import { listenOnPort0 } from '@proto/testing';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { RECORD_ROUTES, TRANSITION_PATH } from './kinds.ts';
 import { records } from './plugin.ts';
-import type { KeyBindingLookup } from './write-authorization.ts';
+import { type KeyBindingLookup, MemoryKeyDirectory } from './write-authorization.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '../../../..');
@@ -54,8 +64,74 @@ export interface RecordsAppOptions {
 export interface RecordsApp {
   readonly app: FastifyInstance;
   readonly url: string;
+  /** Signs records as a key bound to their subjects (the default `signed` policy); undefined under `open`. */
+  readonly signer: TestSigner | undefined;
   close(): Promise<void>;
 }
+
+/** The operator token of test apps started by startRecordsApp (administrative writes). */
+export const TEST_OPERATOR_TOKEN = 'records-test-operator-token-000000001';
+
+/**
+ * One test key pair and the directory the write policy reads: signing a record first binds the key to the
+ * record's subjects, as a verified bundle naming them would. The policy itself is the real one.
+ */
+export class TestSigner {
+  readonly directory = new MemoryKeyDirectory();
+  readonly #keys: { classical: SigningKey; pq: SigningKey };
+  readonly #backend = createNativeBackend();
+
+  constructor() {
+    const ed = this.#backend.generateKeyPair('ed25519');
+    const pq = this.#backend.generateKeyPair('ml-dsa-65');
+    this.#keys = {
+      classical: { alg: 'ed25519', kid: deriveKid('ed25519', ed.publicKey), secretKey: ed.secretKey },
+      pq: { alg: 'ml-dsa-65', kid: deriveKid('ml-dsa-65', pq.publicKey), secretKey: pq.secretKey },
+    };
+    this.#publicKeys.set(this.#keys.classical.kid, ed.publicKey);
+    this.#publicKeys.set(this.#keys.pq.kid, pq.publicKey);
+  }
+  readonly #publicKeys = new Map<string, Uint8Array>();
+
+  get kid(): string {
+    return this.#keys.classical.kid;
+  }
+
+  /** Same content, same bytes: ML-DSA signatures are randomised, and an idempotent re-post must match. */
+  readonly #memo = new Map<string, Json>();
+
+  /** `record` signed by the test key, which is bound to the record's subjects first. */
+  sign(kind: string, record: Json): Json {
+    const member = recordSignatureRule(kind)?.signatureMember ?? 'composite_sig';
+    const { [member]: _old, ...unsigned } = record;
+    const memoKey = `${kind}\u0000${jcs(unsigned)}`;
+    const known = this.#memo.get(memoKey);
+    if (known !== undefined) return structuredClone(known);
+    const subjects = recordSubjects(kind, record);
+    for (const key of [this.#keys.classical, this.#keys.pq]) {
+      this.directory.bind({
+        kid: key.kid,
+        alg: key.alg,
+        publicKey: this.#publicKeys.get(key.kid) as Uint8Array,
+        subjects,
+        evidence: `sha256:${'5e'.repeat(32)}`,
+      });
+    }
+    const signed = signRecord(this.#backend, PROFILES.proto, kind, record, this.#keys);
+    this.#memo.set(memoKey, signed);
+    return structuredClone(signed);
+  }
+
+  /** Whether `record` is exactly what this signer made (signing again would change its bytes). */
+  signedByMe(kind: string, record: Json): boolean {
+    const member = recordSignatureRule(kind)?.signatureMember ?? 'composite_sig';
+    const { [member]: _sig, ...unsigned } = record;
+    const known = this.#memo.get(`${kind}\u0000${jcs(unsigned)}`);
+    return known !== undefined && jcs(known) === jcs(record);
+  }
+}
+
+const signers = new WeakMap<FastifyInstance, TestSigner>();
 
 /** The kit's service (headers, errors, rate-limit store, body limit) with the /v2 records mounted. */
 export async function startRecordsApp(options: RecordsAppOptions): Promise<RecordsApp> {
@@ -76,20 +152,24 @@ export async function startRecordsApp(options: RecordsAppOptions): Promise<Recor
     defaultMetrics: false,
     rateLimit: { keyPrefix: options.rateLimitKeyPrefix ?? `test:${randomUUID()}:` },
   });
+  // The default policy (`signed`) unless a test asks otherwise; `post` signs with the test signer.
+  const open = options.recordsEnv?.['RECORDS_WRITE_POLICY'] === 'open';
+  const signer = open || options.keys !== undefined ? undefined : new TestSigner();
   await app.register(records, {
     ...(options.store === undefined ? {} : { store: options.store }),
     rateLimitPerMinute: options.rateLimitPerMinute ?? 100_000,
-    // Tests not about authorship post unsigned records: `open` unless a test asks otherwise.
-    env: { RECORDS_WRITE_POLICY: 'open', ...options.recordsEnv },
+    env: { OPERATOR_TOKEN: TEST_OPERATOR_TOKEN, ...options.recordsEnv },
     ...(options.keys === undefined ? {} : { keys: options.keys }),
+    ...(signer === undefined ? {} : { keys: signer.directory }),
   });
+  if (signer !== undefined) signers.set(app, signer);
   let url = '';
   if (options.listen === true) {
     url = (await listenOnPort0(app)).url;
   } else {
     await app.ready();
   }
-  return { app, url, close: () => app.close() };
+  return { app, url, signer, close: () => app.close() };
 }
 
 /** The Redis URL the limit tests use, when one is configured. */
@@ -98,12 +178,58 @@ export function testRedisUrl(): string | undefined {
   return url === undefined || url === '' ? undefined : url;
 }
 
+/**
+ * POSTs `body`. On an app with a test signer (the `signed` default) a record body is first signed by a key
+ * bound to its subjects, and a kind that names no subject is written with the operator token (the two ways
+ * the policy admits). Bodies that cannot be signed (not canonical JSON, not an object) go as they are.
+ */
 export async function post(
   app: FastifyInstance,
   url: string,
   body: unknown,
 ): Promise<LightMyRequestResponse> {
-  return app.inject({ method: 'POST', url, payload: body as Json });
+  const signer = signers.get(app);
+  const prepared = signer === undefined ? { body } : signedForRoute(signer, url, body);
+  return app.inject({
+    method: 'POST',
+    url,
+    payload: prepared.body as Json,
+    ...(prepared.token === undefined ? {} : { headers: { authorization: `Bearer ${prepared.token}` } }),
+  });
+}
+
+/** What `post` would send for `record` to `url` on `service` (the signed record; unchanged under `open`). */
+export function sentRecord(service: RecordsApp, url: string, record: Json): Json {
+  return service.signer === undefined ? record : (signedForRoute(service.signer, url, record).body as Json);
+}
+
+/** The body `post` sends to `url` under the signed policy (see `post`). */
+export function signedForRoute(
+  signer: TestSigner,
+  url: string,
+  body: unknown,
+): { body: unknown; token?: string } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return { body };
+  const path = url.split('?')[0];
+  if (path === TRANSITION_PATH) return { body: trySign(signer, 'lifecycle_transition', body as Json) };
+  const route = RECORD_ROUTES.find((r) => r.path === path);
+  if (route === undefined) return { body };
+  const keys = Object.keys(body);
+  const wrapper = keys.length === 1 && route.wrapperKeys.includes(keys[0] as string) ? keys[0] : undefined;
+  const record = (wrapper === undefined ? body : (body as Json)[wrapper]) as Json;
+  if (typeof record !== 'object' || record === null) return { body };
+  if (recordSubjects(route.kind, record).length === 0) return { body, token: TEST_OPERATOR_TOKEN };
+  const signed = trySign(signer, route.kind, record);
+  return { body: wrapper === undefined ? signed : { [wrapper]: signed } };
+}
+
+function trySign(signer: TestSigner, kind: string, record: Json): Json {
+  try {
+    if (signer.signedByMe(kind, record)) return record;
+    return signer.sign(kind, record);
+  } catch {
+    return record;
+  }
 }
 
 export async function get(app: FastifyInstance, url: string): Promise<LightMyRequestResponse> {
@@ -118,6 +244,8 @@ export const errorOf = (response: LightMyRequestResponse) =>
 
 // Canonical JSON written independently of core, and its `sha256:` hash (@proto/testing).
 export { jcs, jcsSha256 as sha256Of } from '@proto/testing';
+
+import { jcs } from '@proto/testing';
 
 /** A copy of `record` with some members replaced. */
 export const withFields = (record: Json, fields: Json): Json => ({ ...structuredClone(record), ...fields });

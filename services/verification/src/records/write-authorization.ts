@@ -7,8 +7,9 @@ import {
   recordSubjects,
   verifyRecordSignature,
 } from '@proto/core';
-import { httpError, protocolError, tokenMatches } from '@proto/service-kit';
+import { HttpError, httpError, protocolError, tokenMatches } from '@proto/service-kit';
 import type { FastifyRequest } from 'fastify';
+import type { RevocationGate } from './revocation-gate.ts';
 
 export const WRITE_POLICIES = ['signed', 'open'] as const;
 export type WritePolicy = (typeof WRITE_POLICIES)[number];
@@ -36,6 +37,8 @@ export type WriteAuthorship =
 
 export interface WriteAuthorizer {
   readonly policy: WritePolicy;
+  /** Whether the request carries the operator token (P44); a wrong token is 401, never ignored. */
+  administrative(request: FastifyRequest): boolean;
   authorize(
     request: FastifyRequest,
     kind: string,
@@ -54,8 +57,10 @@ export function createWriteAuthorizer(options: {
   readonly backend: CryptoBackend;
   readonly keys: KeyBindingLookup;
   readonly operatorTokens: readonly string[];
+  /** The revocation lists /verify uses; undefined when no source is configured (P43). */
+  readonly revocation?: RevocationGate | undefined;
 }): WriteAuthorizer {
-  const { policy, profile, backend, keys, operatorTokens } = options;
+  const { policy, profile, backend, keys, operatorTokens, revocation } = options;
 
   const bearer = (request: FastifyRequest): string | undefined => {
     const header = request.headers.authorization;
@@ -63,19 +68,23 @@ export function createWriteAuthorizer(options: {
     return match?.[1];
   };
 
+  const administrative = (request: FastifyRequest): boolean => {
+    const token = bearer(request);
+    if (token === undefined) return false;
+    // A presented token is checked under both policies: a wrong one is never silently ignored.
+    if (operatorTokens.length === 0 || !tokenMatches(token, operatorTokens)) {
+      throw httpError('UNAUTHORIZED', 'The operator bearer token is not valid', {
+        headers: { 'www-authenticate': 'Bearer realm="operator", error="invalid_token"' },
+      });
+    }
+    return true;
+  };
+
   return {
     policy,
+    administrative,
     async authorize(request, kind, record) {
-      const token = bearer(request);
-      if (token !== undefined) {
-        // A presented token is checked under both policies: a wrong one is never silently ignored.
-        if (operatorTokens.length === 0 || !tokenMatches(token, operatorTokens)) {
-          throw httpError('UNAUTHORIZED', 'The operator bearer token is not valid', {
-            headers: { 'www-authenticate': 'Bearer realm="operator", error="invalid_token"' },
-          });
-        }
-        return { status: 'administrative' };
-      }
+      if (administrative(request)) return { status: 'administrative' };
       if (policy === 'open') return { status: 'unchecked' };
 
       const rule = recordSignatureRule(kind);
@@ -129,9 +138,39 @@ export function createWriteAuthorizer(options: {
           { details: { kid: verdict.classicalKid, subjects } },
         );
       }
+      // P43: the signing kids and the subjects they speak for here must not be on any revocation list.
+      if (revocation !== undefined) {
+        const spokenFor = subjects.filter((s) => classical.subjects.includes(s));
+        const kidsUsed =
+          verdict.pqKid === null ? [verdict.classicalKid] : [verdict.classicalKid, verdict.pqKid];
+        await refuseRevoked(revocation, [...spokenFor, ...kidsUsed]);
+      }
       return { status: 'verified', kid: verdict.classicalKid, evidence: classical.evidence };
     },
   };
+}
+
+async function refuseRevoked(gate: RevocationGate, ids: readonly string[]): Promise<void> {
+  const result = await gate.check(ids);
+  if (result.status === 'revoked') {
+    throw new HttpError({
+      statusCode: 403,
+      code: result.code,
+      message: `${result.id} is revoked, so its signatures no longer authorise writes (${result.message}); only an administrative write (operator token) can store this record`,
+      retryable: false,
+      details: { revoked: result.id },
+    });
+  }
+  if (result.status === 'unknown') {
+    // Fail closed (P43): a write that might be by a revoked key waits for a fresh list.
+    throw new HttpError({
+      statusCode: 503,
+      code: result.code,
+      message: `The revocation status of the signer cannot be established, so the write is refused for now: ${result.message}`,
+      retryable: true,
+      headers: { 'retry-after': '5' },
+    });
+  }
 }
 
 /** An in-memory key directory (tests, and until the store-backed directory is wired). */

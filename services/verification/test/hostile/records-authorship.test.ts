@@ -20,6 +20,7 @@ import {
   example,
   get,
   type Json,
+  post,
   type RecordsApp,
   startRecordsApp,
   withFields,
@@ -173,6 +174,37 @@ describe.each(dialectsUnderTest())('/v2 record authorship on %s', (dialect) => {
     const fetched = await get(service.app, '/v2/lifecycle/commission/agent:admin-made');
     expect(bodyOf(fetched)['signature']).toEqual({ status: 'administrative' });
   });
+
+  it('an administrative write needs no placeholder signature, and only the token path may leave it out (P44)', async () => {
+    const bare = withFields(certificate('agent:admin-bare', 'human:x'), { composite_sig: undefined });
+    const anonymous = await send(service, '/v2/lifecycle/commission', bare);
+    expect(anonymous.statusCode).toBe(400);
+    expect(errorOf(anonymous).message).toMatch(/composite_sig/);
+    const admin = await send(service, '/v2/lifecycle/commission', bare, OPERATOR_TOKEN);
+    expect(admin.statusCode, admin.body).toBe(201);
+    expect(bodyOf(admin)['signature']).toEqual({ status: 'administrative' });
+    const fetched = bodyOf(await get(service.app, '/v2/lifecycle/commission/agent:admin-bare'));
+    expect(fetched['signature']).toEqual({ status: 'administrative' });
+    expect(fetched['record']).not.toHaveProperty('composite_sig');
+
+    // The delegation mandate's member is human_composite_sig: the same rule applies to it.
+    const mandate = withFields(example('delegation_mandate'), {
+      mandate_id: 'mandate-admin-bare',
+      human_composite_sig: undefined,
+    });
+    const mandateAdmin = await send(service, '/v2/delegation/mandate', mandate, OPERATOR_TOKEN);
+    expect(mandateAdmin.statusCode, mandateAdmin.body).toBe(201);
+
+    // A signature member that is present must still be well formed, token or not.
+    const malformed = withFields(bare, {
+      agent_id: 'agent:admin-malformed',
+      composite_sig: { classical: 7 },
+    });
+    expect((await send(service, '/v2/lifecycle/commission', malformed, OPERATOR_TOKEN)).statusCode).toBe(400);
+    // Any other missing member is still a schema error on the token path.
+    const noPurpose = withFields(bare, { agent_id: 'agent:admin-nopurpose', purpose: undefined });
+    expect((await send(service, '/v2/lifecycle/commission', noPurpose, OPERATOR_TOKEN)).statusCode).toBe(400);
+  });
 });
 
 describe.each(dialectsUnderTest())('/v2 ids after retention on %s', (dialect) => {
@@ -260,20 +292,24 @@ describe.each(dialectsUnderTest())('/v2 testament versions under concurrency on 
 describe('/v2 succession of a live agent', () => {
   it('is refused while the predecessor is commissioned or active, accepted once it is declining', async () => {
     const target = await createStoreTarget('sqlite', 'v2-succession');
-    const service = await startRecordsApp({ store: await target.open(), recordsEnv: { OPERATOR_TOKEN } });
+    // Signed by a key bound to each record's subjects (the test signer; default policy).
+    const service = await startRecordsApp({ store: await target.open() });
     try {
       const agentId = 'agent:predecessor-1';
       const cert = withFields(example('commissioning_certificate'), { agent_id: agentId });
-      expect((await send(service, '/v2/lifecycle/commission', cert)).statusCode).toBe(201);
+      expect((await post(service.app, '/v2/lifecycle/commission', cert)).statusCode).toBe(201);
       const succession = withFields(example('succession_record'), { predecessor_agent_id: agentId });
-      const early = await send(service, '/v2/succession/record', succession);
+      const early = await post(service.app, '/v2/succession/record', succession);
       expect(early.statusCode).toBe(409);
       expect(errorOf(early).details).toMatchObject({ current_state: 'commissioned' });
       for (const to of ['active', 'declining']) {
-        const moved = await send(service, '/v2/lifecycle/transition', { agent_id: agentId, to_state: to });
+        const moved = await post(service.app, '/v2/lifecycle/transition', {
+          agent_id: agentId,
+          to_state: to,
+        });
         expect(moved.statusCode).toBe(200);
       }
-      expect((await send(service, '/v2/succession/record', succession)).statusCode).toBe(201);
+      expect((await post(service.app, '/v2/succession/record', succession)).statusCode).toBe(201);
     } finally {
       await service.close();
       await target.cleanup();
@@ -281,105 +317,127 @@ describe('/v2 succession of a live agent', () => {
   });
 });
 
-describe('key directory fed by POST /verify, in the real verification service', () => {
-  let dataDir: string;
-  beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'proto-records-keys-'));
-  });
-  afterAll(async () => {
-    await rm(dataDir, { recursive: true, force: true });
-  });
+describe.each(dialectsUnderTest())(
+  'key directory fed by POST /verify, in the real verification service, on %s',
+  (dialect) => {
+    let target: StoreTarget;
+    let dataDir: string;
+    beforeAll(async () => {
+      target = await createStoreTarget(dialect, 'v2-keys-e2e');
+      dataDir = await mkdtemp(join(tmpdir(), 'proto-records-keys-'));
+    });
+    afterAll(async () => {
+      await target?.cleanup();
+      await rm(dataDir, { recursive: true, force: true });
+    });
 
-  it('a verified bundle binds its keys; records signed with them are stored as verified; others are 403', async () => {
-    const mounted = await mountRecords(loadRecordsConfig({ DATA_DIR: dataDir, OPERATOR_TOKEN }));
-    const running = await startApp({ VERIFY_WORKERS: '1', MAX_EVENT_LOOP_DELAY_MS: '0' }, [mounted]);
-    try {
-      const built = buildSignedBundle();
-      const bundle = built.signed_bundle['bundle'] as Json;
-      const agentId = ((bundle['agent_passport'] as Json)['payload'] as Json)['agent_id'] as string;
-      const humanId = ((bundle['responsible_principal_record'] as Json)['payload'] as Json)[
-        'human_id'
-      ] as string;
-      const agentKeys = {
-        classical: built.keys.agent.classical,
-        ...(built.keys.agent.pq === undefined ? {} : { pq: built.keys.agent.pq }),
-      };
-      const principalKeys = {
-        classical: built.keys.principal.classical,
-        ...(built.keys.principal.pq === undefined ? {} : { pq: built.keys.principal.pq }),
-      };
-      const postJson = (path: string, body: unknown) =>
-        fetch(`${running.url}${path}`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(body),
+    /** The service's variables for this dialect: a SQLite file under DATA_DIR, or this file's PostgreSQL schema. */
+    const storeEnv = (): Record<string, string> =>
+      target.options.pgSchema === undefined
+        ? { DATA_DIR: target.options.dataDir as string }
+        : {
+            DATA_DIR: dataDir,
+            DATABASE_URL: target.options.databaseUrl as string,
+            DATABASE_SCHEMA: target.options.pgSchema,
+          };
+
+    it('a verified bundle binds its keys; records signed with them are stored as verified; others are 403', async () => {
+      const mounted = await mountRecords(loadRecordsConfig({ ...storeEnv(), OPERATOR_TOKEN }));
+      const running = await startApp({ ...storeEnv(), VERIFY_WORKERS: '1', MAX_EVENT_LOOP_DELAY_MS: '0' }, [
+        mounted,
+      ]);
+      try {
+        const built = buildSignedBundle();
+        const bundle = built.signed_bundle['bundle'] as Json;
+        const agentId = ((bundle['agent_passport'] as Json)['payload'] as Json)['agent_id'] as string;
+        const humanId = ((bundle['responsible_principal_record'] as Json)['payload'] as Json)[
+          'human_id'
+        ] as string;
+        const agentKeys = {
+          classical: built.keys.agent.classical,
+          ...(built.keys.agent.pq === undefined ? {} : { pq: built.keys.agent.pq }),
+        };
+        const principalKeys = {
+          classical: built.keys.principal.classical,
+          ...(built.keys.principal.pq === undefined ? {} : { pq: built.keys.principal.pq }),
+        };
+        const postJson = (path: string, body: unknown) =>
+          fetch(`${running.url}${path}`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          });
+        const certificate = signRecord(
+          backend,
+          PROFILES.proto,
+          'commissioning_certificate',
+          withFields(example('commissioning_certificate'), { agent_id: agentId, human_id: humanId }),
+          agentKeys,
+        );
+
+        const early = await postJson('/v2/lifecycle/commission', certificate);
+        expect(early.status, 'before the bundle is verified the key is unknown').toBe(403);
+        expect(await (await fetch(`${running.url}/v2/keys/${agentKeys.classical.kid}`)).status).toBe(404);
+
+        const verified = await postJson('/verify', { signed_bundle: built.signed_bundle });
+        expect(((await verified.json()) as Json)['verified']).toBe(true);
+
+        let keyAnswer: Response | undefined;
+        for (let i = 0; i < 50; i++) {
+          keyAnswer = await fetch(`${running.url}/v2/keys/${agentKeys.classical.kid}`);
+          if (keyAnswer.status === 200) break;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        expect(keyAnswer?.status).toBe(200);
+        expect(await keyAnswer?.json()).toMatchObject({
+          kid: agentKeys.classical.kid,
+          bindings: [{ subject: agentId, role: 'passport', evidence: built.bundleHash }],
         });
-      const certificate = signRecord(
-        backend,
-        PROFILES.proto,
-        'commissioning_certificate',
-        withFields(example('commissioning_certificate'), { agent_id: agentId, human_id: humanId }),
-        agentKeys,
-      );
 
-      const early = await postJson('/v2/lifecycle/commission', certificate);
-      expect(early.status, 'before the bundle is verified the key is unknown').toBe(403);
-      expect(await (await fetch(`${running.url}/v2/keys/${agentKeys.classical.kid}`)).status).toBe(404);
+        const stored = await postJson('/v2/lifecycle/commission', certificate);
+        expect(stored.status, await stored.clone().text()).toBe(201);
+        expect(((await stored.json()) as Json)['signature']).toMatchObject({
+          status: 'verified',
+          kid: agentKeys.classical.kid,
+          evidence: built.bundleHash,
+        });
 
-      const verified = await postJson('/verify', { signed_bundle: built.signed_bundle });
-      expect(((await verified.json()) as Json)['verified']).toBe(true);
+        const fetched = await fetch(`${running.url}/v2/lifecycle/commission/${agentId}`);
+        expect(((await fetched.json()) as Json)['signature']).toMatchObject({
+          status: 'verified',
+          kid: agentKeys.classical.kid,
+          evidence: built.bundleHash,
+        });
 
-      let keyAnswer: Response | undefined;
-      for (let i = 0; i < 50; i++) {
-        keyAnswer = await fetch(`${running.url}/v2/keys/${agentKeys.classical.kid}`);
-        if (keyAnswer.status === 200) break;
-        await new Promise((r) => setTimeout(r, 50));
+        const statement = signRecord(
+          backend,
+          PROFILES.proto,
+          'lifecycle_transition',
+          { agent_id: agentId, to_state: 'active' },
+          principalKeys,
+        );
+        const moved = await postJson('/v2/lifecycle/transition', statement);
+        expect(moved.status, await moved.clone().text()).toBe(200);
+
+        // The bundle's keys do not sign for anyone else.
+        const other = signRecord(
+          backend,
+          PROFILES.proto,
+          'commissioning_certificate',
+          withFields(example('commissioning_certificate'), {
+            agent_id: 'agent:someone-else',
+            human_id: 'human:other',
+          }),
+          agentKeys,
+        );
+        expect((await postJson('/v2/lifecycle/commission', other)).status).toBe(403);
+
+        // The binding lives in this dialect's database (another replica on it would see it).
+        const replica = await target.open({ name: 'verification' });
+        expect((await replica.keys.lookup(agentKeys.classical.kid)).map((r) => r.subject)).toEqual([agentId]);
+      } finally {
+        await running.close();
       }
-      expect(keyAnswer?.status).toBe(200);
-      expect(await keyAnswer?.json()).toMatchObject({
-        kid: agentKeys.classical.kid,
-        bindings: [{ subject: agentId, role: 'passport', evidence: built.bundleHash }],
-      });
-
-      const stored = await postJson('/v2/lifecycle/commission', certificate);
-      expect(stored.status, await stored.clone().text()).toBe(201);
-      expect(((await stored.json()) as Json)['signature']).toMatchObject({
-        status: 'verified',
-        kid: agentKeys.classical.kid,
-        evidence: built.bundleHash,
-      });
-
-      const fetched = await fetch(`${running.url}/v2/lifecycle/commission/${agentId}`);
-      expect(((await fetched.json()) as Json)['signature']).toMatchObject({
-        status: 'verified',
-        kid: agentKeys.classical.kid,
-        evidence: built.bundleHash,
-      });
-
-      const statement = signRecord(
-        backend,
-        PROFILES.proto,
-        'lifecycle_transition',
-        { agent_id: agentId, to_state: 'active' },
-        principalKeys,
-      );
-      const moved = await postJson('/v2/lifecycle/transition', statement);
-      expect(moved.status, await moved.clone().text()).toBe(200);
-
-      // The bundle's keys do not sign for anyone else.
-      const other = signRecord(
-        backend,
-        PROFILES.proto,
-        'commissioning_certificate',
-        withFields(example('commissioning_certificate'), {
-          agent_id: 'agent:someone-else',
-          human_id: 'human:other',
-        }),
-        agentKeys,
-      );
-      expect((await postJson('/v2/lifecycle/commission', other)).status).toBe(403);
-    } finally {
-      await running.close();
-    }
-  });
-});
+    });
+  },
+);
