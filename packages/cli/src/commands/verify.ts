@@ -148,12 +148,15 @@ input or bad option (a list or receipt that cannot be read or fetched), 3 intern
       throw new CliError(`${where}${verifier.error.message}`);
     }
     const evidence = evidenceOptions(values, clock?.() ?? new Date());
+    const json = wantsJson(values, io);
     const analysis = verifier.value.analyze(request);
     let response = verifier.value.finalize(analysis, clock?.() ?? new Date());
     if (wantsEvidence(evidence)) {
-      response = await applyEvidence(response, analysis, verifier.value.profile, evidence, io);
+      // Progress lines stay out of --json runs: whoever asked for JSON is a program, not a person waiting.
+      const quiet = json ? { ...io, stderrIsTerminal: false } : io;
+      response = await applyEvidence(response, analysis, verifier.value.profile, evidence, quiet);
     }
-    if (wantsJson(values, io)) printJson(io, response);
+    if (json) printJson(io, response);
     else io.stdout(renderVerdict(response));
     return response.verified ? EXIT_OK : EXIT_NOT_VERIFIED;
   },
