@@ -141,6 +141,26 @@ describe('proto verify --log (inclusion by lookup)', () => {
     }
   });
 
+  it('proto log prove --key checks the checkpoint signature before trusting its root', async () => {
+    const tiles = ['log', 'prove', '--tiles', log.url, '--index', '1'];
+    const signed = await proto([...tiles, '--key', log.verifierKey]);
+    expect(signed.code, signed.stderr).toBe(0);
+    expect(JSON.parse(signed.stdout)).toMatchObject({
+      verified: true,
+      matches_checkpoint: true,
+      log_index: 1,
+    });
+    expect(JSON.parse(signed.stdout).checkpoint_signed_by).toHaveLength(1);
+    const other = await startLogServer();
+    try {
+      const wrong = await proto([...tiles, '--key', other.verifierKey]);
+      expect(wrong.code).toBe(1);
+      expect(JSON.parse(wrong.stdout)).toMatchObject({ verified: false });
+    } finally {
+      await other.close();
+    }
+  });
+
   it('refuses --log without --log-key (exit 2): an unsigned answer proves nothing', async () => {
     const run = await proto(['verify', '--json', logged.file, '--log', log.url]);
     expect(run.code).toBe(2);

@@ -2,6 +2,7 @@
 // SPEC.md "Anchoring formats" (contract chain), DECISIONS D19; the anchor service then takes ETH_CONTRACT from its output.
 import type { Command, ParsedCommandLine } from '../command.ts';
 import { CliError, type CliIo, EXIT_OK, printJson } from '../io.ts';
+import { progress } from '../progress.ts';
 
 function integer(values: ParsedCommandLine['values'], name: string): number | undefined {
   const value = values[name];
@@ -24,6 +25,7 @@ async function deploy(values: ParsedCommandLine['values'], io: CliIo): Promise<n
   const confirmations = integer(values, 'confirmations');
   // viem loads only for this command; the deployment code is a framework-free client the anchor tests share.
   const { deployAnchorContract } = await import('@proto/clients/contract');
+  progress(io, `deploying to ${rpc} and waiting for ${confirmations ?? 1} confirmation(s)`);
   const result = await deployAnchorContract({
     rpcUrl: rpc,
     privateKey: key,

@@ -11,6 +11,7 @@ import {
   printJson,
   readJsonInput,
 } from '../io.ts';
+import { progress } from '../progress.ts';
 
 function text(values: ParsedCommandLine['values'], name: string): string | undefined {
   const value = values[name];
@@ -59,6 +60,7 @@ async function verify(source: string, values: ParsedCommandLine['values'], io: C
   // The receipt verifier is a framework-free client (@proto/clients), loaded only when this command runs.
   const { verifyAnchorReceipt } = await import('@proto/clients');
   const { errorCode, DEFAULT_PROFILE } = await import('@proto/core');
+  progress(io, `checking the receipt of ${bundleHash}`);
   const check = await verifyAnchorReceipt(receipt, bundleHash, {
     ...(rpc === undefined ? {} : { evmRpc: rpc }),
     ...(esplora === undefined ? {} : { esplora }),
