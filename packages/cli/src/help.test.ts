@@ -1,25 +1,10 @@
 // The help commander generates from the command table (P40): every command answers --help with its usage
 // and every option it accepts; unknown options and commands are refused with exit 2 and the usage.
 import { describe, expect, it } from 'vitest';
-import { runCli } from './cli.ts';
 import { COMMANDS } from './commands/index.ts';
-import type { CliIo } from './io.ts';
+import { runInProcess } from './run-in-process.ts';
 
-async function run(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    stdout: (text) => {
-      stdout += text;
-    },
-    stderr: (text) => {
-      stderr += text;
-    },
-    readStdin: async () => '',
-  };
-  const code = await runCli(args, io);
-  return { code, stdout, stderr };
-}
+const run = (args: readonly string[]) => runInProcess(args);
 
 describe('generated help', () => {
   it.each([...COMMANDS.keys()])('%s --help shows its usage and every option it parses', async (name) => {

@@ -8,29 +8,12 @@ import { type LogTestServer, startLogServer } from '@proto/anchor/testing';
 import { buildSignedBundle, computeBundleHash } from '@proto/core';
 import { tempDirSync } from '@proto/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from './cli.ts';
-import type { CliIo } from './io.ts';
+import { runInProcess } from './run-in-process.ts';
 
 const work = tempDirSync('cli-log-lookup');
 let log: LogTestServer;
 
-async function proto(args: readonly string[], terminal = false) {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    stdout: (text) => {
-      stdout += text;
-    },
-    stderr: (text) => {
-      stderr += text;
-    },
-    readStdin: async () => '',
-    isTerminal: terminal,
-    stderrIsTerminal: terminal,
-  };
-  const code = await runCli(args, io);
-  return { code, stdout, stderr };
-}
+const proto = (args: readonly string[], terminal = false) => runInProcess(args, { terminal });
 
 function bundleFile(name: string): { file: string; hash: string } {
   const signed = buildSignedBundle({ tier: 'standard' }).signed_bundle;
