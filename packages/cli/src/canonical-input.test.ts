@@ -7,7 +7,7 @@ import { type ProcessRun, runProcess, tempDirSync } from '@proto/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
-const work = tempDirSync('proto-cli-canon');
+const work = tempDirSync('cli-canon');
 const TMP = work.dir;
 afterAll(() => work.remove());
 

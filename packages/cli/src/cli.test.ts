@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { computeBundleHash, createVerifier, decodeBase64Strict, deriveKid } from './core.ts';
 
 const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
-const work = tempDirSync('proto-cli');
+const work = tempDirSync('cli');
 const TMP = work.dir;
 afterAll(() => work.remove());
 

@@ -10,7 +10,7 @@ const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
 const EXAMPLE = fileURLToPath(
   new URL('../../core/test-vectors/schema-examples/commissioning_certificate.json', import.meta.url),
 );
-const work = tempDirSync('proto-record');
+const work = tempDirSync('cli-record');
 const TMP = work.dir;
 afterAll(() => work.remove());
 

@@ -8,7 +8,7 @@ import { runProcessSync, tempDirSync } from '@proto/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
-const work = tempDirSync('proto-batch');
+const work = tempDirSync('cli-batch');
 const TMP = work.dir;
 afterAll(() => work.remove());
 
