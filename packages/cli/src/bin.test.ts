@@ -1,10 +1,9 @@
 // The `proto` command as a user installs it: the workspace bin (node_modules/.bin/proto), `--version`, readable output
 // on a terminal and the /verify JSON with --json. Issue 13 item 7; exit codes as documented in `proto --help`.
-import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { buildSignedBundle } from '@proto/core';
-import { tempDirSync } from '@proto/testing';
+import { runProcessSync, tempDirSync } from '@proto/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -16,13 +15,8 @@ const work = tempDirSync('cli-bin');
 afterAll(() => work.remove());
 
 function run(args: readonly string[], options: { terminal?: boolean } = {}) {
-  // `script` gives the command a pseudo-terminal, as an interactive shell would.
-  const result = options.terminal
-    ? spawnSync('script', ['-qec', [BIN, ...args].map((a) => `'${a}'`).join(' '), '/dev/null'], {
-        encoding: 'utf8',
-      })
-    : spawnSync(BIN, [...args], { encoding: 'utf8' });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+  // On a pseudo-terminal, as an interactive shell would run it.
+  return runProcessSync(BIN, args, options);
 }
 
 describe('the installed proto bin', () => {

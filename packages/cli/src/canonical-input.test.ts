@@ -1,39 +1,20 @@
 // `proto verify` on input with no single canonical reading (issue 12 item 2 row c): a duplicate member
 // name, 1e400 or a lone surrogate exits 2 with a message naming the path, instead of a verdict.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type ProcessRun, runProcess, tempDirSync } from '@proto/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
-const TMP = mkdtempSync(path.join(tmpdir(), 'proto-cli-canon-'));
-afterAll(() => rmSync(TMP, { recursive: true, force: true }));
+const work = tempDirSync('cli-canon');
+const TMP = work.dir;
+afterAll(() => work.remove());
 
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+type Run = ProcessRun;
 
 function proto(args: readonly string[], input = ''): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    child.on('error', reject);
-    child.on('close', (code) =>
-      resolve({
-        code,
-        stdout: Buffer.concat(out).toString('utf8'),
-        stderr: Buffer.concat(err).toString('utf8'),
-      }),
-    );
-    child.stdin.end(input);
-  });
+  return runProcess(process.execPath, [MAIN, ...args], { input });
 }
 
 function edit(text: string, find: string, replacement: string): string {

@@ -1,42 +1,25 @@
 // End-to-end tests of the `proto` command: the real CLI is spawned with the pinned Node; stdout,
 // stderr and exit codes (0 verified/ok, 1 not verified, 2 unusable input) are what a user sees.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type ProcessRun, runProcess, tempDirSync } from '@proto/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { computeBundleHash, createVerifier, decodeBase64Strict, deriveKid } from './core.ts';
 
 const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
-const TMP = mkdtempSync(path.join(tmpdir(), 'proto-cli-'));
-afterAll(() => rmSync(TMP, { recursive: true, force: true }));
+const work = tempDirSync('cli');
+const TMP = work.dir;
+afterAll(() => work.remove());
 
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+type Run = ProcessRun;
 
 /** Runs `node main.ts …args` with `input` on stdin; tests run these concurrently. */
+/** Runs `node main.ts …args` with `input` on stdin; tests run these concurrently. */
 function proto(args: readonly string[], input = ''): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    child.on('error', reject);
-    child.on('close', (code) =>
-      resolve({
-        code,
-        stdout: Buffer.concat(out).toString('utf8'),
-        stderr: Buffer.concat(err).toString('utf8'),
-      }),
-    );
-    child.stdin.end(input);
-  });
+  return runProcess(process.execPath, [MAIN, ...args], { input });
 }
 
 function json(run: Run): Record<string, unknown> {

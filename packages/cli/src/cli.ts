@@ -1,94 +1,99 @@
-// Dispatches `proto <command> [options]`: top-level help, option parsing with node:util parseArgs,
-// exit codes (0 ok, 1 not verified, 2 bad usage or unusable input, 3 internal error).
-import { parseArgs } from 'node:util';
+// Dispatches `proto <command> [options]` with commander (P40): generated help for the program and for every
+// command, --version, unknown commands and options refused. Exit codes (P23): 0 ok/verified, 1 not verified,
+// 2 bad usage or unusable input, 3 internal error.
+import { CommanderError, Help, type HelpConfiguration, Option, Command as Program } from 'commander';
 import packageJson from '../package.json' with { type: 'json' };
-import type { Command } from './command.ts';
+import type { Command, OptionValues } from './command.ts';
 import { COMMANDS } from './commands/index.ts';
 import { CliError, type CliIo, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE } from './io.ts';
 
-export function mainHelp(): string {
-  const width = Math.max(...[...COMMANDS.keys()].map((name) => name.length));
-  const lines = [...COMMANDS.values()].map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
-  return [
-    'Usage: proto <command> [options]',
-    '',
-    'Verify and build Signed Bundles (V1 and V2).',
-    '',
-    'Commands:',
-    ...lines,
-    '',
-    'Run `proto <command> --help` for the options of a command; `proto --version` prints the version.',
-    '',
-    'Exit codes: 0 success (verified), 1 not verified, 2 bad usage or unusable input, 3 internal error.',
-    '',
-  ].join('\n');
+const EXIT_CODES =
+  'Exit codes: 0 success (verified), 1 not verified, 2 bad usage or unusable input, 3 internal error.';
+
+/**
+ * Descriptions written with their own line breaks (tables, numbered lists) are kept as written; one-line
+ * option descriptions are wrapped. The command list shows names only: each command's usage is its own help.
+ */
+const HELP_LAYOUT: HelpConfiguration = {
+  helpWidth: 100,
+  boxWrap(this: Help, text: string, width: number): string {
+    return text.includes('\n') ? text : Help.prototype.boxWrap.call(this, text, width);
+  },
+  subcommandTerm: (command) => command.name(),
+};
+
+/** The whole program; built per run so that a test's io and state never leak into the next run. */
+function buildProgram(io: CliIo, done: (code: number) => void): Program {
+  const program = new Program('proto')
+    .usage('<command> [options]')
+    .description('Verify and build Signed Bundles (V1 and V2).')
+    .version(packageJson.version, '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show this help')
+    .helpCommand('help [command]', 'show the help of a command')
+    .addHelpText('after', `\nRun \`proto <command> --help\` for the options of a command.\n\n${EXIT_CODES}\n`)
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .configureHelp(HELP_LAYOUT)
+    .showHelpAfterError()
+    .exitOverride();
+  for (const command of COMMANDS.values()) program.addCommand(commandProgram(command, io, done));
+  return program;
 }
 
-/** Runs one command line (without `node main.ts`) and returns the exit code. Never throws. */
-export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
-  const [name, ...rest] = argv;
-  if (name === undefined) {
-    io.stderr(mainHelp());
-    return EXIT_USAGE;
+function commandProgram(command: Command, io: CliIo, done: (code: number) => void): Program {
+  const [first = '', ...more] = command.usage;
+  const continuation = more.map((line) => `\n${' '.repeat(`Usage: proto ${command.name} `.length)}${line}`);
+  const sub = new Program(command.name)
+    .summary(command.summary)
+    .usage(`${first}${continuation.join('')}`)
+    .description(command.description)
+    .helpOption('-h, --help', 'show this help')
+    .argument('[arguments...]')
+    .allowExcessArguments(true)
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .configureHelp(HELP_LAYOUT)
+    .showHelpAfterError()
+    .exitOverride();
+  const declared: Option[] = [];
+  for (const spec of command.options) {
+    const option = new Option(spec.flags, spec.description);
+    if (spec.repeatable)
+      option.argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]);
+    declared.push(option);
+    sub.addOption(option);
   }
-  if (name === '--version' || name === '-V') {
-    io.stdout(`${packageJson.version}\n`);
-    return EXIT_OK;
-  }
-  if (name === '--help' || name === '-h' || name === 'help') {
-    const topic = rest[0];
-    if (topic === undefined) {
-      io.stdout(mainHelp());
-      return EXIT_OK;
-    }
-    const command = COMMANDS.get(topic);
-    if (!command) return unknownCommand(topic, io);
-    io.stdout(command.help);
-    return EXIT_OK;
-  }
-  const command = COMMANDS.get(name);
-  if (!command) return name.startsWith('-') ? unknownOption(name, io) : unknownCommand(name, io);
-  return runCommand(command, rest, io);
+  if (command.epilog !== undefined) sub.addHelpText('after', `\n${command.epilog}`);
+  sub.action(async (positionals: string[], _options: unknown, self: Program) => {
+    const parsed = self.opts();
+    const values: OptionValues = {};
+    for (const option of declared)
+      values[option.long?.slice(2) ?? option.name()] = parsed[option.attributeName()];
+    done(await runCommand(command, positionals, values, self, io));
+  });
+  return sub;
 }
 
-async function runCommand(command: Command, args: readonly string[], io: CliIo): Promise<number> {
-  let parsed: ReturnType<typeof parseArgs>;
-  try {
-    parsed = parseArgs({
-      args: [...args],
-      options: { ...command.options, help: { type: 'boolean', short: 'h' } },
-      allowPositionals: true,
-      strict: true,
-    });
-  } catch (cause) {
-    io.stderr(
-      `proto ${command.name}: ${cause instanceof Error ? cause.message : String(cause)}\n\n${command.help}`,
-    );
-    return EXIT_USAGE;
-  }
-  if (parsed.values['help'] === true) {
-    io.stdout(command.help);
-    return EXIT_OK;
-  }
+async function runCommand(
+  command: Command,
+  positionals: readonly string[],
+  values: OptionValues,
+  self: Program,
+  io: CliIo,
+): Promise<number> {
   const { min, max } = command.positionals;
-  if (parsed.positionals.length < min || parsed.positionals.length > max) {
+  if (positionals.length < min || positionals.length > max) {
     const expected = min === max ? `${min}` : `${min} to ${max}`;
     io.stderr(
-      `proto ${command.name}: expected ${expected} argument${max === 1 ? '' : 's'}, got ${parsed.positionals.length}\n\n${command.help}`,
+      `proto ${command.name}: expected ${expected} argument${max === 1 ? '' : 's'}, got ${positionals.length}\n\n${self.helpInformation()}`,
     );
     return EXIT_USAGE;
   }
   try {
-    return await command.run(
-      {
-        values: parsed.values as Record<string, string | boolean | undefined>,
-        positionals: parsed.positionals,
-      },
-      io,
-    );
+    return await command.run({ values, positionals }, io);
   } catch (cause) {
     if (cause instanceof CliError) {
-      io.stderr(`proto ${command.name}: ${cause.message}\n${cause.showUsage ? `\n${command.help}` : ''}`);
+      io.stderr(
+        `proto ${command.name}: ${cause.message}\n${cause.showUsage ? `\n${self.helpInformation()}` : ''}`,
+      );
       return EXIT_USAGE;
     }
     // The message only: a stack trace is noise to a user and can show local paths.
@@ -98,12 +103,42 @@ async function runCommand(command: Command, args: readonly string[], io: CliIo):
   }
 }
 
-function unknownCommand(name: string, io: CliIo): number {
-  io.stderr(`proto: unknown command '${name}'\n\n${mainHelp()}`);
-  return EXIT_USAGE;
+/** The program's help text (`proto --help`). */
+export function mainHelp(): string {
+  let text = '';
+  const program = buildProgram(
+    {
+      stdout: (t) => {
+        text += t;
+      },
+      stderr: () => {},
+      readStdin: async () => '',
+    },
+    () => {},
+  );
+  program.outputHelp();
+  return text;
 }
 
-function unknownOption(name: string, io: CliIo): number {
-  io.stderr(`proto: unknown option '${name}'\n\n${mainHelp()}`);
-  return EXIT_USAGE;
+/** Runs one command line (without `node main.ts`) and returns the exit code. Never throws. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  if (argv.length === 0) {
+    io.stderr(mainHelp());
+    return EXIT_USAGE;
+  }
+  let code: number | undefined;
+  const program = buildProgram(io, (result) => {
+    code = result;
+  });
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+  } catch (cause) {
+    if (!(cause instanceof CommanderError)) {
+      io.stderr(`proto: internal error: ${cause instanceof Error ? cause.message : String(cause)}\n`);
+      return EXIT_INTERNAL;
+    }
+    // Help and --version end the parse with exit code 0; every other refusal is bad usage.
+    return cause.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
+  }
+  return code ?? EXIT_USAGE;
 }

@@ -3,6 +3,8 @@
 import { readFile } from 'node:fs/promises';
 import type { BundleAnalysis, ProtocolProfile, VerifyResponse } from '@proto/core';
 import { CliError, type CliIo, inputName, parseJson } from './io.ts';
+import { checkLogInclusion } from './log-inclusion.ts';
+import { progress } from './progress.ts';
 
 export interface EvidenceOptions {
   /** A signed revocation list: a file, `-`, or an http(s) URL. */
@@ -70,13 +72,11 @@ export function evidenceOptions(values: Readonly<Record<string, unknown>>, now: 
 
 export function wantsEvidence(options: EvidenceOptions): boolean {
   return (
-    options.revocationList !== undefined || options.receipt !== undefined || options.attestation !== undefined
+    options.revocationList !== undefined ||
+    options.receipt !== undefined ||
+    options.attestation !== undefined ||
+    options.log !== undefined
   );
-}
-
-/** Progress for long waits, on stderr and only on a terminal (scripts get clean output). */
-function progress(io: CliIo, message: string): void {
-  if (io.isTerminal === true) io.stderr(`… ${message}\n`);
 }
 
 async function readDocument(source: string, io: CliIo, timeoutMs: number): Promise<unknown> {
@@ -199,6 +199,26 @@ export async function applyEvidence(
         retryable: check.retryable,
       });
     } else checks['anchor'] = check.status;
+  }
+
+  // --log without --receipt: look the bundle up in that log and prove it against the log's signed checkpoint.
+  if (options.log !== undefined && options.receipt === undefined) {
+    if (analysis.bundleHash === undefined) throw new CliError('the bundle has no hash to look up in the log');
+    const outcome = await checkLogInclusion(
+      analysis.bundleHash,
+      options.log,
+      options.logKeys,
+      options.timeoutMs,
+      io,
+    );
+    if (outcome.status === 'pass') checks['log_inclusion'] = 'pass';
+    else {
+      fail('log_inclusion', {
+        code: errorCode(outcome.code ?? 'MERKLE_ROOT_MISMATCH', profile),
+        message: `transparency log: ${outcome.message}`,
+        retryable: outcome.retryable,
+      });
+    }
   }
 
   const failed = details.length > (response.error_details ?? []).length;

@@ -5,28 +5,13 @@ import { buildSignedBundle } from '@proto/core';
 import { call, type RunningService, revoke, startService } from '@proto/revocation/testing';
 import { tempDirSync } from '@proto/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from './cli.ts';
-import type { CliIo } from './io.ts';
+import { runInProcess } from './run-in-process.ts';
 
 const work = tempDirSync('cli-evidence');
 let revocation: RunningService;
 let listKey: string;
 
-async function proto(args: readonly string[]) {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    stdout: (text) => {
-      stdout += text;
-    },
-    stderr: (text) => {
-      stderr += text;
-    },
-    readStdin: async () => '',
-  };
-  const code = await runCli(args, io);
-  return { code, stdout, stderr };
-}
+const proto = (args: readonly string[]) => runInProcess(args);
 
 beforeAll(async () => {
   revocation = await startService({

@@ -10,6 +10,8 @@ export interface CliIo {
   readonly readStdin: () => Promise<string>;
   /** Standard output is a terminal (readable output instead of JSON where a command offers both). */
   readonly isTerminal?: boolean;
+  /** Standard error is a terminal: progress lines for long waits go there (progress.ts). */
+  readonly stderrIsTerminal?: boolean;
 }
 
 /**

@@ -23,5 +23,6 @@ export function processIo(): CliIo {
       return Buffer.concat(chunks).toString('utf8');
     },
     isTerminal: process.stdout.isTTY === true,
+    stderrIsTerminal: process.stderr.isTTY === true,
   };
 }

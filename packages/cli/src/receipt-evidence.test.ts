@@ -6,7 +6,7 @@ import { buildSignedBundle, computeBundleHash } from '@proto/core';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
 import { tempDirSync } from '@proto/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from './cli.ts';
+import { runInProcess } from './run-in-process.ts';
 
 const LOG_TOKEN = 'log-append-token-for-the-cli-test';
 const work = tempDirSync('cli-receipt');
@@ -14,20 +14,7 @@ let log: LogTestServer;
 let target: StoreTarget;
 let anchor: Awaited<ReturnType<typeof testApp>>;
 
-async function proto(args: readonly string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(args, {
-    stdout: (text) => {
-      stdout += text;
-    },
-    stderr: (text) => {
-      stderr += text;
-    },
-    readStdin: async () => '',
-  });
-  return { code, stdout, stderr };
-}
+const proto = (args: readonly string[]) => runInProcess(args);
 
 function bundleFile(name: string): { file: string; hash: string } {
   const signed = buildSignedBundle({ tier: 'standard' }).signed_bundle;

@@ -1,33 +1,21 @@
 // `proto record sign|verify` end to end: build (keys out) → sign a certificate → verify; a flipped byte, another
 // context (profile) or another agent's keys do not verify. Issue 15 item 5.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type ProcessRun, runProcess, tempDirSync } from '@proto/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
 const EXAMPLE = fileURLToPath(
   new URL('../../core/test-vectors/schema-examples/commissioning_certificate.json', import.meta.url),
 );
-const TMP = mkdtempSync(path.join(tmpdir(), 'proto-record-'));
-afterAll(() => rmSync(TMP, { recursive: true, force: true }));
+const work = tempDirSync('cli-record');
+const TMP = work.dir;
+afterAll(() => work.remove());
 
-function proto(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => {
-      stdout += c.toString('utf8');
-    });
-    child.stderr.on('data', (c: Buffer) => {
-      stderr += c.toString('utf8');
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function proto(args: readonly string[]): Promise<ProcessRun> {
+  return runProcess(process.execPath, [MAIN, ...args]);
 }
 
 describe('proto record', () => {

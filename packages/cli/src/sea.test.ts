@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { buildSignedBundle } from '@proto/core';
-import { tempDirSync } from '@proto/testing';
+import { runProcessSync, tempDirSync } from '@proto/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -17,13 +17,7 @@ afterAll(() => work.remove());
 
 function run(args: readonly string[], options: { terminal?: boolean } = {}) {
   // cwd outside the repository: the executable must carry everything it needs (schemas included).
-  const result = options.terminal
-    ? spawnSync('script', ['-qec', [EXECUTABLE, ...args].map((a) => `'${a}'`).join(' '), '/dev/null'], {
-        encoding: 'utf8',
-        cwd: work.dir,
-      })
-    : spawnSync(EXECUTABLE, [...args], { encoding: 'utf8', cwd: work.dir });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+  return runProcessSync(EXECUTABLE, args, { ...options, cwd: work.dir });
 }
 
 describe('the single-file proto executable', () => {

@@ -1,18 +1,18 @@
 // `proto verify --batch DIR|FILE…` end to end (the real CLI spawned): one NDJSON line per file in
 // argument order, the /verify response with its file name, exit 1 when any is not verified. Issue 14.
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSignedBundle } from '@proto/core';
+import { runProcessSync, tempDirSync } from '@proto/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
-const TMP = mkdtempSync(path.join(tmpdir(), 'proto-batch-'));
-afterAll(() => rmSync(TMP, { recursive: true, force: true }));
+const work = tempDirSync('cli-batch');
+const TMP = work.dir;
+afterAll(() => work.remove());
 
-const proto = (args: readonly string[]) => spawnSync(process.execPath, [MAIN, ...args], { encoding: 'utf8' });
+const proto = (args: readonly string[]) => runProcessSync(process.execPath, [MAIN, ...args]);
 const lines = (stdout: string) =>
   stdout
     .split('\n')
@@ -47,18 +47,18 @@ describe('proto verify --batch', () => {
       ['a-good.json', true],
     ]);
     expect(out[0]).toMatchObject({ version: '2.0', checks: expect.any(Object) });
-    expect(run.status).toBe(1);
+    expect(run.code).toBe(1);
   });
 
   it('exits 0 when every bundle verifies', () => {
     const run = proto(['verify', '--batch', good, good, good]);
     expect(lines(run.stdout).map((l) => l['verified'])).toEqual([true, true, true]);
-    expect(run.status).toBe(0);
+    expect(run.code).toBe(0);
   });
 
   it('still takes one FILE at a time without --batch', () => {
     const run = proto(['verify', good, good]);
-    expect(run.status).toBe(2);
+    expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/one FILE at a time/);
   });
 });

@@ -1,5 +1,6 @@
 // Test support shared by every package's tests: temporary directories, an app on an ephemeral port, an RFC 9162
-// reference Merkle tree and an independent canonical JSON. Issue 13 item 5; imports no workspace package.
+// reference Merkle tree, an independent canonical JSON and running a program as a user does. Issue 13 item 5;
+// imports no workspace package.
 export { jcs, jcsBytes, jcsSha256 } from './jcs.ts';
 export { type Listenable, type ListeningApp, listenOnPort0 } from './listen.ts';
 export {
@@ -9,4 +10,5 @@ export {
   referencePath,
   referenceRoot,
 } from './merkle-reference.ts';
+export { type ProcessRun, runProcess, runProcessSync } from './run-process.ts';
 export { type TempDir, tempDir, tempDirSync } from './temp-dir.ts';

@@ -2,23 +2,7 @@
 // SPEC.md "Anchoring formats" (contract chain), DECISIONS D19; the anchor service then takes ETH_CONTRACT from its output.
 import type { Command, ParsedCommandLine } from '../command.ts';
 import { CliError, type CliIo, EXIT_OK, printJson } from '../io.ts';
-
-const HELP = `Usage: proto anchor deploy-contract --rpc URL [--key HEX] [--chain-id N] [--confirmations N]
-
-Deploys contracts/ProtoAnchor.sol (the committed solc 0.8.30 artifact, contracts/ProtoAnchor.generated.json)
-from the account of --key, waits for it, checks the code the chain stores, and prints
-{contract, tx_id, block_number, chain_id, deployer}. Set ETH_CONTRACT of the anchor service to "contract".
-
-Options:
-  --rpc URL            EVM JSON-RPC endpoint
-  --key HEX            secp256k1 private key of the paying account (64 hex, 0x optional);
-                       default: the ETH_PRIVATE_KEY environment variable (keeps it out of shell history)
-  --chain-id N         refuse to deploy unless the RPC serves this chain id
-  --confirmations N    blocks to wait for (default 1)
-  -h, --help           show this help
-
-Exit codes: 0 deployed, 2 bad usage, 3 the deployment failed.
-`;
+import { progress } from '../progress.ts';
 
 function integer(values: ParsedCommandLine['values'], name: string): number | undefined {
   const value = values[name];
@@ -41,6 +25,7 @@ async function deploy(values: ParsedCommandLine['values'], io: CliIo): Promise<n
   const confirmations = integer(values, 'confirmations');
   // viem loads only for this command; the deployment code is a framework-free client the anchor tests share.
   const { deployAnchorContract } = await import('@proto/clients/contract');
+  progress(io, `deploying to ${rpc} and waiting for ${confirmations ?? 1} confirmation(s)`);
   const result = await deployAnchorContract({
     rpcUrl: rpc,
     privateKey: key,
@@ -54,13 +39,22 @@ async function deploy(values: ParsedCommandLine['values'], io: CliIo): Promise<n
 export const anchorCommand: Command = {
   name: 'anchor',
   summary: 'deploy the anchoring contract to an EVM chain (anchor deploy-contract)',
-  help: HELP,
-  options: {
-    rpc: { type: 'string' },
-    key: { type: 'string' },
-    'chain-id': { type: 'string' },
-    confirmations: { type: 'string' },
-  },
+  usage: ['deploy-contract --rpc URL [--key HEX] [--chain-id N] [--confirmations N]'],
+  description: `Deploys contracts/ProtoAnchor.sol (the committed solc 0.8.30 artifact, contracts/ProtoAnchor.generated.json)
+from the account of --key, waits for it, checks the code the chain stores, and prints
+{contract, tx_id, block_number, chain_id, deployer}. Set ETH_CONTRACT of the anchor service to "contract".`,
+  options: [
+    { flags: '--rpc <URL>', description: 'EVM JSON-RPC endpoint' },
+    {
+      flags: '--key <HEX>',
+      description:
+        'secp256k1 private key of the paying account (64 hex, 0x optional); default: the ETH_PRIVATE_KEY environment variable (keeps it out of shell history)',
+    },
+    { flags: '--chain-id <N>', description: 'refuse to deploy unless the RPC serves this chain id' },
+    { flags: '--confirmations <N>', description: 'blocks to wait for (default 1)' },
+  ],
+  epilog: `Exit codes: 0 deployed, 2 bad usage, 3 the deployment failed.
+`,
   positionals: { min: 1, max: 1 },
   async run({ values, positionals }, io) {
     const action = positionals[0];

@@ -14,29 +14,6 @@ import {
 } from '../io.ts';
 import { timeAndProfile } from './revocation.ts';
 
-const HELP = `Usage: proto attestation verify FILE|- (--key B64 … | --keys FILE) [--rpr-hash H]
-                                [--agent ID] [--jurisdiction J] [--at TIME] [--profile P]
-
-Verifies an attestation issued by POST /attest offline: the schema, the Ed25519 signature over
-context(JurisdictionAttestation) ‖ 0x00 ‖ jcs(attestation without signature) by a trusted issuer
-key (inside the key's validity window at attested_at), the expected rpr_hash, agent and
-jurisdiction, and that it has not expired. FILE holds {attestation} or the attestation itself.
-
-Options:
-  --key B64          a trusted issuer public key (standard base64); repeat for rotation
-  --keys FILE        the issuer's attestation-keys document ({keys:[{key_id, public_key_b64,
-                     valid_from, valid_until}]}); fetch it over a channel you trust
-  --rpr-hash H       the bundle's manifest.rpr_hash (sha256:<hex>) the attestation must name
-  --agent ID         the agent id it must name
-  --jurisdiction J   the jurisdiction it must name
-  --at TIME          check expiry as of this ISO 8601 time instead of now
-  --profile P        proto (default) or dcp-ai
-  -h, --help         show this help
-
-Prints {verified, issuer, jurisdiction, agent_id, rpr_hash, attested_at, expires_at, signer?, error?}.
-Exit codes: 0 verified, 1 not verified, 2 bad usage or unreadable input.
-`;
-
 function listOption(values: ParsedCommandLine['values'], name: string): string[] {
   const value = (values as Record<string, unknown>)[name];
   if (Array.isArray(value)) return value.filter((v): v is string => typeof v === 'string');
@@ -51,16 +28,34 @@ function stringOption(values: ParsedCommandLine['values'], name: string): string
 export const attestationCommand: Command = {
   name: 'attestation',
   summary: 'verify a jurisdiction attestation offline against trusted issuer keys',
-  help: HELP,
-  options: {
-    key: { type: 'string', multiple: true },
-    keys: { type: 'string' },
-    'rpr-hash': { type: 'string' },
-    agent: { type: 'string' },
-    jurisdiction: { type: 'string' },
-    at: { type: 'string' },
-    profile: { type: 'string' },
-  },
+  usage: ['verify FILE|- (--key B64 … | --keys FILE) [options]'],
+  description: `Verifies an attestation issued by POST /attest offline: the schema, the Ed25519 signature over
+context(JurisdictionAttestation) ‖ 0x00 ‖ jcs(attestation without signature) by a trusted issuer
+key (inside the key's validity window at attested_at), the expected rpr_hash, agent and
+jurisdiction, and that it has not expired. FILE holds {attestation} or the attestation itself.`,
+  options: [
+    {
+      flags: '--key <B64>',
+      description: 'a trusted issuer public key (standard base64); repeat for rotation',
+      repeatable: true,
+    },
+    {
+      flags: '--keys <FILE>',
+      description:
+        "the issuer's attestation-keys document ({keys:[{key_id, public_key_b64, valid_from, valid_until}]}); fetch it over a channel you trust",
+    },
+    {
+      flags: '--rpr-hash <H>',
+      description: "the bundle's manifest.rpr_hash (sha256:<hex>) the attestation must name",
+    },
+    { flags: '--agent <ID>', description: 'the agent id it must name' },
+    { flags: '--jurisdiction <J>', description: 'the jurisdiction it must name' },
+    { flags: '--at <TIME>', description: 'check expiry as of this ISO 8601 time instead of now' },
+    { flags: '--profile <P>', description: 'proto (default) or dcp-ai' },
+  ],
+  epilog: `Prints {verified, issuer, jurisdiction, agent_id, rpr_hash, attested_at, expires_at, signer?, error?}.
+Exit codes: 0 verified, 1 not verified, 2 bad usage or unreadable input.
+`,
   positionals: { min: 2, max: 2 },
   async run({ values, positionals }, io) {
     if (positionals[0] !== 'verify') {

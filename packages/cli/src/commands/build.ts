@@ -8,41 +8,34 @@ import { CliError, EXIT_OK, loadCore, printJson } from '../io.ts';
 export const buildCommand: Command = {
   name: 'build',
   summary: 'build a signed sample bundle (fresh keys) for a security tier',
-  help: `Usage: proto build [--tier TIER] [--entries N] [--profile P] [--shape spec|sdk]
-                   [--classical-only] [--v1] [--emergency-secret HEX] [--keys-out FILE]
-
-Builds a signed sample bundle with freshly generated keys and prints it as JSON.
-The intent is chosen so that the bundle resolves to exactly TIER.
-
-Options:
-  --tier TIER        routine, standard (default), elevated or maximum
-  --entries N        number of audit entries, at least 1 (default 3)
-  --profile P        proto (default) or dcp-ai: the signing contexts
-  --shape S          spec or sdk: manifest, checkpoint and signature shape
-                     (default spec under proto, sdk under dcp-ai)
-  --classical-only   sign with Ed25519 only (V2)
-  --v1               build a V1 bundle (Ed25519, V1 canonical JSON)
-  --emergency-secret HEX
-                     32-byte secret as 64 hex: the passport carries its SHA-256 as
-                     emergency_revocation_token (PROTOCOL §9.5), so whoever holds the
-                     secret can revoke the agent at the revocation service
-  --keys-out FILE    also write the bundle's key pairs {agent, principal} (secret!) to FILE,
-                     for \`proto record sign --keys FILE\`
-  -h, --help         show this help
-
-Example:
+  usage: ['[options]'],
+  description: `Builds a signed sample bundle with freshly generated keys and prints it as JSON.
+The intent is chosen so that the bundle resolves to exactly TIER.`,
+  options: [
+    { flags: '--tier <TIER>', description: 'routine, standard (default), elevated or maximum' },
+    { flags: '--entries <N>', description: 'number of audit entries, at least 1 (default 3)' },
+    { flags: '--profile <P>', description: 'proto (default) or dcp-ai: the signing contexts' },
+    {
+      flags: '--shape <S>',
+      description:
+        'spec or sdk: manifest, checkpoint and signature shape (default spec under proto, sdk under dcp-ai)',
+    },
+    { flags: '--classical-only', description: 'sign with Ed25519 only (V2)' },
+    { flags: '--v1', description: 'build a V1 bundle (Ed25519, V1 canonical JSON)' },
+    {
+      flags: '--emergency-secret <HEX>',
+      description:
+        '32-byte secret as 64 hex: the passport carries its SHA-256 as emergency_revocation_token (PROTOCOL §9.5), so whoever holds the secret can revoke the agent at the revocation service',
+    },
+    {
+      flags: '--keys-out <FILE>',
+      description:
+        "also write the bundle's key pairs {agent, principal} (secret!) to FILE, for `proto record sign --keys FILE`",
+    },
+  ],
+  epilog: `Example:
   proto build --tier elevated --entries 10 | proto verify -
 `,
-  options: {
-    tier: { type: 'string' },
-    entries: { type: 'string' },
-    profile: { type: 'string' },
-    shape: { type: 'string' },
-    'classical-only': { type: 'boolean' },
-    v1: { type: 'boolean' },
-    'emergency-secret': { type: 'string' },
-    'keys-out': { type: 'string' },
-  },
   positionals: { min: 0, max: 0 },
   async run({ values }, io) {
     const { buildSignedBundle, bundleKeysToJson, isProfileName, isSecurityTier, SECURITY_TIERS } =

@@ -6,18 +6,13 @@ import { CliError, EXIT_OK, inputName, isPlainObject, loadCore, printJson, readJ
 export const hashCommand: Command = {
   name: 'hash',
   summary: 'print the bundle hash (and the V2 manifest hash) of a signed bundle',
-  help: `Usage: proto hash FILE|-
-
-Prints the hashes of a signed bundle (or of the signed_bundle in a /verify request body):
+  usage: ['FILE|-'],
+  description: `Prints the hashes of a signed bundle (or of the signed_bundle in a /verify request body):
   V1: {"version": "1.0", "bundle_hash": "sha256:…"}   SHA-256 of the V1-canonical bundle
   V2: {"version": "2.0", "bundle_hash": "sha256:…", "manifest_hash": "sha256:…"}
       bundle_hash = SHA-256 of jcs({bundle, signature}); manifest_hash = SHA-256 of jcs(manifest)
-The values are recomputed from the content, never copied from the bundle.
-
-Options:
-  -h, --help  show this help
-`,
-  options: {},
+The values are recomputed from the content, never copied from the bundle.`,
+  options: [],
   positionals: { min: 1, max: 1 },
   async run({ positionals }, io) {
     const { computeBundleHash, detectBundleVersion, hashCanonicalV1, hashCanonicalV2 } = await loadCore();

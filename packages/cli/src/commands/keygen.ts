@@ -7,17 +7,11 @@ import { CliError, EXIT_OK, loadCore, printJson } from '../io.ts';
 export const keygenCommand: Command = {
   name: 'keygen',
   summary: 'generate an Ed25519 or ML-DSA-65 key pair (JSON with kid and base64 keys)',
-  help: `Usage: proto keygen [--alg ed25519|ml-dsa-65]
-
-Generates a key pair and prints {alg, kid, public_key_b64, secret_key_b64}.
+  usage: ['[--alg ed25519|ml-dsa-65]'],
+  description: `Generates a key pair and prints {alg, kid, public_key_b64, secret_key_b64}.
 The secret key uses the SDK layout: Ed25519 seed ‖ public key (64 bytes),
-ML-DSA-65 FIPS 204 expanded key (4032 bytes). Keep it secret.
-
-Options:
-  --alg ALG   ed25519 (default) or ml-dsa-65
-  -h, --help  show this help
-`,
-  options: { alg: { type: 'string' } },
+ML-DSA-65 FIPS 204 expanded key (4032 bytes). Keep it secret.`,
+  options: [{ flags: '--alg <ALG>', description: 'ed25519 (default) or ml-dsa-65' }],
   positionals: { min: 0, max: 0 },
   async run({ values }, io) {
     const { deriveKid, keyPairToJson, SIGNING_ALGS, selectCryptoBackend } = await loadCore();

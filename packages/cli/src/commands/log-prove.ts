@@ -1,9 +1,14 @@
 // `proto log prove --tiles URL --index N`: an inclusion proof computed from a log's C2SP tiles alone.
-// Issue 18 item 1; c2sp.org/tlog-tiles, tlog-checkpoint; RFC 9162 §2.1.3. The checkpoint read here is not
-// signature-checked: pass its root to `proto log verify` with the log's keys.
+// Issue 18 item 1; c2sp.org/tlog-tiles, tlog-checkpoint; RFC 9162 §2.1.3. With --key the checkpoint must be
+// signed by those keys (all of them) before its size and root are used; without, it is read unchecked.
 import {
+  DEFAULT_PROFILE,
+  errorCode,
   inclusionProofFromTiles,
+  openLogCheckpoint,
+  parseVerifierKey,
   rootFromTiles,
+  selectCryptoBackend,
   type TileFetcher,
   tilePath,
   toHex,
@@ -11,6 +16,7 @@ import {
 } from '@proto/core';
 import type { ParsedCommandLine } from '../command.ts';
 import { CliError, type CliIo, EXIT_NOT_VERIFIED, EXIT_OK, printJson } from '../io.ts';
+import { progress } from '../progress.ts';
 
 function count(text: unknown, name: string): number {
   if (typeof text !== 'string' || !/^(0|[1-9]\d{0,15})$/.test(text))
@@ -30,8 +36,28 @@ export async function runProve(values: ParsedCommandLine['values'], io: CliIo): 
     throw new CliError('--tiles must be an http(s) URL');
   const prefix = base.replace(/\/+$/, '');
   const index = count(values.index, 'index');
+  const note = new TextDecoder().decode(await get(`${prefix}/checkpoint`));
+  const keyTexts = values.key === undefined ? [] : [values.key].flat();
+  let signedBy: string[] | undefined;
+  if (keyTexts.length > 0) {
+    const keys = keyTexts.map((text) => {
+      const key = parseVerifierKey(String(text));
+      if (!key.ok) throw new CliError(`--key ${String(text).slice(0, 40)}…: ${key.error.message}`);
+      return key.value;
+    });
+    const opened = openLogCheckpoint(note, keys, { backend: selectCryptoBackend() });
+    if (!opened.ok) {
+      const { code, message } = opened.error;
+      printJson(io, {
+        verified: false,
+        error: { code: errorCode(code, DEFAULT_PROFILE), name: code, message },
+      });
+      return EXIT_NOT_VERIFIED;
+    }
+    signedBy = opened.value.verifiedBy.map((key) => key.keyId.toString(16).padStart(8, '0'));
+  }
   // The checkpoint's second line is the tree size and third the base64 root (c2sp.org/tlog-checkpoint).
-  const lines = new TextDecoder().decode(await get(`${prefix}/checkpoint`)).split('\n');
+  const lines = note.split('\n');
   const treeSize =
     values['tree-size'] === undefined
       ? count(lines[1], 'tree-size')
@@ -39,6 +65,7 @@ export async function runProve(values: ParsedCommandLine['values'], io: CliIo): 
   if (index >= treeSize) throw new CliError(`--index ${index} is outside a tree of size ${treeSize}`);
   const fetchTile: TileFetcher = (level, tileIndex, width) =>
     get(`${prefix}/${tilePath(level, tileIndex, width)}`);
+  progress(io, `fetching the tiles of entry ${index} in a tree of ${treeSize}`);
   const { leafHash, proof } = await inclusionProofFromTiles(index, treeSize, fetchTile);
   const root = await rootFromTiles(treeSize, fetchTile);
   const checkpointRoot = Buffer.from(lines[2] ?? '', 'base64');
@@ -54,6 +81,7 @@ export async function runProve(values: ParsedCommandLine['values'], io: CliIo): 
     proof: proof.map(toHex),
     root: toHex(root),
     ...(matchesCheckpoint === undefined ? {} : { matches_checkpoint: matchesCheckpoint }),
+    ...(signedBy === undefined ? {} : { checkpoint_signed_by: signedBy }),
   });
   return verified ? EXIT_OK : EXIT_NOT_VERIFIED;
 }

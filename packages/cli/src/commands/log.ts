@@ -28,34 +28,6 @@ import {
 } from '../io.ts';
 import { runProve } from './log-prove.ts';
 
-const HELP = `Usage: proto log prove --tiles URL --index N [--tree-size N]   (inclusion proof from C2SP tiles alone)
-       proto log verify --checkpoint FILE --key VKEY [--key VKEY]
-                        [--bundle-hash H [--index I] --proof FILE]
-                        [--old-checkpoint FILE --consistency FILE]
-
-Verifies transparency-log material offline, against verifier keys you trust:
-  1. the checkpoint (C2SP signed note) is signed by every --key given (Ed25519 and/or ML-DSA-65);
-  2. with --bundle-hash and --proof: the bundle hash is the leaf at the index in that checkpoint's tree;
-  3. with --old-checkpoint and --consistency: the checkpoint's tree extends the older one.
-
-Inputs (FILE may be - for standard input, once):
-  --checkpoint FILE      the note from GET /checkpoint, or the JSON of GET /root/signed
-  --key VKEY             a verifier key <origin>+<key id>+<base64>, or a file of them (one per line or a
-                         JSON array); repeat for both keys. Take keys from a channel you trust, never
-                         from the response being checked.
-  --bundle-hash H        sha256:<64 lowercase hex>
-  --index I              the log_index (optional when the proof file names it)
-  --proof FILE           JSON of GET /proof/:log_index?tree_size=<checkpoint size>, or the C2SP text of
-                         GET /tlog-proof/:log_index (it carries its own checkpoint; --checkpoint is then optional)
-  --old-checkpoint FILE  an earlier checkpoint of the same log (note or JSON)
-  --consistency FILE     JSON of GET /consistency?first=<old size>&second=<checkpoint size>
-  --origin ORIGIN        the origin to expect (default: the keys' name)
-  --any-key              accept the checkpoint when one of the given keys signed it (default: all)
-
-Prints {verified, checkpoint, inclusion?, consistency?, error?}.
-Exit codes: 0 verified, 1 not verified, 2 bad usage or unreadable input.
-`;
-
 function stringOption(values: ParsedCommandLine['values'], name: string): string | undefined {
   const value = values[name];
   return typeof value === 'string' ? value : undefined;
@@ -291,20 +263,52 @@ async function runVerify(values: ParsedCommandLine['values'], io: CliIo): Promis
 export const logCommand: Command = {
   name: 'log',
   summary: 'verify transparency-log checkpoints, inclusion and consistency proofs offline',
-  help: HELP,
-  options: {
-    checkpoint: { type: 'string' },
-    key: { type: 'string', multiple: true },
-    'bundle-hash': { type: 'string' },
-    index: { type: 'string' },
-    proof: { type: 'string' },
-    'old-checkpoint': { type: 'string' },
-    consistency: { type: 'string' },
-    origin: { type: 'string' },
-    'any-key': { type: 'boolean' },
-    tiles: { type: 'string' },
-    'tree-size': { type: 'string' },
-  },
+  usage: [
+    'prove --tiles URL --index N [--tree-size N] [--key VKEY]...',
+    'verify --checkpoint FILE --key VKEY [--key VKEY] [--bundle-hash H [--index I] --proof FILE]',
+    '[--old-checkpoint FILE --consistency FILE]',
+  ],
+  description: `prove   computes an inclusion proof from the log's C2SP tiles alone; with --key, the log's
+        checkpoint must be signed by those keys.
+verify  checks transparency-log material offline, against verifier keys you trust:
+  1. the checkpoint (C2SP signed note) is signed by every --key given (Ed25519 and/or ML-DSA-65);
+  2. with --bundle-hash and --proof: the bundle hash is the leaf at the index in that checkpoint's tree;
+  3. with --old-checkpoint and --consistency: the checkpoint's tree extends the older one.
+FILE may be - for standard input, once.`,
+  options: [
+    {
+      flags: '--checkpoint <FILE>',
+      description: 'the note from GET /checkpoint, or the JSON of GET /root/signed',
+    },
+    {
+      flags: '--key <VKEY>',
+      description:
+        'a verifier key <origin>+<key id>+<base64>, or a file of them (one per line or a JSON array); repeat for both keys. Take keys from a channel you trust, never from the response being checked.',
+      repeatable: true,
+    },
+    { flags: '--bundle-hash <H>', description: 'sha256:<64 lowercase hex>' },
+    { flags: '--index <I>', description: 'the log_index (optional for verify when the proof file names it)' },
+    {
+      flags: '--proof <FILE>',
+      description:
+        'JSON of GET /proof/:log_index?tree_size=<checkpoint size>, or the C2SP text of GET /tlog-proof/:log_index (it carries its own checkpoint; --checkpoint is then optional)',
+    },
+    { flags: '--old-checkpoint <FILE>', description: 'an earlier checkpoint of the same log (note or JSON)' },
+    {
+      flags: '--consistency <FILE>',
+      description: 'JSON of GET /consistency?first=<old size>&second=<checkpoint size>',
+    },
+    { flags: '--origin <ORIGIN>', description: "the origin to expect (default: the keys' name)" },
+    {
+      flags: '--any-key',
+      description: 'accept the checkpoint when one of the given keys signed it (default: all)',
+    },
+    { flags: '--tiles <URL>', description: "prove: the log's tiles base URL" },
+    { flags: '--tree-size <N>', description: "prove: the tree size to prove in (default: the checkpoint's)" },
+  ],
+  epilog: `Prints {verified, checkpoint, inclusion?, consistency?, error?}.
+Exit codes: 0 verified, 1 not verified, 2 bad usage or unreadable input.
+`,
   positionals: { min: 1, max: 1 },
   async run({ values, positionals }, io) {
     const action = positionals[0];

@@ -11,32 +11,7 @@ import {
   printJson,
   readJsonInput,
 } from '../io.ts';
-
-const HELP = `Usage: proto receipt verify FILE|- --bundle-hash H [--rpc URL] [--esplora URL]
-                                   [--log URL] [--log-key VKEY] [--min-confirmations N]
-
-Verifies an anchor receipt (the receipt, or an {anchor_receipt} response) for a bundle hash:
-  1. the receipt's bundle_hash (if any) is H, and its merkle_path leads from H to batch_root;
-  2. contract chain: the transaction's receipt from --rpc has the Anchored event at event_index,
-     emitted by the contract, with topic1 = batch_root, in block block_number;
-     Bitcoin: the raw transaction from --esplora hashes to tx_id and has an OP_RETURN with
-     proto:v2:<batch_root>, in block block_height;
-     log: with --log-key, the log's signed checkpoint holds the receipt's root (or a consistent one);
-     without, the log's proof endpoint must reproduce the receipt's root.
-
-Options:
-  --bundle-hash H          sha256:<64 lowercase hex> (compute it with \`proto hash BUNDLE\`)
-  --rpc URL                EVM JSON-RPC endpoint for contract-chain receipts
-  --esplora URL            Esplora API base URL for Bitcoin receipts
-  --log URL                the transparency log to ask (default: the receipt's log_url, with a warning)
-  --log-key VKEY           the log's verifier key (repeat for both keys); take it from a channel you trust
-  --min-confirmations N    confirmations required to pass (default 1)
-  --timeout MS             per request (default 10000)
-  -h, --help               show this help
-
-Prints {verified, status, kind, message, code?, retryable, confirmations?, warnings}.
-Exit codes: 0 verified, 1 not verified (failed, or skipped: see status and retryable), 2 bad usage.
-`;
+import { progress } from '../progress.ts';
 
 function text(values: ParsedCommandLine['values'], name: string): string | undefined {
   const value = values[name];
@@ -85,6 +60,7 @@ async function verify(source: string, values: ParsedCommandLine['values'], io: C
   // The receipt verifier is a framework-free client (@proto/clients), loaded only when this command runs.
   const { verifyAnchorReceipt } = await import('@proto/clients');
   const { errorCode, DEFAULT_PROFILE } = await import('@proto/core');
+  progress(io, `checking the receipt of ${bundleHash}`);
   const check = await verifyAnchorReceipt(receipt, bundleHash, {
     ...(rpc === undefined ? {} : { evmRpc: rpc }),
     ...(esplora === undefined ? {} : { esplora }),
@@ -114,16 +90,37 @@ async function verify(source: string, values: ParsedCommandLine['values'], io: C
 export const receiptCommand: Command = {
   name: 'receipt',
   summary: 'verify an anchor receipt against its chain or log (receipt verify)',
-  help: HELP,
-  options: {
-    'bundle-hash': { type: 'string' },
-    rpc: { type: 'string' },
-    esplora: { type: 'string' },
-    log: { type: 'string' },
-    'log-key': { type: 'string', multiple: true },
-    'min-confirmations': { type: 'string' },
-    timeout: { type: 'string' },
-  },
+  usage: ['verify FILE|- --bundle-hash H [options]'],
+  description: `Verifies an anchor receipt (the receipt, or an {anchor_receipt} response) for a bundle hash:
+  1. the receipt's bundle_hash (if any) is H, and its merkle_path leads from H to batch_root;
+  2. contract chain: the transaction's receipt from --rpc has the Anchored event at event_index,
+     emitted by the contract, with topic1 = batch_root, in block block_number;
+     Bitcoin: the raw transaction from --esplora hashes to tx_id and has an OP_RETURN with
+     proto:v2:<batch_root>, in block block_height;
+     log: with --log-key, the log's signed checkpoint holds the receipt's root (or a consistent one);
+     without, the log's proof endpoint must reproduce the receipt's root.`,
+  options: [
+    {
+      flags: '--bundle-hash <H>',
+      description: 'sha256:<64 lowercase hex> (compute it with `proto hash BUNDLE`)',
+    },
+    { flags: '--rpc <URL>', description: 'EVM JSON-RPC endpoint for contract-chain receipts' },
+    { flags: '--esplora <URL>', description: 'Esplora API base URL for Bitcoin receipts' },
+    {
+      flags: '--log <URL>',
+      description: "the transparency log to ask (default: the receipt's log_url, with a warning)",
+    },
+    {
+      flags: '--log-key <VKEY>',
+      description: "the log's verifier key (repeat for both keys); take it from a channel you trust",
+      repeatable: true,
+    },
+    { flags: '--min-confirmations <N>', description: 'confirmations required to pass (default 1)' },
+    { flags: '--timeout <MS>', description: 'per request (default 10000)' },
+  ],
+  epilog: `Prints {verified, status, kind, message, code?, retryable, confirmations?, warnings}.
+Exit codes: 0 verified, 1 not verified (failed, or skipped: see status and retryable), 2 bad usage.
+`,
   positionals: { min: 2, max: 2 },
   async run({ values, positionals }, io) {
     const [action, source] = positionals;

@@ -15,24 +15,25 @@ import {
 export const recordCommand: Command = {
   name: 'record',
   summary: 'sign or verify a /v2 record (commissioning certificate, transition statement, …)',
-  help: `Usage: proto record sign KIND FILE|- --keys KEYS [--as agent|principal] [--profile P]
-       proto record verify KIND FILE|- --keys KEYS [--profile P]
-
-sign    prints the record with its composite signature (composite_sig, or human_composite_sig for a
+  usage: [
+    'sign KIND FILE|- --keys KEYS [--as agent|principal] [--profile P]',
+    'verify KIND FILE|- --keys KEYS [--profile P]',
+  ],
+  description: `sign    prints the record with its composite signature (composite_sig, or human_composite_sig for a
         delegation_mandate) over jcs(record without it), under the kind's context.
 verify  checks that signature against the public keys in KEYS; exit 0 valid, 1 not valid.
 
 KIND is a record kind (commissioning_certificate, vitality_report, …) or lifecycle_transition for the
 body of POST /v2/lifecycle/transition. KEYS is a key file from \`proto build --keys-out\`
-({agent, principal}) or one key set {classical, pq?}.
-
-Options:
-  --keys FILE     key file (required)
-  --as WHO        agent (default) or principal: which key set of a build key file signs
-  --profile P     proto (default) or dcp-ai: the signing contexts
-  -h, --help      show this help
-`,
-  options: { keys: { type: 'string' }, as: { type: 'string' }, profile: { type: 'string' } },
+({agent, principal}) or one key set {classical, pq?}.`,
+  options: [
+    { flags: '--keys <FILE>', description: 'key file (required)' },
+    {
+      flags: '--as <WHO>',
+      description: 'agent (default) or principal: which key set of a build key file signs',
+    },
+    { flags: '--profile <P>', description: 'proto (default) or dcp-ai: the signing contexts' },
+  ],
   positionals: { min: 3, max: 3 },
   async run({ values, positionals }, io) {
     const core = await loadCore();

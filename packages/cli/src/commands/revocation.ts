@@ -5,28 +5,6 @@ import { DEFAULT_PROFILE, errorCode, findProfile, findRevocation, verifyRevocati
 import type { Command, ParsedCommandLine } from '../command.ts';
 import { CliError, EXIT_NOT_VERIFIED, EXIT_OK, printJson, readJsonInput } from '../io.ts';
 
-const HELP = `Usage: proto revocation verify FILE|- --key B64 [--key B64 …] [--agent ID …]
-                               [--min-list-number N] [--jurisdiction J] [--at TIME] [--profile P]
-
-Verifies a jurisdictional revocation list (GET /.well-known/proto-revocations.json) offline:
-the schema, the Ed25519 signature over context(Revocation) ‖ 0x00 ‖ jcs(list without signature)
-by one of the trusted keys, that now is not past next_update (stale), and, with
---min-list-number, that list_number is not lower than one already seen (rollback).
-With --agent, also reports whether each agent is revoked by the list.
-
-Options:
-  --key B64              a trusted Ed25519 public key (standard base64); repeat for rotation
-  --agent ID             an agent (or signer) id to look up; repeat for several
-  --min-list-number N    the highest list_number already accepted (refuse a rollback)
-  --jurisdiction J       the jurisdiction the list must be for
-  --at TIME              check freshness as of this ISO 8601 time instead of now
-  --profile P            proto (default) or dcp-ai: signing context and error-code prefix
-  -h, --help             show this help
-
-Prints {verified, list_number, issuer, jurisdiction, updated_at, next_update, entries, agents?, error?}.
-Exit codes: 0 verified and no --agent revoked, 1 not verified or an --agent revoked, 2 bad usage.
-`;
-
 function listOption(values: ParsedCommandLine['values'], name: string): string[] {
   const value = (values as Record<string, unknown>)[name];
   if (Array.isArray(value)) return value.filter((v): v is string => typeof v === 'string');
@@ -55,15 +33,37 @@ export function timeAndProfile(values: ParsedCommandLine['values']) {
 export const revocationCommand: Command = {
   name: 'revocation',
   summary: 'verify a signed jurisdictional revocation list offline and look agents up',
-  help: HELP,
-  options: {
-    key: { type: 'string', multiple: true },
-    agent: { type: 'string', multiple: true },
-    'min-list-number': { type: 'string' },
-    jurisdiction: { type: 'string' },
-    at: { type: 'string' },
-    profile: { type: 'string' },
-  },
+  usage: ['verify FILE|- --key B64 [--key B64 …] [--agent ID …] [options]'],
+  description: `Verifies a jurisdictional revocation list (GET /.well-known/proto-revocations.json) offline:
+the schema, the Ed25519 signature over context(Revocation) ‖ 0x00 ‖ jcs(list without signature)
+by one of the trusted keys, that now is not past next_update (stale), and, with
+--min-list-number, that list_number is not lower than one already seen (rollback).
+With --agent, also reports whether each agent is revoked by the list.`,
+  options: [
+    {
+      flags: '--key <B64>',
+      description: 'a trusted Ed25519 public key (standard base64); repeat for rotation',
+      repeatable: true,
+    },
+    {
+      flags: '--agent <ID>',
+      description: 'an agent (or signer) id to look up; repeat for several',
+      repeatable: true,
+    },
+    {
+      flags: '--min-list-number <N>',
+      description: 'the highest list_number already accepted (refuse a rollback)',
+    },
+    { flags: '--jurisdiction <J>', description: 'the jurisdiction the list must be for' },
+    { flags: '--at <TIME>', description: 'check freshness as of this ISO 8601 time instead of now' },
+    {
+      flags: '--profile <P>',
+      description: 'proto (default) or dcp-ai: signing context and error-code prefix',
+    },
+  ],
+  epilog: `Prints {verified, list_number, issuer, jurisdiction, updated_at, next_update, entries, agents?, error?}.
+Exit codes: 0 verified and no --agent revoked, 1 not verified or an --agent revoked, 2 bad usage.
+`,
   positionals: { min: 2, max: 2 },
   async run({ values, positionals }, io) {
     if (positionals[0] !== 'verify') {

@@ -19,59 +19,73 @@ import { verifyBatch } from './verify-batch.ts';
 export const verifyCommand: Command = {
   name: 'verify',
   summary: 'verify a signed bundle (or a /verify request body); prints the /verify response',
-  help: `Usage: proto verify FILE|- [--key B64] [--mode MODE] [--profile P] [--policy FILE]
-                    [--at TIME] [--json]
-                    [--revocation-list FILE|URL --revocation-key B64]...
-                    [--attestation FILE|URL --attestation-key B64]...
-                    [--receipt FILE|URL [--rpc URL] [--esplora URL] [--log URL --log-key VKEY]]
-       proto verify --batch DIR|FILE... [--mode MODE] [--profile P] [--policy FILE] [--at TIME]
-
-Verifies a signed bundle, V1 or V2. On a terminal it prints a readable report; with
+  usage: ['FILE|- [options]', '--batch DIR|FILE... [options]'],
+  description: `Verifies a signed bundle, V1 or V2. On a terminal it prints a readable report; with
 --json, or when the output is not a terminal, the JSON that POST /verify answers.
 FILE (or - for standard input) holds a signed bundle {bundle, signature} or a
-/verify request body {signed_bundle, public_key_b64?}.
-
-Options:
-  --key B64       public key (base64) for V1 bundles whose signature has no signer key
-  --mode MODE     operator mode (the floor of the resolved tier): classical_only,
-                  hybrid_preferred, hybrid_required, pq_only
-                  (default hybrid_preferred)
-  --profile P     proto (default) or dcp-ai: signing contexts and error-code prefix
-  --policy FILE   VerifierPolicy JSON (SPEC.md shape)
-  --at TIME       verify as of this ISO 8601 time instead of now (expiry checks)
-  --json          print the POST /verify JSON even on a terminal
-  --revocation-list FILE|URL   a signed revocation list: the bundle's agent must not be in it (D20)
-  --revocation-key B64         a key trusted to sign that list (repeatable)
-  --attestation FILE|URL       a jurisdiction attestation for this bundle's RPR, agent, jurisdiction (D21)
-  --attestation-key B64        an issuer key trusted to sign it (repeatable)
-  --receipt FILE|URL           an anchor receipt for this bundle, checked against the sources below (D19)
-  --rpc URL / --esplora URL / --log URL [--log-key VKEY]   where the receipt is checked
-  --timeout MS    per remote request (default 10000)
-  --batch         verify every FILE (a DIR stands for its *.json files) on all cores;
-                  one NDJSON line per file, {file, ...the /verify response}, in order
-  -h, --help      show this help
-
-Exit codes: 0 verified (and every evidence check given passed), 1 not verified, 2 unusable\ninput or bad option (a list or receipt that cannot be read or fetched), 3 internal error.
+/verify request body {signed_bundle, public_key_b64?}.`,
+  options: [
+    {
+      flags: '--key <B64>',
+      description: 'public key (base64) for V1 bundles whose signature has no signer key',
+    },
+    {
+      flags: '--mode <MODE>',
+      description:
+        'operator mode (the floor of the resolved tier): classical_only, hybrid_preferred, hybrid_required, pq_only (default hybrid_preferred)',
+    },
+    {
+      flags: '--profile <P>',
+      description: 'proto (default) or dcp-ai: signing contexts and error-code prefix',
+    },
+    { flags: '--policy <FILE>', description: 'VerifierPolicy JSON (SPEC.md shape)' },
+    { flags: '--at <TIME>', description: 'verify as of this ISO 8601 time instead of now (expiry checks)' },
+    { flags: '--json', description: 'print the POST /verify JSON even on a terminal' },
+    {
+      flags: '--revocation-list <FILE|URL>',
+      description: "a signed revocation list: the bundle's agent must not be in it (D20)",
+    },
+    {
+      flags: '--revocation-key <B64>',
+      description: 'a key trusted to sign that list (repeatable)',
+      repeatable: true,
+    },
+    {
+      flags: '--attestation <FILE|URL>',
+      description: "a jurisdiction attestation for this bundle's RPR, agent, jurisdiction (D21)",
+    },
+    {
+      flags: '--attestation-key <B64>',
+      description: 'an issuer key trusted to sign it (repeatable)',
+      repeatable: true,
+    },
+    {
+      flags: '--receipt <FILE|URL>',
+      description: 'an anchor receipt for this bundle, checked against --rpc, --esplora or --log (D19)',
+    },
+    { flags: '--rpc <URL>', description: 'EVM JSON-RPC endpoint where a contract-chain receipt is checked' },
+    { flags: '--esplora <URL>', description: 'Esplora API base URL where a Bitcoin receipt is checked' },
+    {
+      flags: '--log <URL>',
+      description:
+        'a transparency log: checks the --receipt there, or without --receipt looks the bundle hash up in it and proves its inclusion',
+    },
+    {
+      flags: '--log-key <VKEY>',
+      description:
+        "the log's verifier key <origin>+<key id>+<base64> (repeatable); its signed checkpoint must carry the proof",
+      repeatable: true,
+    },
+    { flags: '--timeout <MS>', description: 'per remote request (default 10000)' },
+    {
+      flags: '--batch',
+      description:
+        'verify every FILE (a DIR stands for its *.json files) on all cores; one NDJSON line per file, {file, ...the /verify response}, in order',
+    },
+  ],
+  epilog: `Exit codes: 0 verified (and every evidence check given passed), 1 not verified, 2 unusable
+input or bad option (a list or receipt that cannot be read or fetched), 3 internal error.
 `,
-  options: {
-    key: { type: 'string' },
-    mode: { type: 'string' },
-    profile: { type: 'string' },
-    policy: { type: 'string' },
-    at: { type: 'string' },
-    json: { type: 'boolean' },
-    attestation: { type: 'string' },
-    'attestation-key': { type: 'string', multiple: true },
-    'revocation-list': { type: 'string' },
-    'revocation-key': { type: 'string', multiple: true },
-    receipt: { type: 'string' },
-    rpc: { type: 'string' },
-    esplora: { type: 'string' },
-    log: { type: 'string' },
-    'log-key': { type: 'string', multiple: true },
-    timeout: { type: 'string' },
-    batch: { type: 'boolean' },
-  },
   positionals: { min: 1, max: Number.POSITIVE_INFINITY },
   async run({ values, positionals }, io) {
     const { createVerifier, decodeBase64Strict, isProfileName, isVerificationMode, VERIFICATION_MODES } =
@@ -134,12 +148,15 @@ Exit codes: 0 verified (and every evidence check given passed), 1 not verified, 
       throw new CliError(`${where}${verifier.error.message}`);
     }
     const evidence = evidenceOptions(values, clock?.() ?? new Date());
+    const json = wantsJson(values, io);
     const analysis = verifier.value.analyze(request);
     let response = verifier.value.finalize(analysis, clock?.() ?? new Date());
     if (wantsEvidence(evidence)) {
-      response = await applyEvidence(response, analysis, verifier.value.profile, evidence, io);
+      // Progress lines stay out of --json runs: whoever asked for JSON is a program, not a person waiting.
+      const quiet = json ? { ...io, stderrIsTerminal: false } : io;
+      response = await applyEvidence(response, analysis, verifier.value.profile, evidence, quiet);
     }
-    if (wantsJson(values, io)) printJson(io, response);
+    if (json) printJson(io, response);
     else io.stdout(renderVerdict(response));
     return response.verified ? EXIT_OK : EXIT_NOT_VERIFIED;
   },

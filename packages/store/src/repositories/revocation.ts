@@ -1,267 +1,39 @@
 // Repository of a jurisdiction's revocations: permanent entries, signed lists with a monotonic number,
 // issued attestations and the signing keys in use. Implements D20 (list_number never goes down) and D21.
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely } from 'kysely';
 import { assertId, isValidId } from '../ids.ts';
 import type { StoreDialect } from '../migrations/migration.ts';
-import type { Database, SequenceColumn } from '../schema.ts';
+import type { Database } from '../schema.ts';
 import { inTransaction } from '../transaction.ts';
+import type {
+  AttestationIssuance,
+  EmergencyRegisterResult,
+  EmergencyRevokeResult,
+  EmergencyTokenRecord,
+  EmergencyTokenRegistration,
+  IssuedRevocationList,
+  IssueOptions,
+  IssueResult,
+  IssuerKeyRecord,
+  ListBuilder,
+  RevocationEntryRecord,
+  RevocationRepository,
+  RevocationRepositoryOptions,
+  RevokeResult,
+} from './revocation-records.ts';
+import {
+  assertEmergencyToken,
+  assertJurisdiction,
+  toEmergencyToken,
+  toEntry,
+  toList,
+} from './revocation-rows.ts';
+import type { RevocationDatabase } from './revocation-tables.ts';
 
-/** Latest list number issued per jurisdiction (the row issuers lock). */
-export interface RevocationStateTable {
-  jurisdiction: string;
-  list_number: number | string;
-  updated_at: string;
-}
-
-/** Permanent revocation entries; the reason is kept only as its hash. */
-export interface RevocationEntriesTable {
-  seq: SequenceColumn;
-  jurisdiction: string;
-  agent_id: string;
-  revoked_at: string;
-  reason_hash: string;
-  recorded_at: string;
-  /** The first list that carried the entry. */
-  first_list_number: number | string;
-}
-
-/** Issued, signed lists as served (JSON text byte for byte). */
-export interface RevocationListsTable {
-  jurisdiction: string;
-  list_number: number | string;
-  list_json: string;
-  issued_at: string;
-  next_update: string;
-  entry_count: number;
-}
-
-export interface AttestationIssuanceTable {
-  seq: SequenceColumn;
-  jurisdiction: string;
-  agent_id: string;
-  rpr_hash: string;
-  key_id: string;
-  attested_at: string;
-  expires_at: string | null;
-  attestation_json: string;
-}
-
-export interface IssuerKeysTable {
-  jurisdiction: string;
-  purpose: string;
-  key_id: string;
-  public_key_b64: string;
-  first_used_at: string;
-}
-
-/** Emergency revocation tokens (migration 0006): one per agent, each usable once. */
-export interface EmergencyTokensTable {
-  jurisdiction: string;
-  agent_id: string;
-  /** `sha256:<hex>` of the 32-byte secret (the passport's emergency_revocation_token). */
-  token: string;
-  /** JSON array of the kids revoked with the agent. */
-  kids_json: string;
-  human_id: string | null;
-  source: string;
-  registered_at: string;
-  used_at: string | null;
-}
-
-/** The tables of migrations 0004 and 0006, as Kysely sees them. */
-export interface RevocationTables {
-  revocation_state: RevocationStateTable;
-  revocation_entries: RevocationEntriesTable;
-  revocation_lists: RevocationListsTable;
-  attestation_issuance: AttestationIssuanceTable;
-  issuer_keys: IssuerKeysTable;
-  emergency_tokens: EmergencyTokensTable;
-}
-
-type RevocationDatabase = Database & RevocationTables;
-
-export interface RevocationEntryRecord {
-  readonly agent_id: string;
-  readonly revoked_at: string;
-  readonly reason_hash: string;
-  /** When the service recorded the revocation. */
-  readonly recorded_at: string;
-  /** The first list that carried it. */
-  readonly first_list_number: number;
-}
-
-export interface IssuedRevocationList {
-  readonly jurisdiction: string;
-  readonly list_number: number;
-  /** The signed list exactly as it is served. */
-  readonly list_json: string;
-  readonly issued_at: string;
-  readonly next_update: string;
-  readonly entry_count: number;
-}
-
-/** What a list builder gets: the number to use, every entry in revocation order, the previous list. */
-export interface ListIssueContext {
-  readonly jurisdiction: string;
-  readonly listNumber: number;
-  readonly entries: readonly RevocationEntryRecord[];
-  readonly previous: IssuedRevocationList | undefined;
-}
-
-/** The signed list a builder returns; it is stored in the same transaction that took its number. */
-export interface ListDraft {
-  readonly list_json: string;
-  readonly issued_at: string;
-  readonly next_update: string;
-}
-
-/** Builds and signs the list; throwing rolls the whole transaction back (no number is used up). */
-export type ListBuilder = (context: ListIssueContext) => ListDraft | Promise<ListDraft>;
-
-export type RevokeResult =
-  | { readonly status: 'created'; readonly entry: RevocationEntryRecord; readonly list: IssuedRevocationList }
-  | { readonly status: 'exists'; readonly entry: RevocationEntryRecord };
-
-export type IssueResult =
-  | { readonly issued: true; readonly list: IssuedRevocationList }
-  | { readonly issued: false; readonly latest: IssuedRevocationList | undefined };
-
-export interface IssueOptions {
-  /** Checked against the latest list under the lock: false skips issuing (another replica already did). */
-  readonly onlyIf?: (latest: IssuedRevocationList | undefined) => boolean;
-}
-
-export interface AttestationIssuance {
-  readonly jurisdiction: string;
-  readonly agent_id: string;
-  readonly rpr_hash: string;
-  readonly key_id: string;
-  readonly attested_at: string;
-  readonly expires_at: string | null;
-  readonly attestation_json: string;
-}
-
-export interface IssuerKeyRecord {
-  readonly key_id: string;
-  readonly public_key_b64: string;
-  readonly first_used_at: string;
-}
-
-/** Who vouched for a token: a verified bundle's passport, or the operator. */
-export type EmergencyTokenSource = 'bundle' | 'operator';
-
-export interface EmergencyTokenRecord {
-  readonly agent_id: string;
-  readonly token: string;
-  /** The agent's own key ids, revoked with it. */
-  readonly kids: readonly string[];
-  readonly human_id: string | null;
-  readonly source: EmergencyTokenSource;
-  readonly registered_at: string;
-  /** When the token was used (it is good once); null while unused. */
-  readonly used_at: string | null;
-}
-
-export interface EmergencyTokenRegistration {
-  readonly agent_id: string;
-  readonly token: string;
-  readonly kids: readonly string[];
-  readonly human_id: string | null;
-  readonly source: EmergencyTokenSource;
-}
-
-/**
- * `created`: new; `unchanged`: the same token was already registered (kept as it was); `replaced`: the
- * operator replaced an unused token; `conflict`: another token is registered and replacing was not
- * allowed; `used`: the registered token was already used (nothing changes any more).
- */
-export type EmergencyRegisterResult = {
-  readonly status: 'created' | 'unchanged' | 'replaced' | 'conflict' | 'used';
-  readonly record: EmergencyTokenRecord;
-};
-
-export type EmergencyRevokeResult =
-  | {
-      readonly status: 'revoked';
-      readonly record: EmergencyTokenRecord;
-      /** Ids (agent id, then kids) newly entered; ones already revoked are left as they were. */
-      readonly added: readonly string[];
-      readonly list: IssuedRevocationList;
-    }
-  /** The token was used already, or this secret was used for another agent. */
-  | { readonly status: 'used' }
-  /** No such token is registered for the agent any more (replaced meanwhile). */
-  | { readonly status: 'missing' };
-
-export interface RevocationRepository {
-  getEntry(jurisdiction: string, agentId: string): Promise<RevocationEntryRecord | undefined>;
-  /** Every entry of the jurisdiction, in revocation order. */
-  entries(jurisdiction: string): Promise<RevocationEntryRecord[]>;
-  countEntries(jurisdiction: string): Promise<number>;
-  latestList(jurisdiction: string): Promise<IssuedRevocationList | undefined>;
-  getList(jurisdiction: string, listNumber: number): Promise<IssuedRevocationList | undefined>;
-  /**
-   * Records a revocation and issues the next list carrying it, in one transaction. An agent already
-   * revoked is `exists` and nothing changes (revocations are permanent and never rewritten).
-   */
-  revoke(
-    jurisdiction: string,
-    entry: { readonly agent_id: string; readonly revoked_at: string; readonly reason_hash: string },
-    build: ListBuilder,
-  ): Promise<RevokeResult>;
-  /** Issues the next list (number = latest + 1) from the current entries, unless `onlyIf` says no. */
-  issueList(jurisdiction: string, build: ListBuilder, options?: IssueOptions): Promise<IssueResult>;
-  /** Appends an issued attestation to the jurisdiction's log; returns its sequence number. */
-  recordAttestation(issuance: AttestationIssuance): Promise<number>;
-  countAttestations(jurisdiction: string, agentId?: string): Promise<number>;
-  /** Whether an attestation was issued for this agent and RPR hash (expired ones count: it was vouched for). */
-  hasAttestation(jurisdiction: string, agentId: string, rprHash: string): Promise<boolean>;
-  /** Notes a signing key the first time it is used; returns its record (first use time kept). */
-  registerKey(
-    jurisdiction: string,
-    purpose: string,
-    key: { readonly key_id: string; readonly public_key_b64: string },
-    at?: Date,
-  ): Promise<IssuerKeyRecord>;
-  keys(jurisdiction: string, purpose: string): Promise<IssuerKeyRecord[]>;
-  getEmergencyToken(jurisdiction: string, agentId: string): Promise<EmergencyTokenRecord | undefined>;
-  /** Registers an agent's emergency token; an existing one is replaced only with `replace` and unused. */
-  registerEmergencyToken(
-    jurisdiction: string,
-    registration: EmergencyTokenRegistration,
-    options?: { readonly replace?: boolean },
-  ): Promise<EmergencyRegisterResult>;
-  /**
-   * Uses the agent's token (the caller has checked the secret against `token`): marks it used, enters
-   * the agent id and its kids, and issues the next list, in one transaction (durable before it returns).
-   */
-  emergencyRevoke(
-    jurisdiction: string,
-    request: {
-      readonly agent_id: string;
-      readonly token: string;
-      readonly revoked_at: string;
-      readonly reason_hash: string;
-    },
-    build: ListBuilder,
-  ): Promise<EmergencyRevokeResult>;
-}
-
-export interface RevocationRepositoryOptions {
-  readonly dialect: StoreDialect;
-  readonly clock: () => Date;
-  /** Issued lists kept per jurisdiction, newest first (default 32); entries are never dropped. */
-  readonly keepLists?: number;
-}
+export * from './revocation-records.ts';
+export * from './revocation-tables.ts';
 
 export const DEFAULT_KEEP_LISTS = 32;
-const JURISDICTION_PATTERN = /^[\w:.-]{1,64}$/;
-
-function assertJurisdiction(value: string): void {
-  if (typeof value !== 'string' || !JURISDICTION_PATTERN.test(value)) {
-    throw new TypeError('jurisdiction must match ^[\\w:.\\-]{1,64}$');
-  }
-}
 
 export class KyselyRevocationRepository implements RevocationRepository {
   readonly #db: Kysely<RevocationDatabase>;
@@ -645,44 +417,4 @@ export class KyselyRevocationRepository implements RevocationRepository {
       .executeTakeFirst();
     return row === undefined ? undefined : toList(row);
   }
-}
-
-function toEntry(row: Selectable<RevocationEntriesTable>): RevocationEntryRecord {
-  return {
-    agent_id: row.agent_id,
-    revoked_at: row.revoked_at,
-    reason_hash: row.reason_hash,
-    recorded_at: row.recorded_at,
-    first_list_number: Number(row.first_list_number),
-  };
-}
-
-function assertEmergencyToken(value: string): void {
-  if (typeof value !== 'string' || !/^sha256:[0-9a-f]{64}$/.test(value)) {
-    throw new TypeError('emergency token must be sha256:<64 hex>');
-  }
-}
-
-function toEmergencyToken(row: Selectable<EmergencyTokensTable>): EmergencyTokenRecord {
-  const kids = JSON.parse(row.kids_json) as unknown;
-  return {
-    agent_id: row.agent_id,
-    token: row.token,
-    kids: Array.isArray(kids) ? kids.filter((k): k is string => typeof k === 'string') : [],
-    human_id: row.human_id,
-    source: row.source === 'operator' ? 'operator' : 'bundle',
-    registered_at: row.registered_at,
-    used_at: row.used_at,
-  };
-}
-
-function toList(row: Selectable<RevocationListsTable>): IssuedRevocationList {
-  return {
-    jurisdiction: row.jurisdiction,
-    list_number: Number(row.list_number),
-    list_json: row.list_json,
-    issued_at: row.issued_at,
-    next_update: row.next_update,
-    entry_count: Number(row.entry_count),
-  };
 }

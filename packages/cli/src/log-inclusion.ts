@@ -1,0 +1,97 @@
+// `proto verify --log URL --log-key VKEY` without a receipt: the bundle hash looked up in a transparency log
+// (GET /lookup/:bundle_hash), its inclusion proof fetched with the log's latest signed checkpoint
+// (GET /tlog-proof/:log_index, c2sp.org/tlog-proof) and both checked here: the checkpoint's signature against
+// the keys the user trusts, the proof against the checkpoint's root. The log's own word is never taken
+// (the lookup's root and proof are unsigned; only its index is used, and a proof passes only for this bundle's leaf).
+import type { ErrorName } from '@proto/core';
+import { CliError, type CliIo } from './io.ts';
+import { progress } from './progress.ts';
+
+export interface LogInclusionOutcome {
+  readonly status: 'pass' | 'fail';
+  readonly message: string;
+  readonly code?: ErrorName;
+  /** True when asking again later may pass (the log unreachable, the entry not yet in a checkpoint). */
+  readonly retryable: boolean;
+  readonly logIndex?: number;
+  readonly treeSize?: number;
+}
+
+async function get(url: string, timeoutMs: number): Promise<Response | string> {
+  try {
+    return await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'error' });
+  } catch (cause) {
+    return `${url}: ${cause instanceof Error ? cause.message : String(cause)}`;
+  }
+}
+
+/** Looks `bundleHash` up in the log at `logUrl` and proves its inclusion in a checkpoint signed by `keys`. */
+export async function checkLogInclusion(
+  bundleHash: string,
+  logUrl: string,
+  keyTexts: readonly string[],
+  timeoutMs: number,
+  io: CliIo,
+): Promise<LogInclusionOutcome> {
+  const { parseVerifierKey, selectCryptoBackend, verifyTlogProof } = await import('@proto/core');
+  if (keyTexts.length === 0) {
+    throw new CliError('--log without --receipt needs --log-key: an unsigned answer proves nothing', {
+      showUsage: true,
+    });
+  }
+  const keys = keyTexts.map((text) => {
+    const key = parseVerifierKey(text);
+    if (!key.ok) throw new CliError(`--log-key ${text.slice(0, 40)}…: ${key.error.message}`);
+    return key.value;
+  });
+  const base = logUrl.replace(/\/+$/, '');
+  const unreachable = (message: string): LogInclusionOutcome => ({
+    status: 'fail',
+    message,
+    retryable: true,
+  });
+
+  progress(io, `looking ${bundleHash} up in ${base}`);
+  const lookup = await get(`${base}/lookup/${encodeURIComponent(bundleHash)}`, timeoutMs);
+  if (typeof lookup === 'string') return unreachable(lookup);
+  if (lookup.status === 404) {
+    return {
+      status: 'fail',
+      code: 'MERKLE_ROOT_MISMATCH',
+      message: `${bundleHash} is not in ${base}`,
+      retryable: true,
+    };
+  }
+  if (!lookup.ok) return unreachable(`${base}/lookup: HTTP ${lookup.status}`);
+  const found = (await lookup.json().catch(() => undefined)) as { log_index?: unknown } | undefined;
+  const index = found?.log_index;
+  if (typeof index !== 'number' || !Number.isSafeInteger(index) || index < 0) {
+    return unreachable(`${base}/lookup: the answer has no log_index`);
+  }
+
+  progress(io, `fetching the inclusion proof of entry ${index}`);
+  const proofAnswer = await get(`${base}/tlog-proof/${index}`, timeoutMs);
+  if (typeof proofAnswer === 'string') return unreachable(proofAnswer);
+  if (proofAnswer.status === 404) {
+    return unreachable(`entry ${index} is not in a signed checkpoint of ${base} yet`);
+  }
+  if (!proofAnswer.ok) return unreachable(`${base}/tlog-proof/${index}: HTTP ${proofAnswer.status}`);
+  const text = await proofAnswer.text();
+  const verified = verifyTlogProof(text, bundleHash, keys, { backend: selectCryptoBackend() });
+  if (!verified.ok) {
+    return {
+      status: 'fail',
+      code: verified.error.code,
+      message: `log inclusion: ${verified.error.message}`,
+      retryable: false,
+    };
+  }
+  const checkpoint = verified.value.checkpoint;
+  return {
+    status: 'pass',
+    message: `entry ${index} of ${checkpoint.origin}, in its signed checkpoint of size ${checkpoint.size}`,
+    retryable: false,
+    logIndex: index,
+    treeSize: checkpoint.size,
+  };
+}

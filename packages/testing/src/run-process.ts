@@ -1,0 +1,47 @@
+// Running a program the way a user does, for end-to-end tests of command-line tools: with input on stdin,
+// or on a pseudo-terminal (util-linux `script`) when the program behaves differently on a terminal.
+import { spawn, spawnSync } from 'node:child_process';
+
+export interface ProcessRun {
+  /** Exit code; null when a signal ended the program. */
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs `file …args` with `input` on stdin (closed at once when empty); tests may run these concurrently. */
+export function runProcess(
+  file: string,
+  args: readonly string[],
+  options: { readonly input?: string; readonly cwd?: string } = {},
+): Promise<ProcessRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, [...args], { stdio: ['pipe', 'pipe', 'pipe'], cwd: options.cwd });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    child.on('error', reject);
+    child.on('close', (code) =>
+      resolve({
+        code,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+      }),
+    );
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/** Runs `file …args` synchronously; with `terminal` on a pseudo-terminal (stdout and stderr then arrive mixed). */
+export function runProcessSync(
+  file: string,
+  args: readonly string[],
+  options: { readonly terminal?: boolean; readonly cwd?: string } = {},
+): ProcessRun {
+  const quoted = [file, ...args].map((arg) => `'${arg.replaceAll("'", "'\\''")}'`).join(' ');
+  const result = options.terminal
+    ? spawnSync('script', ['-qec', quoted, '/dev/null'], { encoding: 'utf8', cwd: options.cwd })
+    : spawnSync(file, [...args], { encoding: 'utf8', cwd: options.cwd });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
