@@ -8,6 +8,10 @@ export {
   verifyAnchorInclusion,
 } from './batch.ts';
 export { type BitcoinTxOutput, type ParsedBitcoinTx, parseBitcoinTransaction } from './bitcoin-tx.ts';
+export { prepareReceiptCheck } from './check.ts';
+export { type BitcoinChainData, checkBitcoinChainData } from './check-bitcoin.ts';
+export { checkEvmChainData, type EvmChainData } from './check-evm.ts';
+export { checkLogProofData } from './check-log.ts';
 export {
   ANCHOR_CHECK_CODES,
   type AnchorCheck,
@@ -15,14 +19,8 @@ export {
   anchorFail,
   anchorPass,
   anchorSkipped,
-  type BitcoinChainData,
-  checkBitcoinChainData,
-  checkEvmChainData,
-  checkLogProofData,
-  type EvmChainData,
   type PreparedReceipt,
-  prepareReceiptCheck,
-} from './check.ts';
+} from './check-outcome.ts';
 export {
   ANCHOR_FUNCTION_SELECTOR,
   ANCHOR_FUNCTION_SIGNATURE,
