@@ -192,6 +192,21 @@ export interface AnchorRepository {
   backlog(chain: string): Promise<number>;
   /** Request time (ISO) of the oldest request of a chain that is not finished (queued or batched), if any. */
   oldestPending(chain: string): Promise<string | undefined>;
+  /**
+   * Confirmed batches of a chain still shallower than `depth` confirmations: the ones a reorganisation can
+   * still undo, so the worker keeps checking them (issue 18, ANCHOR_REORG_WATCH_DEPTH).
+   */
+  shallowConfirmed(chain: string, depth: number, limit?: number): Promise<AnchorBatch[]>;
+  /**
+   * A batch whose transaction left the best chain: `confirmed`/`sent` → `sent` with no block, its requests
+   * back from `confirmed` to `batched` (their receipts read pending again). false when it was in another state.
+   */
+  reopenBatch(batchId: number): Promise<boolean>;
+  /**
+   * Replaces the stored write of a `sent` batch (Bitcoin fee bump, BIP 125): new transaction id, bytes and
+   * detail, `sent_at` now (the next bump is timed from the replacement). false when it was in another state.
+   */
+  replaceWrite(batchId: number, intent: WriteIntent): Promise<boolean>;
 }
 
 export interface AnchorRepositoryOptions {

@@ -4,6 +4,7 @@ import { type Kysely, sql } from 'kysely';
 import type { StoreDialect } from '../migrations/migration.ts';
 import type { Database } from '../schema.ts';
 import { inTransaction } from '../transaction.ts';
+import { reopenBatch, replaceWrite, shallowConfirmed } from './anchor-reorg.ts';
 import { bulkUpdateItems, json, num, toBatch, toItem } from './anchor-rows.ts';
 import type {
   AnchorBatch,
@@ -303,13 +304,14 @@ export class KyselyAnchorRepository implements AnchorRepository {
       if (progress.detail !== undefined) patch['detail_json'] = json(progress.detail);
       if (progress.confirmed) {
         patch['state'] = 'confirmed';
-        patch['confirmed_at'] = now;
+        // A confirmed batch still watched for reorganisations keeps the time it was first confirmed.
+        patch['confirmed_at'] = sql`COALESCE(confirmed_at, ${now})`;
       }
       const updated = await trx
         .updateTable('anchor_batches')
         .set(patch)
         .where('id', '=', batchId)
-        .where('state', 'in', ['sending', 'sent'])
+        .where('state', 'in', progress.confirmed ? ['sending', 'sent', 'confirmed'] : ['sending', 'sent'])
         .returning('id')
         .executeTakeFirst();
       if (updated !== undefined && progress.confirmed) {
@@ -411,5 +413,17 @@ export class KyselyAnchorRepository implements AnchorRepository {
       .where('state', 'in', ['queued', 'batched'])
       .executeTakeFirst();
     return row?.oldest ?? undefined;
+  }
+
+  shallowConfirmed(chain: string, depth: number, limit = 100): Promise<AnchorBatch[]> {
+    return shallowConfirmed(this.#db, chain, depth, limit);
+  }
+
+  reopenBatch(batchId: number): Promise<boolean> {
+    return this.#tx((trx) => reopenBatch(trx, batchId, this.#now()));
+  }
+
+  replaceWrite(batchId: number, intent: WriteIntent): Promise<boolean> {
+    return replaceWrite(this.#db, batchId, intent, this.#now());
   }
 }
