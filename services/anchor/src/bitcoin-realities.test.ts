@@ -67,14 +67,17 @@ describe('a reorganisation on Bitcoin', () => {
     // The block holding the anchor and the two above it are replaced by a longer branch that never saw it.
     esplora.reorg(101, 4, { dropTransactions: true });
     expect(esplora.transactions.has(txId)).toBe(false);
-    const before = esplora.broadcasts.length;
     await run();
     const reopened = await getReceipt(app, h);
     expect(reopened).toMatchObject({ status: 'pending', confirmations: 0, tx_id: txId });
     expect(reopened['block_height']).toBeUndefined();
-    // Sent again with the very same bytes: same inputs, so it can never be written twice.
+    // The next pass sends the very same bytes again: same inputs, so it can never be written twice.
+    const before = esplora.broadcasts.length;
+    await run();
     expect(esplora.broadcasts.length).toBe(before + 1);
+    expect(esplora.broadcasts.at(-1)).toBe(esplora.transactions.get(txId)?.hex);
     expect(esplora.transactions.get(txId)?.height).toBeNull();
+    expect(await getReceipt(app, h)).toMatchObject({ status: 'submitted', confirmations: 0, tx_id: txId });
 
     esplora.mine(3);
     await run();
@@ -101,7 +104,7 @@ describe('a reorganisation on Bitcoin', () => {
     expect(await getReceipt(app, h)).toMatchObject({ status: 'pending', confirmations: 0 });
     esplora.mine(1);
     await run();
-    expect(await getReceipt(app, h)).toMatchObject({ status: 'pending', confirmations: 1 });
+    expect(await getReceipt(app, h)).toMatchObject({ status: 'submitted', confirmations: 1 });
     esplora.mine(2);
     await run();
     const final = await getReceipt(app, h);

@@ -75,11 +75,14 @@ describe('a reorganisation on an EVM chain', () => {
 
     await app.anchorWorker.run('ethereum', true);
     expect(await getReceipt(app, h)).toMatchObject({ status: 'pending', tx_id: txId, confirmations: 0 });
-    // The same signed bytes (same nonce) went out again and were mined at once, above the old block.
+    expect(await chain.rpc('eth_getTransactionReceipt', [txId])).toBeNull();
+    // The next pass sends the same signed bytes (same nonce) again; ganache mines them at once, above the old block.
+    await app.anchorWorker.run('ethereum', true);
     expect(await chain.rpc('eth_getTransactionReceipt', [txId])).not.toBeNull();
+    expect(await getReceipt(app, h)).toMatchObject({ status: 'submitted', tx_id: txId });
     await app.anchorWorker.run('ethereum', true);
     const resent = await getReceipt(app, h);
-    expect(resent).toMatchObject({ status: 'pending', tx_id: txId, confirmations: 1 });
+    expect(resent).toMatchObject({ status: 'submitted', tx_id: txId, confirmations: 1 });
     expect(resent['block_number'] as number).toBeGreaterThan(oldBlock);
 
     await chain.mine(2);

@@ -290,25 +290,22 @@ export class AnchorWorker {
   }
 
   /**
-   * A confirmed write still shallow enough to be undone: deeper now, still there, or gone from the best chain
-   * (a reorganisation). Gone or back in the mempool: the batch returns to `sent`, its receipts to pending, and the
-   * usual tracking re-sends it.
+   * A confirmed write still shallow enough to be undone: deeper now, or re-mined deep enough, it stays confirmed.
+   * Gone from the best chain, back in the mempool or re-mined too shallow (a reorganisation), the batch returns to
+   * `sending` and its receipts to pending; the next pass's reconcile sends the same bytes again or finds them.
    */
   async #recheck(adapter: ChainAdapter, batch: AnchorBatch, where: TrackResult): Promise<void> {
-    const repo = this.#o.repo;
     const sameBlock = where.state === 'included' && where.blockHash === batch.block_hash;
     if (where.state === 'included' && (sameBlock || where.confirmations >= adapter.confirmationsRequired)) {
       await this.#applyTrack(adapter, batch, where);
       return;
     }
+    if (!(await this.#o.repo.reopenBatch(batch.id))) return;
+    this.#o.onOutcome?.(adapter.name, 'reorged');
     this.#o.log.warn(
       { chain: adapter.name, batch: batch.id, tx: batch.tx_id, block: batch.block_number, now: where.state },
-      'anchor: a confirmed write left the best chain; back to pending',
+      'anchor: a confirmed write left the best chain; back to pending, sent again',
     );
-    if (!(await repo.reopenBatch(batch.id))) return;
-    this.#o.onOutcome?.(adapter.name, 'reorged');
-    const reopened = (await repo.batch(batch.id)) as AnchorBatch;
-    await this.#applyTrack(adapter, reopened, where);
   }
 
   /** Replaces a write stuck in the mempool with a higher fee when the adapter says one is due. */

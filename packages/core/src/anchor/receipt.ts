@@ -2,8 +2,13 @@
 // SPEC.md "Anchor receipt", DECISIONS D19 (status, confirmations, batch root and Merkle path in every receipt).
 import { coreError, err, ok, type Result } from '../result.ts';
 
-export type AnchorStatus = 'pending' | 'confirmed' | 'failed';
-export const ANCHOR_STATUSES: readonly AnchorStatus[] = ['pending', 'confirmed', 'failed'];
+/**
+ * `pending`: nothing on chain yet (queued, or sent back after its block left the best chain); `submitted`: written
+ * (in the mempool, or in a block short of the confirmations depth); `confirmed`: at depth; `failed`: refused.
+ * `submitted` is issue 18's addition (P50): receipts stored before it read `pending` for the same stage.
+ */
+export type AnchorStatus = 'pending' | 'submitted' | 'confirmed' | 'failed';
+export const ANCHOR_STATUSES: readonly AnchorStatus[] = ['pending', 'submitted', 'confirmed', 'failed'];
 
 export type AnchorReceiptKind = 'bitcoin' | 'evm' | 'log';
 
@@ -119,7 +124,7 @@ function hashList(r: Record<string, unknown>, key: string): string[] | undefined
 function common(r: Record<string, unknown>): AnchorReceiptCommon {
   const status = r['status'];
   if (status !== undefined && !ANCHOR_STATUSES.includes(status as AnchorStatus)) {
-    fail('status must be pending, confirmed or failed');
+    fail('status must be pending, submitted, confirmed or failed');
   }
   const out: Record<string, unknown> = {};
   const put = (key: string, value: unknown) => {

@@ -30,7 +30,8 @@ export async function reopenBatch(
   const updated = await trx
     .updateTable('anchor_batches')
     .set({
-      state: 'sent',
+      // `sending`: the stored bytes go out again through the same path as after a crash (the worker's reconcile).
+      state: 'sending',
       confirmations: 0,
       block_number: null,
       block_hash: null,

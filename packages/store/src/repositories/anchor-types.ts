@@ -198,8 +198,9 @@ export interface AnchorRepository {
    */
   shallowConfirmed(chain: string, depth: number, limit?: number): Promise<AnchorBatch[]>;
   /**
-   * A batch whose transaction left the best chain: `confirmed`/`sent` → `sent` with no block, its requests
-   * back from `confirmed` to `batched` (their receipts read pending again). false when it was in another state.
+   * A batch whose transaction left the best chain: `confirmed`/`sent` → `sending` with no block (the worker sends the
+   * stored bytes again, or finds them on chain), its requests back from `confirmed` to `batched` (their receipts
+   * read pending again). false when it was in another state.
    */
   reopenBatch(batchId: number): Promise<boolean>;
   /**
