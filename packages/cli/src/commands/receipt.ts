@@ -12,11 +12,13 @@ import {
   readJsonInput,
 } from '../io.ts';
 
-const HELP = `Usage: proto receipt verify FILE|- --bundle-hash H [--rpc URL] [--esplora URL]
-                                   [--log URL] [--log-key VKEY] [--min-confirmations N]
+const HELP = `Usage: proto receipt verify FILE|- --bundle-hash H [--secondary-hash S] [--rpc URL]
+                                   [--esplora URL] [--log URL] [--log-key VKEY] [--min-confirmations N]
 
 Verifies an anchor receipt (the receipt, or an {anchor_receipt} response) for a bundle hash:
-  1. the receipt's bundle_hash (if any) is H, and its merkle_path leads from H to batch_root;
+  1. the receipt's bundle_hash (if any) is H, and its merkle_path leads from H to batch_root; a
+     receipt anchoring a SHA3-256 hash too: bundle_hash_secondary is S (when given) and its
+     merkle_path_secondary leads to the same batch_root;
   2. contract chain: the transaction's receipt from --rpc has the Anchored event at event_index,
      emitted by the contract, with topic1 = batch_root, in block block_number;
      Bitcoin: the raw transaction from --esplora hashes to tx_id and has an OP_RETURN with
@@ -26,6 +28,7 @@ Verifies an anchor receipt (the receipt, or an {anchor_receipt} response) for a 
 
 Options:
   --bundle-hash H          sha256:<64 lowercase hex> (compute it with \`proto hash BUNDLE\`)
+  --secondary-hash S       sha3-256:<64 lowercase hex>, the bundle's SHA3-256 hash (V2)
   --rpc URL                EVM JSON-RPC endpoint for contract-chain receipts
   --esplora URL            Esplora API base URL for Bitcoin receipts
   --log URL                the transparency log to ask (default: the receipt's log_url, with a warning)
@@ -62,6 +65,10 @@ async function verify(source: string, values: ParsedCommandLine['values'], io: C
   if (bundleHash === undefined || !/^sha256:[0-9a-f]{64}$/.test(bundleHash)) {
     throw new CliError('--bundle-hash sha256:<64 lowercase hex> is required', { showUsage: true });
   }
+  const secondaryHash = text(values, 'secondary-hash');
+  if (secondaryHash !== undefined && !/^sha3-256:[0-9a-f]{64}$/.test(secondaryHash)) {
+    throw new CliError('--secondary-hash must be sha3-256:<64 lowercase hex>', { showUsage: true });
+  }
   const input = await readJsonInput(source, io);
   if (isPlainObject(input) && isPlainObject(input['error']) && !('anchor_receipt' in input)) {
     throw new CliError(`${inputName(source)}: holds an error response, not a receipt`);
@@ -86,6 +93,7 @@ async function verify(source: string, values: ParsedCommandLine['values'], io: C
   const { verifyAnchorReceipt } = await import('@proto/clients');
   const { errorCode, DEFAULT_PROFILE } = await import('@proto/core');
   const check = await verifyAnchorReceipt(receipt, bundleHash, {
+    ...(secondaryHash === undefined ? {} : { secondaryHash }),
     ...(rpc === undefined ? {} : { evmRpc: rpc }),
     ...(esplora === undefined ? {} : { esplora }),
     ...(logUrl === undefined ? {} : { logs: [{ url: logUrl, ...(keys.length > 0 ? { keys } : {}) }] }),
@@ -117,6 +125,7 @@ export const receiptCommand: Command = {
   help: HELP,
   options: {
     'bundle-hash': { type: 'string' },
+    'secondary-hash': { type: 'string' },
     rpc: { type: 'string' },
     esplora: { type: 'string' },
     log: { type: 'string' },

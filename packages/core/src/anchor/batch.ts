@@ -20,11 +20,23 @@ export function bundleHashDigest(bundleHash: unknown): Uint8Array | undefined {
   return parsed === undefined ? undefined : fromHex(parsed.hex);
 }
 
-/** D19: a batch leaf is SHA-256(0x00 ‖ the 32 raw digest bytes) of the bundle hash. */
-export function anchorLeafHash(bundleHash: string): Result<Uint8Array> {
-  const digest = bundleHashDigest(bundleHash);
+/** The 32 raw digest bytes of a `sha3-256:<64 hex>` secondary bundle hash (SPEC.md, V2 anchoring); else undefined. */
+export function secondaryHashDigest(hash: unknown): Uint8Array | undefined {
+  const parsed = parsePrefixedHash(hash, 'sha3-256');
+  return parsed === undefined ? undefined : fromHex(parsed.hex);
+}
+
+/**
+ * D19: a batch leaf is SHA-256(0x00 ‖ the 32 raw digest bytes) of an anchored hash: the bundle hash
+ * (`sha256:`) or, for a V2 request anchoring both (P51), its `sha3-256:` secondary as a leaf of its own in the
+ * same tree, so one root on chain commits both.
+ */
+export function anchorLeafHash(anchoredHash: string): Result<Uint8Array> {
+  const digest = bundleHashDigest(anchoredHash) ?? secondaryHashDigest(anchoredHash);
   if (digest === undefined) {
-    return err(coreError('BUNDLE_SCHEMA_INVALID', 'bundle_hash must be sha256:<64 lowercase hex>'));
+    return err(
+      coreError('BUNDLE_SCHEMA_INVALID', 'an anchored hash must be sha256: or sha3-256: + 64 lowercase hex'),
+    );
   }
   return ok(rfc9162LeafHash(digest));
 }

@@ -2,7 +2,7 @@
 // explorer or a log returned. DECISIONS D19 (recompute, check the path, read the chain) and D12 (check values).
 import { toHex } from '../encoding/index.ts';
 import { err, ok, type Result } from '../result.ts';
-import { bundleHashDigest, verifyAnchorInclusion } from './batch.ts';
+import { bundleHashDigest, secondaryHashDigest, verifyAnchorInclusion } from './batch.ts';
 import { ANCHOR_CHECK_CODES, type AnchorCheck, anchorFail, type PreparedReceipt } from './check-outcome.ts';
 import { parseAnchorReceipt } from './receipt.ts';
 
@@ -13,10 +13,17 @@ import { parseAnchorReceipt } from './receipt.ts';
 export function prepareReceiptCheck(
   receipt: unknown,
   bundleHash: string,
+  /** The bundle's SHA3-256 hash when the verifier knows it (V2): the receipt's secondary must be this one. */
+  secondaryHash?: string,
 ): Result<PreparedReceipt, AnchorCheck> {
   const digest = bundleHashDigest(bundleHash);
   if (digest === undefined) {
     return err(anchorFail('bundle hash must be sha256:<64 lowercase hex>', ANCHOR_CHECK_CODES.malformed));
+  }
+  if (secondaryHash !== undefined && secondaryHashDigest(secondaryHash) === undefined) {
+    return err(
+      anchorFail('secondary hash must be sha3-256:<64 lowercase hex>', ANCHOR_CHECK_CODES.malformed),
+    );
   }
   const parsed = parseAnchorReceipt(receipt);
   if (!parsed.ok) return err(anchorFail(parsed.error.message, ANCHOR_CHECK_CODES.malformed));
@@ -25,7 +32,13 @@ export function prepareReceiptCheck(
     return err(anchorFail(`receipt is for ${r.bundle_hash}, not for ${bundleHash}`, undefined, { kind }));
   }
   if (r.status === 'failed') return err(anchorFail('receipt reports a failed anchor', undefined, { kind }));
+  const claimed = r.bundle_hash_secondary;
+  if (secondaryHash !== undefined && claimed !== undefined && claimed !== secondaryHash) {
+    return err(anchorFail(`receipt anchors ${claimed}, not ${secondaryHash}`, undefined, { kind }));
+  }
   const warnings: string[] = [];
+  if (secondaryHash !== undefined && claimed === undefined)
+    warnings.push('the receipt anchors only the SHA-256 bundle hash, not its SHA3-256 hash');
   if (inclusion !== undefined) {
     if (
       !verifyAnchorInclusion(
@@ -40,8 +53,23 @@ export function prepareReceiptCheck(
         anchorFail('the Merkle path does not lead from the bundle hash to batch_root', undefined, { kind }),
       );
     }
+    const second = inclusion.secondary;
+    if (
+      second !== undefined &&
+      !verifyAnchorInclusion(second.hash, second.leafIndex, inclusion.batchSize, second.path, inclusion.root)
+    ) {
+      return err(
+        anchorFail('the Merkle path does not lead from bundle_hash_secondary to batch_root', undefined, {
+          kind,
+        }),
+      );
+    }
+    if (second === undefined && claimed !== undefined)
+      warnings.push('bundle_hash_secondary has no place in the batch yet: only the SHA-256 hash is checked');
     return ok({ parsed: parsed.value, committed: inclusion.root, warnings });
   }
+  if (claimed !== undefined)
+    warnings.push('bundle_hash_secondary is not anchored by this receipt: only the SHA-256 hash is checked');
   if (kind === 'log') {
     warnings.push('log receipt carries no root: inclusion is checked online only');
     return ok({ parsed: parsed.value, committed: '', warnings });

@@ -5,6 +5,7 @@ export {
   anchorLeafHash,
   buildAnchorBatch,
   bundleHashDigest,
+  secondaryHashDigest,
   verifyAnchorInclusion,
 } from './batch.ts';
 export { type BitcoinTxOutput, type ParsedBitcoinTx, parseBitcoinTransaction } from './bitcoin-tx.ts';
