@@ -27,6 +27,7 @@ export function buildReceipt(
     status: receiptStatus(item, batch),
     confirmations: batchFields ? (batch?.confirmations ?? 0) : item.detail === null ? 0 : 1,
   };
+  if (item.bundle_hash_secondary !== null) receipt['bundle_hash_secondary'] = item.bundle_hash_secondary;
   if (batchFields && batch !== undefined) {
     if (batch.anchored_at !== null) receipt['anchored_at'] = batch.anchored_at;
     if (item.leaf_index !== null && item.merkle_path !== null) {
@@ -34,6 +35,10 @@ export function buildReceipt(
       receipt['batch_size'] = batch.size;
       receipt['leaf_index'] = item.leaf_index;
       receipt['merkle_path'] = item.merkle_path;
+      if (item.secondary_leaf_index !== null && item.secondary_merkle_path !== null) {
+        receipt['leaf_index_secondary'] = item.secondary_leaf_index;
+        receipt['merkle_path_secondary'] = item.secondary_merkle_path;
+      }
     }
   }
   return receipt;

@@ -2,6 +2,7 @@
 // SPEC.md "Anchor receipt", "Anchoring formats", "Events"; DECISIONS D4, D19.
 export {
   type AnchorBatchTree,
+  anchoredLeafHash,
   anchorLeafHash,
   buildAnchorBatch,
   bundleHashDigest,

@@ -72,7 +72,11 @@ export interface ReceiptInclusion {
   readonly path: readonly string[];
   readonly root: string;
   /** The secondary (SHA3-256) hash's place under the same root, when the receipt anchors one. */
-  readonly secondary?: { readonly hash: string; readonly leafIndex: number; readonly path: readonly string[] };
+  readonly secondary?: {
+    readonly hash: string;
+    readonly leafIndex: number;
+    readonly path: readonly string[];
+  };
 }
 
 export type ParsedAnchorReceipt =

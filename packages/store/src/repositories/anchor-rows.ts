@@ -29,6 +29,12 @@ export function toItem(row: ItemRow): AnchorItem {
     leaf_index: row.leaf_index === null ? null : Number(row.leaf_index),
     merkle_path: unjson(row.merkle_path_json) as string[] | null,
     detail: unjson(row.detail_json),
+    bundle_hash_secondary: row.bundle_hash_secondary ?? null,
+    secondary_leaf_index:
+      row.secondary_leaf_index === null || row.secondary_leaf_index === undefined
+        ? null
+        : Number(row.secondary_leaf_index),
+    secondary_merkle_path: unjson(row.secondary_path_json ?? null) as string[] | null,
   };
 }
 

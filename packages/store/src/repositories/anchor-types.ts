@@ -18,6 +18,10 @@ export interface AnchorTables {
     leaf_index: number | null;
     merkle_path_json: string | null;
     detail_json: string | null;
+    /** Migration 0011 (P51): the SHA3-256 hash anchored with this request, its leaf and path. */
+    bundle_hash_secondary: string | null;
+    secondary_leaf_index: number | null;
+    secondary_path_json: string | null;
   };
   anchor_batches: {
     id: SequenceColumn;
@@ -74,6 +78,10 @@ export interface AnchorItem {
   readonly merkle_path: readonly string[] | null;
   /** Chain-specific data of this item (for example its transparency-log index and proof). */
   readonly detail: unknown;
+  /** `sha3-256:<64 hex>` anchored beside `bundle_hash` as a leaf of the same batch (P51), or null. */
+  readonly bundle_hash_secondary: string | null;
+  readonly secondary_leaf_index: number | null;
+  readonly secondary_merkle_path: readonly string[] | null;
 }
 
 export interface AnchorBatch {
@@ -116,7 +124,10 @@ export interface CloseBatchOptions {
   readonly dueBefore?: string;
   /** Close a batch of exactly this request (ANCHOR_MODE=individual). */
   readonly only?: number;
-  /** Builds the batch tree from the hashes in leaf order: its root and each leaf's path (hex). */
+  /**
+   * Builds the batch tree from the anchored hashes in leaf order (each request's bundle hash, then its secondary
+   * hash when it has one): its root and each leaf's path (hex).
+   */
   readonly build: (bundleHashes: readonly string[]) => {
     readonly root: string;
     readonly paths: readonly (readonly string[])[];
@@ -143,8 +154,11 @@ export interface BatchProgress {
 }
 
 export interface AnchorRepository {
-  /** Stores a request durably; returns the live request instead when the hash is already queued or anchored. */
-  enqueue(chain: string, bundleHash: string, at?: Date): Promise<EnqueueResult>;
+  /**
+   * Stores a request durably; returns the live request instead when the hash is already queued or anchored. A
+   * `secondary` (SHA3-256) hash is stored with a new request, or added to a live one still queued without one.
+   */
+  enqueue(chain: string, bundleHash: string, at?: Date, secondary?: string): Promise<EnqueueResult>;
   /** The newest request for a hash (on one chain, or any), with its batch. */
   latest(
     bundleHash: string,

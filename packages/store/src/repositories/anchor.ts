@@ -43,7 +43,7 @@ export class KyselyAnchorRepository implements AnchorRepository {
     );
   }
 
-  async enqueue(chain: string, bundleHash: string, at?: Date): Promise<EnqueueResult> {
+  async enqueue(chain: string, bundleHash: string, at?: Date, secondary?: string): Promise<EnqueueResult> {
     const when = (at ?? this.#clock()).toISOString();
     return this.#tx(async (trx) => {
       const inserted = await trx
@@ -59,6 +59,9 @@ export class KyselyAnchorRepository implements AnchorRepository {
           leaf_index: null,
           merkle_path_json: null,
           detail_json: null,
+          bundle_hash_secondary: secondary ?? null,
+          secondary_leaf_index: null,
+          secondary_path_json: null,
         })
         // The index predicate is a literal: PostgreSQL matches it against the partial index at plan time.
         .onConflict((oc) =>
@@ -74,6 +77,17 @@ export class KyselyAnchorRepository implements AnchorRepository {
         .where('bundle_hash', '=', bundleHash)
         .where('state', '<>', 'failed')
         .executeTakeFirstOrThrow();
+      if (secondary !== undefined && live.bundle_hash_secondary === null && live.state === 'queued') {
+        // Not in a batch yet: the secondary hash can still join the request's leaves.
+        const updated = await trx
+          .updateTable('anchor_items')
+          .set({ bundle_hash_secondary: secondary, updated_at: when })
+          .where('seq', '=', live.seq)
+          .where('state', '=', 'queued')
+          .returningAll()
+          .executeTakeFirst();
+        if (updated !== undefined) return { item: toItem(updated), created: false };
+      }
       return { item: toItem(live), created: false };
     });
   }
@@ -107,7 +121,7 @@ export class KyselyAnchorRepository implements AnchorRepository {
     return this.#tx(async (trx) => {
       const rows = await trx
         .selectFrom('anchor_items')
-        .select(['seq', 'bundle_hash', 'requested_at'])
+        .select(['seq', 'bundle_hash', 'requested_at', 'bundle_hash_secondary'])
         .where('chain', '=', chain)
         .where('state', '=', 'queued')
         .$if(options.only !== undefined, (qb) => qb.where('seq', '=', options.only as number))
@@ -124,8 +138,18 @@ export class KyselyAnchorRepository implements AnchorRepository {
         rows.length >= options.max ||
         oldest.requested_at <= options.dueBefore;
       if (!due) return undefined;
-      const tree = options.build(rows.map((r) => r.bundle_hash));
-      if (tree.paths.length !== rows.length) throw new Error('batch tree does not match its leaves');
+      // Leaves: each request's bundle hash, followed by its secondary hash when it anchors one (P51).
+      const leaves: string[] = [];
+      const primaryLeaf: number[] = [];
+      const secondaryLeaf: (number | undefined)[] = [];
+      for (const row of rows) {
+        primaryLeaf.push(leaves.push(row.bundle_hash) - 1);
+        secondaryLeaf.push(
+          row.bundle_hash_secondary === null ? undefined : leaves.push(row.bundle_hash_secondary) - 1,
+        );
+      }
+      const tree = options.build(leaves);
+      if (tree.paths.length !== leaves.length) throw new Error('batch tree does not match its leaves');
       const now = this.#now();
       const batch = await trx
         .insertInto('anchor_batches')
@@ -133,7 +157,7 @@ export class KyselyAnchorRepository implements AnchorRepository {
           chain,
           state: 'created',
           root: tree.root,
-          size: rows.length,
+          size: leaves.length,
           created_at: now,
           updated_at: now,
           tx_id: null,
@@ -154,9 +178,22 @@ export class KyselyAnchorRepository implements AnchorRepository {
       const id = Number(batch.id);
       await bulkUpdateItems(
         trx,
-        rows.map((row, i) => [Number(row.seq), i, JSON.stringify(tree.paths[i])] as const),
+        rows.map((row, i) => {
+          const leaf = primaryLeaf[i] as number;
+          return [Number(row.seq), leaf, JSON.stringify(tree.paths[leaf])] as const;
+        }),
         sql`state = 'batched', batch_id = ${id}, leaf_index = CAST(v.column2 AS integer), merkle_path_json = v.column3, updated_at = ${now}`,
       );
+      const seconds = rows.flatMap((row, i) => {
+        const leaf = secondaryLeaf[i];
+        return leaf === undefined ? [] : [[Number(row.seq), leaf, JSON.stringify(tree.paths[leaf])] as const];
+      });
+      if (seconds.length > 0)
+        await bulkUpdateItems(
+          trx,
+          seconds,
+          sql`secondary_leaf_index = CAST(v.column2 AS integer), secondary_path_json = v.column3`,
+        );
       return toBatch(batch);
     });
   }
@@ -371,6 +408,9 @@ export class KyselyAnchorRepository implements AnchorRepository {
             leaf_index: null,
             merkle_path_json: null,
             detail_json: null,
+            bundle_hash_secondary: item.bundle_hash_secondary ?? null,
+            secondary_leaf_index: null,
+            secondary_path_json: null,
           })
           .execute();
         requeued++;
