@@ -25,6 +25,11 @@ export type { AnchorCheck } from '@proto/core';
 
 /** Where the verifier may read chains and logs. Receipts never choose a chain source; only `logs` may allow theirs. */
 export interface AnchorVerificationSources {
+  /**
+   * The bundle's SHA3-256 hash (`sha3-256:<hex>`) when the caller knows it: a receipt anchoring a secondary hash
+   * must name this one. Either way, a receipt's own secondary hash must lead to its batch root (P51).
+   */
+  readonly secondaryHash?: string;
   /** EVM JSON-RPC URL for every EVM chain, or one per chain name (`ethereum`, `base`, …). */
   readonly evmRpc?: string | Readonly<Record<string, string>>;
   /** Esplora base URL for every network, or one per network (`mainnet`, `testnet`, `regtest`). */
@@ -376,7 +381,7 @@ export async function verifyAnchorReceipt(
   bundleHash: string,
   sources: AnchorVerificationSources,
 ): Promise<AnchorCheck> {
-  const prepared = prepareReceiptCheck(receipt, bundleHash);
+  const prepared = prepareReceiptCheck(receipt, bundleHash, sources.secondaryHash);
   if (!prepared.ok) return prepared.error;
   const kind = prepared.value.parsed.kind;
   try {

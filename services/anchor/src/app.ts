@@ -106,6 +106,7 @@ export async function buildAnchorService(options: AnchorServiceOptions): Promise
       pollIntervalMs: config.ANCHOR_POLL_INTERVAL_MS,
       maxAttempts: config.ANCHOR_MAX_ATTEMPTS,
       leaseMs: config.ANCHOR_LEASE_MS,
+      reorgWatchDepth: config.ANCHOR_REORG_WATCH_DEPTH,
       log: app.log.child({ component: 'anchor-worker' }),
       onOutcome: (chain, outcome, count = 1) => {
         anchorMetrics.outcome(chain, outcome, count);

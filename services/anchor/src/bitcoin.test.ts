@@ -60,7 +60,7 @@ describe('anchoring on Bitcoin through Esplora', () => {
     expect(receipt).toMatchObject({
       chain: 'bitcoin',
       network: 'regtest',
-      status: 'pending',
+      status: 'submitted',
       confirmations: 0,
       batch_size: 2,
     });
@@ -81,7 +81,7 @@ describe('anchoring on Bitcoin through Esplora', () => {
     esplora.mine(1);
     await app.anchorWorker.run('bitcoin', true);
     const mined = await getReceipt(app, hashes[1]!);
-    expect(mined).toMatchObject({ status: 'pending', confirmations: 1, block_height: 101 });
+    expect(mined).toMatchObject({ status: 'submitted', confirmations: 1, block_height: 101 });
     esplora.mine(5);
     await app.anchorWorker.run('bitcoin', true);
     const confirmed = await getReceipt(app, hashes[1]!);
@@ -160,7 +160,7 @@ describe('anchoring on Bitcoin through Esplora', () => {
     expect(refused?.item).toMatchObject({ state: 'queued', attempt: 2 });
     await app.anchorWorker.run('bitcoin', true);
     const receipt = await getReceipt(app, h);
-    expect(receipt).toMatchObject({ status: 'pending', batch_size: 1 });
+    expect(receipt).toMatchObject({ status: 'submitted', batch_size: 1 });
     expect(esplora.transactions.has(receipt['tx_id'] as string)).toBe(true);
   });
 });

@@ -72,6 +72,13 @@ export const ANCHOR_ENV = defineEnv({
     default: 30000,
     description: 'Per-chain send lease: one replica signs and broadcasts at a time',
   },
+  ANCHOR_REORG_WATCH_DEPTH: {
+    type: 'integer',
+    minimum: 0,
+    default: 0,
+    description:
+      "A confirmed write is re-checked until it has this many confirmations; if its block left the best chain it goes back to pending and is re-sent (0: twice the chain's confirmations)",
+  },
   ETH_CHAIN_NAME: {
     type: 'string',
     pattern: '^[a-z0-9][a-z0-9_.-]{0,63}$',
@@ -125,6 +132,19 @@ export const ANCHOR_ENV = defineEnv({
     default: 2,
     description: 'Fee rate in sat/vB for anchor transactions',
   },
+  BTC_RBF_AFTER_MS: {
+    type: 'integer',
+    minimum: 0,
+    default: 3600000,
+    description:
+      'A write still unconfirmed this long after it was sent is replaced with twice the fee rate (BIP 125); 0: never',
+  },
+  BTC_MAX_FEE_RATE: {
+    type: 'integer',
+    minimum: 1,
+    default: 100,
+    description: 'Highest fee rate in sat/vB a fee bump may pay',
+  },
   TL_URL: { type: 'string', pattern: '^https?://', description: 'Transparency-log service base URL' },
   TL_TOKEN: { type: 'string', description: "Bearer token for the log's POST /add (its OPERATOR_TOKEN)" },
   TL_TOKEN_FILE: {
@@ -163,6 +183,7 @@ export interface AnchorConfig extends SharedConfig {
   readonly ANCHOR_MAX_ATTEMPTS: number;
   readonly ANCHOR_LEASE_MS: number;
   readonly ANCHOR_REPLICA_ID?: string;
+  readonly ANCHOR_REORG_WATCH_DEPTH: number;
   readonly ETH_CHAIN_NAME: string;
   readonly ETH_RPC_URL?: string;
   readonly ETH_CHAIN_ID?: number;
@@ -175,6 +196,8 @@ export interface AnchorConfig extends SharedConfig {
   readonly BTC_NETWORK: 'mainnet' | 'testnet' | 'regtest';
   readonly BTC_CONFIRMATIONS: number;
   readonly BTC_FEE_RATE: number;
+  readonly BTC_RBF_AFTER_MS: number;
+  readonly BTC_MAX_FEE_RATE: number;
   readonly TL_URL?: string;
   readonly TL_TOKEN?: string;
   readonly TL_TOKEN_FILE?: string;

@@ -122,7 +122,7 @@ describe('anchoring a batch on an EVM chain', () => {
         chain: 'ethereum',
         chain_id: TEST_CHAIN_ID,
         tx_id: events[0]!.transactionHash,
-        status: 'pending',
+        status: 'submitted',
         confirmations: 1,
         batch_root: root,
         batch_size: 3,
@@ -241,7 +241,7 @@ describe('individual mode on an EVM chain', () => {
     const res = await postAnchor(app, h, 'ethereum');
     expect(res.statusCode).toBe(200);
     const receipt = res.json().anchor_receipt as Record<string, unknown>;
-    expect(receipt).toMatchObject({ status: 'pending', batch_size: 1, leaf_index: 0, merkle_path: [] });
+    expect(receipt).toMatchObject({ status: 'submitted', batch_size: 1, leaf_index: 0, merkle_path: [] });
     expect(receipt['tx_id']).toMatch(/^0x[0-9a-f]{64}$/);
     await chain.mine(1);
     await app.anchorWorker.run('ethereum', true);

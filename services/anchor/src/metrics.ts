@@ -5,7 +5,7 @@ import type { AnchorRepository } from '@proto/store';
 import type { ChainAdapter } from './adapters/types.ts';
 
 export interface AnchorMetrics {
-  /** The worker's batch outcome hook (sent, confirmed, failed, requeued, send_failed, unreachable). */
+  /** The worker's batch outcome hook (sent, confirmed, failed, requeued, send_failed, unreachable, reorged, fee_bumped). */
   outcome(chain: string, outcome: string, count: number): void;
 }
 

@@ -16,6 +16,7 @@ import { buildReceipt } from './receipts.ts';
 import { type AnchorWorker, batchTree } from './worker.ts';
 
 const BUNDLE_HASH_PATTERN = '^sha256:[0-9a-f]{64}$';
+const SECONDARY_HASH_PATTERN = '^sha3-256:[0-9a-f]{64}$';
 
 const receiptSchema = {
   type: 'object',
@@ -90,6 +91,12 @@ export function registerAnchorRoutes(app: FastifyInstance, options: AnchorRoutes
               pattern: BUNDLE_HASH_PATTERN,
               description: 'sha256:<64 lowercase hex>',
             },
+            bundle_hash_secondary: {
+              type: 'string',
+              pattern: SECONDARY_HASH_PATTERN,
+              description:
+                'V2: the bundle hash under SHA3-256, sha3-256:<64 lowercase hex>, anchored as a leaf of the same batch (EVM and Bitcoin chains)',
+            },
             chain: {
               type: 'string',
               minLength: 1,
@@ -102,7 +109,8 @@ export function registerAnchorRoutes(app: FastifyInstance, options: AnchorRoutes
       },
     },
     async (request, reply) => {
-      const body = request.body as { bundle_hash: string; chain?: string };
+      const body = request.body as { bundle_hash: string; bundle_hash_secondary?: string; chain?: string };
+      const secondary = body.bundle_hash_secondary;
       const bundleHash = body.bundle_hash;
       const chain = body.chain ?? options.defaultChain;
       if (chain === undefined) {
@@ -126,6 +134,10 @@ export function registerAnchorRoutes(app: FastifyInstance, options: AnchorRoutes
           },
         );
       }
+      if (secondary !== undefined && !adapter.batches) {
+        // The log stores one SHA-256 entry per request; it has no tree of ours to hold a second leaf.
+        throw httpError('BAD_REQUEST', `chain ${chain} anchors bundle_hash only, not bundle_hash_secondary`);
+      }
       if (await options.backlog.full(chain)) {
         // A hash already queued or anchored is no new work: it still gets its receipt.
         const live = await repo.latest(bundleHash, chain);
@@ -138,7 +150,16 @@ export function registerAnchorRoutes(app: FastifyInstance, options: AnchorRoutes
           );
         }
       }
-      const { item, created } = await repo.enqueue(chain, bundleHash);
+      const { item, created } = await repo.enqueue(chain, bundleHash, undefined, secondary);
+      if (secondary !== undefined && item.bundle_hash_secondary !== secondary) {
+        throw httpError(
+          'CONFLICT',
+          item.bundle_hash_secondary === null
+            ? `${bundleHash} is already batched on ${chain} without a secondary hash`
+            : `${bundleHash} is already anchored on ${chain} with another secondary hash`,
+          { details: { bundle_hash_secondary: item.bundle_hash_secondary } },
+        );
+      }
       if (created) options.backlog.accepted(chain);
       if (options.mode === 'individual') {
         if (created) {

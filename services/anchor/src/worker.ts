@@ -22,6 +22,11 @@ export interface AnchorWorkerOptions {
   readonly pollIntervalMs: number;
   readonly maxAttempts: number;
   readonly leaseMs: number;
+  /**
+   * Confirmed writes are checked again until this many confirmations (ANCHOR_REORG_WATCH_DEPTH): one whose block
+   * left the best chain goes back to pending and is sent again. 0 or absent: twice the chain's confirmations.
+   */
+  readonly reorgWatchDepth?: number;
   readonly log: WorkerLog;
   /**
    * This replica's id in the chain leases (default host:pid:random). A stable id (the service passes
@@ -32,7 +37,8 @@ export interface AnchorWorkerOptions {
   readonly afterBroadcast?: (batch: AnchorBatch) => void;
   /**
    * Counts batch outcomes per chain: `sent`, `confirmed`, `failed` (refused for good), `requeued`,
-   * `send_failed` (a send that may succeed later), `unreachable` (the chain's API did not answer).
+   * `send_failed` (a send that may succeed later), `unreachable` (the chain's API did not answer),
+   * `reorged` (a write's block left the best chain), `fee_bumped` (a stuck write replaced with a higher fee).
    */
   readonly onOutcome?: (chain: string, outcome: string, count?: number) => void;
 }
@@ -271,8 +277,61 @@ export class AnchorWorker {
   async #track(adapter: ChainAdapter): Promise<void> {
     for (const batch of await this.#o.repo.batches(adapter.name, ['sent'])) {
       if (this.#stopped) return;
-      await this.#applyTrack(adapter, batch, await adapter.track(batch));
+      const where = await adapter.track(batch);
+      if (where.state === 'pending' && (await this.#bump(adapter, batch))) continue;
+      await this.#applyTrack(adapter, batch, where);
     }
+    if (adapter.kind === 'log') return;
+    const depth = this.#o.reorgWatchDepth || 2 * adapter.confirmationsRequired;
+    for (const batch of await this.#o.repo.shallowConfirmed(adapter.name, depth)) {
+      if (this.#stopped) return;
+      await this.#recheck(adapter, batch, await adapter.track(batch));
+    }
+  }
+
+  /**
+   * A confirmed write still shallow enough to be undone: deeper now, or re-mined deep enough, it stays confirmed.
+   * Gone from the best chain, back in the mempool or re-mined too shallow (a reorganisation), the batch returns to
+   * `sending` and its receipts to pending; the next pass's reconcile sends the same bytes again or finds them.
+   */
+  async #recheck(adapter: ChainAdapter, batch: AnchorBatch, where: TrackResult): Promise<void> {
+    const sameBlock = where.state === 'included' && where.blockHash === batch.block_hash;
+    if (where.state === 'included' && (sameBlock || where.confirmations >= adapter.confirmationsRequired)) {
+      await this.#applyTrack(adapter, batch, where);
+      return;
+    }
+    if (!(await this.#o.repo.reopenBatch(batch.id))) return;
+    this.#o.onOutcome?.(adapter.name, 'reorged');
+    this.#o.log.warn(
+      { chain: adapter.name, batch: batch.id, tx: batch.tx_id, block: batch.block_number, now: where.state },
+      'anchor: a confirmed write left the best chain; back to pending, sent again',
+    );
+  }
+
+  /** Replaces a write stuck in the mempool with a higher fee when the adapter says one is due. */
+  async #bump(adapter: ChainAdapter, batch: AnchorBatch): Promise<boolean> {
+    const intent = adapter.bump?.(batch, new Date());
+    if (intent === undefined) return false;
+    const repo = this.#o.repo;
+    const previous = { txId: batch.tx_id, rawTx: batch.raw_tx, detail: batch.detail };
+    if (!(await repo.replaceWrite(batch.id, intent))) return false;
+    const replaced = (await repo.batch(batch.id)) as AnchorBatch;
+    const result = await adapter.broadcast(replaced, []);
+    if (!result.ok) {
+      // The original still waits in the mempool: keep tracking it rather than a replacement nobody relays.
+      await repo.replaceWrite(batch.id, previous);
+      this.#o.log.warn(
+        { chain: adapter.name, batch: batch.id, err: result.error },
+        'anchor: fee bump refused, keeping the original write',
+      );
+      return true;
+    }
+    this.#o.onOutcome?.(adapter.name, 'fee_bumped');
+    this.#o.log.info(
+      { chain: adapter.name, batch: batch.id, replaced: batch.tx_id, tx: intent.txId },
+      'anchor: stuck write replaced with a higher fee',
+    );
+    return true;
   }
 
   async #applyTrack(adapter: ChainAdapter, batch: AnchorBatch, where: TrackResult): Promise<void> {
@@ -283,6 +342,7 @@ export class AnchorWorker {
         await repo.recordProgress(batch.id, {
           confirmations: where.confirmations,
           confirmed,
+          ...(where.txId === undefined ? {} : { txId: where.txId }),
           blockNumber: where.blockNumber,
           blockHash: where.blockHash,
           eventIndex: where.eventIndex,

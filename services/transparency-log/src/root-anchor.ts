@@ -57,6 +57,31 @@ export function rootAnchorView(record: RootAnchorRecord): RootAnchorView {
   };
 }
 
+/**
+ * Follows the published anchor while the anchor service reports it pending (issue 18): its receipt moves through
+ * submitted and confirmed as the chain buries the write, or back to pending after a reorganisation. Asks
+ * GET <url>/anchor/<bundle_hash>; an unreachable service or an unknown hash leaves the record as it is.
+ */
+async function pollReceipt(
+  options: RootAnchorOptions,
+  record: RootAnchorRecord,
+): Promise<RootAnchorOutcome | undefined> {
+  const bundleHash = `sha256:${toHex(record.root)}`;
+  try {
+    const response = await (options.fetch ?? fetch)(new URL(`anchor/${bundleHash}`, withSlash(options.url)), {
+      headers: { accept: 'application/json' },
+      signal: AbortSignal.timeout(options.timeoutMs),
+    });
+    if (!response.ok) return undefined;
+    const body = (await response.json()) as { anchor_receipt?: { status?: unknown } } | null;
+    // GET answers 200 for a pending receipt too: without the receipt's own status nothing is learnt.
+    if (typeof body?.anchor_receipt?.status !== 'string') return undefined;
+    return outcomeFromResponse(response.status, body, record.chain ?? options.chain);
+  } catch {
+    return undefined;
+  }
+}
+
 function pick(source: Record<string, unknown>, ...names: string[]): unknown {
   for (const name of names) {
     const value = source[name];
@@ -79,7 +104,8 @@ export function outcomeFromResponse(
     typeof body === 'object' && body !== null && !Array.isArray(body)
       ? (body as Record<string, unknown>)
       : {};
-  const nested = top['receipt'];
+  // Our anchor service answers {anchor_receipt}; others {receipt} or flat fields.
+  const nested = top['anchor_receipt'] ?? top['receipt'];
   const receipt =
     typeof nested === 'object' && nested !== null && !Array.isArray(nested)
       ? { ...top, ...(nested as Record<string, unknown>) }
@@ -87,10 +113,13 @@ export function outcomeFromResponse(
   const txId = pick(receipt, 'tx_id', 'tx_hash', 'txid');
   const height = pick(receipt, 'block_height', 'block_number');
   const statusText = pick(receipt, 'status');
+  // `submitted` (written, not yet at depth) is still pending for the log: only `confirmed` is final.
   const declared =
     statusText === 'confirmed' || statusText === 'pending' || statusText === 'failed'
       ? statusText
-      : undefined;
+      : statusText === 'submitted'
+        ? 'pending'
+        : undefined;
   const anchorStatus = declared ?? (typeof txId === 'string' && status !== 202 ? 'confirmed' : 'pending');
   const chainName = pick(receipt, 'chain');
   return {
@@ -122,6 +151,21 @@ export class RootAnchorer {
     this.#latest = await this.#options.repository.latestRootAnchor({ settledOnly: true });
   }
 
+  async #pollPending(): Promise<void> {
+    const record = this.#latest;
+    if (record === undefined || record.status !== 'pending') return;
+    const outcome = await pollReceipt(this.#options, record);
+    if (outcome === undefined) return;
+    if (outcome.status === record.status && (outcome.txId ?? null) === record.txId) return;
+    await this.#options.repository.finishRootAnchor(record.size, outcome, this.#options.clock());
+    this.#options.log.info(
+      { tree_size: record.size, status: outcome.status, tx_id: outcome.txId },
+      'root anchor receipt updated from the anchor service',
+    );
+    await this.refresh();
+    if (this.#latest !== undefined) this.#options.onAnchored?.(this.#latest);
+  }
+
   tick(): Promise<void> {
     this.#running ??= this.#round().finally(() => {
       this.#running = undefined;
@@ -133,6 +177,7 @@ export class RootAnchorer {
     const { repository, clock } = this.#options;
     const checkpoint = await repository.latestCheckpoint();
     await this.refresh();
+    await this.#pollPending();
     if (checkpoint === undefined || checkpoint.size === 0) return;
     const last = await repository.latestRootAnchor();
     if (last !== undefined && last.size > checkpoint.size) return;

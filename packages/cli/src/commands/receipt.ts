@@ -37,6 +37,10 @@ async function verify(source: string, values: ParsedCommandLine['values'], io: C
   if (bundleHash === undefined || !/^sha256:[0-9a-f]{64}$/.test(bundleHash)) {
     throw new CliError('--bundle-hash sha256:<64 lowercase hex> is required', { showUsage: true });
   }
+  const secondaryHash = text(values, 'secondary-hash');
+  if (secondaryHash !== undefined && !/^sha3-256:[0-9a-f]{64}$/.test(secondaryHash)) {
+    throw new CliError('--secondary-hash must be sha3-256:<64 lowercase hex>', { showUsage: true });
+  }
   const input = await readJsonInput(source, io);
   if (isPlainObject(input) && isPlainObject(input['error']) && !('anchor_receipt' in input)) {
     throw new CliError(`${inputName(source)}: holds an error response, not a receipt`);
@@ -62,6 +66,7 @@ async function verify(source: string, values: ParsedCommandLine['values'], io: C
   const { errorCode, DEFAULT_PROFILE } = await import('@proto/core');
   progress(io, `checking the receipt of ${bundleHash}`);
   const check = await verifyAnchorReceipt(receipt, bundleHash, {
+    ...(secondaryHash === undefined ? {} : { secondaryHash }),
     ...(rpc === undefined ? {} : { evmRpc: rpc }),
     ...(esplora === undefined ? {} : { esplora }),
     ...(logUrl === undefined ? {} : { logs: [{ url: logUrl, ...(keys.length > 0 ? { keys } : {}) }] }),
@@ -92,7 +97,9 @@ export const receiptCommand: Command = {
   summary: 'verify an anchor receipt against its chain or log (receipt verify)',
   usage: ['verify FILE|- --bundle-hash H [options]'],
   description: `Verifies an anchor receipt (the receipt, or an {anchor_receipt} response) for a bundle hash:
-  1. the receipt's bundle_hash (if any) is H, and its merkle_path leads from H to batch_root;
+  1. the receipt's bundle_hash (if any) is H, and its merkle_path leads from H to batch_root; a
+     receipt anchoring a SHA3-256 hash too: bundle_hash_secondary is S (when given) and its
+     merkle_path_secondary leads to the same batch_root;
   2. contract chain: the transaction's receipt from --rpc has the Anchored event at event_index,
      emitted by the contract, with topic1 = batch_root, in block block_number;
      Bitcoin: the raw transaction from --esplora hashes to tx_id and has an OP_RETURN with
@@ -103,6 +110,10 @@ export const receiptCommand: Command = {
     {
       flags: '--bundle-hash <H>',
       description: 'sha256:<64 lowercase hex> (compute it with `proto hash BUNDLE`)',
+    },
+    {
+      flags: '--secondary-hash <S>',
+      description: "sha3-256:<64 lowercase hex>, the bundle's SHA3-256 hash (V2)",
     },
     { flags: '--rpc <URL>', description: 'EVM JSON-RPC endpoint for contract-chain receipts' },
     { flags: '--esplora <URL>', description: 'Esplora API base URL for Bitcoin receipts' },

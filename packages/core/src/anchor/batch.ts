@@ -20,11 +20,32 @@ export function bundleHashDigest(bundleHash: unknown): Uint8Array | undefined {
   return parsed === undefined ? undefined : fromHex(parsed.hex);
 }
 
+/** The 32 raw digest bytes of a `sha3-256:<64 hex>` secondary bundle hash (SPEC.md, V2 anchoring); else undefined. */
+export function secondaryHashDigest(hash: unknown): Uint8Array | undefined {
+  const parsed = parsePrefixedHash(hash, 'sha3-256');
+  return parsed === undefined ? undefined : fromHex(parsed.hex);
+}
+
 /** D19: a batch leaf is SHA-256(0x00 ‖ the 32 raw digest bytes) of the bundle hash. */
 export function anchorLeafHash(bundleHash: string): Result<Uint8Array> {
   const digest = bundleHashDigest(bundleHash);
   if (digest === undefined) {
     return err(coreError('BUNDLE_SCHEMA_INVALID', 'bundle_hash must be sha256:<64 lowercase hex>'));
+  }
+  return ok(rfc9162LeafHash(digest));
+}
+
+/**
+ * The leaf of any hash a batch anchors: the bundle hash (`sha256:`, as anchorLeafHash) or, for a V2 request
+ * anchoring both (P51), its `sha3-256:` secondary hash, a leaf of its own in the same tree (SHA-256(0x00 ‖ its
+ * 32 digest bytes)), so one root on chain commits both.
+ */
+export function anchoredLeafHash(anchoredHash: string): Result<Uint8Array> {
+  const digest = bundleHashDigest(anchoredHash) ?? secondaryHashDigest(anchoredHash);
+  if (digest === undefined) {
+    return err(
+      coreError('BUNDLE_SCHEMA_INVALID', 'an anchored hash must be sha256: or sha3-256: + 64 lowercase hex'),
+    );
   }
   return ok(rfc9162LeafHash(digest));
 }
@@ -39,7 +60,7 @@ export function buildAnchorBatch(bundleHashes: readonly string[]): Result<Anchor
     return err(coreError('BUNDLE_SCHEMA_INVALID', 'a batch needs at least one hash'));
   const leaves: Uint8Array[] = [];
   for (const hash of bundleHashes) {
-    const leaf = anchorLeafHash(hash);
+    const leaf = anchoredLeafHash(hash);
     if (!leaf.ok) return leaf;
     leaves.push(leaf.value);
   }
@@ -77,7 +98,7 @@ export function verifyAnchorInclusion(
   pathHex: readonly string[],
   rootHex: string,
 ): boolean {
-  const leaf = anchorLeafHash(bundleHash);
+  const leaf = anchoredLeafHash(bundleHash);
   if (!leaf.ok || typeof rootHex !== 'string' || !HEX64.test(rootHex) || !Array.isArray(pathHex))
     return false;
   const path: Uint8Array[] = [];

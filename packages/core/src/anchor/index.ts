@@ -2,12 +2,18 @@
 // SPEC.md "Anchor receipt", "Anchoring formats", "Events"; DECISIONS D4, D19.
 export {
   type AnchorBatchTree,
+  anchoredLeafHash,
   anchorLeafHash,
   buildAnchorBatch,
   bundleHashDigest,
+  secondaryHashDigest,
   verifyAnchorInclusion,
 } from './batch.ts';
 export { type BitcoinTxOutput, type ParsedBitcoinTx, parseBitcoinTransaction } from './bitcoin-tx.ts';
+export { prepareReceiptCheck } from './check.ts';
+export { type BitcoinChainData, checkBitcoinChainData } from './check-bitcoin.ts';
+export { checkEvmChainData, type EvmChainData } from './check-evm.ts';
+export { checkLogProofData } from './check-log.ts';
 export {
   ANCHOR_CHECK_CODES,
   type AnchorCheck,
@@ -15,14 +21,8 @@ export {
   anchorFail,
   anchorPass,
   anchorSkipped,
-  type BitcoinChainData,
-  checkBitcoinChainData,
-  checkEvmChainData,
-  checkLogProofData,
-  type EvmChainData,
   type PreparedReceipt,
-  prepareReceiptCheck,
-} from './check.ts';
+} from './check-outcome.ts';
 export {
   ANCHOR_FUNCTION_SELECTOR,
   ANCHOR_FUNCTION_SIGNATURE,

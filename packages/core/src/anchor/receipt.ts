@@ -2,8 +2,13 @@
 // SPEC.md "Anchor receipt", DECISIONS D19 (status, confirmations, batch root and Merkle path in every receipt).
 import { coreError, err, ok, type Result } from '../result.ts';
 
-export type AnchorStatus = 'pending' | 'confirmed' | 'failed';
-export const ANCHOR_STATUSES: readonly AnchorStatus[] = ['pending', 'confirmed', 'failed'];
+/**
+ * `pending`: nothing on chain yet (queued, or sent back after its block left the best chain); `submitted`: written
+ * (in the mempool, or in a block short of the confirmations depth); `confirmed`: at depth; `failed`: refused.
+ * `submitted` is issue 18's addition (P50): receipts stored before it read `pending` for the same stage.
+ */
+export type AnchorStatus = 'pending' | 'submitted' | 'confirmed' | 'failed';
+export const ANCHOR_STATUSES: readonly AnchorStatus[] = ['pending', 'submitted', 'confirmed', 'failed'];
 
 export type AnchorReceiptKind = 'bitcoin' | 'evm' | 'log';
 
@@ -24,6 +29,12 @@ export interface AnchorReceiptCommon {
   readonly leaf_index?: number;
   /** RFC 9162 inclusion path, sibling nearest the leaf first, 64 hex each. */
   readonly merkle_path?: readonly string[];
+  /** V2 (P51): the bundle's SHA3-256 hash, `sha3-256:<64 hex>`, anchored as a leaf of the same batch. */
+  readonly bundle_hash_secondary?: string;
+  /** Index of the secondary hash's leaf under `batch_root`. */
+  readonly leaf_index_secondary?: number;
+  /** RFC 9162 path of the secondary hash's leaf to `batch_root`. */
+  readonly merkle_path_secondary?: readonly string[];
 }
 
 /** SPEC.md "Bitcoin-style chain": `chain`, `network`, `tx_id`, `block_height`, Merkle proof when batched. */
@@ -60,6 +71,12 @@ export interface ReceiptInclusion {
   readonly batchSize: number;
   readonly path: readonly string[];
   readonly root: string;
+  /** The secondary (SHA3-256) hash's place under the same root, when the receipt anchors one. */
+  readonly secondary?: {
+    readonly hash: string;
+    readonly leafIndex: number;
+    readonly path: readonly string[];
+  };
 }
 
 export type ParsedAnchorReceipt =
@@ -75,6 +92,7 @@ const HEX64 = /^[0-9a-f]{64}$/;
 const EVM_TX = /^0x[0-9a-fA-F]{64}$/;
 const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const BUNDLE_HASH = /^sha256:[0-9a-f]{64}$/;
+const SECONDARY_HASH = /^sha3-256:[0-9a-f]{64}$/;
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 const MAX_PATH = 64;
 
@@ -119,7 +137,7 @@ function hashList(r: Record<string, unknown>, key: string): string[] | undefined
 function common(r: Record<string, unknown>): AnchorReceiptCommon {
   const status = r['status'];
   if (status !== undefined && !ANCHOR_STATUSES.includes(status as AnchorStatus)) {
-    fail('status must be pending, confirmed or failed');
+    fail('status must be pending, submitted, confirmed or failed');
   }
   const out: Record<string, unknown> = {};
   const put = (key: string, value: unknown) => {
@@ -133,6 +151,9 @@ function common(r: Record<string, unknown>): AnchorReceiptCommon {
   put('batch_size', count(r, 'batch_size'));
   put('leaf_index', count(r, 'leaf_index'));
   put('merkle_path', hashList(r, 'merkle_path'));
+  put('bundle_hash_secondary', text(r, 'bundle_hash_secondary', SECONDARY_HASH));
+  put('leaf_index_secondary', count(r, 'leaf_index_secondary'));
+  put('merkle_path_secondary', hashList(r, 'merkle_path_secondary'));
   return out as AnchorReceiptCommon;
 }
 
@@ -141,16 +162,37 @@ function inclusionOf(c: AnchorReceiptCommon, log?: LogAnchorReceipt): ReceiptInc
   const path = c.merkle_path ?? log?.merkle_proof;
   const parts = [c.batch_root, c.batch_size, leafIndex, path];
   const present = parts.filter((p) => p !== undefined).length;
-  if (present === 0) return undefined;
+  if (present === 0) {
+    // A pending receipt names the secondary hash it will anchor; its place comes with the batch.
+    if (c.leaf_index_secondary !== undefined || c.merkle_path_secondary !== undefined)
+      fail('leaf_index_secondary and merkle_path_secondary need batch_root');
+    return undefined;
+  }
   // A log receipt in SPEC.md's bare shape (index and proof, no root) can only be checked online.
   if (log !== undefined && c.batch_root === undefined && c.batch_size === undefined) return undefined;
   if (present !== parts.length) fail('batch_root, batch_size, leaf_index and merkle_path go together');
   if ((leafIndex as number) >= (c.batch_size as number)) fail('leaf_index must be below batch_size');
-  return {
+  const inclusion = {
     leafIndex: leafIndex as number,
     batchSize: c.batch_size as number,
     path: path as string[],
     root: c.batch_root as string,
+  };
+  const secondary = [c.bundle_hash_secondary, c.leaf_index_secondary, c.merkle_path_secondary];
+  const secondaryPresent = secondary.filter((p) => p !== undefined).length;
+  if (secondaryPresent === 0) return inclusion;
+  if (secondaryPresent !== secondary.length)
+    fail('bundle_hash_secondary, leaf_index_secondary and merkle_path_secondary go together');
+  if ((c.leaf_index_secondary as number) >= inclusion.batchSize)
+    fail('leaf_index_secondary must be below batch_size');
+  if (c.leaf_index_secondary === inclusion.leafIndex) fail('the two hashes cannot share a leaf');
+  return {
+    ...inclusion,
+    secondary: {
+      hash: c.bundle_hash_secondary as string,
+      leafIndex: c.leaf_index_secondary as number,
+      path: c.merkle_path_secondary as string[],
+    },
   };
 }
 

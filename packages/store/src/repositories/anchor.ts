@@ -1,276 +1,27 @@
 // Repository of the anchor service: the durable request queue, batches claimed with SKIP LOCKED, write intents
 // recorded before broadcast, per-chain send leases. Implements D19 and docs/architecture.md §4 (queue claims, no double write).
-import { type Kysely, type Selectable, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { StoreDialect } from '../migrations/migration.ts';
-import type { Database, SequenceColumn } from '../schema.ts';
+import type { Database } from '../schema.ts';
 import { inTransaction } from '../transaction.ts';
+import { closeBatch } from './anchor-close.ts';
+import { reopenBatch, replaceWrite, shallowConfirmed } from './anchor-reorg.ts';
+import { bulkUpdateItems, json, num, toBatch, toItem } from './anchor-rows.ts';
+import type {
+  AnchorBatch,
+  AnchorBatchState,
+  AnchorDatabase,
+  AnchorItem,
+  AnchorItemState,
+  AnchorRepository,
+  AnchorRepositoryOptions,
+  BatchProgress,
+  CloseBatchOptions,
+  EnqueueResult,
+  WriteIntent,
+} from './anchor-types.ts';
 
-/** Kysely table types of migration 0005 (kept here so the anchor storage is one file). */
-export interface AnchorTables {
-  anchor_items: {
-    seq: SequenceColumn;
-    chain: string;
-    bundle_hash: string;
-    state: string;
-    attempt: number;
-    requested_at: string;
-    updated_at: string;
-    batch_id: number | string | null;
-    leaf_index: number | null;
-    merkle_path_json: string | null;
-    detail_json: string | null;
-  };
-  anchor_batches: {
-    id: SequenceColumn;
-    chain: string;
-    state: string;
-    root: string;
-    size: number;
-    created_at: string;
-    updated_at: string;
-    tx_id: string | null;
-    raw_tx: string | null;
-    nonce: number | string | null;
-    sent_at: string | null;
-    block_number: number | string | null;
-    block_hash: string | null;
-    event_index: number | null;
-    confirmations: number;
-    anchored_at: string | null;
-    confirmed_at: string | null;
-    error: string | null;
-    detail_json: string | null;
-  };
-  anchor_chains: {
-    chain: string;
-    next_nonce: number | string | null;
-    lease_owner: string | null;
-    lease_until: string | null;
-  };
-}
-
-type AnchorDatabase = Database & AnchorTables;
-
-/** `queued` → `batched` (in a batch) → `confirmed`; or `failed` with its batch. */
-export type AnchorItemState = 'queued' | 'batched' | 'confirmed' | 'failed';
-
-/**
- * `created` (root fixed, nothing signed) → `sending` (intent stored: signed raw transaction and its id) →
- * `sent` (broadcast accepted or found on chain) → `confirmed`; or `failed` (definitively not written).
- */
-export type AnchorBatchState = 'created' | 'sending' | 'sent' | 'confirmed' | 'failed';
-
-export interface AnchorItem {
-  readonly seq: number;
-  readonly chain: string;
-  readonly bundle_hash: string;
-  readonly state: AnchorItemState;
-  /** 1 for a first request; a failed batch's items are queued again with attempt + 1. */
-  readonly attempt: number;
-  readonly requested_at: string;
-  readonly updated_at: string;
-  readonly batch_id: number | null;
-  readonly leaf_index: number | null;
-  /** RFC 9162 path of the item's leaf to its batch root (hex), once batched. */
-  readonly merkle_path: readonly string[] | null;
-  /** Chain-specific data of this item (for example its transparency-log index and proof). */
-  readonly detail: unknown;
-}
-
-export interface AnchorBatch {
-  readonly id: number;
-  readonly chain: string;
-  readonly state: AnchorBatchState;
-  /** The value written on chain: RFC 9162 root of the batch's leaves, 64 hex. */
-  readonly root: string;
-  readonly size: number;
-  readonly created_at: string;
-  readonly updated_at: string;
-  readonly tx_id: string | null;
-  /** The signed transaction exactly as broadcast (hex), kept so a restart re-sends the same bytes. */
-  readonly raw_tx: string | null;
-  readonly nonce: number | null;
-  readonly sent_at: string | null;
-  readonly block_number: number | null;
-  readonly block_hash: string | null;
-  readonly event_index: number | null;
-  readonly confirmations: number;
-  readonly anchored_at: string | null;
-  readonly confirmed_at: string | null;
-  readonly error: string | null;
-  readonly detail: unknown;
-}
-
-export interface EnqueueResult {
-  readonly item: AnchorItem;
-  /** false when a live request for this hash and chain already existed (it is returned instead). */
-  readonly created: boolean;
-}
-
-export interface CloseBatchOptions {
-  /** Most leaves in one batch (BATCH_MAX). */
-  readonly max: number;
-  /**
-   * Close only when the oldest claimable request was made at or before this ISO time (BATCH_INTERVAL_MS
-   * ago) or `max` requests are waiting. Absent: close whatever is waiting.
-   */
-  readonly dueBefore?: string;
-  /** Close a batch of exactly this request (ANCHOR_MODE=individual). */
-  readonly only?: number;
-  /** Builds the batch tree from the hashes in leaf order: its root and each leaf's path (hex). */
-  readonly build: (bundleHashes: readonly string[]) => {
-    readonly root: string;
-    readonly paths: readonly (readonly string[])[];
-  };
-}
-
-/** What is written before a broadcast: enough to find the transaction on chain or send the same bytes again. */
-export interface WriteIntent {
-  readonly txId?: string | null;
-  readonly rawTx?: string | null;
-  readonly nonce?: number | null;
-  readonly detail?: unknown;
-}
-
-export interface BatchProgress {
-  readonly confirmations: number;
-  readonly confirmed: boolean;
-  readonly txId?: string | null;
-  readonly blockNumber?: number | null;
-  readonly blockHash?: string | null;
-  readonly eventIndex?: number | null;
-  readonly anchoredAt?: string | null;
-  readonly detail?: unknown;
-}
-
-export interface AnchorRepository {
-  /** Stores a request durably; returns the live request instead when the hash is already queued or anchored. */
-  enqueue(chain: string, bundleHash: string, at?: Date): Promise<EnqueueResult>;
-  /** The newest request for a hash (on one chain, or any), with its batch. */
-  latest(
-    bundleHash: string,
-    chain?: string,
-  ): Promise<{ readonly item: AnchorItem; readonly batch: AnchorBatch | undefined } | undefined>;
-  item(seq: number): Promise<AnchorItem | undefined>;
-  /**
-   * Claims waiting requests of a chain (PostgreSQL: FOR UPDATE SKIP LOCKED, so replicas take disjoint
-   * sets) and turns them into one batch with its root, when due. Returns the batch, or undefined.
-   */
-  closeBatch(chain: string, options: CloseBatchOptions): Promise<AnchorBatch | undefined>;
-  batch(id: number): Promise<AnchorBatch | undefined>;
-  batches(chain: string, states: readonly AnchorBatchState[], limit?: number): Promise<AnchorBatch[]>;
-  /** A batch's requests in leaf order. */
-  batchItems(batchId: number): Promise<AnchorItem[]>;
-  /** Takes or renews the chain's send lease; false while another owner holds an unexpired one. */
-  acquireLease(chain: string, owner: string, ttlMs: number): Promise<boolean>;
-  releaseLease(chain: string, owner: string): Promise<void>;
-  /** The next account nonce recorded for the chain (null before the first intent). */
-  nextNonce(chain: string): Promise<number | null>;
-  /**
-   * `created` → `sending` with the intent, only while `owner` holds the chain's lease; advances the
-   * chain's next nonce. false (nothing written) when the lease was lost or the batch moved on.
-   */
-  recordIntent(batchId: number, intent: WriteIntent, owner: string): Promise<boolean>;
-  /** `sending` → `sent`. */
-  markSent(batchId: number): Promise<void>;
-  /** Inclusion and confirmations of a sent batch; `confirmed` also confirms its requests. */
-  recordProgress(batchId: number, progress: BatchProgress): Promise<void>;
-  /** Per-request chain data (transparency-log index and proof). */
-  setItemDetails(details: readonly { readonly seq: number; readonly detail: unknown }[]): Promise<void>;
-  /**
-   * Marks a batch definitively failed. Its requests fail with it; those below `maxAttempts` are queued
-   * again (attempt + 1, original request time). Returns how many were queued again.
-   */
-  failBatch(batchId: number, error: string, maxAttempts: number): Promise<number>;
-  /** Requests per state and chain that are not finished (queued, batched). */
-  openCounts(): Promise<
-    { readonly chain: string; readonly state: AnchorItemState; readonly count: number }[]
-  >;
-  /**
-   * Requests of a chain not yet handed to it: queued, or in a batch not yet sent (`created`, `sending`).
-   * What ANCHOR_MAX_BACKLOG bounds (issue 16).
-   */
-  backlog(chain: string): Promise<number>;
-  /** Request time (ISO) of the oldest request of a chain that is not finished (queued or batched), if any. */
-  oldestPending(chain: string): Promise<string | undefined>;
-}
-
-export interface AnchorRepositoryOptions {
-  readonly dialect: StoreDialect;
-  readonly clock: () => Date;
-}
-
-type ItemRow = Selectable<AnchorTables['anchor_items']>;
-type BatchRow = Selectable<AnchorTables['anchor_batches']>;
-
-const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
-const json = (v: unknown): string | null => (v === undefined || v === null ? null : JSON.stringify(v));
-const unjson = (v: string | null): unknown => (v === null ? null : (JSON.parse(v) as unknown));
-
-function toItem(row: ItemRow): AnchorItem {
-  return {
-    seq: Number(row.seq),
-    chain: row.chain,
-    bundle_hash: row.bundle_hash,
-    state: row.state as AnchorItemState,
-    attempt: Number(row.attempt),
-    requested_at: row.requested_at,
-    updated_at: row.updated_at,
-    batch_id: num(row.batch_id),
-    leaf_index: row.leaf_index === null ? null : Number(row.leaf_index),
-    merkle_path: unjson(row.merkle_path_json) as string[] | null,
-    detail: unjson(row.detail_json),
-  };
-}
-
-function toBatch(row: BatchRow): AnchorBatch {
-  return {
-    id: Number(row.id),
-    chain: row.chain,
-    state: row.state as AnchorBatchState,
-    root: row.root,
-    size: Number(row.size),
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-    tx_id: row.tx_id,
-    raw_tx: row.raw_tx,
-    nonce: num(row.nonce),
-    sent_at: row.sent_at,
-    block_number: num(row.block_number),
-    block_hash: row.block_hash,
-    event_index: row.event_index === null ? null : Number(row.event_index),
-    confirmations: Number(row.confirmations),
-    anchored_at: row.anchored_at,
-    confirmed_at: row.confirmed_at,
-    error: row.error,
-    detail: unjson(row.detail_json),
-  };
-}
-
-/** Rows per bulk UPDATE: 3 parameters each, far below SQLite's and PostgreSQL's limits. */
-const BULK_ROWS = 500;
-
-/**
- * One UPDATE … FROM (VALUES (seq, n, text), …) per BULK_ROWS items instead of one round trip per item: a batch of
- * 1,024 used to cost 1,024 statements twice (closing, then storing log details), the PostgreSQL bottleneck under
- * load (issue 16). VALUES columns are column1..3 on both dialects; SQLite has UPDATE … FROM since 3.33.
- */
-async function bulkUpdateItems(
-  trx: Kysely<AnchorDatabase>,
-  rows: readonly (readonly [seq: number, n: number, text: string | null])[],
-  assignments: ReturnType<typeof sql>,
-): Promise<void> {
-  for (let start = 0; start < rows.length; start += BULK_ROWS) {
-    const values = sql.join(
-      rows
-        .slice(start, start + BULK_ROWS)
-        .map(([seq, n, text]) => sql`(CAST(${seq} AS bigint), CAST(${n} AS integer), CAST(${text} AS text))`),
-    );
-    await sql`UPDATE anchor_items SET ${assignments} FROM (VALUES ${values}) AS v WHERE anchor_items.seq = v.column1`.execute(
-      trx,
-    );
-  }
-}
+export type * from './anchor-types.ts';
 
 export class KyselyAnchorRepository implements AnchorRepository {
   readonly #db: Kysely<AnchorDatabase>;
@@ -293,7 +44,7 @@ export class KyselyAnchorRepository implements AnchorRepository {
     );
   }
 
-  async enqueue(chain: string, bundleHash: string, at?: Date): Promise<EnqueueResult> {
+  async enqueue(chain: string, bundleHash: string, at?: Date, secondary?: string): Promise<EnqueueResult> {
     const when = (at ?? this.#clock()).toISOString();
     return this.#tx(async (trx) => {
       const inserted = await trx
@@ -309,6 +60,9 @@ export class KyselyAnchorRepository implements AnchorRepository {
           leaf_index: null,
           merkle_path_json: null,
           detail_json: null,
+          bundle_hash_secondary: secondary ?? null,
+          secondary_leaf_index: null,
+          secondary_path_json: null,
         })
         // The index predicate is a literal: PostgreSQL matches it against the partial index at plan time.
         .onConflict((oc) =>
@@ -324,6 +78,17 @@ export class KyselyAnchorRepository implements AnchorRepository {
         .where('bundle_hash', '=', bundleHash)
         .where('state', '<>', 'failed')
         .executeTakeFirstOrThrow();
+      if (secondary !== undefined && live.bundle_hash_secondary === null && live.state === 'queued') {
+        // Not in a batch yet: the secondary hash can still join the request's leaves.
+        const updated = await trx
+          .updateTable('anchor_items')
+          .set({ bundle_hash_secondary: secondary, updated_at: when })
+          .where('seq', '=', live.seq)
+          .where('state', '=', 'queued')
+          .returningAll()
+          .executeTakeFirst();
+        if (updated !== undefined) return { item: toItem(updated), created: false };
+      }
       return { item: toItem(live), created: false };
     });
   }
@@ -351,64 +116,10 @@ export class KyselyAnchorRepository implements AnchorRepository {
     return row === undefined ? undefined : toItem(row);
   }
 
-  async closeBatch(chain: string, options: CloseBatchOptions): Promise<AnchorBatch | undefined> {
+  closeBatch(chain: string, options: CloseBatchOptions): Promise<AnchorBatch | undefined> {
     if (!Number.isSafeInteger(options.max) || options.max < 1)
-      throw new RangeError('max must be a positive integer');
-    return this.#tx(async (trx) => {
-      const rows = await trx
-        .selectFrom('anchor_items')
-        .select(['seq', 'bundle_hash', 'requested_at'])
-        .where('chain', '=', chain)
-        .where('state', '=', 'queued')
-        .$if(options.only !== undefined, (qb) => qb.where('seq', '=', options.only as number))
-        .orderBy('seq')
-        .limit(options.max)
-        // Replicas skip each other's claimed rows instead of waiting: each closes its own disjoint batch.
-        .$if(this.#dialect === 'postgres', (qb) => qb.forUpdate().skipLocked())
-        .execute();
-      if (rows.length === 0) return undefined;
-      const oldest = rows[0] as (typeof rows)[number];
-      const due =
-        options.only !== undefined ||
-        options.dueBefore === undefined ||
-        rows.length >= options.max ||
-        oldest.requested_at <= options.dueBefore;
-      if (!due) return undefined;
-      const tree = options.build(rows.map((r) => r.bundle_hash));
-      if (tree.paths.length !== rows.length) throw new Error('batch tree does not match its leaves');
-      const now = this.#now();
-      const batch = await trx
-        .insertInto('anchor_batches')
-        .values({
-          chain,
-          state: 'created',
-          root: tree.root,
-          size: rows.length,
-          created_at: now,
-          updated_at: now,
-          tx_id: null,
-          raw_tx: null,
-          nonce: null,
-          sent_at: null,
-          block_number: null,
-          block_hash: null,
-          event_index: null,
-          confirmations: 0,
-          anchored_at: null,
-          confirmed_at: null,
-          error: null,
-          detail_json: null,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      const id = Number(batch.id);
-      await bulkUpdateItems(
-        trx,
-        rows.map((row, i) => [Number(row.seq), i, JSON.stringify(tree.paths[i])] as const),
-        sql`state = 'batched', batch_id = ${id}, leaf_index = CAST(v.column2 AS integer), merkle_path_json = v.column3, updated_at = ${now}`,
-      );
-      return toBatch(batch);
-    });
+      return Promise.reject(new RangeError('max must be a positive integer'));
+    return this.#tx((trx) => closeBatch(trx, this.#dialect, chain, options, this.#now()));
   }
 
   async batch(id: number): Promise<AnchorBatch | undefined> {
@@ -554,13 +265,14 @@ export class KyselyAnchorRepository implements AnchorRepository {
       if (progress.detail !== undefined) patch['detail_json'] = json(progress.detail);
       if (progress.confirmed) {
         patch['state'] = 'confirmed';
-        patch['confirmed_at'] = now;
+        // A confirmed batch still watched for reorganisations keeps the time it was first confirmed.
+        patch['confirmed_at'] = sql`COALESCE(confirmed_at, ${now})`;
       }
       const updated = await trx
         .updateTable('anchor_batches')
         .set(patch)
         .where('id', '=', batchId)
-        .where('state', 'in', ['sending', 'sent'])
+        .where('state', 'in', progress.confirmed ? ['sending', 'sent', 'confirmed'] : ['sending', 'sent'])
         .returning('id')
         .executeTakeFirst();
       if (updated !== undefined && progress.confirmed) {
@@ -620,6 +332,9 @@ export class KyselyAnchorRepository implements AnchorRepository {
             leaf_index: null,
             merkle_path_json: null,
             detail_json: null,
+            bundle_hash_secondary: item.bundle_hash_secondary ?? null,
+            secondary_leaf_index: null,
+            secondary_path_json: null,
           })
           .execute();
         requeued++;
@@ -662,5 +377,17 @@ export class KyselyAnchorRepository implements AnchorRepository {
       .where('state', 'in', ['queued', 'batched'])
       .executeTakeFirst();
     return row?.oldest ?? undefined;
+  }
+
+  shallowConfirmed(chain: string, depth: number, limit = 100): Promise<AnchorBatch[]> {
+    return shallowConfirmed(this.#db, chain, depth, limit);
+  }
+
+  reopenBatch(batchId: number): Promise<boolean> {
+    return this.#tx((trx) => reopenBatch(trx, batchId, this.#now()));
+  }
+
+  replaceWrite(batchId: number, intent: WriteIntent): Promise<boolean> {
+    return replaceWrite(this.#db, batchId, intent, this.#now());
   }
 }

@@ -26,6 +26,10 @@ export interface BitcoinAdapterOptions {
   readonly confirmations: number;
   /** sat/vB. */
   readonly feeRate: number;
+  /** A transaction still unconfirmed this long after it was sent is replaced with a higher fee (BIP 125); 0: never. */
+  readonly rbfAfterMs?: number;
+  /** Highest fee rate a replacement may pay, sat/vB. */
+  readonly maxFeeRate?: number;
   readonly profile: ProtocolProfile;
   readonly timeoutMs?: number;
   /** Chain name in requests and receipts (default `bitcoin`). */
@@ -58,6 +62,32 @@ export function bitcoinWallet(
   return { address: payment.address as string, script: payment.script };
 }
 
+/** BIP 125: any input sequence below 0xfffffffe signals that the transaction may be replaced. */
+const RBF_SEQUENCE = 0xfffffffd;
+
+interface SpentCoin {
+  readonly txid: string;
+  readonly vout: number;
+  readonly value: number;
+}
+
+/** What a stored Bitcoin write keeps beside its bytes (batch detail). */
+interface BitcoinWriteDetail {
+  readonly fee_sat: number;
+  readonly vsize: number;
+  readonly fee_rate: number;
+  readonly inputs: readonly SpentCoin[];
+  /** Transaction ids this write replaced, oldest first. */
+  readonly replaces?: readonly string[];
+}
+
+function writeDetail(detail: unknown): BitcoinWriteDetail | undefined {
+  const d = detail as Partial<BitcoinWriteDetail> | null;
+  if (d === null || typeof d !== 'object' || !Array.isArray(d.inputs) || typeof d.fee_rate !== 'number')
+    return undefined;
+  return d as BitcoinWriteDetail;
+}
+
 export class BitcoinAdapter implements ChainAdapter {
   readonly name: string;
   readonly kind = 'bitcoin' as const;
@@ -70,6 +100,8 @@ export class BitcoinAdapter implements ChainAdapter {
   readonly #feeRate: bigint;
   readonly #profile: ProtocolProfile;
   readonly #timeoutMs: number;
+  readonly #rbfAfterMs: number;
+  readonly #maxFeeRate: bigint;
 
   constructor(options: BitcoinAdapterOptions) {
     this.name = options.name ?? 'bitcoin';
@@ -81,6 +113,8 @@ export class BitcoinAdapter implements ChainAdapter {
     this.#feeRate = BigInt(options.feeRate);
     this.#profile = options.profile;
     this.#timeoutMs = options.timeoutMs ?? 10_000;
+    this.#rbfAfterMs = options.rbfAfterMs ?? 0;
+    this.#maxFeeRate = BigInt(Math.max(options.maxFeeRate ?? options.feeRate, options.feeRate));
   }
 
   get address(): string {
@@ -94,6 +128,8 @@ export class BitcoinAdapter implements ChainAdapter {
       address: this.#wallet.address,
       confirmations: this.confirmationsRequired,
       fee_rate_sat_vb: Number(this.#feeRate),
+      rbf_after_ms: this.#rbfAfterMs,
+      max_fee_rate_sat_vb: Number(this.#maxFeeRate),
     };
   }
 
@@ -146,28 +182,77 @@ export class BitcoinAdapter implements ChainAdapter {
         (a, b) =>
           Number(b.status?.confirmed === true) - Number(a.status?.confirmed === true) || b.value - a.value,
       )
-      .map((u) => ({
-        txid: Buffer.from(u.txid, 'hex'),
-        index: u.vout,
-        witnessUtxo: { amount: BigInt(u.value), script: this.#wallet.script },
-      }));
-    const network = BITCOIN_NETWORKS[this.#network];
-    const selected = btc.selectUTXO(inputs, [{ script: script.value, amount: 0n }], 'default', {
-      feePerByte: this.#feeRate,
+      .map((u) => ({ txid: u.txid, vout: u.vout, value: u.value }));
+    const signed = this.#sign(inputs, script.value, this.#feeRate, 'default');
+    if (signed === undefined) {
+      // Not a broken batch: the wallet needs coins. The worker tries again on its next turn.
+      throw new TransientError(`wallet ${this.#wallet.address} cannot pay the fee (${utxos.length} UTXOs)`);
+    }
+    return signed;
+  }
+
+  /**
+   * Builds and signs the anchor transaction: every input signals replaceability (BIP 125, sequence 0xfffffffd) so a
+   * stuck one can be fee-bumped; the detail keeps the coins spent and the rate, which a replacement reuses.
+   */
+  #sign(
+    coins: readonly SpentCoin[],
+    opReturn: Uint8Array,
+    feeRate: bigint,
+    strategy: 'default' | 'all',
+    replaces: readonly string[] = [],
+  ): WriteIntent | undefined {
+    const inputs = coins.map((c) => ({
+      txid: Buffer.from(c.txid, 'hex'),
+      index: c.vout,
+      sequence: RBF_SEQUENCE,
+      witnessUtxo: { amount: BigInt(c.value), script: this.#wallet.script },
+    }));
+    const selected = btc.selectUTXO(inputs, [{ script: opReturn, amount: 0n }], strategy, {
+      feePerByte: feeRate,
       changeAddress: this.#wallet.address,
-      network,
+      network: BITCOIN_NETWORKS[this.#network],
       createTx: true,
       bip69: false,
       allowUnknownOutputs: true,
     });
-    if (selected?.tx === undefined) {
-      // Not a broken batch: the wallet needs coins. The worker tries again on its next turn.
-      throw new TransientError(`wallet ${this.#wallet.address} cannot pay the fee (${utxos.length} UTXOs)`);
-    }
+    if (selected?.tx === undefined) return undefined;
     const tx = selected.tx;
     tx.sign(this.#key);
     tx.finalize();
-    return { txId: tx.id, rawTx: tx.hex, detail: { fee_sat: Number(selected.fee ?? 0n), vsize: tx.vsize } };
+    const spent = Array.from({ length: tx.inputsLength }, (_, i) => {
+      const input = tx.getInput(i);
+      const txid = Buffer.from(input.txid as Uint8Array).toString('hex');
+      return coins.find((c) => c.txid === txid && c.vout === input.index) as SpentCoin;
+    });
+    const detail: BitcoinWriteDetail = {
+      fee_sat: Number(selected.fee ?? 0n),
+      vsize: tx.vsize,
+      fee_rate: Number(feeRate),
+      inputs: spent,
+      ...(replaces.length > 0 ? { replaces } : {}),
+    };
+    return { txId: tx.id, rawTx: tx.hex, detail };
+  }
+
+  /**
+   * The replacement of a write stuck unconfirmed for BTC_RBF_AFTER_MS: the same coins, twice the fee rate (at most
+   * BTC_MAX_FEE_RATE), so BIP 125's higher absolute fee holds. undefined when not due, at the ceiling, or the stored
+   * write predates the recorded coins (old rows).
+   */
+  bump(batch: AnchorBatch, now: Date): WriteIntent | undefined {
+    if (this.#rbfAfterMs <= 0 || batch.sent_at === null || batch.tx_id === null) return undefined;
+    if (now.getTime() - Date.parse(batch.sent_at) < this.#rbfAfterMs) return undefined;
+    const detail = writeDetail(batch.detail);
+    if (detail === undefined) return undefined;
+    const rate = BigInt(detail.fee_rate);
+    const next = rate * 2n < this.#maxFeeRate ? rate * 2n : this.#maxFeeRate;
+    if (next <= rate) return undefined;
+    const payload = buildAnchorPayload(batch.root, this.#profile);
+    if (!payload.ok) return undefined;
+    const script = opReturnScript(payload.value);
+    if (!script.ok) return undefined;
+    return this.#sign(detail.inputs, script.value, next, 'all', [...(detail.replaces ?? []), batch.tx_id]);
   }
 
   async broadcast(batch: AnchorBatch): Promise<BroadcastResult> {
@@ -198,12 +283,23 @@ export class BitcoinAdapter implements ChainAdapter {
 
   async track(batch: AnchorBatch): Promise<TrackResult> {
     if (batch.tx_id === null) return { state: 'unknown' };
+    const where = await this.#trackTx(batch.tx_id);
+    if (where.state !== 'unknown') return where;
+    // A fee bump raced the original into a block: the replaced transaction is the write that counts.
+    for (const replaced of writeDetail(batch.detail)?.replaces ?? []) {
+      const earlier = await this.#trackTx(replaced);
+      if (earlier.state === 'included') return { ...earlier, txId: replaced };
+    }
+    return where;
+  }
+
+  async #trackTx(txId: string): Promise<TrackResult> {
     const status = await this.#json<{
       confirmed?: boolean;
       block_height?: number;
       block_hash?: string;
       block_time?: number;
-    }>(`/tx/${batch.tx_id}/status`);
+    }>(`/tx/${txId}/status`);
     if (status === undefined) return { state: 'unknown' };
     if (status.confirmed !== true || typeof status.block_height !== 'number') return { state: 'pending' };
     const tip = await this.#tipHeight();

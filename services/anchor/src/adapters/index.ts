@@ -36,6 +36,8 @@ export function createAdapters(config: AnchorConfig, profile: ProtocolProfile): 
         network: config.BTC_NETWORK,
         confirmations: config.BTC_CONFIRMATIONS,
         feeRate: config.BTC_FEE_RATE,
+        rbfAfterMs: config.BTC_RBF_AFTER_MS,
+        maxFeeRate: config.BTC_MAX_FEE_RATE,
         profile,
       }),
     );

@@ -36,6 +36,8 @@ export type TrackResult =
       readonly eventIndex: number | null;
       readonly anchoredAt: string | null;
       readonly confirmations: number;
+      /** Set when the write found on chain is an earlier version (a fee bump's replaced transaction). */
+      readonly txId?: string;
     }
   /** Mined but did not anchor (reverted, or no Anchored event). */
   | { readonly state: 'failed'; readonly error: string };
@@ -59,6 +61,11 @@ export interface ChainAdapter {
   broadcast(batch: AnchorBatch, items: readonly AnchorItem[]): Promise<BroadcastResult>;
   /** Where a sent batch stands on chain. */
   track(batch: AnchorBatch): Promise<TrackResult>;
+  /**
+   * A replacement for a sent write still waiting in the mempool (Bitcoin fee bump), or undefined when none is due.
+   * Signs, writes nothing to the chain.
+   */
+  bump?(batch: AnchorBatch, now: Date): WriteIntent | undefined;
   /**
    * The chain-specific receipt fields of a request (SPEC.md's shape). `batchFields` false: the adapter
    * supplies batch_root / batch_size / leaf_index / merkle_path / anchored_at itself (the log's own tree).

@@ -17,6 +17,13 @@ interface StoredTx {
   readonly hex: string;
   readonly tx: btc.Transaction;
   height: number | null;
+  /** sat/vB paid. */
+  readonly feeRate: number;
+  readonly fee: number;
+  /** BIP 125: an input's sequence below 0xfffffffe lets a higher-fee spend of the same coins replace it. */
+  readonly replaceable: boolean;
+  /** The coins it spends, so a replacement can free them. */
+  readonly spends: readonly Utxo[];
 }
 
 export interface EsploraTestServer {
@@ -27,15 +34,26 @@ export interface EsploraTestServer {
   readonly transactions: ReadonlyMap<string, StoredTx>;
   /** Gives `address` a confirmed coin. */
   fund(address: string, sats: number): void;
-  /** Mines the mempool into the next block, then adds `blocks - 1` empty blocks. */
+  /**
+   * Mines the mempool (only transactions paying at least `minFeeRate` sat/vB, see `setMinFeeRate`) into the next
+   * block, then adds `blocks - 1` empty blocks.
+   */
   mine(blocks: number): void;
+  /** Miners take only transactions paying at least this many sat/vB (default 0): cheaper ones stay stuck. */
+  setMinFeeRate(satPerVb: number): void;
+  /**
+   * A reorganisation: blocks from `height` on are replaced by a new branch of `newLength` empty blocks. The
+   * transactions they held go back to the mempool, or vanish with `dropTransactions` (as a node that never saw them).
+   */
+  reorg(height: number, newLength: number, options?: { readonly dropTransactions?: boolean }): void;
   tipHeight(): number;
   /** The next POST /tx is refused with HTTP 400 and this bitcoind-style reason. */
   rejectNext(reason: string): void;
   close(): Promise<void>;
 }
 
-const blockHash = (height: number) => createHash('sha256').update(`block ${height}`).digest('hex');
+const branchHash = (height: number, branch: number) =>
+  createHash('sha256').update(`block ${height} branch ${branch}`).digest('hex');
 const BLOCK_TIME_0 = 1_750_000_000;
 
 export async function startEsploraServer(
@@ -47,6 +65,23 @@ export async function startEsploraServer(
   const broadcasts: string[] = [];
   let tip = 100;
   let reject: string | undefined;
+  let minFeeRate = 0;
+  let branch = 0;
+  // Block hashes per height: a reorganisation replaces those from the fork point on, and only those.
+  const hashes = new Map<number, string>();
+  const blockHash = (height: number) => {
+    let hash = hashes.get(height);
+    if (hash === undefined) {
+      hash = branchHash(height, branch);
+      hashes.set(height, hash);
+    }
+    return hash;
+  };
+  const forget = (stored: StoredTx) => {
+    txs.delete(stored.tx.id);
+    for (const coin of stored.spends) coin.spent = false;
+    for (let i = utxos.length - 1; i >= 0; i--) if (utxos[i]?.txid === stored.tx.id) utxos.splice(i, 1);
+  };
 
   const accept = (hex: string): { status: number; body: string } => {
     let tx: btc.Transaction;
@@ -60,14 +95,36 @@ export async function startEsploraServer(
     }
     if (txs.has(tx.id)) return { status: 400, body: 'sendrawtransaction RPC error: txn-already-known' };
     const spends: Utxo[] = [];
+    const conflicts = new Set<StoredTx>();
     for (let i = 0; i < tx.inputsLength; i++) {
       const input = tx.getInput(i);
       const txid = Buffer.from(input.txid as Uint8Array).toString('hex');
-      const coin = utxos.find((u) => u.txid === txid && u.vout === input.index && !u.spent);
-      if (!coin) return { status: 400, body: 'sendrawtransaction RPC error: bad-txns-inputs-missingorspent' };
+      const coin = utxos.find((u) => u.txid === txid && u.vout === input.index);
+      const spender = coin?.spent
+        ? [...txs.values()].find((t) => t.spends.includes(coin as Utxo))
+        : undefined;
+      if (!coin || (coin.spent && (spender === undefined || spender.height !== null)))
+        return { status: 400, body: 'sendrawtransaction RPC error: bad-txns-inputs-missingorspent' };
+      if (spender) conflicts.add(spender);
       spends.push(coin);
     }
+    let inValue = 0;
+    for (const coin of spends) inValue += coin.value;
+    let outValue = 0;
+    for (let i = 0; i < tx.outputsLength; i++) outValue += Number(tx.getOutput(i).amount);
+    const fee = inValue - outValue;
+    // BIP 125 rules 1, 3 and 4 (simplified: one relay fee of 1 sat/vB).
+    for (const old of conflicts) {
+      if (!old.replaceable)
+        return { status: 400, body: 'sendrawtransaction RPC error: txn-mempool-conflict' };
+      if (fee < old.fee + tx.vsize)
+        return { status: 400, body: 'sendrawtransaction RPC error: insufficient fee, rejecting replacement' };
+    }
+    for (const old of conflicts) forget(old);
     for (const coin of spends) coin.spent = true;
+    let replaceable = false;
+    for (let i = 0; i < tx.inputsLength; i++)
+      if ((tx.getInput(i).sequence ?? 0xffffffff) < 0xfffffffe) replaceable = true;
     for (let i = 0; i < tx.outputsLength; i++) {
       const out = tx.getOutput(i);
       const script = out.script as Uint8Array;
@@ -75,7 +132,7 @@ export async function startEsploraServer(
       const address = btc.Address(net).encode(btc.OutScript.decode(script));
       utxos.push({ txid: tx.id, vout: i, value: Number(out.amount), address, spent: false });
     }
-    txs.set(tx.id, { hex, tx, height: null });
+    txs.set(tx.id, { hex, tx, height: null, fee, feeRate: fee / tx.vsize, replaceable, spends });
     return { status: 200, body: tx.id };
   };
 
@@ -146,8 +203,22 @@ export async function startEsploraServer(
     },
     mine(blocks) {
       tip += 1;
-      for (const stored of txs.values()) if (stored.height === null) stored.height = tip;
+      for (const stored of txs.values())
+        if (stored.height === null && stored.feeRate >= minFeeRate) stored.height = tip;
       tip += Math.max(0, blocks - 1);
+    },
+    setMinFeeRate(satPerVb) {
+      minFeeRate = satPerVb;
+    },
+    reorg(height, newLength, options = {}) {
+      branch++;
+      for (const h of [...hashes.keys()]) if (h >= height) hashes.delete(h);
+      for (const stored of [...txs.values()]) {
+        if (stored.height === null || stored.height < height) continue;
+        if (options.dropTransactions) forget(stored);
+        else stored.height = null;
+      }
+      tip = height - 1 + newLength;
     },
     tipHeight: () => tip,
     rejectNext(reason) {

@@ -1,0 +1,106 @@
+// Outcome of an anchor receipt check and the helpers every chain's check shares. DECISIONS D19, D12.
+import type { ErrorName } from '../errors.ts';
+import type { ParsedAnchorReceipt } from './receipt.ts';
+
+export type AnchorCheckStatus = 'pass' | 'fail' | 'skipped';
+
+/**
+ * Outcome of a receipt check. `fail`: the receipt contradicts the hash or the chain. `skipped`: nothing
+ * could be decided (source unreachable, not yet anchored or confirmed, no source configured); `retryable`
+ * says whether asking again later may decide it.
+ */
+export interface AnchorCheck {
+  readonly status: AnchorCheckStatus;
+  readonly message: string;
+  /** Registry name; absent only on `pass`. */
+  readonly code?: ErrorName;
+  readonly retryable: boolean;
+  readonly warnings: readonly string[];
+  readonly kind?: ParsedAnchorReceipt['kind'];
+  /** Confirmations the source reported. */
+  readonly confirmations?: number;
+}
+
+/**
+ * Codes used by anchor checks (registry names, rendered with the profile's prefix):
+ * contradiction E202, malformed receipt or chain answer E002, source unreachable E701 (retryable),
+ * not anchored or confirmed yet E702 (retryable), no source configured for the chain E901.
+ */
+export const ANCHOR_CHECK_CODES = {
+  contradiction: 'MERKLE_ROOT_MISMATCH',
+  malformed: 'ARTIFACT_SCHEMA_INVALID',
+  unreachable: 'CIRCUIT_OPEN',
+  notYet: 'BACKPRESSURE',
+  noSource: 'ALGORITHM_UNAVAILABLE',
+} as const satisfies Record<string, ErrorName>;
+
+export function anchorPass(message: string, extra: Partial<AnchorCheck> = {}): AnchorCheck {
+  return { status: 'pass', message, retryable: false, warnings: [], ...extra };
+}
+
+export function anchorFail(
+  message: string,
+  code: ErrorName = ANCHOR_CHECK_CODES.contradiction,
+  extra: Partial<AnchorCheck> = {},
+): AnchorCheck {
+  return { status: 'fail', message, code, retryable: false, warnings: [], ...extra };
+}
+
+export function anchorSkipped(
+  message: string,
+  code: ErrorName,
+  retryable: boolean,
+  extra: Partial<AnchorCheck> = {},
+): AnchorCheck {
+  return {
+    status: 'skipped',
+    message,
+    code,
+    retryable,
+    ...extra,
+    warnings: [message, ...(extra.warnings ?? [])],
+  };
+}
+
+/** A receipt that passed the offline checks: what the chain must show. */
+export interface PreparedReceipt {
+  readonly parsed: ParsedAnchorReceipt;
+  /** The 32-byte value the chain must carry (batch root, or the digest itself for an unbatched receipt), hex. */
+  readonly committed: string;
+  readonly warnings: readonly string[];
+}
+
+export function needConfirmations(
+  prepared: PreparedReceipt,
+  confirmations: number,
+  minConfirmations: number,
+  what: string,
+): AnchorCheck {
+  const base = { kind: prepared.parsed.kind, confirmations };
+  if (confirmations < minConfirmations) {
+    return anchorSkipped(
+      `${what} has ${confirmations} confirmation(s), ${minConfirmations} required`,
+      ANCHOR_CHECK_CODES.notYet,
+      true,
+      { ...base, warnings: prepared.warnings },
+    );
+  }
+  return anchorPass(`${what} confirmed (${confirmations} confirmation(s))`, {
+    ...base,
+    warnings: [...prepared.warnings],
+  });
+}
+
+export function notYetSent(prepared: PreparedReceipt): AnchorCheck {
+  return anchorSkipped('receipt is pending: nothing written on chain yet', ANCHOR_CHECK_CODES.notYet, true, {
+    kind: prepared.parsed.kind,
+  });
+}
+
+export function isoSeconds(seconds: bigint | number): string {
+  return new Date(Number(seconds) * 1000).toISOString();
+}
+
+export function sameInstant(a: string, b: string): boolean {
+  return Date.parse(a) === Date.parse(b);
+}

@@ -1,0 +1,111 @@
+// A reorganisation on a local EVM node (ganache evm_snapshot / evm_revert): the block holding a confirmed anchor
+// leaves the chain, the receipt goes back to pending, the same signed transaction is sent again and the anchor
+// ends confirmed in the new chain. Issue 18 item 5; DECISIONS D19.
+import { runCli } from '@proto/cli';
+import { verifyAnchorReceipt } from '@proto/clients';
+import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getReceipt, hashOf, postAnchor, testApp } from './testing/app.ts';
+import {
+  ANCHOR_KEY,
+  DEPLOYER_KEY,
+  type LocalChain,
+  startLocalChain,
+  TEST_CHAIN_ID,
+} from './testing/ganache.ts';
+
+let chain: LocalChain;
+let target: StoreTarget;
+let app: FastifyInstance;
+
+beforeAll(async () => {
+  chain = await startLocalChain();
+  let out = '';
+  const code = await runCli(['anchor', 'deploy-contract', '--rpc', chain.url, '--key', DEPLOYER_KEY], {
+    stdout: (t) => {
+      out += t;
+    },
+    stderr: () => undefined,
+    readStdin: async () => '',
+  });
+  expect(code).toBe(0);
+  const contract = (JSON.parse(out) as { contract: string }).contract;
+  target = await createStoreTarget('sqlite', 'anchor-evm-reorg');
+  app = await testApp(
+    {
+      ETH_RPC_URL: chain.url,
+      ETH_CHAIN_ID: String(TEST_CHAIN_ID),
+      ETH_CONTRACT: contract,
+      ETH_PRIVATE_KEY: ANCHOR_KEY,
+      ETH_CONFIRMATIONS: '3',
+      ANCHOR_REORG_WATCH_DEPTH: '20',
+      BATCH_INTERVAL_MS: '0',
+    },
+    await target.open(),
+  );
+});
+
+afterAll(async () => {
+  await app?.close();
+  await target?.cleanup();
+  await chain?.close();
+});
+
+describe('a reorganisation on an EVM chain', () => {
+  it('a confirmed anchor whose block is reverted goes back to pending, is re-sent and ends confirmed', async () => {
+    const h = hashOf('evm reorg');
+    await postAnchor(app, h, 'ethereum');
+    const fork = await chain.rpc('evm_snapshot');
+    await app.anchorWorker.run('ethereum', true);
+    await chain.mine(2);
+    await app.anchorWorker.run('ethereum', true);
+    const confirmed = await getReceipt(app, h);
+    expect(confirmed).toMatchObject({ status: 'confirmed', confirmations: 3 });
+    const txId = confirmed['tx_id'] as string;
+    const oldBlock = confirmed['block_number'] as number;
+
+    // The chain from before the write wins with a longer branch of empty blocks.
+    expect(await chain.rpc('evm_revert', [fork])).toBe(true);
+    await chain.mine(5);
+    expect(await chain.rpc('eth_getTransactionReceipt', [txId])).toBeNull();
+    expect(await verifyAnchorReceipt(confirmed, h, { evmRpc: chain.url, minConfirmations: 3 })).toMatchObject(
+      { status: 'fail' },
+    );
+
+    await app.anchorWorker.run('ethereum', true);
+    expect(await getReceipt(app, h)).toMatchObject({ status: 'pending', tx_id: txId, confirmations: 0 });
+    expect(await chain.rpc('eth_getTransactionReceipt', [txId])).toBeNull();
+    // The next pass sends the same signed bytes (same nonce) again; ganache mines them at once, above the old block.
+    await app.anchorWorker.run('ethereum', true);
+    expect(await chain.rpc('eth_getTransactionReceipt', [txId])).not.toBeNull();
+    expect(await getReceipt(app, h)).toMatchObject({ status: 'submitted', tx_id: txId });
+    await app.anchorWorker.run('ethereum', true);
+    const resent = await getReceipt(app, h);
+    expect(resent).toMatchObject({ status: 'submitted', tx_id: txId, confirmations: 1 });
+    expect(resent['block_number'] as number).toBeGreaterThan(oldBlock);
+
+    await chain.mine(2);
+    await app.anchorWorker.run('ethereum', true);
+    const final = await getReceipt(app, h);
+    expect(final).toMatchObject({ status: 'confirmed', confirmations: 3, tx_id: txId });
+    expect(await verifyAnchorReceipt(final, h, { evmRpc: chain.url, minConfirmations: 3 })).toMatchObject({
+      status: 'pass',
+      kind: 'evm',
+    });
+  });
+
+  it('a confirmed anchor keeps being watched until ANCHOR_REORG_WATCH_DEPTH, then is left alone', async () => {
+    const h = hashOf('evm deep');
+    await postAnchor(app, h, 'ethereum');
+    await app.anchorWorker.run('ethereum', true);
+    await chain.mine(4);
+    await app.anchorWorker.run('ethereum', true);
+    expect(await getReceipt(app, h)).toMatchObject({ status: 'confirmed', confirmations: 5 });
+    await chain.mine(20);
+    await app.anchorWorker.run('ethereum', true);
+    expect(await getReceipt(app, h)).toMatchObject({ status: 'confirmed', confirmations: 25 });
+    const watched = await app.anchorStore.anchor.shallowConfirmed('ethereum', 20);
+    expect(watched.map((b) => b.id)).not.toContain((await app.anchorStore.anchor.latest(h))?.batch?.id);
+  });
+});
