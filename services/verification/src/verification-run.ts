@@ -8,6 +8,7 @@ import { uncoveredMembersOf, type VerificationCache, verificationCacheKey } from
 import type { ExternalChecks } from './external-checks.ts';
 import { tierLabel, type VerificationMetrics } from './metrics.ts';
 import type { VerifyPool } from './pool.ts';
+import type { BundleKeyBinding } from './records/bundle-key-bindings.ts';
 import type { VerifiedBundleEvent } from './records/key-binding-feeder.ts';
 import { checkVerifyRequest, parseJsonBody } from './verify-request.ts';
 import type { VerifyTask } from './worker.ts';
@@ -33,8 +34,19 @@ export interface VerificationRunnerOptions {
   readonly cache: VerificationCache;
   readonly metrics: VerificationMetrics;
   readonly external: ExternalChecks;
-  /** Called after each fresh verdict (not on cache hits): the /v2 key directory learns new keys (issue 15). */
-  readonly onFreshVerdict?: ((event: VerifiedBundleEvent) => void) | undefined;
+  /**
+   * The /v2 key directory's feed when the records are mounted (read per request: the records plugin may
+   * register after the routes). Settles true once the bindings are stored. Issue 15 item 1.
+   */
+  readonly keyDirectory?: () => KeyDirectoryFeed | undefined;
+}
+
+export type KeyDirectoryFeed = (event: VerifiedBundleEvent) => Promise<boolean>;
+
+/** The bindings a cached analysis proves, and whether the directory holds them yet (fed from hits until it does). */
+interface CachedBindings {
+  readonly bindings: readonly BundleKeyBinding[];
+  stored: boolean;
 }
 
 /**
@@ -50,6 +62,21 @@ function ownsItsMemory(bytes: Uint8Array): boolean {
 export function createVerificationRunner(options: VerificationRunnerOptions): VerificationRunner {
   const { verifier, pool, cache, metrics, external } = options;
   const settingsText = JSON.stringify(verifier.settings);
+  // Keyed by the cached analysis object itself: an entry the cache drops takes its bindings with it.
+  const cachedBindings = new WeakMap<object, CachedBindings>();
+
+  const feedDirectory = (
+    feed: KeyDirectoryFeed,
+    response: VerifyResponse,
+    bundleHash: string | undefined,
+    bindings: readonly BundleKeyBinding[],
+    cached: CachedBindings | undefined,
+  ) => {
+    if (!response.verified || bindings.length === 0) return;
+    void feed({ verified: true, version: response.version, bundleHash, bindings }).then((stored) => {
+      if (stored && cached !== undefined) cached.stored = true;
+    });
+  };
 
   const record = (response: VerifyResponse, facts: AnalysisFacts, startedAt: number, fresh: boolean) => {
     const tier = tierLabel(response.resolved_tier ?? facts.resolvedTier);
@@ -66,6 +93,7 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
 
   const run = async (body: WireBody): Promise<VerificationOutcome> => {
     const startedAt = performance.now();
+    const feed = options.keyDirectory?.();
     let task: VerifyTask;
     let cacheKey: string | undefined;
     let value: unknown;
@@ -101,6 +129,11 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
         );
         const response = await external.apply(finalized, subjectOf(hit), evidenceOf(read.request));
         record(response, factsOf(hit), startedAt, false);
+        // A binding the miss did not store (its verdict was false then, or the write failed) is stored now.
+        const pending = cachedBindings.get(hit);
+        if (feed !== undefined && pending !== undefined && !pending.stored) {
+          feedDirectory(feed, response, hit.bundleHash, pending.bindings, pending);
+        }
         return { kind: 'verdict', response, cache: 'hit' };
       }
       metrics.cacheMisses.inc();
@@ -112,27 +145,45 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
               format: 'json',
               bodyChecked: true,
               wantAnalysis: cacheKey !== undefined,
+              wantBindings: feed !== undefined,
               now: Date.now(),
             }
-          : { request: read.request, wantAnalysis: cacheKey !== undefined, now: Date.now() };
+          : {
+              request: read.request,
+              wantAnalysis: cacheKey !== undefined,
+              wantBindings: feed !== undefined,
+              now: Date.now(),
+            };
     } else {
       // Cache off: nothing here needs the value, so JSON and CBOR alike are read in the worker.
-      task = { body: body.bytes, format: body.format, wantAnalysis: false, now: Date.now() };
+      task = {
+        body: body.bytes,
+        format: body.format,
+        wantAnalysis: false,
+        wantBindings: feed !== undefined,
+        now: Date.now(),
+      };
     }
 
-    // The key directory reads the body after the answer, so with it the bytes are copied, not moved.
-    const keepBody = options.onFreshVerdict !== undefined && value === undefined;
+    // Nothing here reads the body after this (the worker returns the key bindings), so it is moved, not copied.
     const transfer =
-      task.body !== undefined && !keepBody && ownsItsMemory(task.body)
-        ? [task.body.buffer as ArrayBuffer]
-        : [];
+      task.body !== undefined && ownsItsMemory(task.body) ? [task.body.buffer as ArrayBuffer] : [];
     const result = await pool.run(task, transfer);
     if (result.kind === 'bad_request') return result;
-    if (cacheKey !== undefined && result.analysis) cache.set(cacheKey, result.analysis);
+    let cached: CachedBindings | undefined;
+    if (cacheKey !== undefined && result.analysis) {
+      cache.set(cacheKey, result.analysis);
+      if (result.bindings !== undefined) {
+        cached = { bindings: result.bindings, stored: false };
+        cachedBindings.set(result.analysis, cached);
+      }
+    }
     // I/O checks after the CPU work; a revocation seen here evicts the entry just stored (D20).
     const response = await external.apply(result.response, result.subject, result.evidence);
     record(response, result.facts, startedAt, true);
-    options.onFreshVerdict?.({ ...result.subject, verified: response.verified, body: value ?? body.bytes });
+    if (feed !== undefined && result.bindings !== undefined) {
+      feedDirectory(feed, response, result.subject.bundleHash, result.bindings, cached);
+    }
     return { kind: 'verdict', response, ...(cache.enabled ? { cache: 'miss' as const } : {}) };
   };
 
