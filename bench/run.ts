@@ -138,7 +138,7 @@ function prepare(backend: CryptoBackend, costs: Map<SigningAlg, number>): Prepar
   });
 }
 
-async function startService(port: number, entry = MAIN): Promise<ChildProcess> {
+async function startService(port: number, entry = MAIN, workers = WORKERS): Promise<ChildProcess> {
   const nodeArgs = CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : [];
   const child = spawn(process.execPath, [...nodeArgs, entry], {
     env: {
@@ -148,7 +148,7 @@ async function startService(port: number, entry = MAIN): Promise<ChildProcess> {
       PORT: String(port),
       HOST: '127.0.0.1',
       LOG_LEVEL,
-      ...(WORKERS === undefined ? {} : { VERIFY_WORKERS: WORKERS }),
+      ...(workers === undefined ? {} : { VERIFY_WORKERS: workers }),
       VERIFY_QUEUE_MAX: '4096',
       VERIFICATION_CACHE_MAX_ENTRIES: '0',
       VERIFY_RATE_LIMIT_PER_MINUTE: '0',
@@ -256,40 +256,54 @@ const jsonLoad = (p: Prepared): Load => ({
   perRequest: 1,
 });
 
+interface Variant {
+  readonly label: string;
+  readonly entry: string;
+  readonly workers?: string;
+}
+
 /**
- * Issue 15: the same tier against the service with the /v2 records (key directory fed by every verdict)
- * and without them, alternating on/off twice so drift on a shared machine falls on both sides.
+ * The same tier and load against service variants, alternating them twice (A B … A B …) so the drift
+ * of a shared machine falls on every side; prints each variant's mean row and its ratios to the first.
  */
-async function keyDirectoryPair(p: Prepared, connections: number): Promise<void> {
-  console.log(`\nkey directory on vs off (${p.name}, json, alternating on/off/on/off, same load):`);
-  const sides: Record<'on' | 'off', Measured[]> = { on: [], off: [] };
-  for (const side of ['on', 'off', 'on', 'off'] as const) {
-    const port = 3900 + Math.floor(Math.random() * 90);
-    const child = await startService(port, side === 'on' ? MAIN : MAIN_WITHOUT_RECORDS);
-    try {
-      sides[side].push(await measure(child.pid!, `http://127.0.0.1:${port}`, jsonLoad(p), connections));
-    } finally {
-      await stopService(child);
+async function compareServices(
+  p: Prepared,
+  title: string,
+  variants: readonly Variant[],
+  connections: number,
+) {
+  console.log(`\n${title} (${p.name}, json, ${variants.map((v) => v.label).join(' / ')} alternating twice):`);
+  const runs = new Map<string, Measured[]>(variants.map((v) => [v.label, []]));
+  for (let round = 0; round < 2; round++) {
+    for (const variant of variants) {
+      const port = 3900 + Math.floor(Math.random() * 90);
+      const child = await startService(port, variant.entry, variant.workers);
+      try {
+        runs
+          .get(variant.label)!
+          .push(await measure(child.pid!, `http://127.0.0.1:${port}`, jsonLoad(p), connections));
+      } finally {
+        await stopService(child);
+      }
     }
   }
-  for (const side of ['on', 'off'] as const) {
-    const runs = sides[side];
-    const mean = (f: (m: Measured) => number) => runs.reduce((a, m) => a + f(m), 0) / runs.length;
+  const mean = (ms: readonly Measured[], f: (m: Measured) => number) =>
+    ms.reduce((a, m) => a + f(m), 0) / ms.length;
+  const base = runs.get(variants[0]!.label)!;
+  for (const variant of variants) {
+    const ms = runs.get(variant.label)!;
     const merged: Measured = {
-      bundlesPerSecond: mean((m) => m.bundlesPerSecond),
-      p50: mean((m) => m.p50),
-      p99: mean((m) => m.p99),
-      cpuPerBundle: mean((m) => m.cpuPerBundle),
-      peakRssMb: Math.max(...runs.map((m) => m.peakRssMb)),
-      failures: runs.reduce((a, m) => a + m.failures, 0),
+      bundlesPerSecond: mean(ms, (m) => m.bundlesPerSecond),
+      p50: mean(ms, (m) => m.p50),
+      p99: mean(ms, (m) => m.p99),
+      cpuPerBundle: mean(ms, (m) => m.cpuPerBundle),
+      peakRssMb: Math.max(...ms.map((m) => m.peakRssMb)),
+      failures: ms.reduce((a, m) => a + m.failures, 0),
     };
-    console.log(row(p, `key dir ${side}`, merged));
+    const throughput = merged.bundlesPerSecond / mean(base, (m) => m.bundlesPerSecond);
+    const cpu = merged.cpuPerBundle / mean(base, (m) => m.cpuPerBundle);
+    console.log(`${row(p, variant.label, merged)}   ×${throughput.toFixed(3)} req/s, ×${cpu.toFixed(3)} CPU`);
   }
-  const ratio = (f: (m: Measured) => number) =>
-    sides.on.reduce((a, m) => a + f(m), 0) / sides.off.reduce((a, m) => a + f(m), 0);
-  console.log(
-    `key directory on/off: throughput ×${ratio((m) => m.bundlesPerSecond).toFixed(3)}, CPU per verify ×${ratio((m) => m.cpuPerBundle).toFixed(3)}`,
-  );
 }
 
 async function main(): Promise<void> {
@@ -331,7 +345,7 @@ async function main(): Promise<void> {
     'bundle              mode               bundles/s   p50 ms   p99 ms  CPU ms/verify  raw ms   share  ratio(all cores)  peak RSS MB  non-2xx',
   );
   try {
-    for (const p of prepared) {
+    for (const p of process.env['BENCH_TABLE'] === 'skip' ? [] : prepared) {
       if (Buffer.byteLength(p.json) > BODY_LIMIT) {
         console.log(`${p.name.padEnd(19)} (over the 1 MB body limit: HTTP 413; in-process figures above)`);
         continue;
@@ -405,7 +419,26 @@ async function main(): Promise<void> {
   }
   const pairCase = prepared.find((p) => p.name === KEY_DIRECTORY_CASE);
   if (pairCase !== undefined && process.env['BENCH_KEY_DIRECTORY'] !== 'skip') {
-    await keyDirectoryPair(pairCase, connections);
+    // Issue 15: the service with the /v2 records (key directory fed by every verdict) and without them.
+    await compareServices(
+      pairCase,
+      'key directory on vs off',
+      [
+        { label: 'key dir on', entry: MAIN },
+        { label: 'key dir off', entry: MAIN_WITHOUT_RECORDS },
+      ],
+      connections,
+    );
+  }
+  // Issue 14: VERIFY_WORKERS=1,2,3 (BENCH_COMPARE_WORKERS) under the same load, load generator on the same cores.
+  const workerCounts = process.env['BENCH_COMPARE_WORKERS'];
+  if (pairCase !== undefined && workerCounts !== undefined) {
+    await compareServices(
+      pairCase,
+      'VERIFY_WORKERS compared',
+      workerCounts.split(',').map((n) => ({ label: `workers ${n.trim()}`, entry: MAIN, workers: n.trim() })),
+      connections,
+    );
   }
   rmSync(DATA_DIR, { recursive: true, force: true });
   console.log(
