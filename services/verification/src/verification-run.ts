@@ -1,9 +1,17 @@
 // One verification from body bytes to response, shared by POST /verify and POST /verify/batch: cache
 // look-up, the worker pool, the I/O checks, the metrics. SPEC.md "POST /verify", D12, D20, issue 14.
 import { performance } from 'node:perf_hooks';
-import type { Verifier, VerifyResponse } from '@proto/core';
+import type { BundleAnalysis, Verifier, VerifyResponse } from '@proto/core';
 import { decodeCbor } from '@proto/service-kit';
-import { type AnalysisFacts, analysisRequest, evidenceOf, factsOf, subjectOf } from './bundle-subject.ts';
+import { BodyMemo } from './body-memo.ts';
+import {
+  type AnalysisFacts,
+  analysisRequest,
+  evidenceOf,
+  factsOf,
+  type SuppliedEvidence,
+  subjectOf,
+} from './bundle-subject.ts';
 import { uncoveredMembersOf, type VerificationCache, verificationCacheKey } from './cache.ts';
 import type { ExternalChecks } from './external-checks.ts';
 import { tierLabel, type VerificationMetrics } from './metrics.ts';
@@ -64,6 +72,7 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
   const settingsText = JSON.stringify(verifier.settings);
   // Keyed by the cached analysis object itself: an entry the cache drops takes its bindings with it.
   const cachedBindings = new WeakMap<object, CachedBindings>();
+  const knownBodies = new BodyMemo(cache.maxEntries);
 
   const feedDirectory = (
     feed: KeyDirectoryFeed,
@@ -91,6 +100,28 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
     if (fresh && facts.checkpointsVerified > 0) metrics.checkpointsVerified.inc(facts.checkpointsVerified);
   };
 
+  const answerHit = async (
+    hit: BundleAnalysis,
+    uncoveredMembers: readonly string[],
+    evidence: SuppliedEvidence | undefined,
+    startedAt: number,
+    feed: KeyDirectoryFeed | undefined,
+  ): Promise<VerificationOutcome> => {
+    metrics.cacheHits.inc();
+    // Time-dependent checks (key expiry and age, RPR and session expiry) run on every hit, and so
+    // do revocation, attestation and anchor: only the analysis is cached, never a verdict (D20).
+    // The key leaves out members no signature covers, so the warnings name this request's own.
+    const finalized = verifier.finalize({ ...hit, uncoveredMembers }, new Date());
+    const response = await external.apply(finalized, subjectOf(hit), evidence);
+    record(response, factsOf(hit), startedAt, false);
+    // A binding the miss did not store (its verdict was false then, or the write failed) is stored now.
+    const pending = cachedBindings.get(hit);
+    if (feed !== undefined && pending !== undefined && !pending.stored) {
+      feedDirectory(feed, response, hit.bundleHash, pending.bindings, pending);
+    }
+    return { kind: 'verdict', response, cache: 'hit' };
+  };
+
   const run = async (body: WireBody): Promise<VerificationOutcome> => {
     const startedAt = performance.now();
     const feed = options.keyDirectory?.();
@@ -98,6 +129,13 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
     let cacheKey: string | undefined;
     let value: unknown;
     if (cache.enabled) {
+      // The same bytes as a body already read: its cache key is known, no parsing here.
+      const digest = BodyMemo.digest(body.format, body.bytes);
+      const seen = knownBodies.get(digest);
+      const seenHit = seen === undefined ? undefined : cache.get(seen.cacheKey);
+      if (seen !== undefined && seenHit !== undefined) {
+        return answerHit(seenHit, seen.uncoveredMembers, seen.evidence, startedAt, feed);
+      }
       // The cache key needs the value here; the worker then skips the checks already run.
       if (body.format === 'cbor') {
         try {
@@ -118,24 +156,12 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
       // The analysis ignores the anchor receipt and the attestation, so the key does too.
       cacheKey = verificationCacheKey(settingsText, analysisRequest(read.request));
       const hit = cacheKey === undefined ? undefined : cache.get(cacheKey);
-      if (hit) {
-        metrics.cacheHits.inc();
-        // Time-dependent checks (key expiry and age, RPR and session expiry) run on every hit, and so
-        // do revocation, attestation and anchor: only the analysis is cached, never a verdict (D20).
-        // The key leaves out members no signature covers, so the warnings name this request's own.
-        const finalized = verifier.finalize(
-          { ...hit, uncoveredMembers: uncoveredMembersOf(read.request) },
-          new Date(),
-        );
-        const response = await external.apply(finalized, subjectOf(hit), evidenceOf(read.request));
-        record(response, factsOf(hit), startedAt, false);
-        // A binding the miss did not store (its verdict was false then, or the write failed) is stored now.
-        const pending = cachedBindings.get(hit);
-        if (feed !== undefined && pending !== undefined && !pending.stored) {
-          feedDirectory(feed, response, hit.bundleHash, pending.bindings, pending);
-        }
-        return { kind: 'verdict', response, cache: 'hit' };
-      }
+      const known = {
+        uncoveredMembers: uncoveredMembersOf(read.request),
+        evidence: evidenceOf(read.request),
+      };
+      if (cacheKey !== undefined) knownBodies.set(digest, { cacheKey, ...known });
+      if (hit) return answerHit(hit, known.uncoveredMembers, known.evidence, startedAt, feed);
       metrics.cacheMisses.inc();
       // JSON bytes cost less to send and re-parse than the parsed tree costs to clone.
       task =
