@@ -138,7 +138,12 @@ function prepare(backend: CryptoBackend, costs: Map<SigningAlg, number>): Prepar
   });
 }
 
-async function startService(port: number, entry = MAIN, workers = WORKERS): Promise<ChildProcess> {
+async function startService(
+  port: number,
+  entry = MAIN,
+  workers = WORKERS,
+  logLevel = LOG_LEVEL,
+): Promise<ChildProcess> {
   const nodeArgs = CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : [];
   const child = spawn(process.execPath, [...nodeArgs, entry], {
     env: {
@@ -147,7 +152,7 @@ async function startService(port: number, entry = MAIN, workers = WORKERS): Prom
       DATA_DIR: DATA_DIR,
       PORT: String(port),
       HOST: '127.0.0.1',
-      LOG_LEVEL,
+      LOG_LEVEL: logLevel,
       ...(workers === undefined ? {} : { VERIFY_WORKERS: workers }),
       VERIFY_QUEUE_MAX: '4096',
       VERIFICATION_CACHE_MAX_ENTRIES: '0',
@@ -260,6 +265,7 @@ interface Variant {
   readonly label: string;
   readonly entry: string;
   readonly workers?: string;
+  readonly logLevel?: string;
 }
 
 /**
@@ -277,7 +283,7 @@ async function compareServices(
   for (let round = 0; round < 2; round++) {
     for (const variant of variants) {
       const port = 3900 + Math.floor(Math.random() * 90);
-      const child = await startService(port, variant.entry, variant.workers);
+      const child = await startService(port, variant.entry, variant.workers, variant.logLevel);
       try {
         runs
           .get(variant.label)!
@@ -437,6 +443,18 @@ async function main(): Promise<void> {
       pairCase,
       'VERIFY_WORKERS compared',
       workerCounts.split(',').map((n) => ({ label: `workers ${n.trim()}`, entry: MAIN, workers: n.trim() })),
+      connections,
+    );
+  }
+  // Issue 14: what request logging at info costs, against warn (no request lines).
+  if (pairCase !== undefined && process.env['BENCH_COMPARE_LOG'] !== undefined) {
+    await compareServices(
+      pairCase,
+      'request logging compared',
+      [
+        { label: 'LOG_LEVEL=info', entry: MAIN, logLevel: 'info' },
+        { label: 'LOG_LEVEL=warn', entry: MAIN, logLevel: 'warn' },
+      ],
       connections,
     );
   }
