@@ -2,7 +2,9 @@
 // V1, JSON and CBOR, cache off, against the raw signature cost measured in the same run. Issue 14;
 // docs/architecture.md §3 (worker pool).
 import { type ChildProcess, spawn } from 'node:child_process';
-import { availableParallelism } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import {
@@ -18,6 +20,10 @@ import autocannon from 'autocannon';
 import { cpuTimeMs, rssMb } from './proc-stats.ts';
 
 const MAIN = fileURLToPath(new URL('../services/verification/src/main.ts', import.meta.url));
+/** The same service without the /v2 records and their key directory (the "off" side of the pair). */
+const MAIN_WITHOUT_RECORDS = fileURLToPath(new URL('./verification-without-records.ts', import.meta.url));
+/** The tier measured twice, key directory on and off, in one run (issue 15: "within noise"). */
+const KEY_DIRECTORY_CASE = process.env['BENCH_KEY_DIRECTORY_CASE'] ?? 'v2 elevated (10)';
 const CORES = availableParallelism();
 const DURATION_S = Number(process.env['BENCH_DURATION_S'] ?? 5);
 const BACKEND = (process.env['CRYPTO_BACKEND'] ?? 'auto') as 'auto' | 'native' | 'noble';
@@ -53,6 +59,7 @@ const ALL_CASES: readonly Case[] = [
   { name: 'v2 maximum (1000)', options: { tier: 'maximum', entries: 1000 } },
   { name: 'v1 (10)', options: { version: '1.0', entries: 10 } },
 ];
+const DATA_DIR = mkdtempSync(join(tmpdir(), 'proto-bench-'));
 const CASES = ALL_CASES.filter((c) => ONLY === undefined || c.name.includes(ONLY));
 
 /** A backend that counts verify() calls per algorithm, to learn each bundle's signature work. */
@@ -131,15 +138,22 @@ function prepare(backend: CryptoBackend, costs: Map<SigningAlg, number>): Prepar
   });
 }
 
-async function startService(port: number): Promise<ChildProcess> {
+async function startService(
+  port: number,
+  entry = MAIN,
+  workers = WORKERS,
+  logLevel = LOG_LEVEL,
+): Promise<ChildProcess> {
   const nodeArgs = CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : [];
-  const child = spawn(process.execPath, [...nodeArgs, MAIN], {
+  const child = spawn(process.execPath, [...nodeArgs, entry], {
     env: {
       ...process.env,
+      // The records' store (key directory) of this run only.
+      DATA_DIR: DATA_DIR,
       PORT: String(port),
       HOST: '127.0.0.1',
-      LOG_LEVEL,
-      ...(WORKERS === undefined ? {} : { VERIFY_WORKERS: WORKERS }),
+      LOG_LEVEL: logLevel,
+      ...(workers === undefined ? {} : { VERIFY_WORKERS: workers }),
       VERIFY_QUEUE_MAX: '4096',
       VERIFICATION_CACHE_MAX_ENTRIES: '0',
       VERIFY_RATE_LIMIT_PER_MINUTE: '0',
@@ -226,6 +240,78 @@ function batchBody(p: Prepared): { body: string; items: number } | undefined {
   return { body: line.repeat(items), items };
 }
 
+/** RFC 8742: the CBOR items back to back. */
+function cborSequenceBody(p: Prepared): { body: Buffer; items: number } | undefined {
+  if (p.cbor === undefined) return undefined;
+  const items = Math.min(BATCH_ITEMS, Math.floor(BATCH_MAX_BYTES / p.cbor.length));
+  if (items < 2) return undefined;
+  return { body: Buffer.concat(Array.from({ length: items }, () => p.cbor!)), items };
+}
+
+function row(p: Prepared, mode: string, m: Measured): string {
+  const limitAll = (1000 / p.rawMs) * CORES;
+  return `${p.name.padEnd(19)} ${mode.padEnd(18)} ${num(m.bundlesPerSecond)} ${num(m.p50)} ${num(m.p99)} ${num(m.cpuPerBundle, 2, 14)} ${num(p.rawMs, 2, 7)} ${num((100 * p.rawMs) / m.cpuPerBundle, 0, 5)} % ${num(m.bundlesPerSecond / limitAll, 2, 17)} ${num(m.peakRssMb, 0, 12)} ${String(m.failures).padStart(8)}`;
+}
+
+const jsonLoad = (p: Prepared): Load => ({
+  path: '/verify',
+  contentType: 'application/json',
+  accept: 'application/json',
+  body: p.json,
+  perRequest: 1,
+});
+
+interface Variant {
+  readonly label: string;
+  readonly entry: string;
+  readonly workers?: string;
+  readonly logLevel?: string;
+}
+
+/**
+ * The same tier and load against service variants, alternating them twice (A B … A B …) so the drift
+ * of a shared machine falls on every side; prints each variant's mean row and its ratios to the first.
+ */
+async function compareServices(
+  p: Prepared,
+  title: string,
+  variants: readonly Variant[],
+  connections: number,
+) {
+  console.log(`\n${title} (${p.name}, json, ${variants.map((v) => v.label).join(' / ')} alternating twice):`);
+  const runs = new Map<string, Measured[]>(variants.map((v) => [v.label, []]));
+  for (let round = 0; round < 2; round++) {
+    for (const variant of variants) {
+      const port = 3900 + Math.floor(Math.random() * 90);
+      const child = await startService(port, variant.entry, variant.workers, variant.logLevel);
+      try {
+        runs
+          .get(variant.label)!
+          .push(await measure(child.pid!, `http://127.0.0.1:${port}`, jsonLoad(p), connections));
+      } finally {
+        await stopService(child);
+      }
+    }
+  }
+  const mean = (ms: readonly Measured[], f: (m: Measured) => number) =>
+    ms.reduce((a, m) => a + f(m), 0) / ms.length;
+  const base = runs.get(variants[0]!.label)!;
+  for (const variant of variants) {
+    const ms = runs.get(variant.label)!;
+    const merged: Measured = {
+      bundlesPerSecond: mean(ms, (m) => m.bundlesPerSecond),
+      p50: mean(ms, (m) => m.p50),
+      p99: mean(ms, (m) => m.p99),
+      cpuPerBundle: mean(ms, (m) => m.cpuPerBundle),
+      peakRssMb: Math.max(...ms.map((m) => m.peakRssMb)),
+      failures: ms.reduce((a, m) => a + m.failures, 0),
+    };
+    const throughput = merged.bundlesPerSecond / mean(base, (m) => m.bundlesPerSecond);
+    const cpu = merged.cpuPerBundle / mean(base, (m) => m.cpuPerBundle);
+    console.log(`${row(p, variant.label, merged)}   ×${throughput.toFixed(3)} req/s, ×${cpu.toFixed(3)} CPU`);
+  }
+}
+
 async function main(): Promise<void> {
   const backend = selectCryptoBackend(BACKEND);
   console.log(
@@ -262,26 +348,15 @@ async function main(): Promise<void> {
     `\nservice pid ${pid}, idle RSS ${idleRss.toFixed(0)} MB, ${connections} connections, autocannon on the same machine`,
   );
   console.log(
-    'bundle              mode           bundles/s   p50 ms   p99 ms  CPU ms/verify  raw ms   share  ratio(all cores)  peak RSS MB  non-2xx',
+    'bundle              mode               bundles/s   p50 ms   p99 ms  CPU ms/verify  raw ms   share  ratio(all cores)  peak RSS MB  non-2xx',
   );
   try {
-    for (const p of prepared) {
+    for (const p of process.env['BENCH_TABLE'] === 'skip' ? [] : prepared) {
       if (Buffer.byteLength(p.json) > BODY_LIMIT) {
         console.log(`${p.name.padEnd(19)} (over the 1 MB body limit: HTTP 413; in-process figures above)`);
         continue;
       }
-      const loads: [string, Load][] = [
-        [
-          'json',
-          {
-            path: '/verify',
-            contentType: 'application/json',
-            accept: 'application/json',
-            body: p.json,
-            perRequest: 1,
-          },
-        ],
-      ];
+      const loads: [string, Load][] = [['json', jsonLoad(p)]];
       if (p.cbor) {
         loads.push([
           'cbor',
@@ -307,12 +382,22 @@ async function main(): Promise<void> {
           },
         ]);
       }
+      const sequence = cborSequenceBody(p);
+      if (batchAvailable && sequence) {
+        loads.push([
+          `batch cbor-seq×${sequence.items}`,
+          {
+            path: '/verify/batch',
+            contentType: 'application/cbor-seq',
+            accept: 'application/cbor-seq',
+            body: sequence.body,
+            perRequest: sequence.items,
+          },
+        ]);
+      }
       for (const [mode, load] of loads) {
         const m = await measure(pid, url, load, load.perRequest > 1 ? 2 : connections);
-        const limitAll = (1000 / p.rawMs) * CORES;
-        console.log(
-          `${p.name.padEnd(19)} ${mode.padEnd(14)} ${num(m.bundlesPerSecond)} ${num(m.p50)} ${num(m.p99)} ${num(m.cpuPerBundle, 2, 14)} ${num(p.rawMs, 2, 7)} ${num((100 * p.rawMs) / m.cpuPerBundle, 0, 5)} % ${num(m.bundlesPerSecond / limitAll, 2, 17)} ${num(m.peakRssMb, 0, 12)} ${String(m.failures).padStart(8)}`,
-        );
+        console.log(row(p, mode, m));
       }
     }
     const heaviest =
@@ -338,6 +423,42 @@ async function main(): Promise<void> {
   } finally {
     await stopService(child);
   }
+  const pairCase = prepared.find((p) => p.name === KEY_DIRECTORY_CASE);
+  if (pairCase !== undefined && process.env['BENCH_KEY_DIRECTORY'] !== 'skip') {
+    // Issue 15: the service with the /v2 records (key directory fed by every verdict) and without them.
+    await compareServices(
+      pairCase,
+      'key directory on vs off',
+      [
+        { label: 'key dir on', entry: MAIN },
+        { label: 'key dir off', entry: MAIN_WITHOUT_RECORDS },
+      ],
+      connections,
+    );
+  }
+  // Issue 14: VERIFY_WORKERS=1,2,3 (BENCH_COMPARE_WORKERS) under the same load, load generator on the same cores.
+  const workerCounts = process.env['BENCH_COMPARE_WORKERS'];
+  if (pairCase !== undefined && workerCounts !== undefined) {
+    await compareServices(
+      pairCase,
+      'VERIFY_WORKERS compared',
+      workerCounts.split(',').map((n) => ({ label: `workers ${n.trim()}`, entry: MAIN, workers: n.trim() })),
+      connections,
+    );
+  }
+  // Issue 14: what request logging at info costs, against warn (no request lines).
+  if (pairCase !== undefined && process.env['BENCH_COMPARE_LOG'] !== undefined) {
+    await compareServices(
+      pairCase,
+      'request logging compared',
+      [
+        { label: 'LOG_LEVEL=info', entry: MAIN, logLevel: 'info' },
+        { label: 'LOG_LEVEL=warn', entry: MAIN, logLevel: 'warn' },
+      ],
+      connections,
+    );
+  }
+  rmSync(DATA_DIR, { recursive: true, force: true });
   console.log(
     '\nCPU ms/verify = utime+stime of the service process (all threads, /proc/PID/stat) ÷ bundles answered 2xx;\nshare = raw signature ms ÷ CPU ms/verify; ratio = bundles/s ÷ (cores ÷ raw ms). The load generator shares the cores.',
   );

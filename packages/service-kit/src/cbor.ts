@@ -1,5 +1,6 @@
 // CBOR wire format: strict decoding to plain JSON values and deterministic encoding, transport only.
 // PROTOCOL §8.2 (rules of the upstream codec; signatures are always over the JSON form), SPEC.md Versioning 7.
+import { isUtf8 } from 'node:buffer';
 import { Decoder, Encoder } from 'cbor-x';
 
 /** Bad CBOR input: the message says what was wrong and where. */
@@ -66,6 +67,13 @@ export function checkStrictCbor(bytes: Uint8Array): void {
       throw new CborError(`invalid UTF-8 text at byte ${at}`);
     }
   };
+  // A text value is only validated here (natively, no string built): cbor-x decodes it afterwards.
+  const checkText = (length: number, at: number): void => {
+    need(length);
+    const start = pos;
+    pos += length;
+    if (!isUtf8(bytes.subarray(start, pos))) throw new CborError(`invalid UTF-8 text at byte ${at}`);
+  };
 
   const item = (depth: number): void => {
     if (depth > MAX_DEPTH) throw new CborError(`nesting deeper than ${MAX_DEPTH}`);
@@ -86,7 +94,7 @@ export function checkStrictCbor(bytes: Uint8Array): void {
         return;
       }
       case 3:
-        readText(readArgument(info, at), at);
+        checkText(readArgument(info, at), at);
         return;
       case 4: {
         const count = readArgument(info, at);

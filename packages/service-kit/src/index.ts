@@ -68,4 +68,4 @@ export {
   type ServiceInfo,
   type ServiceOptions,
 } from './service.ts';
-export { CBOR_CONTENT_TYPE, parseCborBody, prefersCbor } from './wire-format.ts';
+export { acceptQuality, CBOR_CONTENT_TYPE, parseCborBody, prefersCbor } from './wire-format.ts';

@@ -7,7 +7,8 @@ import { protocolError } from './http-errors.ts';
 
 export const CBOR_CONTENT_TYPE = 'application/cbor';
 
-function qualityOf(accept: string, type: string): number {
+/** The q-value the Accept header gives `type` (a specific match just above a wildcard); -1 when none matches. */
+export function acceptQuality(accept: string, type: string): number {
   let best = -1;
   for (const part of accept.split(',')) {
     const [media = '', ...params] = part.trim().toLowerCase().split(';');
@@ -30,8 +31,8 @@ function qualityOf(accept: string, type: string): number {
 /** True when the Accept header prefers CBOR to JSON (JSON wins ties and is the default). */
 export function prefersCbor(accept: string | undefined): boolean {
   if (!accept?.toLowerCase().includes(CBOR_CONTENT_TYPE)) return false;
-  const cbor = qualityOf(accept, CBOR_CONTENT_TYPE);
-  const json = qualityOf(accept, 'application/json');
+  const cbor = acceptQuality(accept, CBOR_CONTENT_TYPE);
+  const json = acceptQuality(accept, 'application/json');
   return cbor > 0 && cbor > json;
 }
 

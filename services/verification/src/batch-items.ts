@@ -1,7 +1,8 @@
 // Splits a POST /verify/batch body into one byte range per bundle without parsing the bundles: the
-// workers parse them (a JSON array, or NDJSON lines). Issue 14 item 3 (batch verification).
+// workers parse them (a JSON array, NDJSON lines, or a CBOR sequence). Issue 14 item 3 (batch verification).
+import { cborSequenceItems } from './cbor-sequence.ts';
 
-export type BatchFormat = 'json-array' | 'ndjson';
+export type BatchFormat = 'json-array' | 'ndjson' | 'cbor-seq';
 
 export type SplitResult =
   | { readonly ok: true; readonly items: readonly Uint8Array[] }
@@ -96,6 +97,22 @@ function splitJsonArray(body: Uint8Array, maxItems: number): SplitResult {
   return { ok: true, items };
 }
 
+/**
+ * RFC 8742: CBOR items back to back. Their heads give each item's end; the worker decodes each item as
+ * strictly as /verify's CBOR. Bytes whose structure ends no item (truncated, an indefinite or reserved
+ * length) become one last item, which its worker refuses alone: the items before it are verified.
+ */
+function splitCborSequence(body: Uint8Array, maxItems: number): SplitResult {
+  const items: Uint8Array[] = [];
+  for (const [start, end] of cborSequenceItems(body)) {
+    if (items.length === maxItems) return tooMany(maxItems);
+    items.push(Uint8Array.prototype.slice.call(body, start, end));
+  }
+  return { ok: true, items };
+}
+
 export function splitBatch(body: Uint8Array, format: BatchFormat, maxItems: number): SplitResult {
-  return format === 'ndjson' ? splitNdjson(body, maxItems) : splitJsonArray(body, maxItems);
+  if (format === 'ndjson') return splitNdjson(body, maxItems);
+  if (format === 'cbor-seq') return splitCborSequence(body, maxItems);
+  return splitJsonArray(body, maxItems);
 }

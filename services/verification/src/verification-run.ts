@@ -1,9 +1,18 @@
 // One verification from body bytes to response, shared by POST /verify and POST /verify/batch: cache
 // look-up, the worker pool, the I/O checks, the metrics. SPEC.md "POST /verify", D12, D20, issue 14.
 import { performance } from 'node:perf_hooks';
-import type { Verifier, VerifyResponse } from '@proto/core';
+import type { BundleAnalysis, Verifier, VerifyResponse } from '@proto/core';
 import { decodeCbor } from '@proto/service-kit';
-import { type AnalysisFacts, analysisRequest, evidenceOf, factsOf, subjectOf } from './bundle-subject.ts';
+import type { PassportKeys } from '@proto/store';
+import { BodyMemo } from './body-memo.ts';
+import {
+  type AnalysisFacts,
+  analysisRequest,
+  evidenceOf,
+  factsOf,
+  type SuppliedEvidence,
+  subjectOf,
+} from './bundle-subject.ts';
 import { uncoveredMembersOf, type VerificationCache, verificationCacheKey } from './cache.ts';
 import type { ExternalChecks } from './external-checks.ts';
 import { tierLabel, type VerificationMetrics } from './metrics.ts';
@@ -33,8 +42,19 @@ export interface VerificationRunnerOptions {
   readonly cache: VerificationCache;
   readonly metrics: VerificationMetrics;
   readonly external: ExternalChecks;
-  /** Called after each fresh verdict (not on cache hits): the /v2 key directory learns new keys (issue 15). */
-  readonly onFreshVerdict?: ((event: VerifiedBundleEvent) => void) | undefined;
+  /**
+   * The /v2 key directory's feed when the records are mounted (read per request: the records plugin may
+   * register after the routes). Settles true once the bindings are stored. Issue 15 item 1.
+   */
+  readonly keyDirectory?: () => KeyDirectoryFeed | undefined;
+}
+
+export type KeyDirectoryFeed = (event: VerifiedBundleEvent) => Promise<boolean>;
+
+/** The bindings a cached analysis proves, and whether the directory holds them yet (fed from hits until it does). */
+interface CachedBindings {
+  readonly passport: PassportKeys;
+  stored: boolean;
 }
 
 /**
@@ -50,6 +70,22 @@ function ownsItsMemory(bytes: Uint8Array): boolean {
 export function createVerificationRunner(options: VerificationRunnerOptions): VerificationRunner {
   const { verifier, pool, cache, metrics, external } = options;
   const settingsText = JSON.stringify(verifier.settings);
+  // Keyed by the cached analysis object itself: an entry the cache drops takes its bindings with it.
+  const cachedBindings = new WeakMap<object, CachedBindings>();
+  const knownBodies = new BodyMemo(cache.maxEntries);
+
+  const feedDirectory = (
+    feed: KeyDirectoryFeed,
+    response: VerifyResponse,
+    bundleHash: string | undefined,
+    passport: PassportKeys,
+    cached: CachedBindings | undefined,
+  ) => {
+    if (!response.verified) return;
+    void feed({ verified: true, version: response.version, bundleHash, passport }).then((stored) => {
+      if (stored && cached !== undefined) cached.stored = true;
+    });
+  };
 
   const record = (response: VerifyResponse, facts: AnalysisFacts, startedAt: number, fresh: boolean) => {
     const tier = tierLabel(response.resolved_tier ?? facts.resolvedTier);
@@ -64,12 +100,42 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
     if (fresh && facts.checkpointsVerified > 0) metrics.checkpointsVerified.inc(facts.checkpointsVerified);
   };
 
+  const answerHit = async (
+    hit: BundleAnalysis,
+    uncoveredMembers: readonly string[],
+    evidence: SuppliedEvidence | undefined,
+    startedAt: number,
+    feed: KeyDirectoryFeed | undefined,
+  ): Promise<VerificationOutcome> => {
+    metrics.cacheHits.inc();
+    // Time-dependent checks (key expiry and age, RPR and session expiry) run on every hit, and so
+    // do revocation, attestation and anchor: only the analysis is cached, never a verdict (D20).
+    // The key leaves out members no signature covers, so the warnings name this request's own.
+    const finalized = verifier.finalize({ ...hit, uncoveredMembers }, new Date());
+    const response = await external.apply(finalized, subjectOf(hit), evidence);
+    record(response, factsOf(hit), startedAt, false);
+    // A binding the miss did not store (its verdict was false then, or the write failed) is stored now.
+    const pending = cachedBindings.get(hit);
+    if (feed !== undefined && pending !== undefined && !pending.stored) {
+      feedDirectory(feed, response, hit.bundleHash, pending.passport, pending);
+    }
+    return { kind: 'verdict', response, cache: 'hit' };
+  };
+
   const run = async (body: WireBody): Promise<VerificationOutcome> => {
     const startedAt = performance.now();
+    const feed = options.keyDirectory?.();
     let task: VerifyTask;
     let cacheKey: string | undefined;
     let value: unknown;
     if (cache.enabled) {
+      // The same bytes as a body already read: its cache key is known, no parsing here.
+      const digest = BodyMemo.digest(body.format, body.bytes);
+      const seen = knownBodies.get(digest);
+      const seenHit = seen === undefined ? undefined : cache.get(seen.cacheKey);
+      if (seen !== undefined && seenHit !== undefined) {
+        return answerHit(seenHit, seen.uncoveredMembers, seen.evidence, startedAt, feed);
+      }
       // The cache key needs the value here; the worker then skips the checks already run.
       if (body.format === 'cbor') {
         try {
@@ -90,19 +156,12 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
       // The analysis ignores the anchor receipt and the attestation, so the key does too.
       cacheKey = verificationCacheKey(settingsText, analysisRequest(read.request));
       const hit = cacheKey === undefined ? undefined : cache.get(cacheKey);
-      if (hit) {
-        metrics.cacheHits.inc();
-        // Time-dependent checks (key expiry and age, RPR and session expiry) run on every hit, and so
-        // do revocation, attestation and anchor: only the analysis is cached, never a verdict (D20).
-        // The key leaves out members no signature covers, so the warnings name this request's own.
-        const finalized = verifier.finalize(
-          { ...hit, uncoveredMembers: uncoveredMembersOf(read.request) },
-          new Date(),
-        );
-        const response = await external.apply(finalized, subjectOf(hit), evidenceOf(read.request));
-        record(response, factsOf(hit), startedAt, false);
-        return { kind: 'verdict', response, cache: 'hit' };
-      }
+      const known = {
+        uncoveredMembers: uncoveredMembersOf(read.request),
+        evidence: evidenceOf(read.request),
+      };
+      if (cacheKey !== undefined) knownBodies.set(digest, { cacheKey, ...known });
+      if (hit) return answerHit(hit, known.uncoveredMembers, known.evidence, startedAt, feed);
       metrics.cacheMisses.inc();
       // JSON bytes cost less to send and re-parse than the parsed tree costs to clone.
       task =
@@ -112,27 +171,45 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
               format: 'json',
               bodyChecked: true,
               wantAnalysis: cacheKey !== undefined,
+              wantBindings: feed !== undefined,
               now: Date.now(),
             }
-          : { request: read.request, wantAnalysis: cacheKey !== undefined, now: Date.now() };
+          : {
+              request: read.request,
+              wantAnalysis: cacheKey !== undefined,
+              wantBindings: feed !== undefined,
+              now: Date.now(),
+            };
     } else {
       // Cache off: nothing here needs the value, so JSON and CBOR alike are read in the worker.
-      task = { body: body.bytes, format: body.format, wantAnalysis: false, now: Date.now() };
+      task = {
+        body: body.bytes,
+        format: body.format,
+        wantAnalysis: false,
+        wantBindings: feed !== undefined,
+        now: Date.now(),
+      };
     }
 
-    // The key directory reads the body after the answer, so with it the bytes are copied, not moved.
-    const keepBody = options.onFreshVerdict !== undefined && value === undefined;
+    // Nothing here reads the body after this (the worker returns the key bindings), so it is moved, not copied.
     const transfer =
-      task.body !== undefined && !keepBody && ownsItsMemory(task.body)
-        ? [task.body.buffer as ArrayBuffer]
-        : [];
+      task.body !== undefined && ownsItsMemory(task.body) ? [task.body.buffer as ArrayBuffer] : [];
     const result = await pool.run(task, transfer);
     if (result.kind === 'bad_request') return result;
-    if (cacheKey !== undefined && result.analysis) cache.set(cacheKey, result.analysis);
+    let cached: CachedBindings | undefined;
+    if (cacheKey !== undefined && result.analysis) {
+      cache.set(cacheKey, result.analysis);
+      if (result.passport !== undefined) {
+        cached = { passport: result.passport, stored: false };
+        cachedBindings.set(result.analysis, cached);
+      }
+    }
     // I/O checks after the CPU work; a revocation seen here evicts the entry just stored (D20).
     const response = await external.apply(result.response, result.subject, result.evidence);
     record(response, result.facts, startedAt, true);
-    options.onFreshVerdict?.({ ...result.subject, verified: response.verified, body: value ?? body.bytes });
+    if (feed !== undefined && result.passport !== undefined) {
+      feedDirectory(feed, response, result.subject.bundleHash, result.passport, cached);
+    }
     return { kind: 'verdict', response, ...(cache.enabled ? { cache: 'miss' as const } : {}) };
   };
 

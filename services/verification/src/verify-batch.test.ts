@@ -1,6 +1,9 @@
 // POST /verify/batch over a listening server: one /verify result per bundle in order, JSON array and
-// NDJSON, mixed valid/invalid items, a malformed item alone, 413 by count and bytes. Issue 14 item 3.
+// NDJSON and CBOR sequences, mixed valid/invalid items, a malformed item alone, 413 by count and bytes, the
+// rate limit counted per bundle. Issue 14 item 3.
+import { decodeCbor, encodeCbor } from '@proto/service-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cborSequenceItems } from './cbor-sequence.ts';
 import { postVerify, type RunningApp, sampleBundle, startApp } from './test-support.ts';
 
 type Sample = ReturnType<typeof sampleBundle>;
@@ -30,16 +33,29 @@ function tampered(s: Sample) {
 }
 
 async function postBatch(
-  body: string,
+  body: string | Uint8Array,
   contentType: string,
-): Promise<{ status: number; type: string | null; text: string }> {
-  const res = await fetch(`${running.url}/verify/batch`, {
+  accept = '*/*',
+  url = running.url,
+): Promise<{ status: number; type: string | null; text: string; bytes: Uint8Array }> {
+  const res = await fetch(`${url}/verify/batch`, {
     method: 'POST',
-    headers: { 'content-type': contentType },
+    headers: { 'content-type': contentType, accept },
     body,
   });
-  return { status: res.status, type: res.headers.get('content-type'), text: await res.text() };
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  return {
+    status: res.status,
+    type: res.headers.get('content-type'),
+    text: Buffer.from(bytes).toString(),
+    bytes,
+  };
 }
+
+const CBOR_SEQ = 'application/cbor-seq';
+const cborSequence = (parts: readonly Uint8Array[]) => Buffer.concat(parts);
+const itemsOfSequence = (bytes: Uint8Array) =>
+  [...cborSequenceItems(bytes)].map(([s, e]) => decodeCbor(bytes.subarray(s, e)) as Record<string, unknown>);
 
 const linesOf = (text: string) =>
   text
@@ -154,5 +170,98 @@ describe('POST /verify/batch', () => {
     const items = Array.from({ length: 12 }, (_, i) => (i % 3 === 1 ? tampered(routine) : request(v1)));
     const res = await postBatch(items.map((i) => JSON.stringify(i)).join('\n'), 'application/x-ndjson');
     expect(linesOf(res.text).map((l) => l['verified'])).toEqual(items.map((_, i) => i % 3 !== 1));
+  });
+
+  it('takes a CBOR sequence, answers NDJSON by default and a CBOR sequence when asked, in order', async () => {
+    const items = [request(elevated), tampered(routine), request(routine)];
+    const body = cborSequence(items.map((i) => encodeCbor(i)));
+    const ndjson = await postBatch(body, CBOR_SEQ);
+    expect(ndjson.status).toBe(200);
+    expect(ndjson.type).toMatch(/application\/x-ndjson/);
+    const lines = linesOf(ndjson.text);
+    expect(lines.map((l) => l['verified'])).toEqual([true, false, true]);
+    for (const [i, item] of items.entries()) expect(lines[i]).toEqual(await singleAnswer(item));
+
+    const cbor = await postBatch(body, CBOR_SEQ, CBOR_SEQ);
+    expect(cbor.status).toBe(200);
+    expect(cbor.type).toMatch(/application\/cbor-seq/);
+    expect(itemsOfSequence(cbor.bytes)).toEqual(lines);
+    // NDJSON in, CBOR sequence out.
+    const mixed = await postBatch(
+      items.map((i) => JSON.stringify(i)).join('\n'),
+      'application/x-ndjson',
+      CBOR_SEQ,
+    );
+    expect(itemsOfSequence(mixed.bytes)).toEqual(lines);
+  });
+
+  it('refuses a CBOR item as strictly as /verify does, alone, and a truncated tail without spoiling the items before it', async () => {
+    const good = encodeCbor(request(routine));
+    const tagged = Buffer.concat([Buffer.from([0xc0]), encodeCbor('2020-01-01')]);
+    const float = Buffer.from([0xa1, 0x61, 0x61, 0xfb, 0x3f, 0xf8, 0, 0, 0, 0, 0, 0]);
+    const duplicate = Buffer.from([0xa2, 0x61, 0x61, 0x01, 0x61, 0x61, 0x02]);
+    const res = await postBatch(
+      cborSequence([good, tagged, float, duplicate, good, good.subarray(0, 40)]),
+      CBOR_SEQ,
+      CBOR_SEQ,
+    );
+    expect(res.status).toBe(200);
+    const answers = itemsOfSequence(res.bytes);
+    expect(answers.map((a) => a['verified'])).toEqual([true, false, false, false, true, false]);
+    const messages = answers.map((a) => String((a['errors'] as string[] | undefined)?.[0] ?? ''));
+    expect(messages[1]).toMatch(/tags are not allowed/);
+    expect(messages[2]).toMatch(/floating-point/);
+    expect(messages[3]).toMatch(/duplicate map key/);
+    expect(messages[5]).toMatch(/truncated/);
+    for (const bad of [answers[1], answers[2], answers[3], answers[5]]) {
+      expect((bad!['error_details'] as { code: string }[])[0]!.code).toBe('PROTO-E001');
+    }
+    // The same 400 body /verify gives for the same item.
+    const single = await fetch(`${running.url}/verify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/cbor' },
+      body: duplicate,
+    });
+    expect(single.status).toBe(400);
+    expect(answers[3]).toEqual(await single.json());
+  });
+
+  it('applies the item and byte limits to CBOR sequences', async () => {
+    const item = encodeCbor(request(routine));
+    expect((await postBatch(cborSequence(Array.from({ length: 13 }, () => item)), CBOR_SEQ)).status).toBe(
+      413,
+    );
+    expect((await postBatch(cborSequence(Array.from({ length: 12 }, () => item)), CBOR_SEQ)).status).toBe(
+      200,
+    );
+    const huge = Buffer.concat([Buffer.from([0x5a, 0x00, 0x06, 0x1a, 0x80]), Buffer.alloc(400_000)]);
+    expect((await postBatch(huge, CBOR_SEQ)).status).toBe(413);
+    // A count that claims more items than there are bytes is one malformed item, not a hang.
+    const liar = Buffer.from([0x9b, 0x00, 0x1f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
+    const answer = await postBatch(liar, CBOR_SEQ);
+    expect(answer.status).toBe(200);
+    expect(linesOf(answer.text).map((l) => l['verified'])).toEqual([false]);
+  });
+});
+
+describe('POST /verify/batch rate limit', () => {
+  it('counts every bundle of a batch, not one per request', async () => {
+    const limited = await startApp({ VERIFY_RATE_LIMIT_PER_MINUTE: '5' });
+    try {
+      const line = JSON.stringify(request(routine));
+      const four = await postBatch(
+        [line, line, line, line].join('\n'),
+        'application/x-ndjson',
+        '*/*',
+        limited.url,
+      );
+      expect(four.status).toBe(200);
+      const two = await postBatch([line, line].join('\n'), 'application/x-ndjson', '*/*', limited.url);
+      expect(two.status).toBe(429);
+      expect(two.text).toContain('"retryable"');
+      expect(JSON.parse(two.text).error.message).toContain('per bundle');
+    } finally {
+      await limited.close();
+    }
   });
 });

@@ -11,6 +11,8 @@ import {
   type SuppliedEvidence,
   subjectOf,
 } from './bundle-subject.ts';
+import type { PassportKeys } from '@proto/store';
+import { passportKeysOfBundle } from './records/bundle-key-bindings.ts';
 import type { PortableVerifierOptions } from './verifier-options.ts';
 import { checkVerifyRequest, parseJsonBody } from './verify-request.ts';
 
@@ -29,6 +31,12 @@ export interface VerifyTask {
   readonly request?: Record<string, unknown>;
   /** Return the whole analysis (for the cache); otherwise only its metric facts. */
   readonly wantAnalysis: boolean;
+  /**
+   * The key directory is on: return the key bindings a V2 bundle proves, so the main thread never keeps or
+   * re-reads the body (issue 15). Read for verified bundles, and for every V2 analysis the cache keeps (a
+   * later hit may verify).
+   */
+  readonly wantBindings?: boolean;
   /** The clock reading finalize() uses (ms since the epoch). */
   readonly now: number;
 }
@@ -44,6 +52,7 @@ export type VerifyTaskResult =
       /** The request's anchor receipt and attestation, when it carried any (the main thread may not have parsed it). */
       readonly evidence?: SuppliedEvidence;
       readonly analysis?: BundleAnalysis;
+      readonly passport?: PassportKeys | undefined;
     };
 
 const setup = workerData as PortableVerifierOptions;
@@ -79,6 +88,13 @@ export default function verifyTask(task: VerifyTask): VerifyTaskResult {
   const analysis = verifier.analyze(read.request);
   const response = verifier.finalize(analysis, new Date(task.now));
   const evidence = evidenceOf(read.request);
+  const passport =
+    task.wantBindings === true &&
+    analysis.bundleHash !== undefined &&
+    analysis.version.startsWith('2') &&
+    (response.verified || task.wantAnalysis)
+      ? passportKeysOfBundle(read.request, analysis.bundleHash)
+      : undefined;
   return {
     kind: 'verdict',
     response,
@@ -86,5 +102,6 @@ export default function verifyTask(task: VerifyTask): VerifyTaskResult {
     subject: subjectOf(analysis),
     ...(evidence === undefined ? {} : { evidence }),
     ...(task.wantAnalysis ? { analysis } : {}),
+    ...(passport === undefined ? {} : { passport }),
   };
 }

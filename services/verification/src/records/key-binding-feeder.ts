@@ -1,127 +1,46 @@
-// Feeds the key directory from verified V2 bundles, off the request path: passport keys → agent_id, RPR binding
-// keys → human_id and the agent. Issue 15 item 1 (kids re-derived, bundle hash kept as the evidence) and item 5
-// (rotation, P45: the newest passport's key list decides; a key marked other than active is retired).
-import { decodeBase64Strict, deriveKid } from '@proto/core';
-import type { NewKeyBinding, PassportKeys, Store } from '@proto/store';
+// Feeds the key directory from verified V2 bundles, off the request path. What the bundle says about its keys
+// arrives ready-made from the verification worker (records/bundle-key-bindings.ts), so no body is kept, copied or
+// re-parsed here, for JSON and CBOR alike (issue 14 item 1, P34); the store applies it with rotation (P45).
+import { decodeBase64Strict } from '@proto/core';
+import type { PassportKeys, Store } from '@proto/store';
 import type { KeyBinding, KeyBindingLookup } from './write-authorization.ts';
 
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+export { bindingsOfBundle, passportKeysOfBundle } from './bundle-key-bindings.ts';
 
-/** What the verify route hands over once its answer is sent: the verdict, the bundle's facts, the body. */
+/** What the verify path hands over once its answer is known: the final verdict and what the worker read. */
 export interface VerifiedBundleEvent {
   readonly verified: boolean;
   readonly version: string;
   readonly bundleHash?: string | undefined;
-  /** The request body (JSON bytes or the decoded value). Parsed here, after the answer, only for new bundles. */
-  readonly body: Buffer | Uint8Array | unknown;
-}
-
-/** The bindings a verified V2 bundle proves; keys whose kid does not derive from their bytes are skipped. */
-export function bindingsOfBundle(request: unknown, evidence: string): NewKeyBinding[] {
-  return passportKeysOfBundle(request, evidence)?.bindings.slice() ?? [];
-}
-
-/** The classical kid of an artifact's composite signature (the verifier has checked it signed). */
-function signerKid(artifact: unknown): string | undefined {
-  const sig = isObject(artifact) ? artifact['composite_sig'] : undefined;
-  const classical = isObject(sig) ? sig['classical'] : undefined;
-  const kid = isObject(classical) ? classical['kid'] : undefined;
-  return typeof kid === 'string' ? kid : undefined;
-}
-
-/** What a verified V2 bundle says about its agent's keys: bindings, the passport's time, listed and marked kids. */
-export function passportKeysOfBundle(request: unknown, evidence: string): PassportKeys | undefined {
-  const signed = isObject(request) ? request['signed_bundle'] : undefined;
-  const bundle = isObject(signed) ? signed['bundle'] : undefined;
-  if (!isObject(bundle)) return undefined;
-  const passport = isObject(bundle['agent_passport']) ? bundle['agent_passport']['payload'] : undefined;
-  const rpr = isObject(bundle['responsible_principal_record'])
-    ? bundle['responsible_principal_record']['payload']
-    : undefined;
-  if (!isObject(passport) || typeof passport['agent_id'] !== 'string') return undefined;
-  const agentId = passport['agent_id'];
-  const humanId = isObject(rpr) && typeof rpr['human_id'] === 'string' ? rpr['human_id'] : undefined;
-  const rows: NewKeyBinding[] = [];
-  const activeKids: string[] = [];
-  const retiredKids: string[] = [];
-  const add = (entries: unknown, role: NewKeyBinding['role'], subjects: readonly string[]) => {
-    if (!Array.isArray(entries)) return;
-    for (const entry of entries) {
-      if (!isObject(entry)) continue;
-      const { kid, alg, public_key_b64: b64, expires_at: expires, status } = entry;
-      if (typeof kid !== 'string') continue;
-      if (status !== undefined && status !== 'active') {
-        retiredKids.push(kid);
-        continue;
-      }
-      if (role === 'passport') activeKids.push(kid);
-      if (typeof alg !== 'string' || typeof b64 !== 'string') continue;
-      const raw = decodeBase64Strict(b64);
-      if (raw === undefined || deriveKid(alg, raw) !== kid) continue;
-      for (const subject of subjects) {
-        rows.push({
-          kid,
-          subject,
-          alg,
-          publicKeyB64: b64,
-          role,
-          evidence,
-          expiresAt: typeof expires === 'string' ? expires : null,
-        });
-      }
-    }
-  };
-  add(passport['keys'], 'passport', [agentId]);
-  const speaksFor = humanId === undefined ? [agentId] : [humanId, agentId];
-  add(isObject(rpr) ? rpr['binding_keys'] : undefined, 'principal', speaksFor);
-  const createdAt = passport['created_at'];
-  return {
-    passportSignerKid: signerKid(bundle['agent_passport']),
-    humanId,
-    principalSignerKid: signerKid(bundle['responsible_principal_record']),
-    agentId,
-    createdAt: typeof createdAt === 'string' ? createdAt : undefined,
-    evidence,
-    activeKids,
-    retiredKids,
-    subjects: speaksFor,
-    bindings: rows,
-  };
+  readonly passport: PassportKeys;
 }
 
 /**
- * Returns the hook the verify route calls after answering. Work is deferred with setImmediate, and a
- * bundle hash seen before is skipped without parsing, so repeated verifications cost a Set lookup.
+ * Returns the hook the verify path calls after a verdict: a promise that settles true once the passport's keys
+ * are applied (or were before), false when the event applies nothing or the write failed. The write is deferred
+ * with setImmediate, and a bundle hash applied before costs one Set look-up.
  */
 export function keyBindingFeeder(
   store: Store,
   log: { warn(obj: object, msg: string): void },
   seenLimit = 10_000,
-): (event: VerifiedBundleEvent) => void {
+): (event: VerifiedBundleEvent) => Promise<boolean> {
   const seen = new Set<string>();
-  return (event) => {
-    if (!event.verified || !event.version.startsWith('2') || event.bundleHash === undefined) return;
+  return async (event) => {
+    if (!event.verified || !event.version.startsWith('2') || event.bundleHash === undefined) return false;
     const hash = event.bundleHash;
-    if (seen.has(hash)) return;
+    if (seen.has(hash)) return true;
     if (seen.size >= seenLimit) seen.clear();
     seen.add(hash);
-    setImmediate(() => {
-      let value: unknown = event.body;
-      if (event.body instanceof Uint8Array) {
-        try {
-          value = JSON.parse(Buffer.from(event.body).toString('utf8'));
-        } catch {
-          return;
-        }
-      }
-      const passport = passportKeysOfBundle(value, hash);
-      if (passport === undefined) return;
-      store.keys.applyPassport(passport).catch((error: unknown) => {
-        seen.delete(hash);
-        log.warn({ err: error }, 'key directory: could not store the bindings of a verified bundle');
-      });
-    });
+    await new Promise((resolve) => setImmediate(resolve));
+    try {
+      await store.keys.applyPassport(event.passport);
+      return true;
+    } catch (error) {
+      seen.delete(hash);
+      log.warn({ err: error }, 'key directory: could not store the bindings of a verified bundle');
+      return false;
+    }
   };
 }
 

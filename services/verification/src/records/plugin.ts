@@ -130,7 +130,7 @@ function appRevocationGate(
 declare module 'fastify' {
   interface FastifyInstance {
     /** Set by the records plugin: feeds the key directory from verified V2 bundles (issue 15). */
-    bundleVerified?: (event: VerifiedBundleEvent) => void;
+    bundleVerified?: (event: VerifiedBundleEvent) => Promise<boolean>;
   }
 }
 

@@ -1,10 +1,18 @@
-// POST /verify/batch: many bundles in one request (a JSON array or NDJSON), one /verify result per
-// bundle, in order, streamed as NDJSON while they finish. Issue 14 item 3; SPEC.md "POST /verify", D12.
+// POST /verify/batch: many bundles in one request (a JSON array, NDJSON or a CBOR sequence), one /verify
+// result per bundle, in order, streamed as NDJSON or a CBOR sequence while they finish. Issue 14 item 3;
+// SPEC.md "POST /verify", D12; docs/verify-batch.md.
 import { PassThrough } from 'node:stream';
 import type { ProtocolProfile } from '@proto/core';
 import { errorCode } from '@proto/core';
-import { errorResponses, httpError, rateLimitPerIp } from '@proto/service-kit';
-import type { FastifyInstance } from 'fastify';
+import {
+  acceptQuality,
+  encodeCbor,
+  errorResponses,
+  httpError,
+  protocolError,
+  rateLimitKey,
+} from '@proto/service-kit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type BatchFormat, splitBatch } from '../batch-items.ts';
 import type { VerificationMetrics } from '../metrics.ts';
 import { PoolSaturatedError } from '../pool.ts';
@@ -19,13 +27,29 @@ export interface VerifyBatchRouteOptions {
   readonly maxItems: number;
   /** VERIFY_BATCH_MAX_BYTES: a larger body is 413. */
   readonly maxBytes: number;
-  /** Requests (not bundles) per minute per client IP; 0 = unlimited. */
+  /** Bundles (not requests) per minute per client IP; 0 = unlimited. */
   readonly rateLimitPerMinute: number;
   /** Bundles of one batch in the pool at once (default: two per worker thread). */
   readonly window: number;
 }
 
 export const NDJSON_CONTENT_TYPE = 'application/x-ndjson';
+/** RFC 8742: CBOR items back to back, no framing. */
+export const CBOR_SEQ_CONTENT_TYPE = 'application/cbor-seq';
+
+/** A CBOR sequence answer when the caller prefers it to NDJSON (NDJSON wins ties and is the default). */
+function prefersCborSequence(accept: string | undefined): boolean {
+  if (!accept?.toLowerCase().includes(CBOR_SEQ_CONTENT_TYPE)) return false;
+  const cbor = acceptQuality(accept, CBOR_SEQ_CONTENT_TYPE);
+  return cbor > 0 && cbor > acceptQuality(accept, NDJSON_CONTENT_TYPE);
+}
+
+interface RateLimitResult {
+  readonly isAllowed: boolean;
+  readonly isExceeded?: boolean;
+  readonly ttl?: number;
+}
+type Limiter = (request: FastifyRequest) => Promise<RateLimitResult>;
 
 interface BatchBody {
   readonly format: BatchFormat;
@@ -42,6 +66,7 @@ export async function verifyBatchRoute(
   for (const [type, format] of [
     ['application/json', 'json-array'],
     [NDJSON_CONTENT_TYPE, 'ndjson'],
+    [CBOR_SEQ_CONTENT_TYPE, 'cbor-seq'],
   ] as const) {
     app.addContentTypeParser(
       type,
@@ -55,40 +80,67 @@ export async function verifyBatchRoute(
   const tooLarge = () =>
     httpError('PAYLOAD_TOO_LARGE', `A batch body holds at most ${maxBytes} bytes`, { retryable: false });
 
-  /** One bundle's line: the /verify 200 body, or the /verify 400 body for an item that is no request. */
-  const lineOf = (outcome: VerificationOutcome): string => {
-    if (outcome.kind === 'verdict') return `${JSON.stringify(outcome.response)}\n`;
-    const bad = badVerifyRequest(profile, outcome.message);
-    metrics.errorsByCode.inc({ code: bad.error_details[0]!.code });
-    return `${JSON.stringify(bad)}\n`;
+  // Every bundle of a batch counts against the caller's budget, as it would as one /verify request each
+  // (P32). Counters of @fastify/rate-limit: Redis when REDIS_URL is set, so replicas share them.
+  const limiter =
+    options.rateLimitPerMinute > 0
+      ? (app.createRateLimit({
+          max: options.rateLimitPerMinute,
+          timeWindow: 60_000,
+          keyGenerator: (request: FastifyRequest) => `verify-batch:${rateLimitKey(request)}`,
+        }) as unknown as Limiter)
+      : undefined;
+  const chargeBundles = async (request: FastifyRequest, count: number): Promise<void> => {
+    if (limiter === undefined) return;
+    const results = await Promise.all(Array.from({ length: count }, () => limiter(request)));
+    const over = results.find((r) => !r.isAllowed && r.isExceeded === true);
+    if (over === undefined) return;
+    const retryAfter = Math.max(1, Math.ceil((over.ttl ?? 1000) / 1000));
+    throw protocolError(
+      'RATE_LIMIT_EXCEEDED',
+      profile,
+      `Rate limit exceeded: ${options.rateLimitPerMinute} bundles per minute, counted per bundle of a batch; retry in ${retryAfter} s`,
+      { headers: { 'retry-after': String(retryAfter) } },
+    );
   };
 
-  const internalLine = (): string =>
-    `${JSON.stringify({
-      verified: false,
-      errors: ['Internal error'],
-      error_details: [
-        {
-          code: errorCode('INTERNAL_ERROR', profile),
-          check: 'request',
-          message: 'Internal error',
-          retryable: true,
-        },
-      ],
-    })}\n`;
+  /** One answer item as NDJSON text or a CBOR item. */
+  type Encode = (value: unknown) => string | Uint8Array;
+  const asNdjson: Encode = (value) => `${JSON.stringify(value)}\n`;
+  const asCbor: Encode = (value) => encodeCbor(value);
+
+  /** One bundle's answer: the /verify 200 body, or the /verify 400 body for an item that is no request. */
+  const answerOf = (outcome: VerificationOutcome): unknown => {
+    if (outcome.kind === 'verdict') return outcome.response;
+    const bad = badVerifyRequest(profile, outcome.message);
+    metrics.errorsByCode.inc({ code: bad.error_details[0]!.code });
+    return bad;
+  };
+
+  const internalAnswer = (): unknown => ({
+    verified: false,
+    errors: ['Internal error'],
+    error_details: [
+      {
+        code: errorCode('INTERNAL_ERROR', profile),
+        check: 'request',
+        message: 'Internal error',
+        retryable: true,
+      },
+    ],
+  });
 
   app.post(
     '/verify/batch',
     {
       bodyLimit: maxBytes,
-      config: options.rateLimitPerMinute > 0 ? rateLimitPerIp(options.rateLimitPerMinute) : {},
       validatorCompiler: () => () => true,
       schema: {
         summary: 'Verify many Signed Bundles in one request',
-        description: `A JSON array (application/json) or NDJSON (${NDJSON_CONTENT_TYPE}) of /verify request bodies, at most VERIFY_BATCH_MAX_ITEMS bundles and VERIFY_BATCH_MAX_BYTES bytes (413 beyond). The answer is NDJSON, one line per bundle in the order sent, streamed as they finish: the /verify 200 body, or the /verify 400 body for an item that is not a verify request (one bad item does not spoil the others).`,
+        description: `A JSON array (application/json), NDJSON (${NDJSON_CONTENT_TYPE}) or a CBOR sequence (${CBOR_SEQ_CONTENT_TYPE}, RFC 8742) of /verify request bodies, at most VERIFY_BATCH_MAX_ITEMS bundles and VERIFY_BATCH_MAX_BYTES bytes (413 beyond); each bundle counts against VERIFY_RATE_LIMIT_PER_MINUTE. The answer is NDJSON (or a CBOR sequence with Accept: ${CBOR_SEQ_CONTENT_TYPE}), one item per bundle in the order sent, streamed as they finish: the /verify 200 body, or the /verify 400 body for an item that is not a verify request (one bad item does not spoil the others).`,
         tags: ['verification'],
-        consumes: ['application/json', NDJSON_CONTENT_TYPE],
-        produces: [NDJSON_CONTENT_TYPE],
+        consumes: ['application/json', NDJSON_CONTENT_TYPE, CBOR_SEQ_CONTENT_TYPE],
+        produces: [NDJSON_CONTENT_TYPE, CBOR_SEQ_CONTENT_TYPE],
         response: errorResponses,
       },
       // Before the body is read: a declared length over the limit is refused with this route's limit.
@@ -110,13 +162,18 @@ export async function verifyBatchRoute(
       }
       const items = split.items;
       if (items.length === 0) throw httpError('BAD_REQUEST', 'A batch body holds one bundle request or more');
+      await chargeBundles(request, items.length);
 
+      const cborOut = prefersCborSequence(request.headers.accept);
       const out = new PassThrough();
-      reply.type(NDJSON_CONTENT_TYPE);
-      void streamInOrder(items, out, request.raw.socket).catch((error: unknown) => {
-        request.log.error({ err: error }, 'batch verification failed');
-        out.destroy(error as Error);
-      });
+      reply.type(cborOut ? CBOR_SEQ_CONTENT_TYPE : NDJSON_CONTENT_TYPE);
+      const itemFormat = body.format === 'cbor-seq' ? 'cbor' : 'json';
+      void streamInOrder(items, itemFormat, cborOut ? asCbor : asNdjson, out, request.raw.socket).catch(
+        (error: unknown) => {
+          request.log.error({ err: error }, 'batch verification failed');
+          out.destroy(error as Error);
+        },
+      );
       return reply.send(out);
     },
   );
@@ -127,19 +184,21 @@ export async function verifyBatchRoute(
    */
   async function streamInOrder(
     items: readonly Uint8Array[],
+    format: 'json' | 'cbor',
+    encode: Encode,
     out: PassThrough,
     connection: { readonly destroyed: boolean } | null,
   ): Promise<void> {
-    const lines: (Promise<string> | undefined)[] = new Array(items.length);
+    const lines: (Promise<string | Uint8Array> | undefined)[] = new Array(items.length);
     let next = 0;
-    const start = (index: number): Promise<string> => {
+    const start = (index: number): Promise<string | Uint8Array> => {
       const item = items[index]!;
-      const attempt = async (): Promise<string> => {
+      const attempt = async (): Promise<string | Uint8Array> => {
         for (;;) {
           try {
-            return lineOf(await runner.run({ format: 'json', bytes: item }));
+            return encode(answerOf(await runner.run({ format, bytes: item })));
           } catch (error) {
-            if (!(error instanceof PoolSaturatedError)) return internalLine();
+            if (!(error instanceof PoolSaturatedError)) return encode(internalAnswer());
             // The pool is full of other requests' work: wait for room instead of failing this bundle.
             await new Promise((resolve) => setTimeout(resolve, 20));
           }

@@ -85,7 +85,7 @@ export async function verifyRoutes(app: FastifyInstance, options: VerifyRouteOpt
   // Issue 15: the records plugin, when mounted, feeds its key directory from fresh verdicts.
   const runner = createVerificationRunner({
     ...options,
-    onFreshVerdict: (event) => app.bundleVerified?.(event),
+    keyDirectory: () => app.bundleVerified,
   });
 
   // This scope keeps bodies as bytes: the worker parses JSON and CBOR off the event loop when nothing

@@ -1,0 +1,32 @@
+// The exact-body memo: bounded, oldest out first, and JSON and CBOR readings of the same bytes kept apart.
+import { describe, expect, it } from 'vitest';
+import { BodyMemo } from './body-memo.ts';
+
+const known = (cacheKey: string) => ({ cacheKey, uncoveredMembers: [], evidence: undefined });
+
+describe('BodyMemo', () => {
+  it('keeps at most its bound, dropping the least recently stored body first', () => {
+    const memo = new BodyMemo(2);
+    const [a, b, c] = ['a', 'b', 'c'].map((t) => BodyMemo.digest('json', Buffer.from(t)));
+    memo.set(a!, known('A'));
+    memo.set(b!, known('B'));
+    memo.set(a!, known('A'));
+    memo.set(c!, known('C'));
+    expect(memo.get(b!)).toBeUndefined();
+    expect(memo.get(a!)?.cacheKey).toBe('A');
+    expect(memo.get(c!)?.cacheKey).toBe('C');
+  });
+
+  it('names the format: the same bytes as JSON and as CBOR are different bodies', () => {
+    const bytes = Buffer.from('{}');
+    expect(BodyMemo.digest('json', bytes)).not.toBe(BodyMemo.digest('cbor', bytes));
+    expect(BodyMemo.digest('json', bytes)).toBe(BodyMemo.digest('json', Buffer.from('{}')));
+  });
+
+  it('stores nothing when the cache is off', () => {
+    const memo = new BodyMemo(0);
+    const digest = BodyMemo.digest('json', Buffer.from('x'));
+    memo.set(digest, known('X'));
+    expect(memo.get(digest)).toBeUndefined();
+  });
+});

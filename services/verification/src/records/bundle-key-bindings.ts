@@ -1,0 +1,91 @@
+// What a verified V2 bundle says about its agent's keys, read from its parsed request: passport keys → agent_id,
+// RPR binding keys → human_id and the agent, plus what rotation needs (the passport's time, the kids it lists and
+// the kids it marks other than active, who signed it). Issue 15 items 1 and 5 (P27, P45). Runs in the
+// verification worker, beside the analysis, so the main thread never re-reads a body (issue 14 item 1, P34).
+import { decodeBase64Strict, deriveKid } from '@proto/core';
+import type { NewKeyBinding, PassportKeys } from '@proto/store';
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** What the verify route hands over once its answer is sent: the verdict, the bundle's facts, the body. */
+export interface VerifiedBundleEvent {
+  readonly verified: boolean;
+  readonly version: string;
+  readonly bundleHash?: string | undefined;
+  /** The request body (JSON bytes or the decoded value). Parsed here, after the answer, only for new bundles. */
+  readonly body: Buffer | Uint8Array | unknown;
+}
+
+/** The bindings a verified V2 bundle proves; keys whose kid does not derive from their bytes are skipped. */
+export function bindingsOfBundle(request: unknown, evidence: string): NewKeyBinding[] {
+  return passportKeysOfBundle(request, evidence)?.bindings.slice() ?? [];
+}
+
+/** The classical kid of an artifact's composite signature (the verifier has checked it signed). */
+function signerKid(artifact: unknown): string | undefined {
+  const sig = isObject(artifact) ? artifact['composite_sig'] : undefined;
+  const classical = isObject(sig) ? sig['classical'] : undefined;
+  const kid = isObject(classical) ? classical['kid'] : undefined;
+  return typeof kid === 'string' ? kid : undefined;
+}
+
+/** What a verified V2 bundle says about its agent's keys: bindings, the passport's time, listed and marked kids. */
+export function passportKeysOfBundle(request: unknown, evidence: string): PassportKeys | undefined {
+  const signed = isObject(request) ? request['signed_bundle'] : undefined;
+  const bundle = isObject(signed) ? signed['bundle'] : undefined;
+  if (!isObject(bundle)) return undefined;
+  const passport = isObject(bundle['agent_passport']) ? bundle['agent_passport']['payload'] : undefined;
+  const rpr = isObject(bundle['responsible_principal_record'])
+    ? bundle['responsible_principal_record']['payload']
+    : undefined;
+  if (!isObject(passport) || typeof passport['agent_id'] !== 'string') return undefined;
+  const agentId = passport['agent_id'];
+  const humanId = isObject(rpr) && typeof rpr['human_id'] === 'string' ? rpr['human_id'] : undefined;
+  const rows: NewKeyBinding[] = [];
+  const activeKids: string[] = [];
+  const retiredKids: string[] = [];
+  const add = (entries: unknown, role: NewKeyBinding['role'], subjects: readonly string[]) => {
+    if (!Array.isArray(entries)) return;
+    for (const entry of entries) {
+      if (!isObject(entry)) continue;
+      const { kid, alg, public_key_b64: b64, expires_at: expires, status } = entry;
+      if (typeof kid !== 'string') continue;
+      if (status !== undefined && status !== 'active') {
+        retiredKids.push(kid);
+        continue;
+      }
+      if (role === 'passport') activeKids.push(kid);
+      if (typeof alg !== 'string' || typeof b64 !== 'string') continue;
+      const raw = decodeBase64Strict(b64);
+      if (raw === undefined || deriveKid(alg, raw) !== kid) continue;
+      for (const subject of subjects) {
+        rows.push({
+          kid,
+          subject,
+          alg,
+          publicKeyB64: b64,
+          role,
+          evidence,
+          expiresAt: typeof expires === 'string' ? expires : null,
+        });
+      }
+    }
+  };
+  add(passport['keys'], 'passport', [agentId]);
+  const speaksFor = humanId === undefined ? [agentId] : [humanId, agentId];
+  add(isObject(rpr) ? rpr['binding_keys'] : undefined, 'principal', speaksFor);
+  const createdAt = passport['created_at'];
+  return {
+    passportSignerKid: signerKid(bundle['agent_passport']),
+    humanId,
+    principalSignerKid: signerKid(bundle['responsible_principal_record']),
+    agentId,
+    createdAt: typeof createdAt === 'string' ? createdAt : undefined,
+    evidence,
+    activeKids,
+    retiredKids,
+    subjects: speaksFor,
+    bindings: rows,
+  };
+}
