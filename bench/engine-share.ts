@@ -79,7 +79,9 @@ for (const { name, options } of CASES) {
         : verifier;
     if (!looped.ok) throw new Error(looped.error.message);
     const parsed = JSON.parse(json);
-    while (performance.now() < until) {
+    // PROFILE_ITERATIONS=n: exactly n verifications (instruction counts under callgrind).
+    const iterations = Number(process.env['PROFILE_ITERATIONS'] ?? Number.POSITIVE_INFINITY);
+    while (n < iterations && (iterations !== Number.POSITIVE_INFINITY || performance.now() < until)) {
       looped.value.verify(parsed);
       n++;
     }
