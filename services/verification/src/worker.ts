@@ -3,6 +3,7 @@
 import { workerData } from 'node:worker_threads';
 import { type BundleAnalysis, createVerifier, selectCryptoBackend, type VerifyResponse } from '@proto/core';
 import { decodeCbor } from '@proto/service-kit';
+import type { PassportKeys } from '@proto/store';
 import {
   type AnalysisFacts,
   type BundleSubject,
@@ -11,7 +12,6 @@ import {
   type SuppliedEvidence,
   subjectOf,
 } from './bundle-subject.ts';
-import type { PassportKeys } from '@proto/store';
 import { passportKeysOfBundle } from './records/bundle-key-bindings.ts';
 import type { PortableVerifierOptions } from './verifier-options.ts';
 import { checkVerifyRequest, parseJsonBody } from './verify-request.ts';

@@ -16,6 +16,34 @@ export interface CanonicalRules {
   readonly honourToJSON: boolean;
 }
 
+/**
+ * Canonical texts of containers already written under one set of rules, by object identity, so that
+ * a value holding them (the whole V2 bundle around its payloads) is not serialised twice. Scope one
+ * to a single verification: it is only as true as the objects are unchanged since they were written.
+ * Each entry keeps the container's height (its deepest nested container, the container itself
+ * being 0), so reusing it deeper in a larger value still enforces MAX_CANONICAL_DEPTH exactly.
+ */
+export class CanonicalMemo {
+  readonly rules: CanonicalRules;
+  private readonly entries = new Map<object, { readonly text: string; readonly height: number }>();
+
+  constructor(rules: CanonicalRules) {
+    // A toJSON result is not the object it came from, so identity would name the wrong text.
+    if (rules.honourToJSON) throw new TypeError('a canonical memo cannot serve rules that call toJSON');
+    this.rules = rules;
+  }
+
+  /** The text of `container` when it can be reused at `depth` (its deepest part stays within the limit). */
+  reusable(container: object, depth: number): { readonly text: string; readonly height: number } | undefined {
+    const entry = this.entries.get(container);
+    return entry !== undefined && depth + entry.height < MAX_CANONICAL_DEPTH ? entry : undefined;
+  }
+
+  remember(container: object, text: string, height: number): void {
+    this.entries.set(container, { text, height });
+  }
+}
+
 /** Internal signal carrying a path-qualified message; never escapes `serializeCanonical`. */
 class CanonicalFailure {
   readonly message: string;
@@ -42,9 +70,16 @@ function describeObject(value: object): string {
  * Canonical text of `value` under `rules`. Never throws: failures of the input itself (getters,
  * proxies, toJSON methods that throw, strings too long for the engine) become errors too.
  */
-export function serializeCanonical(value: unknown, rules: CanonicalRules): Result<string> {
+export function serializeCanonical(
+  value: unknown,
+  rules: CanonicalRules,
+  memo?: CanonicalMemo,
+): Result<string> {
+  if (memo !== undefined && memo.rules !== rules) throw new TypeError('canonical memo of other rules');
   const path: PathSegment[] = [];
   const ancestors = new Set<object>();
+  /** Depth of the deepest container met so far (the root container is at 0). */
+  let deepest = -1;
 
   const fail = (what: string): never => {
     throw new CanonicalFailure(`${renderPath(path)}: ${what}`);
@@ -84,6 +119,12 @@ export function serializeCanonical(value: unknown, rules: CanonicalRules): Resul
     }
     if (node === null) return 'null';
     const container = node as object;
+    const known = memo?.reusable(container, depth);
+    if (known !== undefined) {
+      if (depth + known.height > deepest) deepest = depth + known.height;
+      return known.text;
+    }
+    if (depth > deepest) deepest = depth;
     if (depth >= MAX_CANONICAL_DEPTH) fail(`nesting depth exceeds ${MAX_CANONICAL_DEPTH}`);
     if (ancestors.has(container)) fail('cycle: the value contains itself');
     ancestors.add(container);
@@ -126,6 +167,8 @@ export function serializeCanonical(value: unknown, rules: CanonicalRules): Resul
   try {
     const text = write(value, 0);
     if (text === undefined) return err(schemaError(`$: undefined has no JSON form`));
+    if (memo !== undefined && typeof value === 'object' && value !== null)
+      memo.remember(value, text, deepest);
     return ok(text);
   } catch (caught) {
     if (caught instanceof CanonicalFailure) return err(schemaError(caught.message));

@@ -2,7 +2,7 @@
 // PROTOCOL §1.1 (rules and edge-case table), DECISIONS D2.
 import { utf8Encode } from '../encoding/index.ts';
 import { ok, type Result } from '../result.ts';
-import { type CanonicalRules, serializeCanonical } from './serialize.ts';
+import { CanonicalMemo, type CanonicalRules, serializeCanonical } from './serialize.ts';
 
 export const CANONICALIZATION_PROFILE = 'dcp-jcs-v1';
 
@@ -35,12 +35,21 @@ const V2_RULES: CanonicalRules = {
  * `toJSON` is deliberately not consulted: signed bytes come from data, not from host conversions)
  * is an error `BUNDLE_SCHEMA_INVALID` whose message starts with the JSON path. Never throws.
  */
-export function canonicalizeV2(value: unknown): Result<string> {
-  return serializeCanonical(value, V2_RULES);
+export function canonicalizeV2(value: unknown, memo?: CanonicalMemo): Result<string> {
+  return serializeCanonical(value, V2_RULES, memo);
 }
 
 /** UTF-8 bytes of `canonicalizeV2(value)`: exactly what V2 hashes and signatures cover. */
-export function canonicalBytesV2(value: unknown): Result<Uint8Array> {
-  const text = canonicalizeV2(value);
+export function canonicalBytesV2(value: unknown, memo?: CanonicalMemo): Result<Uint8Array> {
+  const text = canonicalizeV2(value, memo);
   return text.ok ? ok(utf8Encode(text.value)) : text;
+}
+
+/**
+ * A memo for `canonicalizeV2`: texts written through it are reused, by object identity, when a
+ * larger value holding them is canonicalised through it later (one bundle's parts, then the whole
+ * bundle for its hash). Scope it to one verification of values that nothing mutates meanwhile.
+ */
+export function canonicalMemoV2(): CanonicalMemo {
+  return new CanonicalMemo(V2_RULES);
 }

@@ -13,3 +13,17 @@ const SEPARATOR = Uint8Array.of(0x00);
 export function domainSeparatedMessage(context: string, payload: Uint8Array): Uint8Array {
   return concatBytes(utf8(context), SEPARATOR, payload);
 }
+
+/**
+ * UTF8(context) ‖ 0x00 ‖ payload ‖ suffix in one allocation, with the DSM as a view of its start: the
+ * PQ half of a composite signature covers DSM ‖ classical signature (PROTOCOL §4.1), so both
+ * messages come from one copy of the payload instead of two.
+ */
+export function domainSeparatedMessages(
+  context: string,
+  payload: Uint8Array,
+  suffix: Uint8Array,
+): { readonly dsm: Uint8Array; readonly withSuffix: Uint8Array } {
+  const withSuffix = concatBytes(utf8(context), SEPARATOR, payload, suffix);
+  return { dsm: withSuffix.subarray(0, withSuffix.length - suffix.length), withSuffix };
+}

@@ -14,7 +14,7 @@ export {
   type SignatureHalf,
   type SigningKey,
 } from './composite.ts';
-export { domainSeparatedMessage } from './domain.ts';
+export { domainSeparatedMessage, domainSeparatedMessages } from './domain.ts';
 export { publicKeyFromSecret } from './keys.ts';
 export { deriveKid } from './kid.ts';
 export { createNativeBackend } from './native-backend.ts';

@@ -140,15 +140,25 @@ export function createNativeBackend(): CryptoBackend {
 
   const supports = (alg: unknown): alg is SigningAlg => isSigningAlg(alg) && algorithms.includes(alg);
 
+  // One bundle verifies many signatures with the same decoded key array (every checkpoint of a
+  // maximum bundle names the same two keys): the array itself finds its KeyObject. The entry keeps
+  // a private copy of the bytes and is used only while the array still holds exactly those bytes,
+  // so an array a caller rewrites in place can never be verified under its earlier key.
+  const byArray = new WeakMap<Uint8Array, { alg: SigningAlg; bytes: Buffer; key: KeyObject }>();
+
   function publicKeyObject(alg: SigningAlg, publicKey: Uint8Array): KeyObject {
+    const seen = byArray.get(publicKey);
+    if (seen !== undefined && seen.alg === alg && seen.bytes.equals(publicKey)) return seen.key;
     // The whole key is the cache key (not a hash of it): no collision can swap one key for another.
     // Node's native base64 (no copy) keeps the lookup at a few µs even for a 1952-byte ML-DSA key.
     const cacheKey = `${alg}:${Buffer.from(publicKey.buffer, publicKey.byteOffset, publicKey.byteLength).toString('base64')}`;
-    const cached = keyCache.get(cacheKey);
-    if (cached !== undefined) return cached;
-    const imported = importPublicKey(alg, publicKey);
-    keyCache.set(cacheKey, imported);
-    return imported;
+    let key = keyCache.get(cacheKey);
+    if (key === undefined) {
+      key = importPublicKey(alg, publicKey);
+      keyCache.set(cacheKey, key);
+    }
+    byArray.set(publicKey, { alg, bytes: Buffer.from(publicKey), key });
+    return key;
   }
 
   function requireAlg(alg: SigningAlg): void {

@@ -15,12 +15,27 @@ export type SchemaVerdict =
 
 type Ajv = InstanceType<typeof Ajv2020Module.default>;
 
+/**
+ * A schema compiled twice: `check` stops at the first error, `explain` collects them all. Validity
+ * does not depend on allErrors, so a value `check` accepts is valid without walking the rest; only
+ * a value it rejects (or cannot read) is walked again for the full list of issues. A valid V2 bundle
+ * thus skips the errors collected for the `oneOf` branch each checkpoint does not take, and the
+ * second pass over their multi-KB signatures.
+ */
+interface Compiled {
+  readonly check: ValidateFunction;
+  readonly explain: ValidateFunction;
+}
+
 interface Registry {
+  /** allErrors: the validators that name every issue. */
   readonly ajv: Ajv;
+  /** The same schemas without allErrors: the fast yes/no. */
+  readonly firstError: Ajv;
   /** `v2/key_entry` → the parsed (frozen) schema document. */
   readonly documents: ReadonlyMap<string, Readonly<Record<string, unknown>>>;
   /** Compiled validators by `v2/name` or `v2/name#def`, filled on first use. */
-  readonly validators: Map<string, ValidateFunction>;
+  readonly validators: Map<string, Compiled>;
 }
 
 const VALID: SchemaVerdict = Object.freeze({ valid: true });
@@ -61,16 +76,19 @@ function load(): Registry | undefined {
   if (registry !== undefined || loadFailure !== undefined) return registry;
   try {
     const ajv = new Ajv2020Module.default({ allErrors: true, strict: true });
+    const firstError = new Ajv2020Module.default({ allErrors: false, strict: true });
     addFormatsModule.default(ajv);
+    addFormatsModule.default(firstError);
     const documents = new Map<string, Readonly<Record<string, unknown>>>();
     for (const version of ['v1', 'v2'] as const) {
       for (const name of SCHEMA_NAMES[version]) {
         const document = readDocument(version, name);
         ajv.addSchema(document);
+        firstError.addSchema(document);
         documents.set(`${version}/${name}`, document);
       }
     }
-    registry = { ajv, documents, validators: new Map() };
+    registry = { ajv, firstError, documents, validators: new Map() };
   } catch (error) {
     loadFailure = messageOf(error);
   }
@@ -127,11 +145,14 @@ export function validateSchema(version: SchemaVersion, name: string, value: unkn
     return failure(`unknown schema ${label(version)}/${label(name)}`);
   }
   if (reg === undefined) return failure(`schemas unavailable: ${loadFailure ?? 'not loaded'}`);
-  let validate: ValidateFunction | undefined;
+  let validate: Compiled | undefined;
   try {
     const id = schemaId(t.version, t.fileName);
-    validate = reg.ajv.getSchema(t.definition === undefined ? id : `${id}#/$defs/${t.definition}`);
-    if (validate === undefined) return failure(`unknown schema ${version}/${name}`);
+    const ref = t.definition === undefined ? id : `${id}#/$defs/${t.definition}`;
+    const explain = reg.ajv.getSchema(ref);
+    const check = reg.firstError.getSchema(ref);
+    if (explain === undefined || check === undefined) return failure(`unknown schema ${version}/${name}`);
+    validate = { check, explain };
     reg.validators.set(t.key, validate);
   } catch (error) {
     return failure(`schema ${version}/${name} could not be compiled: ${messageOf(error)}`);
@@ -139,15 +160,16 @@ export function validateSchema(version: SchemaVersion, name: string, value: unkn
   return run(validate, version, name, value);
 }
 
-function run(
-  validate: ValidateFunction,
-  version: SchemaVersion,
-  name: string,
-  value: unknown,
-): SchemaVerdict {
+function run(validate: Compiled, version: SchemaVersion, name: string, value: unknown): SchemaVerdict {
   try {
-    if (validate(value)) return VALID;
-    return { valid: false, issues: toSchemaIssues((validate.errors ?? []) as ErrorObject[]) };
+    if (validate.check(value)) return VALID;
+  } catch {
+    // The full pass below reads the value again and reports what it throws.
+  }
+  const explain = validate.explain;
+  try {
+    if (explain(value)) return VALID;
+    return { valid: false, issues: toSchemaIssues((explain.errors ?? []) as ErrorObject[]) };
   } catch (error) {
     // Only exotic values get here (e.g. a Proxy whose traps throw).
     return failure(`schema ${version}/${name} could not be applied: ${messageOf(error)}`);

@@ -3,10 +3,10 @@
 import {
   ALGORITHM_SIZES,
   type CryptoBackend,
-  domainSeparatedMessage,
+  domainSeparatedMessages,
   type SigningAlg,
 } from '../../crypto/index.ts';
-import { concatBytes, decodeBase64Strict } from '../../encoding/index.ts';
+import { decodeBase64Strict } from '../../encoding/index.ts';
 import type { ErrorName } from '../../errors.ts';
 import { MODE_REQUIREMENTS } from '../../policy/modes.ts';
 import { describe, isRecord, prop, propRecord } from '../json.ts';
@@ -55,6 +55,7 @@ export interface CompositeRequest {
 }
 
 const CLASSICAL: SigningAlg = 'ed25519';
+const NO_BYTES = new Uint8Array(0);
 const HALF_NAME: Readonly<Record<Half, string>> = { classical: 'Classical', pq: 'PQ' };
 const INVALID_CODE: Readonly<Record<Half, ErrorName>> = {
   classical: 'CLASSICAL_SIG_INVALID',
@@ -128,7 +129,8 @@ export function evaluateComposite(env: CompositeEnvironment, request: CompositeR
   const classicalSigText = prop(classicalPart, 'sig_b64');
   const classicalSig =
     typeof classicalSigText === 'string' ? decodeBase64Strict(classicalSigText) : undefined;
-  const dsm = domainSeparatedMessage(request.context, request.payload);
+  const messages = domainSeparatedMessages(request.context, request.payload, classicalSig ?? NO_BYTES);
+  const dsm = messages.dsm;
 
   const verifyHalf = (half: Half, part: Readonly<Record<string, unknown>>, message: Uint8Array): boolean => {
     const alg = prop(part, 'alg');
@@ -239,7 +241,7 @@ export function evaluateComposite(env: CompositeEnvironment, request: CompositeR
     );
     pq = 'fail';
   } else {
-    pq = verifyHalf('pq', pqPart, concatBytes(dsm, classicalSig)) ? 'pass' : 'fail';
+    pq = verifyHalf('pq', pqPart, messages.withSuffix) ? 'pass' : 'fail';
   }
   // Any binding issue fails the PQ half even when it was not otherwise evaluated.
   if (issues.some((i) => i.half === 'pq')) pq = 'fail';

@@ -1,6 +1,6 @@
 // Canonical bytes and digests of every V2 part, computed once and shared by all checks.
 // DECISIONS D2 (dcp-jcs-v1; a number it refuses is E001/E002, never an exception), D3 (prefixed hashes).
-import { canonicalBytesV2 } from '../../canonical/index.ts';
+import { type CanonicalMemo, canonicalBytesV2, canonicalMemoV2 } from '../../canonical/index.ts';
 import { hexDigest, prefixedHash } from '../../hash/index.ts';
 import type { JsonRecord } from '../json.ts';
 import type { Ledger } from '../ledger.ts';
@@ -19,6 +19,8 @@ export interface V2Forms {
   readonly checkpoints: readonly CheckpointView[];
   readonly manifestBytes: Uint8Array;
   readonly manifestHash: string;
+  /** The texts above by object identity, for the bundle hash (computed from them, not again). */
+  readonly memo: CanonicalMemo;
 }
 
 /** The checkpoint without `composite_sig`: the object its signature covers (D6). */
@@ -32,7 +34,8 @@ export function checkpointBody(checkpoint: JsonRecord): Record<string, unknown> 
 
 /** Canonicalises each part once; the first part without a canonical form fails `schema` and stops. */
 export function canonicalFormsV2(ledger: Ledger, parts: V2Parts): V2Forms | undefined {
-  const manifest = canonicalBytesV2(parts.manifest);
+  const memo = canonicalMemoV2();
+  const manifest = canonicalBytesV2(parts.manifest, memo);
   if (!manifest.ok) {
     ledger.fail('schema', 'BUNDLE_SCHEMA_INVALID', `manifest: ${manifest.error.message}`);
     return undefined;
@@ -41,7 +44,7 @@ export function canonicalFormsV2(ledger: Ledger, parts: V2Parts): V2Forms | unde
   for (const spec of ARTIFACTS) {
     const envelope = parts.envelopes[spec.field];
     const payload = envelope['payload'] as JsonRecord;
-    const bytes = canonicalBytesV2(payload);
+    const bytes = canonicalBytesV2(payload, memo);
     if (!bytes.ok) {
       ledger.fail('schema', 'ARTIFACT_SCHEMA_INVALID', `${spec.field}.payload: ${bytes.error.message}`);
       return undefined;
@@ -56,7 +59,7 @@ export function canonicalFormsV2(ledger: Ledger, parts: V2Parts): V2Forms | unde
   }
   const entries: EntryView[] = [];
   for (const [i, value] of parts.entries.entries()) {
-    const bytes = canonicalBytesV2(value);
+    const bytes = canonicalBytesV2(value, memo);
     if (!bytes.ok) {
       ledger.fail('schema', 'ARTIFACT_SCHEMA_INVALID', `audit_entries[${i}]: ${bytes.error.message}`);
       return undefined;
@@ -82,5 +85,6 @@ export function canonicalFormsV2(ledger: Ledger, parts: V2Parts): V2Forms | unde
     checkpoints,
     manifestBytes: manifest.value,
     manifestHash: prefixedHash('sha256', hexDigest('sha256', manifest.value)),
+    memo,
   };
 }

@@ -1,6 +1,6 @@
 // The V2 pipeline: named checks (v2/checks/<check>.ts, see bundle/README.md) giving the clock-free analysis.
 // PROTOCOL §6.10 (upstream order, recommended superset); DECISIONS D5–D10, D12.
-import { canonicalizeV2 } from '../../canonical/index.ts';
+import { type CanonicalMemo, canonicalizeV2 } from '../../canonical/index.ts';
 import { hexDigest, prefixedHash } from '../../hash/index.ts';
 import { resolveSecurityTier, type TierResolution } from '../../policy/resolve-tier.ts';
 import { tierRank } from '../../policy/tiers.ts';
@@ -39,12 +39,16 @@ function resolveTier(runtime: VerifierRuntime, bundle: unknown): TierResolution 
 /**
  * `sha256:` + SHA-256(jcs({bundle, signature})) of a V2 signed bundle: the SDK's computeBundleHash
  * (PROTOCOL §8.3), the V2 `bundle_hash` for caches, anchors and logs. Error when it has no canonical form.
+ * `memo` (internal): the parts' texts from this verification's `canonicalFormsV2`, reused as they are.
  */
-export function computeBundleHash(signed: unknown): Result<string> {
+export function computeBundleHash(signed: unknown, memo?: CanonicalMemo): Result<string> {
   if (!isRecord(signed) || !isRecord(prop(signed, 'bundle')) || !isRecord(prop(signed, 'signature'))) {
     return err(coreError('BUNDLE_SCHEMA_INVALID', 'expected a signed bundle {bundle, signature}'));
   }
-  const whole = canonicalizeV2({ bundle: prop(signed, 'bundle'), signature: prop(signed, 'signature') });
+  const whole = canonicalizeV2(
+    { bundle: prop(signed, 'bundle'), signature: prop(signed, 'signature') },
+    memo,
+  );
   // The canonical text is hashed as UTF-8 directly (it holds no lone surrogate, D2): no separate
   // encoding pass over a bundle that runs to hundreds of KB with ML-DSA checkpoints.
   return whole.ok ? ok(prefixedHash('sha256', hexDigest('sha256', whole.value))) : whole;
@@ -112,7 +116,7 @@ export function analyzeV2(runtime: VerifierRuntime, signed: unknown, requestKey:
   const checkpoints = checkCheckpoints(ctx);
   const timeDependent = checkKeyValidity(ctx);
 
-  const whole = computeBundleHash(signed);
+  const whole = computeBundleHash(signed, forms.memo);
   const bundleHash = whole.ok ? whole.value : undefined;
   const passport = forms.artifacts.agent_passport.payload;
   const rpr = forms.artifacts.responsible_principal_record.payload;
