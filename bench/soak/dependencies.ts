@@ -79,7 +79,7 @@ export class OwnPostgres {
   }
 
   isReady(): boolean {
-    return succeeds('pg_isready', ['-q', '-h', '127.0.0.1', '-p', String(this.port)]);
+    return succeeds('pg_isready', ['-q', '-h', '127.0.0.1', '-p', String(this.port), '-U', 'postgres']);
   }
 
   async start(): Promise<void> {
