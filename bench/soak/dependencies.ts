@@ -38,8 +38,9 @@ function postgresBinDir(): string {
 }
 
 /**
- * A throwaway cluster (initdb, trust auth on loopback only, fsync off: the soak tests the services'
- * acknowledgement, not the disk). PostgreSQL refuses to run as root, so as root (CI) the cluster is owned
+ * A throwaway cluster (initdb, trust auth on loopback only). fsync off: its faults kill processes, never
+ * the machine, so written WAL survives in the page cache; synchronous_commit stays on, since an acknowledged
+ * commit must be in the WAL when `stop -m immediate` comes (the soak checks that no acknowledged write is lost). PostgreSQL refuses to run as root, so as root (CI) the cluster is owned
  * by and run as the `postgres` user.
  */
 export class OwnPostgres {
@@ -84,7 +85,7 @@ export class OwnPostgres {
 
   async start(): Promise<void> {
     // biome-ignore format: the server's options
-    const options = `-p ${this.port} -c listen_addresses=127.0.0.1 -k ${this.dataDir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
+    const options = `-p ${this.port} -c listen_addresses=127.0.0.1 -k ${this.dataDir} -c fsync=off -c full_page_writes=off -c max_connections=200`;
     this.run('pg_ctl', [
       '-D',
       this.dataDir,

@@ -5,8 +5,10 @@
 // end (the earlier ones were killed by the faults), after its own warm-up:
 // - the heap floor (the least heapUsed over 30 s windows, i.e. live data after the collections in them)
 //   over the second half of its life: a leak raises it, heap sizing does not;
-// - the RSS over the same second half: a plateau, within the same bound;
-// - the RSS of every process of the run under a ceiling (the issue's 400 MB at saturation).
+// - the RSS over the same second half: a plateau, within the same bound, once the process has lived long
+//   enough to reach one (`rssPlateauAfterS`; on a 3-minute run the final processes are 1–2 min old and
+//   their RSS is still sizing: reported, not judged; the heap floor decides);
+// - the RSS of every process of the run under a ceiling (a runaway; issue 14 wants < 400 MB at saturation).
 
 export interface Sample {
   /** Seconds since the load began. */
@@ -25,6 +27,8 @@ export interface MemoryBounds {
   readonly ceilingMb: number;
   /** Seconds after a process starts before its memory is judged. */
   readonly warmupS: number;
+  /** The RSS plateau is judged only over a judged life at least this long (seconds). */
+  readonly rssPlateauAfterS: number;
 }
 
 export interface MemoryVerdict {
@@ -70,10 +74,13 @@ export function judgeMemory(
   );
   const end = mean(judged.filter((s) => s.t >= to - 10));
   parts.push(`final process ${end.toFixed(0)} MB at the end`);
-  parts.push(`second half of its last ${(to - from).toFixed(0)} s: RSS ${signed(rssRise)} MB`);
-  parts.push(`heap floor ${signed(heapRise)} MB (bound +${bounds.growthMb})`);
-  ok &&= rssRise !== undefined && rssRise <= bounds.growthMb;
+  const rssJudged = to - from >= bounds.rssPlateauAfterS;
+  parts.push(
+    `second half of its last ${(to - from).toFixed(0)} s: heap floor ${signed(heapRise)} MB, ` +
+      `RSS ${signed(rssRise)} MB${rssJudged ? '' : ' (not judged: younger than the plateau)'} (bound +${bounds.growthMb})`,
+  );
   ok &&= heapRise !== undefined && heapRise <= bounds.growthMb;
+  if (rssJudged) ok &&= rssRise !== undefined && rssRise <= bounds.growthMb;
   return { ok, result: parts.join('; ') };
 }
 

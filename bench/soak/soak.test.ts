@@ -97,7 +97,7 @@ describe('soak: the alert rules it evaluates', () => {
 });
 
 describe('soak: memory judged as a leak, not as heap sizing', () => {
-  const bounds = { growthMb: 32, ceilingMb: 400, warmupS: 20 };
+  const bounds = { growthMb: 32, ceilingMb: 400, warmupS: 20, rssPlateauAfterS: 240 };
   const every2s = (from: number, to: number, mb: (t: number) => number, pid = 1) =>
     Array.from({ length: (to - from) / 2 + 1 }, (_, i) => ({ t: from + 2 * i, mb: mb(from + 2 * i), pid }));
 
@@ -118,15 +118,24 @@ describe('soak: memory judged as a leak, not as heap sizing', () => {
     expect(verdict.result).toMatch(/heap floor \+6\d\.\d MB/);
   });
 
-  it('fails RSS still rising in the second half, and any process over the ceiling', () => {
-    const heap = every2s(0, 180, () => 40);
+  it('fails RSS still rising in the second half of a long life, and any process over the ceiling', () => {
+    const flat = every2s(0, 600, () => 40);
     expect(
       judgeMemory(
-        every2s(0, 180, (t) => 150 + t),
-        heap,
+        every2s(0, 600, (t) => 150 + t / 4),
+        flat,
         bounds,
       ).ok,
     ).toBe(false);
+    // A 3-minute process still sizing its heap: reported, the heap floor decides.
+    const young = judgeMemory(
+      every2s(0, 180, (t) => 150 + t / 2),
+      flat,
+      bounds,
+    );
+    expect(young.ok, young.result).toBe(true);
+    expect(young.result).toMatch(/not judged/);
+    const heap = every2s(0, 180, () => 40);
     const killed = every2s(0, 60, () => 450, 7);
     const verdict = judgeMemory([...killed, ...every2s(62, 180, () => 200, 8)], heap, bounds);
     expect(verdict.result).toMatch(/peak RSS 450 MB/);
