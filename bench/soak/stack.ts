@@ -96,6 +96,7 @@ export class Stack {
           OPERATOR_TOKEN: this.operatorToken,
           // As deployed (docs/operations.md): a restarted service loads its modules from the cache.
           NODE_COMPILE_CACHE: join(this.workDir, 'compile-cache'),
+          NODE_OPTIONS: '--max-semi-space-size=4',
         },
       });
     }
