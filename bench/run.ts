@@ -2,7 +2,8 @@
 // V1, JSON and CBOR, cache off, against the raw signature cost measured in the same run. Issue 14;
 // docs/architecture.md §3 (worker pool).
 import { type ChildProcess, spawn } from 'node:child_process';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import {
@@ -135,6 +136,9 @@ async function startService(port: number): Promise<ChildProcess> {
   const nodeArgs = CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : [];
   const child = spawn(process.execPath, [...nodeArgs, MAIN], {
     env: {
+      // As the image runs it (docker/Dockerfile; docs/operations.md, Memory), unless the caller says otherwise.
+      NODE_OPTIONS: '--max-semi-space-size=4',
+      NODE_COMPILE_CACHE: join(tmpdir(), 'proto-bench-compile-cache'),
       ...process.env,
       PORT: String(port),
       HOST: '127.0.0.1',
