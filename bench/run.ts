@@ -147,6 +147,9 @@ async function startService(
   const nodeArgs = CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : [];
   const child = spawn(process.execPath, [...nodeArgs, entry], {
     env: {
+      // As the image runs it (docker/Dockerfile; docs/operations.md, Memory), unless the caller says otherwise.
+      NODE_OPTIONS: '--max-semi-space-size=4',
+      NODE_COMPILE_CACHE: join(tmpdir(), 'proto-bench-compile-cache'),
       ...process.env,
       // The records' store (key directory) of this run only.
       DATA_DIR: DATA_DIR,

@@ -90,6 +90,16 @@ export class SoakPrometheus {
     return [...new Set(names)].sort();
   }
 
+  /** The first series of `query` over [from, to] (unix seconds), as [unix seconds, value] pairs. */
+  async range(query: string, from: number, to: number, step = 2): Promise<Array<[number, number]>> {
+    const params = new URLSearchParams({ query, start: String(from), end: String(to), step: String(step) });
+    const response = await fetch(`${this.url}/api/v1/query_range?${params}`);
+    const body = (await response.json()) as {
+      data?: { result?: Array<{ values: Array<[number, string]> }> };
+    };
+    return (body.data?.result?.[0]?.values ?? []).map(([t, v]) => [t, Number(v)]);
+  }
+
   killNow(): void {
     this.child?.kill('SIGKILL');
   }

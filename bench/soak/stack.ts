@@ -1,5 +1,5 @@
 // The soak's stack: the four services as child processes on free loopback ports, each on its own fresh
-// PostgreSQL database and the shared Redis, killable with SIGKILL and restartable (issue 16 item 5).
+// PostgreSQL database and Redis (the soak's own servers, dependencies.ts), killable with SIGKILL and restartable (issue 16 item 5).
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync } from 'node:fs';
@@ -24,7 +24,7 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** The URL of `database` on the server DATABASE_URL names (the soak never touches DATABASE_URL's own database). */
+/** The URL of `database` on the soak's own PostgreSQL server. */
 function databaseUrl(base: string, database: string): string {
   const url = new URL(base);
   url.pathname = `/${database}`;
@@ -94,6 +94,9 @@ export class Stack {
           DATABASE_URL: databaseUrl(this.postgresUrl, database),
           REDIS_URL: this.redisUrl,
           OPERATOR_TOKEN: this.operatorToken,
+          // As deployed (docs/operations.md): a restarted service loads its modules from the cache.
+          NODE_COMPILE_CACHE: join(this.workDir, 'compile-cache'),
+          NODE_OPTIONS: '--max-semi-space-size=4',
         },
       });
     }
@@ -220,22 +223,12 @@ export class Stack {
     );
   }
 
-  /** Cuts every PostgreSQL connection of the soak's own databases (the server and others' sessions stay up). */
+  /** Cuts every PostgreSQL connection of the services' databases (the server stays up). */
   terminateConnections(): void {
     const names = this.databases.map((d) => `'${d}'`).join(',');
     psql(
       this.postgresUrl,
       `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname IN (${names})`,
     );
-  }
-
-  dropDatabases(): void {
-    for (const database of this.databases) {
-      try {
-        psql(this.postgresUrl, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-      } catch {
-        // PostgreSQL down at the end: the databases stay, named soak_<pid>_…
-      }
-    }
   }
 }

@@ -67,7 +67,10 @@ export class ServiceMetrics {
       ...(collect
         ? {
             collect(this: Counter<L>) {
-              return collect(this);
+              return guardedCollect(
+                () => collect(this),
+                () => this.reset(),
+              );
             },
           }
         : {}),
@@ -88,7 +91,10 @@ export class ServiceMetrics {
       ...(collect
         ? {
             collect(this: Gauge<L>) {
-              return collect(this);
+              return guardedCollect(
+                () => collect(this),
+                () => this.reset(),
+              );
             },
           }
         : {}),
@@ -179,4 +185,28 @@ export function installMetrics(app: FastifyInstance, metrics: ServiceMetrics): v
       return reply.type(contentType).send(body);
     },
   );
+}
+
+/** How long one collector may take before the scrape goes on without its samples. */
+const COLLECT_TIMEOUT_MS = 1000;
+
+/**
+ * A collector that reads a dependency (the store, a chain's API) fails or hangs while that dependency is
+ * down: the scrape must still answer, with that metric left without samples (`reset`: no stale or false
+ * value), or Prometheus sees the whole service down and ServiceDown fires instead of DependencyDown.
+ */
+async function guardedCollect(collect: () => void | Promise<void>, reset: () => void): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      collect(),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error('collector timed out')), COLLECT_TIMEOUT_MS);
+      }),
+    ]);
+  } catch {
+    reset();
+  } finally {
+    clearTimeout(timer);
+  }
 }

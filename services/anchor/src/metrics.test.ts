@@ -89,4 +89,20 @@ describe('anchor metrics', () => {
     expect(sample(text, 'proto_anchor_send_failures_total', 'chain="bitcoin",kind="refused"')).toBe(1);
     expect(sample(text, 'proto_anchor_batches_total', 'chain="bitcoin",outcome="failed"')).toBe(1);
   });
+
+  it('still answers a scrape while its store is down, reporting the store down (soak: PostgreSQL restart)', async () => {
+    // A store that fails every query, as one whose server went away does; the scrape must not fail with it,
+    // or ServiceDown fires instead of DependencyDown{dependency="store"}.
+    const lost = await target.open();
+    const outage = await testApp({ TL_URL: 'http://127.0.0.1:9' }, lost);
+    try {
+      await lost.close();
+      const res = await outage.inject({ method: 'GET', url: '/metrics' });
+      expect(res.statusCode).toBe(200);
+      expect(sample(res.body, 'proto_dependency_up', 'dependency="store"')).toBe(0);
+      expect(sample(res.body, 'proto_anchor_backlog', 'chain="transparency-log"')).toBeUndefined();
+    } finally {
+      await outage.close().catch(() => undefined);
+    }
+  });
 });

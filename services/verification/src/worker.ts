@@ -1,5 +1,6 @@
 // Verification worker thread (piscina): one Verifier built once from the configuration, then one
 // bundle per task. docs/architecture.md §3 (CPU-heavy verification in a bounded worker pool), issue 14.
+import { flushCompileCache } from 'node:module';
 import { workerData } from 'node:worker_threads';
 import { type BundleAnalysis, createVerifier, selectCryptoBackend, type VerifyResponse } from '@proto/core';
 import { decodeCbor } from '@proto/service-kit';
@@ -17,6 +18,9 @@ import type { PortableVerifierOptions } from './verifier-options.ts';
 import { checkVerifyRequest, parseJsonBody } from './verify-request.ts';
 
 export type { AnalysisFacts } from './bundle-subject.ts';
+
+// Every module of the thread is loaded by now: cache them (NODE_COMPILE_CACHE; see service-kit's run.ts).
+flushCompileCache();
 
 export interface VerifyTask {
   /** The raw body, read here, off the event loop (transferred, not copied, when it owns its memory)… */
