@@ -26,7 +26,7 @@ function makeCosigner(name: string): Cosigner {
 
 function logSigner(): NoteSigner {
   const pair = backend.generateKeyPair('ed25519');
-  return { name: 'log.example/test', alg: 'ed25519', ...pair };
+  return { ...pair, name: 'log.example/test', alg: 'ed25519' };
 }
 
 function signedCheckpoint(size = 5): string {

@@ -13,7 +13,7 @@ import {
 const backend = selectCryptoBackend();
 const ORIGIN = 'log.example/test';
 const pair = backend.generateKeyPair('ed25519');
-const signer: NoteSigner = { name: ORIGIN, alg: 'ed25519', ...pair };
+const signer: NoteSigner = { ...pair, name: ORIGIN, alg: 'ed25519' };
 const key = noteVerifierKey(ORIGIN, 'ed25519', pair.publicKey);
 if (!key.ok) throw new Error('key');
 const logs: WitnessedLog[] = [{ origin: ORIGIN, keys: [key.value] }];
@@ -66,9 +66,9 @@ describe('tlog-witness add-checkpoint decisions', () => {
     const tree = leaves(8);
     const known = { size: 5, root: rfc9162Root(tree.slice(0, 5)) };
     const stranger = {
+      ...backend.generateKeyPair('ed25519'),
       name: 'other.example/log',
       alg: 'ed25519' as const,
-      ...backend.generateKeyPair('ed25519'),
     };
     const impostor = { ...signer, ...backend.generateKeyPair('ed25519') };
     const cases: [number, string, number][] = [
