@@ -5,223 +5,41 @@ import {
   rfc9162LeafHash,
   rootFromSubtrees,
   type SubtreeCoordinate,
-  type SubtreeReader,
   subtreesForRoot,
 } from '@proto/core';
-import { CompiledQuery, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { StoreDialect } from '../migrations/migration.ts';
 import type { Database } from '../schema.ts';
 import { inTransaction } from '../transaction.ts';
+import type {
+  LogAppendResult,
+  LogBatchResult,
+  LogCheckpointRecord,
+  LogEntry,
+  LogHead,
+  LogRepository,
+  LogRepositoryOptions,
+  RootAnchorOutcome,
+  RootAnchorRecord,
+  RootAnchorStatus,
+} from './log-model.ts';
+import { logNodeKey, logNodeReader } from './log-model.ts';
+import {
+  bytesKey,
+  checkCount,
+  chunks,
+  type LogDatabase,
+  lookupPostgres,
+  param,
+  placeholders,
+  rawQuery,
+  statementChunks,
+  toBytes,
+  writePostgres,
+  writeSqlite,
+} from './log-sql.ts';
 
-/** Kysely table types of migration 0003 (kept here so the log's storage is one file). */
-export interface LogTables {
-  tlog_head: { id: number; tree_size: number | string; root: Uint8Array; updated_at: string };
-  tlog_leaves: { leaf_index: number | string; leaf_data: Uint8Array; sequenced_at: string };
-  tlog_nodes: { level: number; node_index: number | string; hash: Uint8Array };
-  tlog_checkpoints: { tree_size: number | string; root: Uint8Array; note: string; signed_at: string };
-  tlog_meta: { name: string; value: string };
-  tlog_root_anchors: {
-    tree_size: number | string;
-    root: Uint8Array;
-    status: string;
-    attempts: number;
-    requested_at: string;
-    updated_at: string;
-    chain: string | null;
-    tx_id: string | null;
-    block_height: number | string | null;
-    receipt_json: string | null;
-    error: string | null;
-  };
-}
-
-type LogDatabase = Database & LogTables;
-
-export interface LogHead {
-  readonly size: number;
-  /** RFC 9162 root of the first `size` leaves (SHA-256 of nothing when empty). */
-  readonly root: Uint8Array;
-  /** When the last batch was sequenced (ISO 8601). */
-  readonly updatedAt: string;
-}
-
-export interface LogAppendResult {
-  readonly index: number;
-  /** When the leaf was sequenced (its first time, for a leaf already in the log). */
-  readonly timestamp: string;
-  /** false when the leaf was already in the log, or earlier in the same batch. */
-  readonly created: boolean;
-}
-
-export interface LogBatchResult {
-  /** One per input, in input order. */
-  readonly results: readonly LogAppendResult[];
-  /** The head after the batch (unchanged when every leaf was already there). */
-  readonly head: LogHead;
-  /** New leaves written by this batch. */
-  readonly appended: number;
-}
-
-export interface LogEntry {
-  readonly index: number;
-  readonly data: Uint8Array;
-  readonly timestamp: string;
-}
-
-export interface LogCheckpointRecord {
-  readonly size: number;
-  readonly root: Uint8Array;
-  /** The signed note, served verbatim. */
-  readonly note: string;
-  readonly signedAt: string;
-}
-
-export type RootAnchorStatus = 'requesting' | 'pending' | 'confirmed' | 'failed';
-
-export interface RootAnchorRecord {
-  readonly size: number;
-  readonly root: Uint8Array;
-  readonly status: RootAnchorStatus;
-  readonly attempts: number;
-  readonly requestedAt: string;
-  readonly updatedAt: string;
-  readonly chain: string | null;
-  readonly txId: string | null;
-  readonly blockHeight: number | null;
-  /** The anchor service's answer as JSON text. */
-  readonly receiptJson: string | null;
-  readonly error: string | null;
-}
-
-export interface RootAnchorOutcome {
-  readonly status: Exclude<RootAnchorStatus, 'requesting'>;
-  readonly chain?: string | null;
-  readonly txId?: string | null;
-  readonly blockHeight?: number | null;
-  readonly receiptJson?: string | null;
-  readonly error?: string | null;
-}
-
-export interface LogRepository {
-  /** The current tree head (committed). */
-  head(): Promise<LogHead>;
-  /**
-   * Sequences a batch in one transaction that holds the head's lock: leaves already in the log (or
-   * repeated in the batch) keep their index, new ones get the next indices, and their leaves, the
-   * perfect-subtree nodes they complete and the new head commit together. Nothing is acknowledged
-   * before the commit.
-   */
-  append(leaves: readonly Uint8Array[], at?: Date): Promise<LogBatchResult>;
-  /** Stored perfect-subtree hashes by coordinate (absent ones are missing from the map). */
-  nodes(coordinates: readonly SubtreeCoordinate[]): Promise<Map<string, Uint8Array>>;
-  /** Leaves [start, end), in order. */
-  entries(start: number, end: number): Promise<LogEntry[]>;
-  findEntry(data: Uint8Array): Promise<LogEntry | undefined>;
-  latestCheckpoint(): Promise<LogCheckpointRecord | undefined>;
-  checkpoint(size: number): Promise<LogCheckpointRecord | undefined>;
-  /** Stored checkpoints with size in [fromSize, toSize], oldest first (at most `limit`). */
-  checkpoints(fromSize: number, toSize: number, limit?: number): Promise<LogCheckpointRecord[]>;
-  /**
-   * Stores a signed checkpoint unless one exists for its size: `exists` when the stored one has the
-   * same root, `conflict` (nothing written) when it has another: a size is never signed with two roots.
-   */
-  saveCheckpoint(record: LogCheckpointRecord): Promise<'created' | 'exists' | 'conflict'>;
-  meta(name: string): Promise<string | undefined>;
-  /** Stores `value` unless the name has one; returns the stored value either way. */
-  initMeta(name: string, value: string): Promise<string>;
-  setMeta(name: string, value: string): Promise<void>;
-  /**
-   * Takes the right to anchor the root of `size`: true when no one has asked yet, the last attempt
-   * failed, or a claim is older than `staleBefore` (its holder died). One winner per size.
-   */
-  claimRootAnchor(size: number, root: Uint8Array, at: Date, staleBefore: Date): Promise<boolean>;
-  finishRootAnchor(size: number, outcome: RootAnchorOutcome, at: Date): Promise<void>;
-  /** The newest anchor of any status (`settledOnly`: pending or confirmed only). */
-  latestRootAnchor(options?: { readonly settledOnly?: boolean }): Promise<RootAnchorRecord | undefined>;
-}
-
-export interface LogRepositoryOptions {
-  readonly dialect: StoreDialect;
-  readonly clock: () => Date;
-}
-
-/** Map key of a node coordinate in `LogRepository.nodes` results. */
-export function logNodeKey(level: number, index: number): string {
-  return `${level}/${index}`;
-}
-
-/** A SubtreeReader over a node map; a missing node is a broken store and throws. */
-export function logNodeReader(...maps: ReadonlyMap<string, Uint8Array>[]): SubtreeReader {
-  return (level, index) => {
-    const key = logNodeKey(level, index);
-    for (const map of maps) {
-      const hash = map.get(key);
-      if (hash !== undefined) return hash;
-    }
-    throw new Error(`transparency log node ${key} is missing from the store`);
-  };
-}
-
-// Rows per multi-row statement: far below SQLite's 32,766 and PostgreSQL's 65,535 parameters.
-const CHUNK = 1000;
-
-function chunks<T>(items: readonly T[], size = CHUNK): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
-
-/**
- * SQLite caches prepared statements by text, so multi-row statements come in power-of-two row counts
- * (ten shapes, all cached) instead of one shape per batch size. PostgreSQL parses every statement
- * anyway and pays a round trip per statement, so it gets the fewest statements.
- */
-function statementChunks<T>(items: readonly T[], dialect: StoreDialect): T[][] {
-  if (dialect === 'postgres') return chunks(items);
-  const out: T[][] = [];
-  let at = 0;
-  while (at < items.length) {
-    let size = 512;
-    while (size > items.length - at) size /= 2;
-    out.push(items.slice(at, at + size));
-    at += size;
-  }
-  return out;
-}
-
-/** `(?, ?, …), (…)`: `rows` groups of `width` placeholders (a bare list when width is 1). */
-function placeholders(rows: number, width: number): string {
-  const group = width === 1 ? '?' : `(${Array.from({ length: width }, () => '?').join(', ')})`;
-  return Array.from({ length: rows }, () => group).join(', ');
-}
-
-/** Bytes for the driver: node:sqlite binds any Uint8Array, pg wants a Buffer for bytea. */
-function param(bytes: Uint8Array): Buffer {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-}
-
-function bytesKey(bytes: Uint8Array): string {
-  return param(bytes).toString('hex');
-}
-
-function toBytes(value: Uint8Array): Uint8Array {
-  return value instanceof Buffer ? new Uint8Array(value.buffer, value.byteOffset, value.byteLength) : value;
-}
-
-function checkCount(value: number, what: string): void {
-  if (!Number.isSafeInteger(value) || value < 0)
-    throw new RangeError(`${what} must be a non-negative safe integer`);
-}
-
-/** What one batch writes: its new leaves from index `size`, the nodes they complete, the new head. */
-interface BatchWrite {
-  readonly size: number;
-  readonly newSize: number;
-  readonly root: Uint8Array;
-  readonly timestamp: string;
-  readonly fresh: readonly Uint8Array[];
-  readonly completed: readonly { level: number; index: number; hash: Uint8Array }[];
-}
+export * from './log-model.ts';
 
 export class KyselyLogRepository implements LogRepository {
   readonly #db: Kysely<LogDatabase>;
@@ -269,7 +87,7 @@ export class KyselyLogRepository implements LogRepository {
       const wantedNodes = subtreesForRoot(size);
       let prior: Map<string, Uint8Array>;
       if (this.#dialect === 'postgres') {
-        const found = await this.#lookupPostgres(trx, distinct, wantedNodes);
+        const found = await lookupPostgres(trx, distinct, wantedNodes);
         for (const [key, result] of found.leaves) known.set(key, result);
         prior = found.nodes;
       } else {
@@ -314,116 +132,11 @@ export class KyselyLogRepository implements LogRepository {
 
       const moved =
         this.#dialect === 'postgres'
-          ? !(await this.#writePostgres(trx, { size, newSize, root, timestamp, fresh, completed }))
-          : !(await this.#writeSqlite(trx, { size, newSize, root, timestamp, fresh, completed }));
+          ? !(await writePostgres(trx, { size, newSize, root, timestamp, fresh, completed }))
+          : !(await writeSqlite(trx, { size, newSize, root, timestamp, fresh, completed }));
       if (moved) throw new Error('transparency log head moved under its lock');
       return { results, head: { size: newSize, root, updatedAt: timestamp }, appended: fresh.length };
     });
-  }
-
-  /**
-   * PostgreSQL: the batch's known leaves and the current tree's perfect subtrees in one round trip.
-   * It runs after the head lock, so its snapshot (READ COMMITTED: per statement) sees every commit
-   * of whoever held the lock before; arrays keep the statement text (and its parse) the same for
-   * every batch size.
-   */
-  async #lookupPostgres(
-    trx: Kysely<LogDatabase>,
-    distinct: readonly Uint8Array[],
-    wanted: readonly SubtreeCoordinate[],
-  ): Promise<{ leaves: Map<string, LogAppendResult>; nodes: Map<string, Uint8Array> }> {
-    const rows = await this.#raw<{
-      kind: number;
-      a: number | string;
-      b: number | string | null;
-      data: Uint8Array;
-      ts: string | null;
-    }>(
-      trx,
-      `SELECT 0 AS kind, leaf_index AS a, NULL::bigint AS b, leaf_data AS data, sequenced_at AS ts
-         FROM tlog_leaves WHERE leaf_data = ANY(?::bytea[])
-       UNION ALL
-       SELECT 1, n.level, n.node_index, n.hash, NULL
-         FROM tlog_nodes n JOIN unnest(?::integer[], ?::bigint[]) AS w(level, node_index)
-           ON n.level = w.level AND n.node_index = w.node_index`,
-      [distinct.map(param), wanted.map((c) => c.level), wanted.map((c) => c.index)],
-    );
-    const leaves = new Map<string, LogAppendResult>();
-    const nodes = new Map<string, Uint8Array>();
-    for (const row of rows) {
-      if (Number(row.kind) === 0) {
-        leaves.set(bytesKey(toBytes(row.data)), {
-          index: Number(row.a),
-          timestamp: row.ts as string,
-          created: false,
-        });
-      } else {
-        nodes.set(logNodeKey(Number(row.a), Number(row.b)), toBytes(row.data));
-      }
-    }
-    return { leaves, nodes };
-  }
-
-  /**
-   * PostgreSQL: leaves, completed nodes and the new head in one statement (data-modifying CTEs, one
-   * round trip instead of three or more); false when the head was not at `size`. Durability is
-   * unchanged: nothing is acknowledged before COMMIT, and synchronous_commit stays as the server has it.
-   */
-  async #writePostgres(trx: Kysely<LogDatabase>, batch: BatchWrite): Promise<boolean> {
-    const rows = await this.#raw<{ tree_size: number | string }>(
-      trx,
-      `WITH new_leaves AS (
-         INSERT INTO tlog_leaves (leaf_index, leaf_data, sequenced_at)
-         SELECT leaf_index, leaf_data, ? FROM unnest(?::bigint[], ?::bytea[]) AS t(leaf_index, leaf_data)
-       ), new_nodes AS (
-         INSERT INTO tlog_nodes (level, node_index, hash)
-         SELECT * FROM unnest(?::integer[], ?::bigint[], ?::bytea[])
-       )
-       UPDATE tlog_head SET tree_size = ?, root = ?, updated_at = ?
-        WHERE id = 1 AND tree_size = ?
-       RETURNING tree_size`,
-      [
-        batch.timestamp,
-        batch.fresh.map((_, i) => batch.size + i),
-        batch.fresh.map(param),
-        batch.completed.map((node) => node.level),
-        batch.completed.map((node) => node.index),
-        batch.completed.map((node) => param(node.hash)),
-        batch.newSize,
-        param(batch.root),
-        batch.timestamp,
-        batch.size,
-      ],
-    );
-    return rows.length === 1;
-  }
-
-  /** SQLite: multi-row statements written directly (the query builder costs more than SQLite for 1,000 rows). */
-  async #writeSqlite(trx: Kysely<LogDatabase>, batch: BatchWrite): Promise<boolean> {
-    for (const part of statementChunks(
-      batch.fresh.map((leaf, i) => ({ leaf, index: batch.size + i })),
-      this.#dialect,
-    )) {
-      await this.#raw(
-        trx,
-        `INSERT INTO tlog_leaves (leaf_index, leaf_data, sequenced_at) VALUES ${placeholders(part.length, 3)}`,
-        part.flatMap(({ leaf, index }) => [index, param(leaf), batch.timestamp]),
-      );
-    }
-    for (const part of statementChunks(batch.completed, this.#dialect)) {
-      await this.#raw(
-        trx,
-        `INSERT INTO tlog_nodes (level, node_index, hash) VALUES ${placeholders(part.length, 3)}`,
-        part.flatMap((node) => [node.level, node.index, param(node.hash)]),
-      );
-    }
-    const updated = await trx
-      .updateTable('tlog_head')
-      .set({ tree_size: batch.newSize, root: param(batch.root), updated_at: batch.timestamp })
-      .where('id', '=', 1)
-      .where('tree_size', '=', batch.size)
-      .executeTakeFirst();
-    return Number(updated.numUpdatedRows) === 1;
   }
 
   nodes(coordinates: readonly SubtreeCoordinate[]): Promise<Map<string, Uint8Array>> {
@@ -449,10 +162,8 @@ export class KyselyLogRepository implements LogRepository {
   }
 
   /** Runs SQL written with `?` placeholders (numbered for PostgreSQL) on `db` (the store or a transaction). */
-  async #raw<R>(db: Kysely<LogDatabase>, text: string, parameters: readonly unknown[]): Promise<R[]> {
-    let n = 0;
-    const sqlText = this.#dialect === 'postgres' ? text.replace(/\?/g, () => `$${++n}`) : text;
-    return (await db.executeQuery<R>(CompiledQuery.raw(sqlText, [...parameters]))).rows;
+  #raw<R>(db: Kysely<LogDatabase>, text: string, parameters: readonly unknown[]): Promise<R[]> {
+    return rawQuery<R>(db, this.#dialect, text, parameters);
   }
 
   async entries(start: number, end: number): Promise<LogEntry[]> {
