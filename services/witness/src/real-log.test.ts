@@ -107,6 +107,20 @@ describe('witness cosigning the real transparency log', () => {
       formatAddCheckpointRequest({ oldSize: 0, proof: [], checkpoint: second.note }),
     );
     expect(stale).toEqual({ status: 409, text: '12\n' });
+    // The Ed25519 line verifies but the ML-DSA-65 line of the same log is broken: a malformed note, 403.
+    const lines = second.note.split('\n');
+    const longest = lines.reduce((best, line, i) => (line.length > (lines[best] ?? '').length ? i : best), 0);
+    const line = lines[longest] ?? '';
+    const middle = Math.floor(line.length / 2);
+    lines[longest] = `${line.slice(0, middle)}${line[middle] === 'A' ? 'B' : 'A'}${line.slice(middle + 1)}`;
+    const halfBroken = lines.join('\n');
+    expect(halfBroken).not.toBe(second.note);
+    const refused = await submit(
+      formatAddCheckpointRequest({ oldSize: 12, proof: [], checkpoint: halfBroken }),
+    );
+    expect(refused.status).toBe(403);
+    expect(JSON.parse(refused.text).error.code).toBe('PROTO-E101');
+
     // A doctored proof line is refused, not cosigned.
     const doctored = [...proof];
     doctored[0] = Buffer.alloc(32, 1);

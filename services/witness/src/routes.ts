@@ -30,7 +30,9 @@ function refusal(
     case 400:
       return protocolError('BUNDLE_SCHEMA_INVALID', profile, outcome.message, { statusCode: 400 });
     case 403:
-      return protocolError('CLASSICAL_SIG_INVALID', profile, outcome.message, { statusCode: 403 });
+      return protocolError(outcome.code ?? 'CLASSICAL_SIG_INVALID', profile, outcome.message, {
+        statusCode: 403,
+      });
     case 404:
       return httpError('NOT_FOUND', 'unknown log origin');
     case 422:

@@ -5,6 +5,7 @@ import {
   type CryptoBackend,
   cosignCheckpoint,
   decideAddCheckpoint,
+  type ErrorName,
   formatSignatureLine,
   formatSignedNote,
   fromHex,
@@ -45,6 +46,8 @@ export type AddCheckpointOutcome =
       readonly message: string;
       /** Set when the log's signature verified: the refused checkpoint may be evidence of misbehaviour. */
       readonly signedBy?: string;
+      /** The registry code of a 403 (which signature check failed). */
+      readonly code?: ErrorName;
     };
 
 const REASON_BY_STATUS = {
@@ -107,6 +110,7 @@ export class Witness {
           reason: REASON_BY_STATUS[decision.status],
           message: decision.reason,
           ...(decision.status === 422 ? { signedBy: origin } : {}),
+          ...(decision.status === 403 ? { code: decision.code } : {}),
         };
       }
       const { checkpoint, text } = decision;

@@ -1,6 +1,7 @@
 // The tlog-witness add-checkpoint exchange (c2sp.org/tlog-witness): the request body, and the pure decision a
 // witness makes about it given what it cosigned before. docs/project-decisions.md P46, P48.
 import { decodeBase64Strict, encodeBase64, toHex } from '../encoding/index.ts';
+import type { ErrorName } from '../errors.ts';
 import { rfc9162EmptyRoot as emptyRoot } from '../merkle/rfc9162.ts';
 import { type CoreError, coreError, err, ok, type Result } from '../result.ts';
 import { type LogCheckpoint, openLogCheckpoint, parseLogCheckpoint } from './checkpoint.ts';
@@ -55,7 +56,12 @@ export interface WitnessedHead {
 /** HTTP status the spec assigns to each refusal. */
 export type AddCheckpointRefusal =
   | { readonly status: 400; readonly reason: string }
-  | { readonly status: 403; readonly reason: string }
+  | {
+      readonly status: 403;
+      readonly reason: string;
+      /** Why the log's signature failed: E100/E101 a bad line from a log key, E103 none, E001 malformed. */
+      readonly code: ErrorName;
+    }
   | { readonly status: 404; readonly reason: string }
   | { readonly status: 409; readonly reason: string; readonly knownSize: number }
   | { readonly status: 422; readonly reason: string };
@@ -85,7 +91,8 @@ export function decideAddCheckpoint(
   const log = logs.find((l) => l.origin === unverified.value.origin);
   if (log === undefined) return { accept: false, status: 404, reason: 'unknown log origin' };
   const opened = openLogCheckpoint(request.checkpoint, log.keys, { require: 'any', origin: log.origin });
-  if (!opened.ok) return { accept: false, status: 403, reason: opened.error.message };
+  if (!opened.ok)
+    return { accept: false, status: 403, reason: opened.error.message, code: opened.error.code };
   const checkpoint = opened.value;
   if (request.oldSize > checkpoint.size)
     return { accept: false, status: 400, reason: 'old size is larger than the checkpoint size' };
