@@ -10,6 +10,22 @@ export {
   type VerifiedLogCheckpoint,
 } from './checkpoint.ts';
 export {
+  COSIGNATURE_TYPE_ED25519,
+  type Cosigner,
+  type CosignerKey,
+  checkWitnessQuorum,
+  cosignCheckpoint,
+  cosignedMessage,
+  cosignerKey,
+  cosignerKeyId,
+  formatCosignerKey,
+  formatSignatureLine,
+  parseCosignerKey,
+  type VerifiedCosignature,
+  verifyCosignatures,
+  type WitnessPolicy,
+} from './cosignature.ts';
+export {
   formatKeyId,
   formatSignedNote,
   formatVerifierKey,
@@ -59,3 +75,14 @@ export {
   type TlogProofVerified,
   verifyTlogProof,
 } from './tlog-proof.ts';
+export {
+  type AddCheckpointDecision,
+  type AddCheckpointRefusal,
+  type AddCheckpointRequest,
+  decideAddCheckpoint,
+  formatAddCheckpointRequest,
+  MAX_WITNESS_PROOF_LINES,
+  parseAddCheckpointRequest,
+  type WitnessedHead,
+  type WitnessedLog,
+} from './witness-protocol.ts';
