@@ -113,6 +113,8 @@ function buildWitnessing(
     'log_witness_published_tree_size',
     'Size of the newest checkpoint published with the witness quorum',
   );
+  // 0 until a first checkpoint has its quorum, so LogWitnessQuorumLagging also sees a log never published.
+  published.set(0);
   const witnessing: Witnessing = new Witnessing({
     repository: parts.store.log,
     cosignatures: parts.store.logCosignatures,
