@@ -27,6 +27,7 @@ export type {
 export { RecordIdRetiredError } from './repositories/records.ts';
 export * from './repositories/revocation.ts';
 export * from './repositories/revocation-watermarks.ts';
+export * from './repositories/witness.ts';
 export type {
   Database,
   LifecycleAgentsTable,

@@ -114,6 +114,7 @@ describe.each(dialectsUnderTest())('migrations on %s', (dialect) => {
       'v2_record_signatures',
       'v2_record_tombstones',
       'v2_records',
+      'witness_heads',
     ]);
   });
 });

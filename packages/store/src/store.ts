@@ -18,6 +18,7 @@ import {
   KyselyRevocationWatermarkRepository,
   type RevocationWatermarkRepository,
 } from './repositories/revocation-watermarks.ts';
+import { KyselyWitnessRepository, type WitnessRepository } from './repositories/witness.ts';
 import type { Database } from './schema.ts';
 import { NodeSqliteDialect } from './sqlite/node-sqlite-dialect.ts';
 
@@ -53,6 +54,7 @@ export interface StoreTransaction {
   readonly revocation: RevocationRepository;
   readonly revocationWatermarks: RevocationWatermarkRepository;
   readonly keys: KeyDirectoryRepository;
+  readonly witness: WitnessRepository;
 }
 
 export interface Store {
@@ -68,6 +70,8 @@ export interface Store {
   readonly anchor: AnchorRepository;
   /** The key directory (issue 15): kids bound to agents and humans by verified bundles. */
   readonly keys: KeyDirectoryRepository;
+  /** A tlog witness's last cosigned head per log origin (issue 18 item 2, P49). */
+  readonly witness: WitnessRepository;
   /**
    * Runs several repository calls as one transaction (e.g. advance the vitality chain and store the
    * report): all of them commit, or none if `work` throws.
@@ -171,6 +175,7 @@ class KyselyStore implements Store {
   readonly revocationWatermarks: RevocationWatermarkRepository;
   readonly anchor: AnchorRepository;
   readonly keys: KeyDirectoryRepository;
+  readonly witness: WitnessRepository;
   readonly #options: RepositoryOptions;
   #closed: Promise<void> | undefined;
 
@@ -187,6 +192,7 @@ class KyselyStore implements Store {
     this.revocationWatermarks = repositories.revocationWatermarks;
     this.anchor = repositories.anchor;
     this.keys = repositories.keys;
+    this.witness = repositories.witness;
   }
 
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
@@ -215,6 +221,7 @@ class KyselyStore implements Store {
       anchor: new KyselyAnchorRepository(db, { dialect: this.dialect, clock: this.#options.clock }),
       revocationWatermarks: new KyselyRevocationWatermarkRepository(db, { clock: this.#options.clock }),
       keys: new KyselyKeyDirectoryRepository(db, { clock: this.#options.clock }),
+      witness: new KyselyWitnessRepository(db, { clock: this.#options.clock }),
     };
   }
 }

@@ -12,6 +12,7 @@ import { emergencyRevocationMigration } from './0006-emergency-revocation.ts';
 import { revocationWatermarksMigration } from './0007-revocation-watermarks.ts';
 import { keyDirectoryMigration } from './0008-key-directory.ts';
 import { recordTombstonesMigration } from './0009-record-tombstones.ts';
+import { witnessMigration } from './0010-witness.ts';
 import { anchorSecondaryMigration } from './0011-anchor-secondary.ts';
 import { keyRotationMigration } from './0012-key-rotation.ts';
 import { logCosignaturesMigration } from './0014-log-cosignatures.ts';
@@ -30,6 +31,7 @@ export const MIGRATIONS: readonly Migration[] = [
   revocationWatermarksMigration,
   keyDirectoryMigration,
   recordTombstonesMigration,
+  witnessMigration,
   anchorSecondaryMigration,
   keyRotationMigration,
   logCosignaturesMigration,
