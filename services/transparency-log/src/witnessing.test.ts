@@ -164,6 +164,29 @@ describe.each(dialectsUnderTest())('the log with witnesses, on %s', (dialect: St
     expect(checkWitnessQuorum(served.note, { witnesses: [w1.key, w2.key], quorum: 2 }).ok).toBe(true);
   });
 
+  it('with k of n, publishes on k cosignatures and adds a late witness to the same checkpoint', async () => {
+    const identity = testLogIdentity('log.test/late');
+    const w1 = await witness('l1', identity);
+    const lateDir = (await dir('l2')).dir;
+    const first = await startWitness(lateDir, 'witness.test/l2', [identity]);
+    const { port, url, vkey, key } = first;
+    await first.close();
+    const app = await log(identity, [w1, { url, vkey }], target.fresh('late'), { LOG_WITNESS_QUORUM: '1' });
+    await appendHashes(app, hashes(0, 2, 'late'));
+    await app.transparencyLog.checkpointer.tick();
+    const one = await servedCheckpoint(app);
+    expect(sizeOf(one.note)).toBe(2);
+    expect(checkWitnessQuorum(one.note, { witnesses: [w1.key, key], quorum: 1 }).ok).toBe(true);
+    expect(checkWitnessQuorum(one.note, { witnesses: [w1.key, key], quorum: 2 }).ok).toBe(false);
+
+    const late = await startWitness(lateDir, 'witness.test/l2', [identity], { port });
+    cleanups.push(() => late.close());
+    await app.transparencyLog.checkpointer.tick();
+    const both = await servedCheckpoint(app);
+    expect(sizeOf(both.note)).toBe(2);
+    expect(checkWitnessQuorum(both.note, { witnesses: [w1.key, key], quorum: 2 }).ok).toBe(true);
+  });
+
   it('publishes with k of n (LOG_WITNESS_QUORUM) and keeps the cosignatures across a restart', async () => {
     const identity = testLogIdentity('log.test/restart');
     const w1 = await witness('r1', identity);

@@ -58,12 +58,15 @@ export class Witnessing {
     return this.#cosigned.get(witness.id);
   }
 
-  /** Submits `target` to every witness that has not cosigned it yet (in parallel), then republishes. */
+  /**
+   * Submits `target` to every witness that has not cosigned it yet (in parallel; also after the quorum is
+   * reached, so a witness that was down catches up), then republishes when there may be more to publish.
+   */
   async round(target: LogCheckpointRecord): Promise<void> {
-    if ((this.#published?.size ?? -1) < target.size) {
-      await Promise.all(this.#options.witnesses.map((witness) => this.#witness(witness, target)));
-    }
-    await this.refresh();
+    const stored = await Promise.all(
+      this.#options.witnesses.map((witness) => this.#witness(witness, target)),
+    );
+    if (stored.includes(true) || (this.#published?.size ?? -1) < target.size) await this.refresh();
   }
 
   /** Reloads the published checkpoint from the store (at start, and after each round: replicas share it). */
@@ -75,9 +78,11 @@ export class Witnessing {
       PUBLISH_CANDIDATES,
     );
     for (const size of sizes) {
-      if (this.#published !== undefined && size <= this.#published.size) return;
+      // Never back to an older checkpoint; the same one again only with more cosignature lines.
+      if (this.#published !== undefined && size < this.#published.size) return;
       const note = await this.#cosignedNote(size);
       if (note === undefined) continue;
+      if (note.note === this.#published?.note) return;
       this.#published = note;
       this.#options.onPublished?.(note);
       this.#options.log.info({ tree_size: size }, 'published witness-cosigned checkpoint');
@@ -108,7 +113,8 @@ export class Witnessing {
     return { ...checkpoint, note };
   }
 
-  async #witness(witness: WitnessEndpoint, target: LogCheckpointRecord): Promise<void> {
+  /** Asks one witness about `target` unless it cosigned it already; true when a new cosignature was stored. */
+  async #witness(witness: WitnessEndpoint, target: LogCheckpointRecord): Promise<boolean> {
     const { cosignatures, log } = this.#options;
     try {
       let known = this.#cosigned.get(witness.id);
@@ -116,7 +122,7 @@ export class Witnessing {
         known = await cosignatures.lastCosignedSize(witness.id);
         if (known !== undefined) this.#cosigned.set(witness.id, known);
       }
-      if (known !== undefined && known >= target.size) return;
+      if (known !== undefined && known >= target.size) return false;
       let answer = await this.#submit(witness, known ?? 0, target);
       if (answer.kind === 'conflict' && answer.knownSize <= target.size) {
         // The witness holds another size for us (its state or ours was lost, or a replica got there first):
@@ -129,7 +135,7 @@ export class Witnessing {
           { witness: witness.id, tree_size: target.size, witness_size: answer.knownSize },
           'witness holds a size this checkpoint cannot be proved from',
         );
-        return;
+        return false;
       }
       if (answer.kind === 'refused') {
         this.#outcome(witness, 'refused');
@@ -137,7 +143,7 @@ export class Witnessing {
           { witness: witness.id, tree_size: target.size, status: answer.status, reason: answer.reason },
           'witness refused the checkpoint',
         );
-        return;
+        return false;
       }
       const line = this.#verifiedLine(witness, target, answer.body);
       if (line === undefined) {
@@ -146,11 +152,12 @@ export class Witnessing {
           { witness: witness.id, tree_size: target.size },
           'witness answer is not a valid cosignature',
         );
-        return;
+        return false;
       }
-      await cosignatures.save(target.size, witness.id, line);
+      const stored = await cosignatures.save(target.size, witness.id, line);
       this.#cosigned.set(witness.id, target.size);
       this.#outcome(witness, 'cosigned');
+      return stored;
     } catch (error) {
       if (!(error instanceof WitnessUnavailableError)) throw error;
       this.#outcome(witness, error.outcome);
@@ -158,6 +165,7 @@ export class Witnessing {
         { witness: witness.id, tree_size: target.size, err: error },
         'witness not reached; next round',
       );
+      return false;
     }
   }
 
