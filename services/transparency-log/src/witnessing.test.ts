@@ -11,7 +11,9 @@ import {
   formatSignatureLine,
   openLogCheckpoint,
   parseSignedNote,
+  parseTlogProof,
   selectCryptoBackend,
+  verifyTlogProof,
 } from '@proto/core';
 import type { StoreDialect, StoreOptions } from '@proto/store';
 import { createStoreTarget, dialectsUnderTest, type StoreTarget } from '@proto/store/testing';
@@ -111,6 +113,13 @@ describe.each(dialectsUnderTest())('the log with witnesses, on %s', (dialect: St
     const parsed = parseSignedNote(served.note);
     expect(parsed.ok && parsed.value.signatures.length).toBe(app.transparencyLog.keys.verifiers.length + 2);
 
+    // A tlog-proof carries the cosigned checkpoint: one file proves inclusion and the witness quorum offline.
+    const proof = await app.inject({ method: 'GET', url: '/tlog-proof/3' });
+    expect(proof.statusCode).toBe(200);
+    const included = verifyTlogProof(proof.body, bundleHash(3, 'quorum'), app.transparencyLog.keys.verifiers);
+    expect(included.ok).toBe(true);
+    const proved = parseTlogProof(proof.body);
+    expect(proved.ok && checkWitnessQuorum(proved.value.checkpoint, policy).ok).toBe(true);
     const signed = (await app.inject({ method: 'GET', url: '/root/signed' })).json();
     expect(signed.checkpoint).toBe(served.note);
     expect(signed.tree_size).toBe(5);
