@@ -27,6 +27,8 @@ const verification = {
   port: 3000,
   env: { ANCHOR_SERVICE_URL: 'http://127.0.0.1:3001' } as Record<string, string>,
 };
+// The witness cosigns the stack's own log: it starts once the log's verifier keys are known.
+const witness = { name: 'witness', port: 3004 };
 
 const children: ChildProcess[] = [];
 let stopping = false;
@@ -86,7 +88,7 @@ async function waitForJson(url: string): Promise<Record<string, unknown> | undef
  * /health (jurisdiction, list key), ANCHOR_VERIFY_LOG_URL/KEY from the log's signed checkpoint.
  * Variables the user set win; a service that does not answer is left out (its check stays skipped).
  */
-async function stackWiring(): Promise<Record<string, string>> {
+async function stackWiring(): Promise<{ env: Record<string, string>; logVkeys: string[] }> {
   const env: Record<string, string> = {};
   const revocation = 'http://127.0.0.1:3003';
   const log = 'http://127.0.0.1:3002';
@@ -111,15 +113,16 @@ async function stackWiring(): Promise<Record<string, string>> {
   } else {
     process.stdout.write('[stack] transparency log did not answer: log receipts stay unchecked\n');
   }
-  return env;
+  return { env, logVkeys: Array.isArray(vkeys) ? vkeys.map(String) : [] };
 }
 
 for (const service of services) startService(service);
-stackWiring().then((wiring) => {
+stackWiring().then(({ env, logVkeys }) => {
   if (stopping) return;
-  startService({ ...verification, env: { ...verification.env, ...wiring } });
+  startService({ ...verification, env: { ...verification.env, ...env } });
+  if (logVkeys.length > 0) startService({ ...witness, env: { WITNESS_LOGS: logVkeys.join(' ') } });
   process.stdout.write(
-    '[stack] console: open http://localhost:3000/ (log: :3002/, revocation list: :3003/)\n',
+    '[stack] console: open http://localhost:3000/ (log: :3002/, revocation list: :3003/, witness: :3004/docs)\n',
   );
 });
 

@@ -4,3 +4,4 @@ CREATE DATABASE verification;
 CREATE DATABASE anchor;
 CREATE DATABASE transparency_log;
 CREATE DATABASE revocation;
+CREATE DATABASE witness;

@@ -68,10 +68,30 @@ function parseSecret(text: string, filePath: string): Uint8Array {
   return secretKey;
 }
 
+function tightenMode(filePath: string, log: KeyLog): void {
+  if ((statSync(filePath).mode & 0o077) === 0) return;
+  try {
+    chmodSync(filePath, 0o600);
+    log.warn({ path: filePath }, 'witness key file was readable by others; mode reset to 0600');
+  } catch {
+    // A read-only mount (a Kubernetes Secret with fsGroup reads 0440): its owner decides the mode.
+    log.warn({ path: filePath }, 'witness key file is readable by others and its mode cannot be changed');
+  }
+}
+
 /** Reads the key file, creating it with a fresh key when missing; a readable-by-others file is reset to 0600. */
 export function loadWitnessKey(options: LoadWitnessKeyOptions): WitnessKey {
   const filePath = resolve(options.keyFile ?? join(options.dataDir, WITNESS_KEY_FILE));
-  mkdirSync(dirname(filePath), { recursive: true });
+  const unusable = (error: unknown, what: string) =>
+    new ConfigError(
+      `cannot ${what} the witness key file ${filePath} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      ['WITNESS_KEY_FILE'],
+    );
+  try {
+    mkdirSync(dirname(filePath), { recursive: true });
+  } catch (error) {
+    throw unusable(error, 'create the folder of');
+  }
   let generated = false;
   try {
     const pair = options.backend.generateKeyPair('ed25519');
@@ -80,13 +100,16 @@ export function loadWitnessKey(options: LoadWitnessKeyOptions): WitnessKey {
     generated = true;
     options.log.info({ path: filePath }, 'generated the witness cosigning key; keep this file secret');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    if ((statSync(filePath).mode & 0o077) !== 0) {
-      chmodSync(filePath, 0o600);
-      options.log.warn({ path: filePath }, 'witness key file was readable by others; mode reset to 0600');
-    }
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw unusable(error, 'create');
   }
-  const secretKey = parseSecret(readFileSync(filePath, 'utf8'), filePath);
+  let text: string;
+  try {
+    tightenMode(filePath, options.log);
+    text = readFileSync(filePath, 'utf8');
+  } catch (error) {
+    throw unusable(error, 'read');
+  }
+  const secretKey = parseSecret(text, filePath);
   const publicKey = secretKey.slice(32);
   const key = cosignerKey(options.name, publicKey);
   if (!key.ok) throw new ConfigError(`WITNESS_NAME: ${key.error.message}`, ['WITNESS_NAME']);
