@@ -219,6 +219,23 @@ describe.each(dialectsUnderTest())('the log with witnesses, on %s', (dialect: St
     expect(checkWitnessQuorum(after.note, { witnesses: [w1.key, w2.key], quorum: 2 }).ok).toBe(true);
   });
 
+  it('two replicas on one database submit at once and serve the same cosigned note', async () => {
+    const identity = testLogIdentity('log.test/replicas');
+    const w1 = await witness('p1', identity);
+    const store = target.fresh('replicas');
+    const a = await log(identity, [w1], store);
+    const b = await log(identity, [w1], store);
+    for (let round = 0; round < 3; round++) {
+      await appendHashes(round % 2 === 0 ? a : b, hashes(round * 3, 3, 'replicas'));
+      await Promise.all([a.transparencyLog.checkpointer.tick(), b.transparencyLog.checkpointer.tick()]);
+      await Promise.all([a.transparencyLog.checkpointer.tick(), b.transparencyLog.checkpointer.tick()]);
+      const [fromA, fromB] = [await servedCheckpoint(a), await servedCheckpoint(b)];
+      expect(sizeOf(fromA.note)).toBe((round + 1) * 3);
+      expect(fromB.note).toBe(fromA.note);
+      expect(checkWitnessQuorum(fromA.note, { witnesses: [w1.key], quorum: 1 }).ok).toBe(true);
+    }
+  });
+
   it('answers a 409 with a consistency proof from the size the witness holds', async () => {
     const identity = testLogIdentity('log.test/conflict');
     const w1 = await witness('c1', identity);
