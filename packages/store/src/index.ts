@@ -14,6 +14,7 @@ export type {
 } from './repositories/lifecycle.ts';
 export { COMMISSIONED, GENESIS } from './repositories/lifecycle.ts';
 export * from './repositories/log.ts';
+export * from './repositories/log-cosignatures.ts';
 export type {
   PutOptions,
   PutResult,

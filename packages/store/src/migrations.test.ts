@@ -104,6 +104,7 @@ describe.each(dialectsUnderTest())('migrations on %s', (dialect) => {
       'revocation_state',
       'store_migrations',
       'tlog_checkpoints',
+      'tlog_cosignatures',
       'tlog_head',
       'tlog_leaves',
       'tlog_meta',

@@ -8,6 +8,10 @@ import { type AnchorRepository, KyselyAnchorRepository } from './repositories/an
 import { type KeyDirectoryRepository, KyselyKeyDirectoryRepository } from './repositories/key-directory.ts';
 import { KyselyLifecycleRepository, type LifecycleRepository } from './repositories/lifecycle.ts';
 import { KyselyLogRepository, type LogRepository } from './repositories/log.ts';
+import {
+  KyselyLogCosignatureRepository,
+  type LogCosignatureRepository,
+} from './repositories/log-cosignatures.ts';
 import { KyselyRecordRepository, type RecordRepository } from './repositories/records.ts';
 import { KyselyRevocationRepository, type RevocationRepository } from './repositories/revocation.ts';
 import {
@@ -46,6 +50,7 @@ export interface StoreTransaction {
   readonly records: RecordRepository;
   readonly lifecycle: LifecycleRepository;
   readonly log: LogRepository;
+  readonly logCosignatures: LogCosignatureRepository;
   readonly revocation: RevocationRepository;
   readonly revocationWatermarks: RevocationWatermarkRepository;
   readonly keys: KeyDirectoryRepository;
@@ -58,6 +63,7 @@ export interface Store {
   readonly records: RecordRepository;
   readonly lifecycle: LifecycleRepository;
   readonly log: LogRepository;
+  readonly logCosignatures: LogCosignatureRepository;
   readonly revocation: RevocationRepository;
   /** A verifier's highest accepted revocation list_number per source (issue 12 row k). */
   readonly revocationWatermarks: RevocationWatermarkRepository;
@@ -164,6 +170,7 @@ class KyselyStore implements Store {
   readonly records: RecordRepository;
   readonly lifecycle: LifecycleRepository;
   readonly log: LogRepository;
+  readonly logCosignatures: LogCosignatureRepository;
   readonly revocation: RevocationRepository;
   readonly revocationWatermarks: RevocationWatermarkRepository;
   readonly anchor: AnchorRepository;
@@ -180,6 +187,7 @@ class KyselyStore implements Store {
     this.records = repositories.records;
     this.lifecycle = repositories.lifecycle;
     this.log = repositories.log;
+    this.logCosignatures = repositories.logCosignatures;
     this.revocation = repositories.revocation;
     this.revocationWatermarks = repositories.revocationWatermarks;
     this.anchor = repositories.anchor;
@@ -208,6 +216,7 @@ class KyselyStore implements Store {
       records: new KyselyRecordRepository(db, { ...this.#options, dialect: this.dialect }),
       lifecycle: new KyselyLifecycleRepository(db, { dialect: this.dialect, clock: this.#options.clock }),
       log: new KyselyLogRepository(db, { dialect: this.dialect, clock: this.#options.clock }),
+      logCosignatures: new KyselyLogCosignatureRepository(db, { clock: this.#options.clock }),
       revocation: new KyselyRevocationRepository(db, { dialect: this.dialect, clock: this.#options.clock }),
       anchor: new KyselyAnchorRepository(db, { dialect: this.dialect, clock: this.#options.clock }),
       revocationWatermarks: new KyselyRevocationWatermarkRepository(db, { clock: this.#options.clock }),

@@ -23,6 +23,7 @@ import { Sequencer } from './sequencer.ts';
 import { type LogSigningKeys, loadLogSigningKeys } from './signing-keys.ts';
 import { tileRoutes } from './tile-routes.ts';
 import { NodeCache } from './tree.ts';
+import { Witnessing } from './witnessing.ts';
 
 export const SERVICE_NAME = 'transparency-log';
 // The released version is the package's, so /health, capabilities and the OpenAPI document never drift from it.
@@ -36,6 +37,8 @@ export interface TransparencyLogHandle {
   readonly checkpointer: Checkpointer;
   readonly anchorer: RootAnchorer | undefined;
   readonly keys: LogSigningKeys;
+  /** Set when LOG_WITNESSES names witnesses (issue 18). */
+  readonly witnessing: Witnessing | undefined;
 }
 
 declare module 'fastify' {
@@ -85,6 +88,61 @@ async function checkLogIdentity(
     { previous: recorded.split('\n').map((k) => k.slice(0, 60)) },
     'checkpoint keys rotated (LOG_ACCEPT_NEW_KEYS)',
   );
+}
+
+/** The witness submissions and their metrics (proto_log_witness_*), or undefined when none are configured. */
+function buildWitnessing(
+  config: TransparencyLogConfig,
+  parts: {
+    readonly store: Store;
+    readonly nodes: NodeCache;
+    readonly backend: ReturnType<typeof selectCryptoBackend>;
+    readonly fetch: typeof fetch;
+    readonly log: FastifyInstance['log'];
+    readonly metrics: FastifyInstance['serviceMetrics'];
+  },
+): Witnessing | undefined {
+  if (config.LOG_WITNESSES.length === 0) return undefined;
+  const { metrics } = parts;
+  const submissions = metrics.counter(
+    'log_witness_submissions_total',
+    'add-checkpoint requests to a witness, by outcome (cosigned, refused, invalid, timeout, unavailable)',
+    ['witness', 'outcome'],
+  );
+  const published = metrics.gauge(
+    'log_witness_published_tree_size',
+    'Size of the newest checkpoint published with the witness quorum',
+  );
+  // 0 until a first checkpoint has its quorum, so LogWitnessQuorumLagging also sees a log never published.
+  published.set(0);
+  const witnessing: Witnessing = new Witnessing({
+    repository: parts.store.log,
+    cosignatures: parts.store.logCosignatures,
+    nodes: parts.nodes,
+    witnesses: config.LOG_WITNESSES,
+    quorum: config.LOG_WITNESS_QUORUM,
+    timeoutMs: config.LOG_WITNESS_TIMEOUT_MS,
+    backend: parts.backend,
+    fetch: parts.fetch,
+    log: parts.log,
+    onOutcome: (witness, outcome) => submissions.inc({ witness: witness.id, outcome }),
+    onPublished: (checkpoint) => published.set(checkpoint.size),
+  });
+  metrics.gauge(
+    'log_witness_cosigned_tree_size',
+    'Largest checkpoint size each witness is known to have cosigned',
+    ['witness'],
+    (g) => {
+      for (const witness of config.LOG_WITNESSES) {
+        const size = witnessing.cosignedSize(witness);
+        if (size !== undefined) g.set({ witness: witness.id }, size);
+      }
+    },
+  );
+  metrics.gauge('log_witness_quorum', 'Witness cosignatures a checkpoint needs to be published', [], (g) =>
+    g.set(config.LOG_WITNESS_QUORUM),
+  );
+  return witnessing;
 }
 
 export async function buildTransparencyLog(options: BuildTransparencyLogOptions): Promise<FastifyInstance> {
@@ -172,6 +230,14 @@ export async function buildTransparencyLog(options: BuildTransparencyLogOptions)
     });
 
     const nodes = new NodeCache(repository, NODE_CACHE_ENTRIES);
+    const witnessing = buildWitnessing(config, {
+      store,
+      nodes,
+      backend,
+      fetch: options.fetch ?? fetch,
+      log: app.log,
+      metrics,
+    });
     const checkpointer = new Checkpointer({
       repository,
       nodes,
@@ -183,6 +249,7 @@ export async function buildTransparencyLog(options: BuildTransparencyLogOptions)
       log: app.log,
       onSigned: (checkpoint) => signedSize.set(checkpoint.size),
       onFailure: () => checkpointFailures.inc(),
+      witnessing,
     });
     const sequencer = new Sequencer({
       batchMax: config.BATCH_MAX,
@@ -224,6 +291,8 @@ export async function buildTransparencyLog(options: BuildTransparencyLogOptions)
             ...(options.fetch ? { fetch: options.fetch } : {}),
           });
 
+    // Cosignatures gathered before a restart are published at once, whether or not a witness answers now.
+    await witnessing?.refresh();
     // A checkpoint exists before the first request: sign the current tree now if none covers it.
     const first = await checkpointer.tick();
     if (first !== undefined) signedSize.set(first.size);
@@ -236,6 +305,7 @@ export async function buildTransparencyLog(options: BuildTransparencyLogOptions)
       checkpointer,
       anchorer,
       keys,
+      witnessing,
     } satisfies TransparencyLogHandle);
     app.addReadinessCheck('store', () => openedStore.ping());
     if (options.timers !== false) {
@@ -265,6 +335,7 @@ export async function buildTransparencyLog(options: BuildTransparencyLogOptions)
       origin: config.LOG_ORIGIN,
       entriesPageMax: config.ENTRIES_PAGE_MAX,
       checkpointIntervalMs: config.CHECKPOINT_INTERVAL_MS,
+      witnessed: witnessing !== undefined,
       addGuard: operatorTokenGuard(tokens),
       addRateLimitPerMinute:
         config.ADD_RATE_LIMIT_PER_MINUTE > 0 ? config.ADD_RATE_LIMIT_PER_MINUTE : undefined,

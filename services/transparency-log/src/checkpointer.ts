@@ -11,6 +11,7 @@ import {
 } from '@proto/core';
 import type { LogCheckpointRecord, LogRepository } from '@proto/store';
 import { consistencyAnswer, type NodeCache, rootAt } from './tree.ts';
+import type { Witnessing } from './witnessing.ts';
 
 interface CheckpointLog {
   info(obj: object, msg: string): void;
@@ -29,6 +30,8 @@ export interface CheckpointerOptions {
   readonly onSigned?: (checkpoint: LogCheckpointRecord) => void;
   /** A round failed (metrics: a failing checkpointer must alert, not only log; issue 16). */
   readonly onFailure?: (error: unknown) => void;
+  /** Witnesses configured (issue 18): each round submits the newest checkpoint and republishes. */
+  readonly witnessing?: Witnessing | undefined;
 }
 
 /** The tree disagrees with itself or with a checkpoint already signed: signing stops, an operator must look. */
@@ -64,9 +67,18 @@ export class Checkpointer {
     return this.#latest;
   }
 
+  /**
+   * The checkpoint to serve: the newest signed one, or with witnesses configured the newest one that has
+   * gathered the witness quorum, cosignature lines included (undefined until one has).
+   */
+  get published(): LogCheckpointRecord | undefined {
+    const witnessing = this.#options.witnessing;
+    return witnessing === undefined ? this.#latest : witnessing.published;
+  }
+
   /** One round: sign the committed head if no checkpoint covers it yet; concurrent calls share the round. */
   tick(): Promise<LogCheckpointRecord | undefined> {
-    this.#running ??= this.#round()
+    this.#running ??= this.#roundThenWitness()
       .catch((error: unknown) => {
         this.#options.onFailure?.(error);
         throw error;
@@ -75,6 +87,13 @@ export class Checkpointer {
         this.#running = undefined;
       });
     return this.#running;
+  }
+
+  async #roundThenWitness(): Promise<LogCheckpointRecord | undefined> {
+    const latest = await this.#round();
+    // Also when nothing new was signed: a witness that was down is asked again (it catches up).
+    if (latest !== undefined) await this.#options.witnessing?.round(latest);
+    return latest;
   }
 
   async #round(): Promise<LogCheckpointRecord | undefined> {

@@ -1,8 +1,18 @@
 // The log's configuration: SPEC.md/issue defaults, and a bad value stops the service with the variable's name.
 // DECISIONS D18 (origin, batching, checkpoint timer), docs/architecture.md §3 (env-schema, clear boot errors).
+
+import { cosignerKey, formatCosignerKey, selectCryptoBackend } from '@proto/core';
 import { ConfigError } from '@proto/service-kit';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_LOG_ORIGIN, loadTransparencyLogConfig } from './config.ts';
+
+function witnessVkey(name: string): string {
+  const key = cosignerKey(name, selectCryptoBackend().generateKeyPair('ed25519').publicKey);
+  if (!key.ok) throw new Error(key.error.message);
+  return formatCosignerKey(key.value);
+}
+const VKEY_A = witnessVkey('w1.example/witness');
+const VKEY_B = witnessVkey('w2.example/witness');
 
 describe('configuration', () => {
   it('has the documented defaults', () => {
@@ -22,6 +32,26 @@ describe('configuration', () => {
     });
     expect(config.DATABASE_URL).toBeUndefined();
     expect(config.ANCHOR_SERVICE_URL).toBeUndefined();
+    expect(config.LOG_WITNESSES).toEqual([]);
+    expect(config.LOG_WITNESS_QUORUM).toBe(0);
+    expect(config.LOG_WITNESS_TIMEOUT_MS).toBe(5000);
+  });
+
+  it('reads LOG_WITNESSES as "<url> <vkey>" pairs or JSON, with every witness as the default quorum', () => {
+    const listed = loadTransparencyLogConfig({
+      LOG_WITNESSES: `https://w1.example/prefix/ ${VKEY_A} , http://10.0.0.2:3004 ${VKEY_B}`,
+    });
+    expect(listed.LOG_WITNESSES.map((w) => [w.url, w.id])).toEqual([
+      ['https://w1.example/prefix', VKEY_A.split('+').slice(0, 2).join('+')],
+      ['http://10.0.0.2:3004', VKEY_B.split('+').slice(0, 2).join('+')],
+    ]);
+    expect(listed.LOG_WITNESS_QUORUM).toBe(2);
+    const json = loadTransparencyLogConfig({
+      LOG_WITNESSES: JSON.stringify([{ url: 'https://w1.example', key: VKEY_A }]),
+      LOG_WITNESS_QUORUM: '1',
+    });
+    expect(json.LOG_WITNESSES[0]?.key.name).toBe('w1.example/witness');
+    expect(json.LOG_WITNESS_QUORUM).toBe(1);
   });
 
   it('names the variable at fault', () => {
@@ -34,6 +64,15 @@ describe('configuration', () => {
       [{ ANCHOR_SERVICE_URL: 'ftp://anchor' }, 'ANCHOR_SERVICE_URL'],
       [{ DATABASE_SCHEMA: 'Bad-Schema' }, 'DATABASE_SCHEMA'],
       [{ CRYPTO_BACKEND: 'fast' }, 'CRYPTO_BACKEND'],
+      [{ LOG_WITNESSES: `ftp://w.example ${VKEY_A}` }, 'LOG_WITNESSES'],
+      [{ LOG_WITNESSES: 'https://w.example w.example+00000000+AAAA' }, 'LOG_WITNESSES'],
+      [{ LOG_WITNESSES: `https://w.example ${VKEY_A}, https://w2.example ${VKEY_A}` }, 'LOG_WITNESSES'],
+      [{ LOG_WITNESSES: '[{"url": "https://w.example"}]' }, 'LOG_WITNESSES'],
+      [{ LOG_WITNESSES: '[not json' }, 'LOG_WITNESSES'],
+      [{ LOG_WITNESS_QUORUM: '1' }, 'LOG_WITNESS_QUORUM'],
+      [{ LOG_WITNESSES: `https://w.example ${VKEY_A}`, LOG_WITNESS_QUORUM: '2' }, 'LOG_WITNESS_QUORUM'],
+      [{ LOG_WITNESSES: `https://w.example ${VKEY_A}`, LOG_WITNESS_QUORUM: '0' }, 'LOG_WITNESS_QUORUM'],
+      [{ LOG_WITNESS_TIMEOUT_MS: '5' }, 'LOG_WITNESS_TIMEOUT_MS'],
     ];
     for (const [env, variable] of bad) {
       let error: unknown;

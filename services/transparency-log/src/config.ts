@@ -9,6 +9,7 @@ import {
   OPERATOR_TOKEN_ENV,
   type SharedConfig,
 } from '@proto/service-kit';
+import { parseLogWitnesses, type WitnessEndpoint, witnessQuorum } from './witness-config.ts';
 
 export const DEFAULT_LOG_ORIGIN = 'signed-bundles.local/log';
 
@@ -102,6 +103,24 @@ export const TRANSPARENCY_LOG_ENV = defineEnv({
     default: 10_000,
     description: 'Timeout of one anchor request',
   },
+  LOG_WITNESSES: {
+    type: 'string',
+    description:
+      'Witnesses each checkpoint is submitted to (c2sp.org/tlog-witness): comma-separated "<url> <vkey>", ' +
+      'or JSON [{"url", "key"}]; unset: no witnesses',
+  },
+  LOG_WITNESS_QUORUM: {
+    type: 'integer',
+    minimum: 1,
+    description:
+      'Witness cosignatures a checkpoint needs before it is published (default: every configured witness)',
+  },
+  LOG_WITNESS_TIMEOUT_MS: {
+    type: 'integer',
+    minimum: 100,
+    default: 5000,
+    description: 'Timeout of one add-checkpoint request to a witness (a late witness is retried next round)',
+  },
   CRYPTO_BACKEND: {
     type: 'string',
     enum: ['auto', 'native', 'noble'],
@@ -134,6 +153,11 @@ export interface TransparencyLogConfig extends SharedConfig {
   readonly ANCHOR_CHAIN?: string;
   readonly ROOT_ANCHOR_INTERVAL_MS: number;
   readonly ANCHOR_TIMEOUT_MS: number;
+  /** Parsed LOG_WITNESSES (empty: no witnesses). */
+  readonly LOG_WITNESSES: readonly WitnessEndpoint[];
+  /** Resolved LOG_WITNESS_QUORUM (0 when no witnesses are configured). */
+  readonly LOG_WITNESS_QUORUM: number;
+  readonly LOG_WITNESS_TIMEOUT_MS: number;
   readonly CRYPTO_BACKEND: 'auto' | 'native' | 'noble';
   readonly OPERATOR_TOKEN?: string;
   readonly OPERATOR_TOKEN_FILE?: string;
@@ -143,7 +167,16 @@ export interface TransparencyLogConfig extends SharedConfig {
 export function loadTransparencyLogConfig(
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): TransparencyLogConfig {
-  const config = loadConfig<TransparencyLogConfig>(TRANSPARENCY_LOG_ENV, env);
+  const raw = loadConfig<Omit<TransparencyLogConfig, 'LOG_WITNESSES' | 'LOG_WITNESS_QUORUM'>>(
+    TRANSPARENCY_LOG_ENV,
+    env,
+  ) as Record<string, unknown> & Omit<TransparencyLogConfig, 'LOG_WITNESSES' | 'LOG_WITNESS_QUORUM'>;
+  const witnesses = parseLogWitnesses(raw['LOG_WITNESSES'] as string | undefined);
+  const config: TransparencyLogConfig = {
+    ...raw,
+    LOG_WITNESSES: witnesses,
+    LOG_WITNESS_QUORUM: witnessQuorum(raw['LOG_WITNESS_QUORUM'] as number | undefined, witnesses),
+  };
   if (!isValidKeyName(config.LOG_ORIGIN)) {
     throw new ConfigError(
       'LOG_ORIGIN must not contain spaces, "+" or control characters (it is the key name)',

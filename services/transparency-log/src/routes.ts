@@ -30,6 +30,8 @@ export interface LogRoutesOptions {
   readonly origin: string;
   readonly entriesPageMax: number;
   readonly checkpointIntervalMs: number;
+  /** Witnesses are configured: a checkpoint is served only once it has its quorum (issue 18). */
+  readonly witnessed?: boolean;
   /** Operator-token check for POST /add, run on request before the body is read (issue 12 row h). */
   readonly addGuard: (request: FastifyRequest) => Promise<void>;
   /** Per-IP limit of appends (requests per minute); absent: none. */
@@ -89,10 +91,18 @@ export async function logRoutes(app: FastifyInstance, options: LogRoutesOptions)
   const { repository, sequencer, nodes, checkpointer, keys, inFlight } = options;
   const profile = app.protocolProfile;
 
+  /** The published checkpoint (with witnesses: the newest one with the quorum's cosignature lines). */
   async function latestCheckpoint(): Promise<LogCheckpointRecord> {
-    const latest = checkpointer.latest ?? (await checkpointer.tick());
-    if (latest === undefined) throw new Error('no checkpoint has been signed');
-    return latest;
+    if (checkpointer.published === undefined && options.witnessed !== true) await checkpointer.tick();
+    const published = checkpointer.published;
+    if (published === undefined) {
+      // Never a checkpoint without its witness quorum: the client waits for the next round.
+      throw httpError('NOT_READY', 'no checkpoint has gathered the witness quorum yet', {
+        retryable: true,
+        headers: { 'retry-after': String(Math.max(1, Math.ceil(options.checkpointIntervalMs / 1000))) },
+      });
+    }
+    return published;
   }
 
   app.post<{ Body: { bundle_hash: unknown } }>(

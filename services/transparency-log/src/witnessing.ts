@@ -1,0 +1,209 @@
+// Gathers witness cosignatures on the log's newest checkpoint and decides which checkpoint is published: the newest
+// one that LOG_WITNESS_QUORUM configured witnesses verifiably cosigned, with their lines appended (c2sp.org/
+// tlog-witness, tlog-cosignature, signed-note). Issue 18 item 2, the log side; docs/project-decisions.md P56–P58.
+import {
+  type CryptoBackend,
+  checkWitnessQuorum,
+  formatSignatureLine,
+  parseSignedNote,
+  verifyCosignatures,
+} from '@proto/core';
+import type { LogCheckpointRecord, LogCosignatureRepository, LogRepository } from '@proto/store';
+import { consistencyAnswer, type NodeCache } from './tree.ts';
+import { submitToWitness, type WitnessAnswer, WitnessUnavailableError } from './witness-client.ts';
+import type { WitnessEndpoint } from './witness-config.ts';
+
+/** What one submission to one witness came to (the `outcome` label of proto_log_witness_submissions_total). */
+export type WitnessOutcome = 'cosigned' | 'refused' | 'invalid' | 'timeout' | 'unavailable';
+
+/** How many quorum sizes are tried, newest first, when the newest stored one does not verify. */
+const PUBLISH_CANDIDATES = 8;
+
+interface WitnessingLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+export interface WitnessingOptions {
+  readonly repository: LogRepository;
+  readonly cosignatures: LogCosignatureRepository;
+  readonly nodes: NodeCache;
+  readonly witnesses: readonly WitnessEndpoint[];
+  readonly quorum: number;
+  readonly timeoutMs: number;
+  readonly backend: CryptoBackend;
+  readonly fetch: typeof fetch;
+  readonly log: WitnessingLog;
+  readonly onOutcome?: (witness: WitnessEndpoint, outcome: WitnessOutcome) => void;
+  readonly onPublished?: (checkpoint: LogCheckpointRecord) => void;
+}
+
+export class Witnessing {
+  readonly #options: WitnessingOptions;
+  #published: LogCheckpointRecord | undefined;
+  /** Per witness id, the largest size known to be cosigned (stored); saves a query per round. */
+  readonly #cosigned = new Map<string, number>();
+
+  constructor(options: WitnessingOptions) {
+    this.#options = options;
+  }
+
+  /** The newest checkpoint with a verified quorum of cosignatures, as one note; undefined before the first. */
+  get published(): LogCheckpointRecord | undefined {
+    return this.#published;
+  }
+
+  /** The largest size each witness is known to have cosigned (metrics). */
+  cosignedSize(witness: WitnessEndpoint): number | undefined {
+    return this.#cosigned.get(witness.id);
+  }
+
+  /**
+   * Submits `target` to every witness that has not cosigned it yet (in parallel; also after the quorum is
+   * reached, so a witness that was down catches up), then republishes when there may be more to publish.
+   */
+  async round(target: LogCheckpointRecord): Promise<void> {
+    const stored = await Promise.all(
+      this.#options.witnesses.map((witness) => this.#witness(witness, target)),
+    );
+    if (stored.includes(true) || (this.#published?.size ?? -1) < target.size) await this.refresh();
+  }
+
+  /** Reloads the published checkpoint from the store (at start, and after each round: replicas share it). */
+  async refresh(): Promise<void> {
+    const { cosignatures, witnesses, quorum } = this.#options;
+    const sizes = await cosignatures.quorumSizes(
+      witnesses.map((w) => w.id),
+      quorum,
+      PUBLISH_CANDIDATES,
+    );
+    for (const size of sizes) {
+      // Never back to an older checkpoint; the same one again only with more cosignature lines.
+      if (this.#published !== undefined && size < this.#published.size) return;
+      const note = await this.#cosignedNote(size);
+      if (note === undefined) continue;
+      if (note.note === this.#published?.note) return;
+      this.#published = note;
+      this.#options.onPublished?.(note);
+      this.#options.log.info({ tree_size: size }, 'published witness-cosigned checkpoint');
+      return;
+    }
+  }
+
+  /** The checkpoint of `size` with its stored cosignatures, if they still verify to a quorum. */
+  async #cosignedNote(size: number): Promise<LogCheckpointRecord | undefined> {
+    const { repository, cosignatures, witnesses, quorum, backend } = this.#options;
+    const checkpoint = await repository.checkpoint(size);
+    if (checkpoint === undefined) return undefined;
+    const stored = new Map((await cosignatures.forSize(size)).map((row) => [row.witness, row.line]));
+    // Configured order, so every replica publishes the same bytes.
+    const lines = witnesses.flatMap((w) => {
+      const line = stored.get(w.id);
+      return line === undefined ? [] : [line];
+    });
+    const note = checkpoint.note + lines.join('');
+    const verified = checkWitnessQuorum(note, { witnesses: witnesses.map((w) => w.key), quorum }, backend);
+    if (!verified.ok) {
+      this.#options.log.warn(
+        { tree_size: size, reason: verified.error.message },
+        'stored witness cosignatures do not verify; not published',
+      );
+      return undefined;
+    }
+    return { ...checkpoint, note };
+  }
+
+  /** Asks one witness about `target` unless it cosigned it already; true when a new cosignature was stored. */
+  async #witness(witness: WitnessEndpoint, target: LogCheckpointRecord): Promise<boolean> {
+    const { cosignatures, log } = this.#options;
+    try {
+      let known = this.#cosigned.get(witness.id);
+      if (known === undefined || known < target.size) {
+        known = await cosignatures.lastCosignedSize(witness.id);
+        if (known !== undefined) this.#cosigned.set(witness.id, known);
+      }
+      if (known !== undefined && known >= target.size) return false;
+      let answer = await this.#submit(witness, known ?? 0, target);
+      if (answer.kind === 'conflict' && answer.knownSize <= target.size) {
+        // The witness holds another size for us (its state or ours was lost, or a replica got there first):
+        // prove consistency from what it holds and try once more (c2sp.org/tlog-witness).
+        answer = await this.#submit(witness, answer.knownSize, target);
+      }
+      if (answer.kind === 'conflict') {
+        this.#outcome(witness, 'refused');
+        log.warn(
+          { witness: witness.id, tree_size: target.size, witness_size: answer.knownSize },
+          'witness holds a size this checkpoint cannot be proved from',
+        );
+        return false;
+      }
+      if (answer.kind === 'refused') {
+        this.#outcome(witness, 'refused');
+        log.warn(
+          { witness: witness.id, tree_size: target.size, status: answer.status, reason: answer.reason },
+          'witness refused the checkpoint',
+        );
+        return false;
+      }
+      const line = this.#verifiedLine(witness, target, answer.body);
+      if (line === undefined) {
+        this.#outcome(witness, 'invalid');
+        log.warn(
+          { witness: witness.id, tree_size: target.size },
+          'witness answer is not a valid cosignature',
+        );
+        return false;
+      }
+      const stored = await cosignatures.save(target.size, witness.id, line);
+      this.#cosigned.set(witness.id, target.size);
+      this.#outcome(witness, 'cosigned');
+      return stored;
+    } catch (error) {
+      if (!(error instanceof WitnessUnavailableError)) throw error;
+      this.#outcome(witness, error.outcome);
+      log.warn(
+        { witness: witness.id, tree_size: target.size, err: error },
+        'witness not reached; next round',
+      );
+      return false;
+    }
+  }
+
+  async #submit(
+    witness: WitnessEndpoint,
+    oldSize: number,
+    target: LogCheckpointRecord,
+  ): Promise<WitnessAnswer> {
+    const proof =
+      oldSize === 0 || oldSize >= target.size
+        ? []
+        : (await consistencyAnswer(this.#options.nodes, oldSize, target.size)).proof;
+    return submitToWitness(
+      witness,
+      { oldSize, proof, note: target.note },
+      { timeoutMs: this.#options.timeoutMs, fetch: this.#options.fetch },
+    );
+  }
+
+  /**
+   * The one cosignature line of this witness's key in its answer, verified over this checkpoint's text;
+   * undefined when the answer has none, or one that does not verify (wrong key, wrong checkpoint).
+   */
+  #verifiedLine(witness: WitnessEndpoint, target: LogCheckpointRecord, body: string): string | undefined {
+    const answer = body.endsWith('\n') ? body : `${body}\n`;
+    if (!answer.startsWith('— ')) return undefined;
+    const candidate = target.note + answer;
+    const verified = verifyCosignatures(candidate, [witness.key], this.#options.backend);
+    if (!verified.ok || verified.value.length !== 1) return undefined;
+    const parsed = parseSignedNote(candidate);
+    if (!parsed.ok) return undefined;
+    const mine = parsed.value.signatures.find(
+      (s) => s.keyName === witness.key.name && s.keyId === witness.key.keyId,
+    );
+    return mine === undefined ? undefined : formatSignatureLine(mine);
+  }
+
+  #outcome(witness: WitnessEndpoint, outcome: WitnessOutcome): void {
+    this.#options.onOutcome?.(witness, outcome);
+  }
+}
