@@ -59,3 +59,24 @@ export {
   type TlogProofVerified,
   verifyTlogProof,
 } from './tlog-proof.ts';
+export {
+  type Cosigner,
+  type CosignerKey,
+  checkWitnessQuorum,
+  cosignCheckpoint,
+  cosignedMessage,
+  cosignerKey,
+  cosignerKeyId,
+  formatCosignerKey,
+  formatSignatureLine,
+  parseCosignerKey,
+  type VerifiedCosignature,
+  verifyCosignatures,
+  type WitnessPolicy,
+} from './cosignature.ts';
+export {
+  checkCosignatureLine,
+  type RefusedCosignature,
+  tallyWitnessCosignatures,
+  type WitnessTally,
+} from './witness-quorum.ts';
