@@ -12,6 +12,7 @@ import { createExternalChecks, type ExternalChecks } from './external-checks.ts'
 import { createVerificationMetrics } from './metrics.ts';
 import { VerifyPool } from './pool.ts';
 import { anchorRoute } from './routes/anchor.ts';
+import { consoleWitnesses, logWitnessQuorums } from './log-witness-settings.ts';
 import { capabilitiesRoute } from './routes/capabilities.ts';
 import { verifyRoutes } from './routes/verify.ts';
 import { portableVerifierOptions } from './verifier-options.ts';
@@ -138,6 +139,7 @@ export async function buildVerificationApp(options: BuildVerificationAppOptions)
     backend,
     protocolVersion: config.DCP_VERSION,
     revocationListsChecked: Object.keys(config.REVOCATION_SOURCES).length > 0,
+    logWitnesses: logWitnessQuorums(config),
   });
   await app.register(
     anchorRoute,
@@ -153,6 +155,8 @@ export async function buildVerificationApp(options: BuildVerificationAppOptions)
       verifier_mode: config.VERIFIER_MODE,
       capabilities_path: verifier.profile.wellKnown.capabilities,
       ...(config.CONSOLE_LOG_URL === undefined ? {} : { log_url: config.CONSOLE_LOG_URL }),
+      // P61: the page checks the checkpoint's witness quorum in the browser with the operator's witness keys.
+      ...consoleWitnesses(config),
     }),
   });
   for (const extra of options.extraPlugins ?? []) {
