@@ -21,7 +21,12 @@ import {
   verifyTlogInclusion,
   type WitnessTally,
 } from '@proto/core';
-import { checkWitnessedCheckpoint, describeTally, readWitnessRequirement, tallySummary } from './log-witnesses.ts';
+import {
+  checkWitnessedCheckpoint,
+  describeTally,
+  readWitnessRequirement,
+  tallySummary,
+} from './log-witnesses.ts';
 
 export type { AnchorCheck } from '@proto/core';
 

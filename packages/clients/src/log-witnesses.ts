@@ -31,7 +31,9 @@ export function readWitnessRequirement(
   }
   const quorum = requirement.quorum ?? keys.length;
   if (!Number.isSafeInteger(quorum) || quorum < 1 || quorum > keys.length)
-    return { error: `witness quorum must be between 1 and ${keys.length} (the witness keys given), got ${quorum}` };
+    return {
+      error: `witness quorum must be between 1 and ${keys.length} (the witness keys given), got ${quorum}`,
+    };
   return { keys, quorum };
 }
 
@@ -65,7 +67,9 @@ export function checkWitnessedCheckpoint(
   const tally = tallyWitnessCosignatures(note, requirement.keys, requirement.quorum);
   if (!tally.ok)
     return {
-      failed: anchorFail(`log checkpoint: ${tally.error.message}`, ANCHOR_CHECK_CODES.malformed, { kind: 'log' }),
+      failed: anchorFail(`log checkpoint: ${tally.error.message}`, ANCHOR_CHECK_CODES.malformed, {
+        kind: 'log',
+      }),
     };
   if (!tally.value.met) {
     return {

@@ -48,7 +48,8 @@ function checkWitnessKeys(keys: readonly unknown[], variable: string, where: str
     const parsed = parseCosignerKey(key);
     if (!parsed.ok) throw new ConfigError(`${where}[${i}]: ${parsed.error.message}`, [variable]);
     const id = `${parsed.value.name}+${parsed.value.keyId}`;
-    if (seen.has(id)) throw new ConfigError(`${where}[${i}]: witness ${parsed.value.name} is listed twice`, [variable]);
+    if (seen.has(id))
+      throw new ConfigError(`${where}[${i}]: witness ${parsed.value.name} is listed twice`, [variable]);
     seen.add(id);
     return (key as string).trim();
   });
@@ -76,7 +77,8 @@ function logSource(url: string, own: Partial<LogSource>, shared: Shared, where: 
   const ownWitnesses = own.witnesses !== undefined && own.witnesses.length > 0;
   const witnesses = ownWitnesses ? [...(own.witnesses ?? [])] : shared.witnesses;
   if (witnesses.length === 0) {
-    if (own.quorum !== undefined) throw new ConfigError(`${where}.quorum is set without witnesses`, [URL_VAR]);
+    if (own.quorum !== undefined)
+      throw new ConfigError(`${where}.quorum is set without witnesses`, [URL_VAR]);
     return keys.length > 0 ? { url, keys } : { url };
   }
   if (keys.length === 0) {
@@ -89,7 +91,12 @@ function logSource(url: string, own: Partial<LogSource>, shared: Shared, where: 
   const quorum =
     own.quorum !== undefined
       ? checkQuorum(own.quorum, witnesses.length, URL_VAR, `${where}.quorum`)
-      : checkQuorum(shared.quorum ?? witnesses.length, witnesses.length, QUORUM_VAR, `${QUORUM_VAR} for ${where}`);
+      : checkQuorum(
+          shared.quorum ?? witnesses.length,
+          witnesses.length,
+          QUORUM_VAR,
+          `${QUORUM_VAR} for ${where}`,
+        );
   return { url, keys, witnesses, quorum };
 }
 
@@ -154,13 +161,16 @@ export function readLogSources(
       .map((u) => u.trim())
       .filter((u) => u !== '');
     if (urls.length === 0) throw new ConfigError(`${URL_VAR} names no log`, [URL_VAR]);
-    sources = urls.map((u, i) => logSource(httpUrl(u, URL_VAR, `${URL_VAR}[${i}]`), {}, shared, `${URL_VAR}[${i}]`));
+    sources = urls.map((u, i) =>
+      logSource(httpUrl(u, URL_VAR, `${URL_VAR}[${i}]`), {}, shared, `${URL_VAR}[${i}]`),
+    );
   } else {
     const value = parseJson(trimmed, URL_VAR);
     if (!Array.isArray(value) || value.length === 0) {
-      throw new ConfigError(`${URL_VAR} must be a non-empty JSON array of {url, keys?, witnesses?, quorum?}`, [
-        URL_VAR,
-      ]);
+      throw new ConfigError(
+        `${URL_VAR} must be a non-empty JSON array of {url, keys?, witnesses?, quorum?}`,
+        [URL_VAR],
+      );
     }
     sources = value.map((entry: unknown, i) => jsonEntry(entry, i, shared));
   }

@@ -137,7 +137,8 @@ export const VERIFICATION_ENV = defineEnv({
   ANCHOR_VERIFY_WITNESS_QUORUM: {
     type: 'integer',
     minimum: 1,
-    description: 'How many distinct witnesses must have cosigned a log checkpoint (1..n; default: all of them)',
+    description:
+      'How many distinct witnesses must have cosigned a log checkpoint (1..n; default: all of them)',
   },
   ANCHOR_VERIFY_MIN_CONFIRMATIONS: {
     type: 'integer',

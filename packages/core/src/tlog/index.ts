@@ -10,6 +10,21 @@ export {
   type VerifiedLogCheckpoint,
 } from './checkpoint.ts';
 export {
+  type Cosigner,
+  type CosignerKey,
+  checkWitnessQuorum,
+  cosignCheckpoint,
+  cosignedMessage,
+  cosignerKey,
+  cosignerKeyId,
+  formatCosignerKey,
+  formatSignatureLine,
+  parseCosignerKey,
+  type VerifiedCosignature,
+  verifyCosignatures,
+  type WitnessPolicy,
+} from './cosignature.ts';
+export {
   formatKeyId,
   formatSignedNote,
   formatVerifierKey,
@@ -59,21 +74,6 @@ export {
   type TlogProofVerified,
   verifyTlogProof,
 } from './tlog-proof.ts';
-export {
-  type Cosigner,
-  type CosignerKey,
-  checkWitnessQuorum,
-  cosignCheckpoint,
-  cosignedMessage,
-  cosignerKey,
-  cosignerKeyId,
-  formatCosignerKey,
-  formatSignatureLine,
-  parseCosignerKey,
-  type VerifiedCosignature,
-  verifyCosignatures,
-  type WitnessPolicy,
-} from './cosignature.ts';
 export {
   checkCosignatureLine,
   type RefusedCosignature,

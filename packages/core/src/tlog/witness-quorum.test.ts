@@ -15,10 +15,9 @@ function makeCosigner(name: string): Cosigner {
 }
 
 function checkpoint(fill: number): string {
-  const note = signLogCheckpoint(
-    { origin: 'log.example/q', size: 5, root: new Uint8Array(32).fill(fill) },
-    [{ ...logPair, name: 'log.example/q', alg: 'ed25519' }],
-  );
+  const note = signLogCheckpoint({ origin: 'log.example/q', size: 5, root: new Uint8Array(32).fill(fill) }, [
+    { ...logPair, name: 'log.example/q', alg: 'ed25519' },
+  ]);
   if (!note.ok) throw new Error(note.error.message);
   return note.value;
 }
@@ -31,12 +30,9 @@ function line(note: string, cosigner: Cosigner, timestamp = 1_700_000_000): stri
   return formatSignatureLine(signed.value);
 }
 
-const [a, b, c, stranger] = ['w.example/a', 'w.example/b', 'w.example/c', 'w.example/x'].map(makeCosigner) as [
-  Cosigner,
-  Cosigner,
-  Cosigner,
-  Cosigner,
-];
+const [a, b, c, stranger] = ['w.example/a', 'w.example/b', 'w.example/c', 'w.example/x'].map(
+  makeCosigner,
+) as [Cosigner, Cosigner, Cosigner, Cosigner];
 const witnesses = [a, b, c];
 
 describe('tallyWitnessCosignatures (P59)', () => {

@@ -61,7 +61,9 @@ export function tallyWitnessCosignatures(
   backend: CryptoBackend = selectCryptoBackend(),
 ): Result<WitnessTally> {
   if (!Number.isSafeInteger(quorum) || quorum < 1 || quorum > witnesses.length)
-    return err(coreError('BUNDLE_SCHEMA_INVALID', 'witness quorum must be between 1 and the number of witnesses'));
+    return err(
+      coreError('BUNDLE_SCHEMA_INVALID', 'witness quorum must be between 1 and the number of witnesses'),
+    );
   const parsed = parseSignedNote(note);
   if (!parsed.ok) return parsed;
   const cosigned = new Map<CosignerKey, VerifiedCosignature>();

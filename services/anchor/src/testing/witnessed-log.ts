@@ -35,7 +35,11 @@ export function checkpointTextOf(note: string): string {
 }
 
 /** A cosignature/v1 line of `witness` over `checkpointText` (with its final newline). */
-export function cosignatureLine(checkpointText: string, witness: Cosigner, timestamp = 1_790_000_000): string {
+export function cosignatureLine(
+  checkpointText: string,
+  witness: Cosigner,
+  timestamp = 1_790_000_000,
+): string {
   const line = cosignCheckpoint(checkpointText, witness, timestamp);
   if (!line.ok) throw new Error(line.error.message);
   return formatSignatureLine(line.value);
@@ -58,6 +62,11 @@ export interface WitnessedLogFront {
   readonly url: string;
   /** Changes the lines appended from now on (default: none, the log as it is). */
   setWitnessing(witnessing: Witnessing): void;
+  /**
+   * Serves this (older, real) signed note instead of the log's newest, as a witnessed log does while its newest
+   * checkpoint lacks the quorum; undefined serves the newest again.
+   */
+  serveOlder(note: string | undefined): void;
   close(): Promise<void>;
 }
 
@@ -69,7 +78,11 @@ async function body(request: IncomingMessage): Promise<Buffer> {
 
 export async function startWitnessedLogFront(logUrl: string): Promise<WitnessedLogFront> {
   let witnessing: Witnessing = () => '';
-  const cosign = (note: string) => note + witnessing(checkpointTextOf(note));
+  let older: string | undefined;
+  const cosign = (newest: string) => {
+    const note = older ?? newest;
+    return note + witnessing(checkpointTextOf(note));
+  };
   const server: Server = createServer((request, response) => {
     void (async () => {
       const headers = new Headers();
@@ -86,7 +99,8 @@ export async function startWitnessedLogFront(logUrl: string): Promise<WitnessedL
       // Bytes as they came (tiles are binary); only the two checkpoint answers are rewritten.
       let payload: Buffer | string = Buffer.from(await answer.arrayBuffer());
       const path = (request.url ?? '').split('?')[0];
-      if (answer.status === 200 && method === 'GET' && path === '/checkpoint') payload = cosign(payload.toString());
+      if (answer.status === 200 && method === 'GET' && path === '/checkpoint')
+        payload = cosign(payload.toString());
       if (answer.status === 200 && method === 'GET' && path === '/root/signed') {
         const json = JSON.parse(payload.toString()) as { checkpoint?: unknown };
         if (typeof json.checkpoint === 'string')
@@ -94,7 +108,8 @@ export async function startWitnessedLogFront(logUrl: string): Promise<WitnessedL
       }
       const out: Record<string, string> = {};
       answer.headers.forEach((value, name) => {
-        if (!['content-length', 'content-encoding', 'transfer-encoding', 'connection'].includes(name)) out[name] = value;
+        if (!['content-length', 'content-encoding', 'transfer-encoding', 'connection'].includes(name))
+          out[name] = value;
       });
       response.writeHead(answer.status, out).end(payload);
     })().catch((error: unknown) => {
@@ -107,6 +122,9 @@ export async function startWitnessedLogFront(logUrl: string): Promise<WitnessedL
     url: `http://127.0.0.1:${port}`,
     setWitnessing(next) {
       witnessing = next;
+    },
+    serveOlder(note) {
+      older = note;
     },
     close: () =>
       new Promise<void>((resolve) => {
