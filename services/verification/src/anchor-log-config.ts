@@ -146,9 +146,12 @@ export function readLogSources(
     quorum,
   };
   if (urlText === undefined) {
-    const orphans = [KEY_VAR, WITNESS_VAR, QUORUM_VAR].filter(
-      (name, i) => [shared.keys.length > 0, shared.witnesses.length > 0, quorum !== undefined][i],
-    );
+    const given: [string, boolean][] = [
+      [KEY_VAR, shared.keys.length > 0],
+      [WITNESS_VAR, shared.witnesses.length > 0],
+      [QUORUM_VAR, quorum !== undefined],
+    ];
+    const orphans = given.filter(([, set]) => set).map(([name]) => name);
     if (orphans.length > 0)
       throw new ConfigError(`${orphans.join(', ')} set but ${URL_VAR} names no log`, [...orphans, URL_VAR]);
     return undefined;
