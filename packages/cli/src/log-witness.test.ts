@@ -42,6 +42,7 @@ let front: WitnessedLogFront;
 let target: StoreTarget;
 let anchor: Awaited<ReturnType<typeof testApp>>;
 let receiptFile: string;
+let bundleHash: string;
 const bundleFile = `${work.dir}/bundle.json`;
 
 beforeAll(async () => {
@@ -53,6 +54,7 @@ beforeAll(async () => {
   const hash = computeBundleHash(signed);
   if (!hash.ok) throw new Error(hash.error.message);
   writeFileSync(bundleFile, JSON.stringify(signed));
+  bundleHash = hash.value;
   expect((await postAnchor(anchor, hash.value, 'transparency-log')).statusCode).toBe(202);
   await anchor.anchorWorker.run('transparency-log', true);
   await log.checkpoint();
@@ -70,7 +72,7 @@ afterAll(async () => {
 const proto = (args: readonly string[]) => runInProcess(args);
 const logFlags = () => ['--log', front.url, '--log-key', log.verifierKey];
 
-/** The four commands that rely on the log's checkpoint, each with `flags` added. */
+/** The five commands that rely on the log's checkpoint, each with `flags` added. */
 async function runAll(flags: readonly string[]) {
   const checkpointFile = `${work.dir}/checkpoint.txt`;
   writeFileSync(checkpointFile, await (await fetch(`${front.url}/checkpoint`)).text());
@@ -97,6 +99,15 @@ async function runAll(flags: readonly string[]) {
       log.verifierKey,
       ...flags,
     ]),
+    receiptVerify: await proto([
+      'receipt',
+      'verify',
+      receiptFile,
+      '--bundle-hash',
+      bundleHash,
+      ...logFlags(),
+      ...flags,
+    ]),
   };
 }
 
@@ -120,6 +131,7 @@ describe('witness quorum in the CLI (k = 2 of a, b, c)', () => {
     const cosigned = { quorum: 2, cosigned: ['witness.test/a', 'witness.test/b'], refused: [] };
     expect(JSON.parse(runs.logVerify.stdout)).toMatchObject({ verified: true, witnesses: cosigned });
     expect(JSON.parse(runs.prove.stdout)).toMatchObject({ verified: true, checkpoint_witnesses: cosigned });
+    expect(JSON.parse(runs.receiptVerify.stdout)).toMatchObject({ verified: true, witnesses: cosigned });
   });
 
   it.each<[string, Witnessing]>([
