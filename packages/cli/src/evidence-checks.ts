@@ -5,6 +5,7 @@ import type { BundleAnalysis, ProtocolProfile, VerifyResponse } from '@proto/cor
 import { CliError, type CliIo, inputName, parseJson } from './io.ts';
 import { checkLogInclusion } from './log-inclusion.ts';
 import { progress } from './progress.ts';
+import { validateWitnessFlags, type WitnessFlags, witnessedLine, witnessFlags } from './witness-options.ts';
 
 export interface EvidenceOptions {
   /** A signed revocation list: a file, `-`, or an http(s) URL. */
@@ -20,6 +21,8 @@ export interface EvidenceOptions {
   readonly esplora?: string;
   readonly log?: string;
   readonly logKeys: readonly string[];
+  /** --witness-key / --witness-quorum: the log's checkpoint must carry this witness quorum (P60). */
+  readonly witnesses: WitnessFlags;
   readonly timeoutMs: number;
   readonly now: Date;
 }
@@ -55,6 +58,9 @@ export function evidenceOptions(values: Readonly<Record<string, unknown>>, now: 
   const rpc = url('rpc');
   const esplora = url('esplora');
   const log = url('log');
+  const witnesses = witnessFlags(values);
+  if (witnesses.witnessKeys.length > 0 && log === undefined)
+    throw new CliError('--witness-key applies to the checkpoint of --log', { showUsage: true });
   return {
     ...(revocationList === undefined ? {} : { revocationList }),
     revocationKeys: list('revocation-key'),
@@ -65,6 +71,7 @@ export function evidenceOptions(values: Readonly<Record<string, unknown>>, now: 
     ...(esplora === undefined ? {} : { esplora }),
     ...(log === undefined ? {} : { log }),
     logKeys: list('log-key'),
+    witnesses,
     timeoutMs: timeout === undefined ? 10_000 : Number(timeout),
     now,
   };
@@ -172,6 +179,7 @@ export async function applyEvidence(
     }
   }
 
+  await validateWitnessFlags(options.witnesses);
   if (options.receipt !== undefined) {
     const input = await readDocument(options.receipt, io, options.timeoutMs);
     const record = input as Record<string, unknown> | null;
@@ -188,10 +196,25 @@ export async function applyEvidence(
       ...(options.esplora === undefined ? {} : { esplora: options.esplora }),
       ...(options.log === undefined
         ? {}
-        : { logs: [{ url: options.log, ...(options.logKeys.length > 0 ? { keys: options.logKeys } : {}) }] }),
+        : {
+            logs: [
+              {
+                url: options.log,
+                ...(options.logKeys.length > 0 ? { keys: options.logKeys } : {}),
+                ...(options.witnesses.witnessKeys.length > 0
+                  ? { witnesses: options.witnesses.witnessKeys }
+                  : {}),
+                ...(options.witnesses.witnessQuorum === undefined
+                  ? {}
+                  : { quorum: options.witnesses.witnessQuorum }),
+              },
+            ],
+          }),
       timeoutMs: options.timeoutMs,
     });
     warnings.push(...check.warnings);
+    if (check.status === 'pass' && check.witnesses !== undefined)
+      warnings.push(`anchor_receipt: ${witnessedLine(check.witnesses)}`);
     if (check.status === 'fail') {
       fail('anchor', {
         code: errorCode(check.code ?? 'MERKLE_ROOT_MISMATCH', profile),
@@ -210,7 +233,9 @@ export async function applyEvidence(
       options.logKeys,
       options.timeoutMs,
       io,
+      options.witnesses,
     );
+    if (outcome.witnessed !== undefined) warnings.push(`log_inclusion: ${outcome.witnessed}`);
     if (outcome.status === 'pass') checks['log_inclusion'] = 'pass';
     else {
       fail('log_inclusion', {

@@ -3,9 +3,10 @@
 // (GET /tlog-proof/:log_index, c2sp.org/tlog-proof) and both checked here: the checkpoint's signature against
 // the keys the user trusts, the proof against the checkpoint's root. The log's own word is never taken
 // (the lookup's root and proof are unsigned; only its index is used, and a proof passes only for this bundle's leaf).
-import type { ErrorName } from '@proto/core';
+import type { ErrorName, NoteVerifierKey } from '@proto/core';
 import { CliError, type CliIo } from './io.ts';
 import { progress } from './progress.ts';
+import { checkWitnesses, type WitnessFlags, witnessedLine } from './witness-options.ts';
 
 export interface LogInclusionOutcome {
   readonly status: 'pass' | 'fail';
@@ -15,6 +16,8 @@ export interface LogInclusionOutcome {
   readonly retryable: boolean;
   readonly logIndex?: number;
   readonly treeSize?: number;
+  /** With --witness-key: who cosigned the checkpoint the proof was checked against. */
+  readonly witnessed?: string;
 }
 
 async function get(url: string, timeoutMs: number): Promise<Response | string> {
@@ -32,6 +35,7 @@ export async function checkLogInclusion(
   keyTexts: readonly string[],
   timeoutMs: number,
   io: CliIo,
+  witnesses: WitnessFlags = { witnessKeys: [] },
 ): Promise<LogInclusionOutcome> {
   const { parseVerifierKey, selectCryptoBackend, verifyTlogProof } = await import('@proto/core');
   if (keyTexts.length === 0) {
@@ -69,6 +73,10 @@ export async function checkLogInclusion(
     return unreachable(`${base}/lookup: the answer has no log_index`);
   }
 
+  if (witnesses.witnessKeys.length > 0) {
+    return proveInWitnessedCheckpoint(bundleHash, base, index, keys, witnesses, timeoutMs, io);
+  }
+
   progress(io, `fetching the inclusion proof of entry ${index}`);
   const proofAnswer = await get(`${base}/tlog-proof/${index}`, timeoutMs);
   if (typeof proofAnswer === 'string') return unreachable(proofAnswer);
@@ -93,5 +101,81 @@ export async function checkLogInclusion(
     retryable: false,
     logIndex: index,
     treeSize: checkpoint.size,
+  };
+}
+
+/**
+ * P60: the log publishes at GET /checkpoint the newest checkpoint that reached its witness quorum (the tlog-proof's
+ * own checkpoint may be newer and uncosigned), so with witnesses the proof is asked for at that checkpoint's size.
+ */
+async function proveInWitnessedCheckpoint(
+  bundleHash: string,
+  base: string,
+  index: number,
+  keys: readonly NoteVerifierKey[],
+  witnesses: WitnessFlags,
+  timeoutMs: number,
+  io: CliIo,
+): Promise<LogInclusionOutcome> {
+  const { openLogCheckpoint, selectCryptoBackend, verifyTlogInclusion } = await import('@proto/core');
+  const unreachable = (message: string): LogInclusionOutcome => ({
+    status: 'fail',
+    message,
+    retryable: true,
+  });
+  progress(io, `fetching the witnessed checkpoint of ${base}`);
+  const answer = await get(`${base}/checkpoint`, timeoutMs);
+  if (typeof answer === 'string') return unreachable(answer);
+  if (!answer.ok) return unreachable(`${base}/checkpoint: HTTP ${answer.status}`);
+  const note = await answer.text();
+  const opened = openLogCheckpoint(note, keys, { backend: selectCryptoBackend() });
+  if (!opened.ok)
+    return {
+      status: 'fail',
+      code: opened.error.code,
+      message: `log checkpoint: ${opened.error.message}`,
+      retryable: false,
+    };
+  const witnessed = await checkWitnesses(note, witnesses);
+  if (witnessed?.error !== undefined) {
+    return {
+      status: 'fail',
+      code: witnessed.error.code,
+      message: `log checkpoint: ${witnessed.error.message}`,
+      retryable: false,
+    };
+  }
+  const line = witnessed === undefined ? undefined : witnessedLine(witnessed.witnesses);
+  const head = opened.value;
+  if (index >= head.size) {
+    return {
+      ...unreachable(`entry ${index} is not yet in a witnessed checkpoint of ${base} (size ${head.size})`),
+      ...(line === undefined ? {} : { witnessed: line }),
+    };
+  }
+  progress(io, `fetching the inclusion proof of entry ${index} at size ${head.size}`);
+  const proofAnswer = await get(`${base}/proof/${index}?tree_size=${head.size}`, timeoutMs);
+  if (typeof proofAnswer === 'string') return unreachable(proofAnswer);
+  if (!proofAnswer.ok) return unreachable(`${base}/proof/${index}: HTTP ${proofAnswer.status}`);
+  const body = (await proofAnswer.json().catch(() => undefined)) as { proof?: unknown } | undefined;
+  const included = verifyTlogInclusion(head, {
+    bundleHash,
+    index,
+    proof: Array.isArray(body?.proof) ? (body.proof as string[]) : [],
+  });
+  if (!included.ok)
+    return {
+      status: 'fail',
+      code: included.error.code,
+      message: `log inclusion: ${included.error.message}`,
+      retryable: false,
+    };
+  return {
+    status: 'pass',
+    message: `entry ${index} of ${head.origin}, in its witnessed checkpoint of size ${head.size}`,
+    retryable: false,
+    logIndex: index,
+    treeSize: head.size,
+    ...(line === undefined ? {} : { witnessed: line }),
   };
 }

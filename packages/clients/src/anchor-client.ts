@@ -19,7 +19,14 @@ import {
   toHex,
   verifyTlogConsistency,
   verifyTlogInclusion,
+  type WitnessTally,
 } from '@proto/core';
+import {
+  checkWitnessedCheckpoint,
+  describeTally,
+  readWitnessRequirement,
+  tallySummary,
+} from './log-witnesses.ts';
 
 export type { AnchorCheck } from '@proto/core';
 
@@ -53,6 +60,12 @@ export interface LogSource {
   readonly keys?: readonly string[];
   /** A signed checkpoint already held (no live call when its size is the receipt's). */
   readonly checkpoint?: string;
+  /**
+   * Witness vkeys (cosignature/v1 Ed25519): with them the checkpoint must also carry `quorum` (default: all)
+   * valid cosignatures from distinct ones of these witnesses (P59, P60). Needs `keys`.
+   */
+  readonly witnesses?: readonly string[];
+  readonly quorum?: number;
 }
 
 /** A source that did not answer usefully: the check is `skipped`, retryable. */
@@ -213,14 +226,16 @@ function fail(
   return { status: 'fail', message, code, retryable: false, warnings: [], ...(kind ? { kind } : {}) };
 }
 
-function pass(message: string, prepared: PreparedReceipt, extra: string[] = []): AnchorCheck {
+function pass(message: string, prepared: PreparedReceipt, tally?: WitnessTally): AnchorCheck {
   return {
     status: 'pass',
-    message,
+    // The witnesses that vouched for the checkpoint ride along in the message and, structured, in `witnesses`.
+    message: tally === undefined ? message : `${message}; checkpoint ${describeTally(tally)}`,
     retryable: false,
-    warnings: [...prepared.warnings, ...extra],
+    warnings: [...prepared.warnings],
     kind: 'log',
     confirmations: 1,
+    ...(tally === undefined ? {} : { witnesses: tallySummary(tally) }),
   };
 }
 
@@ -271,6 +286,19 @@ async function verifyLogSigned(
   const note = source.checkpoint ?? (await fetchCheckpoint(sources, logUrl));
   const checkpoint = openLogCheckpoint(note, keys);
   if (!checkpoint.ok) return fail(`log checkpoint: ${checkpoint.error.message}`, 'log');
+  let tally: WitnessTally | undefined;
+  if (source.witnesses !== undefined && source.witnesses.length > 0) {
+    const requirement = readWitnessRequirement({
+      witnesses: source.witnesses,
+      ...(source.quorum === undefined ? {} : { quorum: source.quorum }),
+    });
+    if ('error' in requirement)
+      return anchorSkipped(requirement.error, ANCHOR_CHECK_CODES.noSource, false, { kind: 'log' });
+    // Before the size comparison: only a witnessed checkpoint may say "not yet" or "consistent".
+    const witnessed = checkWitnessedCheckpoint(note, requirement);
+    if ('failed' in witnessed) return witnessed.failed;
+    tally = witnessed.tally;
+  }
   const head = checkpoint.value;
   const signedRoot = toHex(head.root);
   const inclusion = prepared.parsed.inclusion;
@@ -288,6 +316,7 @@ async function verifyLogSigned(
     return pass(
       `the signed checkpoint of size ${head.size} includes the bundle hash at index ${index}`,
       prepared,
+      tally,
     );
   }
   if (head.size < inclusion.batchSize) {
@@ -301,7 +330,7 @@ async function verifyLogSigned(
   if (head.size === inclusion.batchSize) {
     if (signedRoot !== inclusion.root)
       return fail(`the signed root of size ${head.size} is not the receipt's batch_root`, 'log');
-    return pass(`receipt's root is the signed checkpoint's root (size ${head.size})`, prepared);
+    return pass(`receipt's root is the signed checkpoint's root (size ${head.size})`, prepared, tally);
   }
   const answer = await getJson(
     sources,
@@ -317,6 +346,7 @@ async function verifyLogSigned(
   return pass(
     `receipt's root (size ${inclusion.batchSize}) is consistent with the signed checkpoint (size ${head.size})`,
     prepared,
+    tally,
   );
 }
 
@@ -345,6 +375,15 @@ async function verifyLog(
   }
   const index = r.log_index ?? r.leaf_index;
   if (index === undefined) return checkLogProofData(prepared, bundleHash, null);
+  if (source.witnesses !== undefined && source.witnesses.length > 0 && (source.keys ?? []).length === 0) {
+    // Witnesses cosign checkpoints of many logs: without this log's own keys its origin is not pinned.
+    return anchorSkipped(
+      `witness keys are configured for log ${logUrl} without its verifier keys`,
+      ANCHOR_CHECK_CODES.noSource,
+      false,
+      { kind: 'log' },
+    );
+  }
   if (source.keys !== undefined && source.keys.length > 0) {
     return verifyLogSigned(prepared, bundleHash, source, logUrl, index, sources);
   }

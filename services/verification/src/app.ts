@@ -9,6 +9,7 @@ import packageJson from '../package.json' with { type: 'json' };
 import { VerificationCache } from './cache.ts';
 import type { VerificationConfig } from './config.ts';
 import { createExternalChecks, type ExternalChecks } from './external-checks.ts';
+import { consoleWitnesses, logWitnessQuorums } from './log-witness-settings.ts';
 import { createVerificationMetrics } from './metrics.ts';
 import { VerifyPool } from './pool.ts';
 import { anchorRoute } from './routes/anchor.ts';
@@ -138,6 +139,7 @@ export async function buildVerificationApp(options: BuildVerificationAppOptions)
     backend,
     protocolVersion: config.DCP_VERSION,
     revocationListsChecked: Object.keys(config.REVOCATION_SOURCES).length > 0,
+    logWitnesses: logWitnessQuorums(config),
   });
   await app.register(
     anchorRoute,
@@ -153,6 +155,8 @@ export async function buildVerificationApp(options: BuildVerificationAppOptions)
       verifier_mode: config.VERIFIER_MODE,
       capabilities_path: verifier.profile.wellKnown.capabilities,
       ...(config.CONSOLE_LOG_URL === undefined ? {} : { log_url: config.CONSOLE_LOG_URL }),
+      // P61: the page checks the checkpoint's witness quorum in the browser with the operator's witness keys.
+      ...consoleWitnesses(config),
     }),
   });
   for (const extra of options.extraPlugins ?? []) {

@@ -3,11 +3,10 @@
 // D19 (the operator's anchor sources), D20/D21 (revocation sources, attestation keys), D22.
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { parseVerifierKey, type TrustedKey } from '@proto/core';
+import type { TrustedKey } from '@proto/core';
 import {
   ConfigError,
   defineEnv,
-  describeJsonError,
   type LogSource,
   loadConfig,
   parseAttestationTrustedKeys,
@@ -17,6 +16,7 @@ import {
   type RevocationSources,
   type SharedConfig,
 } from '@proto/service-kit';
+import { httpUrl, parseJson, readLogSources } from './anchor-log-config.ts';
 import { RECORD_SETTINGS_ENV } from './records/env.ts';
 
 export const VERIFICATION_ENV = defineEnv({
@@ -121,12 +121,24 @@ export const VERIFICATION_ENV = defineEnv({
   ANCHOR_VERIFY_LOG_URL: {
     type: 'string',
     description:
-      'Transparency logs a receipt may name: comma-separated base URLs, or JSON [{"url", "keys"?: [...]}]',
+      'Transparency logs a receipt may name: comma-separated base URLs, or JSON [{"url", "keys"?, "witnesses"?, "quorum"?}]',
   },
   ANCHOR_VERIFY_LOG_KEY: {
     type: 'string',
     description:
       "Comma-separated C2SP verifier keys of the logs' signed checkpoints (<origin>+<id>+<base64>)",
+  },
+  // P60: a log's checkpoint counts only with k cosignatures of these witnesses (c2sp.org/tlog-cosignature).
+  ANCHOR_VERIFY_WITNESS_KEYS: {
+    type: 'string',
+    description:
+      'Comma-separated witness vkeys (cosignature/v1 Ed25519, <name>+<id>+<base64>) whose cosignatures a log checkpoint needs',
+  },
+  ANCHOR_VERIFY_WITNESS_QUORUM: {
+    type: 'integer',
+    minimum: 1,
+    description:
+      'How many distinct witnesses must have cosigned a log checkpoint (1..n; default: all of them)',
   },
   ANCHOR_VERIFY_MIN_CONFIRMATIONS: {
     type: 'integer',
@@ -213,6 +225,9 @@ export interface VerificationConfig extends SharedConfig {
   readonly ANCHOR_VERIFY_LOG_URL?: readonly LogSource[];
   /** As given; already applied to the logs of ANCHOR_VERIFY_LOG_URL. */
   readonly ANCHOR_VERIFY_LOG_KEY?: string;
+  /** As given; already applied (with the quorum) to the logs of ANCHOR_VERIFY_LOG_URL. */
+  readonly ANCHOR_VERIFY_WITNESS_KEYS?: string;
+  readonly ANCHOR_VERIFY_WITNESS_QUORUM?: number;
   /** Base URL of the log the console page checks inclusion in (CONSOLE_LOG_URL, else the first anchor log). */
   readonly CONSOLE_LOG_URL?: string;
   readonly ANCHOR_VERIFY_MIN_CONFIRMATIONS: number;
@@ -251,27 +266,6 @@ function readPolicy(value: string): unknown {
   }
 }
 
-function httpUrl(value: unknown, variable: string, where: string): string {
-  let url: URL | undefined;
-  try {
-    url = typeof value === 'string' ? new URL(value.trim()) : undefined;
-  } catch {
-    url = undefined;
-  }
-  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new ConfigError(`${where} must be an http(s) URL (got ${JSON.stringify(value)})`, [variable]);
-  }
-  return url.href.replace(/\/+$/, '');
-}
-
-function parseJson(text: string, variable: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new ConfigError(`${variable} is not valid JSON: ${describeJsonError(error)}`, [variable]);
-  }
-}
-
 /** A URL, or JSON `{"<name>": "<url>"}` (ANCHOR_VERIFY_ETH_RPC_URL per chain, ANCHOR_VERIFY_ESPLORA_URL per network). */
 function readUrlOrMap(text: string, variable: string): string | Record<string, string> {
   const trimmed = text.trim();
@@ -284,71 +278,6 @@ function readUrlOrMap(text: string, variable: string): string | Record<string, s
   for (const [name, url] of Object.entries(value)) map[name] = httpUrl(url, variable, `${variable}.${name}`);
   if (Object.keys(map).length === 0) throw new ConfigError(`${variable} names no source`, [variable]);
   return map;
-}
-
-function checkVerifierKeys(keys: readonly unknown[], variable: string, where: string): string[] {
-  return keys.map((key, i) => {
-    const parsed = parseVerifierKey(key);
-    if (!parsed.ok) throw new ConfigError(`${where}[${i}]: ${parsed.error.message}`, [variable]);
-    return (key as string).trim();
-  });
-}
-
-/**
- * ANCHOR_VERIFY_LOG_URL: comma-separated base URLs, each checked with the keys of ANCHOR_VERIFY_LOG_KEY,
- * or JSON `[{"url": "...", "keys": ["<vkey>", ...]}]` (an entry without keys takes ANCHOR_VERIFY_LOG_KEY's).
- */
-function readLogSources(urlText: string | undefined, keyText: string | undefined): LogSource[] | undefined {
-  const sharedKeys =
-    keyText === undefined
-      ? []
-      : checkVerifierKeys(
-          keyText.split(/[\s,]+/).filter((k) => k !== ''),
-          'ANCHOR_VERIFY_LOG_KEY',
-          'ANCHOR_VERIFY_LOG_KEY',
-        );
-  if (urlText === undefined) {
-    if (sharedKeys.length > 0) {
-      throw new ConfigError('ANCHOR_VERIFY_LOG_KEY is set but ANCHOR_VERIFY_LOG_URL names no log', [
-        'ANCHOR_VERIFY_LOG_KEY',
-        'ANCHOR_VERIFY_LOG_URL',
-      ]);
-    }
-    return undefined;
-  }
-  const variable = 'ANCHOR_VERIFY_LOG_URL';
-  const withShared = (url: string, keys: string[]): LogSource => {
-    const all = keys.length > 0 ? keys : sharedKeys;
-    return all.length > 0 ? { url, keys: all } : { url };
-  };
-  const trimmed = urlText.trim();
-  if (!trimmed.startsWith('[')) {
-    const urls = trimmed
-      .split(',')
-      .map((u) => u.trim())
-      .filter((u) => u !== '');
-    if (urls.length === 0) throw new ConfigError(`${variable} names no log`, [variable]);
-    return urls.map((u, i) => withShared(httpUrl(u, variable, `${variable}[${i}]`), []));
-  }
-  const value = parseJson(trimmed, variable);
-  if (!Array.isArray(value) || value.length === 0) {
-    throw new ConfigError(`${variable} must be a non-empty JSON array of {url, keys?}`, [variable]);
-  }
-  return value.map((entry: unknown, i) => {
-    if (typeof entry === 'string') return withShared(httpUrl(entry, variable, `${variable}[${i}]`), []);
-    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) {
-      throw new ConfigError(`${variable}[${i}] must be a URL or {url, keys?}`, [variable]);
-    }
-    const record = entry as Record<string, unknown>;
-    const keys = record['keys'];
-    if (keys !== undefined && !Array.isArray(keys)) {
-      throw new ConfigError(`${variable}[${i}].keys must be an array of verifier keys`, [variable]);
-    }
-    return withShared(
-      httpUrl(record['url'], variable, `${variable}[${i}].url`),
-      checkVerifierKeys(keys ?? [], variable, `${variable}[${i}].keys`),
-    );
-  });
 }
 
 /**
@@ -379,7 +308,12 @@ export function loadVerificationConfig(
   const text = (name: string) => (typeof raw[name] === 'string' ? (raw[name] as string) : undefined);
   const ethRpc = text('ANCHOR_VERIFY_ETH_RPC_URL');
   const esplora = text('ANCHOR_VERIFY_ESPLORA_URL');
-  const logs = readLogSources(text('ANCHOR_VERIFY_LOG_URL'), text('ANCHOR_VERIFY_LOG_KEY'));
+  const logs = readLogSources(
+    text('ANCHOR_VERIFY_LOG_URL'),
+    text('ANCHOR_VERIFY_LOG_KEY'),
+    text('ANCHOR_VERIFY_WITNESS_KEYS'),
+    raw['ANCHOR_VERIFY_WITNESS_QUORUM'] as number | undefined,
+  );
   const consoleLogText = text('CONSOLE_LOG_URL');
   const consoleLog =
     consoleLogText === undefined

@@ -250,7 +250,16 @@ export function createExternalChecks(options: ExternalChecksOptions): ExternalCh
     );
     const code = result.code === undefined ? undefined : errorCode(result.code, profile);
     const extra = result.warnings.filter((w) => w !== result.message).map((w) => `anchor_receipt: ${w}`);
-    if (result.status === 'pass') return { check: 'anchor', status: 'pass', warnings: extra };
+    if (result.status === 'pass') {
+      // P60: who vouched for the log's checkpoint is part of the answer (the response has no per-check detail).
+      const witnessed =
+        result.witnesses === undefined
+          ? []
+          : [
+              `anchor_receipt: log checkpoint cosigned by ${result.witnesses.cosigned.join(', ')} (witness quorum ${result.witnesses.quorum})`,
+            ];
+      return { check: 'anchor', status: 'pass', warnings: [...witnessed, ...extra] };
+    }
     if (result.status === 'skipped') {
       // Not a failure: the receipt could not be checked now. The code (and whether to retry) rides along.
       const tag = code === undefined ? '' : ` [${code}${result.retryable ? ', retryable' : ''}]`;

@@ -17,6 +17,7 @@ import {
 import type { ParsedCommandLine } from '../command.ts';
 import { CliError, type CliIo, EXIT_NOT_VERIFIED, EXIT_OK, printJson } from '../io.ts';
 import { progress } from '../progress.ts';
+import { checkWitnesses, witnessFlags } from '../witness-options.ts';
 
 function count(text: unknown, name: string): number {
   if (typeof text !== 'string' || !/^(0|[1-9]\d{0,15})$/.test(text))
@@ -56,6 +57,20 @@ export async function runProve(values: ParsedCommandLine['values'], io: CliIo): 
     }
     signedBy = opened.value.verifiedBy.map((key) => key.keyId.toString(16).padStart(8, '0'));
   }
+  // P60: a witness quorum on a checkpoint whose log key was not checked would not pin which log it is.
+  const witnesses = witnessFlags(values);
+  if (witnesses.witnessKeys.length > 0 && keyTexts.length === 0)
+    throw new CliError("--witness-key needs --key (the log's own verifier key)", { showUsage: true });
+  const witnessed = await checkWitnesses(note, witnesses);
+  if (witnessed?.error !== undefined) {
+    const { code, message } = witnessed.error;
+    printJson(io, {
+      verified: false,
+      checkpoint_witnesses: witnessed.witnesses,
+      error: { code: errorCode(code, DEFAULT_PROFILE), name: code, message },
+    });
+    return EXIT_NOT_VERIFIED;
+  }
   // The checkpoint's second line is the tree size and third the base64 root (c2sp.org/tlog-checkpoint).
   const lines = note.split('\n');
   const treeSize =
@@ -82,6 +97,7 @@ export async function runProve(values: ParsedCommandLine['values'], io: CliIo): 
     root: toHex(root),
     ...(matchesCheckpoint === undefined ? {} : { matches_checkpoint: matchesCheckpoint }),
     ...(signedBy === undefined ? {} : { checkpoint_signed_by: signedBy }),
+    ...(witnessed === undefined ? {} : { checkpoint_witnesses: witnessed.witnesses }),
   });
   return verified ? EXIT_OK : EXIT_NOT_VERIFIED;
 }

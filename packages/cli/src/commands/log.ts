@@ -26,6 +26,7 @@ import {
   printJson,
   readInput,
 } from '../io.ts';
+import { checkWitnesses, WITNESS_OPTIONS, witnessFlags } from '../witness-options.ts';
 import { runProve } from './log-prove.ts';
 
 function stringOption(values: ParsedCommandLine['values'], name: string): string | undefined {
@@ -150,6 +151,7 @@ async function readProof(source: string, io: CliIo): Promise<ProofInput> {
 
 async function runVerify(values: ParsedCommandLine['values'], io: CliIo): Promise<number> {
   const keys = await readKeys(listOption(values, 'key'), io);
+  const witnesses = witnessFlags(values);
   const backend = selectCryptoBackend();
   const origin = stringOption(values, 'origin');
   const openOptions = {
@@ -195,6 +197,12 @@ async function runVerify(values: ParsedCommandLine['values'], io: CliIo): Promis
   const checkpoint = openLogCheckpoint(noteText, keys, openOptions);
   if (!checkpoint.ok) return fail(checkpoint.error);
   const out: Record<string, unknown> = { checkpoint: summary(checkpoint.value) };
+  // P60: with --witness-key, the checkpoint counts only with its witness quorum.
+  const witnessed = await checkWitnesses(noteText, witnesses);
+  if (witnessed !== undefined) {
+    out['witnesses'] = witnessed.witnesses;
+    if (witnessed.error !== undefined) return fail(witnessed.error, out);
+  }
 
   if (proof !== undefined && bundleHash !== undefined) {
     const index = indexText === undefined ? proof.index : Number(indexText);
@@ -264,14 +272,15 @@ export const logCommand: Command = {
   name: 'log',
   summary: 'verify transparency-log checkpoints, inclusion and consistency proofs offline',
   usage: [
-    'prove --tiles URL --index N [--tree-size N] [--key VKEY]...',
+    'prove --tiles URL --index N [--tree-size N] [--key VKEY]... [--witness-key VKEY... [--witness-quorum K]]',
     'verify --checkpoint FILE --key VKEY [--key VKEY] [--bundle-hash H [--index I] --proof FILE]',
-    '[--old-checkpoint FILE --consistency FILE]',
+    '[--old-checkpoint FILE --consistency FILE] [--witness-key VKEY... [--witness-quorum K]]',
   ],
   description: `prove   computes an inclusion proof from the log's C2SP tiles alone; with --key, the log's
         checkpoint must be signed by those keys.
 verify  checks transparency-log material offline, against verifier keys you trust:
-  1. the checkpoint (C2SP signed note) is signed by every --key given (Ed25519 and/or ML-DSA-65);
+  1. the checkpoint (C2SP signed note) is signed by every --key given (Ed25519 and/or ML-DSA-65), and with
+     --witness-key carries --witness-quorum cosignatures of distinct given witnesses (c2sp.org/tlog-cosignature);
   2. with --bundle-hash and --proof: the bundle hash is the leaf at the index in that checkpoint's tree;
   3. with --old-checkpoint and --consistency: the checkpoint's tree extends the older one.
 FILE may be - for standard input, once.`,
@@ -303,10 +312,12 @@ FILE may be - for standard input, once.`,
       flags: '--any-key',
       description: 'accept the checkpoint when one of the given keys signed it (default: all)',
     },
+    ...WITNESS_OPTIONS,
     { flags: '--tiles <URL>', description: "prove: the log's tiles base URL" },
     { flags: '--tree-size <N>', description: "prove: the tree size to prove in (default: the checkpoint's)" },
   ],
-  epilog: `Prints {verified, checkpoint, inclusion?, consistency?, error?}.
+  epilog: `Prints {verified, checkpoint, witnesses?, inclusion?, consistency?, error?}; witnesses: {quorum,
+cosigned, refused}: the witnesses that cosigned and configured witnesses' lines that did not count.
 Exit codes: 0 verified, 1 not verified, 2 bad usage or unreadable input.
 `,
   positionals: { min: 1, max: 1 },

@@ -12,6 +12,7 @@ import {
   readJsonInput,
 } from '../io.ts';
 import { progress } from '../progress.ts';
+import { validateWitnessFlags, WITNESS_OPTIONS, witnessFlags } from '../witness-options.ts';
 
 function text(values: ParsedCommandLine['values'], name: string): string | undefined {
   const value = values[name];
@@ -58,6 +59,8 @@ async function verify(source: string, values: ParsedCommandLine['values'], io: C
   );
   const receiptLog = typeof receipt['log_url'] === 'string' ? receipt['log_url'] : undefined;
   const logUrl = log ?? receiptLog;
+  const witnesses = witnessFlags(values);
+  await validateWitnessFlags(witnesses);
   const minConfirmations = count(values, 'min-confirmations');
   const timeoutMs = count(values, 'timeout');
 
@@ -69,7 +72,18 @@ async function verify(source: string, values: ParsedCommandLine['values'], io: C
     ...(secondaryHash === undefined ? {} : { secondaryHash }),
     ...(rpc === undefined ? {} : { evmRpc: rpc }),
     ...(esplora === undefined ? {} : { esplora }),
-    ...(logUrl === undefined ? {} : { logs: [{ url: logUrl, ...(keys.length > 0 ? { keys } : {}) }] }),
+    ...(logUrl === undefined
+      ? {}
+      : {
+          logs: [
+            {
+              url: logUrl,
+              ...(keys.length > 0 ? { keys } : {}),
+              ...(witnesses.witnessKeys.length > 0 ? { witnesses: witnesses.witnessKeys } : {}),
+              ...(witnesses.witnessQuorum === undefined ? {} : { quorum: witnesses.witnessQuorum }),
+            },
+          ],
+        }),
     ...(minConfirmations === undefined ? {} : { minConfirmations }),
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
   });
@@ -87,6 +101,7 @@ async function verify(source: string, values: ParsedCommandLine['values'], io: C
     ...(check.code === undefined ? {} : { code: errorCode(check.code, DEFAULT_PROFILE) }),
     retryable: check.retryable,
     ...(check.confirmations === undefined ? {} : { confirmations: check.confirmations }),
+    ...(check.witnesses === undefined ? {} : { witnesses: check.witnesses }),
     warnings,
   });
   return check.status === 'pass' ? EXIT_OK : EXIT_NOT_VERIFIED;
@@ -126,10 +141,11 @@ export const receiptCommand: Command = {
       description: "the log's verifier key (repeat for both keys); take it from a channel you trust",
       repeatable: true,
     },
+    ...WITNESS_OPTIONS,
     { flags: '--min-confirmations <N>', description: 'confirmations required to pass (default 1)' },
     { flags: '--timeout <MS>', description: 'per request (default 10000)' },
   ],
-  epilog: `Prints {verified, status, kind, message, code?, retryable, confirmations?, warnings}.
+  epilog: `Prints {verified, status, kind, message, code?, retryable, confirmations?, witnesses?, warnings}.
 Exit codes: 0 verified, 1 not verified (failed, or skipped: see status and retryable), 2 bad usage.
 `,
   positionals: { min: 2, max: 2 },

@@ -14,6 +14,7 @@ import {
   readJsonInput,
 } from '../io.ts';
 import { renderVerdict, wantsJson } from '../render-verdict.ts';
+import { WITNESS_OPTIONS } from '../witness-options.ts';
 import { verifyBatch } from './verify-batch.ts';
 
 export const verifyCommand: Command = {
@@ -76,6 +77,7 @@ FILE (or - for standard input) holds a signed bundle {bundle, signature} or a
         "the log's verifier key <origin>+<key id>+<base64> (repeatable); its signed checkpoint must carry the proof",
       repeatable: true,
     },
+    ...WITNESS_OPTIONS,
     { flags: '--timeout <MS>', description: 'per remote request (default 10000)' },
     {
       flags: '--batch',

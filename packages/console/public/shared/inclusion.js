@@ -3,6 +3,7 @@
 import { fromHex } from './bytes.js';
 import { leafHash, verifyInclusion } from './merkle.js';
 import { parseCheckpoint, verifyNote } from './note.js';
+import { checkWitnessQuorum, describeWitnesses } from './witnesses.js';
 
 async function json(url) {
   const response = await fetch(url, { headers: { accept: 'application/json' } });
@@ -40,27 +41,42 @@ export async function proveEntry(logUrl, index, bundleHash, checkpoint) {
   return { ...result, leaf, proof, index, treeSize: checkpoint.size };
 }
 
-/** Whole check for the verify page: look the hash up, then prove it against a signed checkpoint. */
-export async function checkBundleInLog(logUrl, bundleHash) {
+/**
+ * Whole check for the verify page: look the hash up, then prove it against a signed checkpoint. With the
+ * operator's witnesses ({keys, quorum}, P61) the checkpoint must also carry their quorum of cosignatures.
+ */
+export async function checkBundleInLog(logUrl, bundleHash, witnesses) {
   const found = await json(`${logUrl}/lookup?bundle_hash=${encodeURIComponent(bundleHash)}`);
   if (found.status === 404) return { state: 'missing', message: 'This bundle hash is not in the log.' };
   if (found.status !== 200) throw new Error(found.body?.error?.message ?? `the log answered ${found.status}`);
-  const { signature, checkpoint } = await signedCheckpoint(logUrl);
+  const { summary, signature, checkpoint } = await signedCheckpoint(logUrl);
   if (!signature.ok || !checkpoint) {
     return { state: 'fail', message: `The log's checkpoint does not verify (${signature.reason}).` };
+  }
+  let witnessed = '';
+  if (witnesses?.keys?.length > 0) {
+    const quorum = await checkWitnessQuorum(summary.checkpoint, witnesses.keys, witnesses.quorum);
+    if (!quorum.met) {
+      return {
+        state: 'fail',
+        message: `The log's checkpoint lacks its witness quorum: ${describeWitnesses(quorum)}. Refused.`,
+        witnesses: quorum,
+      };
+    }
+    witnessed = ` Checkpoint ${describeWitnesses(quorum)}.`;
   }
   const index = found.body.log_index;
   if (index >= checkpoint.size) {
     return {
       state: 'pending',
-      message: `Entry #${index} is logged but not yet covered by a signed checkpoint.`,
+      message: `Entry #${index} is logged but not yet covered by a signed checkpoint.${witnessed}`,
     };
   }
   const proof = await proveEntry(logUrl, index, bundleHash, checkpoint);
   return proof.ok
     ? {
         state: 'included',
-        message: `Included at index ${index} of a signed tree of ${checkpoint.size} (proof verified in this browser).`,
+        message: `Included at index ${index} of a signed tree of ${checkpoint.size} (proof verified in this browser).${witnessed}`,
         index,
       }
     : { state: 'fail', message: `Inclusion proof for #${index} does not verify: ${proof.reason}.`, index };

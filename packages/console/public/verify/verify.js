@@ -572,7 +572,12 @@ async function hashPanel(signed) {
     return panel;
   }
   log.textContent = `Checking ${logUrl}…`;
-  checkBundleInLog(logUrl, hash)
+  // P61: the operator's witnesses for this log, from the service's config route (none: no quorum checked).
+  const witnessKeys = settings.config.log_witnesses;
+  const witnesses = Array.isArray(witnessKeys)
+    ? { keys: witnessKeys, quorum: settings.config.log_witness_quorum ?? witnessKeys.length }
+    : undefined;
+  checkBundleInLog(logUrl, hash, witnesses)
     .then((outcome) => {
       clear(log).append(badge(outcome.state), ' ', outcome.message);
       log.dataset.state = outcome.state;

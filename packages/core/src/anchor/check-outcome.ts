@@ -19,12 +19,19 @@ export interface AnchorCheck {
   readonly kind?: ParsedAnchorReceipt['kind'];
   /** Confirmations the source reported. */
   readonly confirmations?: number;
+  /** Log receipts checked with witness keys: k, the witnesses that cosigned, and lines not counted (P60). */
+  readonly witnesses?: {
+    readonly quorum: number;
+    readonly cosigned: readonly string[];
+    readonly refused: readonly string[];
+  };
 }
 
 /**
  * Codes used by anchor checks (registry names, rendered with the profile's prefix):
  * contradiction E202, malformed receipt or chain answer E002, source unreachable E701 (retryable),
- * not anchored or confirmed yet E702 (retryable), no source configured for the chain E901.
+ * not anchored or confirmed yet E702 (retryable), no source configured for the chain E901,
+ * a log checkpoint without the witness quorum the verifier requires E103 (P60).
  */
 export const ANCHOR_CHECK_CODES = {
   contradiction: 'MERKLE_ROOT_MISMATCH',
@@ -32,6 +39,7 @@ export const ANCHOR_CHECK_CODES = {
   unreachable: 'CIRCUIT_OPEN',
   notYet: 'BACKPRESSURE',
   noSource: 'ALGORITHM_UNAVAILABLE',
+  witnessQuorum: 'SIGNATURE_MISSING',
 } as const satisfies Record<string, ErrorName>;
 
 export function anchorPass(message: string, extra: Partial<AnchorCheck> = {}): AnchorCheck {

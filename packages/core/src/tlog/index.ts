@@ -86,3 +86,9 @@ export {
   type WitnessedHead,
   type WitnessedLog,
 } from './witness-protocol.ts';
+export {
+  checkCosignatureLine,
+  type RefusedCosignature,
+  tallyWitnessCosignatures,
+  type WitnessTally,
+} from './witness-quorum.ts';

@@ -6,3 +6,4 @@ export * from './child.ts';
 export * from './esplora-server.ts';
 export * from './ganache.ts';
 export * from './log-server.ts';
+export * from './witnessed-log.ts';

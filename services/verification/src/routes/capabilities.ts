@@ -26,6 +26,17 @@ export interface CapabilitiesDocument {
   readonly verifier_mode: string;
   readonly min_accepted_version: string;
   readonly crypto_backend: string;
+  /**
+   * P60: per log, the witness quorum its checkpoints must carry (k of the listed witness vkeys) before a
+   * log receipt passes. Absent when no witnesses are configured.
+   */
+  readonly log_witness_quorum?: readonly LogWitnessQuorum[];
+}
+
+export interface LogWitnessQuorum {
+  readonly log_url: string;
+  readonly quorum: number;
+  readonly witnesses: readonly string[];
 }
 
 export function capabilitiesDocument(
@@ -34,6 +45,7 @@ export function capabilitiesDocument(
   protocolVersion: string,
   hasRoute: (url: string) => boolean,
   revocationListsChecked = false,
+  logWitnesses: readonly LogWitnessQuorum[] = [],
 ): CapabilitiesDocument {
   const { settings } = verifier;
   const accepted = new Set(settings.policy.accepted_algorithms.signing);
@@ -67,6 +79,7 @@ export function capabilitiesDocument(
     // whatever the policy's own minimum says.
     min_accepted_version: settings.acceptedVersions[0] ?? settings.policy.min_accepted_version,
     crypto_backend: backend.name,
+    ...(logWitnesses.length === 0 ? {} : { log_witness_quorum: logWitnesses }),
   };
 }
 
@@ -78,6 +91,8 @@ export async function capabilitiesRoute(
     readonly protocolVersion: string;
     /** REVOCATION_SOURCES is configured: agents revoked (emergency or not) are refused. */
     readonly revocationListsChecked?: boolean;
+    /** The logs whose checkpoints need a witness quorum (ANCHOR_VERIFY_WITNESS_*). */
+    readonly logWitnesses?: readonly LogWitnessQuorum[];
   },
 ): Promise<void> {
   let document: CapabilitiesDocument | undefined;
@@ -112,6 +127,7 @@ export async function capabilitiesRoute(
         options.protocolVersion,
         (url) => app.hasRoute({ method: 'POST', url }),
         options.revocationListsChecked === true,
+        options.logWitnesses,
       );
       return reply
         .header('cache-control', 'public, max-age=300')
