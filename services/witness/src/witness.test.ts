@@ -282,6 +282,11 @@ describe('witness configuration', () => {
       try {
         const health = await fetch(`${listening.url}/health`);
         expect(health.status).toBe(200);
+        const docs = await fetch(`${listening.url}/docs/json`);
+        expect(docs.status).toBe(200);
+        expect(Object.keys(((await docs.json()) as { paths: object }).paths)).toEqual(
+          expect.arrayContaining(['/add-checkpoint', '/witness/key', '/{originHash}/checkpoint']),
+        );
         const log = new TestLog().grow(1);
         expect((await post(listening.url, log.addCheckpointBody(0))).status).toBe(404);
         const vkey = (await (await fetch(`${listening.url}/witness/key`)).text()).trim();

@@ -81,6 +81,8 @@ describe('tlog-witness add-checkpoint decisions', () => {
       const decision = decideAddCheckpoint({ oldSize, proof: [], checkpoint: note }, logs, known);
       expect(decision.accept ? 200 : decision.status).toBe(status);
       if (!decision.accept && decision.status === 409) expect(decision.knownSize).toBe(5);
+      // An impostor's line does not name the trusted key: no trusted signature at all.
+      if (!decision.accept && decision.status === 403) expect(decision.code).toBe('SIGNATURE_MISSING');
     }
   });
 
