@@ -14,6 +14,7 @@ import { keyDirectoryMigration } from './0008-key-directory.ts';
 import { recordTombstonesMigration } from './0009-record-tombstones.ts';
 import { anchorSecondaryMigration } from './0011-anchor-secondary.ts';
 import { keyRotationMigration } from './0012-key-rotation.ts';
+import { rootAnchorPollsMigration } from './0013-root-anchor-polls.ts';
 import type { Migration, StoreDialect } from './migration.ts';
 
 export type { Migration, StoreDialect } from './migration.ts';
@@ -31,6 +32,7 @@ export const MIGRATIONS: readonly Migration[] = [
   recordTombstonesMigration,
   anchorSecondaryMigration,
   keyRotationMigration,
+  rootAnchorPollsMigration,
 ];
 
 export interface MigrateOptions {
