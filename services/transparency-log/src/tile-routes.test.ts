@@ -4,7 +4,6 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { gunzipSync } from 'node:zlib';
 import {
   consistencyProofFromTiles,
   inclusionProofFromTiles,
@@ -106,28 +105,6 @@ describe.each(dialectsUnderTest())('tlog-tiles read API on %s', (dialect: StoreD
     expect(level1.rawPayload.subarray(32, 64)).toEqual(
       Buffer.from(referenceRoot(referenceLeafHashes(raw.slice(256, 512)))),
     );
-  });
-
-  it('serves entry bundles gzip-compressed when the client accepts gzip, and as they are otherwise', async () => {
-    const plain = await app.inject({ url: '/tile/entries/001' });
-    expect(plain.headers['content-encoding']).toBeUndefined();
-    expect(plain.headers['vary']).toBe('accept-encoding');
-    for (const accept of ['gzip', 'br, gzip;q=0.5', 'deflate, *']) {
-      const zipped = await app.inject({ url: '/tile/entries/001', headers: { 'accept-encoding': accept } });
-      expect(zipped.statusCode, accept).toBe(200);
-      expect(zipped.headers['content-encoding'], accept).toBe('gzip');
-      expect(zipped.headers['cache-control']).toBe('public, max-age=31536000, immutable');
-      expect(gunzipSync(zipped.rawPayload)).toEqual(plain.rawPayload);
-    }
-    for (const accept of ['identity', 'gzip;q=0', 'br', '*, gzip;q=0']) {
-      const refused = await app.inject({ url: '/tile/entries/001', headers: { 'accept-encoding': accept } });
-      expect(refused.headers['content-encoding'], accept).toBeUndefined();
-      expect(refused.rawPayload).toEqual(plain.rawPayload);
-    }
-    // Hash tiles stay uncompressed (random hashes do not shrink).
-    const hashes = await app.inject({ url: '/tile/0/001', headers: { 'accept-encoding': 'gzip' } });
-    expect(hashes.headers['content-encoding']).toBeUndefined();
-    expect(hashes.rawPayload.length).toBe(256 * 32);
   });
 
   it('404s tiles beyond the tree and 400s malformed paths, as JSON errors', async () => {

@@ -1,7 +1,5 @@
 // C2SP tlog-tiles read API: hash tiles and entry bundles, served from the perfect subtrees stored at append time.
 // Issue 18 item 1; c2sp.org/tlog-tiles; D18 (leaf = 32 raw bytes of bundle_hash), D19 (stored perfect subtrees).
-import { promisify } from 'node:util';
-import { gzip } from 'node:zlib';
 import { TILE_WIDTH } from '@proto/core';
 import { httpError } from '@proto/service-kit';
 import { type LogRepository, logNodeKey } from '@proto/store';
@@ -13,26 +11,6 @@ const FULL_TILE_CACHE = 'public, max-age=31536000, immutable';
 // A partial tile's bytes never change either, but clients should move on to the wider tile soon.
 const PARTIAL_TILE_CACHE = 'public, max-age=5';
 const TILE_PATH = /^(entries|0|[1-9]\d?)\/((?:x\d{3}\/)*\d{3})(?:\.p\/([1-9]\d{0,2}))?$/;
-
-const gzipAsync = promisify(gzip);
-
-/**
- * Whether an Accept-Encoding header takes gzip (RFC 9110 §12.5.3): `gzip` or `*` with a q-value above 0, and
- * `gzip;q=0` refuses it even when `*` is accepted.
- */
-export function acceptsGzip(header: string | undefined): boolean {
-  if (header === undefined) return false;
-  let star = false;
-  for (const part of header.toLowerCase().split(',')) {
-    const [name = '', ...params] = part.split(';').map((p) => p.trim());
-    const q = params.find((p) => p.startsWith('q='));
-    const weight = q === undefined ? 1 : Number(q.slice(2));
-    const accepted = Number.isFinite(weight) && weight > 0;
-    if (name === 'gzip' || name === 'x-gzip') return accepted;
-    if (name === '*') star = accepted;
-  }
-  return star;
-}
 
 interface TileRequest {
   readonly level: number | 'entries';
@@ -104,14 +82,6 @@ export async function tileRoutes(
           .header('content-type', 'application/octet-stream')
           .header('cache-control', tile.width === TILE_WIDTH ? FULL_TILE_CACHE : PARTIAL_TILE_CACHE)
           .header('access-control-allow-origin', '*');
-        if (tile.level === 'entries') {
-          // tlog-tiles lets entry bundles travel compressed. Hash tiles are random bytes: sent as they are.
-          reply.header('vary', 'accept-encoding');
-          if (acceptsGzip(request.headers['accept-encoding'])) {
-            reply.header('content-encoding', 'gzip');
-            return gzipAsync(body);
-          }
-        }
         return body;
       });
     },
