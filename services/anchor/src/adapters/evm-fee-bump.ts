@@ -29,6 +29,12 @@ function atLeast(a: bigint, b: bigint | undefined): bigint {
   return b !== undefined && b > a ? b : a;
 }
 
+/** The smaller of two bigints (Math.min takes numbers only). */
+function atMost(a: bigint, cap: bigint): bigint {
+  if (a > cap) return cap;
+  return a;
+}
+
 /**
  * The fees of the replacement of a write that paid `old`: each field raised by 12.5 % or set to the current
  * estimate when higher (same fee model as the original), with the fee cap at most `capWei`. Undefined when the
@@ -42,16 +48,16 @@ export function bumpedFees(
   if ('gasPrice' in old) {
     const currentPrice = current !== undefined && 'gasPrice' in current ? current.gasPrice : undefined;
     const gasPrice = atLeast(raised(old.gasPrice), currentPrice);
-    const capped = gasPrice < capWei ? gasPrice : capWei;
+    const capped = atMost(gasPrice, capWei);
     return capped >= raised(old.gasPrice) ? { gasPrice: capped } : undefined;
   }
   const currentMax = current !== undefined && 'maxFeePerGas' in current ? current.maxFeePerGas : undefined;
   const currentTip =
     current !== undefined && 'maxPriorityFeePerGas' in current ? current.maxPriorityFeePerGas : undefined;
   const wantedMax = atLeast(raised(old.maxFeePerGas), currentMax);
-  const maxFeePerGas = wantedMax < capWei ? wantedMax : capWei;
+  const maxFeePerGas = atMost(wantedMax, capWei);
   const minimumTip = raised(old.maxPriorityFeePerGas);
   if (maxFeePerGas < raised(old.maxFeePerGas) || maxFeePerGas < minimumTip) return undefined;
   const wantedTip = atLeast(minimumTip, currentTip);
-  return { maxFeePerGas, maxPriorityFeePerGas: wantedTip < maxFeePerGas ? wantedTip : maxFeePerGas };
+  return { maxFeePerGas, maxPriorityFeePerGas: atMost(wantedTip, maxFeePerGas) };
 }
