@@ -5,9 +5,16 @@ import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { canonicalBytesV1, canonicalBytesV2 } from '@proto/core';
 import { type ProcessRun, runProcess, tempDirSync } from '@proto/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { computeBundleHash, createVerifier, decodeBase64Strict, deriveKid } from './core.ts';
+import {
+  computeBundleHash,
+  computeBundleHashes,
+  createVerifier,
+  decodeBase64Strict,
+  deriveKid,
+} from './core.ts';
 
 const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
 const work = tempDirSync('cli');
@@ -327,17 +334,30 @@ describe.concurrent('proto hash', () => {
     expect(json(run)).toEqual({
       version: '2.0',
       bundle_hash: (computeBundleHash(standard) as { value: string }).value,
+      bundle_hash_secondary: (computeBundleHashes(standard) as { value: { bundleHashSecondary: string } })
+        .value.bundleHashSecondary,
       manifest_hash: signature['manifest_hash'],
     });
+    // P62: SHA3-256 of the same bytes as bundle_hash: jcs({bundle, signature}).
+    const canonical = canonicalBytesV2({ bundle: standard['bundle'], signature: standard['signature'] });
+    expect(canonical.ok && json(run)['bundle_hash_secondary']).toBe(
+      `sha3-256:${createHash('sha3-256')
+        .update((canonical as { value: Uint8Array }).value)
+        .digest('hex')}`,
+    );
   });
 
   it('V1: recomputes bundle_hash (equal to the signed value) and accepts a request body on stdin', async () => {
     const v1 = await built(['--v1']);
     const run = await proto(['hash', '-'], JSON.stringify({ signed_bundle: v1 }));
     expect(run.code).toBe(0);
+    const v1Canonical = canonicalBytesV1(v1['bundle']);
     expect(json(run)).toEqual({
       version: '1.0',
       bundle_hash: (v1['signature'] as Record<string, unknown>)['bundle_hash'],
+      bundle_hash_secondary: `sha3-256:${createHash('sha3-256')
+        .update((v1Canonical as { value: Uint8Array }).value)
+        .digest('hex')}`,
     });
   });
 

@@ -7,6 +7,7 @@ export {
   bundleKeysToJson,
   checkParsedJson,
   computeBundleHash,
+  computeBundleHashes,
   createVerifier,
   decodeBase64Strict,
   deriveKid,

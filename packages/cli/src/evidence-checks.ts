@@ -191,7 +191,10 @@ export async function applyEvidence(
       throw new CliError('the bundle has no hash to match the receipt against');
     progress(io, 'checking the anchor receipt');
     const { verifyAnchorReceipt } = await import('@proto/clients');
+    // P62: the receipt's secondary hash must be the bundle's own SHA3-256 hash when it names one.
+    const secondary = analysis.bundleHashSecondary;
     const check = await verifyAnchorReceipt(receipt, analysis.bundleHash, {
+      ...(secondary === undefined ? {} : { secondaryHash: secondary, warnWithoutSecondary: false }),
       ...(options.rpc === undefined ? {} : { evmRpc: options.rpc }),
       ...(options.esplora === undefined ? {} : { esplora: options.esplora }),
       ...(options.log === undefined

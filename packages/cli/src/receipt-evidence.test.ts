@@ -1,7 +1,20 @@
 // `proto verify --receipt` with a receipt the real anchor service made in the real transparency log (both in-process),
 // checked against the log the user names and its checkpoint key: pass for this bundle, fail for another. D19.
+// And Bitcoin receipts (Esplora test server) anchoring a SHA3-256 secondary hash: the bundle's own passes, a lying
+// one (valid path, on chain, not this bundle's) fails (P62).
+import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { getReceipt, type LogTestServer, postAnchor, startLogServer, testApp } from '@proto/anchor/testing';
+import {
+  bitcoinPrivateKey,
+  bitcoinWallet,
+  getReceipt,
+  type LogTestServer,
+  OPERATOR,
+  postAnchor,
+  startEsploraServer,
+  startLogServer,
+  testApp,
+} from '@proto/anchor/testing';
 import { buildSignedBundle, computeBundleHash } from '@proto/core';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
 import { tempDirSync } from '@proto/testing';
@@ -56,5 +69,71 @@ describe('proto verify with an anchor receipt', () => {
     expect(wrong.code).toBe(1);
     const json = JSON.parse(wrong.stdout) as { verified: boolean; checks: Record<string, string> };
     expect(json).toMatchObject({ verified: false, checks: { anchor: 'fail' } });
+  });
+});
+
+describe('proto verify with a receipt anchoring a SHA3-256 secondary hash (P62)', () => {
+  it("passes the bundle's own secondary hash and fails a lying one with E202", async () => {
+    const esplora = await startEsploraServer('regtest');
+    const built = buildSignedBundle({ tier: 'standard' });
+    const file = `${work.dir}/sha3-bundle.json`;
+    writeFileSync(file, JSON.stringify(built.signed_bundle));
+    const lyingSecondary = `sha3-256:${createHash('sha3-256').update('another bundle').digest('hex')}`;
+    const receiptOf = async (keyHex: string, secondary: string, name: string) => {
+      esplora.fund(bitcoinWallet(bitcoinPrivateKey(keyHex, 'regtest'), 'regtest').address, 100_000);
+      const btcTarget = await createStoreTarget('sqlite', `cli-receipt-${name}`);
+      const app = await testApp(
+        {
+          BTC_ESPLORA_URL: esplora.url,
+          BTC_PRIVATE_KEY: keyHex,
+          BTC_NETWORK: 'regtest',
+          BATCH_INTERVAL_MS: '0',
+        },
+        await btcTarget.open(),
+      );
+      try {
+        const posted = await app.inject({
+          method: 'POST',
+          url: '/anchor',
+          headers: { authorization: `Bearer ${OPERATOR}` },
+          payload: { bundle_hash: built.bundleHash, bundle_hash_secondary: secondary, chain: 'bitcoin' },
+        });
+        expect(posted.statusCode, posted.body).toBe(202);
+        await app.anchorWorker.run('bitcoin', true);
+        esplora.mine(1);
+        await app.anchorWorker.run('bitcoin', true);
+        const receiptFile = `${work.dir}/${name}.json`;
+        writeFileSync(receiptFile, JSON.stringify(await getReceipt(app, built.bundleHash)));
+        return receiptFile;
+      } finally {
+        await app.close();
+        await btcTarget.cleanup();
+      }
+    };
+    try {
+      const lying = await receiptOf('48'.repeat(32), lyingSecondary, 'lying-receipt');
+      const honest = await receiptOf('49'.repeat(32), built.bundleHashSecondary, 'honest-receipt');
+      const run = (receipt: string) =>
+        proto(['verify', '--json', '--receipt', receipt, '--esplora', esplora.url, file]);
+
+      const pass = await run(honest);
+      expect(pass.code, pass.stdout + pass.stderr).toBe(0);
+      expect(JSON.parse(pass.stdout)).toMatchObject({ verified: true, checks: { anchor: 'pass' } });
+
+      const refused = await run(lying);
+      expect(refused.code, refused.stdout + refused.stderr).toBe(1);
+      expect(JSON.parse(refused.stdout)).toMatchObject({
+        verified: false,
+        checks: { anchor: 'fail' },
+        error_details: [
+          expect.objectContaining({
+            code: 'PROTO-E202',
+            message: expect.stringContaining(`not the bundle's ${built.bundleHashSecondary}`),
+          }),
+        ],
+      });
+    } finally {
+      await esplora.close();
+    }
   });
 });

@@ -37,6 +37,11 @@ export interface AnchorVerificationSources {
    * must name this one. Either way, a receipt's own secondary hash must lead to its batch root (P51).
    */
   readonly secondaryHash?: string;
+  /**
+   * False when `secondaryHash` was computed for every bundle rather than asked for (the /verify service,
+   * `proto verify --receipt`): a receipt anchoring only bundle_hash then passes without a warning. Default true.
+   */
+  readonly warnWithoutSecondary?: boolean;
   /** EVM JSON-RPC URL for every EVM chain, or one per chain name (`ethereum`, `base`, …). */
   readonly evmRpc?: string | Readonly<Record<string, string>>;
   /** Esplora base URL for every network, or one per network (`mainnet`, `testnet`, `regtest`). */
@@ -420,7 +425,12 @@ export async function verifyAnchorReceipt(
   bundleHash: string,
   sources: AnchorVerificationSources,
 ): Promise<AnchorCheck> {
-  const prepared = prepareReceiptCheck(receipt, bundleHash, sources.secondaryHash);
+  const prepared = prepareReceiptCheck(
+    receipt,
+    bundleHash,
+    sources.secondaryHash,
+    sources.warnWithoutSecondary ?? true,
+  );
   if (!prepared.ok) return prepared.error;
   const kind = prepared.value.parsed.kind;
   try {

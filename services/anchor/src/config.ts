@@ -108,6 +108,19 @@ export const ANCHOR_ENV = defineEnv({
     minimum: 21000,
     description: 'Fixed gas limit per anchor transaction (default: estimated + 25%)',
   },
+  ETH_BUMP_AFTER_MS: {
+    type: 'integer',
+    minimum: 0,
+    default: 600000,
+    description:
+      'A write still unmined this long after it was sent is replaced at the same nonce with fees raised by at least 12.5 % (P64); 0: never',
+  },
+  ETH_MAX_FEE_GWEI: {
+    type: 'integer',
+    minimum: 1,
+    default: 500,
+    description: 'Highest gas price / max fee per gas in gwei a fee bump may offer',
+  },
   BTC_ESPLORA_URL: { type: 'string', pattern: '^https?://', description: 'Esplora-compatible HTTP API' },
   BTC_PRIVATE_KEY: {
     type: 'string',
@@ -191,6 +204,8 @@ export interface AnchorConfig extends SharedConfig {
   readonly ETH_PRIVATE_KEY?: string;
   readonly ETH_CONFIRMATIONS: number;
   readonly ETH_GAS_LIMIT?: number;
+  readonly ETH_BUMP_AFTER_MS: number;
+  readonly ETH_MAX_FEE_GWEI: number;
   readonly BTC_ESPLORA_URL?: string;
   readonly BTC_PRIVATE_KEY?: string;
   readonly BTC_NETWORK: 'mainnet' | 'testnet' | 'regtest';

@@ -310,7 +310,7 @@ export class AnchorWorker {
 
   /** Replaces a write stuck in the mempool with a higher fee when the adapter says one is due. */
   async #bump(adapter: ChainAdapter, batch: AnchorBatch): Promise<boolean> {
-    const intent = adapter.bump?.(batch, new Date());
+    const intent = await adapter.bump?.(batch, new Date());
     if (intent === undefined) return false;
     const repo = this.#o.repo;
     const previous = { txId: batch.tx_id, rawTx: batch.raw_tx, detail: batch.detail };

@@ -13,7 +13,7 @@ export {
   TRANSPARENCY_LOG_ENV,
   type TransparencyLogConfig,
 } from './config.ts';
-export { outcomeFromResponse, RootAnchorer, rootAnchorView } from './root-anchor.ts';
+export { outcomeFromResponse, pollBackoffMs, RootAnchorer, rootAnchorView } from './root-anchor.ts';
 export { Sequencer, SequencerClosedError, SequencerFullError } from './sequencer.ts';
 export { KEY_FILES, type LogSigningKeys, loadLogSigningKeys } from './signing-keys.ts';
 export { consistencyAnswer, inclusionAnswer, NodeCache, rootAt } from './tree.ts';

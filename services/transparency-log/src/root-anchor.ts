@@ -1,4 +1,5 @@
-// Anchors the latest signed root through the anchor service on a timer; one replica wins each size's claim.
+// Anchors the latest signed root through the anchor service on a timer; one replica wins each size's claim. Follows
+// every pending root anchor's receipt to confirmed, oldest first, a bounded number per round, with backoff (P63).
 // DECISIONS D18 ("the signed root is anchored on a timer through the anchor service"), D19 (receipt status), D22.
 
 import { toHex } from '@proto/core';
@@ -22,6 +23,23 @@ export interface RootAnchorOptions {
   readonly log: AnchorLog;
   readonly fetch?: typeof fetch;
   readonly onAnchored?: (record: RootAnchorRecord) => void;
+  /** Pending receipts asked for per round at most, oldest first (P63; default 16). */
+  readonly pollsPerRound?: number;
+  /** Longest wait between two polls of one receipt that learnt nothing (P63; default 15 minutes). */
+  readonly maxPollBackoffMs?: number;
+}
+
+const DEFAULT_POLLS_PER_ROUND = 16;
+const DEFAULT_MAX_POLL_BACKOFF_MS = 15 * 60_000;
+
+/**
+ * P63: the wait before asking again about a receipt that learnt nothing on its `polls`-th poll: the anchoring
+ * interval, doubled per fruitless poll, capped. A chain that needs an hour to bury a write costs a handful of
+ * requests per root, and a backlog of old pending roots cannot crowd out the newest one for long.
+ */
+export function pollBackoffMs(polls: number, intervalMs: number, maxMs: number): number {
+  const base = Math.max(1, intervalMs);
+  return Math.min(maxMs, base * 2 ** Math.min(Math.max(0, polls), 30));
 }
 
 /** `root_anchor` in GET /root/signed: SPEC.md's {chain, tx_id, block_height} plus what identifies the root. */
@@ -58,7 +76,7 @@ export function rootAnchorView(record: RootAnchorRecord): RootAnchorView {
 }
 
 /**
- * Follows the published anchor while the anchor service reports it pending (issue 18): its receipt moves through
+ * Follows a root anchor while the anchor service reports it pending (issue 18): its receipt moves through
  * submitted and confirmed as the chain buries the write, or back to pending after a reorganisation. Asks
  * GET <url>/anchor/<bundle_hash>; an unreachable service or an unknown hash leaves the record as it is.
  */
@@ -151,17 +169,37 @@ export class RootAnchorer {
     this.#latest = await this.#options.repository.latestRootAnchor({ settledOnly: true });
   }
 
+  /**
+   * P63: asks the anchor service about every pending root anchor that is due, oldest first, at most
+   * `pollsPerRound` per round; each poll that learns nothing pushes that anchor's next poll back (doubling).
+   */
   async #pollPending(): Promise<void> {
-    const record = this.#latest;
-    if (record === undefined || record.status !== 'pending') return;
-    const outcome = await pollReceipt(this.#options, record);
-    if (outcome === undefined) return;
-    if (outcome.status === record.status && (outcome.txId ?? null) === record.txId) return;
-    await this.#options.repository.finishRootAnchor(record.size, outcome, this.#options.clock());
-    this.#options.log.info(
-      { tree_size: record.size, status: outcome.status, tx_id: outcome.txId },
-      'root anchor receipt updated from the anchor service',
-    );
+    const { repository, clock } = this.#options;
+    const limit = this.#options.pollsPerRound ?? DEFAULT_POLLS_PER_ROUND;
+    const due = await repository.dueRootAnchors(clock(), limit);
+    let latestChanged = false;
+    for (const record of due) {
+      const outcome = await pollReceipt(this.#options, record);
+      if (
+        outcome === undefined ||
+        (outcome.status === record.status && (outcome.txId ?? null) === record.txId)
+      ) {
+        const wait = pollBackoffMs(
+          record.polls,
+          this.#options.intervalMs,
+          this.#options.maxPollBackoffMs ?? DEFAULT_MAX_POLL_BACKOFF_MS,
+        );
+        await repository.deferRootAnchorPoll(record.size, new Date(clock().getTime() + wait));
+        continue;
+      }
+      await repository.finishRootAnchor(record.size, outcome, clock());
+      this.#options.log.info(
+        { tree_size: record.size, status: outcome.status, tx_id: outcome.txId },
+        'root anchor receipt updated from the anchor service',
+      );
+      if (record.size >= (this.#latest?.size ?? 0)) latestChanged = true;
+    }
+    if (!latestChanged) return;
     await this.refresh();
     if (this.#latest !== undefined) this.#options.onAnchored?.(this.#latest);
   }

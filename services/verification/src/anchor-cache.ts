@@ -15,8 +15,13 @@ export interface AnchorCacheOptions {
 }
 
 export interface AnchorCheckCache {
-  /** The answer for this receipt and bundle hash: remembered, in flight, or from `run` (called at most once). */
-  check(receipt: unknown, bundleHash: string, run: () => Promise<AnchorCheck>): Promise<AnchorCheck>;
+  /** The answer for this receipt and bundle hashes: remembered, in flight, or from `run` (called at most once). */
+  check(
+    receipt: unknown,
+    bundleHash: string,
+    secondaryHash: string | undefined,
+    run: () => Promise<AnchorCheck>,
+  ): Promise<AnchorCheck>;
 }
 
 /**
@@ -24,7 +29,11 @@ export interface AnchorCheckCache {
  * one receipt share an entry and a receipt checked against another bundle does not. Undefined when the
  * receipt has no canonical form (it then fails offline, before any I/O, and is not worth remembering).
  */
-export function anchorCacheKey(receipt: unknown, bundleHash: string): string | undefined {
+export function anchorCacheKey(
+  receipt: unknown,
+  bundleHash: string,
+  secondaryHash?: string,
+): string | undefined {
   let canonical: ReturnType<typeof canonicalBytesV2>;
   try {
     canonical = canonicalBytesV2(receipt);
@@ -32,7 +41,14 @@ export function anchorCacheKey(receipt: unknown, bundleHash: string): string | u
     return undefined;
   }
   if (!canonical.ok) return undefined;
-  return createHash('sha256').update(canonical.value).update('\n').update(bundleHash).digest('hex');
+  // The secondary (P62) too: it follows from the bytes bundleHash covers, but the key should not rely on that.
+  return createHash('sha256')
+    .update(canonical.value)
+    .update('\n')
+    .update(bundleHash)
+    .update('\n')
+    .update(secondaryHash ?? '')
+    .digest('hex');
 }
 
 export function createAnchorCheckCache(options: AnchorCacheOptions): AnchorCheckCache {
@@ -52,8 +68,8 @@ export function createAnchorCheckCache(options: AnchorCacheOptions): AnchorCheck
   };
 
   return {
-    async check(receipt, bundleHash, run) {
-      const key = anchorCacheKey(receipt, bundleHash);
+    async check(receipt, bundleHash, secondaryHash, run) {
+      const key = anchorCacheKey(receipt, bundleHash, secondaryHash);
       if (key === undefined) return run();
       const known = remembered?.get(key);
       if (known !== undefined) return known;

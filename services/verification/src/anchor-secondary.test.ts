@@ -1,6 +1,9 @@
-// POST /verify with a receipt that anchors a SHA3-256 secondary hash beside the bundle hash (issue 18, P51),
-// made by the real anchor service on loopback (Bitcoin through the Esplora test server): the honest receipt
-// passes; one whose secondary hash or path was changed fails with E202.
+// POST /verify with a receipt that anchors a SHA3-256 secondary hash beside the bundle hash (issue 18, P51, P62),
+// made by the real anchor service on loopback (Bitcoin through the Esplora test server). One anchor service is
+// honest: it anchors the bundle's own SHA3-256 hash (core's computeBundleHashes). The other anchors a lying
+// secondary: well formed, with a valid Merkle path to a root that is really on chain, but not the bundle's.
+// The honest receipt passes; the lying one fails with E202 like a receipt for another bundle_hash; the honest
+// receipt without its secondary members behaves as a plain SHA-256 receipt (pass, no warning).
 import { createHash } from 'node:crypto';
 import {
   bitcoinPrivateKey,
@@ -10,36 +13,40 @@ import {
   startEsploraServer,
   testApp,
 } from '@proto/anchor/testing';
+import { computeBundleHashes } from '@proto/core';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postVerify, type RunningApp, sampleBundle, startApp } from './test-support.ts';
 
-const KEY_HEX = '46'.repeat(32);
 let esplora: EsploraTestServer;
-let target: StoreTarget;
-let anchor: FastifyInstance;
+const targets: StoreTarget[] = [];
+const anchors: FastifyInstance[] = [];
 let verifier: RunningApp;
 const bundle = sampleBundle({});
-const secondary = `sha3-256:${createHash('sha3-256').update('the same bundle under SHA3').digest('hex')}`;
-let receipt: Record<string, unknown>;
+const hashes = computeBundleHashes(bundle.signed_bundle);
+if (!hashes.ok) throw new Error(hashes.error.message);
+const honestSecondary = hashes.value.bundleHashSecondary;
+const lyingSecondary = `sha3-256:${createHash('sha3-256').update('not this bundle').digest('hex')}`;
+let honest: Record<string, unknown>;
+let lying: Record<string, unknown>;
 
-beforeAll(async () => {
-  [esplora, target] = await Promise.all([
-    startEsploraServer('regtest'),
-    createStoreTarget('sqlite', 'verification-anchor-sha3'),
-  ]);
-  esplora.fund(bitcoinWallet(bitcoinPrivateKey(KEY_HEX, 'regtest'), 'regtest').address, 100_000);
-  anchor = await testApp(
+/** Anchors the bundle with `secondary` through a fresh anchor service paying from `keyHex`; returns the receipt. */
+async function anchorWith(keyHex: string, secondary: string): Promise<Record<string, unknown>> {
+  esplora.fund(bitcoinWallet(bitcoinPrivateKey(keyHex, 'regtest'), 'regtest').address, 100_000);
+  const target = await createStoreTarget('sqlite', `verification-anchor-sha3-${keyHex.slice(0, 2)}`);
+  targets.push(target);
+  const anchor = await testApp(
     {
       BTC_ESPLORA_URL: esplora.url,
-      BTC_PRIVATE_KEY: KEY_HEX,
+      BTC_PRIVATE_KEY: keyHex,
       BTC_NETWORK: 'regtest',
       BTC_CONFIRMATIONS: '1',
       BATCH_INTERVAL_MS: '0',
     },
     await target.open(),
   );
+  anchors.push(anchor);
   const posted = await anchor.inject({
     method: 'POST',
     url: '/anchor',
@@ -51,7 +58,13 @@ beforeAll(async () => {
   esplora.mine(1);
   await anchor.anchorWorker.run('bitcoin', true);
   const res = await anchor.inject({ method: 'GET', url: `/anchor/${bundle.bundleHash}` });
-  receipt = (res.json() as { anchor_receipt: Record<string, unknown> }).anchor_receipt;
+  return (res.json() as { anchor_receipt: Record<string, unknown> }).anchor_receipt;
+}
+
+beforeAll(async () => {
+  esplora = await startEsploraServer('regtest');
+  lying = await anchorWith('46'.repeat(32), lyingSecondary);
+  honest = await anchorWith('47'.repeat(32), honestSecondary);
   verifier = await startApp({
     VERIFY_WORKERS: '1',
     VERIFY_RATE_LIMIT_PER_MINUTE: '0',
@@ -61,45 +74,77 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await verifier?.close();
-  await anchor?.close();
-  await target?.cleanup();
+  for (const anchor of anchors) await anchor.close();
+  for (const target of targets) await target.cleanup();
   await esplora?.close();
 });
 
 const verify = (anchorReceipt: unknown) =>
   postVerify(verifier.url, { signed_bundle: bundle.signed_bundle, anchor_receipt: anchorReceipt });
 
+function expectE202(json: Record<string, unknown>, message: string): void {
+  expect(json['verified']).toBe(false);
+  expect(json['checks']).toMatchObject({ anchor: 'fail', classical_sig: 'pass' });
+  expect(json['error_details']).toEqual([
+    expect.objectContaining({
+      code: 'PROTO-E202',
+      check: 'anchor',
+      message: expect.stringContaining(message),
+    }),
+  ]);
+}
+
 describe('a receipt anchoring the SHA3-256 hash too, through POST /verify', () => {
-  it('passes the receipt as the anchor service wrote it', async () => {
-    expect(receipt).toMatchObject({
+  it('the builder, core and the service agree on the secondary hash: SHA3-256 of the bytes bundle_hash covers', () => {
+    expect(hashes.value.bundleHash).toBe(bundle.bundleHash);
+    expect(bundle.bundleHashSecondary).toBe(honestSecondary);
+    expect(honestSecondary).toMatch(/^sha3-256:[0-9a-f]{64}$/);
+  });
+
+  it('passes the receipt of the honest anchor service, with no warning about the anchor', async () => {
+    expect(honest).toMatchObject({
       status: 'confirmed',
-      bundle_hash_secondary: secondary,
+      bundle_hash_secondary: honestSecondary,
       leaf_index_secondary: 1,
       batch_size: 2,
     });
-    const { status, json } = await verify(receipt);
+    const { status, json } = await verify(honest);
     expect(status).toBe(200);
     expect(json, JSON.stringify(json)).toMatchObject({ verified: true, checks: { anchor: 'pass' } });
+    expect(JSON.stringify(json['warnings'] ?? [])).not.toContain('anchor_receipt');
   });
 
-  it('fails a receipt whose secondary hash was replaced, or whose secondary path was changed: E202', async () => {
-    const forgedHash = `sha3-256:${'5'.repeat(64)}`;
-    const path = [...(receipt['merkle_path_secondary'] as string[])];
+  it('fails the receipt of an anchor service that anchored a lying secondary (valid path, on chain): E202', async () => {
+    expect(lying).toMatchObject({
+      status: 'confirmed',
+      bundle_hash: bundle.bundleHash,
+      bundle_hash_secondary: lyingSecondary,
+      leaf_index_secondary: 1,
+    });
+    const { status, json } = await verify(lying);
+    expect(status).toBe(200);
+    expectE202(json, `not the bundle's ${honestSecondary}`);
+  });
+
+  it('fails an honest receipt whose secondary hash was replaced, or whose secondary path was changed: E202', async () => {
+    const path = [...(honest['merkle_path_secondary'] as string[])];
     path[0] = 'cd'.repeat(32);
-    for (const lying of [
-      { ...receipt, bundle_hash_secondary: forgedHash },
-      { ...receipt, merkle_path_secondary: path },
-    ]) {
-      const { json } = await verify(lying);
-      expect(json['verified']).toBe(false);
-      expect(json['checks']).toMatchObject({ anchor: 'fail', classical_sig: 'pass' });
-      expect(json['error_details']).toEqual([
-        expect.objectContaining({
-          code: 'PROTO-E202',
-          check: 'anchor',
-          message: expect.stringContaining('bundle_hash_secondary'),
-        }),
-      ]);
-    }
+    expectE202(
+      (await verify({ ...honest, bundle_hash_secondary: lyingSecondary })).json,
+      'bundle_hash_secondary',
+    );
+    expectE202((await verify({ ...honest, merkle_path_secondary: path })).json, 'bundle_hash_secondary');
+  });
+
+  it('passes a receipt without a secondary hash as before (the same receipt without its secondary members)', async () => {
+    const {
+      bundle_hash_secondary: _hash,
+      leaf_index_secondary: _index,
+      merkle_path_secondary: _path,
+      ...primaryOnly
+    } = honest;
+    const { json } = await verify(primaryOnly);
+    expect(json, JSON.stringify(json)).toMatchObject({ verified: true, checks: { anchor: 'pass' } });
+    expect(JSON.stringify(json['warnings'] ?? [])).not.toContain('anchor_receipt');
   });
 });

@@ -14,6 +14,8 @@ export interface BundleSubject {
   readonly rprHash?: string;
   /** What an anchor receipt must commit to (recomputed by the verifier, never read from the receipt). */
   readonly bundleHash?: string;
+  /** P62: the SHA3-256 hash of the same bytes; a receipt's bundle_hash_secondary must be this one. */
+  readonly bundleHashSecondary?: string;
 }
 
 /** What the metrics record of an analysis (built here once for the worker and the cache-hit path). */
@@ -46,6 +48,9 @@ export function subjectOf(analysis: BundleAnalysis): BundleSubject {
     ...(analysis.jurisdiction === undefined ? {} : { jurisdiction: analysis.jurisdiction }),
     ...(analysis.rprHash === undefined ? {} : { rprHash: analysis.rprHash }),
     ...(analysis.bundleHash === undefined ? {} : { bundleHash: analysis.bundleHash }),
+    ...(analysis.bundleHashSecondary === undefined
+      ? {}
+      : { bundleHashSecondary: analysis.bundleHashSecondary }),
   };
 }
 

@@ -244,9 +244,15 @@ export function createExternalChecks(options: ExternalChecksOptions): ExternalCh
     }
     // The hash is the verifier's own (analysis.bundleHash); the receipt's claim is only compared with it.
     // One look-up per receipt and bundle hash per TTL, shared by concurrent requests (issue 12 item 6).
+    // P62: a receipt's secondary hash is compared with the bundle's own SHA3-256 hash, like bundle_hash.
     const bundleHash = subject.bundleHash;
-    const result = await anchorCache.check(receipt, bundleHash, () =>
-      verifyAnchorReceipt(receipt, bundleHash, anchorSources),
+    const secondary = subject.bundleHashSecondary;
+    const sources =
+      secondary === undefined
+        ? anchorSources
+        : { ...anchorSources, secondaryHash: secondary, warnWithoutSecondary: false };
+    const result = await anchorCache.check(receipt, bundleHash, secondary, () =>
+      verifyAnchorReceipt(receipt, bundleHash, sources),
     );
     const code = result.code === undefined ? undefined : errorCode(result.code, profile);
     const extra = result.warnings.filter((w) => w !== result.message).map((w) => `anchor_receipt: ${w}`);

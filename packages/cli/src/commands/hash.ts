@@ -8,14 +8,16 @@ export const hashCommand: Command = {
   summary: 'print the bundle hash (and the V2 manifest hash) of a signed bundle',
   usage: ['FILE|-'],
   description: `Prints the hashes of a signed bundle (or of the signed_bundle in a /verify request body):
-  V1: {"version": "1.0", "bundle_hash": "sha256:…"}   SHA-256 of the V1-canonical bundle
-  V2: {"version": "2.0", "bundle_hash": "sha256:…", "manifest_hash": "sha256:…"}
-      bundle_hash = SHA-256 of jcs({bundle, signature}); manifest_hash = SHA-256 of jcs(manifest)
+  V1: {"version": "1.0", "bundle_hash": "sha256:…", "bundle_hash_secondary": "sha3-256:…"}
+      SHA-256 and SHA3-256 of the V1-canonical bundle
+  V2: {"version": "2.0", "bundle_hash": "sha256:…", "bundle_hash_secondary": "sha3-256:…", "manifest_hash": "sha256:…"}
+      bundle_hash = SHA-256 of jcs({bundle, signature}); bundle_hash_secondary = SHA3-256 of the same bytes
+      (what POST /anchor's bundle_hash_secondary takes); manifest_hash = SHA-256 of jcs(manifest)
 The values are recomputed from the content, never copied from the bundle.`,
   options: [],
   positionals: { min: 1, max: 1 },
   async run({ positionals }, io) {
-    const { computeBundleHash, detectBundleVersion, hashCanonicalV1, hashCanonicalV2 } = await loadCore();
+    const { computeBundleHashes, detectBundleVersion, hashCanonicalV2 } = await loadCore();
     const source = positionals[0] as string;
     const name = inputName(source);
     const input = await readJsonInput(source, io);
@@ -25,21 +27,26 @@ The values are recomputed from the content, never copied from the bundle.`,
       throw new CliError(`${name}: expected a signed bundle {bundle, signature}`);
     }
     const version = detectBundleVersion(signed);
+    if (version !== '1.0' && version !== '2.0') throw new CliError(`${name}: not a V1 or V2 signed bundle`);
+    // One definition for both hashes (P62), shared with the builder and the verifiers.
+    const hashes = computeBundleHashes(signed);
+    if (!hashes.ok) throw new CliError(`${name}: cannot hash the bundle: ${hashes.error.message}`);
+    const { bundleHash, bundleHashSecondary } = hashes.value;
     if (version === '1.0') {
-      const hex = hashCanonicalV1(signed['bundle']);
-      if (!hex.ok) throw new CliError(`${name}: cannot hash the bundle: ${hex.error.message}`);
-      printJson(io, { version: '1.0', bundle_hash: `sha256:${hex.value}` });
+      printJson(io, { version: '1.0', bundle_hash: bundleHash, bundle_hash_secondary: bundleHashSecondary });
       return EXIT_OK;
     }
-    if (version !== '2.0') throw new CliError(`${name}: not a V1 or V2 signed bundle`);
-    const bundleHash = computeBundleHash(signed);
-    if (!bundleHash.ok) throw new CliError(`${name}: cannot hash the bundle: ${bundleHash.error.message}`);
     const manifest = signed['bundle']['manifest'];
     if (!isPlainObject(manifest)) throw new CliError(`${name}: V2 bundle has no manifest object`);
     const manifestHash = hashCanonicalV2('sha256', manifest);
     if (!manifestHash.ok)
       throw new CliError(`${name}: cannot hash the manifest: ${manifestHash.error.message}`);
-    printJson(io, { version: '2.0', bundle_hash: bundleHash.value, manifest_hash: manifestHash.value });
+    printJson(io, {
+      version: '2.0',
+      bundle_hash: bundleHash,
+      bundle_hash_secondary: bundleHashSecondary,
+      manifest_hash: manifestHash.value,
+    });
     return EXIT_OK;
   },
 };

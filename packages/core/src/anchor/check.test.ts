@@ -82,6 +82,38 @@ describe('offline receipt check', () => {
     expect(!malformed.ok && malformed.error.code).toBe('ARTIFACT_SCHEMA_INVALID');
   });
 
+  it("P62: a secondary hash with a valid path fails unless it is the bundle's own; absent is silent on request", () => {
+    // A batch whose second leaf is a secondary hash: the receipt's path for it is valid whatever it names.
+    const told = `sha3-256:${'3a'.repeat(32)}`;
+    const own = `sha3-256:${'4b'.repeat(32)}`;
+    const dual = buildAnchorBatch([hashes[0]!, told]);
+    if (!dual.ok) throw new Error('batch');
+    const receipt = {
+      ...evmReceipt(0),
+      batch_root: dual.value.root,
+      batch_size: 2,
+      merkle_path: dual.value.paths[0],
+      bundle_hash_secondary: told,
+      leaf_index_secondary: 1,
+      merkle_path_secondary: dual.value.paths[1],
+    };
+    expect(prepareReceiptCheck(receipt, hashes[0]!).ok).toBe(true);
+    expect(prepareReceiptCheck(receipt, hashes[0]!, told).ok).toBe(true);
+    const lying = prepareReceiptCheck(receipt, hashes[0]!, own);
+    expect(!lying.ok && lying.error).toMatchObject({
+      status: 'fail',
+      code: 'MERKLE_ROOT_MISMATCH',
+      message: `receipt's bundle_hash_secondary is ${told}, not the bundle's ${own}`,
+    });
+    // A receipt anchoring only bundle_hash: a warning when the caller asked for a secondary, none otherwise.
+    const plain = prepareReceiptCheck(evmReceipt(0), hashes[0]!, own);
+    expect(plain.ok && plain.value.warnings).toEqual([
+      'the receipt anchors only the SHA-256 bundle hash, not its SHA3-256 hash',
+    ]);
+    const quiet = prepareReceiptCheck(evmReceipt(0), hashes[0]!, own, false);
+    expect(quiet.ok && quiet.value.warnings).toEqual([]);
+  });
+
   it('an unbatched SPEC.md receipt commits the digest itself', () => {
     const p = prepared({ chain: 'bitcoin', tx_id: 'ab'.repeat(32), block_height: 5 }, hashes[0]!);
     expect(p.committed).toBe(hashes[0]!.slice(7));

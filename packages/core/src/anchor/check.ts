@@ -13,8 +13,16 @@ import { parseAnchorReceipt } from './receipt.ts';
 export function prepareReceiptCheck(
   receipt: unknown,
   bundleHash: string,
-  /** The bundle's SHA3-256 hash when the verifier knows it (V2): the receipt's secondary must be this one. */
+  /**
+   * The bundle's SHA3-256 hash when the verifier knows it (P62: computed from the bundle, never from the
+   * receipt): a receipt that anchors a secondary hash must name this one, or it fails like a wrong bundle_hash.
+   */
   secondaryHash?: string,
+  /**
+   * Whether a receipt without a secondary hash earns a warning (default: yes, the caller asked for one).
+   * Verifiers that compute the secondary of every bundle pass false: most receipts anchor only bundle_hash.
+   */
+  warnWithoutSecondary = true,
 ): Result<PreparedReceipt, AnchorCheck> {
   const digest = bundleHashDigest(bundleHash);
   if (digest === undefined) {
@@ -34,10 +42,19 @@ export function prepareReceiptCheck(
   if (r.status === 'failed') return err(anchorFail('receipt reports a failed anchor', undefined, { kind }));
   const claimed = r.bundle_hash_secondary;
   if (secondaryHash !== undefined && claimed !== undefined && claimed !== secondaryHash) {
-    return err(anchorFail(`receipt anchors ${claimed}, not ${secondaryHash}`, undefined, { kind }));
+    // P62: the same failure (and code) as a receipt for another bundle_hash.
+    return err(
+      anchorFail(
+        `receipt's bundle_hash_secondary is ${claimed}, not the bundle's ${secondaryHash}`,
+        undefined,
+        {
+          kind,
+        },
+      ),
+    );
   }
   const warnings: string[] = [];
-  if (secondaryHash !== undefined && claimed === undefined)
+  if (secondaryHash !== undefined && claimed === undefined && warnWithoutSecondary)
     warnings.push('the receipt anchors only the SHA-256 bundle hash, not its SHA3-256 hash');
   if (inclusion !== undefined) {
     if (

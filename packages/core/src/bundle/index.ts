@@ -1,5 +1,11 @@
 // Public API of the bundle verification engine (V1 and V2): createVerifier, version detection, types.
 // SPEC.md "Verify result", PROTOCOL §5–§6; DECISIONS D5–D12.
+export {
+  type BundleHashes,
+  bundleHashesOf,
+  computeBundleHashes,
+  secondaryBundleHash,
+} from './bundle-hashes.ts';
 export { type DetectedVersion, detectBundleVersion } from './detect.ts';
 export { V1_CHECK_ORDER, V2_CHECK_ORDER } from './ledger.ts';
 export {

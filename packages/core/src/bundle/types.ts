@@ -160,6 +160,8 @@ export interface BundleAnalysis {
   readonly rprHash?: string;
   /** V1: `signature.bundle_hash`; V2: `sha256:` + SHA-256(jcs({bundle, signature})) (PROTOCOL §8.3). */
   readonly bundleHash?: string;
+  /** P62: `sha3-256:` + SHA3-256 of the same canonical bytes as `bundleHash` (what a receipt's secondary must name). */
+  readonly bundleHashSecondary?: string;
   readonly sessionNonce?: string;
   /** PQ checkpoints whose both signature halves and coverage verified. */
   readonly checkpointsVerified: number;

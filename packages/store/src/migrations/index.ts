@@ -15,6 +15,7 @@ import { recordTombstonesMigration } from './0009-record-tombstones.ts';
 import { witnessMigration } from './0010-witness.ts';
 import { anchorSecondaryMigration } from './0011-anchor-secondary.ts';
 import { keyRotationMigration } from './0012-key-rotation.ts';
+import { rootAnchorPollsMigration } from './0013-root-anchor-polls.ts';
 import { logCosignaturesMigration } from './0014-log-cosignatures.ts';
 import type { Migration, StoreDialect } from './migration.ts';
 
@@ -34,6 +35,7 @@ export const MIGRATIONS: readonly Migration[] = [
   witnessMigration,
   anchorSecondaryMigration,
   keyRotationMigration,
+  rootAnchorPollsMigration,
   logCosignaturesMigration,
 ];
 

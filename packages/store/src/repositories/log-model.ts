@@ -22,6 +22,8 @@ export interface LogTables {
     block_height: number | string | null;
     receipt_json: string | null;
     error: string | null;
+    polls: number;
+    next_poll_at: string | null;
   };
 }
 
@@ -79,6 +81,10 @@ export interface RootAnchorRecord {
   /** The anchor service's answer as JSON text. */
   readonly receiptJson: string | null;
   readonly error: string | null;
+  /** Receipt polls since the last change (P63). */
+  readonly polls: number;
+  /** When the receipt may be asked for next (null: at once). */
+  readonly nextPollAt: string | null;
 }
 
 export interface RootAnchorOutcome {
@@ -126,6 +132,12 @@ export interface LogRepository {
   finishRootAnchor(size: number, outcome: RootAnchorOutcome, at: Date): Promise<void>;
   /** The newest anchor of any status (`settledOnly`: pending or confirmed only). */
   latestRootAnchor(options?: { readonly settledOnly?: boolean }): Promise<RootAnchorRecord | undefined>;
+  /**
+   * Pending anchors whose next poll is due at `now`, oldest (smallest size) first, at most `limit` (P63).
+   */
+  dueRootAnchors(now: Date, limit: number): Promise<RootAnchorRecord[]>;
+  /** Counts a poll that learnt nothing new and sets when to ask next; only while the anchor is still pending. */
+  deferRootAnchorPoll(size: number, nextPollAt: Date): Promise<void>;
 }
 
 export interface LogRepositoryOptions {

@@ -19,6 +19,7 @@ import type {
   LogHead,
   LogRepository,
   LogRepositoryOptions,
+  LogTables,
   RootAnchorOutcome,
   RootAnchorRecord,
   RootAnchorStatus,
@@ -283,6 +284,8 @@ export class KyselyLogRepository implements LogRepository {
         attempts: 1,
         requested_at: now,
         updated_at: now,
+        polls: 0,
+        next_poll_at: null,
       })
       .onConflict((oc) => oc.column('tree_size').doNothing())
       .returning('tree_size')
@@ -314,6 +317,9 @@ export class KyselyLogRepository implements LogRepository {
         block_height: outcome.blockHeight ?? null,
         receipt_json: outcome.receiptJson ?? null,
         error: outcome.error ?? null,
+        // A changed receipt is asked for again at the next round (P63).
+        polls: 0,
+        next_poll_at: null,
       })
       .where('tree_size', '=', size)
       .execute();
@@ -329,21 +335,48 @@ export class KyselyLogRepository implements LogRepository {
       .orderBy('tree_size', 'desc')
       .limit(1)
       .executeTakeFirst();
-    if (row === undefined) return undefined;
-    return {
-      size: Number(row.tree_size),
-      root: toBytes(row.root),
-      status: row.status as RootAnchorStatus,
-      attempts: Number(row.attempts),
-      requestedAt: row.requested_at,
-      updatedAt: row.updated_at,
-      chain: row.chain,
-      txId: row.tx_id,
-      blockHeight: row.block_height === null ? null : Number(row.block_height),
-      receiptJson: row.receipt_json,
-      error: row.error,
-    };
+    return row === undefined ? undefined : toRootAnchor(row);
   }
+
+  async dueRootAnchors(now: Date, limit: number): Promise<RootAnchorRecord[]> {
+    checkCount(limit, 'limit');
+    const rows = await this.#db
+      .selectFrom('tlog_root_anchors')
+      .selectAll()
+      .where('status', '=', 'pending')
+      .where((eb) => eb.or([eb('next_poll_at', 'is', null), eb('next_poll_at', '<=', now.toISOString())]))
+      .orderBy('tree_size', 'asc')
+      .limit(limit)
+      .execute();
+    return rows.map(toRootAnchor);
+  }
+
+  async deferRootAnchorPoll(size: number, nextPollAt: Date): Promise<void> {
+    await this.#db
+      .updateTable('tlog_root_anchors')
+      .set((eb) => ({ polls: eb('polls', '+', 1), next_poll_at: nextPollAt.toISOString() }))
+      .where('tree_size', '=', size)
+      .where('status', '=', 'pending')
+      .execute();
+  }
+}
+
+function toRootAnchor(row: LogTables['tlog_root_anchors']): RootAnchorRecord {
+  return {
+    size: Number(row.tree_size),
+    root: toBytes(row.root),
+    status: row.status as RootAnchorStatus,
+    attempts: Number(row.attempts),
+    requestedAt: row.requested_at,
+    updatedAt: row.updated_at,
+    chain: row.chain,
+    txId: row.tx_id,
+    blockHeight: row.block_height === null ? null : Number(row.block_height),
+    receiptJson: row.receipt_json,
+    error: row.error,
+    polls: Number(row.polls ?? 0),
+    nextPollAt: row.next_poll_at ?? null,
+  };
 }
 
 function toCheckpoint(row: {

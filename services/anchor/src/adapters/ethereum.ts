@@ -14,6 +14,7 @@ import {
   keccak256,
   type PublicClient,
   parseAbi,
+  parseTransaction,
   TimeoutError,
   TransactionNotFoundError,
   TransactionReceiptNotFoundError,
@@ -21,6 +22,7 @@ import {
 } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { ANCHORED_EVENT_TOPIC0 } from '../core.ts';
+import { bumpedFees, type EvmFees, type EvmWriteDetail, replacedTxIds } from './evm-fee-bump.ts';
 import type { BroadcastResult, ChainAdapter, PrepareContext, TrackResult } from './types.ts';
 import { TransientError } from './types.ts';
 
@@ -41,6 +43,10 @@ export interface EthereumAdapterOptions {
   readonly gasLimit?: number | undefined;
   /** RPC timeout per call (default 10 s). */
   readonly timeoutMs?: number;
+  /** A write still unmined this long after it was sent is replaced with higher fees (P64); 0 or absent: never. */
+  readonly bumpAfterMs?: number;
+  /** Highest fee per gas (gas price or max fee) a replacement may offer, in gwei (default 500). */
+  readonly maxFeeGwei?: number;
 }
 
 function isTransport(error: unknown): boolean {
@@ -75,9 +81,13 @@ export class EthereumAdapter implements ChainAdapter {
   readonly #contract: `0x${string}`;
   readonly #chainId: number;
   readonly #gasLimit: bigint | undefined;
+  readonly #bumpAfterMs: number;
+  readonly #maxFeeWei: bigint;
 
   constructor(options: EthereumAdapterOptions) {
     this.name = options.name;
+    this.#bumpAfterMs = options.bumpAfterMs ?? 0;
+    this.#maxFeeWei = BigInt(options.maxFeeGwei ?? 500) * 1_000_000_000n;
     this.confirmationsRequired = options.confirmations;
     this.#chainId = options.chainId;
     this.#contract = getAddress(options.contract);
@@ -153,6 +163,44 @@ export class EthereumAdapter implements ChainAdapter {
     return { txId: keccak256(rawTx), rawTx, nonce };
   }
 
+  /**
+   * P64: the replacement of a write still unmined ETH_BUMP_AFTER_MS after it was sent: the same call at the same
+   * nonce, fees raised by at least 12.5 % (or to the current estimate), at most ETH_MAX_FEE_GWEI. Undefined when
+   * not due or when the cap leaves no room; the replaced ids are kept so the one mined after all is recognised.
+   */
+  async bump(batch: AnchorBatch, now: Date): Promise<WriteIntent | undefined> {
+    if (this.#bumpAfterMs <= 0 || batch.sent_at === null || batch.tx_id === null || batch.raw_tx === null)
+      return undefined;
+    if (now.getTime() - Date.parse(batch.sent_at) < this.#bumpAfterMs) return undefined;
+    const tx = parseTransaction(batch.raw_tx as Hex);
+    if (tx.nonce === undefined || tx.to == null || tx.gas === undefined) return undefined;
+    let old: EvmFees;
+    if (tx.type === 'legacy' && tx.gasPrice !== undefined) old = { gasPrice: tx.gasPrice };
+    else if (tx.type === 'eip1559' && tx.maxFeePerGas !== undefined && tx.maxPriorityFeePerGas !== undefined)
+      old = { maxFeePerGas: tx.maxFeePerGas, maxPriorityFeePerGas: tx.maxPriorityFeePerGas };
+    else return undefined;
+    const fees = bumpedFees(old, await this.#currentFees(old), this.#maxFeeWei);
+    if (fees === undefined) return undefined;
+    const base = { chainId: this.#chainId, nonce: tx.nonce, to: tx.to, data: tx.data, gas: tx.gas };
+    const rawTx =
+      'gasPrice' in fees
+        ? await this.#account.signTransaction({ ...base, type: 'legacy', gasPrice: fees.gasPrice })
+        : await this.#account.signTransaction({ ...base, type: 'eip1559', ...fees });
+    const detail: EvmWriteDetail = { replaces: [...replacedTxIds(batch.detail), batch.tx_id] };
+    return { txId: keccak256(rawTx), rawTx, nonce: tx.nonce, detail };
+  }
+
+  /** The chain's fee estimate in the original's model; undefined when the node does not answer (12.5 % then). */
+  async #currentFees(old: EvmFees): Promise<Partial<EvmFees> | undefined> {
+    try {
+      if ('gasPrice' in old) return { gasPrice: await this.#client.getGasPrice() };
+      const estimate = await this.#client.estimateFeesPerGas({ type: 'eip1559' });
+      return { maxFeePerGas: estimate.maxFeePerGas, maxPriorityFeePerGas: estimate.maxPriorityFeePerGas };
+    } catch {
+      return undefined;
+    }
+  }
+
   async broadcast(batch: AnchorBatch): Promise<BroadcastResult> {
     if (batch.raw_tx === null || batch.tx_id === null)
       return { ok: false, definitive: true, error: 'no stored transaction' };
@@ -186,7 +234,18 @@ export class EthereumAdapter implements ChainAdapter {
 
   async track(batch: AnchorBatch): Promise<TrackResult> {
     if (batch.tx_id === null) return { state: 'unknown' };
-    const hash = batch.tx_id as Hex;
+    const where = await this.#trackTx(batch, batch.tx_id);
+    if (where.state !== 'unknown') return where;
+    // P64: a fee bump raced the original into a block (same nonce: only one of them can be mined).
+    for (const replaced of replacedTxIds(batch.detail)) {
+      const earlier = await this.#trackTx(batch, replaced);
+      if (earlier.state === 'included') return { ...earlier, txId: replaced };
+    }
+    return where;
+  }
+
+  async #trackTx(batch: AnchorBatch, txId: string): Promise<TrackResult> {
+    const hash = txId as Hex;
     const client = this.#client;
     const receipt = await rpc('receipt', () =>
       client.getTransactionReceipt({ hash }).catch((error: unknown) => {

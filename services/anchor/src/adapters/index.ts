@@ -25,6 +25,8 @@ export function createAdapters(config: AnchorConfig, profile: ProtocolProfile): 
         privateKey: config.ETH_PRIVATE_KEY,
         confirmations: config.ETH_CONFIRMATIONS,
         gasLimit: config.ETH_GAS_LIMIT,
+        bumpAfterMs: config.ETH_BUMP_AFTER_MS,
+        maxFeeGwei: config.ETH_MAX_FEE_GWEI,
       }),
     );
   }

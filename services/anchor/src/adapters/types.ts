@@ -62,10 +62,10 @@ export interface ChainAdapter {
   /** Where a sent batch stands on chain. */
   track(batch: AnchorBatch): Promise<TrackResult>;
   /**
-   * A replacement for a sent write still waiting in the mempool (Bitcoin fee bump), or undefined when none is due.
-   * Signs, writes nothing to the chain.
+   * A replacement for a sent write still waiting in the mempool (Bitcoin fee bump P53, EVM fee bump P64), or
+   * undefined when none is due. Signs (and may read fees), writes nothing to the chain.
    */
-  bump?(batch: AnchorBatch, now: Date): WriteIntent | undefined;
+  bump?(batch: AnchorBatch, now: Date): WriteIntent | undefined | Promise<WriteIntent | undefined>;
   /**
    * The chain-specific receipt fields of a request (SPEC.md's shape). `batchFields` false: the adapter
    * supplies batch_root / batch_size / leaf_index / merkle_path / anchored_at itself (the log's own tree).

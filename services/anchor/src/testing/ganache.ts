@@ -23,8 +23,12 @@ export interface LocalChain {
   close(): Promise<void>;
 }
 
-/** Starts ganache (every transaction mined at once in its own block) on a free loopback port. */
-export async function startLocalChain(): Promise<LocalChain> {
+/**
+ * Starts ganache (every transaction mined at once in its own block, until `miner_stop`) on a free loopback port.
+ * `hardfork` 'berlin' gives a chain without EIP-1559 (legacy gas prices): ganache 7.9 mines both a type-2
+ * transaction and its same-nonce replacement, so fee-bump tests use legacy transactions.
+ */
+export async function startLocalChain(options: { readonly hardfork?: string } = {}): Promise<LocalChain> {
   // ganache is CommonJS and large; load it only in the tests that need a chain.
   const ganache = createRequire(import.meta.url)('ganache') as {
     server(options: unknown): GanacheServer;
@@ -32,7 +36,7 @@ export async function startLocalChain(): Promise<LocalChain> {
   const balance = `0x${(10n ** 21n).toString(16)}`;
   const server = ganache.server({
     logging: { quiet: true },
-    chain: { chainId: TEST_CHAIN_ID, hardfork: 'shanghai' },
+    chain: { chainId: TEST_CHAIN_ID, hardfork: options.hardfork ?? 'shanghai' },
     miner: { instamine: 'eager', blockTime: 0 },
     wallet: { accounts: [DEPLOYER_KEY, ANCHOR_KEY, OTHER_KEY].map((secretKey) => ({ secretKey, balance })) },
   });

@@ -97,4 +97,6 @@ export interface BuiltBundle {
   readonly keys: { readonly principal: BundleKeySet; readonly agent: BundleKeySet };
   /** V1: signature.bundle_hash; V2: 'sha256:' + hex SHA-256(jcs({bundle, signature})). */
   readonly bundleHash: string;
+  /** P62: 'sha3-256:' + hex SHA3-256 of the same canonical bytes: what an anchor's bundle_hash_secondary is. */
+  readonly bundleHashSecondary: string;
 }

@@ -4,6 +4,7 @@ import { canonicalBytesV1 } from '../../canonical/index.ts';
 import { encodeBase64 } from '../../encoding/index.ts';
 import { hexDigest, prefixedHash } from '../../hash/index.ts';
 import { protocolMerkleRoot } from '../../merkle/index.ts';
+import { secondaryBundleHash } from '../bundle-hashes.ts';
 import { identities, isoAt, KEY_VALIDITY_SECONDS, sessionNonce } from './ids.ts';
 import type { ResolvedOptions } from './options.ts';
 import { unwrap } from './sign.ts';
@@ -120,9 +121,12 @@ export function buildV1(o: ResolvedOptions): BuiltBundle {
   const signed_bundle: JsonObject = { bundle, signature };
   o.hooks.signedBundle?.(signed_bundle);
   const finalHash = (signed_bundle['signature'] as JsonObject | undefined)?.['bundle_hash'];
+  const finalBundle = signed_bundle['bundle'] ?? bundle;
   return {
     signed_bundle,
     keys: { principal: o.principal, agent: o.agent },
     bundleHash: typeof finalHash === 'string' ? finalHash : bundleHash,
+    // P62: SHA3-256 of the bytes bundle_hash covers (the bundle as finally shipped).
+    bundleHashSecondary: secondaryBundleHash(v1Bytes(finalBundle, 'bundle')),
   };
 }

@@ -1,6 +1,7 @@
 // The V1 verification pipeline: a list of named checks, each in v1/checks/<check>.ts (README table).
 // PROTOCOL §5; DECISIONS D3, D8, D11; issue 13 item 3.
 import { hexDigest, prefixedHash } from '../../hash/index.ts';
+import { secondaryBundleHash } from '../bundle-hashes.ts';
 import { propRecord, propString } from '../json.ts';
 import { Ledger, V1_CHECK_ORDER } from '../ledger.ts';
 import type { VerifierRuntime } from '../settings.ts';
@@ -50,7 +51,13 @@ export function analyzeV1(
 ): BundleAnalysis {
   const ledger = new Ledger();
   let timeDependent: TimeDependentFacts = { signingKeys: [] };
-  const extra: { agentId?: string; jurisdiction?: string; rprHash?: string; bundleHash?: string } = {};
+  const extra: {
+    agentId?: string;
+    jurisdiction?: string;
+    rprHash?: string;
+    bundleHash?: string;
+    bundleHashSecondary?: string;
+  } = {};
   const finish = (): BundleAnalysis =>
     Object.freeze({
       version: '1.0',
@@ -73,6 +80,8 @@ export function analyzeV1(
   checkClassicalSig(ledger, runtime, parsed, requestKey);
   const statedHash = checkBundleHash(ledger, parsed);
   if (statedHash !== undefined) extra.bundleHash = statedHash;
+  // P62: over the bytes bundle_hash covers (a bundle whose stated hash differs fails bundle_hash anyway).
+  extra.bundleHashSecondary = secondaryBundleHash(parsed.bundleBytes);
   checkHashAlgorithmPolicy(ledger, runtime);
   // Bare hex leaves (PROTOCOL §2.1, D3): merkle_root's leaves and hash_chain's links.
   const leaves = parsed.entryBytes.map((b) => hexDigest('sha256', b));

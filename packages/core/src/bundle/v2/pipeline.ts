@@ -1,11 +1,12 @@
 // The V2 pipeline: named checks (v2/checks/<check>.ts, see bundle/README.md) giving the clock-free analysis.
 // PROTOCOL §6.10 (upstream order, recommended superset); DECISIONS D5–D10, D12.
-import { type CanonicalMemo, canonicalizeV2 } from '../../canonical/index.ts';
+import type { CanonicalMemo } from '../../canonical/index.ts';
 import { hexDigest, prefixedHash } from '../../hash/index.ts';
 import { resolveSecurityTier, type TierResolution } from '../../policy/resolve-tier.ts';
 import { tierRank } from '../../policy/tiers.ts';
-import { coreError, err, ok, type Result } from '../../result.ts';
-import { isRecord, prop, propArray, propRecord, propString } from '../json.ts';
+import { ok, type Result } from '../../result.ts';
+import { bundleHashesOf, canonicalSignedV2 } from '../bundle-hashes.ts';
+import { propArray, propRecord, propString } from '../json.ts';
 import { Ledger, V2_CHECK_ORDER } from '../ledger.ts';
 import type { VerifierRuntime } from '../settings.ts';
 import type { BundleAnalysis, TimeDependentFacts } from '../types.ts';
@@ -42,13 +43,7 @@ function resolveTier(runtime: VerifierRuntime, bundle: unknown): TierResolution 
  * `memo` (internal): the parts' texts from this verification's `canonicalFormsV2`, reused as they are.
  */
 export function computeBundleHash(signed: unknown, memo?: CanonicalMemo): Result<string> {
-  if (!isRecord(signed) || !isRecord(prop(signed, 'bundle')) || !isRecord(prop(signed, 'signature'))) {
-    return err(coreError('BUNDLE_SCHEMA_INVALID', 'expected a signed bundle {bundle, signature}'));
-  }
-  const whole = canonicalizeV2(
-    { bundle: prop(signed, 'bundle'), signature: prop(signed, 'signature') },
-    memo,
-  );
+  const whole = canonicalSignedV2(signed, memo);
   // The canonical text is hashed as UTF-8 directly (it holds no lone surrogate, D2): no separate
   // encoding pass over a bundle that runs to hundreds of KB with ML-DSA checkpoints.
   return whole.ok ? ok(prefixedHash('sha256', hexDigest('sha256', whole.value))) : whole;
@@ -116,8 +111,10 @@ export function analyzeV2(runtime: VerifierRuntime, signed: unknown, requestKey:
   const checkpoints = checkCheckpoints(ctx);
   const timeDependent = checkKeyValidity(ctx);
 
-  const whole = computeBundleHash(signed, forms.memo);
-  const bundleHash = whole.ok ? whole.value : undefined;
+  // Both anchorable hashes from one canonical text (P62): the SHA3-256 one is what a receipt's
+  // bundle_hash_secondary must name.
+  const whole = canonicalSignedV2(signed, forms.memo);
+  const hashes = whole.ok ? bundleHashesOf(whole.value) : undefined;
   const passport = forms.artifacts.agent_passport.payload;
   const rpr = forms.artifacts.responsible_principal_record.payload;
   const agentId = propString(passport, 'agent_id');
@@ -127,7 +124,7 @@ export function analyzeV2(runtime: VerifierRuntime, signed: unknown, requestKey:
     ...(agentId === undefined ? {} : { agentId }),
     ...(jurisdiction === undefined ? {} : { jurisdiction }),
     ...(sessionNonce === undefined ? {} : { sessionNonce }),
-    ...(bundleHash === undefined ? {} : { bundleHash }),
+    ...(hashes === undefined ? {} : hashes),
     rprHash: forms.artifacts.responsible_principal_record.hash,
     signerKids: Object.freeze([...new Set([...ctx.usedKeys].map((k) => k.kid))].sort()),
     checkpointsVerified: checkpoints.verified,
