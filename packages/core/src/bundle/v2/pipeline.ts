@@ -1,7 +1,7 @@
 // The V2 pipeline: named checks (v2/checks/<check>.ts, see bundle/README.md) giving the clock-free analysis.
 // PROTOCOL §6.10 (upstream order, recommended superset); DECISIONS D5–D10, D12.
-import { type CanonicalMemo, canonicalizeV2 } from '../../canonical/index.ts';
-import { hexDigest, prefixedHash } from '../../hash/index.ts';
+import type { CanonicalMemo } from '../../canonical/index.ts';
+import { hexDigest, hexDigestCanonicalV2, prefixedHash } from '../../hash/index.ts';
 import { resolveSecurityTier, type TierResolution } from '../../policy/resolve-tier.ts';
 import { tierRank } from '../../policy/tiers.ts';
 import { coreError, err, ok, type Result } from '../../result.ts';
@@ -45,13 +45,14 @@ export function computeBundleHash(signed: unknown, memo?: CanonicalMemo): Result
   if (!isRecord(signed) || !isRecord(prop(signed, 'bundle')) || !isRecord(prop(signed, 'signature'))) {
     return err(coreError('BUNDLE_SCHEMA_INVALID', 'expected a signed bundle {bundle, signature}'));
   }
-  const whole = canonicalizeV2(
+  // Hashed as it is written, the memoised parts as the bytes already encoded for their own hashes:
+  // no text of the whole bundle (hundreds of KB with ML-DSA checkpoints) is built, flattened or encoded.
+  const whole = hexDigestCanonicalV2(
+    'sha256',
     { bundle: prop(signed, 'bundle'), signature: prop(signed, 'signature') },
     memo,
   );
-  // The canonical text is hashed as UTF-8 directly (it holds no lone surrogate, D2): no separate
-  // encoding pass over a bundle that runs to hundreds of KB with ML-DSA checkpoints.
-  return whole.ok ? ok(prefixedHash('sha256', hexDigest('sha256', whole.value))) : whole;
+  return whole.ok ? ok(prefixedHash('sha256', whole.value)) : whole;
 }
 
 export function analyzeV2(runtime: VerifierRuntime, signed: unknown, requestKey: boolean): BundleAnalysis {
