@@ -16,16 +16,24 @@ export interface CanonicalRules {
   readonly honourToJSON: boolean;
 }
 
+/** A container's canonical text kept by a memo, with its UTF-8 bytes once something encoded them. */
+export interface MemoEntry {
+  readonly text: string;
+  /** Its deepest nested container, the container itself being 0. */
+  readonly height: number;
+  bytes?: Uint8Array;
+}
+
 /**
  * Canonical texts of containers already written under one set of rules, by object identity, so that
  * a value holding them (the whole V2 bundle around its payloads) is not serialised twice. Scope one
  * to a single verification: it is only as true as the objects are unchanged since they were written.
- * Each entry keeps the container's height (its deepest nested container, the container itself
- * being 0), so reusing it deeper in a larger value still enforces MAX_CANONICAL_DEPTH exactly.
+ * Each entry keeps the container's height, so reusing it deeper in a larger value still enforces
+ * MAX_CANONICAL_DEPTH exactly.
  */
 export class CanonicalMemo {
   readonly rules: CanonicalRules;
-  private readonly entries = new Map<object, { readonly text: string; readonly height: number }>();
+  private readonly entries = new Map<object, MemoEntry>();
 
   constructor(rules: CanonicalRules) {
     // A toJSON result is not the object it came from, so identity would name the wrong text.
@@ -33,8 +41,8 @@ export class CanonicalMemo {
     this.rules = rules;
   }
 
-  /** The text of `container` when it can be reused at `depth` (its deepest part stays within the limit). */
-  reusable(container: object, depth: number): { readonly text: string; readonly height: number } | undefined {
+  /** The entry of `container` when it can be reused at `depth` (its deepest part stays within the limit). */
+  reusable(container: object, depth: number): MemoEntry | undefined {
     const entry = this.entries.get(container);
     return entry !== undefined && depth + entry.height < MAX_CANONICAL_DEPTH ? entry : undefined;
   }
@@ -42,9 +50,24 @@ export class CanonicalMemo {
   remember(container: object, text: string, height: number): void {
     this.entries.set(container, { text, height });
   }
+
+  /** Keeps the UTF-8 form of a remembered container's text (the text it was encoded from). */
+  rememberBytes(container: object, text: string, bytes: Uint8Array): void {
+    const entry = this.entries.get(container);
+    if (entry !== undefined && entry.text === text) entry.bytes = bytes;
+  }
 }
 
-/** Internal signal carrying a path-qualified message; never escapes `serializeCanonical`. */
+/**
+ * Where the writer's output goes, in order: pieces of text, and whole memoised containers. A string
+ * for `serializeCanonical`; an incremental hash for `digestCanonical` (no text of the whole value).
+ */
+export interface CanonicalSink {
+  text(piece: string): void;
+  reuse(entry: MemoEntry): void;
+}
+
+/** Internal signal carrying a path-qualified message; never escapes the writer. */
 class CanonicalFailure {
   readonly message: string;
   constructor(message: string) {
@@ -54,7 +77,6 @@ class CanonicalFailure {
 
 /** A lone (unpaired) surrogate: with the `u` flag, paired surrogates read as one astral code point. */
 const LONE_SURROGATE = /\p{Cs}/u;
-
 function isPlainObject(value: object): boolean {
   const proto: unknown = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
@@ -67,14 +89,17 @@ function describeObject(value: object): string {
 }
 
 /**
- * Canonical text of `value` under `rules`. Never throws: failures of the input itself (getters,
- * proxies, toJSON methods that throw, strings too long for the engine) become errors too.
+ * Writes the canonical form of `value` under `rules` into `sink`; the error when it has none (the
+ * sink then holds a partial form, to be discarded). On success, the height of the deepest container.
+ * Never throws: failures of the input itself (getters, proxies, toJSON methods that throw, strings
+ * too long for the engine) become errors too.
  */
-export function serializeCanonical(
+export function writeCanonical(
   value: unknown,
   rules: CanonicalRules,
+  sink: CanonicalSink,
   memo?: CanonicalMemo,
-): Result<string> {
+): Result<number> {
   if (memo !== undefined && memo.rules !== rules) throw new TypeError('canonical memo of other rules');
   const path: PathSegment[] = [];
   const ancestors = new Set<object>();
@@ -85,95 +110,141 @@ export function serializeCanonical(
     throw new CanonicalFailure(`${renderPath(path)}: ${what}`);
   };
 
-  const checkString = (text: string, role: 'string' | 'key'): void => {
+  // Measured (issue 14, a 4.4 KB base64 signature): on a one-byte string the surrogate test returns
+  // at once and JSON.stringify copies it, as fast as a regular-expression pre-scan for characters
+  // needing escapes followed by a plain copy, so the plain form stays.
+  const quote = (text: string, role: 'string' | 'key'): string => {
     if (LONE_SURROGATE.test(text)) fail(`${role} contains a lone surrogate, not allowed by ${rules.name}`);
+    return JSON.stringify(text);
   };
 
-  // Returns undefined only for an `undefined` value, which the container decides how to render.
-  const write = (input: unknown, depth: number): string | undefined => {
-    let node = input;
-    if (rules.honourToJSON && typeof node === 'object' && node !== null) {
-      const toJSON: unknown = (node as { toJSON?: unknown }).toJSON;
-      if (typeof toJSON === 'function') node = (toJSON as () => unknown).call(node);
+  // The value a slot stands for: a function-valued toJSON is called (V1 only); read with `path` set.
+  const resolve = (input: unknown): unknown => {
+    if (rules.honourToJSON && typeof input === 'object' && input !== null) {
+      const toJSON: unknown = (input as { toJSON?: unknown }).toJSON;
+      if (typeof toJSON === 'function') return (toJSON as () => unknown).call(input);
     }
+    return input;
+  };
+
+  // `node` is resolved and not undefined (containers decide how an undefined slot renders).
+  const write = (node: unknown, depth: number): void => {
     switch (typeof node) {
-      case 'undefined':
-        return undefined;
       case 'boolean':
-        return node ? 'true' : 'false';
+        sink.text(node ? 'true' : 'false');
+        return;
       case 'string':
-        checkString(node, 'string');
-        return JSON.stringify(node);
+        sink.text(quote(node, 'string'));
+        return;
       case 'number': {
         const formatted = rules.formatNumber(node);
-        return 'text' in formatted ? formatted.text : fail(formatted.refused);
+        sink.text('text' in formatted ? formatted.text : fail(formatted.refused));
+        return;
       }
       case 'bigint':
-        return fail(`bigint ${node} is not allowed by ${rules.name}`);
+        fail(`bigint ${node} is not allowed by ${rules.name}`);
+        return;
       case 'symbol':
-        return fail(`symbol is not allowed by ${rules.name}`);
+        fail(`symbol is not allowed by ${rules.name}`);
+        return;
       case 'function':
-        return fail(`function is not allowed by ${rules.name}`);
+        fail(`function is not allowed by ${rules.name}`);
+        return;
       default:
         break;
     }
-    if (node === null) return 'null';
+    if (node === null) {
+      sink.text('null');
+      return;
+    }
     const container = node as object;
     const known = memo?.reusable(container, depth);
     if (known !== undefined) {
       if (depth + known.height > deepest) deepest = depth + known.height;
-      return known.text;
+      sink.reuse(known);
+      return;
     }
     if (depth > deepest) deepest = depth;
     if (depth >= MAX_CANONICAL_DEPTH) fail(`nesting depth exceeds ${MAX_CANONICAL_DEPTH}`);
     if (ancestors.has(container)) fail('cycle: the value contains itself');
     ancestors.add(container);
-    let text: string;
     if (Array.isArray(container)) {
       const items = container as readonly unknown[];
       const length = items.length;
-      text = '[';
+      sink.text('[');
       for (let i = 0; i < length; i++) {
+        if (i !== 0) sink.text(',');
         path.push(i);
+        const item = resolve(items[i]);
         // Holes and undefined slots render as null (PROTOCOL §1.1 rule 6).
-        const item = write(items[i], depth + 1);
+        if (item === undefined) sink.text('null');
+        else write(item, depth + 1);
         path.pop();
-        text += (i === 0 ? '' : ',') + (item ?? 'null');
       }
-      text += ']';
+      sink.text(']');
     } else if (isPlainObject(container)) {
       const record = container as Readonly<Record<string, unknown>>;
       // Default sort compares UTF-16 code units, as RFC 8785 and the TS SDK do (rule 1, D2).
       const keys = Object.keys(record).sort();
-      text = '{';
       let first = true;
+      sink.text('{');
       for (const key of keys) {
         path.push(key);
-        checkString(key, 'key');
-        const member = write(record[key], depth + 1);
+        const name = quote(key, 'key');
+        const member = resolve(record[key]);
+        if (member !== undefined) {
+          // undefined members are omitted (rule 6)
+          sink.text(first ? `${name}:` : `,${name}:`);
+          first = false;
+          write(member, depth + 1);
+        }
         path.pop();
-        if (member === undefined) continue; // undefined members are omitted (rule 6)
-        text += (first ? '' : ',') + JSON.stringify(key) + ':' + member;
-        first = false;
       }
-      text += '}';
+      sink.text('}');
     } else {
-      return fail(`${describeObject(container)} is not plain JSON data`);
+      fail(`${describeObject(container)} is not plain JSON data`);
+      return;
     }
     ancestors.delete(container);
-    return text;
   };
 
   try {
-    const text = write(value, 0);
-    if (text === undefined) return err(schemaError(`$: undefined has no JSON form`));
-    if (memo !== undefined && typeof value === 'object' && value !== null)
-      memo.remember(value, text, deepest);
-    return ok(text);
+    const root = resolve(value);
+    if (root === undefined) return err(schemaError(`$: undefined has no JSON form`));
+    write(root, 0);
+    return ok(deepest);
   } catch (caught) {
     if (caught instanceof CanonicalFailure) return err(schemaError(caught.message));
     return err(schemaError(`${renderPath(path)}: value could not be read (${describeThrown(caught)})`));
   }
+}
+
+/** Collects the pieces into one string. */
+class TextSink implements CanonicalSink {
+  out = '';
+  text(piece: string): void {
+    this.out += piece;
+  }
+  reuse(entry: MemoEntry): void {
+    this.out += entry.text;
+  }
+}
+
+/**
+ * Canonical text of `value` under `rules` (see `writeCanonical`). With `memo`, a container value's
+ * text is remembered there for larger values that hold it. Never throws.
+ */
+export function serializeCanonical(
+  value: unknown,
+  rules: CanonicalRules,
+  memo?: CanonicalMemo,
+): Result<string> {
+  const sink = new TextSink();
+  const written = writeCanonical(value, rules, sink, memo);
+  if (!written.ok) return written;
+  if (memo !== undefined && typeof value === 'object' && value !== null)
+    memo.remember(value, sink.out, written.value);
+  return ok(sink.out);
 }
 
 /** Text for something a getter, proxy or toJSON threw; even its own conversion may throw. */

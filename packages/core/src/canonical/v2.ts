@@ -2,7 +2,13 @@
 // PROTOCOL §1.1 (rules and edge-case table), DECISIONS D2.
 import { utf8Encode } from '../encoding/index.ts';
 import { ok, type Result } from '../result.ts';
-import { CanonicalMemo, type CanonicalRules, serializeCanonical } from './serialize.ts';
+import {
+  CanonicalMemo,
+  type CanonicalRules,
+  type CanonicalSink,
+  serializeCanonical,
+  writeCanonical,
+} from './serialize.ts';
 
 export const CANONICALIZATION_PROFILE = 'dcp-jcs-v1';
 
@@ -42,7 +48,21 @@ export function canonicalizeV2(value: unknown, memo?: CanonicalMemo): Result<str
 /** UTF-8 bytes of `canonicalizeV2(value)`: exactly what V2 hashes and signatures cover. */
 export function canonicalBytesV2(value: unknown, memo?: CanonicalMemo): Result<Uint8Array> {
   const text = canonicalizeV2(value, memo);
-  return text.ok ? ok(utf8Encode(text.value)) : text;
+  if (!text.ok) return text;
+  const bytes = utf8Encode(text.value);
+  // Kept for a larger value's incremental hash, which then takes these bytes as they are.
+  if (memo !== undefined && typeof value === 'object' && value !== null)
+    memo.rememberBytes(value, text.value, bytes);
+  return ok(bytes);
+}
+
+/**
+ * Writes the dcp-jcs-v1 form of `value` into `sink` piece by piece (memoised containers whole):
+ * the same accept/reject and the same text as `canonicalizeV2`, without building it. Never throws.
+ */
+export function writeCanonicalV2(value: unknown, sink: CanonicalSink, memo?: CanonicalMemo): Result<void> {
+  const written = writeCanonical(value, V2_RULES, sink, memo);
+  return written.ok ? ok(undefined) : written;
 }
 
 /**

@@ -32,6 +32,27 @@ export function digest(alg: HashAlg, data: Uint8Array | string): Uint8Array {
   return out;
 }
 
+/** Room for two SHA-256/SHA3-256 digests: a Merkle node's input, written in place of a new array. */
+const PAIR = new Uint8Array(64);
+
+/**
+ * Digest of `left ‖ right` (a Merkle node: H(left ‖ right)) without allocating their concatenation:
+ * both are copied into one reused buffer, hashed at once (the call is synchronous, nothing else can
+ * write the buffer meanwhile). Inputs longer than two digests fall back to a fresh array.
+ */
+export function digestPair(alg: HashAlg, left: Uint8Array, right: Uint8Array): Uint8Array {
+  const length = left.byteLength + right.byteLength;
+  if (length > PAIR.byteLength) {
+    const joined = new Uint8Array(length);
+    joined.set(left);
+    joined.set(right, left.byteLength);
+    return digest(alg, joined);
+  }
+  PAIR.set(left);
+  PAIR.set(right, left.byteLength);
+  return digest(alg, length === PAIR.byteLength ? PAIR : PAIR.subarray(0, length));
+}
+
 /** Lowercase hex digest (PROTOCOL §2.1: all hex is lowercase), straight from the one-shot hash. */
 export function hexDigest(alg: HashAlg, data: Uint8Array | string): string {
   requireHashAlg(alg);

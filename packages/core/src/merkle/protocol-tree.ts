@@ -1,7 +1,7 @@
 // The protocol's audit-root Merkle construction: hex leaves used as-is, node = H(left ‖ right), odd node duplicated.
 // PROTOCOL §2.2, DECISIONS D4 (kept for compatibility; the [a,b,c] = [a,b,c,c] ambiguity is closed by checking counts).
-import { concatBytes, fromHex, toHex } from '../encoding/index.ts';
-import { digest, type HashAlg, isHashAlg } from '../hash/digest.ts';
+import { fromHex, toHex } from '../encoding/index.ts';
+import { digestPair, type HashAlg, isHashAlg } from '../hash/digest.ts';
 import { isBareHex64 } from '../hash/prefixed.ts';
 
 /**
@@ -23,7 +23,7 @@ export function protocolMerkleRoot(alg: HashAlg, leavesHex: readonly string[]): 
     for (let i = 0; i < level.length; i += 2) {
       const left = level[i] as Uint8Array;
       const right = level[i + 1] ?? left;
-      next.push(digest(alg, concatBytes(left, right)));
+      next.push(digestPair(alg, left, right));
     }
     level = next;
   }

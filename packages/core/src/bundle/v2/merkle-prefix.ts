@@ -1,7 +1,7 @@
 // Incremental protocol Merkle roots over growing prefixes of the audit leaves, O(log n) per root.
 // PROTOCOL §2.2 (odd node duplicated, no prefixes); DECISIONS D6 (SPEC.md checkpoints: roots of the first N entries).
-import { concatBytes, fromHex, toHex } from '../../encoding/index.ts';
-import { digest, type HashAlg } from '../../hash/index.ts';
+import { fromHex, toHex } from '../../encoding/index.ts';
+import { digestPair, type HashAlg } from '../../hash/index.ts';
 
 /**
  * Holds one perfect-subtree root per set bit of the leaf count (a binary counter), so the root of
@@ -32,7 +32,7 @@ export class MerklePrefix {
     for (;;) {
       const left = this.frontier[level];
       if (left === undefined) break;
-      carry = digest(this.alg, concatBytes(left, carry));
+      carry = digestPair(this.alg, left, carry);
       this.frontier[level] = undefined;
       level++;
     }
@@ -54,10 +54,10 @@ export class MerklePrefix {
         continue;
       }
       while (currentLevel < level) {
-        current = digest(this.alg, concatBytes(current, current));
+        current = digestPair(this.alg, current, current);
         currentLevel++;
       }
-      current = digest(this.alg, concatBytes(node, current));
+      current = digestPair(this.alg, node, current);
       currentLevel++;
     }
     return current === undefined ? undefined : toHex(current);

@@ -5,7 +5,7 @@ import { hexDigest, prefixedHash } from '../../hash/index.ts';
 import { resolveSecurityTier, type TierResolution } from '../../policy/resolve-tier.ts';
 import { tierRank } from '../../policy/tiers.ts';
 import { ok, type Result } from '../../result.ts';
-import { bundleHashesOf, canonicalSignedV2 } from '../bundle-hashes.ts';
+import { signedV2BundleHashes, signedV2Digests } from '../bundle-hashes.ts';
 import { propArray, propRecord, propString } from '../json.ts';
 import { Ledger, V2_CHECK_ORDER } from '../ledger.ts';
 import type { VerifierRuntime } from '../settings.ts';
@@ -43,10 +43,10 @@ function resolveTier(runtime: VerifierRuntime, bundle: unknown): TierResolution 
  * `memo` (internal): the parts' texts from this verification's `canonicalFormsV2`, reused as they are.
  */
 export function computeBundleHash(signed: unknown, memo?: CanonicalMemo): Result<string> {
-  const whole = canonicalSignedV2(signed, memo);
-  // The canonical text is hashed as UTF-8 directly (it holds no lone surrogate, D2): no separate
-  // encoding pass over a bundle that runs to hundreds of KB with ML-DSA checkpoints.
-  return whole.ok ? ok(prefixedHash('sha256', hexDigest('sha256', whole.value))) : whole;
+  // Hashed as it is written, the memoised parts as the bytes already encoded for their own hashes:
+  // no text of the whole bundle (hundreds of KB with ML-DSA checkpoints) is built, flattened or encoded.
+  const digests = signedV2Digests(signed, ['sha256'], memo);
+  return digests.ok ? ok(prefixedHash('sha256', digests.value[0] as string)) : digests;
 }
 
 export function analyzeV2(runtime: VerifierRuntime, signed: unknown, requestKey: boolean): BundleAnalysis {
@@ -111,10 +111,10 @@ export function analyzeV2(runtime: VerifierRuntime, signed: unknown, requestKey:
   const checkpoints = checkCheckpoints(ctx);
   const timeDependent = checkKeyValidity(ctx);
 
-  // Both anchorable hashes from one canonical text (P62): the SHA3-256 one is what a receipt's
-  // bundle_hash_secondary must name.
-  const whole = canonicalSignedV2(signed, forms.memo);
-  const hashes = whole.ok ? bundleHashesOf(whole.value) : undefined;
+  // Both anchorable hashes from one streamed walk of the canonical form (P62, P65): the SHA3-256 one is
+  // what a receipt's bundle_hash_secondary must name.
+  const streamed = signedV2BundleHashes(signed, forms.memo);
+  const hashes = streamed.ok ? streamed.value : undefined;
   const passport = forms.artifacts.agent_passport.payload;
   const rpr = forms.artifacts.responsible_principal_record.payload;
   const agentId = propString(passport, 'agent_id');
