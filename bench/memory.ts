@@ -62,6 +62,10 @@ async function start(name: string, env: Record<string, string>): Promise<Service
       NODE_OPTIONS: '--max-semi-space-size=4',
       NODE_COMPILE_CACHE: join(tmpdir(), 'proto-bench-compile-cache'),
       ...process.env,
+      // Flags for the services only (this process holds every bundle's text and needs its heap).
+      ...(process.env['BENCH_MEMORY_NODE_OPTIONS'] === undefined
+        ? {}
+        : { NODE_OPTIONS: process.env['BENCH_MEMORY_NODE_OPTIONS'] }),
       DATA_DIR: dataDir,
       PORT: String(port),
       HOST: '127.0.0.1',
