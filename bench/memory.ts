@@ -203,7 +203,7 @@ async function main(): Promise<void> {
   if (process.env['BENCH_MEMORY_PREPARE_ONLY'] === '1') return;
   dataRoot = mkdtempSync(join(tmpdir(), 'proto-bench-memory-'));
   console.log(
-    `memory benchmark: ${availableParallelism()} cores, ${bodies.length} distinct v2 ${TIER} (${ENTRIES}) bundles ready in ${((Date.now() - t0) / 1000).toFixed(0)} s, NODE_OPTIONS=--max-semi-space-size=4, compile cache on, LOG_LEVEL=warn, SQLite`,
+    `memory benchmark: ${availableParallelism()} cores, ${bodies.length} distinct v2 ${TIER} (${ENTRIES}) bundles ready in ${((Date.now() - t0) / 1000).toFixed(0)} s, services' NODE_OPTIONS=${process.env['BENCH_MEMORY_NODE_OPTIONS'] ?? process.env['NODE_OPTIONS'] ?? '--max-semi-space-size=4'}, compile cache on, LOG_LEVEL=warn, SQLite`,
   );
   // A first start writes each service's compile cache (P36); what is measured is every later start.
   const warm = await startStack();
