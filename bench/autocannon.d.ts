@@ -11,6 +11,10 @@ declare module 'autocannon' {
     duration?: number;
     amount?: number;
     timeout?: number;
+    /** Requests sent in turn on each connection; setupRequest may rewrite each one (bench/memory.ts). */
+    requests?: Array<{
+      setupRequest?: (request: { body?: string | Buffer }) => { body?: string | Buffer };
+    }>;
   }
   interface Stats {
     average: number;

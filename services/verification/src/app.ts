@@ -74,12 +74,18 @@ export async function buildVerificationApp(options: BuildVerificationAppOptions)
 
   const pool = new VerifyPool({
     threads: config.VERIFY_WORKERS,
+    minThreads: config.VERIFY_WORKERS_MIN,
+    idleTimeoutMs: config.VERIFY_WORKER_IDLE_MS,
     maxQueue: config.VERIFY_QUEUE_MAX,
     verifier: portable,
   });
-  const cache = new VerificationCache(config.VERIFICATION_CACHE_MAX_ENTRIES);
+  const cache = new VerificationCache(
+    config.VERIFICATION_CACHE_MAX_ENTRIES,
+    Date.now,
+    config.VERIFICATION_CACHE_MAX_BYTES,
+  );
   app.decorate('verificationCache', cache);
-  app.addReadinessCheck('verify-pool', () => pool.liveThreads > 0);
+  app.addReadinessCheck('verify-pool', () => pool.ready);
   // Runs after the server has stopped and in-flight requests are answered: finish tasks, stop threads.
   app.addHook('onClose', async () => {
     await pool.close();

@@ -2,7 +2,7 @@
 // keys that ignore key order but not settings. PROTOCOL §8.3 (TTLs 300/120/30/10 s, invalidateByKid).
 import type { BundleAnalysis, SecurityTier } from '@proto/core';
 import { describe, expect, it } from 'vitest';
-import { VerificationCache, verificationCacheKey } from './cache.ts';
+import { analysisBytes, VerificationCache, verificationCacheKey } from './cache.ts';
 
 function analysis(tier: SecurityTier | undefined, kids: string[], agentId?: string): BundleAnalysis {
   return {
@@ -62,6 +62,25 @@ describe('VerificationCache', () => {
     expect(cache.invalidateKid('kid-a')).toBe(0);
     expect(cache.invalidateAgent('agent-1')).toBe(1);
     expect(cache.size).toBe(0);
+  });
+
+  it('evicts the least recently used entries beyond its byte bound, and keeps no analysis larger than it', () => {
+    const one = analysisBytes('a', analysis('routine', ['kid-a']));
+    const cache = new VerificationCache(100, Date.now, 3 * one);
+    for (const key of ['a', 'b', 'c']) cache.set(key, analysis('routine', ['kid-a']));
+    cache.get('a');
+    cache.set('d', analysis('routine', ['kid-a']));
+    expect(cache.size).toBe(3);
+    expect(cache.bytes).toBe(3 * one);
+    expect(cache.get('b')).toBeUndefined();
+    expect(cache.get('a')).toBeDefined();
+    // The evicted entry left the kid index too: only the three held are counted.
+    expect(cache.invalidateKid('kid-a')).toBe(3);
+    expect(cache.bytes).toBe(0);
+    const bloated = { ...analysis('routine', []), warnings: ['x'.repeat(4 * one)] };
+    cache.set('e', bloated);
+    expect(cache.get('e')).toBeUndefined();
+    expect(cache.bytes).toBe(0);
   });
 
   it('stores nothing when disabled', () => {

@@ -1,5 +1,5 @@
-// The verification cache: time-independent analyses only (finalize runs on every hit), LRU-bounded,
-// TTL by resolved tier, evictable by signer kid and by agent id. PROTOCOL §8.3 (TTLs, invalidateByKid).
+// The verification cache: time-independent analyses only (finalize runs on every hit), LRU-bounded by
+// entries and by bytes (P73), TTL by resolved tier, evictable by signer kid and by agent id. PROTOCOL §8.3 (TTLs, invalidateByKid).
 import { createHash } from 'node:crypto';
 import {
   type BundleAnalysis,
@@ -13,6 +13,17 @@ import {
 interface Entry {
   readonly analysis: BundleAnalysis;
   readonly expiresAt: number;
+  /** analysisBytes() of the analysis, counted against the cache's byte bound. */
+  readonly bytes: number;
+}
+
+/**
+ * What an analysis is counted as against VERIFICATION_CACHE_MAX_BYTES: the length of its JSON text plus
+ * its key. Measured heap per entry is 0.6–2× this (P73): close enough to bound an analysis an attacker
+ * inflates (long findings, many signer kids) where an entry count alone would not.
+ */
+export function analysisBytes(key: string, analysis: BundleAnalysis): number {
+  return key.length + JSON.stringify(analysis).length;
 }
 
 /** TTL of an analysis: its resolved tier's (PROTOCOL §6.7: 300/120/30/10 s); V1 counts as routine. */
@@ -70,14 +81,22 @@ export function uncoveredMembersOf(request: Readonly<Record<string, unknown>>): 
 
 export class VerificationCache {
   readonly maxEntries: number;
+  readonly maxBytes: number;
   readonly #entries = new Map<string, Entry>();
   readonly #byKid = new Map<string, Set<string>>();
   readonly #byAgent = new Map<string, Set<string>>();
   readonly #now: () => number;
+  #bytes = 0;
 
-  constructor(maxEntries: number, now: () => number = Date.now) {
+  constructor(maxEntries: number, now: () => number = Date.now, maxBytes = Number.POSITIVE_INFINITY) {
     this.maxEntries = maxEntries;
+    this.maxBytes = maxBytes;
     this.#now = now;
+  }
+
+  /** Sum of analysisBytes() over the entries held. */
+  get bytes(): number {
+    return this.#bytes;
   }
 
   get enabled(): boolean {
@@ -104,10 +123,14 @@ export class VerificationCache {
   set(key: string, analysis: BundleAnalysis): void {
     if (!this.enabled) return;
     if (this.#entries.has(key)) this.#delete(key);
-    this.#entries.set(key, { analysis, expiresAt: this.#now() + cacheTtlMs(analysis) });
+    const bytes = analysisBytes(key, analysis);
+    // One analysis larger than the whole bound would only empty the cache to be dropped itself.
+    if (bytes > this.maxBytes) return;
+    this.#entries.set(key, { analysis, expiresAt: this.#now() + cacheTtlMs(analysis), bytes });
+    this.#bytes += bytes;
     for (const kid of analysis.signerKids) this.#index(this.#byKid, kid, key);
     if (analysis.agentId !== undefined) this.#index(this.#byAgent, analysis.agentId, key);
-    while (this.#entries.size > this.maxEntries) {
+    while (this.#entries.size > this.maxEntries || this.#bytes > this.maxBytes) {
       // Map iteration order is insertion order and get() re-inserts: the first key is the least recent.
       const oldest = this.#entries.keys().next().value as string;
       this.#delete(oldest);
@@ -126,6 +149,7 @@ export class VerificationCache {
 
   clear(): void {
     this.#entries.clear();
+    this.#bytes = 0;
     this.#byKid.clear();
     this.#byAgent.clear();
   }
@@ -154,6 +178,7 @@ export class VerificationCache {
     const entry = this.#entries.get(key);
     if (!entry) return;
     this.#entries.delete(key);
+    this.#bytes -= entry.bytes;
     for (const kid of entry.analysis.signerKids) this.#unindex(this.#byKid, kid, key);
     if (entry.analysis.agentId !== undefined) this.#unindex(this.#byAgent, entry.analysis.agentId, key);
   }

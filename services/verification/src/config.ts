@@ -64,11 +64,30 @@ export const VERIFICATION_ENV = defineEnv({
     default: 10000,
     description: 'Cached analyses (LRU, TTL by tier); 0 turns the cache off',
   },
+  VERIFICATION_CACHE_MAX_BYTES: {
+    type: 'integer',
+    minimum: 1024,
+    default: 33554432,
+    description: 'Bytes of cached analyses (their JSON length; LRU beyond; P73)',
+  },
   VERIFY_WORKERS: {
     type: 'integer',
     minimum: 1,
     maximum: 256,
-    description: 'Verification threads (default: cores)',
+    description: 'Most verification threads (default: cores); started on demand (P71)',
+  },
+  VERIFY_WORKERS_MIN: {
+    type: 'integer',
+    minimum: 0,
+    maximum: 256,
+    default: 0,
+    description: 'Verification threads kept alive while idle (at most VERIFY_WORKERS; P71)',
+  },
+  VERIFY_WORKER_IDLE_MS: {
+    type: 'integer',
+    minimum: 100,
+    default: 30000,
+    description: 'A thread above VERIFY_WORKERS_MIN idle this long is stopped (P71)',
   },
   VERIFY_QUEUE_MAX: {
     type: 'integer',
@@ -201,7 +220,10 @@ export interface VerificationConfig extends SharedConfig {
   /** Parsed VERIFIER_POLICY (validated by the verifier when it is built). */
   readonly VERIFIER_POLICY?: unknown;
   readonly VERIFICATION_CACHE_MAX_ENTRIES: number;
+  readonly VERIFICATION_CACHE_MAX_BYTES: number;
   readonly VERIFY_WORKERS: number;
+  readonly VERIFY_WORKERS_MIN: number;
+  readonly VERIFY_WORKER_IDLE_MS: number;
   readonly VERIFY_QUEUE_MAX: number;
   readonly VERIFY_RATE_LIMIT_PER_MINUTE: number;
   readonly VERIFY_BATCH_MAX_ITEMS: number;
@@ -304,6 +326,12 @@ export function loadVerificationConfig(
 ): VerificationConfig {
   const raw = loadConfig<Record<string, unknown> & SharedConfig>(VERIFICATION_ENV, env);
   const workers = (raw['VERIFY_WORKERS'] as number | undefined) ?? Math.max(1, availableParallelism());
+  if ((raw['VERIFY_WORKERS_MIN'] as number) > workers) {
+    throw new ConfigError(`VERIFY_WORKERS_MIN exceeds VERIFY_WORKERS (${workers})`, [
+      'VERIFY_WORKERS_MIN',
+      'VERIFY_WORKERS',
+    ]);
+  }
   const policy = typeof raw['VERIFIER_POLICY'] === 'string' ? readPolicy(raw['VERIFIER_POLICY']) : undefined;
   const text = (name: string) => (typeof raw[name] === 'string' ? (raw[name] as string) : undefined);
   const ethRpc = text('ANCHOR_VERIFY_ETH_RPC_URL');

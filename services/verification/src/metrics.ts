@@ -79,6 +79,28 @@ export function createVerificationMetrics(
   metrics.gauge('verify_pool_threads', 'Live verification worker threads', [], (g) => {
     g.set(sources.pool.liveThreads);
   });
+  // Lazy threads (P71): how often they start and stop shows whether VERIFY_WORKER_IDLE_MS suits the traffic.
+  metrics.counter('verify_pool_threads_started_total', 'Verification threads started', [], (c) => {
+    c.reset();
+    c.inc(sources.pool.threadsStarted);
+  });
+  metrics.counter(
+    'verify_pool_threads_stopped_total',
+    'Verification threads stopped (idle, failed or closed)',
+    [],
+    (c) => {
+      c.reset();
+      c.inc(sources.pool.threadsStopped);
+    },
+  );
+  metrics.gauge(
+    'verification_cache_bytes',
+    'Bytes of the cached analyses as counted against VERIFICATION_CACHE_MAX_BYTES',
+    [],
+    (g) => {
+      g.set(sources.cache.bytes);
+    },
+  );
   metrics.gauge('verification_cache_entries', 'Analyses held in the verification cache', [], (g) => {
     g.set(sources.cache.size);
   });

@@ -1,5 +1,7 @@
-// The bounded verification thread pool: VERIFY_WORKERS threads, VERIFY_QUEUE_MAX waiting tasks, and
+// The bounded verification thread pool: up to VERIFY_WORKERS threads, VERIFY_QUEUE_MAX waiting tasks, and
 // push-back (E702) instead of an unbounded queue. docs/architecture.md §3 (piscina, overflow answered 503).
+// Threads start on demand and stop after VERIFY_WORKER_IDLE_MS idle, down to VERIFY_WORKERS_MIN: each is
+// an isolate of ~30–45 MB that an idle service need not hold (P71, docs/operations.md#memory).
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { PortableVerifierOptions } from './verifier-options.ts';
@@ -14,7 +16,12 @@ export class PoolSaturatedError extends Error {
 }
 
 export interface VerifyPoolOptions {
+  /** Most threads at once. */
   readonly threads: number;
+  /** Threads kept while idle (0: none until a task comes). */
+  readonly minThreads: number;
+  /** A thread above minThreads idle this long is stopped. */
+  readonly idleTimeoutMs: number;
   readonly maxQueue: number;
   readonly verifier: PortableVerifierOptions;
 }
@@ -28,18 +35,53 @@ export class VerifyPool {
   readonly #idleWaiters: (() => void)[] = [];
   #rejected = 0;
   #pending = 0;
+  #started = 0;
+  #stopped = 0;
+  #threadFailed = false;
+  #closed = false;
 
   constructor(options: VerifyPoolOptions) {
     this.threads = options.threads;
     this.maxQueue = options.maxQueue;
     this.#pool = new Piscina<VerifyTask, VerifyTaskResult>({
       filename: WORKER_FILE,
-      minThreads: options.threads,
+      minThreads: Math.min(options.minThreads, options.threads),
       maxThreads: options.threads,
       maxQueue: options.maxQueue,
-      idleTimeout: Number.POSITIVE_INFINITY,
+      idleTimeout: options.idleTimeoutMs,
       workerData: options.verifier,
     });
+    // 'workerCreate' fires once a thread has loaded the worker module and can take tasks.
+    this.#pool.on('workerCreate', () => {
+      this.#started += 1;
+      this.#threadFailed = false;
+    });
+    this.#pool.on('workerDestroy', () => {
+      this.#stopped += 1;
+    });
+    // A thread that died with no task on it (its tasks, if any, are rejected to their callers). Without a
+    // listener the pool's 'error' event would end the process.
+    this.#pool.on('error', () => {
+      this.#threadFailed = true;
+    });
+  }
+
+  /**
+   * The pool can verify: not closed, and a thread is alive or none has failed since the last one started.
+   * With no idle threads (P71) an idle service stays ready: its next task starts a thread.
+   */
+  get ready(): boolean {
+    return !this.#closed && (this.liveThreads > 0 || !this.#threadFailed);
+  }
+
+  /** Threads started (ready to take tasks) since the pool was built. */
+  get threadsStarted(): number {
+    return this.#started;
+  }
+
+  /** Threads stopped (idle timeout, failure or close) since the pool was built. */
+  get threadsStopped(): number {
+    return this.#stopped;
   }
 
   /** Tasks waiting for a thread. */
@@ -75,6 +117,7 @@ export class VerifyPool {
       return await this.#pool.run(task, transfer.length === 0 ? {} : { transferList: [...transfer] });
     } catch (error) {
       if ((error as Error).message === 'Task queue is at limit') throw this.#saturated();
+      if ((error as Error).message.startsWith('worker exited')) this.#threadFailed = true;
       throw error;
     } finally {
       this.#pending -= 1;
@@ -87,6 +130,7 @@ export class VerifyPool {
    * accepted), then stops the threads. The process-level shutdown timeout bounds the wait.
    */
   async close(): Promise<void> {
+    this.#closed = true;
     if (this.#pending > 0) await new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
     await this.#pool.close();
   }

@@ -3,7 +3,9 @@
 import { flushCompileCache } from 'node:module';
 import { workerData } from 'node:worker_threads';
 import { type BundleAnalysis, createVerifier, selectCryptoBackend, type VerifyResponse } from '@proto/core';
-import { decodeCbor } from '@proto/service-kit';
+// The CBOR codec alone: the package's index loads Fastify, pino, ioredis and prom-client, which a thread
+// never uses (~10 MB of every thread's RSS; P72).
+import { decodeCbor } from '@proto/service-kit/cbor';
 import type { PassportKeys } from '@proto/store';
 import {
   type AnalysisFacts,

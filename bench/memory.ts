@@ -1,0 +1,275 @@
+// Memory of the stack (`node bench/memory.ts`, part of `pnpm bench`): RSS of every service idle, then the
+// verification service with its cache full (VERIFICATION_CACHE_MAX_ENTRIES distinct verified bundles)
+// and under saturation, then idle again once its worker threads have stopped. Issue 14 item 5;
+// docs/operations.md, Memory. Each service runs as the image runs it (NODE_OPTIONS, compile cache).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { buildSignedBundle, selectCryptoBackend } from '@proto/core';
+import autocannon from 'autocannon';
+import { rssMb } from './proc-stats.ts';
+
+/** The checkout whose services are measured (another one's for a before/after comparison). */
+const ROOT = process.env['BENCH_MEMORY_ROOT'] ?? fileURLToPath(new URL('..', import.meta.url));
+/** Distinct bundles sent to fill the cache (the service's default VERIFICATION_CACHE_MAX_ENTRIES). */
+const CACHE_ENTRIES = Number(process.env['BENCH_MEMORY_BUNDLES'] ?? 10_000);
+/**
+ * Bundles beyond the cache's size: the saturation load cycles through all of them in order, which an LRU
+ * of CACHE_ENTRIES cannot hold, so every request misses (the threads stay busy) and the cache stays full.
+ */
+const EXTRA_BUNDLES = Number(process.env['BENCH_MEMORY_EXTRA'] ?? 1_000);
+const LOAD_S = Number(process.env['BENCH_DURATION_S'] ?? 10);
+/** Seconds a service is left alone after /ready before its idle RSS is read. */
+const SETTLE_S = Number(process.env['BENCH_MEMORY_SETTLE_S'] ?? 6);
+const CONNECTIONS = 8;
+/** The service's VERIFY_WORKER_IDLE_MS (it inherits this environment): after it, idle threads have stopped. */
+const IDLE_MS = Number(process.env['VERIFY_WORKER_IDLE_MS'] ?? 30_000);
+const TIER = 'standard';
+const ENTRIES = 10;
+
+interface Service {
+  readonly name: string;
+  readonly port: number;
+  readonly child: ChildProcess;
+}
+
+/** The services' DATA_DIRs of this run (made once the bundles are ready; removed at the end). */
+let dataRoot = '';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+    });
+  });
+}
+
+async function start(name: string, env: Record<string, string>): Promise<Service> {
+  const port = await freePort();
+  const dataDir = join(dataRoot, name);
+  mkdirSync(dataDir, { recursive: true });
+  const child = spawn(process.execPath, [join(ROOT, 'services', name, 'src', 'main.ts')], {
+    cwd: ROOT,
+    env: {
+      NODE_OPTIONS: '--max-semi-space-size=4',
+      NODE_COMPILE_CACHE: join(tmpdir(), 'proto-bench-compile-cache'),
+      ...process.env,
+      // Flags for the services only (this process holds every bundle's text and needs its heap).
+      ...(process.env['BENCH_MEMORY_NODE_OPTIONS'] === undefined
+        ? {}
+        : { NODE_OPTIONS: process.env['BENCH_MEMORY_NODE_OPTIONS'] }),
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      MAX_EVENT_LOOP_DELAY_MS: '0',
+      ...env,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const end = Date.now() + 60_000;
+  for (;;) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/ready`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (child.exitCode !== null) throw new Error(`${name} exited (${child.exitCode}) before it was ready`);
+    if (Date.now() > end) throw new Error(`${name} did not become ready`);
+    await sleep(100);
+  }
+  return { name, port, child };
+}
+
+async function stop(service: Service): Promise<void> {
+  if (service.child.exitCode !== null) return;
+  const exited = new Promise((r) => service.child.once('exit', r));
+  service.child.kill('SIGTERM');
+  await exited;
+}
+
+/** Starts the four services as `pnpm start` wires them (the log first: the anchor service reads its token). */
+async function startStack(): Promise<{ services: Service[]; verification: Service }> {
+  const services: Service[] = [];
+  try {
+    const log = await start('transparency-log', {});
+    services.push(log);
+    services.push(
+      await start('anchor', {
+        TL_URL: `http://127.0.0.1:${log.port}`,
+        TL_TOKEN_FILE: join(dataRoot, 'transparency-log', 'operator-token'),
+      }),
+    );
+    services.push(await start('revocation', { JURISDICTION: 'US' }));
+    const verification = await start('verification', {
+      VERIFY_RATE_LIMIT_PER_MINUTE: '0',
+      VERIFY_QUEUE_MAX: '4096',
+      VERIFICATION_CACHE_MAX_ENTRIES: String(CACHE_ENTRIES),
+    });
+    services.push(verification);
+    return { services, verification };
+  } catch (error) {
+    for (const s of services.reverse()) await stop(s);
+    throw error;
+  }
+}
+
+/** Milliseconds until POST /verify of `body` is answered. */
+async function timedPost(service: Service, body: string): Promise<number> {
+  const t0 = performance.now();
+  const res = await fetch(`http://127.0.0.1:${service.port}/verify`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+  });
+  await res.arrayBuffer();
+  return performance.now() - t0;
+}
+
+/** A gauge of the service's /metrics (unlabelled), or NaN. */
+async function metric(service: Service, name: string): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${service.port}/metrics`)).text();
+  const match = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
+  return match ? Number(match[1]) : Number.NaN;
+}
+
+/**
+ * Builds `count` distinct bundles (about 9 ms each on one core), or reads them back from the file a run
+ * of the last hour wrote (their sessions last the tier's 4 hours): a second run skips the minutes of signing.
+ */
+function prepareBodies(count: number): string[] {
+  const file = join(tmpdir(), `proto-bench-memory-${TIER}-${ENTRIES}-${count}.ndjson`);
+  if (existsSync(file) && Date.now() - statSync(file).mtimeMs < 3_600_000) {
+    const lines = readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((line) => line.length > 0);
+    if (lines.length === count) return lines;
+  }
+  const backend = selectCryptoBackend('auto');
+  const first = buildSignedBundle({ tier: TIER, entries: ENTRIES, backend });
+  const bodies = [JSON.stringify({ signed_bundle: first.signed_bundle })];
+  // The same keys (key generation is not what is measured); each bundle has its own session and nonce.
+  while (bodies.length < count) {
+    const built = buildSignedBundle({ tier: TIER, entries: ENTRIES, backend, keys: first.keys });
+    bodies.push(JSON.stringify({ signed_bundle: built.signed_bundle }));
+  }
+  writeFileSync(file, `${bodies.join('\n')}\n`);
+  return bodies;
+}
+
+/** Highest RSS of the process while `work` runs (sampled every 250 ms). */
+async function peakRssDuring(pid: number, work: () => Promise<void>): Promise<number> {
+  let peak = rssMb(pid);
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rssMb(pid));
+  }, 250);
+  try {
+    await work();
+  } finally {
+    clearInterval(sampler);
+  }
+  return Math.max(peak, rssMb(pid));
+}
+
+/** Sends each body once, CONNECTIONS at a time; returns how many were answered `verified: true`. */
+async function sendEach(url: string, bodies: readonly string[]): Promise<number> {
+  let next = 0;
+  let verified = 0;
+  const lane = async () => {
+    while (next < bodies.length) {
+      const body = bodies[next++]!;
+      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const answer = (await res.json()) as { verified?: boolean };
+      if (answer.verified === true) verified += 1;
+    }
+  };
+  await Promise.all(Array.from({ length: CONNECTIONS }, lane));
+  return verified;
+}
+
+const mb = (n: number) => `${n.toFixed(0)} MB`;
+
+async function main(): Promise<void> {
+  const t0 = Date.now();
+  const bodies = prepareBodies(CACHE_ENTRIES + EXTRA_BUNDLES);
+  if (process.env['BENCH_MEMORY_PREPARE_ONLY'] === '1') return;
+  dataRoot = mkdtempSync(join(tmpdir(), 'proto-bench-memory-'));
+  console.log(
+    `memory benchmark: ${availableParallelism()} cores, ${bodies.length} distinct v2 ${TIER} (${ENTRIES}) bundles ready in ${((Date.now() - t0) / 1000).toFixed(0)} s, services' NODE_OPTIONS=${process.env['BENCH_MEMORY_NODE_OPTIONS'] ?? process.env['NODE_OPTIONS'] ?? '--max-semi-space-size=4'}, compile cache on, LOG_LEVEL=warn, SQLite`,
+  );
+  // A first start writes each service's compile cache (P36); what is measured is every later start.
+  const warm = await startStack();
+  await fetch(`http://127.0.0.1:${warm.verification.port}/verify`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: bodies[bodies.length - 1]!,
+  });
+  for (const s of warm.services.reverse()) await stop(s);
+  const { services, verification } = await startStack();
+  try {
+    await sleep(SETTLE_S * 1000);
+    console.log(`\nidle, ${SETTLE_S} s after /ready (VmRSS of /proc/PID/status):`);
+    for (const s of services) console.log(`  ${s.name.padEnd(18)} ${mb(rssMb(s.child.pid!))}`);
+    const pid = verification.child.pid!;
+    const threadsIdle = await metric(verification, 'proto_verify_pool_threads');
+    console.log(`  verification worker threads alive: ${threadsIdle}`);
+    // With no idle thread the first request pays a thread's start (P71); the second finds it running.
+    const cold = await timedPost(verification, bodies[bodies.length - 2]!);
+    const warmMs = await timedPost(verification, bodies[bodies.length - 3]!);
+    console.log(
+      `  first request after idle ${cold.toFixed(0)} ms, the next one ${warmMs.toFixed(0)} ms (${await metric(verification, 'proto_verify_pool_threads')} threads now)`,
+    );
+
+    const url = `http://127.0.0.1:${verification.port}/verify`;
+    let verified = 0;
+    const fillPeak = await peakRssDuring(pid, async () => {
+      verified = await sendEach(url, bodies.slice(0, CACHE_ENTRIES));
+    });
+    const entries = await metric(verification, 'proto_verification_cache_entries');
+    console.log(
+      `\nverification, cache filled: ${verified}/${CACHE_ENTRIES} verified, ${entries} cached analyses; RSS ${mb(rssMb(pid))}, peak while filling ${mb(fillPeak)}`,
+    );
+
+    // The bundles not yet cached first: each evicts the least recent, which is then the next one sent.
+    let cursor = CACHE_ENTRIES;
+    let answered = 0;
+    let failures = 0;
+    const loadPeak = await peakRssDuring(pid, async () => {
+      const result = await autocannon({
+        url,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        connections: CONNECTIONS,
+        duration: LOAD_S,
+        requests: [{ setupRequest: (req) => ({ ...req, body: bodies[cursor++ % bodies.length]! }) }],
+      });
+      answered = result['2xx'];
+      failures = result.non2xx + result.errors;
+    });
+    const entriesAfter = await metric(verification, 'proto_verification_cache_entries');
+    const threadsLoaded = await metric(verification, 'proto_verify_pool_threads');
+    console.log(
+      `verification, saturation (${CONNECTIONS} connections, ${LOAD_S} s, ${bodies.length} bundles in turn: every one a cache miss): ${(answered / LOAD_S).toFixed(1)} bundles/s, ${failures} failed; ${entriesAfter} cached, ${threadsLoaded} threads; peak RSS ${mb(loadPeak)}, after ${mb(rssMb(pid))}`,
+    );
+    await sleep(IDLE_MS + 2000);
+    const threadsAfter = await metric(verification, 'proto_verify_pool_threads');
+    console.log(
+      `verification, ${((IDLE_MS + 2000) / 1000).toFixed(0)} s after the load (cache still full, ${threadsAfter} threads alive): RSS ${mb(rssMb(pid))}`,
+    );
+    console.log('\nafter the run:');
+    for (const s of services) console.log(`  ${s.name.padEnd(18)} ${mb(rssMb(s.child.pid!))}`);
+  } finally {
+    for (const s of services.reverse()) await stop(s);
+    rmSync(dataRoot, { recursive: true, force: true });
+  }
+}
+
+await main();
