@@ -2,9 +2,9 @@
 // look-up, the worker pool, the I/O checks, the metrics. SPEC.md "POST /verify", D12, D20, issue 14.
 import { performance } from 'node:perf_hooks';
 import type { BundleAnalysis, Verifier, VerifyResponse } from '@proto/core';
-import { decodeCbor } from '@proto/service-kit';
 import type { PassportKeys } from '@proto/store';
 import { BodyMemo } from './body-memo.ts';
+import { decodeCborStrict } from './cbor-decode.ts';
 import {
   type AnalysisFacts,
   analysisRequest,
@@ -139,7 +139,7 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
       // The cache key needs the value here; the worker then skips the checks already run.
       if (body.format === 'cbor') {
         try {
-          value = decodeCbor(body.bytes);
+          value = decodeCborStrict(body.bytes);
         } catch (error) {
           return {
             kind: 'bad_request',

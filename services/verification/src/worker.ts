@@ -3,7 +3,6 @@
 import { flushCompileCache } from 'node:module';
 import { workerData } from 'node:worker_threads';
 import { type BundleAnalysis, createVerifier, selectCryptoBackend, type VerifyResponse } from '@proto/core';
-import { decodeCbor } from '@proto/service-kit';
 import type { PassportKeys } from '@proto/store';
 import {
   type AnalysisFacts,
@@ -13,6 +12,7 @@ import {
   type SuppliedEvidence,
   subjectOf,
 } from './bundle-subject.ts';
+import { decodeCborStrict } from './cbor-decode.ts';
 import { passportKeysOfBundle } from './records/bundle-key-bindings.ts';
 import type { PortableVerifierOptions } from './verifier-options.ts';
 import { checkVerifyRequest, parseJsonBody } from './verify-request.ts';
@@ -73,7 +73,7 @@ function requestOf(
   let value: unknown;
   if (task.format === 'cbor') {
     try {
-      value = decodeCbor(task.body);
+      value = decodeCborStrict(task.body);
     } catch (error) {
       return { ok: false, message: `Request body is not valid CBOR: ${(error as Error).message}` };
     }
