@@ -25,13 +25,37 @@ function expectSameAsReference(bytes: Uint8Array): void {
 const looseEncoder = new Encoder({ useRecords: false, mapsAsObjects: true, variableMapSize: true });
 
 const keys = fc.oneof(
-  fc.constantFrom('sig', 'sig_b64', 'public_key', 'public_key_b64', 'a', 'a_b64', '\uFEFFa', '0', '1', '__proto__'),
+  fc.constantFrom(
+    'sig',
+    'sig_b64',
+    'public_key',
+    'public_key_b64',
+    'a',
+    'a_b64',
+    '\uFEFFa',
+    '0',
+    '1',
+    '__proto__',
+  ),
   fc.string({ maxLength: 6 }),
   fc.string({ unit: 'grapheme', maxLength: 60 }),
 );
 const leaves = fc.oneof(
   fc.integer(),
-  fc.constantFrom(0, -1, 23, 24, 255, 256, 65_535, 65_536, 2 ** 32, -(2 ** 32) - 1, Number.MAX_SAFE_INTEGER, -(2 ** 53)),
+  fc.constantFrom(
+    0,
+    -1,
+    23,
+    24,
+    255,
+    256,
+    65_535,
+    65_536,
+    2 ** 32,
+    -(2 ** 32) - 1,
+    Number.MAX_SAFE_INTEGER,
+    -(2 ** 53),
+  ),
   fc.double(),
   fc.boolean(),
   fc.constant(null),

@@ -76,7 +76,7 @@ function readText(length: number, at: number): string {
     let i = start;
     while (i < end && src[i]! < 0x80) i++;
     // ASCII: each byte is its character (latin1 reads it as such, without validation).
-    if (i === end) return buf.latin1Slice(start, end);
+    if (i === end) return buf.toString('latin1', start, end);
   }
   try {
     return utf8.decode(src.subarray(start, end));
@@ -95,7 +95,13 @@ function readMap(count: number, depth: number): Record<string, unknown> {
     const keyHead = src[pos++]!;
     if (keyHead >> 5 !== 3) throw new CborError(`map key is not a text string at byte ${keyAt}`);
     const length = readArgument(keyHead & 0x1f, keyAt);
-    if (length >= 3 && pos + 3 <= src.length && src[pos] === 0xef && src[pos + 1] === 0xbb && src[pos + 2] === 0xbf)
+    if (
+      length >= 3 &&
+      pos + 3 <= src.length &&
+      src[pos] === 0xef &&
+      src[pos + 1] === 0xbb &&
+      src[pos + 2] === 0xbf
+    )
       throw ASK_REFERENCE;
     const key = readText(length, keyAt);
     if (key === '__proto__') throw new CborError(`forbidden map key "__proto__" at byte ${keyAt}`);
@@ -105,7 +111,8 @@ function readMap(count: number, depth: number): Record<string, unknown> {
     if (pos < src.length && src[pos]! >> 5 === 2) {
       name = `${key}_b64`;
       if (Object.hasOwn(out, name)) throw ASK_REFERENCE;
-      (renamed ??= []).push(key);
+      if (renamed === undefined) renamed = [key];
+      else renamed.push(key);
     }
     out[name] = readItem(depth + 1);
   }
@@ -147,7 +154,8 @@ function readItem(depth: number): unknown {
       if (info === 20) return false;
       if (info === 21) return true;
       if (info === 22) return null;
-      if (info >= 25 && info <= 27) throw new CborError(`floating-point numbers are not allowed (byte ${at})`);
+      if (info >= 25 && info <= 27)
+        throw new CborError(`floating-point numbers are not allowed (byte ${at})`);
       if (info === 23) throw new CborError(`undefined is not allowed (byte ${at})`);
       throw new CborError(`simple value ${info} is not allowed (byte ${at})`);
   }
