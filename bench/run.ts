@@ -264,6 +264,50 @@ const jsonLoad = (p: Prepared): Load => ({
   perRequest: 1,
 });
 
+/** Every load a bundle is measured under: /verify JSON and CBOR, and the batch as NDJSON and a CBOR sequence. */
+function loadsOf(p: Prepared, batchAvailable: boolean): [string, Load][] {
+  const loads: [string, Load][] = [['json', jsonLoad(p)]];
+  if (p.cbor) {
+    loads.push([
+      'cbor',
+      {
+        path: '/verify',
+        contentType: 'application/cbor',
+        accept: 'application/cbor',
+        body: p.cbor,
+        perRequest: 1,
+      },
+    ]);
+  }
+  const batch = batchBody(p);
+  if (batchAvailable && batch) {
+    loads.push([
+      `batch ndjson×${batch.items}`,
+      {
+        path: '/verify/batch',
+        contentType: 'application/x-ndjson',
+        accept: 'application/x-ndjson',
+        body: batch.body,
+        perRequest: batch.items,
+      },
+    ]);
+  }
+  const sequence = cborSequenceBody(p);
+  if (batchAvailable && sequence) {
+    loads.push([
+      `batch cbor-seq×${sequence.items}`,
+      {
+        path: '/verify/batch',
+        contentType: 'application/cbor-seq',
+        accept: 'application/cbor-seq',
+        body: sequence.body,
+        perRequest: sequence.items,
+      },
+    ]);
+  }
+  return loads;
+}
+
 interface Variant {
   readonly label: string;
   readonly entry: string;
@@ -280,8 +324,12 @@ async function compareServices(
   title: string,
   variants: readonly Variant[],
   connections: number,
+  load: [string, Load] = ['json', jsonLoad(p)],
 ) {
-  console.log(`\n${title} (${p.name}, json, ${variants.map((v) => v.label).join(' / ')} alternating twice):`);
+  const [mode, requests] = load;
+  console.log(
+    `\n${title} (${p.name}, ${mode}, ${variants.map((v) => v.label).join(' / ')} alternating twice):`,
+  );
   const runs = new Map<string, Measured[]>(variants.map((v) => [v.label, []]));
   for (let round = 0; round < 2; round++) {
     for (const variant of variants) {
@@ -290,7 +338,7 @@ async function compareServices(
       try {
         runs
           .get(variant.label)!
-          .push(await measure(child.pid!, `http://127.0.0.1:${port}`, jsonLoad(p), connections));
+          .push(await measure(child.pid!, `http://127.0.0.1:${port}`, requests, connections));
       } finally {
         await stopService(child);
       }
@@ -359,46 +407,7 @@ async function main(): Promise<void> {
         console.log(`${p.name.padEnd(19)} (over the 1 MB body limit: HTTP 413; in-process figures above)`);
         continue;
       }
-      const loads: [string, Load][] = [['json', jsonLoad(p)]];
-      if (p.cbor) {
-        loads.push([
-          'cbor',
-          {
-            path: '/verify',
-            contentType: 'application/cbor',
-            accept: 'application/cbor',
-            body: p.cbor,
-            perRequest: 1,
-          },
-        ]);
-      }
-      const batch = batchBody(p);
-      if (batchAvailable && batch) {
-        loads.push([
-          `batch ndjson×${batch.items}`,
-          {
-            path: '/verify/batch',
-            contentType: 'application/x-ndjson',
-            accept: 'application/x-ndjson',
-            body: batch.body,
-            perRequest: batch.items,
-          },
-        ]);
-      }
-      const sequence = cborSequenceBody(p);
-      if (batchAvailable && sequence) {
-        loads.push([
-          `batch cbor-seq×${sequence.items}`,
-          {
-            path: '/verify/batch',
-            contentType: 'application/cbor-seq',
-            accept: 'application/cbor-seq',
-            body: sequence.body,
-            perRequest: sequence.items,
-          },
-        ]);
-      }
-      for (const [mode, load] of loads) {
+      for (const [mode, load] of loadsOf(p, batchAvailable)) {
         const m = await measure(pid, url, load, load.perRequest > 1 ? 2 : connections);
         console.log(row(p, mode, m));
       }
@@ -448,6 +457,25 @@ async function main(): Promise<void> {
       workerCounts.split(',').map((n) => ({ label: `workers ${n.trim()}`, entry: MAIN, workers: n.trim() })),
       connections,
     );
+  }
+  // Issue 14: this service against another build of it (BENCH_COMPARE_ENTRY: its main.ts, e.g. in a
+  // worktree of main), every case and load of the run, alternating; BENCH_TABLE=skip leaves out the table.
+  const otherEntry = process.env['BENCH_COMPARE_ENTRY'];
+  if (otherEntry !== undefined) {
+    for (const p of prepared.filter((c) => Buffer.byteLength(c.json) <= BODY_LIMIT)) {
+      for (const load of loadsOf(p, true)) {
+        await compareServices(
+          p,
+          'other build vs this one',
+          [
+            { label: 'other', entry: otherEntry },
+            { label: 'this', entry: MAIN },
+          ],
+          load[1].perRequest > 1 ? 2 : connections,
+          load,
+        );
+      }
+    }
   }
   // Issue 14: what request logging at info costs, against warn (no request lines).
   if (pairCase !== undefined && process.env['BENCH_COMPARE_LOG'] !== undefined) {

@@ -67,6 +67,19 @@ export function evidenceOf(request: Readonly<Record<string, unknown>>): Supplied
   };
 }
 
+/**
+ * Whether the main thread's I/O checks add anything to a verdict (D19–D21; external-checks.ts `apply`):
+ * a revocation look-up for a bundle naming an agent when revocation sources are configured, and the
+ * anchor receipt or attestation the caller supplied. When not, the worker's verdict is the answer (P68).
+ */
+export function externalChecksApply(
+  revocationConfigured: boolean,
+  subject: BundleSubject,
+  evidence: SuppliedEvidence | undefined,
+): boolean {
+  return evidence !== undefined || (revocationConfigured && subject.agentId !== undefined);
+}
+
 /** The request without the evidence: the analysis does not depend on it, so neither does the cache key. */
 export function analysisRequest(request: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const { anchor_receipt: _receipt, jurisdiction_attestation: _attestation, ...rest } = request;

@@ -25,7 +25,7 @@ import {
   verifyAnchorReceipt,
 } from '@proto/service-kit';
 import { createAnchorCheckCache } from './anchor-cache.ts';
-import type { BundleSubject, SuppliedEvidence } from './bundle-subject.ts';
+import { type BundleSubject, externalChecksApply, type SuppliedEvidence } from './bundle-subject.ts';
 import type { VerificationConfig } from './config.ts';
 
 /** One check's contribution to the response; core's assembler merges it (issue 13 item 2). */
@@ -292,6 +292,8 @@ export function createExternalChecks(options: ExternalChecksOptions): ExternalCh
     revocation,
     anchorSources,
     async apply(response, subject, evidence) {
+      // Nothing to look up (the worker answers such verdicts itself: P68).
+      if (!externalChecksApply(revocation !== undefined, subject, evidence)) return response;
       // Issue 12 item 6: a bundle that is not verified costs the operator no I/O and no trust-material
       // look-up; the checks it asked for are reported `skipped`, saying why.
       if (!response.verified)

@@ -2,8 +2,8 @@
 // look-up, the worker pool, the I/O checks, the metrics. SPEC.md "POST /verify", D12, D20, issue 14.
 import { performance } from 'node:perf_hooks';
 import type { BundleAnalysis, Verifier, VerifyResponse } from '@proto/core';
-import { decodeCbor } from '@proto/service-kit';
 import type { PassportKeys } from '@proto/store';
+import type { AnswerFormat, AnswerSummary, WiredAnswer } from './answer-wire.ts';
 import { BodyMemo } from './body-memo.ts';
 import {
   type AnalysisFacts,
@@ -14,6 +14,7 @@ import {
   subjectOf,
 } from './bundle-subject.ts';
 import { uncoveredMembersOf, type VerificationCache, verificationCacheKey } from './cache.ts';
+import { decodeCborStrict } from './cbor-decode.ts';
 import type { ExternalChecks } from './external-checks.ts';
 import { tierLabel, type VerificationMetrics } from './metrics.ts';
 import type { VerifyPool } from './pool.ts';
@@ -29,11 +30,16 @@ export interface WireBody {
 
 export type VerificationOutcome =
   | { readonly kind: 'bad_request'; readonly message: string }
-  | { readonly kind: 'verdict'; readonly response: VerifyResponse; readonly cache?: 'hit' | 'miss' };
+  | { readonly kind: 'verdict'; readonly response: VerifyResponse; readonly cache?: 'hit' | 'miss' }
+  /** The final answer as the worker wrote it, in the format asked for (P68): send the bytes as they are. */
+  | { readonly kind: 'answer'; readonly answer: WiredAnswer; readonly cache?: 'miss' };
 
 export interface VerificationRunner {
-  /** Throws PoolSaturatedError when the pool's queue is full (the caller decides: 503 or wait). */
-  run(body: WireBody): Promise<VerificationOutcome>;
+  /**
+   * Throws PoolSaturatedError when the pool's queue is full (the caller decides: 503 or wait).
+   * `answer`: the wire format the caller will send; the outcome may then be the answer's bytes.
+   */
+  run(body: WireBody, answer?: AnswerFormat): Promise<VerificationOutcome>;
 }
 
 export interface VerificationRunnerOptions {
@@ -67,8 +73,19 @@ function ownsItsMemory(bytes: Uint8Array): boolean {
   return buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength;
 }
 
+/** What the metrics read of a response the main thread holds as an object. */
+function summaryOf(response: VerifyResponse): AnswerSummary {
+  return {
+    verified: response.verified,
+    version: response.version,
+    ...(response.resolved_tier === undefined ? {} : { resolvedTier: response.resolved_tier }),
+    errorCodes: (response.error_details ?? []).map((d) => d.code),
+  };
+}
+
 export function createVerificationRunner(options: VerificationRunnerOptions): VerificationRunner {
   const { verifier, pool, cache, metrics, external } = options;
+  const revocationConfigured = external.revocation !== undefined;
   const settingsText = JSON.stringify(verifier.settings);
   // Keyed by the cached analysis object itself: an entry the cache drops takes its bindings with it.
   const cachedBindings = new WeakMap<object, CachedBindings>();
@@ -76,7 +93,7 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
 
   const feedDirectory = (
     feed: KeyDirectoryFeed,
-    response: VerifyResponse,
+    response: Pick<VerifyResponse, 'verified' | 'version'>,
     bundleHash: string | undefined,
     passport: PassportKeys,
     cached: CachedBindings | undefined,
@@ -87,8 +104,8 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
     });
   };
 
-  const record = (response: VerifyResponse, facts: AnalysisFacts, startedAt: number, fresh: boolean) => {
-    const tier = tierLabel(response.resolved_tier ?? facts.resolvedTier);
+  const record = (response: AnswerSummary, facts: AnalysisFacts, startedAt: number, fresh: boolean) => {
+    const tier = tierLabel(response.resolvedTier ?? facts.resolvedTier);
     metrics.latency.observe({ tier }, (performance.now() - startedAt) / 1000);
     metrics.requestsByTier.inc({ tier });
     metrics.verified.inc({
@@ -96,7 +113,7 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
       version: response.version,
       tier,
     });
-    for (const detail of response.error_details ?? []) metrics.errorsByCode.inc({ code: detail.code });
+    for (const code of response.errorCodes) metrics.errorsByCode.inc({ code });
     if (fresh && facts.checkpointsVerified > 0) metrics.checkpointsVerified.inc(facts.checkpointsVerified);
   };
 
@@ -113,7 +130,7 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
     // The key leaves out members no signature covers, so the warnings name this request's own.
     const finalized = verifier.finalize({ ...hit, uncoveredMembers }, new Date());
     const response = await external.apply(finalized, subjectOf(hit), evidence);
-    record(response, factsOf(hit), startedAt, false);
+    record(summaryOf(response), factsOf(hit), startedAt, false);
     // A binding the miss did not store (its verdict was false then, or the write failed) is stored now.
     const pending = cachedBindings.get(hit);
     if (feed !== undefined && pending !== undefined && !pending.stored) {
@@ -122,9 +139,10 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
     return { kind: 'verdict', response, cache: 'hit' };
   };
 
-  const run = async (body: WireBody): Promise<VerificationOutcome> => {
+  const run = async (body: WireBody, answer?: AnswerFormat): Promise<VerificationOutcome> => {
     const startedAt = performance.now();
     const feed = options.keyDirectory?.();
+    const answering = answer === undefined ? {} : { answer, revocationConfigured };
     let task: VerifyTask;
     let cacheKey: string | undefined;
     let value: unknown;
@@ -139,7 +157,7 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
       // The cache key needs the value here; the worker then skips the checks already run.
       if (body.format === 'cbor') {
         try {
-          value = decodeCbor(body.bytes);
+          value = decodeCborStrict(body.bytes);
         } catch (error) {
           return {
             kind: 'bad_request',
@@ -173,12 +191,14 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
               wantAnalysis: cacheKey !== undefined,
               wantBindings: feed !== undefined,
               now: Date.now(),
+              ...answering,
             }
           : {
               request: read.request,
               wantAnalysis: cacheKey !== undefined,
               wantBindings: feed !== undefined,
               now: Date.now(),
+              ...answering,
             };
     } else {
       // Cache off: nothing here needs the value, so JSON and CBOR alike are read in the worker.
@@ -188,6 +208,7 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
         wantAnalysis: false,
         wantBindings: feed !== undefined,
         now: Date.now(),
+        ...answering,
       };
     }
 
@@ -204,13 +225,22 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
         cachedBindings.set(result.analysis, cached);
       }
     }
+    const cacheMiss = cache.enabled ? { cache: 'miss' as const } : {};
+    if (result.kind === 'answered') {
+      // Nothing on this thread changes it (no evidence, no revocation look-up): the worker's bytes go out.
+      record(result.answer.summary, result.facts, startedAt, true);
+      if (feed !== undefined && result.passport !== undefined) {
+        feedDirectory(feed, result.answer.summary, result.subject.bundleHash, result.passport, cached);
+      }
+      return { kind: 'answer', answer: result.answer, ...cacheMiss };
+    }
     // I/O checks after the CPU work; a revocation seen here evicts the entry just stored (D20).
     const response = await external.apply(result.response, result.subject, result.evidence);
-    record(response, result.facts, startedAt, true);
+    record(summaryOf(response), result.facts, startedAt, true);
     if (feed !== undefined && result.passport !== undefined) {
       feedDirectory(feed, response, result.subject.bundleHash, result.passport, cached);
     }
-    return { kind: 'verdict', response, ...(cache.enabled ? { cache: 'miss' as const } : {}) };
+    return { kind: 'verdict', response, ...cacheMiss };
   };
 
   return { run };

@@ -3,18 +3,19 @@
 import { flushCompileCache } from 'node:module';
 import { workerData } from 'node:worker_threads';
 import { type BundleAnalysis, createVerifier, selectCryptoBackend, type VerifyResponse } from '@proto/core';
-// The CBOR codec alone: the package's index loads Fastify, pino, ioredis and prom-client, which a thread
-// never uses (~10 MB of every thread's RSS; P72).
-import { decodeCbor } from '@proto/service-kit/cbor';
 import type { PassportKeys } from '@proto/store';
+import { Piscina } from 'piscina';
+import { type AnswerFormat, type WiredAnswer, wiredAnswer } from './answer-wire.ts';
 import {
   type AnalysisFacts,
   type BundleSubject,
   evidenceOf,
+  externalChecksApply,
   factsOf,
   type SuppliedEvidence,
   subjectOf,
 } from './bundle-subject.ts';
+import { decodeCborStrict } from './cbor-decode.ts';
 import { passportKeysOfBundle } from './records/bundle-key-bindings.ts';
 import type { PortableVerifierOptions } from './verifier-options.ts';
 import { checkVerifyRequest, parseJsonBody } from './verify-request.ts';
@@ -45,21 +46,33 @@ export interface VerifyTask {
   readonly wantBindings?: boolean;
   /** The clock reading finalize() uses (ms since the epoch). */
   readonly now: number;
+  /**
+   * The wire format of the answer: when the main thread's I/O checks will add nothing (no evidence
+   * supplied, no revocation look-up for this bundle), the worker writes the answer's bytes (P68).
+   */
+  readonly answer?: AnswerFormat;
+  /** REVOCATION_SOURCES names a jurisdiction: a bundle naming an agent gets a look-up on the main thread. */
+  readonly revocationConfigured?: boolean;
+}
+
+interface VerdictParts {
+  readonly facts: AnalysisFacts;
+  /** What the main thread's I/O checks (revocation, attestation, anchor) need. */
+  readonly subject: BundleSubject;
+  readonly analysis?: BundleAnalysis;
+  readonly passport?: PassportKeys | undefined;
 }
 
 export type VerifyTaskResult =
   | { readonly kind: 'bad_request'; readonly message: string }
-  | {
+  | (VerdictParts & {
       readonly kind: 'verdict';
       readonly response: VerifyResponse;
-      readonly facts: AnalysisFacts;
-      /** What the main thread's I/O checks (revocation, attestation, anchor) need. */
-      readonly subject: BundleSubject;
       /** The request's anchor receipt and attestation, when it carried any (the main thread may not have parsed it). */
       readonly evidence?: SuppliedEvidence;
-      readonly analysis?: BundleAnalysis;
-      readonly passport?: PassportKeys | undefined;
-    };
+    })
+  /** The final answer, already in the wire format the task asked for (its bytes transferred back). */
+  | (VerdictParts & { readonly kind: 'answered'; readonly answer: WiredAnswer });
 
 const setup = workerData as PortableVerifierOptions;
 const built = createVerifier({ ...setup.options, backend: selectCryptoBackend(setup.backend) });
@@ -75,7 +88,7 @@ function requestOf(
   let value: unknown;
   if (task.format === 'cbor') {
     try {
-      value = decodeCbor(task.body);
+      value = decodeCborStrict(task.body);
     } catch (error) {
       return { ok: false, message: `Request body is not valid CBOR: ${(error as Error).message}` };
     }
@@ -101,13 +114,28 @@ export default function verifyTask(task: VerifyTask): VerifyTaskResult {
     (response.verified || task.wantAnalysis)
       ? passportKeysOfBundle(read.request, analysis.bundleHash)
       : undefined;
-  return {
-    kind: 'verdict',
-    response,
+  const subject = subjectOf(analysis);
+  const parts: VerdictParts = {
     facts: factsOf(analysis),
-    subject: subjectOf(analysis),
-    ...(evidence === undefined ? {} : { evidence }),
+    subject,
     ...(task.wantAnalysis ? { analysis } : {}),
     ...(passport === undefined ? {} : { passport }),
   };
+  if (
+    task.answer !== undefined &&
+    !externalChecksApply(task.revocationConfigured === true, subject, evidence)
+  ) {
+    const answer = wiredAnswer(response, task.answer);
+    return movingBytes({ kind: 'answered', answer, ...parts }, answer.bytes);
+  }
+  return { kind: 'verdict', response, ...(evidence === undefined ? {} : { evidence }), ...parts };
+}
+
+/** The result with `bytes`' memory transferred to the main thread instead of copied (piscina's movable). */
+function movingBytes(result: VerifyTaskResult, bytes: Uint8Array): VerifyTaskResult {
+  const movable = {
+    [Piscina.transferableSymbol]: [bytes.buffer],
+    [Piscina.valueSymbol]: result,
+  };
+  return Piscina.move(movable as unknown as ArrayBuffer) as unknown as VerifyTaskResult;
 }

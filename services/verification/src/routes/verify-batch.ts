@@ -109,8 +109,12 @@ export async function verifyBatchRoute(
   const asNdjson: Encode = (value) => `${JSON.stringify(value)}\n`;
   const asCbor: Encode = (value) => encodeCbor(value);
 
+  /** One bundle's answer item: as the worker wrote it (P68), or encoded here. */
+  const itemOf = (outcome: VerificationOutcome, encode: Encode): string | Uint8Array =>
+    outcome.kind === 'answer' ? outcome.answer.bytes : encode(answerOf(outcome));
+
   /** One bundle's answer: the /verify 200 body, or the /verify 400 body for an item that is no request. */
-  const answerOf = (outcome: VerificationOutcome): unknown => {
+  const answerOf = (outcome: Exclude<VerificationOutcome, { kind: 'answer' }>): unknown => {
     if (outcome.kind === 'verdict') return outcome.response;
     const bad = badVerifyRequest(profile, outcome.message);
     metrics.errorsByCode.inc({ code: bad.error_details[0]!.code });
@@ -168,12 +172,10 @@ export async function verifyBatchRoute(
       const out = new PassThrough();
       reply.type(cborOut ? CBOR_SEQ_CONTENT_TYPE : NDJSON_CONTENT_TYPE);
       const itemFormat = body.format === 'cbor-seq' ? 'cbor' : 'json';
-      void streamInOrder(items, itemFormat, cborOut ? asCbor : asNdjson, out, request.raw.socket).catch(
-        (error: unknown) => {
-          request.log.error({ err: error }, 'batch verification failed');
-          out.destroy(error as Error);
-        },
-      );
+      void streamInOrder(items, itemFormat, cborOut, out, request.raw.socket).catch((error: unknown) => {
+        request.log.error({ err: error }, 'batch verification failed');
+        out.destroy(error as Error);
+      });
       return reply.send(out);
     },
   );
@@ -185,10 +187,12 @@ export async function verifyBatchRoute(
   async function streamInOrder(
     items: readonly Uint8Array[],
     format: 'json' | 'cbor',
-    encode: Encode,
+    cborOut: boolean,
     out: PassThrough,
     connection: { readonly destroyed: boolean } | null,
   ): Promise<void> {
+    const encode = cborOut ? asCbor : asNdjson;
+    const answerFormat = cborOut ? 'cbor' : 'ndjson';
     const lines: (Promise<string | Uint8Array> | undefined)[] = new Array(items.length);
     let next = 0;
     const start = (index: number): Promise<string | Uint8Array> => {
@@ -196,7 +200,7 @@ export async function verifyBatchRoute(
       const attempt = async (): Promise<string | Uint8Array> => {
         for (;;) {
           try {
-            return encode(answerOf(await runner.run({ format, bytes: item })));
+            return itemOf(await runner.run({ format, bytes: item }, answerFormat), encode);
           } catch (error) {
             if (!(error instanceof PoolSaturatedError)) return encode(internalAnswer());
             // The pool is full of other requests' work: wait for room instead of failing this bundle.

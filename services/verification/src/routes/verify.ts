@@ -1,8 +1,15 @@
 // POST /verify: JSON or CBOR in and out, cache of time-independent analyses, verification in the
 // worker pool. SPEC.md "POST /verify", DECISIONS D12 (response shape), PROTOCOL §8.2–8.3.
 import type { Verifier } from '@proto/core';
-import { errorResponses, protocolError, rateLimitPerIp } from '@proto/service-kit';
+import {
+  CBOR_CONTENT_TYPE,
+  errorResponses,
+  prefersCbor,
+  protocolError,
+  rateLimitPerIp,
+} from '@proto/service-kit';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { WiredAnswer } from '../answer-wire.ts';
 import type { VerificationCache } from '../cache.ts';
 import type { ExternalChecks } from '../external-checks.ts';
 import type { VerificationMetrics } from '../metrics.ts';
@@ -97,6 +104,19 @@ export async function verifyRoutes(app: FastifyInstance, options: VerifyRouteOpt
     });
   }
 
+  /**
+   * The worker's bytes with the headers the wire-format hook would have set for the object (P68):
+   * the same Content-Type, and `Vary: Accept` as the answer depends on it.
+   */
+  const sendWired = (reply: FastifyReply, answer: WiredAnswer) => {
+    const vary = reply.getHeader('vary');
+    if (vary === undefined) reply.header('vary', 'Accept');
+    else if (!String(vary).toLowerCase().includes('accept')) reply.header('vary', `${String(vary)}, Accept`);
+    reply.type(answer.format === 'cbor' ? CBOR_CONTENT_TYPE : 'application/json; charset=utf-8');
+    const { bytes } = answer;
+    return reply.send(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  };
+
   const rejectRequest = (reply: FastifyReply, message: string) => {
     const body = badVerifyRequest(profile, message);
     metrics.errorsByCode.inc({ code: body.error_details[0]!.code });
@@ -125,7 +145,7 @@ export async function verifyRoutes(app: FastifyInstance, options: VerifyRouteOpt
       if (!body) return rejectRequest(reply, 'Missing signed_bundle in body');
       let outcome: Awaited<ReturnType<typeof runner.run>>;
       try {
-        outcome = await runner.run(body);
+        outcome = await runner.run(body, prefersCbor(request.headers.accept) ? 'cbor' : 'json');
       } catch (error) {
         if (error instanceof PoolSaturatedError) {
           const busy = protocolError(
@@ -143,6 +163,7 @@ export async function verifyRoutes(app: FastifyInstance, options: VerifyRouteOpt
       }
       if (outcome.kind === 'bad_request') return rejectRequest(reply, outcome.message);
       if (outcome.cache !== undefined) reply.header('x-verification-cache', outcome.cache);
+      if (outcome.kind === 'answer') return sendWired(reply, outcome.answer);
       return reply.send(outcome.response);
     },
   );

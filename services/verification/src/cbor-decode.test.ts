@@ -1,0 +1,176 @@
+// The one-pass CBOR decoder against service-kit's three-pass one: the same value or the same refusal for
+// every input, valid, mutated, hostile or random. Issue 14 item 2, P69.
+import { CborError, decodeCbor, encodeCbor } from '@proto/service-kit';
+import { Encoder } from 'cbor-x';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { decodeCborStrict } from './cbor-decode.ts';
+
+type Outcome = { readonly value: unknown } | { readonly refused: string };
+
+function outcome(decode: (bytes: Uint8Array) => unknown, bytes: Uint8Array): Outcome {
+  try {
+    return { value: decode(bytes) };
+  } catch (error) {
+    expect(error).toBeInstanceOf(CborError);
+    return { refused: (error as Error).message };
+  }
+}
+
+function expectSameAsReference(bytes: Uint8Array): void {
+  expect(outcome(decodeCborStrict, bytes)).toStrictEqual(outcome(decodeCbor, bytes));
+}
+
+/** cbor-x without canonical ordering: any key order, floats, byte strings, big integers as they come. */
+const looseEncoder = new Encoder({ useRecords: false, mapsAsObjects: true, variableMapSize: true });
+
+const keys = fc.oneof(
+  fc.constantFrom(
+    'sig',
+    'sig_b64',
+    'public_key',
+    'public_key_b64',
+    'a',
+    'a_b64',
+    '\uFEFFa',
+    '0',
+    '1',
+    '__proto__',
+  ),
+  fc.string({ maxLength: 6 }),
+  fc.string({ unit: 'grapheme', maxLength: 60 }),
+);
+const leaves = fc.oneof(
+  fc.integer(),
+  fc.constantFrom(
+    0,
+    -1,
+    23,
+    24,
+    255,
+    256,
+    65_535,
+    65_536,
+    2 ** 32,
+    -(2 ** 32) - 1,
+    Number.MAX_SAFE_INTEGER,
+    -(2 ** 53),
+  ),
+  fc.double(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.string({ unit: 'binary', maxLength: 80 }),
+  fc.uint8Array({ maxLength: 40 }),
+);
+const { tree } = fc.letrec((tie) => ({
+  tree: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    leaves,
+    fc.array(tie('tree'), { maxLength: 5 }),
+    fc.dictionary(keys, tie('tree'), { maxKeys: 5 }),
+  ),
+}));
+
+/** Raw CBOR tokens, so that heads the encoders never write (tags, indefinite lengths, reserved info) occur. */
+const token = fc.oneof(
+  fc.integer({ min: 0, max: 255 }).map((b) => [b]),
+  fc
+    .tuple(fc.integer({ min: 0, max: 7 }), fc.constantFrom(0, 1, 5, 23, 24, 25, 26, 27, 28, 31))
+    .chain(([major, info]) =>
+      fc.uint8Array({ minLength: 0, maxLength: 9 }).map((tail) => [(major << 5) | info, ...tail]),
+    ),
+  fc.constantFrom([0xef, 0xbb, 0xbf], [0x63, 0xef, 0xbb, 0xbf], [0x61, 0x61], [0x41, 0x01]),
+);
+const tokenStream = fc.array(token, { maxLength: 24 }).map((parts) => Uint8Array.from(parts.flat()));
+
+/** A valid encoding with a few bytes changed, cut or inserted. */
+function mutated(bytes: Uint8Array, edits: readonly [number, number, number][]): Uint8Array {
+  let out = Array.from(bytes);
+  for (const [kind, where, byte] of edits) {
+    const at = out.length === 0 ? 0 : where % out.length;
+    if (kind === 0) out[at] = byte;
+    else if (kind === 1) out = out.slice(0, at);
+    else out.splice(at, 0, byte);
+  }
+  return Uint8Array.from(out);
+}
+
+describe('decodeCborStrict against decodeCbor', () => {
+  it('answers the refusal cases of service-kit alike', () => {
+    for (const hex of [
+      'c11a514b67b0',
+      'f97e00',
+      'fb3ff8000000000000',
+      'f7',
+      'f0',
+      '9f01ff',
+      'a10102',
+      'a2616101616102',
+      'a16161a2616201616202',
+      'a2637369674101677369675f6236346441513d3d',
+      '63eda080',
+      'a163eda08001',
+      '0000',
+      '1bffffffffffffffff',
+      '1b001fffffffffffff',
+      '3b001fffffffffffff',
+      '1b0020000000000000',
+      '62c328',
+      'a1695f5f70726f746f5f5f01',
+      '83',
+      '9b00000001000000000000',
+      '',
+      `${'81'.repeat(129)}01`,
+      `${'81'.repeat(128)}01`,
+      // A byte-order mark: kept in values; keys "a" and U+FEFF "a" are duplicates to the reference.
+      'a261610164efbbbf6102',
+      'a164efbbbf6163efbbbf',
+    ]) {
+      expectSameAsReference(Buffer.from(hex, 'hex'));
+    }
+  });
+
+  it('decodes what the canonical encoder writes to the same value (bundles, keys, bytes)', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 6 }), (value) => {
+        let bytes: Uint8Array;
+        try {
+          bytes = encodeCbor(value);
+        } catch {
+          return; // floats: not CBOR-encodable by the house encoder
+        }
+        expectSameAsReference(bytes);
+      }),
+      { numRuns: 600 },
+    );
+  });
+
+  it('gives the same value or the same refusal for loosely encoded and mutated values', () => {
+    fc.assert(
+      fc.property(
+        tree,
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 2 }), fc.nat(), fc.integer({ min: 0, max: 255 })), {
+          maxLength: 3,
+        }),
+        (value, edits) => {
+          const bytes = looseEncoder.encode(value);
+          expectSameAsReference(bytes);
+          expectSameAsReference(mutated(bytes, edits));
+        },
+      ),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('gives the same refusal (or value) for raw token streams and random bytes', () => {
+    fc.assert(fc.property(tokenStream, expectSameAsReference), { numRuns: 3000 });
+    fc.assert(fc.property(fc.uint8Array({ maxLength: 64 }), expectSameAsReference), { numRuns: 2000 });
+  });
+
+  it('decodes a subarray of a larger buffer (a batch item, a pooled body) from its own offset', () => {
+    const item = encodeCbor({ sig_b64: 'AQID', n: 2 ** 40, t: 'é' });
+    const pooled = Buffer.concat([Buffer.from([0xff, 0xff, 0xff]), item, Buffer.from([0x00])]);
+    const view = pooled.subarray(3, 3 + item.length);
+    expect(decodeCborStrict(view)).toStrictEqual({ sig_b64: 'AQID', n: 2 ** 40, t: 'é' });
+  });
+});
