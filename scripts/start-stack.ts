@@ -27,10 +27,15 @@ const verification = {
   port: 3000,
   env: { ANCHOR_SERVICE_URL: 'http://127.0.0.1:3001' } as Record<string, string>,
 };
-// The witness cosigns the stack's own log: it starts once the log's verifier keys are known.
+// The witness cosigns the stack's own log: it starts once the log's verifier keys are known. The log then
+// restarts with the witness's key (LOG_WITNESSES, quorum 1): each side's key exists only after its own first
+// start, so one of the two has to start twice (P55). The verification service starts last and requires it.
 const witness = { name: 'witness', port: 3004 };
+const WITNESS_URL = 'http://127.0.0.1:3004';
 
 const children: ChildProcess[] = [];
+/** Children stopped on purpose to start again (the log, once the witness's key is known). */
+const restarting = new Set<ChildProcess>();
 let stopping = false;
 
 function prefixLines(name: string, chunk: Buffer, out: NodeJS.WriteStream): void {
@@ -39,11 +44,15 @@ function prefixLines(name: string, chunk: Buffer, out: NodeJS.WriteStream): void
   }
 }
 
-function startService(service: { name: string; port: number; env?: Record<string, string> }): void {
+function startService(service: {
+  name: string;
+  port: number;
+  env?: Record<string, string>;
+}): ChildProcess | undefined {
   const entry = join(root, 'services', service.name, 'src', 'main.ts');
   if (!existsSync(entry)) {
     process.stdout.write(`[stack] ${service.name}: not built yet (no ${entry}), skipped\n`);
-    return;
+    return undefined;
   }
   const child = spawn(process.execPath, [entry], {
     cwd: root,
@@ -63,10 +72,41 @@ function startService(service: { name: string; port: number; env?: Record<string
   child.stderr?.on('data', (c: Buffer) => prefixLines(service.name, c, process.stderr));
   child.on('exit', (code, signal) => {
     process.stdout.write(`[stack] ${service.name} exited (${signal ?? code})\n`);
+    if (restarting.delete(child)) return;
     if (!stopping) stopAll(code === 0 ? 0 : 1);
   });
   children.push(child);
   process.stdout.write(`[stack] ${service.name} starting on port ${service.port}\n`);
+  return child;
+}
+
+/** Stops `child` gracefully and starts `service` again in its place (its exit does not stop the stack). */
+async function restartService(
+  child: ChildProcess,
+  service: { name: string; port: number; env?: Record<string, string> },
+): Promise<void> {
+  restarting.add(child);
+  const exited = new Promise((resolve) =>
+    child.exitCode !== null ? resolve(null) : child.once('exit', resolve),
+  );
+  child.kill('SIGTERM');
+  await exited;
+  children.splice(children.indexOf(child), 1);
+  if (!stopping) startService(service);
+}
+
+/** The witness's vkey from GET /witness/key once it is up (it generates its key on first start). */
+async function witnessKey(): Promise<string | undefined> {
+  for (let attempt = 0; attempt < 120 && !stopping; attempt++) {
+    try {
+      const response = await fetch(`${WITNESS_URL}/witness/key`, { signal: AbortSignal.timeout(2000) });
+      if (response.ok) return (await response.text()).trim();
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return undefined;
 }
 
 /** GETs a JSON document, retrying while the service starts (up to ~30 s); undefined if it never answers. */
@@ -116,11 +156,30 @@ async function stackWiring(): Promise<{ env: Record<string, string>; logVkeys: s
   return { env, logVkeys: Array.isArray(vkeys) ? vkeys.map(String) : [] };
 }
 
-for (const service of services) startService(service);
-stackWiring().then(({ env, logVkeys }) => {
+const logService = services.find((s) => s.name === 'transparency-log');
+const started = new Map(services.map((service) => [service.name, startService(service)]));
+stackWiring().then(async ({ env, logVkeys }) => {
+  if (stopping) return;
+  const log = started.get('transparency-log');
+  if (logVkeys.length > 0 && startService({ ...witness, env: { WITNESS_LOGS: logVkeys.join(' ') } })) {
+    const key = await witnessKey();
+    if (stopping) return;
+    if (key !== undefined && log !== undefined && logService !== undefined) {
+      process.stdout.write(
+        '[stack] restarting the transparency log with the witness (LOG_WITNESSES, quorum 1)\n',
+      );
+      await restartService(log, {
+        ...logService,
+        env: { LOG_WITNESSES: `${WITNESS_URL} ${key}`, LOG_WITNESS_QUORUM: '1' },
+      });
+      env['ANCHOR_VERIFY_WITNESS_KEYS'] = key;
+      env['ANCHOR_VERIFY_WITNESS_QUORUM'] = '1';
+    } else {
+      process.stdout.write('[stack] witness did not answer: the log runs without witnesses\n');
+    }
+  }
   if (stopping) return;
   startService({ ...verification, env: { ...verification.env, ...env } });
-  if (logVkeys.length > 0) startService({ ...witness, env: { WITNESS_LOGS: logVkeys.join(' ') } });
   process.stdout.write(
     '[stack] console: open http://localhost:3000/ (log: :3002/, revocation list: :3003/, witness: :3004/docs)\n',
   );
