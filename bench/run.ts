@@ -2,7 +2,7 @@
 // V1, JSON and CBOR, cache off, against the raw signature cost measured in the same run. Issue 14;
 // docs/architecture.md §3 (worker pool).
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -60,6 +60,17 @@ const ALL_CASES: readonly Case[] = [
   { name: 'v1 (10)', options: { version: '1.0', entries: 10 } },
 ];
 const DATA_DIR = mkdtempSync(join(tmpdir(), 'proto-bench-'));
+const dataDirs = new Map<string, string>();
+/** One data directory per service build entry, under this run's DATA_DIR. */
+function dataDirOf(entry: string): string {
+  let dir = dataDirs.get(entry);
+  if (dir === undefined) {
+    dir = join(DATA_DIR, String(dataDirs.size));
+    mkdirSync(dir, { recursive: true });
+    dataDirs.set(entry, dir);
+  }
+  return dir;
+}
 const CASES = ALL_CASES.filter((c) => ONLY === undefined || c.name.includes(ONLY));
 
 /** A backend that counts verify() calls per algorithm, to learn each bundle's signature work. */
@@ -151,8 +162,9 @@ async function startService(
       NODE_OPTIONS: '--max-semi-space-size=4',
       NODE_COMPILE_CACHE: join(tmpdir(), 'proto-bench-compile-cache'),
       ...process.env,
-      // The records' store (key directory) of this run only.
-      DATA_DIR: DATA_DIR,
+      // The records' store (key directory) of this run and this build only: an older build
+      // (BENCH_COMPARE_ENTRY) refuses a store that a newer one has migrated.
+      DATA_DIR: dataDirOf(entry),
       PORT: String(port),
       HOST: '127.0.0.1',
       LOG_LEVEL: logLevel,
