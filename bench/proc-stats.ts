@@ -1,4 +1,5 @@
-// What a process costs, read from /proc: CPU time of all its threads (utime+stime) and resident memory.
+// What a process costs, read from /proc: CPU time of all its threads (utime+stime), of one thread, and
+// resident memory.
 // Issue 14 items 2 and 5 (service CPU per verify, RSS idle and under load). Linux only.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -14,7 +15,16 @@ const TICKS_PER_SECOND = (() => {
 
 /** utime+stime of the process (every thread, the verification workers included), in ms. */
 export function cpuTimeMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return statCpuMs(`/proc/${pid}/stat`);
+}
+
+/** utime+stime of one thread of the process (its main thread: `tid` = `pid`), in ms. */
+export function threadCpuTimeMs(pid: number, tid: number): number {
+  return statCpuMs(`/proc/${pid}/task/${tid}/stat`);
+}
+
+function statCpuMs(path: string): number {
+  const stat = readFileSync(path, 'utf8');
   // The command name (field 2) may contain spaces: count fields from the closing parenthesis.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const utime = Number(fields[11]);

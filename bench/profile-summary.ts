@@ -1,49 +1,82 @@
-// Summarises the .cpuprofile files `BENCH_CPU_PROF=dir pnpm bench` leaves behind: self time per
-// function, per thread, heaviest first. Issue 14 item 1 (profile evidence for the overhead).
-// Usage: node bench/profile-summary.ts DIR [top=20]
+// Summarises the .cpuprofile files `BENCH_CPU_PROF=dir pnpm bench` leaves behind: per process and
+// thread, the time in each category (bench/profile-categories.ts) as a share of the thread's time and,
+// given the bundles the service verified, in ms per bundle; then the heaviest functions. Issue 14.
+// Usage: node bench/profile-summary.ts DIR [top=20] [--requests=N] [--pid=PID]
+// (bench/run.ts prints the pid and the bundle count of the service it profiled.)
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import {
+  accountProfile,
+  CATEGORIES,
+  type Category,
+  type CpuProfile,
+  type ThreadAccount,
+  threadOfFile,
+} from './profile-categories.ts';
 
-interface ProfileNode {
-  readonly id: number;
-  readonly callFrame: { functionName: string; url: string; lineNumber: number };
-  readonly hitCount?: number;
-}
-interface CpuProfile {
-  readonly nodes: readonly ProfileNode[];
-  readonly startTime: number;
-  readonly endTime: number;
-  readonly samples: readonly number[];
-  readonly timeDeltas: readonly number[];
-}
-
-const [dir, topText] = process.argv.slice(2);
-if (!dir) throw new Error('usage: node bench/profile-summary.ts DIR [top]');
+const args = process.argv.slice(2);
+const flag = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
+const [dir, topText] = args.filter((a) => !a.startsWith('--'));
+if (!dir) throw new Error('usage: node bench/profile-summary.ts DIR [top] [--requests=N] [--pid=PID]');
 const top = Number(topText ?? 20);
+const requests = flag('requests') === undefined ? undefined : Number(flag('requests'));
+const onlyPid = flag('pid');
 
-for (const file of readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'))) {
-  const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile;
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const selfUs = new Map<string, number>();
-  let total = 0;
-  profile.samples.forEach((id, i) => {
-    const node = byId.get(id);
-    if (!node) return;
-    const delta = profile.timeDeltas[i] ?? 0;
-    total += delta;
-    const { functionName, url, lineNumber } = node.callFrame;
-    const where = url
-      ? `${url.replace(/^.*\/(node_modules|packages|services)\//, '$1/')}:${lineNumber + 1}`
-      : '';
-    const key = `${functionName || '(anonymous)'} ${where}`.trim();
-    selfUs.set(key, (selfUs.get(key) ?? 0) + delta);
-  });
-  const idle = selfUs.get('(idle)') ?? 0;
+const pct = (part: number, whole: number) =>
+  `${((100 * part) / Math.max(whole, 1)).toFixed(1).padStart(5)} %`;
+const perRequest = (us: number) =>
+  requests === undefined ? '' : `${(us / 1000 / requests).toFixed(3).padStart(9)} ms/bundle`;
+
+function printAccount(title: string, account: ThreadAccount): void {
+  const idle = account.byCategory.get('idle') ?? 0;
   console.log(
-    `\n${file}: ${(total / 1e6).toFixed(1)} s sampled, idle ${((100 * idle) / Math.max(total, 1)).toFixed(0)} %`,
+    `\n${title}: ${(account.totalUs / 1e6).toFixed(1)} s sampled, busy ${pct(account.totalUs - idle, account.totalUs)}`,
   );
-  const rows = [...selfUs].sort((a, b) => b[1] - a[1]).slice(0, top);
-  for (const [name, us] of rows) {
-    console.log(`${((100 * us) / Math.max(total, 1)).toFixed(1).padStart(6)} %  ${name}`);
+  for (const category of CATEGORIES) {
+    const us = account.byCategory.get(category) ?? 0;
+    if (us === 0) continue;
+    console.log(`  ${category.padEnd(26)} ${pct(us, account.totalUs)} ${perRequest(us)}`);
+  }
+}
+
+function merged(accounts: readonly ThreadAccount[]): ThreadAccount {
+  const byCategory = new Map<Category, number>();
+  const byFunction = new Map<string, { us: number; category: Category }>();
+  for (const a of accounts) {
+    for (const [c, us] of a.byCategory) byCategory.set(c, (byCategory.get(c) ?? 0) + us);
+    for (const [f, v] of a.byFunction) {
+      const entry = byFunction.get(f) ?? { us: 0, category: v.category };
+      entry.us += v.us;
+      byFunction.set(f, entry);
+    }
+  }
+  return { totalUs: accounts.reduce((s, a) => s + a.totalUs, 0), byCategory, byFunction };
+}
+
+const byProcess = new Map<string, [string, ThreadAccount][]>();
+for (const file of readdirSync(dir)
+  .filter((f) => f.endsWith('.cpuprofile'))
+  .sort()) {
+  const who = threadOfFile(file) ?? { pid: '?', thread: file };
+  if (onlyPid !== undefined && who.pid !== onlyPid) continue;
+  const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile;
+  const threads = byProcess.get(who.pid) ?? [];
+  threads.push([who.thread, accountProfile(profile)]);
+  byProcess.set(who.pid, threads);
+}
+
+for (const [pid, threads] of byProcess) {
+  console.log(`\n=== process ${pid}${requests === undefined ? '' : `, ${requests} bundles`}`);
+  for (const [thread, account] of threads) printAccount(thread, account);
+  const workers = threads.filter(([t]) => t !== 'main').map(([, a]) => a);
+  const all = merged(threads.map(([, a]) => a));
+  if (workers.length > 1) printAccount(`workers together (${workers.length})`, merged(workers));
+  console.log(`\nheaviest functions, all threads (self time, share of all sampled time, category):`);
+  const rows = [...all.byFunction]
+    .filter(([, v]) => v.category !== 'idle')
+    .sort((a, b) => b[1].us - a[1].us)
+    .slice(0, top);
+  for (const [key, v] of rows) {
+    console.log(`  ${pct(v.us, all.totalUs)}  ${key.split('\u0000')[0]}  [${v.category}]`);
   }
 }

@@ -17,7 +17,7 @@ import {
 } from '@proto/core';
 import { encodeCbor } from '@proto/service-kit';
 import autocannon from 'autocannon';
-import { cpuTimeMs, rssMb } from './proc-stats.ts';
+import { cpuTimeMs, rssMb, threadCpuTimeMs } from './proc-stats.ts';
 
 const MAIN = fileURLToPath(new URL('../services/verification/src/main.ts', import.meta.url));
 /** The same service without the /v2 records and their key directory (the "off" side of the pair). */
@@ -214,8 +214,48 @@ interface Measured {
   readonly p99: number;
   /** Service CPU (all threads) per bundle verified, ms. */
   readonly cpuPerBundle: number;
+  /** The service's main thread per bundle, ms: its own /metrics reading (NaN: a build without it, P86). */
+  readonly mainPerBundle: number;
+  /** The same from /proc/PID/task/PID/stat, as a check of the service's own reading. */
+  readonly mainProcPerBundle: number;
+  /** The verification worker threads together per bundle, ms (/metrics; NaN: a build without it). */
+  readonly workersPerBundle: number;
+  /** The load generator (this process: autocannon runs in it) per bundle, ms. */
+  readonly loadgenPerBundle: number;
+  /** Cores the load generator kept busy on average over the run. */
+  readonly loadgenCores: number;
   readonly peakRssMb: number;
   readonly failures: number;
+}
+
+/** The service's CPU per thread kind from its own /metrics (P86), in ms; undefined when it has none. */
+async function threadCpuOf(url: string): Promise<{ main: number; workers: number } | undefined> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const read = (thread: string) => {
+    const match = new RegExp(
+      `^proto_verify_thread_cpu_seconds_total\\{thread="${thread}"\\} (\\S+)$`,
+      'm',
+    ).exec(text);
+    return match === null ? undefined : Number(match[1]) * 1000;
+  };
+  const main = read('main');
+  const workers = read('workers');
+  return main === undefined || workers === undefined ? undefined : { main, workers };
+}
+
+/** Every bundle the service judged since it started (proto_bundles_verified_total, all labels). */
+async function bundlesJudged(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  let total = 0;
+  for (const match of text.matchAll(/^proto_bundles_verified_total\{[^}]*\} (\S+)$/gm))
+    total += Number(match[1]);
+  return total;
+}
+
+/** This process's CPU (every thread), ms: autocannon and its sockets run here. */
+function ownCpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
 }
 
 async function measure(pid: number, url: string, load: Load, connections: number): Promise<Measured> {
@@ -231,16 +271,29 @@ async function measure(pid: number, url: string, load: Load, connections: number
   const sampler = setInterval(() => {
     peakRssMb = Math.max(peakRssMb, rssMb(pid));
   }, 250);
+  const threads0 = await threadCpuOf(url);
+  const main0 = threadCpuTimeMs(pid, pid);
   const cpu0 = cpuTimeMs(pid);
+  const gen0 = ownCpuMs();
+  const t0 = performance.now();
   const result = await autocannon({ ...options, duration: DURATION_S });
+  const wallMs = performance.now() - t0;
+  const gen = ownCpuMs() - gen0;
   const cpu = cpuTimeMs(pid) - cpu0;
+  const mainProc = threadCpuTimeMs(pid, pid) - main0;
+  const threads1 = await threadCpuOf(url);
   clearInterval(sampler);
-  const answered = Math.max(1, result['2xx']);
+  const bundles = Math.max(1, result['2xx']) * load.perRequest;
   return {
     bundlesPerSecond: (result['2xx'] / DURATION_S) * load.perRequest,
     p50: result.latency.p50,
     p99: result.latency.p99,
-    cpuPerBundle: cpu / (answered * load.perRequest),
+    cpuPerBundle: cpu / bundles,
+    mainPerBundle: threads0 && threads1 ? (threads1.main - threads0.main) / bundles : Number.NaN,
+    mainProcPerBundle: mainProc / bundles,
+    workersPerBundle: threads0 && threads1 ? (threads1.workers - threads0.workers) / bundles : Number.NaN,
+    loadgenPerBundle: gen / bundles,
+    loadgenCores: gen / wallMs,
     peakRssMb,
     failures: result.non2xx + result.errors,
   };
@@ -266,6 +319,19 @@ function cborSequenceBody(p: Prepared): { body: Buffer; items: number } | undefi
 function row(p: Prepared, mode: string, m: Measured): string {
   const limitAll = (1000 / p.rawMs) * CORES;
   return `${p.name.padEnd(19)} ${mode.padEnd(18)} ${num(m.bundlesPerSecond)} ${num(m.p50)} ${num(m.p99)} ${num(m.cpuPerBundle, 2, 14)} ${num(p.rawMs, 2, 7)} ${num((100 * p.rawMs) / m.cpuPerBundle, 0, 5)} % ${num(m.bundlesPerSecond / limitAll, 2, 17)} ${num(m.peakRssMb, 0, 12)} ${String(m.failures).padStart(8)}`;
+}
+
+/**
+ * The second table: where the service's CPU per bundle goes by thread kind, what the load generator
+ * took of the same cores, and the throughput ratio against the cores it left to the service.
+ */
+const ACCOUNT_HEADER =
+  'bundle              mode               CPU ms/verify  main ms  (/proc)  workers ms  other ms  loadgen ms  loadgen cores  share  sig/workers  ratio(cores left)';
+
+function accountRow(p: Prepared, mode: string, m: Measured): string {
+  const other = m.cpuPerBundle - m.mainPerBundle - m.workersPerBundle;
+  const limitLeft = (1000 / p.rawMs) * Math.max(CORES - m.loadgenCores, 0.01);
+  return `${p.name.padEnd(19)} ${mode.padEnd(18)} ${num(m.cpuPerBundle, 2, 13)} ${num(m.mainPerBundle, 2)} ${num(m.mainProcPerBundle, 2)} ${num(m.workersPerBundle, 2, 11)} ${num(other, 2, 9)} ${num(m.loadgenPerBundle, 2, 11)} ${num(m.loadgenCores, 2, 14)} ${num((100 * p.rawMs) / m.cpuPerBundle, 0, 4)} % ${num((100 * p.rawMs) / m.workersPerBundle, 0, 10)} % ${num(m.bundlesPerSecond / limitLeft, 2, 18)}`;
 }
 
 const jsonLoad = (p: Prepared): Load => ({
@@ -359,6 +425,7 @@ async function compareServices(
   const mean = (ms: readonly Measured[], f: (m: Measured) => number) =>
     ms.reduce((a, m) => a + f(m), 0) / ms.length;
   const base = runs.get(variants[0]!.label)!;
+  const accounts: string[] = [];
   for (const variant of variants) {
     const ms = runs.get(variant.label)!;
     const merged: Measured = {
@@ -366,13 +433,21 @@ async function compareServices(
       p50: mean(ms, (m) => m.p50),
       p99: mean(ms, (m) => m.p99),
       cpuPerBundle: mean(ms, (m) => m.cpuPerBundle),
+      mainPerBundle: mean(ms, (m) => m.mainPerBundle),
+      mainProcPerBundle: mean(ms, (m) => m.mainProcPerBundle),
+      workersPerBundle: mean(ms, (m) => m.workersPerBundle),
+      loadgenPerBundle: mean(ms, (m) => m.loadgenPerBundle),
+      loadgenCores: mean(ms, (m) => m.loadgenCores),
       peakRssMb: Math.max(...ms.map((m) => m.peakRssMb)),
       failures: ms.reduce((a, m) => a + m.failures, 0),
     };
     const throughput = merged.bundlesPerSecond / mean(base, (m) => m.bundlesPerSecond);
     const cpu = merged.cpuPerBundle / mean(base, (m) => m.cpuPerBundle);
     console.log(`${row(p, variant.label, merged)}   ×${throughput.toFixed(3)} req/s, ×${cpu.toFixed(3)} CPU`);
+    accounts.push(accountRow(p, variant.label, merged));
   }
+  console.log(ACCOUNT_HEADER);
+  for (const line of accounts) console.log(line);
 }
 
 async function main(): Promise<void> {
@@ -413,6 +488,7 @@ async function main(): Promise<void> {
   console.log(
     'bundle              mode               bundles/s   p50 ms   p99 ms  CPU ms/verify  raw ms   share  ratio(all cores)  peak RSS MB  non-2xx',
   );
+  const accounts: string[] = [];
   try {
     for (const p of process.env['BENCH_TABLE'] === 'skip' ? [] : prepared) {
       if (Buffer.byteLength(p.json) > BODY_LIMIT) {
@@ -422,7 +498,13 @@ async function main(): Promise<void> {
       for (const [mode, load] of loadsOf(p, batchAvailable)) {
         const m = await measure(pid, url, load, load.perRequest > 1 ? 2 : connections);
         console.log(row(p, mode, m));
+        accounts.push(accountRow(p, mode, m));
       }
+    }
+    if (accounts.length > 0) {
+      console.log('\nwhere the CPU per bundle goes (same runs):');
+      console.log(ACCOUNT_HEADER);
+      for (const line of accounts) console.log(line);
     }
     const heaviest =
       prepared.find((p) => p.name.startsWith('v2 maximum (60)')) ??
@@ -444,6 +526,13 @@ async function main(): Promise<void> {
       );
     }
     console.log(`RSS after the runs: ${rssMb(pid).toFixed(0)} MB (idle at start: ${idleRss.toFixed(0)} MB)`);
+    if (CPU_PROF_DIR) {
+      // The profile covers the service's whole life, warm-ups and /health included: divide by all it judged.
+      const judged = await bundlesJudged(url);
+      console.log(
+        `profiled service: pid ${pid}, ${judged} bundles judged in all; node bench/profile-summary.ts ${CPU_PROF_DIR} 30 --pid=${pid} --requests=${judged}`,
+      );
+    }
   } finally {
     await stopService(child);
   }
@@ -503,7 +592,17 @@ async function main(): Promise<void> {
   }
   rmSync(DATA_DIR, { recursive: true, force: true });
   console.log(
-    '\nCPU ms/verify = utime+stime of the service process (all threads, /proc/PID/stat) ÷ bundles answered 2xx;\nshare = raw signature ms ÷ CPU ms/verify; ratio = bundles/s ÷ (cores ÷ raw ms). The load generator shares the cores.',
+    [
+      '',
+      'CPU ms/verify = utime+stime of the service process (all threads, /proc/PID/stat) ÷ bundles answered 2xx;',
+      'share = raw signature ms ÷ CPU ms/verify; ratio = bundles/s ÷ (cores ÷ raw ms). The load generator shares the cores.',
+      "main, workers = the service's proto_verify_thread_cpu_seconds_total{thread} (P86) over the run ÷ bundles;",
+      '(/proc) = its main thread from /proc/PID/task/PID/stat, a check; other = CPU − main − workers (GC helper,',
+      "libuv and compiler threads); loadgen = this process's CPU (autocannon runs in it) ÷ bundles, and loadgen",
+      'cores = that CPU ÷ wall time; sig/workers = raw ms ÷ workers ms (what the workers do beyond signatures);',
+      "ratio(cores left) = bundles/s ÷ ((cores − loadgen cores) ÷ raw ms): the ratio with the load generator's",
+      'cores taken out. A build without the thread metric prints NaN for main, workers, other and sig/workers.',
+    ].join('\n'),
   );
 }
 

@@ -3,6 +3,7 @@
 import type { Counter, Histogram, RevocationChecker, ServiceMetrics } from '@proto/service-kit';
 import type { VerificationCache } from './cache.ts';
 import type { VerifyPool } from './pool.ts';
+import { ownThreadCpuSeconds } from './thread-cpu.ts';
 
 export interface VerificationMetrics {
   readonly latency: Histogram<'tier'>;
@@ -73,6 +74,20 @@ export function createVerificationMetrics(
       },
     );
   }
+  // P86: which thread runs out of core first; the rest of process_cpu_seconds_total is V8's GC helpers,
+  // libuv's pool and the compiler threads. Collected on the main thread, so `main` is its own reading,
+  // counted from here on as process_cpu_seconds_total counts from the registry's start (not the boot).
+  const mainAtStart = ownThreadCpuSeconds();
+  metrics.counter(
+    'verify_thread_cpu_seconds_total',
+    'CPU seconds of the service main thread (HTTP, logging, task posting) and of the verification worker threads',
+    ['thread'],
+    (c) => {
+      c.reset();
+      c.inc({ thread: 'main' }, ownThreadCpuSeconds() - mainAtStart);
+      c.inc({ thread: 'workers' }, sources.pool.workerCpuSeconds);
+    },
+  );
   metrics.gauge('verify_pool_queue_depth', 'Verifications waiting for a worker thread', [], (g) => {
     g.set(sources.pool.queueDepth);
   });

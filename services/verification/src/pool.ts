@@ -4,8 +4,9 @@
 // an isolate of ~30–45 MB that an idle service need not hold (P71, docs/operations.md#memory).
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
+import { WorkerCpuTotal } from './thread-cpu.ts';
 import type { PortableVerifierOptions } from './verifier-options.ts';
-import type { VerifyTask, VerifyTaskResult } from './worker.ts';
+import type { VerifyTask, VerifyTaskResult, VerifyWorkerData } from './worker.ts';
 
 /** The queue is full: the caller answers 503 with Retry-After. */
 export class PoolSaturatedError extends Error {
@@ -32,6 +33,7 @@ export class VerifyPool {
   readonly threads: number;
   readonly maxQueue: number;
   readonly #pool: Piscina<VerifyTask, VerifyTaskResult>;
+  readonly #cpu = new WorkerCpuTotal();
   readonly #idleWaiters: (() => void)[] = [];
   #rejected = 0;
   #pending = 0;
@@ -49,7 +51,7 @@ export class VerifyPool {
       maxThreads: options.threads,
       maxQueue: options.maxQueue,
       idleTimeout: options.idleTimeoutMs,
-      workerData: options.verifier,
+      workerData: { ...options.verifier, threadCpu: this.#cpu.buffer } satisfies VerifyWorkerData,
     });
     // 'workerCreate' fires once a thread has loaded the worker module and can take tasks.
     this.#pool.on('workerCreate', () => {
@@ -97,6 +99,11 @@ export class VerifyPool {
   /** Share of the pool's capacity used since start (0–1). */
   get utilization(): number {
     return this.#pool.utilization;
+  }
+
+  /** CPU seconds of the pool's threads, stopped ones included (P86). */
+  get workerCpuSeconds(): number {
+    return this.#cpu.seconds;
   }
 
   /** Requests turned away because the queue was full (metrics: pool saturation; issue 16). */

@@ -17,6 +17,7 @@ import {
 } from './bundle-subject.ts';
 import { decodeCborStrict } from './cbor-decode.ts';
 import { passportKeysOfBundle } from './records/bundle-key-bindings.ts';
+import { threadCpuReporter } from './thread-cpu.ts';
 import type { PortableVerifierOptions } from './verifier-options.ts';
 import { checkVerifyRequest, parseJsonBody } from './verify-request.ts';
 
@@ -74,10 +75,18 @@ export type VerifyTaskResult =
   /** The final answer, already in the wire format the task asked for (its bytes transferred back). */
   | (VerdictParts & { readonly kind: 'answered'; readonly answer: WiredAnswer });
 
-const setup = workerData as PortableVerifierOptions;
+/** What the pool hands each thread: the verifier's options and where the thread adds up its CPU. */
+export interface VerifyWorkerData extends PortableVerifierOptions {
+  readonly threadCpu: SharedArrayBuffer;
+}
+
+const setup = workerData as VerifyWorkerData;
 const built = createVerifier({ ...setup.options, backend: selectCryptoBackend(setup.backend) });
 if (!built.ok) throw new Error(`verifier configuration rejected: ${built.error.message}`);
 const verifier = built.value;
+const reportThreadCpu = threadCpuReporter(setup.threadCpu);
+// The thread's start (module loading, the verifier) is part of what the pool costs.
+reportThreadCpu();
 
 /** The task's request, read from its body when the main thread did not; a message when it is not one. */
 function requestOf(
@@ -102,6 +111,14 @@ function requestOf(
 }
 
 export default function verifyTask(task: VerifyTask): VerifyTaskResult {
+  try {
+    return verdictOf(task);
+  } finally {
+    reportThreadCpu();
+  }
+}
+
+function verdictOf(task: VerifyTask): VerifyTaskResult {
   const read = requestOf(task);
   if (!read.ok) return { kind: 'bad_request', message: read.message };
   const analysis = verifier.analyze(read.request);
