@@ -73,20 +73,63 @@ function dataDirOf(entry: string): string {
 }
 const CASES = ALL_CASES.filter((c) => ONLY === undefined || c.name.includes(ONLY));
 
-/** A backend that counts verify() calls per algorithm, to learn each bundle's signature work. */
-function countingBackend(inner: CryptoBackend): { backend: CryptoBackend; counts: Map<SigningAlg, number> } {
-  const counts = new Map<SigningAlg, number>();
+/** One verify() call as the engine made it: the bundle's own keys, messages and signatures. */
+interface SignatureCall {
+  readonly alg: SigningAlg;
+  readonly publicKey: Uint8Array;
+  readonly message: Uint8Array;
+  readonly signature: Uint8Array;
+}
+
+/** A backend that records the verify() calls, to learn each bundle's signature work. */
+function recordingBackend(inner: CryptoBackend): { backend: CryptoBackend; calls: SignatureCall[] } {
+  const calls: SignatureCall[] = [];
   const backend: CryptoBackend = {
     name: inner.name,
     algorithms: inner.algorithms,
     sign: (alg, secretKey, message) => inner.sign(alg, secretKey, message),
     generateKeyPair: (alg) => inner.generateKeyPair(alg),
     verify: (alg, publicKey, message, signature) => {
-      counts.set(alg, (counts.get(alg) ?? 0) + 1);
+      calls.push({ alg, publicKey, message, signature });
       return inner.verify(alg, publicKey, message, signature);
     },
   };
-  return { backend, counts };
+  return { backend, calls };
+}
+
+/**
+ * The raw signature cost of one bundle (ms, one core): its own verify() calls replayed on the same
+ * backend (keys cached as the engine caches them), so message lengths are the bundle's. Measured again
+ * around every row, since a shared machine's speed drifts between rows.
+ */
+function replayRawMs(backend: CryptoBackend, calls: readonly SignatureCall[], budgetMs = 300): number {
+  const once = () => {
+    for (const c of calls) {
+      if (!backend.verify(c.alg, c.publicKey, c.message, c.signature)) throw new Error('replay failed');
+    }
+  };
+  once();
+  let rounds = 0;
+  const t0 = performance.now();
+  let elapsed = 0;
+  do {
+    once();
+    rounds++;
+    elapsed = performance.now() - t0;
+  } while (elapsed < budgetMs && rounds < 10_000);
+  return elapsed / rounds;
+}
+
+/** A measured run with the bundle's raw signature cost taken just before and just after it (mean). */
+async function measureWithRaw<T>(
+  backend: CryptoBackend,
+  p: Prepared,
+  run: () => Promise<T>,
+): Promise<[T, number]> {
+  const before = replayRawMs(backend, p.calls);
+  const measured = await run();
+  const after = replayRawMs(backend, p.calls);
+  return [measured, (before + after) / 2];
 }
 
 /** Single-thread cost of one verification per algorithm (ms), same backend, 600-byte message. */
@@ -114,38 +157,50 @@ interface Prepared {
   /** Undefined when the bundle holds a value CBOR does not carry (a float: PROTOCOL §8.2). */
   readonly cbor: Buffer | undefined;
   readonly signatures: Map<SigningAlg, number>;
+  /** The bundle's verify() calls, replayed for the raw cost (replayRawMs). */
+  readonly calls: readonly SignatureCall[];
   /** Signature work per bundle on one core (ms). */
   readonly rawMs: number;
   /** In-process verify() of the parsed request, one thread (ms), for bundles over the body limit. */
   readonly engineMs: number;
 }
 
-function prepare(backend: CryptoBackend, costs: Map<SigningAlg, number>): Prepared[] {
+function prepare(backend: CryptoBackend): Prepared[] {
   return CASES.map(({ name, options }) => {
     const built = buildSignedBundle({ ...options, backend });
     const request = { signed_bundle: built.signed_bundle };
-    const { backend: counting, counts } = countingBackend(backend);
-    const verifier = createVerifier({ mode: MODE, backend: counting });
+    const { backend: recording, calls } = recordingBackend(backend);
+    const verifier = createVerifier({ mode: MODE, backend: recording });
     if (!verifier.ok) throw new Error(verifier.error.message);
     const verdict = verifier.value.verify(request);
     if (!verdict.verified) throw new Error(`${name} does not verify: ${JSON.stringify(verdict.errors)}`);
-    let rawMs = 0;
-    for (const [alg, n] of counts) rawMs += n * (costs.get(alg) ?? 0);
+    const counts = new Map<SigningAlg, number>();
+    for (const c of calls) counts.set(c.alg, (counts.get(c.alg) ?? 0) + 1);
     const json = JSON.stringify(request);
     const plain = createVerifier({ mode: MODE, backend });
     if (!plain.ok) throw new Error(plain.error.message);
-    const runs = Math.max(3, Math.min(50, Math.round(500 / Math.max(rawMs, 1))));
+    // The engine and the raw replay alternate, so both see the same machine.
+    const rough = replayRawMs(backend, calls, 50);
+    const runs = Math.max(3, Math.min(50, Math.round(250 / Math.max(rough, 1))));
     plain.value.verify(JSON.parse(json));
-    const t0 = performance.now();
-    for (let i = 0; i < runs; i++) plain.value.verify(JSON.parse(json));
-    const engineMs = (performance.now() - t0) / runs;
+    let engineTotal = 0;
+    let rawTotal = 0;
+    for (let round = 0; round < 2; round++) {
+      rawTotal += replayRawMs(backend, calls, 150);
+      const t0 = performance.now();
+      for (let i = 0; i < runs; i++) plain.value.verify(JSON.parse(json));
+      engineTotal += (performance.now() - t0) / runs;
+    }
+    rawTotal += replayRawMs(backend, calls, 150);
+    const rawMs = rawTotal / 3;
+    const engineMs = engineTotal / 2;
     let cbor: Buffer | undefined;
     try {
       cbor = encodeCbor(request);
     } catch {
       cbor = undefined;
     }
-    return { name, json, cbor, signatures: counts, rawMs, engineMs };
+    return { name, json, cbor, signatures: counts, calls, rawMs, engineMs };
   });
 }
 
@@ -398,25 +453,29 @@ interface Variant {
  * of a shared machine falls on every side; prints each variant's mean row and its ratios to the first.
  */
 async function compareServices(
-  p: Prepared,
+  backend: CryptoBackend,
+  measuredCase: Prepared,
   title: string,
   variants: readonly Variant[],
   connections: number,
-  load: [string, Load] = ['json', jsonLoad(p)],
+  load: [string, Load] = ['json', jsonLoad(measuredCase)],
 ) {
   const [mode, requests] = load;
   console.log(
-    `\n${title} (${p.name}, ${mode}, ${variants.map((v) => v.label).join(' / ')} alternating twice):`,
+    `\n${title} (${measuredCase.name}, ${mode}, ${variants.map((v) => v.label).join(' / ')} alternating twice):`,
   );
   const runs = new Map<string, Measured[]>(variants.map((v) => [v.label, []]));
+  const raws: number[] = [];
   for (let round = 0; round < 2; round++) {
     for (const variant of variants) {
       const port = 3900 + Math.floor(Math.random() * 90);
       const child = await startService(port, variant.entry, variant.workers, variant.logLevel);
       try {
-        runs
-          .get(variant.label)!
-          .push(await measure(child.pid!, `http://127.0.0.1:${port}`, requests, connections));
+        const [measured, rawMs] = await measureWithRaw(backend, measuredCase, () =>
+          measure(child.pid!, `http://127.0.0.1:${port}`, requests, connections),
+        );
+        runs.get(variant.label)!.push(measured);
+        raws.push(rawMs);
       } finally {
         await stopService(child);
       }
@@ -425,6 +484,8 @@ async function compareServices(
   const mean = (ms: readonly Measured[], f: (m: Measured) => number) =>
     ms.reduce((a, m) => a + f(m), 0) / ms.length;
   const base = runs.get(variants[0]!.label)!;
+  // The raw cost as the machine was across all of this comparison's runs.
+  const p: Prepared = { ...measuredCase, rawMs: raws.reduce((a, r) => a + r, 0) / raws.length };
   const accounts: string[] = [];
   for (const variant of variants) {
     const ms = runs.get(variant.label)!;
@@ -456,8 +517,11 @@ async function main(): Promise<void> {
     `verification benchmark: backend ${backend.name}, ${CORES} cores, ${DURATION_S} s per run, cache off, rate limit off, LOG_LEVEL=${LOG_LEVEL}, VERIFIER_MODE=${MODE}, VERIFY_WORKERS=${WORKERS ?? 'default'}`,
   );
   const costs = signatureCosts(backend);
-  for (const [alg, ms] of costs) console.log(`  raw ${alg} verify: ${(ms * 1000).toFixed(1)} µs (one core)`);
-  const prepared = prepare(backend, costs);
+  for (const [alg, ms] of costs)
+    console.log(
+      `  raw ${alg} verify: ${(ms * 1000).toFixed(1)} µs (one core, 600-byte message; for scale only)`,
+    );
+  const prepared = prepare(backend);
   console.log(
     '\nbundle               bytes JSON  bytes CBOR  sigs ed/ml-dsa  raw ms  raw limit all cores/s  in-process verify ms  engine share',
   );
@@ -496,9 +560,11 @@ async function main(): Promise<void> {
         continue;
       }
       for (const [mode, load] of loadsOf(p, batchAvailable)) {
-        const m = await measure(pid, url, load, load.perRequest > 1 ? 2 : connections);
-        console.log(row(p, mode, m));
-        accounts.push(accountRow(p, mode, m));
+        const [m, rawMs] = await measureWithRaw(backend, p, () =>
+          measure(pid, url, load, load.perRequest > 1 ? 2 : connections),
+        );
+        console.log(row({ ...p, rawMs }, mode, m));
+        accounts.push(accountRow({ ...p, rawMs }, mode, m));
       }
     }
     if (accounts.length > 0) {
@@ -540,6 +606,7 @@ async function main(): Promise<void> {
   if (pairCase !== undefined && process.env['BENCH_KEY_DIRECTORY'] !== 'skip') {
     // Issue 15: the service with the /v2 records (key directory fed by every verdict) and without them.
     await compareServices(
+      backend,
       pairCase,
       'key directory on vs off',
       [
@@ -553,6 +620,7 @@ async function main(): Promise<void> {
   const workerCounts = process.env['BENCH_COMPARE_WORKERS'];
   if (pairCase !== undefined && workerCounts !== undefined) {
     await compareServices(
+      backend,
       pairCase,
       'VERIFY_WORKERS compared',
       workerCounts.split(',').map((n) => ({ label: `workers ${n.trim()}`, entry: MAIN, workers: n.trim() })),
@@ -566,6 +634,7 @@ async function main(): Promise<void> {
     for (const p of prepared.filter((c) => Buffer.byteLength(c.json) <= BODY_LIMIT)) {
       for (const load of loadsOf(p, true)) {
         await compareServices(
+          backend,
           p,
           'other build vs this one',
           [
@@ -581,6 +650,7 @@ async function main(): Promise<void> {
   // Issue 14: what request logging at info costs, against warn (no request lines).
   if (pairCase !== undefined && process.env['BENCH_COMPARE_LOG'] !== undefined) {
     await compareServices(
+      backend,
       pairCase,
       'request logging compared',
       [
@@ -595,7 +665,7 @@ async function main(): Promise<void> {
     [
       '',
       'CPU ms/verify = utime+stime of the service process (all threads, /proc/PID/stat) ÷ bundles answered 2xx;',
-      'share = raw signature ms ÷ CPU ms/verify; ratio = bundles/s ÷ (cores ÷ raw ms). The load generator shares the cores.',
+      "raw ms = the bundle's own verify() calls replayed on one core (same keys, messages, signatures), taken just\nbefore and after each row; share = raw ms ÷ CPU ms/verify; ratio = bundles/s ÷ (cores ÷ raw ms). The load generator shares the cores.",
       "main, workers = the service's proto_verify_thread_cpu_seconds_total{thread} (P86) over the run ÷ bundles;",
       '(/proc) = its main thread from /proc/PID/task/PID/stat, a check; other = CPU − main − workers (GC helper,',
       "libuv and compiler threads); loadgen = this process's CPU (autocannon runs in it) ÷ bundles, and loadgen",
