@@ -36,7 +36,12 @@ const SIDES: readonly { label: string; options: AnalyzeOptions }[] = [
   { label: 'after again (noise)', options: {} },
 ];
 
-function perVerification(verifier: Verifier, request: unknown, options: AnalyzeOptions, runs: number): number {
+function perVerification(
+  verifier: Verifier,
+  request: unknown,
+  options: AnalyzeOptions,
+  runs: number,
+): number {
   const now = new Date();
   const t0 = cpuMs();
   for (let i = 0; i < runs; i++) verifier.finalize(verifier.analyze(request, options), now);

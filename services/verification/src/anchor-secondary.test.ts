@@ -190,7 +190,10 @@ describe('a receipt naming a secondary hash after a plain verify cached the anal
 
     const passed = await post(honest);
     expect(passed.headers.get('x-verification-cache')).toBe('hit');
-    expect(passed.json, JSON.stringify(passed.json)).toMatchObject({ verified: true, checks: { anchor: 'pass' } });
+    expect(passed.json, JSON.stringify(passed.json)).toMatchObject({
+      verified: true,
+      checks: { anchor: 'pass' },
+    });
     expect((await post()).json['verified']).toBe(true);
   });
 

@@ -1,6 +1,11 @@
 // What the main thread needs from an analysis and a request to run the I/O checks after the worker's
 // verdict: who the bundle is about, and the evidence the caller supplied. DECISIONS D12, D19–D21.
-import { type AnalyzeOptions, type BundleAnalysis, receiptNamesSecondary, type SecurityTier } from '@proto/core';
+import {
+  type AnalyzeOptions,
+  type BundleAnalysis,
+  receiptNamesSecondary,
+  type SecurityTier,
+} from '@proto/core';
 
 /** The facts of a bundle the revocation, attestation and anchor checks look at (plain data, clonable). */
 export interface BundleSubject {

@@ -10,12 +10,12 @@ import {
   errorDefinition,
   failsClosed,
   type ProtocolProfile,
+  receiptNamesSecondary,
   type SecurityTier,
   type TrustedKey,
   tierFloorForMode,
   type VerificationMode,
   type VerifyResponse,
-  receiptNamesSecondary,
   verifyAttestation,
 } from '@proto/core';
 import {

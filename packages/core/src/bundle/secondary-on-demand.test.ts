@@ -31,7 +31,7 @@ vi.mock('node:crypto', async (importOriginal) => {
     });
     return hasher;
   };
-  return { ...real, default: { ...real.default, hash, createHash }, hash, createHash };
+  return { ...real, hash, createHash };
 });
 
 const { canonicalBytesV1, canonicalBytesV2 } = await import('../canonical/index.ts');
