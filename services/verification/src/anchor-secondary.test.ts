@@ -148,3 +148,80 @@ describe('a receipt anchoring the SHA3-256 hash too, through POST /verify', () =
     expect(JSON.stringify(json['warnings'] ?? [])).not.toContain('anchor_receipt');
   });
 });
+
+// P74: a plain /verify computes no SHA3-256 hash of the bundle, so the analysis it caches has none. A later
+// request whose receipt names a bundle_hash_secondary must still have it compared with the bundle's own.
+describe('a receipt naming a secondary hash after a plain verify cached the analysis (P74)', () => {
+  let cached: RunningApp;
+  beforeAll(async () => {
+    cached = await startApp({
+      VERIFY_WORKERS: '1',
+      VERIFY_RATE_LIMIT_PER_MINUTE: '0',
+      VERIFICATION_CACHE_MAX_ENTRIES: '100',
+      ANCHOR_VERIFY_ESPLORA_URL: esplora.url,
+    });
+  });
+  afterAll(async () => {
+    await cached?.close();
+  });
+
+  const post = (anchorReceipt?: unknown) =>
+    postVerify(
+      cached.url,
+      anchorReceipt === undefined
+        ? { signed_bundle: bundle.signed_bundle }
+        : { signed_bundle: bundle.signed_bundle, anchor_receipt: anchorReceipt },
+    );
+
+  it('refuses the lying secondary with E202 and passes the honest one, each on its first and a repeated request', async () => {
+    const plain = await post();
+    expect(plain.json['verified']).toBe(true);
+    expect(plain.headers.get('x-verification-cache')).toBe('miss');
+    expect((await post()).headers.get('x-verification-cache')).toBe('hit');
+
+    // The cached analysis has no SHA3-256 hash: the request is analysed afresh (a miss), not checked without it.
+    const lied = await post(lying);
+    expectE202(lied.json, `not the bundle's ${honestSecondary}`);
+    expect(lied.headers.get('x-verification-cache')).toBe('miss');
+    // The same bytes again (the body memo's path), now a hit on the analysis that has it.
+    const liedAgain = await post(lying);
+    expect(liedAgain.headers.get('x-verification-cache')).toBe('hit');
+    expectE202(liedAgain.json, `not the bundle's ${honestSecondary}`);
+
+    const passed = await post(honest);
+    expect(passed.headers.get('x-verification-cache')).toBe('hit');
+    expect(passed.json, JSON.stringify(passed.json)).toMatchObject({
+      verified: true,
+      checks: { anchor: 'pass' },
+    });
+    expect((await post()).json['verified']).toBe(true);
+  });
+
+  it('passes the honest receipt when it is the first to follow the plain verify, then refuses the lying one', async () => {
+    // An app of its own, so the honest receipt meets the plain analysis (above, the lying one came first).
+    const fresh = await startApp({
+      VERIFY_WORKERS: '1',
+      VERIFY_RATE_LIMIT_PER_MINUTE: '0',
+      VERIFICATION_CACHE_MAX_ENTRIES: '100',
+      ANCHOR_VERIFY_ESPLORA_URL: esplora.url,
+    });
+    try {
+      const body = (receipt?: unknown) =>
+        receipt === undefined
+          ? { signed_bundle: bundle.signed_bundle }
+          : { signed_bundle: bundle.signed_bundle, anchor_receipt: receipt };
+      expect((await postVerify(fresh.url, body())).json['verified']).toBe(true);
+      const passed = await postVerify(fresh.url, body(honest));
+      expect(passed.json, JSON.stringify(passed.json)).toMatchObject({
+        verified: true,
+        checks: { anchor: 'pass' },
+      });
+      expect(passed.headers.get('x-verification-cache')).toBe('miss');
+      const lied = await postVerify(fresh.url, body(lying));
+      expect(lied.headers.get('x-verification-cache')).toBe('hit');
+      expectE202(lied.json, `not the bundle's ${honestSecondary}`);
+    } finally {
+      await fresh.close();
+    }
+  });
+});

@@ -1,6 +1,11 @@
 // What the main thread needs from an analysis and a request to run the I/O checks after the worker's
 // verdict: who the bundle is about, and the evidence the caller supplied. DECISIONS D12, D19–D21.
-import type { BundleAnalysis, SecurityTier } from '@proto/core';
+import {
+  type AnalyzeOptions,
+  type BundleAnalysis,
+  receiptNamesSecondary,
+  type SecurityTier,
+} from '@proto/core';
 
 /** The facts of a bundle the revocation, attestation and anchor checks look at (plain data, clonable). */
 export interface BundleSubject {
@@ -14,7 +19,10 @@ export interface BundleSubject {
   readonly rprHash?: string;
   /** What an anchor receipt must commit to (recomputed by the verifier, never read from the receipt). */
   readonly bundleHash?: string;
-  /** P62: the SHA3-256 hash of the same bytes; a receipt's bundle_hash_secondary must be this one. */
+  /**
+   * P62: the SHA3-256 hash of the same bytes; a receipt's bundle_hash_secondary must be this one. P74: only
+   * an analysis made for such a receipt has it (`analyzeOptionsFor`, `analysisServes`).
+   */
   readonly bundleHashSecondary?: string;
 }
 
@@ -65,6 +73,25 @@ export function evidenceOf(request: Readonly<Record<string, unknown>>): Supplied
     ...(hasReceipt ? { anchor_receipt: receipt } : {}),
     ...(hasAttestation ? { jurisdiction_attestation: attestation } : {}),
   };
+}
+
+/** P74: the analysis computes the bundle's SHA3-256 hash only for a receipt that names one. */
+export function analyzeOptionsFor(evidence: SuppliedEvidence | undefined): AnalyzeOptions {
+  return { bundleHashSecondary: receiptNamesSecondary(evidence?.anchor_receipt) };
+}
+
+/**
+ * Whether a cached analysis has every hash this request's evidence is compared with (P74): one made for a
+ * request without a receipt naming a bundle_hash_secondary lacks the bundle's own, so such a request is
+ * analysed afresh rather than having its receipt checked without it. An analysis with no bundle hash
+ * serves every request (the anchor check is skipped then, whatever the analysis).
+ */
+export function analysisServes(analysis: BundleAnalysis, evidence: SuppliedEvidence | undefined): boolean {
+  return (
+    analysis.bundleHash === undefined ||
+    analysis.bundleHashSecondary !== undefined ||
+    !receiptNamesSecondary(evidence?.anchor_receipt)
+  );
 }
 
 /**

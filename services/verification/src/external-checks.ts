@@ -10,6 +10,7 @@ import {
   errorDefinition,
   failsClosed,
   type ProtocolProfile,
+  receiptNamesSecondary,
   type SecurityTier,
   type TrustedKey,
   tierFloorForMode,
@@ -246,7 +247,18 @@ export function createExternalChecks(options: ExternalChecksOptions): ExternalCh
     // One look-up per receipt and bundle hash per TTL, shared by concurrent requests (issue 12 item 6).
     // P62: a receipt's secondary hash is compared with the bundle's own SHA3-256 hash, like bundle_hash.
     const bundleHash = subject.bundleHash;
-    const secondary = subject.bundleHashSecondary;
+    // P74: passed only for a receipt naming one, so the result (and its cache key) never depends on whether
+    // this analysis happened to compute it; one that names it and meets an analysis without it is not checked
+    // at all, as checking only its bundle_hash would pass a wrong secondary.
+    const needsSecondary = receiptNamesSecondary(receipt);
+    const secondary = needsSecondary ? subject.bundleHashSecondary : undefined;
+    if (needsSecondary && secondary === undefined) {
+      return {
+        check: 'anchor',
+        status: 'skipped',
+        warnings: ["anchor_receipt not checked: the bundle's SHA3-256 hash was not computed"],
+      };
+    }
     const sources =
       secondary === undefined
         ? anchorSources

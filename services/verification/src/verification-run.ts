@@ -8,6 +8,7 @@ import { BodyMemo } from './body-memo.ts';
 import {
   type AnalysisFacts,
   analysisRequest,
+  analysisServes,
   evidenceOf,
   factsOf,
   type SuppliedEvidence,
@@ -151,7 +152,8 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
       const digest = BodyMemo.digest(body.format, body.bytes);
       const seen = knownBodies.get(digest);
       const seenHit = seen === undefined ? undefined : cache.get(seen.cacheKey);
-      if (seen !== undefined && seenHit !== undefined) {
+      // P74: a hit lacking the SHA3-256 hash this request's receipt names is no hit; the worker recomputes it.
+      if (seen !== undefined && seenHit !== undefined && analysisServes(seenHit, seen.evidence)) {
         return answerHit(seenHit, seen.uncoveredMembers, seen.evidence, startedAt, feed);
       }
       // The cache key needs the value here; the worker then skips the checks already run.
@@ -179,7 +181,9 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
         evidence: evidenceOf(read.request),
       };
       if (cacheKey !== undefined) knownBodies.set(digest, { cacheKey, ...known });
-      if (hit) return answerHit(hit, known.uncoveredMembers, known.evidence, startedAt, feed);
+      if (hit && analysisServes(hit, known.evidence)) {
+        return answerHit(hit, known.uncoveredMembers, known.evidence, startedAt, feed);
+      }
       metrics.cacheMisses.inc();
       // JSON bytes cost less to send and re-parse than the parsed tree costs to clone.
       task =

@@ -8,6 +8,7 @@ import { Piscina } from 'piscina';
 import { type AnswerFormat, type WiredAnswer, wiredAnswer } from './answer-wire.ts';
 import {
   type AnalysisFacts,
+  analyzeOptionsFor,
   type BundleSubject,
   evidenceOf,
   externalChecksApply,
@@ -121,9 +122,9 @@ export default function verifyTask(task: VerifyTask): VerifyTaskResult {
 function verdictOf(task: VerifyTask): VerifyTaskResult {
   const read = requestOf(task);
   if (!read.ok) return { kind: 'bad_request', message: read.message };
-  const analysis = verifier.analyze(read.request);
-  const response = verifier.finalize(analysis, new Date(task.now));
   const evidence = evidenceOf(read.request);
+  const analysis = verifier.analyze(read.request, analyzeOptionsFor(evidence));
+  const response = verifier.finalize(analysis, new Date(task.now));
   const passport =
     task.wantBindings === true &&
     analysis.bundleHash !== undefined &&

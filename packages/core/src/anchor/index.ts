@@ -54,4 +54,5 @@ export {
   type ParsedAnchorReceipt,
   parseAnchorReceipt,
   type ReceiptInclusion,
+  receiptNamesSecondary,
 } from './receipt.ts';

@@ -103,6 +103,17 @@ export function anchorReceiptKind(value: Record<string, unknown>): AnchorReceipt
   return 'bitcoin';
 }
 
+/**
+ * Whether checking `receipt` needs the bundle's SHA3-256 hash (P74): only a receipt naming a
+ * `bundle_hash_secondary` is compared with it (`prepareReceiptCheck`), and the member is read as `common`
+ * reads it (absent or null: not named). Anything else, a malformed receipt included, is checked without it.
+ */
+export function receiptNamesSecondary(receipt: unknown): boolean {
+  if (typeof receipt !== 'object' || receipt === null || Array.isArray(receipt)) return false;
+  const named = (receipt as Record<string, unknown>)['bundle_hash_secondary'];
+  return named !== undefined && named !== null;
+}
+
 class ReceiptError extends Error {}
 
 function fail(message: string): never {

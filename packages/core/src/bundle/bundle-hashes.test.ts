@@ -23,7 +23,10 @@ describe('bundleHashSecondary (P62)', () => {
       if (!bytes.ok) throw new Error(bytes.error.message);
       expect(built.bundleHashSecondary).toBe(`sha3-256:${hexDigest('sha3-256', bytes.value)}`);
       expect(built.bundleHash).toBe(`sha256:${hexDigest('sha256', bytes.value)}`);
-      const analysis = makeVerifier({ allowV1Bundles: true }).analyze({ signed_bundle: built.signed_bundle });
+      const analysis = makeVerifier({ allowV1Bundles: true }).analyze(
+        { signed_bundle: built.signed_bundle },
+        { bundleHashSecondary: true },
+      );
       expect(analysis.bundleHashSecondary).toBe(built.bundleHashSecondary);
     }
   });

@@ -17,6 +17,7 @@ export {
 } from './settings.ts';
 export type {
   AnalysisFinding,
+  AnalyzeOptions,
   BundleAnalysis,
   BundleVersion,
   CheckName,

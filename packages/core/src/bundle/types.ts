@@ -160,7 +160,10 @@ export interface BundleAnalysis {
   readonly rprHash?: string;
   /** V1: `signature.bundle_hash`; V2: `sha256:` + SHA-256(jcs({bundle, signature})) (PROTOCOL §8.3). */
   readonly bundleHash?: string;
-  /** P62: `sha3-256:` + SHA3-256 of the same canonical bytes as `bundleHash` (what a receipt's secondary must name). */
+  /**
+   * P62: `sha3-256:` + SHA3-256 of the same canonical bytes as `bundleHash` (what a receipt's secondary must
+   * name). P74: present only when `analyze` was asked for it (`AnalyzeOptions.bundleHashSecondary`).
+   */
   readonly bundleHashSecondary?: string;
   readonly sessionNonce?: string;
   /** PQ checkpoints whose both signature halves and coverage verified. */
@@ -177,6 +180,15 @@ export interface BundleAnalysis {
   readonly timeDependent: TimeDependentFacts;
 }
 
+/** What an analysis computes beyond the verdict's needs (P74). */
+export interface AnalyzeOptions {
+  /**
+   * Also compute `bundleHashSecondary` (a second hash of the whole canonical bundle). Only an anchor receipt
+   * naming a `bundle_hash_secondary` is checked against it (`receiptNamesSecondary`); the verdict never is.
+   */
+  readonly bundleHashSecondary?: boolean;
+}
+
 /** A configured verifier (createVerifier). */
 export interface Verifier {
   readonly profile: ProtocolProfile;
@@ -184,7 +196,7 @@ export interface Verifier {
   /** finalize(analyze(request), clock()). Never throws. */
   verify(request: unknown): VerifyResponse;
   /** Everything that does not depend on the clock; cacheable. Never throws. */
-  analyze(request: unknown): BundleAnalysis;
+  analyze(request: unknown, options?: AnalyzeOptions): BundleAnalysis;
   /** Re-evaluates key expiry/age, RPR expiry and session expiry against `now`. Never throws. */
   finalize(analysis: BundleAnalysis, now: Date): VerifyResponse;
 }

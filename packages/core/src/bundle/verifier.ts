@@ -7,6 +7,7 @@ import { Ledger } from './ledger.ts';
 import { resolveVerifierSettings, type VerifierRuntime } from './settings.ts';
 import type {
   AnalysisFinding,
+  AnalyzeOptions,
   BundleAnalysis,
   FindingCheck,
   Verifier,
@@ -46,7 +47,12 @@ function internalError(error: unknown): AnalysisFinding {
 }
 
 /** Routes a request `{signed_bundle, public_key_b64?}` to the V1 or V2 pipeline (D11). */
-function analyzeRequest(runtime: VerifierRuntime, request: unknown): BundleAnalysis {
+function analyzeRequest(
+  runtime: VerifierRuntime,
+  request: unknown,
+  options: AnalyzeOptions | undefined,
+): BundleAnalysis {
+  const secondary = options?.bundleHashSecondary === true;
   if (!isRecord(request) || prop(request, 'signed_bundle') === undefined) {
     return failedAnalysis('unknown', 'request', {
       code: 'BUNDLE_SCHEMA_INVALID',
@@ -63,12 +69,12 @@ function analyzeRequest(runtime: VerifierRuntime, request: unknown): BundleAnaly
   const signed = prop(request, 'signed_bundle');
   switch (detectBundleVersion(signed)) {
     case '1.0':
-      return analyzeV1(runtime, signed, requestKey);
+      return analyzeV1(runtime, signed, requestKey, secondary);
     case '2.0': {
       // Members no signature covers never reach the checks (issue 12): the verdict and the bundle
       // hash are those of the covered form; finalize names what was set aside.
       const view = splitUncoveredV2(signed);
-      const analysis = analyzeV2(runtime, view.covered, requestKey !== undefined);
+      const analysis = analyzeV2(runtime, view.covered, requestKey !== undefined, secondary);
       return view.uncovered.length === 0
         ? analysis
         : Object.freeze({ ...analysis, uncoveredMembers: Object.freeze([...view.uncovered]) });
@@ -97,9 +103,9 @@ export function createVerifier(options: VerifierOptions): Result<Verifier> {
   if (!resolved.ok) return resolved;
   const runtime = resolved.value;
 
-  const analyze = (request: unknown): BundleAnalysis => {
+  const analyze = (request: unknown, options?: AnalyzeOptions): BundleAnalysis => {
     try {
-      return analyzeRequest(runtime, request);
+      return analyzeRequest(runtime, request, options);
     } catch (error) {
       // Last resort: every pipeline reads untrusted input defensively, so this is a bug if reached.
       const f = internalError(error);

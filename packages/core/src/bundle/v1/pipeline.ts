@@ -48,6 +48,8 @@ export function analyzeV1(
   runtime: VerifierRuntime,
   signed: unknown,
   requestKey: string | undefined,
+  /** P74: compute `bundleHashSecondary` (only an anchor receipt naming one needs it). */
+  withSecondary = false,
 ): BundleAnalysis {
   const ledger = new Ledger();
   let timeDependent: TimeDependentFacts = { signingKeys: [] };
@@ -81,7 +83,7 @@ export function analyzeV1(
   const statedHash = checkBundleHash(ledger, parsed);
   if (statedHash !== undefined) extra.bundleHash = statedHash;
   // P62: over the bytes bundle_hash covers (a bundle whose stated hash differs fails bundle_hash anyway).
-  extra.bundleHashSecondary = secondaryBundleHash(parsed.bundleBytes);
+  if (withSecondary) extra.bundleHashSecondary = secondaryBundleHash(parsed.bundleBytes);
   checkHashAlgorithmPolicy(ledger, runtime);
   // Bare hex leaves (PROTOCOL §2.1, D3): merkle_root's leaves and hash_chain's links.
   const leaves = parsed.entryBytes.map((b) => hexDigest('sha256', b));

@@ -49,7 +49,25 @@ export function computeBundleHash(signed: unknown, memo?: CanonicalMemo): Result
   return digests.ok ? ok(prefixedHash('sha256', digests.value[0] as string)) : digests;
 }
 
-export function analyzeV2(runtime: VerifierRuntime, signed: unknown, requestKey: boolean): BundleAnalysis {
+type AnalysisHashes = Pick<BundleAnalysis, 'bundleHash' | 'bundleHashSecondary'>;
+
+function primaryBundleHash(signed: unknown, memo: CanonicalMemo): AnalysisHashes | undefined {
+  const hash = computeBundleHash(signed, memo);
+  return hash.ok ? { bundleHash: hash.value } : undefined;
+}
+
+function bothBundleHashes(signed: unknown, memo: CanonicalMemo): AnalysisHashes | undefined {
+  const hashes = signedV2BundleHashes(signed, memo);
+  return hashes.ok ? hashes.value : undefined;
+}
+
+export function analyzeV2(
+  runtime: VerifierRuntime,
+  signed: unknown,
+  requestKey: boolean,
+  /** P74: compute `bundleHashSecondary` (only an anchor receipt naming one needs it). */
+  withSecondary = false,
+): BundleAnalysis {
   const ledger = new Ledger();
   const bundle = propRecord(signed, 'bundle');
   const tier = resolveTier(runtime, bundle);
@@ -111,10 +129,10 @@ export function analyzeV2(runtime: VerifierRuntime, signed: unknown, requestKey:
   const checkpoints = checkCheckpoints(ctx);
   const timeDependent = checkKeyValidity(ctx);
 
-  // Both anchorable hashes from one streamed walk of the canonical form (P62, P65): the SHA3-256 one is
-  // what a receipt's bundle_hash_secondary must name.
-  const streamed = signedV2BundleHashes(signed, forms.memo);
-  const hashes = streamed.ok ? streamed.value : undefined;
+  // Streamed as the canonical form is written (P65). The SHA3-256 one (P62) is what a receipt's
+  // bundle_hash_secondary must name and nothing else reads, so it costs a second hash of the whole
+  // bundle only when asked for (P74); then both come from the same walk.
+  const hashes = withSecondary ? bothBundleHashes(signed, forms.memo) : primaryBundleHash(signed, forms.memo);
   const passport = forms.artifacts.agent_passport.payload;
   const rpr = forms.artifacts.responsible_principal_record.payload;
   const agentId = propString(passport, 'agent_id');

@@ -1,0 +1,76 @@
+// P74: the bundle's SHA3-256 hash (P62) costs a second hash of the whole canonical bundle, so an analysis
+// computes it only when asked. Observed at node:crypto itself: every SHA3-256 digest taken (one-shot or
+// streamed) is recorded with the number of bytes it covered, and none may cover the whole bundle unasked.
+import { describe, expect, it, vi } from 'vitest';
+
+const sha3Digests = vi.hoisted(() => [] as number[]);
+
+vi.mock('node:crypto', async (importOriginal) => {
+  const real = await importOriginal<typeof import('node:crypto')>();
+  const size = (data: unknown): number =>
+    typeof data === 'string' ? Buffer.byteLength(data, 'utf8') : (data as ArrayBufferView).byteLength;
+  const hash: typeof real.hash = ((alg: string, data: never, encoding?: never) => {
+    if (alg === 'sha3-256') sha3Digests.push(size(data));
+    return real.hash(alg, data, encoding);
+  }) as typeof real.hash;
+  const createHash: typeof real.createHash = (alg, options) => {
+    const hasher = real.createHash(alg, options);
+    if (alg !== 'sha3-256') return hasher;
+    let covered = 0;
+    const update = hasher.update.bind(hasher) as (data: unknown, encoding?: unknown) => typeof hasher;
+    const digest = hasher.digest.bind(hasher) as (encoding?: unknown) => unknown;
+    Object.assign(hasher, {
+      update: (data: unknown, encoding?: unknown) => {
+        covered += size(data);
+        return update(data, encoding);
+      },
+      digest: (encoding?: unknown) => {
+        sha3Digests.push(covered);
+        return digest(encoding);
+      },
+    });
+    return hasher;
+  };
+  return { ...real, hash, createHash };
+});
+
+const { canonicalBytesV1, canonicalBytesV2 } = await import('../canonical/index.ts');
+const { buildSignedBundle } = await import('./build/index.ts');
+const { makeVerifier } = await import('./test-support.ts');
+
+const cases = [
+  { name: 'V1', version: '1.0', tier: 'standard' },
+  { name: 'V2 standard', version: '2.0', tier: 'standard' },
+  { name: 'V2 maximum (dual hash chain, checkpoints)', version: '2.0', tier: 'maximum' },
+] as const;
+
+describe('the SHA3-256 bundle hash is computed only when asked for (P74)', () => {
+  const verifier = makeVerifier({ allowV1Bundles: true });
+  for (const c of cases) {
+    it(`${c.name}: none unasked, one over the whole canonical bundle when asked, the same verdict`, () => {
+      const built = buildSignedBundle({ version: c.version, tier: c.tier, entries: 4 });
+      const bytes =
+        c.version === '1.0'
+          ? canonicalBytesV1(built.signed_bundle['bundle'])
+          : canonicalBytesV2(built.signed_bundle);
+      if (!bytes.ok) throw new Error(bytes.error.message);
+      const whole = bytes.value.byteLength;
+      const request = { signed_bundle: built.signed_bundle };
+
+      sha3Digests.length = 0;
+      const plain = verifier.analyze(request);
+      expect(sha3Digests.filter((n) => n >= whole)).toEqual([]);
+      expect(plain.bundleHash).toBe(built.bundleHash);
+      expect(plain.bundleHashSecondary).toBeUndefined();
+
+      sha3Digests.length = 0;
+      const asked = verifier.analyze(request, { bundleHashSecondary: true });
+      expect(asked.bundleHashSecondary).toBe(built.bundleHashSecondary);
+      expect(sha3Digests.filter((n) => n >= whole)).toEqual([whole]);
+
+      const { bundleHashSecondary: _secondary, ...rest } = asked;
+      expect(rest).toEqual(plain);
+      expect(plain.checks).toMatchObject({ schema: 'pass', hash_chain: 'pass' });
+    });
+  }
+});
