@@ -91,30 +91,30 @@ function readMap(count: number, depth: number): Record<string, unknown> {
     if (keyHead >> 5 !== 3) throw new CborError(`map key is not a text string at byte ${keyAt}`);
     const key = readText(readArgument(keyHead & 0x1f, keyAt), keyAt);
     if (key === '__proto__') throw new CborError(`forbidden map key "__proto__" at byte ${keyAt}`);
-    if (keySeen(out, renamed, key))
+    const bytesFollow = pos < src.length && src[pos]! >> 5 === 2;
+    if (Object.hasOwn(out, key)) {
+      // The name of an earlier member: an earlier key, or an earlier byte string's `_b64` name.
+      if (!(key.endsWith('_b64') && renamed?.includes(key.slice(0, -4)) === true))
+        throw new CborError(`duplicate map key ${JSON.stringify(key)} at byte ${keyAt}`);
+      if (!bytesFollow) throw renamingCollision(key, keyAt);
+    } else if (renamed?.includes(key) === true) {
       throw new CborError(`duplicate map key ${JSON.stringify(key)} at byte ${keyAt}`);
+    }
     let name = key;
     // PROTOCOL §8.2 `cborPayloadToJson`: a byte string under `k` becomes base64 text under `k_b64`.
-    if (pos < src.length && src[pos]! >> 5 === 2) {
+    if (bytesFollow) {
       name = `${key}_b64`;
+      if (Object.hasOwn(out, name)) throw renamingCollision(name, keyAt);
       if (renamed === undefined) renamed = [key];
       else renamed.push(key);
     }
-    if (Object.hasOwn(out, name))
-      throw new CborError(
-        `key ${JSON.stringify(name)} appears twice after byte-string renaming at byte ${keyAt}`,
-      );
     out[name] = readItem(depth + 1);
   }
   return out;
 }
 
-/** Whether `key` was an earlier key of the map, from the names stored so far and the renamed keys. */
-function keySeen(out: Record<string, unknown>, renamed: readonly string[] | undefined, key: string): boolean {
-  if (renamed === undefined) return Object.hasOwn(out, key);
-  if (renamed.includes(key)) return true;
-  // A name stored under `key` is an earlier key unless it is an earlier byte string's `_b64` name.
-  return Object.hasOwn(out, key) && !(key.endsWith('_b64') && renamed.includes(key.slice(0, -4)));
+function renamingCollision(name: string, at: number): CborError {
+  return new CborError(`key ${JSON.stringify(name)} appears twice after byte-string renaming at byte ${at}`);
 }
 
 function readItem(depth: number): unknown {
