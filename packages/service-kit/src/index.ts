@@ -2,7 +2,7 @@
 // docs/architecture.md §1 (service-kit: config, logs, metrics, errors, limits), §3 (runtime), §6 (conventions).
 
 export * from '@proto/clients';
-export { CborError, checkStrictCbor, decodeCbor, encodeCbor } from './cbor.ts';
+export { CborError, decodeCbor, encodeCbor } from './cbor.ts';
 export { clientAddressKey } from './client-address.ts';
 export {
   ConfigError,

@@ -55,8 +55,8 @@ function inSchemaOrder(response: VerifyResponse): object {
 function bytesOf(response: VerifyResponse, format: AnswerFormat): Uint8Array {
   if (format === 'json') return textEncoder.encode(JSON.stringify(inSchemaOrder(response)));
   if (format === 'ndjson') return textEncoder.encode(`${JSON.stringify(response)}\n`);
-  // cbor-x hands back a view of its own reusable buffer: copy the item out.
-  return Uint8Array.prototype.slice.call(encodeCbor(response));
+  // encodeCbor's result owns its memory (P83), so it can be transferred as it is.
+  return encodeCbor(response);
 }
 
 export function wiredAnswer(response: VerifyResponse, format: AnswerFormat): WiredAnswer {

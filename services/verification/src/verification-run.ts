@@ -2,6 +2,7 @@
 // look-up, the worker pool, the I/O checks, the metrics. SPEC.md "POST /verify", D12, D20, issue 14.
 import { performance } from 'node:perf_hooks';
 import type { BundleAnalysis, Verifier, VerifyResponse } from '@proto/core';
+import { decodeCbor } from '@proto/service-kit/cbor';
 import type { PassportKeys } from '@proto/store';
 import type { AnswerFormat, AnswerSummary, WiredAnswer } from './answer-wire.ts';
 import { BodyMemo } from './body-memo.ts';
@@ -15,7 +16,6 @@ import {
   subjectOf,
 } from './bundle-subject.ts';
 import { uncoveredMembersOf, type VerificationCache, verificationCacheKey } from './cache.ts';
-import { decodeCborStrict } from './cbor-decode.ts';
 import type { ExternalChecks } from './external-checks.ts';
 import { tierLabel, type VerificationMetrics } from './metrics.ts';
 import type { VerifyPool } from './pool.ts';
@@ -159,7 +159,7 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
       // The cache key needs the value here; the worker then skips the checks already run.
       if (body.format === 'cbor') {
         try {
-          value = decodeCborStrict(body.bytes);
+          value = decodeCbor(body.bytes);
         } catch (error) {
           return {
             kind: 'bad_request',

@@ -240,6 +240,28 @@ describe('CBOR wire format (PROTOCOL §8.2)', () => {
     });
     expect((body['errors'] as string[])[0]).toMatch(/not valid CBOR: tags are not allowed/);
   });
+
+  it('reads a key with a leading U+FEFF as a key of its own, as the JSON wire does (P82)', async () => {
+    const body = { ...request('standard'), '\uFEFFsigned_bundle': { note: 'not the bundle' } };
+    const json = await post(JSON.stringify(body), 'application/json');
+    const cbor = await post(encodeCbor(body), 'application/cbor');
+    expect(cbor.status).toBe(json.status);
+    expect(await cbor.json()).toStrictEqual(await json.json());
+  });
+
+  it('answers the first fault in byte order: a `_b64` collision before a float (P82)', async () => {
+    // {sig: h'01', sig_b64: "AQ==", x: 1.5}
+    const res = await post(
+      Buffer.from('a3637369674101677369675f6236346441513d3d6178f93e00', 'hex'),
+      'application/cbor',
+    );
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { errors: string[]; error_details: { code: string }[] };
+    expect(body.error_details[0]?.code).toBe('PROTO-E001');
+    expect(body.errors[0]).toBe(
+      'Request body is not valid CBOR: key "sig_b64" appears twice after byte-string renaming at byte 7',
+    );
+  });
 });
 
 describe('verification cache (PROTOCOL §8.3)', () => {

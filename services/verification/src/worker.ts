@@ -3,6 +3,8 @@
 import { flushCompileCache } from 'node:module';
 import { workerData } from 'node:worker_threads';
 import { type BundleAnalysis, createVerifier, selectCryptoBackend, type VerifyResponse } from '@proto/core';
+// The CBOR codec alone, not the package index (Fastify, pino, ioredis, prom-client): P72.
+import { decodeCbor } from '@proto/service-kit/cbor';
 import type { PassportKeys } from '@proto/store';
 import { Piscina } from 'piscina';
 import { type AnswerFormat, type WiredAnswer, wiredAnswer } from './answer-wire.ts';
@@ -16,7 +18,6 @@ import {
   type SuppliedEvidence,
   subjectOf,
 } from './bundle-subject.ts';
-import { decodeCborStrict } from './cbor-decode.ts';
 import { passportKeysOfBundle } from './records/bundle-key-bindings.ts';
 import { threadCpuReporter } from './thread-cpu.ts';
 import type { PortableVerifierOptions } from './verifier-options.ts';
@@ -98,7 +99,7 @@ function requestOf(
   let value: unknown;
   if (task.format === 'cbor') {
     try {
-      value = decodeCborStrict(task.body);
+      value = decodeCbor(task.body);
     } catch (error) {
       return { ok: false, message: `Request body is not valid CBOR: ${(error as Error).message}` };
     }

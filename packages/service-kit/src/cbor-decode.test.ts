@@ -1,10 +1,13 @@
-// The one-pass CBOR decoder against service-kit's three-pass one: the same value or the same refusal for
-// every input, valid, mutated, hostile or random. Issue 14 item 2, P69.
-import { CborError, decodeCbor, encodeCbor } from '@proto/service-kit';
+// The one-walk strict decoder against the reference (cbor-x for values, a plain scan of P82's rules for
+// refusals): the same value or the same refusal for every input, valid, mutated, hostile or random.
+// Issue 14 items 2 and 4, P69, P82.
 import { Encoder } from 'cbor-x';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeCborStrict } from './cbor-decode.ts';
+import { decodeCbor } from './cbor-decode.ts';
+import { encodeCbor } from './cbor-encode.ts';
+import { CborError } from './cbor-error.ts';
+import { referenceDecodeCbor } from './test-support.ts';
 
 type Outcome = { readonly value: unknown } | { readonly refused: string };
 
@@ -18,7 +21,7 @@ function outcome(decode: (bytes: Uint8Array) => unknown, bytes: Uint8Array): Out
 }
 
 function expectSameAsReference(bytes: Uint8Array): void {
-  expect(outcome(decodeCborStrict, bytes)).toStrictEqual(outcome(decodeCbor, bytes));
+  expect(outcome(decodeCbor, bytes)).toStrictEqual(outcome(referenceDecodeCbor, bytes));
 }
 
 /** cbor-x without canonical ordering: any key order, floats, byte strings, big integers as they come. */
@@ -95,8 +98,8 @@ function mutated(bytes: Uint8Array, edits: readonly [number, number, number][]):
   return Uint8Array.from(out);
 }
 
-describe('decodeCborStrict against decodeCbor', () => {
-  it('answers the refusal cases of service-kit alike', () => {
+describe('decodeCbor against the reference', () => {
+  it('answers the refusal cases alike', () => {
     for (const hex of [
       'c11a514b67b0',
       'f97e00',
@@ -122,9 +125,13 @@ describe('decodeCborStrict against decodeCbor', () => {
       '',
       `${'81'.repeat(129)}01`,
       `${'81'.repeat(128)}01`,
-      // A byte-order mark: kept in values; keys "a" and U+FEFF "a" are duplicates to the reference.
+      // A byte-order mark is a character of the key: "a" and U+FEFF "a" are two keys (P82).
       'a261610164efbbbf6102',
       'a164efbbbf6163efbbbf',
+      // `_b64` collisions either way round, and a byte string under `a_b64` beside one under `a`.
+      'a2637369674101677369675f6236346441513d3d',
+      'a2677369675f6236346441513d3d637369674101',
+      'a26161410165615f6236344102',
     ]) {
       expectSameAsReference(Buffer.from(hex, 'hex'));
     }
@@ -171,6 +178,41 @@ describe('decodeCborStrict against decodeCbor', () => {
     const item = encodeCbor({ sig_b64: 'AQID', n: 2 ** 40, t: 'é' });
     const pooled = Buffer.concat([Buffer.from([0xff, 0xff, 0xff]), item, Buffer.from([0x00])]);
     const view = pooled.subarray(3, 3 + item.length);
-    expect(decodeCborStrict(view)).toStrictEqual({ sig_b64: 'AQID', n: 2 ** 40, t: 'é' });
+    expect(decodeCbor(view)).toStrictEqual({ sig_b64: 'AQID', n: 2 ** 40, t: 'é' });
+  });
+});
+
+describe('decodeCbor rules of P82', () => {
+  const refusal = (hex: string) => () => decodeCbor(Buffer.from(hex, 'hex'));
+
+  it('keeps a leading U+FEFF in keys and in texts of any length', () => {
+    expect(decodeCbor(Buffer.from('a261610164efbbbf6102', 'hex'))).toStrictEqual({ a: 1, '\uFEFFa': 2 });
+    const long = `\uFEFF${'x'.repeat(97)}`;
+    const bytes = encodeCbor({ [long]: long });
+    expect(decodeCbor(bytes)).toStrictEqual({ [long]: long });
+  });
+
+  it('refuses a duplicate key by its exact text, and a `_b64` collision either way round', () => {
+    expect(refusal('a2616101616102')).toThrow('duplicate map key "a" at byte 4');
+    // `a` as a byte string, then `a` again: the same key, whatever its value.
+    expect(refusal('a261614101616102')).toThrow('duplicate map key "a" at byte 5');
+    expect(refusal('a2637369674101677369675f6236346441513d3d')).toThrow(
+      'key "sig_b64" appears twice after byte-string renaming at byte 7',
+    );
+    expect(refusal('a2677369675f6236346441513d3d637369674101')).toThrow(
+      'key "sig_b64" appears twice after byte-string renaming at byte 14',
+    );
+    // Bytes under `a` and bytes under `a_b64` are `a_b64` and `a_b64_b64`: no collision.
+    expect(decodeCbor(Buffer.from('a26161410165615f6236344102', 'hex'))).toStrictEqual({
+      a_b64: 'AQ==',
+      a_b64_b64: 'Ag==',
+    });
+  });
+
+  it('answers the first refusal in byte order (a collision before a float)', () => {
+    // {sig: h'01', sig_b64: "AQ==", x: 1.5}: the collision at byte 7 comes before the float at byte 23.
+    expect(refusal('a3637369674101677369675f6236346441513d3d6178f93e00')).toThrow(/appears twice.*at byte 7/);
+    // {x: 1.5, sig: h'01', sig_b64: "AQ=="}: the float first.
+    expect(refusal('a36178f93e00637369674101677369675f6236346441513d3d')).toThrow(/floating-point.*byte 3/);
   });
 });

@@ -1,10 +1,8 @@
-// One-pass strict CBOR decoding for the verification hot path: the same refusals, messages and values as
-// service-kit's `decodeCbor` (PROTOCOL §8.2: strict check, then cbor-x, then the `_b64` mapping: three
-// walks), built in a single walk straight into the JSON-shaped value. Issue 14 item 2, P69.
-// The CBOR codec alone, not the package index (Fastify, pino, ioredis, prom-client): P72.
-import { CborError, decodeCbor } from '@proto/service-kit/cbor';
+// Strict CBOR decoding in one walk: PROTOCOL §8.2's refusals checked and the JSON-shaped value (byte strings
+// as `_b64` base64 text) built in the same pass over the bytes. P69 (one walk), P82 (one decoder, its rules).
+import { CborError } from './cbor-error.ts';
 
-/** Deepest nesting accepted on the wire, as in service-kit's decoder. */
+/** Deepest nesting accepted on the wire (the canonical-JSON depth rule, D2, is the verifier's business). */
 const MAX_DEPTH = 128;
 /** Text no longer than this is read in JavaScript when it is ASCII (cheaper than a native call). */
 const SHORT_TEXT = 48;
@@ -12,19 +10,10 @@ const TWO_POW_32 = 4_294_967_296;
 /** 2^53 - 1 split at 32 bits: the high word's largest value. */
 const MAX_SAFE_HIGH = 0x1f_ffff;
 
-// Keeps a leading U+FEFF as the character it is (cbor-x does the same for values).
+// A leading U+FEFF is a character of the text, in keys and values alike (P82): never stripped.
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/**
- * Inputs whose exact answer depends on the reference decoder's own order of work: a duplicate key or a
- * key that collides after `_b64` renaming (which error wins depends on the rest of the bytes), and a key
- * starting with a byte-order mark (the reference compares keys with the mark stripped). They are rare
- * and always refused or unusual, so they are answered by the reference decoder itself.
- */
-class AskReference {}
-const ASK_REFERENCE = new AskReference();
-
-/** The decoding state of one call (the worker decodes one body at a time; nothing here is re-entered). */
+// The state of the current call. Decoding is synchronous and calls no outside code, so it is never re-entered.
 const NO_BYTES = new Uint8Array(0);
 const NO_BUFFER = Buffer.alloc(0);
 const NO_VIEW = new DataView(new ArrayBuffer(0));
@@ -86,38 +75,46 @@ function readText(length: number, at: number): string {
   }
 }
 
+/**
+ * A map's members in byte order. P82: a key is refused when the same text came before in this map
+ * (duplicate), and a member's JSON name (`k`, or `k_b64` for a byte string) when an earlier member of
+ * the map already has that name (collision after renaming); the first refusal in byte order is the answer.
+ */
 function readMap(count: number, depth: number): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  // Keys whose byte-string value was stored as `key_b64` (a later `key` would be a duplicate).
+  // Keys whose byte-string value was stored as `key_b64`: with `out`'s own names they are the keys seen.
   let renamed: string[] | undefined;
   for (let i = 0; i < count; i++) {
     const keyAt = pos;
     need(1);
     const keyHead = src[pos++]!;
     if (keyHead >> 5 !== 3) throw new CborError(`map key is not a text string at byte ${keyAt}`);
-    const length = readArgument(keyHead & 0x1f, keyAt);
-    if (
-      length >= 3 &&
-      pos + 3 <= src.length &&
-      src[pos] === 0xef &&
-      src[pos + 1] === 0xbb &&
-      src[pos + 2] === 0xbf
-    )
-      throw ASK_REFERENCE;
-    const key = readText(length, keyAt);
+    const key = readText(readArgument(keyHead & 0x1f, keyAt), keyAt);
     if (key === '__proto__') throw new CborError(`forbidden map key "__proto__" at byte ${keyAt}`);
-    if (Object.hasOwn(out, key) || renamed?.includes(key) === true) throw ASK_REFERENCE;
+    const bytesFollow = pos < src.length && src[pos]! >> 5 === 2;
+    if (Object.hasOwn(out, key)) {
+      // The name of an earlier member: an earlier key, or an earlier byte string's `_b64` name.
+      if (!(key.endsWith('_b64') && renamed?.includes(key.slice(0, -4)) === true))
+        throw new CborError(`duplicate map key ${JSON.stringify(key)} at byte ${keyAt}`);
+      if (!bytesFollow) throw renamingCollision(key, keyAt);
+    } else if (renamed?.includes(key) === true) {
+      throw new CborError(`duplicate map key ${JSON.stringify(key)} at byte ${keyAt}`);
+    }
     let name = key;
     // PROTOCOL §8.2 `cborPayloadToJson`: a byte string under `k` becomes base64 text under `k_b64`.
-    if (pos < src.length && src[pos]! >> 5 === 2) {
+    if (bytesFollow) {
       name = `${key}_b64`;
-      if (Object.hasOwn(out, name)) throw ASK_REFERENCE;
+      if (Object.hasOwn(out, name)) throw renamingCollision(name, keyAt);
       if (renamed === undefined) renamed = [key];
       else renamed.push(key);
     }
     out[name] = readItem(depth + 1);
   }
   return out;
+}
+
+function renamingCollision(name: string, at: number): CborError {
+  return new CborError(`key ${JSON.stringify(name)} appears twice after byte-string renaming at byte ${at}`);
 }
 
 function readItem(depth: number): unknown {
@@ -163,10 +160,12 @@ function readItem(depth: number): unknown {
 }
 
 /**
- * Strictly decodes one CBOR item to plain JSON values (byte strings → `_b64` base64 text), in one walk.
- * Same value or same CborError as service-kit's `decodeCbor` for every input (fuzzed in cbor-decode.test.ts).
+ * Strictly decodes one CBOR item to plain JSON values (byte strings → `_b64` base64 text). Refuses, with a
+ * CborError naming the byte: tags, floats, `undefined` and other simple values, indefinite and reserved
+ * lengths, non-text map keys, `__proto__`, duplicate keys and `_b64` name collisions, invalid UTF-8,
+ * integers beyond 2^53 - 1, nesting deeper than 128, truncation and trailing bytes.
  */
-export function decodeCborStrict(bytes: Uint8Array): unknown {
+export function decodeCbor(bytes: Uint8Array): unknown {
   if (bytes.length === 0) throw new CborError('empty CBOR body');
   src = bytes;
   buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -176,9 +175,6 @@ export function decodeCborStrict(bytes: Uint8Array): unknown {
     const value = readItem(0);
     if (pos !== bytes.length) throw new CborError(`trailing bytes after the CBOR item (byte ${pos})`);
     return value;
-  } catch (error) {
-    if (error === ASK_REFERENCE) return decodeCbor(bytes);
-    throw error;
   } finally {
     // Drop the references: a transferred body may be large.
     src = NO_BYTES;
