@@ -14,6 +14,7 @@ import { genRequestId, loggerOptions, REQUEST_ID_HEADER } from './logging.ts';
 import { installDependencyMetrics, installMetrics, METRIC_NAMESPACE, ServiceMetrics } from './metrics.ts';
 import { type InstalledRateLimit, installRateLimit, type RateLimitSetup } from './rate-limit.ts';
 import { installRequestLog } from './request-log.ts';
+import { installCloseOnUnreadBody } from './unread-body.ts';
 import { installWireFormats } from './wire-format.ts';
 
 /** SPEC.md Limits: request bodies up to 1 MB; larger ones are answered 413. */
@@ -127,6 +128,7 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     },
   });
   installRequestLog(app);
+  installCloseOnUnreadBody(app);
   app.decorate('protocolProfile', profile);
   app.decorate('serviceMetrics', metrics);
   app.decorate('serviceInfo', {
