@@ -3,7 +3,7 @@
 
 import helmet from '@fastify/helmet';
 import { findProfile, type ProtocolProfile } from '@proto/core';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { SharedConfig, TrustProxySetting } from './config.ts';
 import { installDocs } from './docs.ts';
 import { installErrorHandling } from './error-handler.ts';
@@ -104,7 +104,7 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     genReqId: genRequestId,
     requestIdHeader: false,
     // One cheap line per request instead of Fastify's two: installRequestLog below (request-log.ts).
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     // Requests arriving while the service drains get our own 503 (error shape, Retry-After) from the
     // hook below instead of Fastify's built-in body.
     return503OnClosing: false,
