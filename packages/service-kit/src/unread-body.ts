@@ -16,7 +16,9 @@ export function bodyLeftUnread(request: FastifyRequest): boolean {
  * which only closes idle connections, waits for it.
  */
 export function installCloseOnUnreadBody(app: FastifyInstance): void {
-  app.addHook('onSend', async (request, reply) => {
+  // Callback style: this runs for every response, POST /verify's included; no promise per reply.
+  app.addHook('onSend', (request, reply, payload, done) => {
     if (bodyLeftUnread(request)) reply.header('connection', 'close');
+    done(null, payload);
   });
 }
