@@ -82,6 +82,19 @@ async function closesPromptly(app: FastifyInstance): Promise<number> {
   return Date.now() - started;
 }
 
+/** The 1 MB upload is refused with `status` and Connection: close, and the server then stops promptly. */
+async function refusedAndClosed(
+  target: Awaited<ReturnType<typeof listening>>,
+  path: string,
+  status: number,
+  headers: Record<string, string> = {},
+): Promise<void> {
+  const refused = await post(target, path, ONE_MB, headers);
+  expect(refused.status).toBe(status);
+  expect(refused.headers.connection).toBe('close');
+  expect(await closesPromptly(target.app)).toBeLessThan(PROMPT_CLOSE_MS);
+}
+
 describe('a refusal of an unread body closes the connection', () => {
   it('rate limit (429)', async () => {
     const target = await listening({ rateLimit: {} }, (app) => {
@@ -90,10 +103,7 @@ describe('a refusal of an unread body closes the connection', () => {
     const first = await post(target, '/limited', Buffer.from('{}'));
     expect(first.status).toBe(200);
     expect(first.headers.connection).toBe('keep-alive');
-    const limited = await post(target, '/limited', ONE_MB);
-    expect(limited.status).toBe(429);
-    expect(limited.headers.connection).toBe('close');
-    expect(await closesPromptly(target.app)).toBeLessThan(PROMPT_CLOSE_MS);
+    await refusedAndClosed(target, '/limited', 429);
   });
 
   it('load shedding (503)', async () => {
@@ -102,10 +112,7 @@ describe('a refusal of an unread body closes the connection', () => {
       app.post('/work', async () => ({ ok: true }));
     });
     await new Promise((r) => setTimeout(r, 100));
-    const shed = await post(target, '/work', ONE_MB);
-    expect(shed.status).toBe(503);
-    expect(shed.headers.connection).toBe('close');
-    expect(await closesPromptly(target.app)).toBeLessThan(PROMPT_CLOSE_MS);
+    await refusedAndClosed(target, '/work', 503);
   });
 
   it('operator token refused (401)', async () => {
@@ -114,20 +121,14 @@ describe('a refusal of an unread body closes the connection', () => {
         anchored: true,
       }));
     });
-    const refused = await post(target, '/anchor', ONE_MB);
-    expect(refused.status).toBe(401);
-    expect(refused.headers.connection).toBe('close');
-    expect(await closesPromptly(target.app)).toBeLessThan(PROMPT_CLOSE_MS);
+    await refusedAndClosed(target, '/anchor', 401);
   });
 
   it('unsupported media type (415)', async () => {
     const target = await listening({}, (app) => {
       app.post('/echo', async (req) => ({ got: req.body }));
     });
-    const refused = await post(target, '/echo', ONE_MB, { 'content-type': 'application/xml' });
-    expect(refused.status).toBe(415);
-    expect(refused.headers.connection).toBe('close');
-    expect(await closesPromptly(target.app)).toBeLessThan(PROMPT_CLOSE_MS);
+    await refusedAndClosed(target, '/echo', 415, { 'content-type': 'application/xml' });
   });
 
   it('keeps the connection alive when the body was read, even for an error', async () => {
