@@ -8,17 +8,13 @@ import { type LogTestServer, startLogServer } from '../../services/anchor/src/te
 import {
   cosignatureLine,
   startWitnessedLogFront,
-  testWitness,
+  testWitnessSet,
   type WitnessedLogFront,
 } from '../../services/anchor/src/testing/witnessed-log.ts';
 import { type RunningApp, sampleBundle, startApp } from '../../services/verification/src/test-support.ts';
 import { launchChromium, watchedPage } from './harness.ts';
 
-const [a, b, c] = ['witness.test/a', 'witness.test/b', 'witness.test/c'].map(testWitness) as [
-  ReturnType<typeof testWitness>,
-  ReturnType<typeof testWitness>,
-  ReturnType<typeof testWitness>,
-];
+const { a, b, c } = testWitnessSet();
 const sample = sampleBundle({ tier: 'standard' });
 
 let browser: Browser;

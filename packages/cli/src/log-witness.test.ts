@@ -12,7 +12,7 @@ import {
   startLogServer,
   startWitnessedLogFront,
   testApp,
-  testWitness,
+  testWitnessSet,
   type WitnessedLogFront,
   type Witnessing,
 } from '@proto/anchor/testing';
@@ -23,14 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from './run-in-process.ts';
 
 const work = tempDirSync('cli-log-witness');
-const [a, b, c, stranger] = ['witness.test/a', 'witness.test/b', 'witness.test/c', 'witness.test/x'].map(
-  testWitness,
-) as [
-  ReturnType<typeof testWitness>,
-  ReturnType<typeof testWitness>,
-  ReturnType<typeof testWitness>,
-  ReturnType<typeof testWitness>,
-];
+const { a, b, c, stranger } = testWitnessSet();
 const logStyle = noteVerifierKey('log.example/x', 'ed25519', new Uint8Array(32).fill(5));
 if (!logStyle.ok) throw new Error(logStyle.error.message);
 /** A log's Ed25519 verifier key (type 0x01), not a witness's cosignature key (type 0x04). */

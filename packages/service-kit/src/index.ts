@@ -36,6 +36,14 @@ export {
   protocolError,
 } from './http-errors.ts';
 export * from './jurisdiction.ts';
+export {
+  ed25519PublicFromSeed,
+  type KeyFileLog,
+  type KeyFileOptions,
+  type KeyFileText,
+  parseEd25519SecretKey,
+  readOrCreateKeyFile,
+} from './key-file.ts';
 export { LOAD_SHEDDING_EXEMPT, type LoadSheddingOptions } from './load-shedding.ts';
 export { genRequestId, REDACT_PATHS, REQUEST_ID_HEADER } from './logging.ts';
 export {

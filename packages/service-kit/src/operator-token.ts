@@ -113,27 +113,13 @@ export function operatorTokenGuard(tokens: OperatorTokens | readonly string[]) {
     const match = typeof header === 'string' ? /^Bearer[ ]+(\S+)\s*$/i.exec(header) : null;
     if (!match) {
       throw httpError('UNAUTHORIZED', 'An operator bearer token is required', {
-        headers: { 'www-authenticate': 'Bearer realm="operator"', ...closeIfBodyUnread(request) },
+        headers: { 'www-authenticate': 'Bearer realm="operator"' },
       });
     }
     if (!tokenMatches(match[1]!, list)) {
       throw httpError('UNAUTHORIZED', 'The operator bearer token is not valid', {
-        headers: {
-          'www-authenticate': 'Bearer realm="operator", error="invalid_token"',
-          ...closeIfBodyUnread(request),
-        },
+        headers: { 'www-authenticate': 'Bearer realm="operator", error="invalid_token"' },
       });
     }
   };
-}
-
-/**
- * A body refused in onRequest is never read: keeping the connection alive would leave the client's upload
- * (up to the body limit) pending on a socket that the server must then drain or wait for at shutdown.
- */
-function closeIfBodyUnread(request: FastifyRequest): Record<string, string> {
-  const length = request.headers['content-length'];
-  const hasBody =
-    request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
-  return hasBody ? { connection: 'close' } : {};
 }

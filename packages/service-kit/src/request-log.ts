@@ -5,10 +5,10 @@ import type { FastifyInstance } from 'fastify';
 /**
  * Fastify's default writes two lines per request, each through the req/res serializers and the
  * redaction paths; a CPU profile of POST /verify under load showed them as the main thread's largest
- * cost (`writeString`). The service turns Fastify's request logging off (`disableRequestLogging`) and
- * logs from hooks instead; errors are logged by the kit's error handler. (A custom `logController`
- * would do the same, but with one set, Fastify 5.12 stops answering a request whose body it never
- * read: an unauthenticated upload refused in `onRequest` then hangs.)
+ * cost (`writeString`). The service turns Fastify's request logging off (a `LogController` with
+ * `disableRequestLogging`, service.ts) and logs from hooks instead; errors are logged by the kit's error
+ * handler. (A refusal of an unread upload closes its connection, P84: without that, the service's
+ * shutdown waited for the client's keep-alive socket, whichever way request logging was turned off.)
  */
 export function installRequestLog(app: FastifyInstance): void {
   app.addHook('onRequest', async (request) => {

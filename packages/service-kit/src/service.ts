@@ -3,7 +3,7 @@
 
 import helmet from '@fastify/helmet';
 import { findProfile, type ProtocolProfile } from '@proto/core';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { SharedConfig, TrustProxySetting } from './config.ts';
 import { installDocs } from './docs.ts';
 import { installErrorHandling } from './error-handler.ts';
@@ -14,6 +14,7 @@ import { genRequestId, loggerOptions, REQUEST_ID_HEADER } from './logging.ts';
 import { installDependencyMetrics, installMetrics, METRIC_NAMESPACE, ServiceMetrics } from './metrics.ts';
 import { type InstalledRateLimit, installRateLimit, type RateLimitSetup } from './rate-limit.ts';
 import { installRequestLog } from './request-log.ts';
+import { installCloseOnUnreadBody } from './unread-body.ts';
 import { installWireFormats } from './wire-format.ts';
 
 /** SPEC.md Limits: request bodies up to 1 MB; larger ones are answered 413. */
@@ -103,7 +104,7 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     genReqId: genRequestId,
     requestIdHeader: false,
     // One cheap line per request instead of Fastify's two: installRequestLog below (request-log.ts).
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     // Requests arriving while the service drains get our own 503 (error shape, Retry-After) from the
     // hook below instead of Fastify's built-in body.
     return503OnClosing: false,
@@ -127,6 +128,7 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     },
   });
   installRequestLog(app);
+  installCloseOnUnreadBody(app);
   app.decorate('protocolProfile', profile);
   app.decorate('serviceMetrics', metrics);
   app.decorate('serviceInfo', {

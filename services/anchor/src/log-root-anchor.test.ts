@@ -1,23 +1,20 @@
 // The transparency log anchors its signed roots through this service over HTTP, and follows each pending receipt
 // until the chain (the Esplora test server) buries it to BTC_CONFIRMATIONS.
 // Issue 18 item 5; DECISIONS D18 (roots anchored on a timer), D19.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
-import { buildTransparencyLog, loadTransparencyLogConfig } from '@proto/transparency-log';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bitcoinPrivateKey, bitcoinWallet } from './adapters/bitcoin.ts';
-import { OPERATOR, testApp } from './testing/app.ts';
+import { testApp } from './testing/app.ts';
 import { type EsploraTestServer, startEsploraServer } from './testing/esplora-server.ts';
+import { buildRootAnchoringLog, ROOT_ANCHORING_LOG_TOKEN } from './testing/log-server.ts';
 
 const KEY_HEX = '66'.repeat(32);
-const LOG_TOKEN = 'log-operator-token-0123456789';
+const LOG_TOKEN = ROOT_ANCHORING_LOG_TOKEN;
 let esplora: EsploraTestServer;
 let target: StoreTarget;
 let anchor: FastifyInstance;
-let log: FastifyInstance;
+let log: Awaited<ReturnType<typeof buildRootAnchoringLog>>;
 
 beforeAll(async () => {
   esplora = await startEsploraServer('regtest');
@@ -34,21 +31,7 @@ beforeAll(async () => {
     await target.open(),
   );
   const anchorUrl = await anchor.listen({ port: 0, host: '127.0.0.1' });
-  log = await buildTransparencyLog({
-    config: loadTransparencyLogConfig({
-      LOG_LEVEL: 'silent',
-      DATA_DIR: mkdtempSync(join(tmpdir(), 'anchor-log-roots-')),
-      OPERATOR_TOKEN: LOG_TOKEN,
-      BATCH_WAIT_MS: '2',
-      ADD_RATE_LIMIT_PER_MINUTE: '0',
-      MAX_EVENT_LOOP_DELAY_MS: '0',
-      ANCHOR_SERVICE_URL: anchorUrl,
-      ANCHOR_TOKEN: OPERATOR,
-      ANCHOR_CHAIN: 'bitcoin',
-    }),
-    logger: false,
-    timers: false,
-  });
+  log = await buildRootAnchoringLog({ anchorUrl, chain: 'bitcoin', label: 'anchor-log-roots' });
 });
 
 afterAll(async () => {

@@ -2,21 +2,13 @@
 // P63): two signed roots anchored through this service (in-process, over HTTP) on a local EVM node (ganache)
 // both end confirmed, oldest first when a round may ask about one only, and their receipts verify on the chain.
 // A poll that learns nothing pushes that anchor's next poll back.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { verifyAnchorReceipt } from '@proto/clients';
 import { deployAnchorContract } from '@proto/clients/contract';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
-import {
-  buildTransparencyLog,
-  loadTransparencyLogConfig,
-  pollBackoffMs,
-  RootAnchorer,
-} from '@proto/transparency-log';
+import { pollBackoffMs, RootAnchorer } from '@proto/transparency-log';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPERATOR, testApp } from './testing/app.ts';
+import { testApp } from './testing/app.ts';
 import {
   ANCHOR_KEY,
   DEPLOYER_KEY,
@@ -24,14 +16,15 @@ import {
   startLocalChain,
   TEST_CHAIN_ID,
 } from './testing/ganache.ts';
+import { buildRootAnchoringLog, ROOT_ANCHORING_LOG_TOKEN } from './testing/log-server.ts';
 
-const LOG_TOKEN = 'log-operator-token-0123456789';
+const LOG_TOKEN = ROOT_ANCHORING_LOG_TOKEN;
 const FOREVER = new Date('9999-12-31T00:00:00Z'); // stored times compare as ISO text
 let chain: LocalChain;
 let target: StoreTarget;
 let anchor: FastifyInstance;
 let anchorUrl: string;
-let log: FastifyInstance;
+let log: Awaited<ReturnType<typeof buildRootAnchoringLog>>;
 
 beforeAll(async () => {
   chain = await startLocalChain();
@@ -51,21 +44,7 @@ beforeAll(async () => {
     await target.open(),
   );
   anchorUrl = await anchor.listen({ port: 0, host: '127.0.0.1' });
-  log = await buildTransparencyLog({
-    config: loadTransparencyLogConfig({
-      LOG_LEVEL: 'silent',
-      DATA_DIR: mkdtempSync(join(tmpdir(), 'anchor-log-roots-evm-')),
-      OPERATOR_TOKEN: LOG_TOKEN,
-      BATCH_WAIT_MS: '2',
-      ADD_RATE_LIMIT_PER_MINUTE: '0',
-      MAX_EVENT_LOOP_DELAY_MS: '0',
-      ANCHOR_SERVICE_URL: anchorUrl,
-      ANCHOR_TOKEN: OPERATOR,
-      ANCHOR_CHAIN: 'ethereum',
-    }),
-    logger: false,
-    timers: false,
-  });
+  log = await buildRootAnchoringLog({ anchorUrl, chain: 'ethereum', label: 'anchor-log-roots-evm' });
 });
 
 afterAll(async () => {

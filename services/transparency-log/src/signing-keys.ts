@@ -1,14 +1,10 @@
 // The log's two checkpoint keys (Ed25519, ML-DSA-65): from configuration, or generated into DATA_DIR (0600) at
 // first start; secrets are never logged, only the public verifier keys. DECISIONS D18; docs/architecture.md §6.
-import { createPrivateKey, createPublicKey } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import {
   ALGORITHM_SIZES,
-  bytesEqual,
   type CryptoBackend,
   decodeBase64Strict,
-  encodeBase64,
   formatVerifierKey,
   type NoteSigner,
   type NoteVerifierKey,
@@ -17,7 +13,7 @@ import {
   type SigningAlg,
   utf8Encode,
 } from '@proto/core';
-import { ConfigError } from '@proto/service-kit';
+import { ConfigError, type KeyFileLog, parseEd25519SecretKey, readOrCreateKeyFile } from '@proto/service-kit';
 
 export const KEY_FILES: Readonly<Record<SigningAlg, string>> = {
   ed25519: 'transparency-log-ed25519.key',
@@ -46,51 +42,19 @@ export interface LogSigningKeys {
   readonly vkeys: readonly string[];
 }
 
-interface KeyLog {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-}
-
 export interface LoadSigningKeysOptions {
   readonly origin: string;
   readonly ed25519Key: string | undefined;
   readonly mlDsaKey: string | undefined;
   readonly dataDir: string;
   readonly backend: CryptoBackend;
-  readonly log: KeyLog;
-}
-
-const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
-
-function ed25519PublicFromSeed(seed: Uint8Array): Uint8Array {
-  const key = createPrivateKey({
-    key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]),
-    format: 'der',
-    type: 'pkcs8',
-  });
-  return new Uint8Array(Buffer.from(String(createPublicKey(key).export({ format: 'jwk' }).x), 'base64url'));
+  readonly log: KeyFileLog;
 }
 
 /** Secret key in the SDK layout from its base64 text; ConfigError naming `variable` otherwise. */
 export function parseLogSecretKey(alg: SigningAlg, text: string, variable: string): Uint8Array {
+  if (alg === 'ed25519') return parseEd25519SecretKey(text, variable);
   const bytes = decodeBase64Strict(text.trim());
-  if (alg === 'ed25519') {
-    if (bytes === undefined || (bytes.length !== 64 && bytes.length !== 32)) {
-      throw new ConfigError(
-        `${variable} must be base64 of an Ed25519 secret key (64 bytes seed ‖ public key, or a 32-byte seed)`,
-        [variable],
-      );
-    }
-    const seed = bytes.subarray(0, 32);
-    const publicKey = ed25519PublicFromSeed(seed);
-    if (bytes.length === 64 && !bytesEqual(bytes.subarray(32), publicKey)) {
-      throw new ConfigError(`${variable}: the public half does not belong to the seed`, [variable]);
-    }
-    const secretKey = new Uint8Array(64);
-    secretKey.set(seed, 0);
-    secretKey.set(publicKey, 32);
-    return secretKey;
-  }
   if (bytes === undefined || bytes.length !== ALGORITHM_SIZES['ml-dsa-65'].secretKey) {
     throw new ConfigError(`${variable} must be base64 of a 4032-byte ML-DSA-65 expanded secret key`, [
       variable,
@@ -142,28 +106,23 @@ function keyFromFile(
   alg: SigningAlg,
   dataDir: string,
   backend: CryptoBackend,
-  log: KeyLog,
+  log: KeyFileLog,
 ): { secretKey: Uint8Array; filePath: string } {
-  const dir = resolve(dataDir);
-  const filePath = join(dir, KEY_FILES[alg]);
-  mkdirSync(dir, { recursive: true });
-  try {
-    const pair = backend.generateKeyPair(alg);
-    // 'wx': a key another process (or an earlier start) wrote is never replaced.
-    writeFileSync(filePath, `${encodeBase64(pair.secretKey)}\n`, { mode: 0o600, flag: 'wx' });
+  const file = readOrCreateKeyFile({
+    filePath: join(dataDir, KEY_FILES[alg]),
+    generate: () => backend.generateKeyPair(alg).secretKey,
+    what: 'checkpoint key',
+    variable: 'DATA_DIR',
+    log,
+  });
+  if (file.generated) {
     log.info(
-      { path: filePath, alg },
+      { path: file.filePath, alg },
       'generated a checkpoint signing key (LOG_*_KEY unset); keep this file secret',
     );
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    if ((statSync(filePath).mode & 0o077) !== 0) {
-      chmodSync(filePath, 0o600);
-      log.warn({ path: filePath }, 'checkpoint key file was readable by others; mode reset to 0600');
-    }
   }
   const variable = `${KEY_FILES[alg]} in DATA_DIR`;
-  return { secretKey: parseLogSecretKey(alg, readFileSync(filePath, 'utf8'), variable), filePath };
+  return { secretKey: parseLogSecretKey(alg, file.text, variable), filePath: file.filePath };
 }
 
 /** Both checkpoint keys, checked by a signing round; the public verifier keys are logged at info. */

@@ -10,7 +10,7 @@ import {
   startLogServer,
   startWitnessedLogFront,
   testApp,
-  testWitness,
+  testWitnessSet,
   type WitnessedLogFront,
 } from '@proto/anchor/testing';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
@@ -18,14 +18,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postVerify, type RunningApp, sampleBundle, startApp } from './test-support.ts';
 
-const [a, b, c, stranger] = ['witness.test/a', 'witness.test/b', 'witness.test/c', 'witness.test/x'].map(
-  testWitness,
-) as [
-  ReturnType<typeof testWitness>,
-  ReturnType<typeof testWitness>,
-  ReturnType<typeof testWitness>,
-  ReturnType<typeof testWitness>,
-];
+const { a, b, c, stranger } = testWitnessSet();
 
 let log: LogTestServer;
 let front: WitnessedLogFront;

@@ -1,7 +1,7 @@
 // The analysis cache's byte bound over real HTTP (P73, issue 14 item 5): distinct bundles beyond
 // VERIFICATION_CACHE_MAX_BYTES push the least recent analyses out, whatever VERIFICATION_CACHE_MAX_ENTRIES allows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postVerify, type RunningApp, sampleBundle, startApp } from './test-support.ts';
+import { metricValue, postVerify, type RunningApp, sampleBundle, startApp } from './test-support.ts';
 
 const MAX_BYTES = 4096;
 let service: RunningApp;
@@ -19,12 +19,7 @@ afterAll(async () => {
   await service?.close();
 });
 
-async function gauge(name: string): Promise<number> {
-  const text = await (await fetch(`${service.url}/metrics`)).text();
-  const match = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
-  if (match === null) throw new Error(`${name} not in /metrics`);
-  return Number(match[1]);
-}
+const gauge = (name: string) => metricValue(service.url, name);
 
 describe('VERIFICATION_CACHE_MAX_BYTES', () => {
   it('holds the most recent analyses that fit in its bytes, and answers an evicted one afresh', async () => {

@@ -5,7 +5,7 @@ import { createVerifier, selectCryptoBackend } from '@proto/core';
 import { ConfigError } from '@proto/service-kit';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadVerificationConfig } from './config.ts';
-import { postVerify, type RunningApp, sampleBundle, startApp } from './test-support.ts';
+import { metricValue, postVerify, type RunningApp, sampleBundle, startApp } from './test-support.ts';
 
 let service: RunningApp;
 let valid: Record<string, unknown>;
@@ -32,12 +32,7 @@ afterAll(async () => {
   await service?.close();
 });
 
-async function gauge(name: string): Promise<number> {
-  const text = await (await fetch(`${service.url}/metrics`)).text();
-  const match = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
-  if (match === null) throw new Error(`${name} not in /metrics`);
-  return Number(match[1]);
-}
+const gauge = (name: string) => metricValue(service.url, name);
 
 /** What a verdict says, without the clock readings. */
 function verdictOf(json: Record<string, unknown>) {

@@ -86,3 +86,11 @@ export async function postVerify(
   });
   return { status: res.status, headers: res.headers, json: (await res.json()) as Record<string, unknown> };
 }
+
+/** The value of an unlabelled metric (a gauge or counter sample) scraped from the service's /metrics. */
+export async function metricValue(url: string, name: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const match = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
+  if (match === null) throw new Error(`${name} not in /metrics`);
+  return Number(match[1]);
+}

@@ -15,6 +15,7 @@ export {
   type SigningKey,
 } from './composite.ts';
 export { domainSeparatedMessage, domainSeparatedMessages } from './domain.ts';
+export { ed25519Pkcs8FromSeed } from './key-encoding.ts';
 export { publicKeyFromSecret } from './keys.ts';
 export { deriveKid } from './kid.ts';
 export { createNativeBackend } from './native-backend.ts';

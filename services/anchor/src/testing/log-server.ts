@@ -1,8 +1,12 @@
 // Test support: the real transparency-log service (@proto/transparency-log) in-process on 127.0.0.1, with the
 // hashes it accepted recorded. D18 (the log's API, signed checkpoints); issue 13 item 5 (no stand-in log).
 
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { listenOnPort0, tempDir } from '@proto/testing';
 import { buildTransparencyLog, loadTransparencyLogConfig } from '@proto/transparency-log';
+import { OPERATOR } from './app.ts';
 
 const ORIGIN = 'log.test.invalid/anchor';
 /** The log's operator token unless a test names its own: POST /add always needs one (P7). */
@@ -60,4 +64,34 @@ export async function startLogServer(options: { readonly token?: string } = {}):
       await data.remove();
     },
   };
+}
+
+/** The operator token of the log `buildRootAnchoringLog` builds. */
+export const ROOT_ANCHORING_LOG_TOKEN = 'log-operator-token-0123456789';
+
+/**
+ * The real log in-process (silent, no timers: the test ticks its checkpointer and anchorer) anchoring its
+ * signed roots on `chain` through the anchor service listening at `anchorUrl` (D18, P63).
+ */
+export async function buildRootAnchoringLog(options: {
+  readonly anchorUrl: string;
+  readonly chain: 'bitcoin' | 'ethereum';
+  /** Prefix of its DATA_DIR under the system's temporary folder. */
+  readonly label: string;
+}) {
+  return buildTransparencyLog({
+    config: loadTransparencyLogConfig({
+      LOG_LEVEL: 'silent',
+      DATA_DIR: mkdtempSync(join(tmpdir(), `${options.label}-`)),
+      OPERATOR_TOKEN: ROOT_ANCHORING_LOG_TOKEN,
+      BATCH_WAIT_MS: '2',
+      ADD_RATE_LIMIT_PER_MINUTE: '0',
+      MAX_EVENT_LOOP_DELAY_MS: '0',
+      ANCHOR_SERVICE_URL: options.anchorUrl,
+      ANCHOR_TOKEN: OPERATOR,
+      ANCHOR_CHAIN: options.chain,
+    }),
+    logger: false,
+    timers: false,
+  });
 }

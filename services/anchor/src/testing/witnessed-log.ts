@@ -29,6 +29,16 @@ export function testWitness(name: string): TestWitness {
   return { ...key.value, secretKey: pair.secretKey, vkey: formatCosignerKey(key.value) };
 }
 
+/** The witnesses of quorum tests: a, b and c are the configured ones, `stranger` is configured nowhere. */
+export function testWitnessSet(): Record<'a' | 'b' | 'c' | 'stranger', TestWitness> {
+  return {
+    a: testWitness('witness.test/a'),
+    b: testWitness('witness.test/b'),
+    c: testWitness('witness.test/c'),
+    stranger: testWitness('witness.test/x'),
+  };
+}
+
 /** The signed text of a note: everything up to and including the line before the blank line. */
 export function checkpointTextOf(note: string): string {
   return note.slice(0, note.lastIndexOf('\n\n') + 1);
