@@ -38,13 +38,18 @@ export function prefersCbor(accept: string | undefined): boolean {
 
 /** Parses an `application/cbor` body strictly into plain JSON values; 400 with E001 when it is not. */
 export function parseCborBody(profile: ProtocolProfile) {
+  const refuse = (message: string) =>
+    protocolError('BUNDLE_SCHEMA_INVALID', profile, message, { statusCode: 400 });
   return (
     _request: FastifyRequest,
     body: Buffer,
     done: (err: Error | null, body?: unknown) => void,
   ): void => {
     try {
-      done(null, decodeCbor(body));
+      const value = decodeCbor(body);
+      // The same refusal as a JSON body's: the wire must not decide what reaches a handler.
+      if (hasPrototypeKey(value)) done(refuse(PROTOTYPE_MESSAGE));
+      else done(null, value);
     } catch (error) {
       const reason = error instanceof CborError ? error.message : 'malformed CBOR';
       done(
@@ -55,6 +60,9 @@ export function parseCborBody(profile: ProtocolProfile) {
     }
   };
 }
+
+const PROTOTYPE_MESSAGE =
+  'Request body has a member name that reaches the object prototype (__proto__, constructor.prototype)';
 
 /** Member names that would reach an object's prototype through a careless merge downstream. */
 function hasPrototypeKey(value: unknown): boolean {
@@ -105,11 +113,7 @@ function readStrictJson(body: string, refuse: (message: string) => Error): [Erro
   const checked = checkParsedJson(body, value);
   if (!checked.ok) return [refuse(`Request body has no canonical form: ${checked.error.message}`)];
   if (hasPrototypeKey(value)) {
-    return [
-      refuse(
-        'Request body has a member name that reaches the object prototype (__proto__, constructor.prototype)',
-      ),
-    ];
+    return [refuse(PROTOTYPE_MESSAGE)];
   }
   return [null, value];
 }

@@ -1,5 +1,6 @@
 // Every service reads JSON bodies strictly: a member name twice in one object, a number with no finite
 // value or a lone surrogate is refused before any handler runs. Issue 12 item 2 (P2), for every route.
+import { encodeCbor } from '@proto/service-kit/cbor';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningService, startService, TOKEN } from '../../src/test-support.ts';
 
@@ -49,5 +50,23 @@ describe('JSON bodies with no canonical reading are refused on every route', () 
     expect(polluted.status).toBe(400);
     const fine = await postRaw('/revocations', '{"agent_id":"agent-fine-0001","reason":"key compromise"}');
     expect(fine.status).toBeLessThan(300);
+  });
+
+  it('a constructor.prototype member is refused over CBOR as over JSON: 400 E001, nothing revoked', async () => {
+    const body = { agent_id: 'agent-proto-0001', reason: 'r', constructor: { prototype: { admin: true } } };
+    for (const [type, bytes] of [
+      ['application/json', JSON.stringify(body)],
+      ['application/cbor', encodeCbor(body)],
+    ] as const) {
+      const res = await fetch(`${service.url}/revocations`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': type, accept: 'application/json' },
+        body: bytes,
+      });
+      const answer = (await res.json()) as { error?: { code: string; message: string } };
+      expect([type, res.status]).toEqual([type, 400]);
+      expect(answer.error?.code).toBe('PROTO-E001');
+      expect(answer.error?.message).toMatch(/prototype/);
+    }
   });
 });
