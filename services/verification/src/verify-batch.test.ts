@@ -1,7 +1,8 @@
 // POST /verify/batch over a listening server: one /verify result per bundle in order, JSON array and
 // NDJSON and CBOR sequences, mixed valid/invalid items, a malformed item alone, 413 by count and bytes, the
-// rate limit counted per bundle. Issue 14 item 3.
+// rate limit counted per bundle, all of a batch in one atomic Redis call (P78). Issue 14 item 3.
 import { decodeCbor, encodeCbor } from '@proto/service-kit';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cborSequenceItems } from './cbor-sequence.ts';
 import { postVerify, type RunningApp, sampleBundle, startApp } from './test-support.ts';
@@ -265,3 +266,101 @@ describe('POST /verify/batch rate limit', () => {
     }
   });
 });
+
+const REDIS_URL = process.env['REDIS_URL'];
+
+describe.skipIf(!REDIS_URL)('POST /verify/batch rate limit on the shared Redis (P78)', () => {
+  let redis: Redis;
+  beforeAll(() => {
+    redis = new Redis(REDIS_URL!);
+  });
+  afterAll(async () => {
+    await redis.quit();
+  });
+
+  const ndjsonOf = (count: number) =>
+    Array.from({ length: count }, () => JSON.stringify(request(routine))).join('\n');
+  /** Units taken from the budgets of this app: every counter under its key prefix, whatever the key. */
+  const counted = async (app: RunningApp) => {
+    const keys = await redis.keys(`${app.rateLimitKeyPrefix}*`);
+    const values = keys.length === 0 ? [] : await redis.mget(...keys);
+    return values.reduce((sum, v) => sum + Number(v ?? 0), 0);
+  };
+
+  it('takes exactly N units for a batch of N, and refuses whole (taking none) a batch that does not fit', async () => {
+    const limited = await startApp({ VERIFY_RATE_LIMIT_PER_MINUTE: '10' });
+    try {
+      expect((await postBatch(ndjsonOf(4), 'application/x-ndjson', '*/*', limited.url)).status).toBe(200);
+      expect(await counted(limited)).toBe(4);
+      const tooMany = await postBatch(ndjsonOf(7), 'application/x-ndjson', '*/*', limited.url);
+      expect(tooMany.status).toBe(429);
+      expect(JSON.parse(tooMany.text).error).toMatchObject({ code: 'PROTO-E700', retryable: true });
+      expect(JSON.parse(tooMany.text).error.message).toContain('none were taken');
+      const retryAfter = Number((await refusedHeaders(limited, 7)).get('retry-after'));
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(retryAfter).toBeLessThanOrEqual(60);
+      expect(await counted(limited)).toBe(4);
+      // The six left are all still there.
+      expect((await postBatch(ndjsonOf(6), 'application/x-ndjson', '*/*', limited.url)).status).toBe(200);
+      expect(await counted(limited)).toBe(10);
+      expect((await postBatch(ndjsonOf(1), 'application/x-ndjson', '*/*', limited.url)).status).toBe(429);
+      expect(await counted(limited)).toBe(10);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('never lets two concurrent batches together exceed the budget', async () => {
+    for (let round = 0; round < 3; round++) {
+      const limited = await startApp({ VERIFY_RATE_LIMIT_PER_MINUTE: '10' });
+      try {
+        const answers = await Promise.all(
+          [6, 6, 6].map((n) => postBatch(ndjsonOf(n), 'application/x-ndjson', '*/*', limited.url)),
+        );
+        expect(answers.map((a) => a.status).sort()).toEqual([200, 429, 429]);
+        expect(await counted(limited)).toBe(6);
+      } finally {
+        await limited.close();
+      }
+    }
+  });
+
+  it('charges a batch with one Redis round trip, whatever its size', async () => {
+    const limited = await startApp({ VERIFY_RATE_LIMIT_PER_MINUTE: '100' });
+    const monitor = await new Redis(REDIS_URL!).monitor();
+    try {
+      // Loads the script into Redis (a first EVALSHA may be answered NOSCRIPT and sent again as EVAL).
+      expect((await postBatch(ndjsonOf(1), 'application/x-ndjson', '*/*', limited.url)).status).toBe(200);
+      const calls: string[][] = [];
+      monitor.on('monitor', (_time: string, args: string[], source: string) => {
+        // Commands a script runs are reported too, with a "lua" source: only client commands are round trips.
+        if (!source.includes('lua') && args.some((a) => a.startsWith(limited.rateLimitKeyPrefix)))
+          calls.push(args);
+      });
+      // MONITOR reports commands from the moment it is on; a PING through it marks that moment.
+      await redis.ping();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect((await postBatch(ndjsonOf(12), 'application/x-ndjson', '*/*', limited.url)).status).toBe(200);
+      expect((await postBatch(ndjsonOf(5), 'application/x-ndjson', '*/*', limited.url)).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(calls.length).toBe(2);
+      expect(await counted(limited)).toBe(18);
+    } finally {
+      monitor.disconnect();
+      await limited.close();
+    }
+  });
+});
+
+/** The headers of a refused batch of `count` bundles. */
+async function refusedHeaders(app: RunningApp, count: number): Promise<Headers> {
+  const body = Array.from({ length: count }, () => JSON.stringify(request(routine))).join('\n');
+  const res = await fetch(`${app.url}/verify/batch`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-ndjson' },
+    body,
+  });
+  await res.arrayBuffer();
+  expect(res.status).toBe(429);
+  return res.headers;
+}

@@ -44,13 +44,6 @@ function prefersCborSequence(accept: string | undefined): boolean {
   return cbor > 0 && cbor > acceptQuality(accept, NDJSON_CONTENT_TYPE);
 }
 
-interface RateLimitResult {
-  readonly isAllowed: boolean;
-  readonly isExceeded?: boolean;
-  readonly ttl?: number;
-}
-type Limiter = (request: FastifyRequest) => Promise<RateLimitResult>;
-
 interface BatchBody {
   readonly format: BatchFormat;
   readonly bytes: Buffer;
@@ -81,25 +74,29 @@ export async function verifyBatchRoute(
     httpError('PAYLOAD_TOO_LARGE', `A batch body holds at most ${maxBytes} bytes`, { retryable: false });
 
   // Every bundle of a batch counts against the caller's budget, as it would as one /verify request each
-  // (P32). Counters of @fastify/rate-limit: Redis when REDIS_URL is set, so replicas share them.
-  const limiter =
-    options.rateLimitPerMinute > 0
-      ? (app.createRateLimit({
-          max: options.rateLimitPerMinute,
-          timeWindow: 60_000,
-          keyGenerator: (request: FastifyRequest) => `verify-batch:${rateLimitKey(request)}`,
-        }) as unknown as Limiter)
-      : undefined;
+  // (P32), all taken in one atomic step (one Redis round trip per batch), or none when they do not all
+  // fit (P78). The store of @fastify/rate-limit: Redis when REDIS_URL is set, so replicas share it.
+  const perMinute = options.rateLimitPerMinute;
+  const takeUnits = perMinute > 0 ? app.takeRateLimitUnits : undefined;
+  if (perMinute > 0 && takeUnits === undefined) {
+    app.log.warn('no rate limiter installed: POST /verify/batch is not rate-limited');
+  }
   const chargeBundles = async (request: FastifyRequest, count: number): Promise<void> => {
-    if (limiter === undefined) return;
-    const results = await Promise.all(Array.from({ length: count }, () => limiter(request)));
-    const over = results.find((r) => !r.isAllowed && r.isExceeded === true);
-    if (over === undefined) return;
-    const retryAfter = Math.max(1, Math.ceil((over.ttl ?? 1000) / 1000));
+    if (takeUnits === undefined) return;
+    const charged = await takeUnits(`verify-batch:${rateLimitKey(request)}`, count, perMinute, 60_000);
+    if (charged.taken) return;
+    // A batch larger than the whole budget never fits: the window's full length is the honest wait.
+    const waitMs = count > perMinute ? 60_000 : charged.ttlMs;
+    const retryAfter = Math.max(1, Math.ceil(waitMs / 1000));
+    const room = Math.max(0, perMinute - charged.current);
+    const why =
+      count > perMinute
+        ? `a batch of more than ${perMinute} bundles never fits: split it`
+        : `this batch of ${count} does not fit (${room} left; none were taken); retry in ${retryAfter} s`;
     throw protocolError(
       'RATE_LIMIT_EXCEEDED',
       profile,
-      `Rate limit exceeded: ${options.rateLimitPerMinute} bundles per minute, counted per bundle of a batch; retry in ${retryAfter} s`,
+      `Rate limit exceeded: ${perMinute} bundles per minute, counted per bundle of a batch; ${why}`,
       { headers: { 'retry-after': String(retryAfter) } },
     );
   };
