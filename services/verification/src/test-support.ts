@@ -13,8 +13,8 @@ import { loadVerificationConfig } from './config.ts';
 export interface RunningApp {
   readonly app: FastifyInstance;
   readonly url: string;
-  /** The rate-limit store's key prefix, unique to this app (tests read its Redis keys). */
-  readonly rateLimitKeyPrefix: string;
+  /** The rate-limit store's key prefix, unique to this app (tests read its Redis keys); set by startApp. */
+  readonly rateLimitKeyPrefix?: string;
   close(): Promise<void>;
 }
 

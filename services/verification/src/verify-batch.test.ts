@@ -282,7 +282,7 @@ describe.skipIf(!REDIS_URL)('POST /verify/batch rate limit on the shared Redis (
     Array.from({ length: count }, () => JSON.stringify(request(routine))).join('\n');
   /** Units taken from the budgets of this app: every counter under its key prefix, whatever the key. */
   const counted = async (app: RunningApp) => {
-    const keys = await redis.keys(`${app.rateLimitKeyPrefix}*`);
+    const keys = await redis.keys(`${app.rateLimitKeyPrefix!}*`);
     const values = keys.length === 0 ? [] : await redis.mget(...keys);
     return values.reduce((sum, v) => sum + Number(v ?? 0), 0);
   };
@@ -334,7 +334,7 @@ describe.skipIf(!REDIS_URL)('POST /verify/batch rate limit on the shared Redis (
       const calls: string[][] = [];
       monitor.on('monitor', (_time: string, args: string[], source: string) => {
         // Commands a script runs are reported too, with a "lua" source: only client commands are round trips.
-        if (!source.includes('lua') && args.some((a) => a.startsWith(limited.rateLimitKeyPrefix)))
+        if (!source.includes('lua') && args.some((a) => a.startsWith(limited.rateLimitKeyPrefix!)))
           calls.push(args);
       });
       // MONITOR reports commands from the moment it is on; a PING through it marks that moment.
