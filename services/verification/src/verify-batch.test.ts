@@ -1,6 +1,7 @@
 // POST /verify/batch over a listening server: one /verify result per bundle in order, JSON array and
 // NDJSON and CBOR sequences, mixed valid/invalid items, a malformed item alone, 413 by count and bytes, the
 // rate limit counted per bundle, all of a batch in one atomic Redis call (P78). Issue 14 item 3.
+import { connect } from 'node:net';
 import { decodeCbor, encodeCbor } from '@proto/service-kit';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -242,6 +243,51 @@ describe('POST /verify/batch', () => {
     const answer = await postBatch(liar, CBOR_SEQ);
     expect(answer.status).toBe(200);
     expect(linesOf(answer.text).map((l) => l['verified'])).toEqual([false]);
+  });
+});
+
+/** The chunks of a chunked HTTP/1.1 answer as they were framed on the wire (the body's writes). */
+async function chunkFrames(url: string, body: string): Promise<{ head: string; frames: Buffer[] }> {
+  const { hostname, port } = new URL(url);
+  const raw = await new Promise<Buffer>((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => {
+      // Not end(): a half-closed request is one the server need not answer. `Connection: close` ends it.
+      socket.write(
+        `POST /verify/batch HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/x-ndjson\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    });
+    const parts: Buffer[] = [];
+    socket.on('data', (part) => parts.push(part));
+    socket.on('end', () => resolve(Buffer.concat(parts)));
+    socket.on('error', reject);
+  });
+  const headEnd = raw.indexOf('\r\n\r\n');
+  const frames: Buffer[] = [];
+  let at = headEnd + 4;
+  for (;;) {
+    const lineEnd = raw.indexOf('\r\n', at);
+    const size = lineEnd === -1 ? 0 : Number.parseInt(raw.subarray(at, lineEnd).toString(), 16);
+    if (!(size > 0)) break;
+    frames.push(raw.subarray(lineEnd + 2, lineEnd + 2 + size));
+    at = lineEnd + 2 + size + 2;
+  }
+  return { head: raw.subarray(0, headEnd).toString(), frames };
+}
+
+describe('POST /verify/batch writes', () => {
+  it('sends the answers that are ready together in one write, in order', async () => {
+    // A slow bundle first: the quick items behind it (refused requests) are done when it is, and go out with it.
+    const slow = sampleBundle({ tier: 'maximum', entries: 12 });
+    const lines = [JSON.stringify(request(slow)), ...Array.from({ length: 11 }, (_, i) => `{"n":${i}}`)];
+    const { head, frames } = await chunkFrames(running.url, lines.join('\n'));
+    expect(head).toMatch(/^HTTP\/1\.1 200[^]*transfer-encoding: chunked/i);
+    const answers = linesOf(Buffer.concat(frames).toString());
+    expect(answers).toHaveLength(12);
+    expect(answers[0]!['verified']).toBe(true);
+    expect(answers.slice(1).every((a) => a['verified'] === false)).toBe(true);
+    // One write per bundle would be 12 frames; the slow head's write carries the answers finished behind it.
+    expect(frames.length).toBeLessThan(12);
+    expect(linesOf(frames[0]!.toString()).length).toBeGreaterThan(1);
   });
 });
 
