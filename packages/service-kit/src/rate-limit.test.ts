@@ -80,7 +80,7 @@ describe.skipIf(!REDIS_URL)('rate limit with the Redis store', () => {
 });
 
 /** A route taking `units` of one budget of 10 per minute in one step (as POST /verify/batch does, P78). */
-async function unitsApp(options: { keyPrefix: string; redis: boolean }) {
+async function unitsApp(options: { keyPrefix: string; redis: boolean; env?: Record<string, string> }) {
   const app = await limitedApp(options);
   app.post('/units/:n', async (req, reply) => {
     const taken = await app.takeRateLimitUnits!(
@@ -111,6 +111,19 @@ describe('several units of a budget in one step (P78)', () => {
       expect(await take(1)).toMatchObject({ taken: false, current: 10 });
     });
   }
+
+  it('counts in memory, still all or none, while Redis does not answer', async () => {
+    // Nothing listens on port 1: the first command fails and the budget is counted in this process.
+    const app = await unitsApp({
+      keyPrefix: `test:${randomUUID()}:`,
+      redis: false,
+      env: { REDIS_URL: 'redis://127.0.0.1:1' },
+    });
+    const take = async (n: number) => (await app.inject({ method: 'POST', url: `/units/${n}` })).json();
+    expect(await take(6)).toMatchObject({ taken: true, current: 6 });
+    expect(await take(5)).toMatchObject({ taken: false, current: 6 });
+    expect(await take(4)).toMatchObject({ taken: true, current: 10 });
+  });
 });
 
 describe('client address and TRUST_PROXY (listening server)', () => {
