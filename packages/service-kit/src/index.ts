@@ -65,6 +65,7 @@ export {
   tokenMatches,
 } from './operator-token.ts';
 export { type InstalledRateLimit, type RateLimitSetup, rateLimitKey, rateLimitPerIp } from './rate-limit.ts';
+export type { TakeUnits, UnitsTaken } from './rate-limit-units.ts';
 export * from './revocation-client.ts';
 export * from './revocation-source-url.ts';
 export { exitOnConfigError, runService } from './run.ts';

@@ -79,6 +79,53 @@ describe.skipIf(!REDIS_URL)('rate limit with the Redis store', () => {
   });
 });
 
+/** A route taking `units` of one budget of 10 per minute in one step (as POST /verify/batch does, P78). */
+async function unitsApp(options: { keyPrefix: string; redis: boolean; env?: Record<string, string> }) {
+  const app = await limitedApp(options);
+  app.post('/units/:n', async (req, reply) => {
+    const taken = await app.takeRateLimitUnits!(
+      'batch:client',
+      Number((req.params as { n: string }).n),
+      10,
+      60_000,
+    );
+    return reply.code(taken.taken ? 200 : 429).send(taken);
+  });
+  await app.ready();
+  return app;
+}
+
+describe('several units of a budget in one step (P78)', () => {
+  for (const redis of [false, ...(REDIS_URL ? [true] : [])]) {
+    it(`takes all or none, and concurrent takers never exceed the budget (${redis ? 'Redis' : 'in memory'})`, async () => {
+      const app = await unitsApp({ keyPrefix: `test:${randomUUID()}:`, redis });
+      const take = async (n: number) => (await app.inject({ method: 'POST', url: `/units/${n}` })).json();
+      expect(await take(4)).toMatchObject({ taken: true, current: 4 });
+      const refused = await take(7);
+      expect(refused).toMatchObject({ taken: false, current: 4 });
+      expect(refused.ttlMs).toBeGreaterThan(0);
+      expect(refused.ttlMs).toBeLessThanOrEqual(60_000);
+      const concurrent = await Promise.all([take(4), take(4), take(4)]);
+      expect(concurrent.filter((t) => t.taken)).toHaveLength(1);
+      expect(await take(2)).toMatchObject({ taken: true, current: 10 });
+      expect(await take(1)).toMatchObject({ taken: false, current: 10 });
+    });
+  }
+
+  it('counts in memory, still all or none, while Redis does not answer', async () => {
+    // Nothing listens on port 1: the first command fails and the budget is counted in this process.
+    const app = await unitsApp({
+      keyPrefix: `test:${randomUUID()}:`,
+      redis: false,
+      env: { REDIS_URL: 'redis://127.0.0.1:1' },
+    });
+    const take = async (n: number) => (await app.inject({ method: 'POST', url: `/units/${n}` })).json();
+    expect(await take(6)).toMatchObject({ taken: true, current: 6 });
+    expect(await take(5)).toMatchObject({ taken: false, current: 6 });
+    expect(await take(4)).toMatchObject({ taken: true, current: 10 });
+  });
+});
+
 describe('client address and TRUST_PROXY (listening server)', () => {
   async function listen(env: Record<string, string>) {
     const app = await limitedApp({ keyPrefix: `test:${randomUUID()}:`, env, max: 2 });

@@ -8,6 +8,17 @@ import { Redis } from 'ioredis';
 import { clientAddressKey } from './client-address.ts';
 import { FailoverHealth, failoverStore } from './failover-store.ts';
 import { protocolError } from './http-errors.ts';
+import { failoverTakeUnits, localTakeUnits, redisTakeUnits, type TakeUnits } from './rate-limit-units.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * Takes several units of a per-key budget in one atomic step, all or none (POST /verify/batch: one unit
+     * per bundle). Same store as the route limits (Redis, or memory while it is away), same key prefix.
+     */
+    takeRateLimitUnits?: TakeUnits;
+  }
+}
 
 export interface RateLimitSetup {
   /** Redis URL of the shared store; without it each process counts on its own. */
@@ -58,6 +69,7 @@ export async function installRateLimit(
   let redis: Redis | undefined;
   let store: ReturnType<typeof failoverStore> | undefined;
   let health: FailoverHealth | undefined;
+  let takeUnits: TakeUnits = localTakeUnits();
   if (setup.redisUrl) {
     const client = new Redis(setup.redisUrl, {
       connectTimeout: 2000,
@@ -85,6 +97,9 @@ export async function installRateLimit(
       health,
       nameSpace,
     );
+    takeUnits = failoverTakeUnits(redisTakeUnits(client, nameSpace), takeUnits, health, (error) =>
+      warn(error, 'rate-limit store (Redis) failed a command'),
+    );
     app.addHook('onClose', async () => {
       await client.quit().catch(() => client.disconnect());
     });
@@ -106,6 +121,7 @@ export async function installRateLimit(
         },
       ),
   });
+  app.decorate('takeRateLimitUnits', takeUnits);
   const state = health;
   return {
     ...(redis ? { redis } : {}),

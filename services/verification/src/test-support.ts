@@ -13,6 +13,8 @@ import { loadVerificationConfig } from './config.ts';
 export interface RunningApp {
   readonly app: FastifyInstance;
   readonly url: string;
+  /** The rate-limit store's key prefix, unique to this app (tests read its Redis keys); set by startApp. */
+  readonly rateLimitKeyPrefix?: string;
   close(): Promise<void>;
 }
 
@@ -50,15 +52,13 @@ async function listening(
     ...(process.env['REDIS_URL'] ? { REDIS_URL: process.env['REDIS_URL'] } : {}),
     ...env,
   });
-  const app = await buildVerificationApp({
-    config,
-    extraPlugins,
-    rateLimitKeyPrefix: `test:${randomUUID()}:`,
-  });
+  const rateLimitKeyPrefix = `test:${randomUUID()}:`;
+  const app = await buildVerificationApp({ config, extraPlugins, rateLimitKeyPrefix });
   const { url, close } = await listenOnPort0(app);
   return {
     app,
     url,
+    rateLimitKeyPrefix,
     close: async () => {
       await close();
       removeDataDir();

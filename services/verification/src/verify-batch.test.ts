@@ -1,7 +1,9 @@
 // POST /verify/batch over a listening server: one /verify result per bundle in order, JSON array and
 // NDJSON and CBOR sequences, mixed valid/invalid items, a malformed item alone, 413 by count and bytes, the
-// rate limit counted per bundle. Issue 14 item 3.
+// rate limit counted per bundle, all of a batch in one atomic Redis call (P78). Issue 14 item 3.
+import { connect } from 'node:net';
 import { decodeCbor, encodeCbor } from '@proto/service-kit';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cborSequenceItems } from './cbor-sequence.ts';
 import { postVerify, type RunningApp, sampleBundle, startApp } from './test-support.ts';
@@ -244,6 +246,52 @@ describe('POST /verify/batch', () => {
   });
 });
 
+/** The chunks of a chunked HTTP/1.1 answer as they were framed on the wire (the body's writes). */
+async function chunkFrames(url: string, body: string): Promise<{ head: string; frames: Buffer[] }> {
+  const { hostname, port } = new URL(url);
+  const raw = await new Promise<Buffer>((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => {
+      // Not end(): a half-closed request is one the server need not answer. `Connection: close` ends it.
+      socket.write(
+        `POST /verify/batch HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/x-ndjson\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    });
+    const parts: Buffer[] = [];
+    socket.on('data', (part) => parts.push(part));
+    socket.on('end', () => resolve(Buffer.concat(parts)));
+    socket.on('error', reject);
+  });
+  const headEnd = raw.indexOf('\r\n\r\n');
+  const frames: Buffer[] = [];
+  let at = headEnd + 4;
+  for (;;) {
+    const lineEnd = raw.indexOf('\r\n', at);
+    const size = lineEnd === -1 ? 0 : Number.parseInt(raw.subarray(at, lineEnd).toString(), 16);
+    if (!(size > 0)) break;
+    frames.push(raw.subarray(lineEnd + 2, lineEnd + 2 + size));
+    at = lineEnd + 2 + size + 2;
+  }
+  return { head: raw.subarray(0, headEnd).toString(), frames };
+}
+
+describe('POST /verify/batch writes', () => {
+  it('sends the answers that are ready together in one write, in order', async () => {
+    // A slow bundle first: the quick items behind it (refused requests) are done when it is, and go out with it.
+    const slow = sampleBundle({ tier: 'maximum', entries: 12 });
+    const lines = [JSON.stringify(request(slow)), ...Array.from({ length: 11 }, (_, i) => `{"n":${i}}`)];
+    const { head, frames } = await chunkFrames(running.url, lines.join('\n'));
+    expect(head).toMatch(/^HTTP\/1\.1 200 /);
+    expect(head).toMatch(/transfer-encoding: chunked/i);
+    const answers = linesOf(Buffer.concat(frames).toString());
+    expect(answers).toHaveLength(12);
+    expect(answers[0]!['verified']).toBe(true);
+    expect(answers.slice(1).every((a) => a['verified'] === false)).toBe(true);
+    // One write per bundle would be 12 frames; the slow head's write carries the answers finished behind it.
+    expect(frames.length).toBeLessThan(12);
+    expect(linesOf(frames[0]!.toString()).length).toBeGreaterThan(1);
+  });
+});
+
 describe('POST /verify/batch rate limit', () => {
   it('counts every bundle of a batch, not one per request', async () => {
     const limited = await startApp({ VERIFY_RATE_LIMIT_PER_MINUTE: '5' });
@@ -265,3 +313,101 @@ describe('POST /verify/batch rate limit', () => {
     }
   });
 });
+
+const REDIS_URL = process.env['REDIS_URL'];
+
+describe.skipIf(!REDIS_URL)('POST /verify/batch rate limit on the shared Redis (P78)', () => {
+  let redis: Redis;
+  beforeAll(() => {
+    redis = new Redis(REDIS_URL!);
+  });
+  afterAll(async () => {
+    await redis.quit();
+  });
+
+  const ndjsonOf = (count: number) =>
+    Array.from({ length: count }, () => JSON.stringify(request(routine))).join('\n');
+  /** Units taken from the budgets of this app: every counter under its key prefix, whatever the key. */
+  const counted = async (app: RunningApp) => {
+    const keys = await redis.keys(`${app.rateLimitKeyPrefix!}*`);
+    const values = keys.length === 0 ? [] : await redis.mget(...keys);
+    return values.reduce((sum, v) => sum + Number(v ?? 0), 0);
+  };
+
+  it('takes exactly N units for a batch of N, and refuses whole (taking none) a batch that does not fit', async () => {
+    const limited = await startApp({ VERIFY_RATE_LIMIT_PER_MINUTE: '10' });
+    try {
+      expect((await postBatch(ndjsonOf(4), 'application/x-ndjson', '*/*', limited.url)).status).toBe(200);
+      expect(await counted(limited)).toBe(4);
+      const tooMany = await postBatch(ndjsonOf(7), 'application/x-ndjson', '*/*', limited.url);
+      expect(tooMany.status).toBe(429);
+      expect(JSON.parse(tooMany.text).error).toMatchObject({ code: 'PROTO-E700', retryable: true });
+      expect(JSON.parse(tooMany.text).error.message).toContain('none were taken');
+      const retryAfter = Number((await refusedHeaders(limited, 7)).get('retry-after'));
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(retryAfter).toBeLessThanOrEqual(60);
+      expect(await counted(limited)).toBe(4);
+      // The six left are all still there.
+      expect((await postBatch(ndjsonOf(6), 'application/x-ndjson', '*/*', limited.url)).status).toBe(200);
+      expect(await counted(limited)).toBe(10);
+      expect((await postBatch(ndjsonOf(1), 'application/x-ndjson', '*/*', limited.url)).status).toBe(429);
+      expect(await counted(limited)).toBe(10);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('never lets two concurrent batches together exceed the budget', async () => {
+    for (let round = 0; round < 3; round++) {
+      const limited = await startApp({ VERIFY_RATE_LIMIT_PER_MINUTE: '10' });
+      try {
+        const answers = await Promise.all(
+          [6, 6, 6].map((n) => postBatch(ndjsonOf(n), 'application/x-ndjson', '*/*', limited.url)),
+        );
+        expect(answers.map((a) => a.status).sort()).toEqual([200, 429, 429]);
+        expect(await counted(limited)).toBe(6);
+      } finally {
+        await limited.close();
+      }
+    }
+  });
+
+  it('charges a batch with one Redis round trip, whatever its size', async () => {
+    const limited = await startApp({ VERIFY_RATE_LIMIT_PER_MINUTE: '100' });
+    const monitor = await new Redis(REDIS_URL!).monitor();
+    try {
+      // Loads the script into Redis (a first EVALSHA may be answered NOSCRIPT and sent again as EVAL).
+      expect((await postBatch(ndjsonOf(1), 'application/x-ndjson', '*/*', limited.url)).status).toBe(200);
+      const calls: string[][] = [];
+      monitor.on('monitor', (_time: string, args: string[], source: string) => {
+        // Commands a script runs are reported too, with a "lua" source: only client commands are round trips.
+        if (!source.includes('lua') && args.some((a) => a.startsWith(limited.rateLimitKeyPrefix!)))
+          calls.push(args);
+      });
+      // MONITOR reports commands from the moment it is on; a PING through it marks that moment.
+      await redis.ping();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect((await postBatch(ndjsonOf(12), 'application/x-ndjson', '*/*', limited.url)).status).toBe(200);
+      expect((await postBatch(ndjsonOf(5), 'application/x-ndjson', '*/*', limited.url)).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(calls.length).toBe(2);
+      expect(await counted(limited)).toBe(18);
+    } finally {
+      monitor.disconnect();
+      await limited.close();
+    }
+  });
+});
+
+/** The headers of a refused batch of `count` bundles. */
+async function refusedHeaders(app: RunningApp, count: number): Promise<Headers> {
+  const body = Array.from({ length: count }, () => JSON.stringify(request(routine))).join('\n');
+  const res = await fetch(`${app.url}/verify/batch`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-ndjson' },
+    body,
+  });
+  await res.arrayBuffer();
+  expect(res.status).toBe(429);
+  return res.headers;
+}

@@ -44,13 +44,6 @@ function prefersCborSequence(accept: string | undefined): boolean {
   return cbor > 0 && cbor > acceptQuality(accept, NDJSON_CONTENT_TYPE);
 }
 
-interface RateLimitResult {
-  readonly isAllowed: boolean;
-  readonly isExceeded?: boolean;
-  readonly ttl?: number;
-}
-type Limiter = (request: FastifyRequest) => Promise<RateLimitResult>;
-
 interface BatchBody {
   readonly format: BatchFormat;
   readonly bytes: Buffer;
@@ -81,25 +74,29 @@ export async function verifyBatchRoute(
     httpError('PAYLOAD_TOO_LARGE', `A batch body holds at most ${maxBytes} bytes`, { retryable: false });
 
   // Every bundle of a batch counts against the caller's budget, as it would as one /verify request each
-  // (P32). Counters of @fastify/rate-limit: Redis when REDIS_URL is set, so replicas share them.
-  const limiter =
-    options.rateLimitPerMinute > 0
-      ? (app.createRateLimit({
-          max: options.rateLimitPerMinute,
-          timeWindow: 60_000,
-          keyGenerator: (request: FastifyRequest) => `verify-batch:${rateLimitKey(request)}`,
-        }) as unknown as Limiter)
-      : undefined;
+  // (P32), all taken in one atomic step (one Redis round trip per batch), or none when they do not all
+  // fit (P78). The store of @fastify/rate-limit: Redis when REDIS_URL is set, so replicas share it.
+  const perMinute = options.rateLimitPerMinute;
+  const takeUnits = perMinute > 0 ? app.takeRateLimitUnits : undefined;
+  if (perMinute > 0 && takeUnits === undefined) {
+    app.log.warn('no rate limiter installed: POST /verify/batch is not rate-limited');
+  }
   const chargeBundles = async (request: FastifyRequest, count: number): Promise<void> => {
-    if (limiter === undefined) return;
-    const results = await Promise.all(Array.from({ length: count }, () => limiter(request)));
-    const over = results.find((r) => !r.isAllowed && r.isExceeded === true);
-    if (over === undefined) return;
-    const retryAfter = Math.max(1, Math.ceil((over.ttl ?? 1000) / 1000));
+    if (takeUnits === undefined) return;
+    const charged = await takeUnits(`verify-batch:${rateLimitKey(request)}`, count, perMinute, 60_000);
+    if (charged.taken) return;
+    // A batch larger than the whole budget never fits: the window's full length is the honest wait.
+    const waitMs = count > perMinute ? 60_000 : charged.ttlMs;
+    const retryAfter = Math.max(1, Math.ceil(waitMs / 1000));
+    const room = Math.max(0, perMinute - charged.current);
+    const why =
+      count > perMinute
+        ? `a batch of more than ${perMinute} bundles never fits: split it`
+        : `this batch of ${count} does not fit (${room} left; none were taken); retry in ${retryAfter} s`;
     throw protocolError(
       'RATE_LIMIT_EXCEEDED',
       profile,
-      `Rate limit exceeded: ${options.rateLimitPerMinute} bundles per minute, counted per bundle of a batch; retry in ${retryAfter} s`,
+      `Rate limit exceeded: ${perMinute} bundles per minute, counted per bundle of a batch; ${why}`,
       { headers: { 'retry-after': String(retryAfter) } },
     );
   };
@@ -182,7 +179,10 @@ export async function verifyBatchRoute(
 
   /**
    * Runs the items through the pool, at most `window` at a time (back pressure per bundle: a batch
-   * never floods the queue, and a full queue makes it wait, not fail), writing lines in order.
+   * never floods the queue, and a full queue makes it wait, not fail), writing answers in order. The
+   * answers that are ready together (the next in order and every finished one after it, once the
+   * messages already delivered this turn are read) go out in one write: one chunk through the stream,
+   * the HTTP framing and the socket instead of one per bundle.
    */
   async function streamInOrder(
     items: readonly Uint8Array[],
@@ -193,37 +193,48 @@ export async function verifyBatchRoute(
   ): Promise<void> {
     const encode = cborOut ? asCbor : asNdjson;
     const answerFormat = cborOut ? 'cbor' : 'ndjson';
-    const lines: (Promise<string | Uint8Array> | undefined)[] = new Array(items.length);
+    const pending: (Promise<void> | undefined)[] = new Array(items.length);
+    const finished: (string | Uint8Array | undefined)[] = new Array(items.length);
     let next = 0;
-    const start = (index: number): Promise<string | Uint8Array> => {
+    const start = async (index: number): Promise<void> => {
       const item = items[index]!;
-      const attempt = async (): Promise<string | Uint8Array> => {
-        for (;;) {
-          try {
-            return itemOf(await runner.run({ format, bytes: item }, answerFormat), encode);
-          } catch (error) {
-            if (!(error instanceof PoolSaturatedError)) return encode(internalAnswer());
-            // The pool is full of other requests' work: wait for room instead of failing this bundle.
-            await new Promise((resolve) => setTimeout(resolve, 20));
+      for (;;) {
+        try {
+          finished[index] = itemOf(await runner.run({ format, bytes: item }, answerFormat), encode);
+          return;
+        } catch (error) {
+          if (!(error instanceof PoolSaturatedError)) {
+            finished[index] = encode(internalAnswer());
+            return;
           }
+          // The pool is full of other requests' work: wait for room instead of failing this bundle.
+          await new Promise((resolve) => setTimeout(resolve, 20));
         }
-      };
-      return attempt();
+      }
     };
     const fill = (upTo: number) => {
       while (next < items.length && next < upTo) {
-        lines[next] = start(next);
+        pending[next] = start(next);
         next++;
       }
     };
     fill(options.window);
-    for (let i = 0; i < items.length; i++) {
+    let written = 0;
+    while (written < items.length) {
       // A caller that hung up gets no more work done for it.
       if (connection?.destroyed === true || out.destroyed) return;
-      const line = await lines[i]!;
-      lines[i] = undefined;
-      fill(i + 1 + options.window);
-      if (!out.write(line)) {
+      await pending[written];
+      // Another thread's answer may already be waiting in its message port: read it before writing.
+      if (written + 1 < next && finished[written + 1] === undefined) await new Promise(setImmediate);
+      const ready: (string | Uint8Array)[] = [];
+      while (written < items.length && finished[written] !== undefined) {
+        ready.push(finished[written]!);
+        finished[written] = undefined;
+        pending[written] = undefined;
+        written++;
+      }
+      fill(written + options.window);
+      if (!out.write(joined(ready))) {
         await new Promise((resolve) => {
           out.once('drain', resolve);
           out.once('close', resolve);
@@ -232,4 +243,11 @@ export async function verifyBatchRoute(
     }
     out.end();
   }
+}
+
+/** Answers of one write as one chunk (NDJSON text, or bytes when any answer came as the worker's bytes). */
+function joined(parts: readonly (string | Uint8Array)[]): string | Uint8Array {
+  if (parts.length === 1) return parts[0]!;
+  if (parts.every((part) => typeof part === 'string')) return parts.join('');
+  return Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part) : part)));
 }
