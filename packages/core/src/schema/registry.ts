@@ -78,7 +78,7 @@ function readDocument(version: SchemaVersion, name: string): Record<string, unkn
  * counted only when the length in code units cannot decide (P76), and `date-time` checks the common
  * shape before ajv-formats' parse (P77): both accept and reject exactly what stock Ajv does.
  */
-function createAjv(allErrors: boolean): Ajv {
+export function createAjv(allErrors: boolean): Ajv {
   const ajv = new Ajv2020Module.default({ allErrors, strict: true });
   addFormatsModule.default(ajv);
   useFastDateTime(ajv);
