@@ -1,5 +1,5 @@
-// `minLength`/`maxLength` with Ajv's own code-point count, run only when the string's code units cannot
-// decide. Issue 14 (schema validation must not walk kilobytes of base64), P30 (lengths in code points), P76.
+// `minLength`/`maxLength` counted in code points as Ajv counts them, but only when the string's code units
+// cannot decide. Issue 14 (schema validation must not walk kilobytes of base64), P30 (lengths in code points), P76.
 import { _, type CodeKeywordDefinition, type KeywordErrorDefinition, str } from 'ajv/dist/2020.js';
 
 type Ajv = InstanceType<typeof import('ajv/dist/2020.js').default>;
