@@ -6,8 +6,10 @@ import { pathToFileURL } from 'node:url';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { useFastDateTime } from './date-time.ts';
 import { type SchemaIssue, toSchemaIssues } from './issues.ts';
 import { isSchemaFile, isSchemaVersion, SCHEMA_NAMES, type SchemaVersion, schemaId } from './names.ts';
+import { useBoundedStringLength } from './string-length.ts';
 
 export type SchemaVerdict =
   | { readonly valid: true }
@@ -71,14 +73,25 @@ function readDocument(version: SchemaVersion, name: string): Record<string, unkn
   return deepFreeze(document);
 }
 
+/**
+ * Draft 2020-12, strict, ajv-formats' full formats. String lengths stay in code points (P30) but are
+ * counted only when the length in code units cannot decide (P76), and `date-time` checks the common
+ * shape before ajv-formats' parse (P77): both accept and reject exactly what stock Ajv does.
+ */
+export function createAjv(allErrors: boolean): Ajv {
+  const ajv = new Ajv2020Module.default({ allErrors, strict: true });
+  addFormatsModule.default(ajv);
+  useFastDateTime(ajv);
+  useBoundedStringLength(ajv);
+  return ajv;
+}
+
 /** Adds every schema once (cheap); each one is compiled only when first used. */
 function load(): Registry | undefined {
   if (registry !== undefined || loadFailure !== undefined) return registry;
   try {
-    const ajv = new Ajv2020Module.default({ allErrors: true, strict: true });
-    const firstError = new Ajv2020Module.default({ allErrors: false, strict: true });
-    addFormatsModule.default(ajv);
-    addFormatsModule.default(firstError);
+    const ajv = createAjv(true);
+    const firstError = createAjv(false);
     const documents = new Map<string, Readonly<Record<string, unknown>>>();
     for (const version of ['v1', 'v2'] as const) {
       for (const name of SCHEMA_NAMES[version]) {
