@@ -234,7 +234,8 @@ async function startService(
     // Log lines go nowhere, as to a log shipper that keeps up; writing them is still paid for.
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  const end = Date.now() + 30_000;
+  // A loaded machine can take well over 30 s to start a service (compile cache cold, cores busy).
+  const end = Date.now() + 90_000;
   for (;;) {
     try {
       const res = await fetch(`http://127.0.0.1:${port}/ready`);
