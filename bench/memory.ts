@@ -134,11 +134,43 @@ async function timedPost(service: Service, body: string): Promise<number> {
   return performance.now() - t0;
 }
 
-/** A gauge of the service's /metrics (unlabelled), or NaN. */
+/** A gauge of the service's /metrics (unlabelled unless `name` carries its labels), or NaN. */
 async function metric(service: Service, name: string): Promise<number> {
   const text = await (await fetch(`http://127.0.0.1:${service.port}/metrics`)).text();
-  const match = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
+  const escaped = name.replace(/[{}"]/g, (c) => `\\${c}`);
+  const match = new RegExp(`^${escaped} (\\S+)$`, 'm').exec(text);
   return match ? Number(match[1]) : Number.NaN;
+}
+
+/** kB fields of /proc/PID/status, in MB. */
+function statusMb(pid: number, field: 'RssAnon' | 'RssFile'): number {
+  const match = new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, 'm').exec(
+    readFileSync(`/proc/${pid}/status`, 'utf8'),
+  );
+  return match ? Number(match[1]) / 1024 : Number.NaN;
+}
+
+/** Resident kB of the brk heap, glibc's main malloc arena (`[heap]` in /proc/PID/smaps), in MB. */
+function brkHeapMb(pid: number): number {
+  const smaps = readFileSync(`/proc/${pid}/smaps`, 'utf8');
+  const match = /\[heap\]\n(?:.*\n)*?Rss:\s+(\d+) kB/.exec(smaps);
+  return match ? Number(match[1]) / 1024 : 0;
+}
+
+/**
+ * Where the service's memory is (issue 14 item 5), read from outside: /proc for the process, and the
+ * main thread's V8 heap from the default metrics /metrics already serves (no debug endpoint). RssFile is
+ * mostly the `node` binary's pages, shared with every Node process; "other anon" is RssAnon less the main
+ * thread's V8 heap: malloc arenas (buffers, OpenSSL, the threads' own), thread stacks and the threads' heaps.
+ */
+async function breakdown(service: Service): Promise<string> {
+  const pid = service.child.pid!;
+  const heapTotal = (await metric(service, 'nodejs_heap_size_total_bytes')) / 1048576;
+  const heapUsed = (await metric(service, 'nodejs_heap_size_used_bytes')) / 1048576;
+  const oldSpace = (await metric(service, 'nodejs_heap_space_size_total_bytes{space="old"}')) / 1048576;
+  const external = (await metric(service, 'nodejs_external_memory_bytes')) / 1048576;
+  const anon = statusMb(pid, 'RssAnon');
+  return `RssFile ${mb(statusMb(pid, 'RssFile'))}, RssAnon ${mb(anon)} = main thread's V8 heap ${mb(heapTotal)} (${mb(heapUsed)} used, old space ${mb(oldSpace)}) + other anon ${mb(anon - heapTotal)} (brk arena ${mb(brkHeapMb(pid))}; external ${mb(external)})`;
 }
 
 /**
@@ -218,6 +250,7 @@ async function main(): Promise<void> {
     await sleep(SETTLE_S * 1000);
     console.log(`\nidle, ${SETTLE_S} s after /ready (VmRSS of /proc/PID/status):`);
     for (const s of services) console.log(`  ${s.name.padEnd(18)} ${mb(rssMb(s.child.pid!))}`);
+    console.log(`  verification: ${await breakdown(verification)}`);
     const pid = verification.child.pid!;
     const threadsIdle = await metric(verification, 'proto_verify_pool_threads');
     console.log(`  verification worker threads alive: ${threadsIdle}`);
@@ -237,6 +270,7 @@ async function main(): Promise<void> {
     console.log(
       `\nverification, cache filled: ${verified}/${CACHE_ENTRIES} verified, ${entries} cached analyses; RSS ${mb(rssMb(pid))}, peak while filling ${mb(fillPeak)}`,
     );
+    console.log(`  ${await breakdown(verification)}`);
 
     // The bundles not yet cached first: each evicts the least recent, which is then the next one sent.
     let cursor = CACHE_ENTRIES;
@@ -259,11 +293,13 @@ async function main(): Promise<void> {
     console.log(
       `verification, saturation (${CONNECTIONS} connections, ${LOAD_S} s, ${bodies.length} bundles in turn: every one a cache miss): ${(answered / LOAD_S).toFixed(1)} bundles/s, ${failures} failed; ${entriesAfter} cached, ${threadsLoaded} threads; peak RSS ${mb(loadPeak)}, after ${mb(rssMb(pid))}`,
     );
+    console.log(`  ${await breakdown(verification)}`);
     await sleep(IDLE_MS + 2000);
     const threadsAfter = await metric(verification, 'proto_verify_pool_threads');
     console.log(
       `verification, ${((IDLE_MS + 2000) / 1000).toFixed(0)} s after the load (cache still full, ${threadsAfter} threads alive): RSS ${mb(rssMb(pid))}`,
     );
+    console.log(`  ${await breakdown(verification)}`);
     console.log('\nafter the run:');
     for (const s of services) console.log(`  ${s.name.padEnd(18)} ${mb(rssMb(s.child.pid!))}`);
   } finally {

@@ -4,7 +4,7 @@
 import rateLimit from '@fastify/rate-limit';
 import type { ProtocolProfile } from '@proto/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { clientAddressKey } from './client-address.ts';
 import { FailoverHealth, failoverStore } from './failover-store.ts';
 import { protocolError } from './http-errors.ts';
@@ -71,6 +71,8 @@ export async function installRateLimit(
   let health: FailoverHealth | undefined;
   let takeUnits: TakeUnits = localTakeUnits();
   if (setup.redisUrl) {
+    // Loaded only when a Redis URL is set: a process counting on its own never needs the client (P80).
+    const { Redis } = await import('ioredis');
     const client = new Redis(setup.redisUrl, {
       connectTimeout: 2000,
       // While Redis is away a command fails after one reconnection attempt (the store then counts

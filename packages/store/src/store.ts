@@ -2,7 +2,7 @@
 // Implements docs/architecture.md §4 (two dialects behind one API) and D17 (STORE_MAX_ENTRIES, default 10,000).
 import { join } from 'node:path';
 import { Kysely, PostgresDialect, sql } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import { migrate, type StoreDialect } from './migrations/index.ts';
 import { type AnchorRepository, KyselyAnchorRepository } from './repositories/anchor.ts';
 import { type KeyDirectoryRepository, KyselyKeyDirectoryRepository } from './repositories/key-directory.ts';
@@ -110,7 +110,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       );
     }
     dialect = 'postgres';
-    db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: createPool(options) }) });
+    // The driver is loaded only for PostgreSQL: a SQLite store never needs it (P80).
+    const { default: driver } = await import('pg');
+    db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: createPool(driver, options) }) });
   } else {
     dialect = 'sqlite';
     db = new Kysely<Database>({
@@ -141,8 +143,8 @@ function sqliteFile(options: StoreOptions): string {
   return join(options.dataDir, `${name}.sqlite`);
 }
 
-function createPool(options: StoreOptions): pg.Pool {
-  const pool = new pg.Pool({
+function createPool(driver: typeof pg, options: StoreOptions): pg.Pool {
+  const pool = new driver.Pool({
     connectionString: options.databaseUrl,
     max: options.pgPoolMax ?? 10,
     // Every connection resolves unqualified table names in the store's schema.

@@ -58,12 +58,6 @@ export interface VerificationRunnerOptions {
 
 export type KeyDirectoryFeed = (event: VerifiedBundleEvent) => Promise<boolean>;
 
-/** The bindings a cached analysis proves, and whether the directory holds them yet (fed from hits until it does). */
-interface CachedBindings {
-  readonly passport: PassportKeys;
-  stored: boolean;
-}
-
 /**
  * True when `bytes` is the only view of its memory: then the worker gets it by transfer, no copy.
  * A view into a shared slab (small bodies, pooled buffers) is copied, as transferring it would
@@ -88,8 +82,11 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
   const { verifier, pool, cache, metrics, external } = options;
   const revocationConfigured = external.revocation !== undefined;
   const settingsText = JSON.stringify(verifier.settings);
-  // Keyed by the cached analysis object itself: an entry the cache drops takes its bindings with it.
-  const cachedBindings = new WeakMap<object, CachedBindings>();
+  // The bindings a cached analysis proves that the directory does not hold yet (fed from hits until it
+  // does). Keyed by the analysis object itself: an entry the cache drops takes its bindings with it.
+  // Removed once stored: a passport's public keys (~10 KB for a standard bundle) would otherwise stay as
+  // long as the analysis, 100 MB and more with the cache full (P81).
+  const unstoredBindings = new WeakMap<object, PassportKeys>();
   const knownBodies = new BodyMemo(cache.maxEntries);
 
   const feedDirectory = (
@@ -97,11 +94,11 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
     response: Pick<VerifyResponse, 'verified' | 'version'>,
     bundleHash: string | undefined,
     passport: PassportKeys,
-    cached: CachedBindings | undefined,
+    cachedAnalysis: object | undefined,
   ) => {
     if (!response.verified) return;
     void feed({ verified: true, version: response.version, bundleHash, passport }).then((stored) => {
-      if (stored && cached !== undefined) cached.stored = true;
+      if (stored && cachedAnalysis !== undefined) unstoredBindings.delete(cachedAnalysis);
     });
   };
 
@@ -133,9 +130,9 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
     const response = await external.apply(finalized, subjectOf(hit), evidence);
     record(summaryOf(response), factsOf(hit), startedAt, false);
     // A binding the miss did not store (its verdict was false then, or the write failed) is stored now.
-    const pending = cachedBindings.get(hit);
-    if (feed !== undefined && pending !== undefined && !pending.stored) {
-      feedDirectory(feed, response, hit.bundleHash, pending.passport, pending);
+    const pending = unstoredBindings.get(hit);
+    if (feed !== undefined && pending !== undefined) {
+      feedDirectory(feed, response, hit.bundleHash, pending, hit);
     }
     return { kind: 'verdict', response, cache: 'hit' };
   };
@@ -221,12 +218,12 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
       task.body !== undefined && ownsItsMemory(task.body) ? [task.body.buffer as ArrayBuffer] : [];
     const result = await pool.run(task, transfer);
     if (result.kind === 'bad_request') return result;
-    let cached: CachedBindings | undefined;
+    let cached: object | undefined;
     if (cacheKey !== undefined && result.analysis) {
       cache.set(cacheKey, result.analysis);
       if (result.passport !== undefined) {
-        cached = { passport: result.passport, stored: false };
-        cachedBindings.set(result.analysis, cached);
+        cached = result.analysis;
+        unstoredBindings.set(cached, result.passport);
       }
     }
     const cacheMiss = cache.enabled ? { cache: 'miss' as const } : {};
