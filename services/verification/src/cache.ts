@@ -13,8 +13,14 @@ import {
 interface Entry {
   readonly analysis: BundleAnalysis;
   readonly expiresAt: number;
-  /** analysisBytes() of the analysis, counted against the cache's byte bound. */
-  readonly bytes: number;
+  /** analysisBytes() of the analysis plus `retained`, counted against the cache's byte bound. */
+  bytes: number;
+  /**
+   * Bytes held alongside the analysis until release(): the passport keys a verdict has yet to give the key
+   * directory (P81). Counted, because a bundle's signer decides their size and a false verdict never
+   * stores them.
+   */
+  retained: number;
 }
 
 /**
@@ -120,13 +126,19 @@ export class VerificationCache {
     return entry.analysis;
   }
 
-  set(key: string, analysis: BundleAnalysis): void {
+  /** `retainedBytes`: what the caller keeps alive with this analysis until it calls release(). */
+  set(key: string, analysis: BundleAnalysis, retainedBytes = 0): void {
     if (!this.enabled) return;
     if (this.#entries.has(key)) this.#delete(key);
-    const bytes = analysisBytes(key, analysis);
+    const bytes = analysisBytes(key, analysis) + retainedBytes;
     // One analysis larger than the whole bound would only empty the cache to be dropped itself.
     if (bytes > this.maxBytes) return;
-    this.#entries.set(key, { analysis, expiresAt: this.#now() + cacheTtlMs(analysis), bytes });
+    this.#entries.set(key, {
+      analysis,
+      expiresAt: this.#now() + cacheTtlMs(analysis),
+      bytes,
+      retained: retainedBytes,
+    });
     this.#bytes += bytes;
     for (const kid of analysis.signerKids) this.#index(this.#byKid, kid, key);
     if (analysis.agentId !== undefined) this.#index(this.#byAgent, analysis.agentId, key);
@@ -135,6 +147,15 @@ export class VerificationCache {
       const oldest = this.#entries.keys().next().value as string;
       this.#delete(oldest);
     }
+  }
+
+  /** The caller no longer keeps anything alive with this analysis: its retained bytes stop counting. */
+  release(key: string, analysis: BundleAnalysis): void {
+    const entry = this.#entries.get(key);
+    if (entry === undefined || entry.analysis !== analysis || entry.retained === 0) return;
+    entry.bytes -= entry.retained;
+    this.#bytes -= entry.retained;
+    entry.retained = 0;
   }
 
   /** Evicts every analysis a key signed (revocation of a kid); returns how many. */

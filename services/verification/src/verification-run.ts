@@ -78,6 +78,19 @@ function summaryOf(response: VerifyResponse): AnswerSummary {
   };
 }
 
+/** About what a PassportKeys holds in memory: the length of its strings (its public keys dominate). */
+export function passportBytes(passport: PassportKeys): number {
+  let bytes = passport.agentId.length + passport.evidence.length + (passport.createdAt?.length ?? 0);
+  for (const kid of passport.activeKids) bytes += kid.length;
+  for (const kid of passport.retiredKids) bytes += kid.length;
+  for (const subject of passport.subjects) bytes += subject.length;
+  for (const b of passport.bindings) {
+    bytes += b.kid.length + b.subject.length + b.alg.length + b.publicKeyB64.length + b.evidence.length;
+    bytes += b.role.length + (b.expiresAt?.length ?? 0);
+  }
+  return bytes;
+}
+
 export function createVerificationRunner(options: VerificationRunnerOptions): VerificationRunner {
   const { verifier, pool, cache, metrics, external } = options;
   const revocationConfigured = external.revocation !== undefined;
@@ -86,7 +99,9 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
   // does). Keyed by the analysis object itself: an entry the cache drops takes its bindings with it.
   // Removed once stored: a passport's public keys (~10 KB for a standard bundle) would otherwise stay as
   // long as the analysis, 100 MB and more with the cache full (P81).
-  const unstoredBindings = new WeakMap<object, PassportKeys>();
+  // The cache counts them against VERIFICATION_CACHE_MAX_BYTES until stored: their size is the signer's
+  // choice, and a false verdict's are never stored.
+  const unstoredBindings = new WeakMap<object, { passport: PassportKeys; cacheKey: string }>();
   const knownBodies = new BodyMemo(cache.maxEntries);
 
   const feedDirectory = (
@@ -94,11 +109,14 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
     response: Pick<VerifyResponse, 'verified' | 'version'>,
     bundleHash: string | undefined,
     passport: PassportKeys,
-    cachedAnalysis: object | undefined,
+    cachedAnalysis: BundleAnalysis | undefined,
   ) => {
     if (!response.verified) return;
     void feed({ verified: true, version: response.version, bundleHash, passport }).then((stored) => {
-      if (stored && cachedAnalysis !== undefined) unstoredBindings.delete(cachedAnalysis);
+      if (!stored || cachedAnalysis === undefined) return;
+      const pending = unstoredBindings.get(cachedAnalysis);
+      unstoredBindings.delete(cachedAnalysis);
+      if (pending !== undefined) cache.release(pending.cacheKey, cachedAnalysis);
     });
   };
 
@@ -132,7 +150,7 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
     // A binding the miss did not store (its verdict was false then, or the write failed) is stored now.
     const pending = unstoredBindings.get(hit);
     if (feed !== undefined && pending !== undefined) {
-      feedDirectory(feed, response, hit.bundleHash, pending, hit);
+      feedDirectory(feed, response, hit.bundleHash, pending.passport, hit);
     }
     return { kind: 'verdict', response, cache: 'hit' };
   };
@@ -218,12 +236,14 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
       task.body !== undefined && ownsItsMemory(task.body) ? [task.body.buffer as ArrayBuffer] : [];
     const result = await pool.run(task, transfer);
     if (result.kind === 'bad_request') return result;
-    let cached: object | undefined;
+    let cached: BundleAnalysis | undefined;
     if (cacheKey !== undefined && result.analysis) {
-      cache.set(cacheKey, result.analysis);
       if (result.passport !== undefined) {
         cached = result.analysis;
-        unstoredBindings.set(cached, result.passport);
+        cache.set(cacheKey, cached, passportBytes(result.passport));
+        unstoredBindings.set(cached, { passport: result.passport, cacheKey });
+      } else {
+        cache.set(cacheKey, result.analysis);
       }
     }
     const cacheMiss = cache.enabled ? { cache: 'miss' as const } : {};

@@ -14,7 +14,7 @@ import fp from 'fastify-plugin';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VerifiedBundleEvent } from '../src/records/key-binding-feeder.ts';
 import { loadRecordsConfig, mountRecords } from '../src/records/plugin.ts';
-import { startApp } from '../src/test-support.ts';
+import { metricValue, startApp } from '../src/test-support.ts';
 
 setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as () => void;
@@ -69,6 +69,48 @@ describe('the verification cache after a verified miss', () => {
       expect(hit.headers.get('x-verification-cache')).toBe('hit');
       // Stored once: a hit does not feed the directory again.
       expect(fed).toHaveLength(1);
+    } finally {
+      await running.close();
+    }
+  });
+
+  it('counts passport keys a false verdict keeps against VERIFICATION_CACHE_MAX_BYTES, and stops counting stored ones', async () => {
+    const records = await mountRecords(
+      loadRecordsConfig({ DATA_DIR: await mkdtemp(join(dataDir, 'store-')) }),
+    );
+    const running = await startApp(
+      { VERIFY_WORKERS: '1', MAX_EVENT_LOOP_DELAY_MS: '0', VERIFICATION_CACHE_MAX_ENTRIES: '100' },
+      [records],
+    );
+    const cacheBytes = () => metricValue(running.url, 'proto_verification_cache_bytes');
+    const post = (bundle: unknown) =>
+      fetch(`${running.url}/verify`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ signed_bundle: bundle }),
+      });
+    try {
+      // Signed ten days ago: its session has expired, so the verdict is false (time-dependent), the analysis
+      // is cached, and the directory never stores its keys. Anyone can sign such a bundle, keys of any size.
+      const expired = buildSignedBundle({ now: new Date(Date.now() - 10 * 86_400_000) }).signed_bundle;
+      const refused = await post(expired);
+      expect(((await refused.json()) as { verified: boolean }).verified).toBe(false);
+      expect(refused.headers.get('x-verification-cache')).toBe('miss');
+      const withKeys = await cacheBytes();
+      const keyText = JSON.stringify(expired)
+        .match(/"public_key_b64":"[^"]+"/g)!
+        .join('').length;
+      // The analysis alone is a few KB; its passport's public keys come on top.
+      expect(withKeys).toBeGreaterThan(keyText / 2);
+
+      // A verified bundle's keys are counted until the directory has stored them, then released.
+      const before = await cacheBytes();
+      const fine = await post(buildSignedBundle().signed_bundle);
+      expect(((await fine.json()) as { verified: boolean }).verified).toBe(true);
+      await new Promise((r) => setTimeout(r, 100));
+      const after = await cacheBytes();
+      expect(after - before).toBeLessThan(withKeys);
+      expect(after - before).toBeGreaterThan(0);
     } finally {
       await running.close();
     }
