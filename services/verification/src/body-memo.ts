@@ -12,11 +12,18 @@ export interface KnownBody {
 }
 
 export class BodyMemo {
-  readonly #entries = new Map<string, KnownBody>();
+  readonly #entries = new Map<string, { known: KnownBody; bytes: number }>();
   readonly #max: number;
+  readonly #maxBytes: number;
+  #bytes = 0;
 
-  constructor(maxEntries: number) {
+  /**
+   * `maxBytes` bounds what the entries hold: the evidence a request carries (an anchor receipt, an
+   * attestation) is the sender's to size, so an entry count alone would let distinct bodies pin gigabytes.
+   */
+  constructor(maxEntries: number, maxBytes = Number.POSITIVE_INFINITY) {
     this.#max = maxEntries;
+    this.#maxBytes = maxBytes;
   }
 
   /** The digest names the format too: the same bytes read as JSON and as CBOR are different requests. */
@@ -24,19 +31,41 @@ export class BodyMemo {
     return `${format}:${hash('sha256', bytes, 'base64')}`;
   }
 
+  /** About what an entry holds: its strings and its evidence as JSON text. */
+  static bytesOf(digest: string, known: KnownBody): number {
+    let bytes = digest.length + known.cacheKey.length;
+    for (const name of known.uncoveredMembers) bytes += name.length;
+    if (known.evidence !== undefined) bytes += JSON.stringify(known.evidence)?.length ?? 0;
+    return bytes;
+  }
+
+  get bytes(): number {
+    return this.#bytes;
+  }
+
   get(digest: string): KnownBody | undefined {
-    return this.#entries.get(digest);
+    return this.#entries.get(digest)?.known;
   }
 
   set(digest: string, known: KnownBody): void {
     if (this.#max <= 0) return;
-    this.#entries.delete(digest);
-    this.#entries.set(digest, known);
+    this.#remove(digest);
+    const bytes = BodyMemo.bytesOf(digest, known);
+    if (bytes > this.#maxBytes) return;
+    this.#entries.set(digest, { known, bytes });
+    this.#bytes += bytes;
     // Insertion order: the first entry is the oldest (a body seen again is re-inserted above).
-    while (this.#entries.size > this.#max) {
+    while (this.#entries.size > this.#max || this.#bytes > this.#maxBytes) {
       const oldest = this.#entries.keys().next().value;
       if (oldest === undefined) break;
-      this.#entries.delete(oldest);
+      this.#remove(oldest);
     }
+  }
+
+  #remove(digest: string): void {
+    const entry = this.#entries.get(digest);
+    if (entry === undefined) return;
+    this.#entries.delete(digest);
+    this.#bytes -= entry.bytes;
   }
 }

@@ -102,7 +102,7 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
   // The cache counts them against VERIFICATION_CACHE_MAX_BYTES until stored: their size is the signer's
   // choice, and a false verdict's are never stored.
   const unstoredBindings = new WeakMap<object, { passport: PassportKeys; cacheKey: string }>();
-  const knownBodies = new BodyMemo(cache.maxEntries);
+  const knownBodies = new BodyMemo(cache.maxEntries, cache.maxBytes);
 
   const feedDirectory = (
     feed: KeyDirectoryFeed,
