@@ -76,3 +76,13 @@ export function loggerOptions(settings: LoggerSettings) {
     stream: settings.stream ?? asyncStdout(),
   };
 }
+
+/**
+ * The logger of the one line per request (request-log.ts): the same level, base fields and stream as the
+ * service's, without the redaction list. That line holds only fields the service builds (method, URL,
+ * status, time), none of which a redaction path names, and the 32 paths with wildcards cost about 28 µs a
+ * line against 1.3 µs without (pino, one core; issue 14 item 1).
+ */
+export function requestLineLogger(options: ReturnType<typeof loggerOptions>): pino.Logger {
+  return pino({ level: options.level, base: options.base }, options.stream as pino.DestinationStream);
+}

@@ -1,6 +1,7 @@
 // Request logging that costs one cheap line per request at info (method, URL, status, time), written
 // when the response is done; "incoming request" only at debug. Issue 14 item 1 (overhead at info).
 import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
 
 /**
  * Fastify's default writes two lines per request, each through the req/res serializers and the
@@ -10,14 +11,17 @@ import type { FastifyInstance } from 'fastify';
  * handler. (A refusal of an unread upload closes its connection, P84: without that, the service's
  * shutdown waited for the client's keep-alive socket, whichever way request logging was turned off.)
  */
-export function installRequestLog(app: FastifyInstance): void {
+/** `lines`: the unredacted logger of the request line (logging.ts `requestLineLogger`); none: no line. */
+export function installRequestLog(app: FastifyInstance, lines?: Logger): void {
   app.addHook('onRequest', async (request) => {
     // pino skips the object's serialisation when debug is off; building it is two property reads.
     request.log.debug({ method: request.method, url: request.url }, 'incoming request');
   });
+  if (lines === undefined) return;
   app.addHook('onResponse', async (request, reply) => {
-    request.log.info(
+    lines.info(
       {
+        reqId: request.id,
         method: request.method,
         url: request.url,
         statusCode: reply.statusCode,

@@ -10,7 +10,7 @@ import { installErrorHandling } from './error-handler.ts';
 import { installHealth, READINESS_DEGRADED, type ReadinessCheck } from './health.ts';
 import { errorResponseSchema, protocolError } from './http-errors.ts';
 import { installLoadShedding, type LoadSheddingOptions } from './load-shedding.ts';
-import { genRequestId, loggerOptions, REQUEST_ID_HEADER } from './logging.ts';
+import { genRequestId, loggerOptions, REQUEST_ID_HEADER, requestLineLogger } from './logging.ts';
 import { installDependencyMetrics, installMetrics, METRIC_NAMESPACE, ServiceMetrics } from './metrics.ts';
 import { type InstalledRateLimit, installRateLimit, type RateLimitSetup } from './rate-limit.ts';
 import { installRequestLog } from './request-log.ts';
@@ -127,7 +127,7 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
       commit: config.GIT_COMMIT || 'unknown',
     },
   });
-  installRequestLog(app);
+  installRequestLog(app, logger === false ? undefined : requestLineLogger(logger));
   installCloseOnUnreadBody(app);
   app.decorate('protocolProfile', profile);
   app.decorate('serviceMetrics', metrics);
