@@ -74,6 +74,7 @@ async function checkAnchors(stack: Stack, ledger: Ledger, waitMs: number): Promi
   const anchor = stack.url('anchor');
   let pending = [...ledger.anchors];
   let missing: string[] = [];
+  const last = new Map<string, unknown>();
   const deadline = Date.now() + waitMs;
   // Receipts turn confirmed once their batch is in the log: poll until all are, or the wait is over.
   while (pending.length > 0) {
@@ -82,6 +83,7 @@ async function checkAnchors(stack: Stack, ledger: Ledger, waitMs: number): Promi
       const { status, json } = await getJson(`${anchor}/anchor/${hash}`);
       if (status === 404) missing.push(hash);
       const receipt = json['anchor_receipt'] as Record<string, unknown> | undefined;
+      last.set(hash, receipt?.['status'] ?? status);
       return receipt?.['status'] === 'confirmed';
     });
     if (pending.length === 0 || Date.now() > deadline) break;
@@ -95,7 +97,10 @@ async function checkAnchors(stack: Stack, ledger: Ledger, waitMs: number): Promi
     note:
       pending.length === 0
         ? ''
-        : `${missing.length} unknown, ${pending.length - missing.length} not confirmed`,
+        : `${missing.length} unknown, ${pending.length - missing.length} not confirmed (${pending
+            .slice(0, 5)
+            .map((hash) => `${hash.slice(0, 19)}… ${String(last.get(hash))}`)
+            .join(', ')})`,
   };
 }
 

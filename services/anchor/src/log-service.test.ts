@@ -4,17 +4,21 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { verifyAnchorReceipt } from '@proto/clients';
+import type { Store } from '@proto/store';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
 import { buildTransparencyLog, loadTransparencyLogConfig } from '@proto/transparency-log';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TransparencyLogAdapter } from './adapters/transparency-log.ts';
 import { getReceipt, hashOf, postAnchor, testApp } from './testing/app.ts';
+import { batchTree } from './worker.ts';
 import { waitFor } from './testing/child.ts';
 
 const LOG_TOKEN = 'log-operator-token-0123456789';
 let log: FastifyInstance;
 let logUrl: string;
 let target: StoreTarget;
+let store: Store;
 let app: FastifyInstance;
 
 beforeAll(async () => {
@@ -32,7 +36,8 @@ beforeAll(async () => {
   });
   logUrl = await log.listen({ port: 0, host: '127.0.0.1' });
   target = await createStoreTarget('sqlite', 'anchor-tlog');
-  app = await testApp({ TL_URL: logUrl, TL_TOKEN: LOG_TOKEN }, await target.open());
+  store = await target.open();
+  app = await testApp({ TL_URL: logUrl, TL_TOKEN: LOG_TOKEN }, store);
 });
 
 afterAll(async () => {
@@ -81,6 +86,35 @@ describe('anchoring in the transparency-log service', () => {
       logs: [{ url: logUrl, keys }],
     });
     expect(wrong.status).toBe('fail');
+  });
+});
+
+describe('a log batch recorded as sent but not as confirmed', () => {
+  it('turns confirmed on the next pass (a crash or a lost database connection between the two writes)', async () => {
+    // The worker's steps up to the moment the process died (or PostgreSQL dropped its connection): the hash is
+    // in the log and the batch is marked sent, but the confirmation was never recorded. The soak found receipts
+    // left `submitted` for good this way.
+    const h = hashOf('sent, never recorded confirmed');
+    const repo = store.anchor;
+    // Queued straight in the store: a POST would wake the worker, which must not run before the "crash".
+    await repo.enqueue('transparency-log', h);
+    const batch = await repo.closeBatch('transparency-log', { max: 10, build: batchTree });
+    expect(batch).toBeDefined();
+    expect(await repo.acquireLease('transparency-log', app.anchorWorker.owner, 60_000)).toBe(true);
+    expect(await repo.recordIntent(batch!.id, {}, app.anchorWorker.owner)).toBe(true);
+    const items = await repo.batchItems(batch!.id);
+    const adapter = new TransparencyLogAdapter({ url: logUrl, token: LOG_TOKEN });
+    const sent = await adapter.broadcast(batch!, items);
+    expect(sent.ok).toBe(true);
+    if (!sent.ok) return;
+    await repo.setItemDetails(sent.itemDetails ?? []);
+    await repo.markSent(batch!.id);
+    expect(await getReceipt(app, h)).toMatchObject({ status: 'submitted' });
+
+    await app.anchorWorker.run('transparency-log', true);
+    const receipt = await getReceipt(app, h);
+    expect(receipt).toMatchObject({ log_url: logUrl, status: 'confirmed', confirmations: 1 });
+    expect(await verifyAnchorReceipt(receipt, h, { logs: [logUrl] })).toMatchObject({ status: 'pass' });
   });
 });
 

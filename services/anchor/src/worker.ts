@@ -277,6 +277,10 @@ export class AnchorWorker {
   async #track(adapter: ChainAdapter): Promise<void> {
     for (const batch of await this.#o.repo.batches(adapter.name, ['sent'])) {
       if (this.#stopped) return;
+      if (adapter.kind === 'log') {
+        await this.#confirmAppended(adapter, batch);
+        continue;
+      }
       const where = await adapter.track(batch);
       if (where.state === 'pending' && (await this.#bump(adapter, batch))) continue;
       await this.#applyTrack(adapter, batch, where);
@@ -287,6 +291,24 @@ export class AnchorWorker {
       if (this.#stopped) return;
       await this.#recheck(adapter, batch, await adapter.track(batch));
     }
+  }
+
+  /**
+   * A log batch is marked sent only once every append was acknowledged, and an acknowledged append is final (D18).
+   * Sent but not confirmed means the process died, or lost its database, between the two writes: confirm it now,
+   * or its receipts would stay `submitted` for good (the soak found such receipts).
+   */
+  async #confirmAppended(adapter: ChainAdapter, batch: AnchorBatch): Promise<void> {
+    await this.#o.repo.recordProgress(batch.id, {
+      confirmations: 1,
+      confirmed: true,
+      anchoredAt: batch.sent_at,
+    });
+    this.#o.onOutcome?.(adapter.name, 'confirmed');
+    this.#o.log.info(
+      { chain: adapter.name, batch: batch.id },
+      'anchor: appended batch confirmed on a later pass',
+    );
   }
 
   /**
