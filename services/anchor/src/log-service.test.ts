@@ -11,8 +11,8 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TransparencyLogAdapter } from './adapters/transparency-log.ts';
 import { getReceipt, hashOf, postAnchor, testApp } from './testing/app.ts';
-import { batchTree } from './worker.ts';
 import { waitFor } from './testing/child.ts';
+import { batchTree } from './worker.ts';
 
 const LOG_TOKEN = 'log-operator-token-0123456789';
 let log: FastifyInstance;
