@@ -305,9 +305,9 @@ export class AnchorWorker {
       anchoredAt: batch.sent_at,
     });
     this.#o.onOutcome?.(adapter.name, 'confirmed');
-    this.#o.log.info(
+    this.#o.log.warn(
       { chain: adapter.name, batch: batch.id },
-      'anchor: appended batch confirmed on a later pass',
+      'anchor: appended batch found unconfirmed (its confirmation was never recorded); confirmed now',
     );
   }
 
