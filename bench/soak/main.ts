@@ -115,7 +115,7 @@ async function main(): Promise<void> {
       'none',
     ok: stack.crashes.length === 0,
   });
-  for (const row of await checkWrites(stack, ledger, 300_000)) {
+  for (const row of await checkWrites(stack, ledger, 120_000)) {
     rows.push({
       check: `no write lost: ${row.what}`,
       result: `${row.confirmed}/${row.acknowledged} found${row.note ? `; ${row.note}` : ''}`,
