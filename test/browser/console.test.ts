@@ -160,6 +160,38 @@ describe('verify page (verification service at /)', () => {
     await page.close();
   });
 
+  it('refuses a CBOR file the service would refuse (a key twice), showing why and sending nothing', async () => {
+    const { page, cspViolations, pageErrors } = await watchedPage(desktop.context);
+    const posted: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST') posted.push(request.url());
+    });
+    await page.goto(`${verification.url}/`);
+    await page.waitForSelector('body[data-ready="true"]');
+    // {"signed_bundle": <the valid bundle>, "signed_bundle": 1}: a lenient reader keeps the last member.
+    const key = Buffer.concat([Buffer.from([0x6d]), Buffer.from('signed_bundle')]);
+    const bundle = encodeCbor(valid);
+    await page.setInputFiles('#bundle-file', {
+      name: 'twice.cbor',
+      mimeType: 'application/cbor',
+      buffer: Buffer.concat([Buffer.from([0xa2]), key, bundle, key, Buffer.from([0x01])]),
+    });
+    await page.locator('#status', { hasText: 'ready' }).waitFor();
+    await page.click('#verify-button');
+    await page
+      .locator('#status', { hasText: 'This is not valid CBOR' })
+      .waitFor({ timeout: 5000 })
+      .catch(() => undefined);
+    expect(await page.textContent('#status')).toBe(
+      `This is not valid CBOR: duplicate map key "signed_bundle" at byte ${1 + key.length + bundle.length}`,
+    );
+    expect(posted).toEqual([]);
+    expect(await page.locator('#verdict').count()).toBe(0);
+    expect(cspViolations).toEqual([]);
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  });
+
   it('verifies a JSON file dropped on the page', async () => {
     const { page, cspViolations } = await watchedPage(desktop.context);
     await page.goto(`${verification.url}/`);
