@@ -10,7 +10,14 @@ import {
   signNote,
 } from '@proto/core';
 import { encodeCbor, decodeCbor as serviceDecodeCbor } from '@proto/service-kit';
-import { cborEdits, cborKeys, cborTokenStreams, cborValues, mutated } from '@proto/service-kit/testing';
+import {
+  cborEdits,
+  cborKeys,
+  cborOutcome,
+  cborTokenStreams,
+  cborValues,
+  mutated,
+} from '@proto/service-kit/testing';
 import { referenceLeafHashes, referencePath, referenceRoot } from '@proto/testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -111,17 +118,11 @@ describe('jcs.js and cbor.js', () => {
 });
 
 describe('cbor.js reads as strictly as the service (PROTOCOL §8.2, P82)', () => {
-  type Outcome = { readonly value: unknown } | { readonly refused: string };
-  const outcome = (decode: (bytes: Uint8Array) => unknown, bytes: Uint8Array): Outcome => {
-    try {
-      return { value: decode(bytes) };
-    } catch (error) {
-      return { refused: `${(error as Error).name}: ${(error as Error).message}` };
-    }
-  };
   /** The page's reader is given a plain Uint8Array, as a dropped file gives it. */
   const sameAsService = (bytes: Uint8Array): void => {
-    expect(outcome(cbor.decodeCbor, Uint8Array.from(bytes))).toStrictEqual(outcome(serviceDecodeCbor, bytes));
+    expect(cborOutcome(cbor.decodeCbor, Uint8Array.from(bytes))).toStrictEqual(
+      cborOutcome(serviceDecodeCbor, bytes),
+    );
   };
 
   it('refuses every fault the service refuses, naming the same byte', () => {
@@ -155,7 +156,7 @@ describe('cbor.js reads as strictly as the service (PROTOCOL §8.2, P82)', () =>
       ['83', 'truncated CBOR at byte 1'],
     ] as const) {
       const bytes = Uint8Array.from(Buffer.from(hex, 'hex'));
-      expect(outcome(cbor.decodeCbor, bytes), hex).toStrictEqual({ refused: `CborError: ${fault}` });
+      expect(cborOutcome(cbor.decodeCbor, bytes), hex).toStrictEqual({ refused: `CborError: ${fault}` });
       sameAsService(bytes);
     }
   });

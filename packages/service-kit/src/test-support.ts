@@ -173,6 +173,17 @@ export function previousEncodeCbor(value: unknown): Buffer {
   return Buffer.from(encoder.encode(toCborValue(value)));
 }
 
+export type CborOutcome = { readonly value: unknown } | { readonly refused: string };
+
+/** What a decoder makes of the bytes: the value, or the refusal as `<error name>: <message>`. */
+export function cborOutcome(decode: (bytes: Uint8Array) => unknown, bytes: Uint8Array): CborOutcome {
+  try {
+    return { value: decode(bytes) };
+  } catch (error) {
+    return { refused: `${(error as Error).name}: ${(error as Error).message}` };
+  }
+}
+
 /** Integers where a CBOR head grows (1, 2, 3, 5, 9 bytes) and where JavaScript's safe range ends. */
 const EDGE_INTEGERS = [
   0,
