@@ -3,21 +3,26 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCbor } from '../../packages/service-kit/src/index.ts';
 import { revoke, startService as startRevocation } from '../../services/revocation/src/test-support.ts';
 import { buildTestLog } from '../../services/transparency-log/src/test-support.ts';
 import { type RunningApp, sampleBundle, startApp } from '../../services/verification/src/test-support.ts';
-import { launchChromium, screenshot, seriousAxeViolations, watchedPage } from './harness.ts';
+import {
+  appendToLog,
+  type Desktop,
+  openDesktop,
+  screenshot,
+  seriousAxeViolations,
+  watchedPage,
+} from './harness.ts';
 
 type Json = Record<string, unknown>;
 
 /** The log's appends need the operator token (P7). */
 const LOG_TOKEN = 'console-test-log-operator-token-0001';
 
-let browser: Browser;
-let context: BrowserContext;
+let desktop: Desktop;
 let log: Awaited<ReturnType<typeof buildTestLog>>;
 let logUrl: string;
 let logDir: string;
@@ -40,19 +45,8 @@ beforeAll(async () => {
   validHash = sample.bundleHash;
   revokedAgent = 'agent-console-test-revoked';
   // The valid bundle is in the log; the signed checkpoint must cover it before the pages look.
-  const added = await fetch(`${logUrl}/add`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${LOG_TOKEN}` },
-    body: JSON.stringify({ bundle_hash: validHash }),
-  });
-  expect(added.status).toBe(201);
-  for (const i of [1, 2, 3]) {
-    await fetch(`${logUrl}/add`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${LOG_TOKEN}` },
-      body: JSON.stringify({ bundle_hash: `sha256:${String(i).repeat(64)}` }),
-    });
-  }
+  expect((await appendToLog(logUrl, LOG_TOKEN, validHash)).status).toBe(201);
+  for (const i of [1, 2, 3]) await appendToLog(logUrl, LOG_TOKEN, `sha256:${String(i).repeat(64)}`);
   for (let waited = 0; ; waited += 50) {
     const signed = (await (await fetch(`${logUrl}/root/signed`)).json()) as { tree_size: number };
     if (signed.tree_size >= 4) break;
@@ -65,13 +59,11 @@ beforeAll(async () => {
   entries[1]!['outcome'] = 'something_else_happened';
   expect((await revoke(revocation, revokedAgent, 'key compromise')).status).toBe(201);
 
-  browser = await launchChromium();
-  context = await browser.newContext({ viewport: { width: 1100, height: 900 }, deviceScaleFactor: 1 });
+  desktop = await openDesktop();
 });
 
 afterAll(async () => {
-  await context?.close();
-  await browser?.close();
+  await desktop?.close();
   await verification?.close();
   await revocation?.close();
   await log?.close();
@@ -80,7 +72,7 @@ afterAll(async () => {
 
 describe('verify page (verification service at /)', () => {
   it('verifies a valid bundle pasted into the page and proves its log inclusion in the browser', async () => {
-    const { page, cspViolations, pageErrors } = await watchedPage(context);
+    const { page, cspViolations, pageErrors } = await watchedPage(desktop.context);
     const response = await page.goto(`${verification.url}/`);
     expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");
     await page.waitForSelector('body[data-ready="true"]');
@@ -120,7 +112,7 @@ describe('verify page (verification service at /)', () => {
   });
 
   it('shows a tampered bundle as NOT VERIFIED, explains the failure and marks the chain break on the entry', async () => {
-    const { page, cspViolations, pageErrors } = await watchedPage(context);
+    const { page, cspViolations, pageErrors } = await watchedPage(desktop.context);
     await page.goto(`${verification.url}/`);
     await page.waitForSelector('body[data-ready="true"]');
     await page.fill('#bundle-text', JSON.stringify(tampered));
@@ -146,7 +138,7 @@ describe('verify page (verification service at /)', () => {
   });
 
   it('verifies a CBOR file chosen with the file input, using only the keyboard', async () => {
-    const { page, cspViolations } = await watchedPage(context);
+    const { page, cspViolations } = await watchedPage(desktop.context);
     await page.goto(`${verification.url}/`);
     await page.waitForSelector('body[data-ready="true"]');
     await page.setInputFiles('#bundle-file', {
@@ -168,8 +160,40 @@ describe('verify page (verification service at /)', () => {
     await page.close();
   });
 
+  it('refuses a CBOR file the service would refuse (a key twice), showing why and sending nothing', async () => {
+    const { page, cspViolations, pageErrors } = await watchedPage(desktop.context);
+    const posted: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST') posted.push(request.url());
+    });
+    await page.goto(`${verification.url}/`);
+    await page.waitForSelector('body[data-ready="true"]');
+    // {"signed_bundle": <the valid bundle>, "signed_bundle": 1}: a lenient reader keeps the last member.
+    const key = Buffer.concat([Buffer.from([0x6d]), Buffer.from('signed_bundle')]);
+    const bundle = encodeCbor(valid);
+    await page.setInputFiles('#bundle-file', {
+      name: 'twice.cbor',
+      mimeType: 'application/cbor',
+      buffer: Buffer.concat([Buffer.from([0xa2]), key, bundle, key, Buffer.from([0x01])]),
+    });
+    await page.locator('#status', { hasText: 'ready' }).waitFor();
+    await page.click('#verify-button');
+    await page
+      .locator('#status', { hasText: 'This is not valid CBOR' })
+      .waitFor({ timeout: 5000 })
+      .catch(() => undefined);
+    expect(await page.textContent('#status')).toBe(
+      `This is not valid CBOR: duplicate map key "signed_bundle" at byte ${1 + key.length + bundle.length}`,
+    );
+    expect(posted).toEqual([]);
+    expect(await page.locator('#verdict').count()).toBe(0);
+    expect(cspViolations).toEqual([]);
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  });
+
   it('verifies a JSON file dropped on the page', async () => {
-    const { page, cspViolations } = await watchedPage(context);
+    const { page, cspViolations } = await watchedPage(desktop.context);
     await page.goto(`${verification.url}/`);
     await page.waitForSelector('body[data-ready="true"]');
     const dataTransfer = await page.evaluateHandle(
@@ -187,7 +211,7 @@ describe('verify page (verification service at /)', () => {
 
   it('verifies a V1 bundle and shows its own bundle_hash', async () => {
     const v1 = sampleBundle({ version: '1.0', tier: 'standard', entries: 3 });
-    const { page, cspViolations, pageErrors } = await watchedPage(context);
+    const { page, cspViolations, pageErrors } = await watchedPage(desktop.context);
     await page.goto(`${verification.url}/`);
     await page.waitForSelector('body[data-ready="true"]');
     await page.fill('#bundle-text', JSON.stringify(v1.signed_bundle));
@@ -207,7 +231,7 @@ describe('verify page (verification service at /)', () => {
     const entries = (hostile['bundle'] as { audit_entries: Json[] }).audit_entries;
     entries[0]!['outcome'] =
       '<img src=x onerror="document.title=\'pwned\'"><script>document.title="pwned"</script>';
-    const { page, cspViolations } = await watchedPage(context);
+    const { page, cspViolations } = await watchedPage(desktop.context);
     let dialogs = 0;
     page.on('dialog', async (dialog) => {
       dialogs++;
@@ -227,7 +251,7 @@ describe('verify page (verification service at /)', () => {
   });
 
   it('serves its error-code reference and rejects bad input with a message, not a crash', async () => {
-    const { page, cspViolations } = await watchedPage(context);
+    const { page, cspViolations } = await watchedPage(desktop.context);
     await page.goto(`${verification.url}/`);
     await page.waitForSelector('body[data-ready="true"]');
     await page.fill('#bundle-text', '{not json');
@@ -244,7 +268,7 @@ describe('verify page (verification service at /)', () => {
 
 describe('log explorer (transparency-log service at /)', () => {
   it('shows the signed checkpoint and verifies an inclusion proof in the browser', async () => {
-    const { page, cspViolations, pageErrors } = await watchedPage(context);
+    const { page, cspViolations, pageErrors } = await watchedPage(desktop.context);
     await page.goto(`${logUrl}/`);
     await page.waitForSelector('body[data-ready="true"]');
     expect(await page.textContent('#checkpoint-signature')).toContain('verified in this browser');
@@ -261,7 +285,7 @@ describe('log explorer (transparency-log service at /)', () => {
   });
 
   it('finds an entry by bundle hash', async () => {
-    const { page } = await watchedPage(context);
+    const { page } = await watchedPage(desktop.context);
     await page.goto(`${logUrl}/`);
     await page.waitForSelector('body[data-ready="true"]');
     await page.fill('#lookup-hash', validHash);
@@ -273,7 +297,7 @@ describe('log explorer (transparency-log service at /)', () => {
   });
 
   it('rejects a proof the log altered in transit (the check really runs in the browser)', async () => {
-    const { page } = await watchedPage(context);
+    const { page } = await watchedPage(desktop.context);
     await page.route('**/proof/**', async (route) => {
       const response = await route.fetch();
       const body = (await response.json()) as { proof: string[] };
@@ -290,7 +314,7 @@ describe('log explorer (transparency-log service at /)', () => {
   });
 
   it('rejects a checkpoint whose signature does not verify', async () => {
-    const { page } = await watchedPage(context);
+    const { page } = await watchedPage(desktop.context);
     await page.route('**/root/signed', async (route) => {
       const response = await route.fetch();
       const body = (await response.json()) as { checkpoint: string };
@@ -307,7 +331,7 @@ describe('log explorer (transparency-log service at /)', () => {
 
 describe('revocation viewer (revocation service at /)', () => {
   it('shows the signed list, verifies its signature in the browser and says it is fresh', async () => {
-    const { page, cspViolations, pageErrors } = await watchedPage(context);
+    const { page, cspViolations, pageErrors } = await watchedPage(desktop.context);
     await page.goto(`${revocation.url}/`);
     await page.waitForSelector('body[data-ready="true"]');
     expect(await page.getAttribute('#list-signature', 'data-ok')).toBe('true');
@@ -323,7 +347,7 @@ describe('revocation viewer (revocation service at /)', () => {
   });
 
   it('says plainly when the list is past next_update (the browser clock two days ahead)', async () => {
-    const { page } = await watchedPage(context);
+    const { page } = await watchedPage(desktop.context);
     await page.clock.setFixedTime(new Date(Date.now() + 2 * 86_400_000));
     await page.goto(`${revocation.url}/`);
     await page.waitForSelector('body[data-ready="true"]');
@@ -335,7 +359,7 @@ describe('revocation viewer (revocation service at /)', () => {
   });
 
   it('flags a list altered in transit as INVALID', async () => {
-    const { page } = await watchedPage(context);
+    const { page } = await watchedPage(desktop.context);
     await page.route('**/.well-known/*-revocations.json', async (route) => {
       const response = await route.fetch();
       const list = (await response.json()) as { entries: unknown[] };
@@ -352,7 +376,7 @@ describe('revocation viewer (revocation service at /)', () => {
 
 describe('phone width and dark mode', () => {
   it('has no serious accessibility violation on any page at 390 px in dark mode', async () => {
-    const phone = await browser.newContext({
+    const phone = await desktop.browser.newContext({
       viewport: { width: 390, height: 844 },
       colorScheme: 'dark',
       deviceScaleFactor: 1,

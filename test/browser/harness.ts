@@ -22,8 +22,46 @@ const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
+export interface Desktop {
+  readonly browser: Browser;
+  /** 1100×900 at scale 1: the size of the screenshots. */
+  readonly context: BrowserContext;
+  close(): Promise<void>;
+}
+
+/** Chromium with the desktop context the pages are tested in; other contexts (phone, dark) come from `browser`. */
+export async function openDesktop(): Promise<Desktop> {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: CHROMIUM_ARGS,
+    headless: true,
+  });
+  try {
+    const context = await browser.newContext({
+      viewport: { width: 1100, height: 900 },
+      deviceScaleFactor: 1,
+    });
+    return {
+      browser,
+      context,
+      close: async () => {
+        await context.close();
+        await browser.close();
+      },
+    };
+  } catch (error) {
+    await browser.close();
+    throw error;
+  }
+}
+
+/** Appends a bundle hash to the transparency log, with its operator token (P7). */
+export function appendToLog(logUrl: string, token: string, bundleHash: string): Promise<Response> {
+  return fetch(`${logUrl}/add`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ bundle_hash: bundleHash }),
+  });
 }
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');

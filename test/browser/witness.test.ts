@@ -2,7 +2,6 @@
 // in-process behind @proto/anchor/testing's witnessed-log front (a fixture that appends cosignature lines the test
 // signs with core's cosignCheckpoint, until the witness service is merged), the verification service passing its
 // witness keys and k to the page through /console/config.json, Debian's Chromium, CSP strict.
-import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LogTestServer, startLogServer } from '../../services/anchor/src/testing/log-server.ts';
 import {
@@ -12,13 +11,12 @@ import {
   type WitnessedLogFront,
 } from '../../services/anchor/src/testing/witnessed-log.ts';
 import { type RunningApp, sampleBundle, startApp } from '../../services/verification/src/test-support.ts';
-import { launchChromium, watchedPage } from './harness.ts';
+import { appendToLog, type Desktop, openDesktop, watchedPage } from './harness.ts';
 
 const { a, b, c } = testWitnessSet();
 const sample = sampleBundle({ tier: 'standard' });
 
-let browser: Browser;
-let context: BrowserContext;
+let desktop: Desktop;
 let log: LogTestServer;
 let front: WitnessedLogFront;
 let verification: RunningApp;
@@ -26,12 +24,7 @@ let verification: RunningApp;
 beforeAll(async () => {
   log = await startLogServer();
   front = await startWitnessedLogFront(log.url);
-  const added = await fetch(`${log.url}/add`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${log.token}` },
-    body: JSON.stringify({ bundle_hash: sample.bundleHash }),
-  });
-  expect(added.status).toBe(201);
+  expect((await appendToLog(log.url, log.token, sample.bundleHash)).status).toBe(201);
   await log.checkpoint();
   verification = await startApp({
     CONSOLE_LOG_URL: front.url,
@@ -40,13 +33,11 @@ beforeAll(async () => {
     ANCHOR_VERIFY_WITNESS_KEYS: [a, b, c].map((w) => w.vkey).join(','),
     ANCHOR_VERIFY_WITNESS_QUORUM: '2',
   });
-  browser = await launchChromium();
-  context = await browser.newContext({ viewport: { width: 1100, height: 900 }, deviceScaleFactor: 1 });
+  desktop = await openDesktop();
 });
 
 afterAll(async () => {
-  await context?.close();
-  await browser?.close();
+  await desktop?.close();
   await verification?.close();
   await front?.close();
   await log?.close();
@@ -58,7 +49,7 @@ async function inclusionShown(): Promise<{
   csp: string[];
   errors: string[];
 }> {
-  const { page, cspViolations, pageErrors } = await watchedPage(context);
+  const { page, cspViolations, pageErrors } = await watchedPage(desktop.context);
   await page.goto(`${verification.url}/`);
   await page.waitForSelector('body[data-ready="true"]');
   await page.fill('#bundle-text', JSON.stringify(sample.signed_bundle));

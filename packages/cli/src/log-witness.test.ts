@@ -6,18 +6,14 @@ import { writeFileSync } from 'node:fs';
 import {
   cosignatureLine,
   forkedCheckpointText,
-  getReceipt,
   type LogTestServer,
-  postAnchor,
-  startLogServer,
-  startWitnessedLogFront,
-  testApp,
+  startWitnessedAnchoring,
   testWitnessSet,
+  type WitnessedAnchoring,
   type WitnessedLogFront,
   type Witnessing,
 } from '@proto/anchor/testing';
 import { buildSignedBundle, computeBundleHash, formatVerifierKey, noteVerifierKey } from '@proto/core';
-import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
 import { tempDirSync } from '@proto/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from './run-in-process.ts';
@@ -30,35 +26,26 @@ if (!logStyle.ok) throw new Error(logStyle.error.message);
 const LOG_STYLE_KEY = formatVerifierKey(logStyle.value);
 const WITNESS_FLAGS = [...[a, b, c].flatMap((w) => ['--witness-key', w.vkey]), '--witness-quorum', '2'];
 
+let anchoring: WitnessedAnchoring;
 let log: LogTestServer;
 let front: WitnessedLogFront;
-let target: StoreTarget;
-let anchor: Awaited<ReturnType<typeof testApp>>;
 let receiptFile: string;
 let bundleHash: string;
 const bundleFile = `${work.dir}/bundle.json`;
 
 beforeAll(async () => {
-  log = await startLogServer();
-  front = await startWitnessedLogFront(log.url);
-  target = await createStoreTarget('sqlite', 'cli-log-witness');
-  anchor = await testApp({ TL_URL: front.url, TL_TOKEN: log.token }, await target.open());
   const signed = buildSignedBundle({ tier: 'standard' }).signed_bundle;
   const hash = computeBundleHash(signed);
   if (!hash.ok) throw new Error(hash.error.message);
   writeFileSync(bundleFile, JSON.stringify(signed));
   bundleHash = hash.value;
-  expect((await postAnchor(anchor, hash.value, 'transparency-log')).statusCode).toBe(202);
-  await anchor.anchorWorker.run('transparency-log', true);
-  await log.checkpoint();
+  anchoring = await startWitnessedAnchoring('cli-log-witness', hash.value);
+  ({ log, front } = anchoring);
   receiptFile = `${work.dir}/receipt.json`;
-  writeFileSync(receiptFile, JSON.stringify(await getReceipt(anchor, hash.value)));
+  writeFileSync(receiptFile, JSON.stringify(anchoring.receipt));
 });
 afterAll(async () => {
-  await anchor?.close();
-  await target?.cleanup();
-  await front?.close();
-  await log?.close();
+  await anchoring?.close();
   work.remove();
 });
 

@@ -10,7 +10,16 @@ import {
   signNote,
 } from '@proto/core';
 import { encodeCbor, decodeCbor as serviceDecodeCbor } from '@proto/service-kit';
+import {
+  cborEdits,
+  cborKeys,
+  cborOutcome,
+  cborTokenStreams,
+  cborValues,
+  mutated,
+} from '@proto/service-kit/testing';
 import { referenceLeafHashes, referencePath, referenceRoot } from '@proto/testing';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 const naiveRoot = (inputs: readonly Uint8Array[], n: number) => referenceRoot(referenceLeafHashes(inputs), n);
@@ -105,5 +114,91 @@ describe('jcs.js and cbor.js', () => {
     const bytes = encodeCbor(bundle);
     expect(cbor.decodeCbor(new Uint8Array(bytes))).toEqual(serviceDecodeCbor(bytes));
     expect(encodeBase64(new Uint8Array([1]))).toBe('AQ==');
+  });
+});
+
+describe('cbor.js reads as strictly as the service (PROTOCOL §8.2, P82)', () => {
+  /** The page's reader is given a plain Uint8Array, as a dropped file gives it. */
+  const sameAsService = (bytes: Uint8Array): void => {
+    expect(cborOutcome(cbor.decodeCbor, Uint8Array.from(bytes))).toStrictEqual(
+      cborOutcome(serviceDecodeCbor, bytes),
+    );
+  };
+
+  it('refuses every fault the service refuses, naming the same byte', () => {
+    for (const [hex, fault] of [
+      ['', 'empty CBOR body'],
+      ['a2616101616102', 'duplicate map key "a" at byte 4'],
+      ['a261614101616102', 'duplicate map key "a" at byte 5'],
+      [
+        'a2637369674101677369675f6236346441513d3d',
+        'key "sig_b64" appears twice after byte-string renaming at byte 7',
+      ],
+      [
+        'a2677369675f6236346441513d3d637369674101',
+        'key "sig_b64" appears twice after byte-string renaming at byte 14',
+      ],
+      ['9f01ff', 'indefinite length at byte 0'],
+      ['bf616101ff', 'indefinite length at byte 0'],
+      ['a10102', 'map key is not a text string at byte 1'],
+      ['a1410101', 'map key is not a text string at byte 1'],
+      ['c11a514b67b0', 'tags are not allowed (byte 0)'],
+      ['f97e00', 'floating-point numbers are not allowed (byte 0)'],
+      ['fb3ff8000000000000', 'floating-point numbers are not allowed (byte 0)'],
+      ['f7', 'undefined is not allowed (byte 0)'],
+      ['f0', 'simple value 16 is not allowed (byte 0)'],
+      ['1c', 'reserved additional information 28 at byte 0'],
+      ['1b0020000000000000', 'integer or length above 2^53 at byte 0'],
+      ['62c328', 'invalid UTF-8 text at byte 0'],
+      ['a1695f5f70726f746f5f5f01', 'forbidden map key "__proto__" at byte 1'],
+      [`${'81'.repeat(129)}01`, 'nesting deeper than 128'],
+      ['0000', 'trailing bytes after the CBOR item (byte 1)'],
+      ['83', 'truncated CBOR at byte 1'],
+    ] as const) {
+      const bytes = Uint8Array.from(Buffer.from(hex, 'hex'));
+      expect(cborOutcome(cbor.decodeCbor, bytes), hex).toStrictEqual({ refused: `CborError: ${fault}` });
+      sameAsService(bytes);
+    }
+  });
+
+  it('reads what the service reads to the same value (U+FEFF kept, bytes as base64 anywhere)', () => {
+    const bom = `\uFEFF${'x'.repeat(97)}`;
+    for (const value of [{ a: 1, '\uFEFFa': 2 }, { [bom]: [bom, new Uint8Array([1, 2])] }, -(2 ** 53) + 1]) {
+      sameAsService(encodeCbor(value));
+    }
+    expect(cbor.decodeCbor(Uint8Array.from(Buffer.from('a261610164efbbbf6102', 'hex')))).toStrictEqual({
+      a: 1,
+      '\uFEFFa': 2,
+    });
+    expect(cbor.decodeCbor(Uint8Array.from(Buffer.from('824101a1617341ff', 'hex')))).toStrictEqual([
+      'AQ==',
+      { s_b64: '/w==' },
+    ]);
+  });
+
+  it('gives the value or the refusal of the service for encoded, mutated, tokenised and random bytes', () => {
+    const values = cborValues({
+      keys: cborKeys,
+      maxItems: 5,
+      maxBytes: 40,
+      floats: false,
+      undefinedItems: false,
+      leafWeight: 1,
+    });
+    fc.assert(
+      fc.property(values, cborEdits, (value, edits) => {
+        let bytes: Uint8Array;
+        try {
+          bytes = encodeCbor(value);
+        } catch {
+          return; // -2^53: not an integer the encoder writes
+        }
+        sameAsService(bytes);
+        sameAsService(mutated(bytes, edits));
+      }),
+      { numRuns: 1000 },
+    );
+    fc.assert(fc.property(cborTokenStreams, sameAsService), { numRuns: 2000 });
+    fc.assert(fc.property(fc.uint8Array({ maxLength: 64 }), sameAsService), { numRuns: 1000 });
   });
 });

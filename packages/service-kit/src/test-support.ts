@@ -1,8 +1,9 @@
-// Test oracles for the CBOR codec (tests only): cbor-x as the reference decoder behind a plain strict scan
-// of PROTOCOL §8.2's rules as P82 states them, and the encoder as it was before P83 (cbor-x after a copy
-// of the value), whose bytes the direct writer must reproduce.
+// Test oracles and inputs for the CBOR codec (tests only, also `@proto/service-kit/testing`): cbor-x as the
+// reference decoder behind a plain strict scan of PROTOCOL §8.2's rules as P82 states them, the encoder as it
+// was before P83 (cbor-x after a copy of the value), and the fast-check arbitraries the codec's tests share.
 import { isUtf8 } from 'node:buffer';
 import { Decoder, Encoder } from 'cbor-x';
+import fc from 'fast-check';
 import { CborError } from './cbor-error.ts';
 
 const MAX_DEPTH = 128;
@@ -170,4 +171,148 @@ function toCborValue(value: unknown): unknown {
 /** The encoder before P83, unchanged: its bytes are the ones the direct writer keeps. */
 export function previousEncodeCbor(value: unknown): Buffer {
   return Buffer.from(encoder.encode(toCborValue(value)));
+}
+
+export type CborOutcome = { readonly value: unknown } | { readonly refused: string };
+
+/** What a decoder makes of the bytes: the value, or the refusal as `<error name>: <message>`. */
+export function cborOutcome(decode: (bytes: Uint8Array) => unknown, bytes: Uint8Array): CborOutcome {
+  try {
+    return { value: decode(bytes) };
+  } catch (error) {
+    return { refused: `${(error as Error).name}: ${(error as Error).message}` };
+  }
+}
+
+/** Integers where a CBOR head grows (1, 2, 3, 5, 9 bytes) and where JavaScript's safe range ends. */
+const EDGE_INTEGERS = [
+  0,
+  -0,
+  -1,
+  23,
+  24,
+  255,
+  256,
+  65_535,
+  65_536,
+  2 ** 32 - 1,
+  2 ** 32,
+  -(2 ** 32) + 1,
+  -(2 ** 32) - 1,
+  Number.MAX_SAFE_INTEGER,
+  -(2 ** 53) + 1,
+  -(2 ** 53),
+];
+const integers = fc.oneof(fc.integer(), fc.maxSafeInteger(), fc.constantFrom(...EDGE_INTEGERS));
+
+const texts = fc.oneof(
+  fc.string({ unit: 'grapheme', maxLength: 90 }),
+  fc.string({ maxLength: 300 }),
+  fc.string({ unit: 'binary', maxLength: 80 }),
+  fc.constantFrom('AQID', 'AQ==', 'AQI=', 'not base64!', '', 'x'.repeat(23), 'x'.repeat(24), 'é'.repeat(40)),
+);
+
+/**
+ * Map keys: the names §8.2 renames (`sig`, `public_key`) and their `_b64` forms, index-like and forbidden
+ * names, a key that differs from another by a leading U+FEFF only, and short and long random text.
+ */
+export const cborKeys = fc.oneof(
+  fc.constantFrom(
+    'sig',
+    'sig_b64',
+    'public_key',
+    'public_key_b64',
+    'a',
+    'a_b64',
+    '\uFEFFa',
+    '0',
+    '1',
+    '__proto__',
+    'verified',
+    'checks',
+    'é',
+    '\u{1F600}',
+    '\uFFFD',
+    '',
+  ),
+  fc.string({ maxLength: 8 }),
+  fc.string({ unit: 'grapheme', maxLength: 60 }),
+);
+
+export interface CborValueOptions {
+  /** The keys of maps (cborKeys, or a subset of it). */
+  readonly keys: fc.Arbitrary<string>;
+  /** The most items of an array and members of a map. */
+  readonly maxItems: number;
+  /** The longest byte string. */
+  readonly maxBytes: number;
+  /** Doubles among the leaves (the house encoder refuses them; a loose encoder writes them as floats). */
+  readonly floats: boolean;
+  /** `undefined` as an array item or a member's value (JSON drops the member and writes the item as null). */
+  readonly undefinedItems: boolean;
+  /** How much likelier a leaf is than an array, or than a map, at the top (deeper down, leaves win more). */
+  readonly leafWeight: number;
+  /** Maps the test cannot use are left out. */
+  readonly mapFilter?: (map: Record<string, unknown>) => boolean;
+}
+
+/** JSON-shaped values with byte strings, nested small (fast-check's `depthSize: 'small'`). */
+export function cborValues(options: CborValueOptions): fc.Arbitrary<unknown> {
+  const leaves = [
+    integers,
+    texts,
+    fc.boolean(),
+    fc.constant(null),
+    fc.uint8Array({ maxLength: options.maxBytes }),
+  ];
+  if (options.floats) leaves.push(fc.double());
+  return fc.letrec((tie) => {
+    const item = options.undefinedItems ? fc.oneof(tie('value'), fc.constant(undefined)) : tie('value');
+    const maps = fc.dictionary(options.keys, item, { maxKeys: options.maxItems });
+    return {
+      // Leaves first: the arm fast-check favours as the depth grows.
+      value: fc.oneof(
+        { depthSize: 'small', withCrossShrink: true },
+        { arbitrary: fc.oneof(...leaves), weight: options.leafWeight },
+        { arbitrary: fc.array(item, { maxLength: options.maxItems }), weight: 1 },
+        { arbitrary: options.mapFilter === undefined ? maps : maps.filter(options.mapFilter), weight: 1 },
+      ),
+    };
+  }).value;
+}
+
+/** Raw CBOR tokens, so that heads the encoders never write (tags, indefinite lengths, reserved info) occur. */
+const token = fc.oneof(
+  fc.integer({ min: 0, max: 255 }).map((b) => [b]),
+  fc
+    .tuple(fc.integer({ min: 0, max: 7 }), fc.constantFrom(0, 1, 5, 23, 24, 25, 26, 27, 28, 31))
+    .chain(([major, info]) =>
+      fc.uint8Array({ minLength: 0, maxLength: 9 }).map((tail) => [(major << 5) | info, ...tail]),
+    ),
+  fc.constantFrom([0xef, 0xbb, 0xbf], [0x63, 0xef, 0xbb, 0xbf], [0x61, 0x61], [0x41, 0x01]),
+);
+/** Streams of raw tokens: mostly not one well-formed item, which is the point. */
+export const cborTokenStreams = fc
+  .array(token, { maxLength: 24 })
+  .map((parts) => Uint8Array.from(parts.flat()));
+
+/** Changes to make to an encoding: overwrite (0), cut (1) or insert (2) a byte, at a position taken modulo. */
+export const cborEdits = fc.array(
+  fc.tuple(fc.integer({ min: 0, max: 2 }), fc.nat(), fc.integer({ min: 0, max: 255 })),
+  { maxLength: 3 },
+);
+
+/** A valid encoding with a few bytes changed, cut or inserted. */
+export function mutated(
+  bytes: Uint8Array,
+  edits: readonly (readonly [number, number, number])[],
+): Uint8Array {
+  let out = Array.from(bytes);
+  for (const [kind, where, byte] of edits) {
+    const at = out.length === 0 ? 0 : where % out.length;
+    if (kind === 0) out[at] = byte;
+    else if (kind === 1) out = out.slice(0, at);
+    else out.splice(at, 0, byte);
+  }
+  return Uint8Array.from(out);
 }

@@ -5,25 +5,18 @@
 import {
   cosignatureLine,
   forkedCheckpointText,
-  type LogTestServer,
-  postAnchor,
-  startLogServer,
-  startWitnessedLogFront,
-  testApp,
+  startWitnessedAnchoring,
   testWitnessSet,
+  type WitnessedAnchoring,
   type WitnessedLogFront,
 } from '@proto/anchor/testing';
-import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postVerify, type RunningApp, sampleBundle, startApp } from './test-support.ts';
 
 const { a, b, c, stranger } = testWitnessSet();
 
-let log: LogTestServer;
+let anchoring: WitnessedAnchoring;
 let front: WitnessedLogFront;
-let target: StoreTarget;
-let anchor: FastifyInstance;
 let witnessed: RunningApp;
 let plain: RunningApp;
 let receipt: Record<string, unknown>;
@@ -31,29 +24,17 @@ let emptyCheckpoint: string;
 const anchored = sampleBundle({});
 
 beforeAll(async () => {
-  [log, target] = await Promise.all([startLogServer(), createStoreTarget('sqlite', 'verification-witness')]);
-  front = await startWitnessedLogFront(log.url);
-  await log.checkpoint();
-  emptyCheckpoint = await (await fetch(`${log.url}/checkpoint`)).text();
-  anchor = await testApp(
-    { TL_URL: front.url, TL_TOKEN: log.token, BATCH_INTERVAL_MS: '0' },
-    await target.open(),
-  );
-  expect((await postAnchor(anchor, anchored.bundleHash, 'transparency-log')).statusCode).toBe(202);
-  await anchor.anchorWorker.run('transparency-log', true);
-  await log.checkpoint();
-  const res = await anchor.inject({
-    method: 'GET',
-    url: `/anchor/${anchored.bundleHash}?chain=transparency-log`,
+  anchoring = await startWitnessedAnchoring('verification-witness', anchored.bundleHash, {
+    BATCH_INTERVAL_MS: '0',
   });
-  receipt = (res.json() as { anchor_receipt: Record<string, unknown> }).anchor_receipt;
+  ({ front, receipt, emptyCheckpoint } = anchoring);
   // No answer is remembered: each case below changes what the log front serves.
   const common = {
     VERIFY_WORKERS: '1',
     VERIFY_RATE_LIMIT_PER_MINUTE: '0',
     ANCHOR_VERIFY_CACHE_MAX_ENTRIES: '0',
     ANCHOR_VERIFY_LOG_URL: front.url,
-    ANCHOR_VERIFY_LOG_KEY: log.verifierKey,
+    ANCHOR_VERIFY_LOG_KEY: anchoring.log.verifierKey,
   };
   [witnessed, plain] = await Promise.all([
     startApp({
@@ -67,10 +48,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all([witnessed, plain].map((app) => app?.close()));
-  await anchor?.close();
-  await target?.cleanup();
-  await front?.close();
-  await log?.close();
+  await anchoring?.close();
 });
 
 const verify = (app: RunningApp) =>

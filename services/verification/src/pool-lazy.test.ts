@@ -5,7 +5,7 @@ import { createVerifier, selectCryptoBackend } from '@proto/core';
 import { ConfigError } from '@proto/service-kit';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadVerificationConfig } from './config.ts';
-import { metricValue, postVerify, type RunningApp, sampleBundle, startApp } from './test-support.ts';
+import { metricValue, postVerify, type RunningApp, sampleBundle, startThreadedApp } from './test-support.ts';
 
 let service: RunningApp;
 let valid: Record<string, unknown>;
@@ -19,13 +19,7 @@ beforeAll(async () => {
   };
   copy.bundle.audit_entries[0]!['outcome'] = 'something_else';
   tampered = { signed_bundle: copy };
-  service = await startApp({
-    VERIFY_WORKERS: '2',
-    VERIFY_WORKER_IDLE_MS: '200',
-    // Off: every request must reach a thread.
-    VERIFICATION_CACHE_MAX_ENTRIES: '0',
-    VERIFY_RATE_LIMIT_PER_MINUTE: '0',
-  });
+  service = await startThreadedApp(2, 200);
 });
 
 afterAll(async () => {

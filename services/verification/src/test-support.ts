@@ -66,6 +66,19 @@ async function listening(
   };
 }
 
+/**
+ * A service whose every /verify reaches a verification thread (no verdict cache, no rate limit), with at
+ * most `workers` threads, each stopped after `idleMs` without work: for the tests that watch the threads.
+ */
+export function startThreadedApp(workers: number, idleMs: number): Promise<RunningApp> {
+  return startApp({
+    VERIFY_WORKERS: String(workers),
+    VERIFY_WORKER_IDLE_MS: String(idleMs),
+    VERIFICATION_CACHE_MAX_ENTRIES: '0',
+    VERIFY_RATE_LIMIT_PER_MINUTE: '0',
+  });
+}
+
 /** A builder bundle: `signed_bundle` plus the agent's classical kid and the agent id (V2). */
 export function sampleBundle(options: BuildOptions) {
   const built = buildSignedBundle(options);

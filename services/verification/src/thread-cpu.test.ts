@@ -2,21 +2,15 @@
 // thread's counters of /metrics have risen, every reading is finite and never falls (not even when the
 // thread that did the work stops), and the two together stay within the process's own CPU.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postVerify, type RunningApp, sampleBundle, startApp } from './test-support.ts';
+import { postVerify, type RunningApp, sampleBundle, startThreadedApp } from './test-support.ts';
 
 let service: RunningApp;
 let request: Record<string, unknown>;
 
 beforeAll(async () => {
   request = { signed_bundle: sampleBundle({ tier: 'elevated', entries: 6 }).signed_bundle };
-  service = await startApp({
-    // One thread, started before the first reading: what the counters gain is per-task reporting, not a start.
-    VERIFY_WORKERS: '1',
-    VERIFY_WORKER_IDLE_MS: '1000',
-    // Off: every request must reach a worker thread.
-    VERIFICATION_CACHE_MAX_ENTRIES: '0',
-    VERIFY_RATE_LIMIT_PER_MINUTE: '0',
-  });
+  // One thread, started before the first reading: what the counters gain is per-task reporting, not a start.
+  service = await startThreadedApp(1, 1000);
 });
 
 afterAll(async () => {

@@ -68,7 +68,12 @@ function readInput() {
   if (chosen) {
     const first = chosen.bytes.find((b) => ![0x20, 0x09, 0x0a, 0x0d, 0xef, 0xbb, 0xbf].includes(b));
     if (first === 0x7b) return fromJsonText(new TextDecoder().decode(chosen.bytes));
-    const decoded = decodeCbor(chosen.bytes);
+    let decoded;
+    try {
+      decoded = decodeCbor(chosen.bytes);
+    } catch (error) {
+      throw new Error(`This is not valid CBOR: ${error.message}`);
+    }
     const wrapped = isRecord(decoded) && 'signed_bundle' in decoded;
     return {
       signed: wrapped ? decoded.signed_bundle : decoded,

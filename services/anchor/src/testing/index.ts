@@ -6,4 +6,5 @@ export * from './child.ts';
 export * from './esplora-server.ts';
 export * from './ganache.ts';
 export * from './log-server.ts';
+export * from './witnessed-anchoring.ts';
 export * from './witnessed-log.ts';
