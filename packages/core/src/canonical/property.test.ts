@@ -71,7 +71,7 @@ const integerJson = fc.letrec((tie) => ({
 /**
  * Strings of the characters that need escaping or checking (quote, backslash, controls, both halves of
  * a surrogate pair, alone or paired) among plain ones, on both sides of the writer's short-string
- * scan (96 characters) and of its member-name cache (64).
+ * scan (96 characters) and of its member-name cache (64); objects on both sides of its insertion sort.
  */
 const careful = fc.string({
   unit: fc.oneof(
@@ -98,6 +98,8 @@ const carefulJson = fc.oneof(
   careful,
   fc.array(careful, { maxLength: 4 }),
   fc.dictionary(careful, careful, { maxKeys: 4 }),
+  // Around the writer's insertion-sort limit (24 names): both sorts must give code-unit order.
+  fc.dictionary(careful, fc.integer(), { minKeys: 20, maxKeys: 30 }),
   fc.dictionary(careful, fc.dictionary(careful, careful, { maxKeys: 3 }), { maxKeys: 3 }),
 );
 
