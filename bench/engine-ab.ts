@@ -3,8 +3,12 @@
 // unpacked with a node_modules symlink to this checkout's packages/core/node_modules), alternating in
 // one process so that a shared machine's load hits both alike. Prints CPU per verification of each and
 // the ratio this/other, with signatures answered at once (the engine's own work) and with real ones.
+// Any two builds compare this way (a change such as P74's SHA3-256 bundle hash on demand: its commit's
+// core against its parent's). Cases from bench/engine-cases.ts: by default the three tiers routine-10,
+// elevated-10 and maximum-60; ONLY=<part of a name> picks by name, maximum-1000 and v1-10 included.
 // Usage: COMPARE_CORE=… [ROUNDS=6] [ONLY=elevated] [SIGNATURES=instant|real|both] pnpm exec node bench/engine-ab.ts
-import { type BuildOptions, buildSignedBundle, selectCryptoBackend } from '@proto/core';
+import { buildSignedBundle, selectCryptoBackend } from '@proto/core';
+import { cpuMs, ENGINE_CASES } from './engine-cases.ts';
 
 type Core = typeof import('@proto/core');
 
@@ -15,17 +19,6 @@ const ONLY = process.env['ONLY'];
 const MODE = 'hybrid_preferred' as const;
 const SIGNATURES = process.env['SIGNATURES'] ?? 'instant';
 const INSTANT = SIGNATURES === 'both' ? [true, false] : [SIGNATURES !== 'real'];
-
-const CASES: readonly { name: string; options: BuildOptions; runs: number }[] = [
-  { name: 'routine-10', options: { tier: 'routine', entries: 10 }, runs: 60 },
-  { name: 'elevated-10', options: { tier: 'elevated', entries: 10 }, runs: 60 },
-  { name: 'maximum-60', options: { tier: 'maximum', entries: 60 }, runs: 12 },
-];
-
-const cpuMs = (): number => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
-};
 
 const cores: readonly { label: string; core: Core }[] = [
   { label: 'other', core: (await import(other)) as Core },
@@ -43,8 +36,8 @@ function verifierOf(core: Core, instant: boolean): (value: unknown) => boolean {
 }
 
 const backend = selectCryptoBackend('auto');
-for (const { name, options, runs } of CASES) {
-  if (ONLY !== undefined && !name.includes(ONLY)) continue;
+for (const { name, options, runs, ab } of ENGINE_CASES) {
+  if (ONLY === undefined ? !ab : !name.includes(ONLY)) continue;
   const parsed: unknown = JSON.parse(
     JSON.stringify({ signed_bundle: buildSignedBundle({ ...options, backend }).signed_bundle }),
   );

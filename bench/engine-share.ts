@@ -4,27 +4,15 @@
 // Usage: pnpm exec node bench/engine-share.ts
 import { performance } from 'node:perf_hooks';
 import {
-  type BuildOptions,
   buildSignedBundle,
   type CryptoBackend,
   createVerifier,
   type SigningAlg,
   selectCryptoBackend,
 } from '@proto/core';
+import { cpuMs, ENGINE_CASES } from './engine-cases.ts';
 
 const MODE = 'hybrid_preferred' as const;
-/** CPU time of this thread's process (ms): less disturbed by other work on a shared machine than wall time. */
-const cpuMs = (): number => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
-};
-const CASES: readonly { name: string; options: BuildOptions }[] = [
-  { name: 'routine-10', options: { tier: 'routine', entries: 10 } },
-  { name: 'elevated-10', options: { tier: 'elevated', entries: 10 } },
-  { name: 'maximum-60', options: { tier: 'maximum', entries: 60 } },
-  { name: 'maximum-1000', options: { tier: 'maximum', entries: 1000 } },
-  { name: 'v1-10', options: { version: '1.0', entries: 10 } },
-];
 const ONLY = process.env['ONLY'];
 const LOOP = process.env['PROFILE_LOOP'];
 const ROUNDS = Number(process.env['ROUNDS'] ?? 5);
@@ -64,7 +52,7 @@ const backend = selectCryptoBackend('auto');
 const verifier = createVerifier({ mode: MODE, backend });
 if (!verifier.ok) throw new Error(verifier.error.message);
 
-for (const { name, options } of CASES) {
+for (const { name, options, runs } of ENGINE_CASES) {
   if (ONLY !== undefined && !name.includes(ONLY)) continue;
   if (LOOP !== undefined && name !== LOOP) continue;
   const built = buildSignedBundle({ ...options, backend });
@@ -94,7 +82,6 @@ for (const { name, options } of CASES) {
   const verdict = v.value.verify(JSON.parse(json));
   if (!verdict.verified) throw new Error(`${name} does not verify`);
   // Interleave engine and raw measurements so machine noise hits both alike.
-  const runs = name === 'maximum-1000' ? 4 : name === 'maximum-60' ? 30 : 150;
   let engine = 0;
   let raw = 0;
   for (let round = 0; round < ROUNDS; round++) {

@@ -68,6 +68,41 @@ const integerJson = fc.letrec((tie) => ({
   ),
 })).value;
 
+/**
+ * Strings of the characters that need escaping or checking (quote, backslash, controls, both halves of
+ * a surrogate pair, alone or paired) among plain ones, on both sides of the writer's short-string
+ * scan (96 characters) and of its member-name cache (64); objects on both sides of its insertion sort.
+ */
+const careful = fc.string({
+  unit: fc.oneof(
+    { weight: 6, arbitrary: fc.constantFrom('a', 'Z', '0', '+', '/', '=', ' ', '~', '\u007f') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        '"',
+        '\\',
+        '\u0000',
+        '\n',
+        '\u001f',
+        '\ud83d',
+        '\ude00',
+        '\ud83d\ude00',
+        'é',
+        '\u2028',
+      ),
+    },
+  ),
+  maxLength: 200,
+});
+const carefulJson = fc.oneof(
+  careful,
+  fc.array(careful, { maxLength: 4 }),
+  fc.dictionary(careful, careful, { maxKeys: 4 }),
+  // Around the writer's insertion-sort limit (24 names): both sorts must give code-unit order.
+  fc.dictionary(careful, fc.integer(), { minKeys: 20, maxKeys: 30 }),
+  fc.dictionary(careful, fc.dictionary(careful, careful, { maxKeys: 3 }), { maxKeys: 3 }),
+);
+
 function checkV2AgainstCanonicalize(value: unknown): void {
   const ours = canonicalizeV2(value);
   const reason = refusalReason(value);
@@ -87,6 +122,21 @@ describe('canonicalizeV2 against the canonicalize package (RFC 8785)', () => {
 
   it('equals canonicalize on integer-only JSON and re-parses to the same value', () => {
     fc.assert(fc.property(integerJson, checkV2AgainstCanonicalize), { numRuns: RUNS });
+  });
+
+  it('quotes strings and member names of every length and character class as canonicalize does', () => {
+    fc.assert(fc.property(carefulJson, checkV2AgainstCanonicalize), { numRuns: RUNS });
+  });
+
+  it('refuses a member name with a lone surrogate every time it meets it', () => {
+    for (let i = 0; i < 3; i++) {
+      expect(canonicalizeV2({ a: 1, '\ud800': 2 }).ok).toBe(false);
+      expect(canonicalizeV2({ [`${'k'.repeat(70)}\udc00`]: 2 }).ok).toBe(false);
+    }
+    expect(canonicalizeV2({ a: 1, '\ud83d\ude00': 2 })).toEqual({
+      ok: true,
+      value: '{"a":1,"\ud83d\ude00":2}',
+    });
   });
 
   it('is idempotent: canonicalising the parsed output gives the output again', () => {

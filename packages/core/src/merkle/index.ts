@@ -1,6 +1,6 @@
 // Public API of the two Merkle constructions: the protocol's audit root, and RFC 9162 with stored subtrees.
 // PROTOCOL §2.2, RFC 9162 §2.1, DECISIONS D4 (never mixed), D18, D19.
-export { protocolMerkleRoot } from './protocol-tree.ts';
+export { protocolMerkleRoot, protocolMerkleRootOfDigests } from './protocol-tree.ts';
 export {
   rfc9162ConsistencyProof,
   rfc9162InclusionProof,

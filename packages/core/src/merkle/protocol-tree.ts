@@ -12,12 +12,22 @@ import { isBareHex64 } from '../hash/prefixed.ts';
  */
 export function protocolMerkleRoot(alg: HashAlg, leavesHex: readonly string[]): string | undefined {
   if (!isHashAlg(alg) || !Array.isArray(leavesHex) || leavesHex.length === 0) return undefined;
-  let level: Uint8Array[] = [];
+  const leaves: Uint8Array[] = [];
   for (const leaf of leavesHex) {
     const bytes = isBareHex64(leaf) ? fromHex(leaf) : undefined;
     if (bytes === undefined) return undefined;
-    level.push(bytes);
+    leaves.push(bytes);
   }
+  return toHex(protocolMerkleRootOfDigests(alg, leaves));
+}
+
+/**
+ * The same root over leaves already held as digests (32 bytes each, at least one), as bytes: for a
+ * caller that decoded its leaves once and needs several roots over them.
+ */
+export function protocolMerkleRootOfDigests(alg: HashAlg, leaves: readonly Uint8Array[]): Uint8Array {
+  if (leaves.length === 0) throw new RangeError('a protocol Merkle root needs at least one leaf');
+  let level: readonly Uint8Array[] = leaves;
   while (level.length > 1) {
     const next: Uint8Array[] = [];
     for (let i = 0; i < level.length; i += 2) {
@@ -27,5 +37,5 @@ export function protocolMerkleRoot(alg: HashAlg, leavesHex: readonly string[]): 
     }
     level = next;
   }
-  return toHex(level[0] as Uint8Array);
+  return level[0] as Uint8Array;
 }

@@ -1,6 +1,7 @@
 // The state shared by the V2 checks of one bundle: its parts, their canonical bytes and hashes, keys.
 // DECISIONS D2 (canonicalise each object once), D5–D10; PROTOCOL §6.1–§6.6.
 
+import type { HashAlg } from '../../hash/index.ts';
 import type { TierResolution } from '../../policy/resolve-tier.ts';
 import type { ContextName } from '../../profile.ts';
 import type { JsonRecord } from '../json.ts';
@@ -73,8 +74,19 @@ export interface V2Context {
   readonly tier: TierResolution;
   /** SHA3-256 hex of every entry, computed on first use (only bundles with secondary fields need it). */
   readonly sha3Leaves: () => readonly string[];
+  /**
+   * The audit leaves of one family as digest bytes, and their protocol Merkle root (bare hex) over
+   * every entry: each decoded or computed once, for the manifest's roots and the checkpoints'.
+   */
+  readonly audit: AuditLeaves;
   /** Keys whose signature halves were evaluated. */
   readonly usedKeys: Set<KeyRecord>;
   /** Kids already reported as not matching their derivation (E303 once per kid). */
   readonly reportedKids: Set<string>;
+}
+
+export interface AuditLeaves {
+  digests(alg: HashAlg): readonly Uint8Array[];
+  /** Root over all the entries; undefined when there are none (the schema refuses that before). */
+  fullRoot(alg: HashAlg): string | undefined;
 }

@@ -27,6 +27,12 @@ export class MerklePrefix {
   push(leafHex: string): boolean {
     const leaf = fromHex(leafHex);
     if (leaf === undefined || leaf.length !== 32) return false;
+    this.pushDigest(leaf);
+    return true;
+  }
+
+  /** Appends a leaf already held as its 32 digest bytes. */
+  pushDigest(leaf: Uint8Array): void {
     let carry: Uint8Array = leaf;
     let level = 0;
     for (;;) {
@@ -38,7 +44,6 @@ export class MerklePrefix {
     }
     this.frontier[level] = carry;
     this.count++;
-    return true;
   }
 
   /** Bare hex root of the leaves pushed so far; undefined when empty. */

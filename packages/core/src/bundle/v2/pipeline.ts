@@ -1,7 +1,9 @@
 // The V2 pipeline: named checks (v2/checks/<check>.ts, see bundle/README.md) giving the clock-free analysis.
 // PROTOCOL §6.10 (upstream order, recommended superset); DECISIONS D5–D10, D12.
 import type { CanonicalMemo } from '../../canonical/index.ts';
-import { hexDigest, prefixedHash } from '../../hash/index.ts';
+import { fromHex, toHex } from '../../encoding/index.ts';
+import { type HashAlg, hexDigest, prefixedHash } from '../../hash/index.ts';
+import { protocolMerkleRootOfDigests } from '../../merkle/index.ts';
 import { resolveSecurityTier, type TierResolution } from '../../policy/resolve-tier.ts';
 import { tierRank } from '../../policy/tiers.ts';
 import { ok, type Result } from '../../result.ts';
@@ -19,7 +21,7 @@ import { checkKeyValidity } from './checks/key-validity.ts';
 import { checkManifestIntegrity } from './checks/manifest-integrity.ts';
 import { checkSchema } from './checks/schema.ts';
 import { checkSessionNonce } from './checks/session-nonce.ts';
-import type { V2Context } from './context.ts';
+import type { AuditLeaves, V2Context } from './context.ts';
 import { KeyDirectory } from './keys.ts';
 
 /** D10: the tier from whatever the bundle offers (also for bundles that fail early). */
@@ -47,6 +49,34 @@ export function computeBundleHash(signed: unknown, memo?: CanonicalMemo): Result
   // no text of the whole bundle (hundreds of KB with ML-DSA checkpoints) is built, flattened or encoded.
   const digests = signedV2Digests(signed, ['sha256'], memo);
   return digests.ok ? ok(prefixedHash('sha256', digests.value[0] as string)) : digests;
+}
+
+/**
+ * Leaves decoded from hex once per family and the full roots computed once: the manifest's roots and a
+ * checkpoint over every entry are the same roots (PROTOCOL §2.2, D6).
+ */
+function auditLeaves(sha256: () => readonly string[], sha3: () => readonly string[]): AuditLeaves {
+  const digests = new Map<HashAlg, readonly Uint8Array[]>();
+  const roots = new Map<HashAlg, string | undefined>();
+  const leavesOf = (alg: HashAlg): readonly Uint8Array[] => {
+    let leaves = digests.get(alg);
+    if (leaves === undefined) {
+      // Our own hex digests: always 64 lowercase hex characters.
+      leaves = (alg === 'sha256' ? sha256() : sha3()).map((hex) => fromHex(hex) as Uint8Array);
+      digests.set(alg, leaves);
+    }
+    return leaves;
+  };
+  return {
+    digests: leavesOf,
+    fullRoot: (alg) => {
+      if (!roots.has(alg)) {
+        const leaves = leavesOf(alg);
+        roots.set(alg, leaves.length === 0 ? undefined : toHex(protocolMerkleRootOfDigests(alg, leaves)));
+      }
+      return roots.get(alg);
+    },
+  };
 }
 
 type AnalysisHashes = Pick<BundleAnalysis, 'bundleHash' | 'bundleHashSecondary'>;
@@ -94,6 +124,10 @@ export function analyzeV2(
   const { parts, forms } = read;
 
   let sha3: readonly string[] | undefined;
+  const sha3Leaves = (): readonly string[] => {
+    sha3 ??= forms.entries.map((e) => hexDigest('sha3-256', e.bytes));
+    return sha3;
+  };
   const ctx: V2Context = {
     runtime,
     ledger,
@@ -104,10 +138,8 @@ export function analyzeV2(
       propArray(forms.artifacts.responsible_principal_record.payload, 'binding_keys'),
     ),
     tier,
-    sha3Leaves: () => {
-      sha3 ??= forms.entries.map((e) => hexDigest('sha3-256', e.bytes));
-      return sha3;
-    },
+    sha3Leaves,
+    audit: auditLeaves(() => forms.entries.map((e) => e.sha256), sha3Leaves),
     usedKeys: new Set(),
     reportedKids: new Set(),
   };

@@ -1,8 +1,9 @@
 // checkpoints: each PQ checkpoint against the entries it covers, its nonce and both signature halves.
 // DECISIONS D6 (both shapes, AuditEvent context, both halves, mandatory at maximum with interval 1); PROTOCOL §6.6.
 
+import { toHex } from '../../../encoding/index.ts';
 import { prefixedHash } from '../../../hash/index.ts';
-import { protocolMerkleRoot } from '../../../merkle/index.ts';
+import { protocolMerkleRootOfDigests } from '../../../merkle/index.ts';
 import { contextString } from '../../../profile.ts';
 import { describe, prop, propRecord } from '../../json.ts';
 import { evaluateComposite } from '../composite.ts';
@@ -115,7 +116,10 @@ export function checkCheckpoints(ctx: V2Context): CheckpointSummary {
           );
         } else {
           end = from + count;
-          const root = protocolMerkleRoot('sha256', leaves.slice(from, end));
+          const root =
+            from === 0 && end === total
+              ? ctx.audit.fullRoot('sha256')
+              : toHex(protocolMerkleRootOfDigests('sha256', ctx.audit.digests('sha256').slice(from, end)));
           const expected = root === undefined ? undefined : prefixedHash('sha256', root);
           if (prop(cp.value, 'merkle_root') !== expected) {
             fail(
@@ -140,16 +144,28 @@ export function checkCheckpoints(ctx: V2Context): CheckpointSummary {
           );
         } else {
           end = count;
-          primaryPrefix ??= new MerklePrefix('sha256');
-          secondaryPrefix ??= new MerklePrefix('sha3-256');
           const sha3 = ctx.sha3Leaves();
-          while (primaryPrefix.size < count) {
-            primaryPrefix.push(leaves[primaryPrefix.size]!);
-            secondaryPrefix.push(sha3[secondaryPrefix.size]!);
+          let primaryRoot: string;
+          let secondaryRoot: string;
+          if (count === total) {
+            // The last checkpoint covers every entry: its roots are the manifest's, already computed.
+            primaryRoot = ctx.audit.fullRoot('sha256')!;
+            secondaryRoot = ctx.audit.fullRoot('sha3-256')!;
+          } else {
+            primaryPrefix ??= new MerklePrefix('sha256');
+            secondaryPrefix ??= new MerklePrefix('sha3-256');
+            const primaryLeaves = ctx.audit.digests('sha256');
+            const secondaryLeaves = ctx.audit.digests('sha3-256');
+            while (primaryPrefix.size < count) {
+              primaryPrefix.pushDigest(primaryLeaves[primaryPrefix.size]!);
+              secondaryPrefix.pushDigest(secondaryLeaves[secondaryPrefix.size]!);
+            }
+            primaryRoot = primaryPrefix.root()!;
+            secondaryRoot = secondaryPrefix.root()!;
           }
           const expect: Record<string, string> = {
-            primary_merkle_root: prefixedHash('sha256', primaryPrefix.root()!),
-            secondary_merkle_root: prefixedHash('sha3-256', secondaryPrefix.root()!),
+            primary_merkle_root: prefixedHash('sha256', primaryRoot),
+            secondary_merkle_root: prefixedHash('sha3-256', secondaryRoot),
             last_primary_hash: prefixedHash('sha256', leaves[count - 1]!),
             last_secondary_hash: prefixedHash('sha3-256', sha3[count - 1]!),
           };

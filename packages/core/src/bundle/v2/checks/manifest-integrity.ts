@@ -2,7 +2,6 @@
 // DECISIONS D5 (manifest verified as received, SPEC and SDK fields), D4/D7 (roots with counts); PROTOCOL §6.2–6.3.
 import { CANONICALIZATION_PROFILE } from '../../../canonical/index.ts';
 import { prefixedHash } from '../../../hash/index.ts';
-import { protocolMerkleRoot } from '../../../merkle/index.ts';
 import { describe, prop, propArray } from '../../json.ts';
 import { ARTIFACTS, type V2Context } from '../context.ts';
 
@@ -44,10 +43,7 @@ export function checkManifestIntegrity(ctx: V2Context): void {
     );
   }
 
-  const primary = protocolMerkleRoot(
-    'sha256',
-    ctx.entries.map((e) => e.sha256),
-  );
+  const primary = ctx.audit.fullRoot('sha256');
   const expectedRoot = primary === undefined ? undefined : prefixedHash('sha256', primary);
   if (prop(manifest, 'audit_merkle_root') !== expectedRoot) {
     ledger.fail(
@@ -58,7 +54,7 @@ export function checkManifestIntegrity(ctx: V2Context): void {
   }
   const secondaryField = prop(manifest, 'audit_merkle_root_secondary');
   if (secondaryField !== undefined) {
-    const secondary = protocolMerkleRoot('sha3-256', ctx.sha3Leaves());
+    const secondary = ctx.audit.fullRoot('sha3-256');
     const expected = secondary === undefined ? undefined : prefixedHash('sha3-256', secondary);
     if (secondaryField !== expected) {
       ledger.fail(
