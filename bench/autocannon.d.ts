@@ -27,7 +27,7 @@ declare module 'autocannon' {
     p97_5: number;
     p99: number;
   }
-  interface Result {
+  export interface Result {
     requests: Stats & { total: number; sent: number };
     latency: Stats;
     throughput: Stats;

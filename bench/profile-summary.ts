@@ -80,3 +80,10 @@ for (const [pid, threads] of byProcess) {
     console.log(`  ${pct(v.us, all.totalUs)}  ${key.split('\u0000')[0]}  [${v.category}]`);
   }
 }
+// The profiler samples by the clock: a thread waiting for a core is sampled in the frame it waits in
+// (piscina's postMessage, measured at 2–3 µs of CPU, showed 5 % of a thread on 2 shared cores; P92).
+if (requests !== undefined) {
+  console.log(
+    '\nms/bundle = sampled wall time ÷ bundles: on shared cores it overstates CPU; read shares, and take CPU from the bench (P86).',
+  );
+}

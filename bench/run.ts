@@ -17,6 +17,7 @@ import {
 } from '@proto/core';
 import { encodeCbor } from '@proto/service-kit';
 import autocannon from 'autocannon';
+import { DEFAULT_BATCHES, runRow } from './load-plan.ts';
 import { cpuTimeMs, rssMb, threadCpuTimeMs } from './proc-stats.ts';
 
 const MAIN = fileURLToPath(new URL('../services/verification/src/main.ts', import.meta.url));
@@ -26,6 +27,8 @@ const MAIN_WITHOUT_RECORDS = fileURLToPath(new URL('./verification-without-recor
 const KEY_DIRECTORY_CASE = process.env['BENCH_KEY_DIRECTORY_CASE'] ?? 'v2 elevated (10)';
 const CORES = availableParallelism();
 const DURATION_S = Number(process.env['BENCH_DURATION_S'] ?? 5);
+/** Whole batches per batch row, every one answered (P91); BENCH_DURATION_S times the single-request rows. */
+const BATCHES = Number(process.env['BENCH_BATCHES'] ?? DEFAULT_BATCHES);
 const BACKEND = (process.env['CRYPTO_BACKEND'] ?? 'auto') as 'auto' | 'native' | 'noble';
 /** Unset: the service's own default (cores). */
 const WORKERS = process.env['BENCH_WORKERS'];
@@ -315,33 +318,43 @@ function ownCpuMs(): number {
 }
 
 async function measure(pid: number, url: string, load: Load, connections: number): Promise<Measured> {
-  const options = {
-    url: `${url}${load.path}`,
-    method: 'POST' as const,
-    headers: { 'content-type': load.contentType, accept: load.accept },
-    body: load.body,
-    connections,
-  };
-  await autocannon({ ...options, duration: 1 });
   let peakRssMb = rssMb(pid);
-  const sampler = setInterval(() => {
-    peakRssMb = Math.max(peakRssMb, rssMb(pid));
-  }, 250);
-  const threads0 = await threadCpuOf(url);
-  const main0 = threadCpuTimeMs(pid, pid);
-  const cpu0 = cpuTimeMs(pid);
-  const gen0 = ownCpuMs();
-  const t0 = performance.now();
-  const result = await autocannon({ ...options, duration: DURATION_S });
-  const wallMs = performance.now() - t0;
-  const gen = ownCpuMs() - gen0;
-  const cpu = cpuTimeMs(pid) - cpu0;
-  const mainProc = threadCpuTimeMs(pid, pid) - main0;
-  const threads1 = await threadCpuOf(url);
-  clearInterval(sampler);
-  const bundles = Math.max(1, result['2xx']) * load.perRequest;
+  let sampler: NodeJS.Timeout | undefined;
+  let threads0: Awaited<ReturnType<typeof threadCpuOf>>;
+  let threads1: Awaited<ReturnType<typeof threadCpuOf>>;
+  let main0 = 0;
+  let cpu0 = 0;
+  let gen0 = 0;
+  let mainProc = 0;
+  let cpu = 0;
+  let gen = 0;
+  const run = await runRow(
+    { url: `${url}${load.path}`, ...load },
+    { perRequest: load.perRequest, connections, durationS: DURATION_S, batches: BATCHES },
+    {
+      before: async () => {
+        peakRssMb = rssMb(pid);
+        sampler = setInterval(() => {
+          peakRssMb = Math.max(peakRssMb, rssMb(pid));
+        }, 250);
+        threads0 = await threadCpuOf(url);
+        main0 = threadCpuTimeMs(pid, pid);
+        cpu0 = cpuTimeMs(pid);
+        gen0 = ownCpuMs();
+      },
+      after: async () => {
+        gen = ownCpuMs() - gen0;
+        cpu = cpuTimeMs(pid) - cpu0;
+        mainProc = threadCpuTimeMs(pid, pid) - main0;
+        threads1 = await threadCpuOf(url);
+        clearInterval(sampler);
+      },
+    },
+  );
+  const { result, wallMs } = run;
+  const bundles = Math.max(1, run.answered) * load.perRequest;
   return {
-    bundlesPerSecond: (result['2xx'] / DURATION_S) * load.perRequest,
+    bundlesPerSecond: run.bundlesPerSecond,
     p50: result.latency.p50,
     p99: result.latency.p99,
     cpuPerBundle: cpu / bundles,
