@@ -20,6 +20,7 @@ import type { ExternalChecks } from './external-checks.ts';
 import { tierLabel, type VerificationMetrics } from './metrics.ts';
 import type { VerifyPool } from './pool.ts';
 import type { VerifiedBundleEvent } from './records/key-binding-feeder.ts';
+import { retainedBytes } from './retained-bytes.ts';
 import { checkVerifyRequest, parseJsonBody } from './verify-request.ts';
 import type { VerifyTask } from './worker.ts';
 
@@ -76,19 +77,6 @@ function summaryOf(response: VerifyResponse): AnswerSummary {
     ...(response.resolved_tier === undefined ? {} : { resolvedTier: response.resolved_tier }),
     errorCodes: (response.error_details ?? []).map((d) => d.code),
   };
-}
-
-/** About what a PassportKeys holds in memory: the length of its strings (its public keys dominate). */
-export function passportBytes(passport: PassportKeys): number {
-  let bytes = passport.agentId.length + passport.evidence.length + (passport.createdAt?.length ?? 0);
-  for (const kid of passport.activeKids) bytes += kid.length;
-  for (const kid of passport.retiredKids) bytes += kid.length;
-  for (const subject of passport.subjects) bytes += subject.length;
-  for (const b of passport.bindings) {
-    bytes += b.kid.length + b.subject.length + b.alg.length + b.publicKeyB64.length + b.evidence.length;
-    bytes += b.role.length + (b.expiresAt?.length ?? 0);
-  }
-  return bytes;
 }
 
 export function createVerificationRunner(options: VerificationRunnerOptions): VerificationRunner {
@@ -240,7 +228,7 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
     if (cacheKey !== undefined && result.analysis) {
       if (result.passport !== undefined) {
         cached = result.analysis;
-        cache.set(cacheKey, cached, passportBytes(result.passport));
+        cache.set(cacheKey, cached, retainedBytes(result.passport));
         unstoredBindings.set(cached, { passport: result.passport, cacheKey });
       } else {
         cache.set(cacheKey, result.analysis);
