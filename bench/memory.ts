@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { buildSignedBundle, selectCryptoBackend } from '@proto/core';
 import autocannon from 'autocannon';
-import { rssMb } from './proc-stats.ts';
+import { cpuTimeMs, rssMb, threadCpuTimeMs } from './proc-stats.ts';
 
 /** The checkout whose services are measured (another one's for a before/after comparison). */
 const ROOT = process.env['BENCH_MEMORY_ROOT'] ?? fileURLToPath(new URL('..', import.meta.url));
@@ -211,6 +211,19 @@ async function peakRssDuring(pid: number, work: () => Promise<void>): Promise<nu
   return Math.max(peak, rssMb(pid));
 }
 
+/**
+ * CPU time (utime+stime from /proc) per answered request while `work` runs: of the whole service and of
+ * its main thread, which reads every missed body for its cache key. What a memory change costs in CPU.
+ */
+async function cpuPerVerify(pid: number, work: () => Promise<number>): Promise<string> {
+  const all0 = cpuTimeMs(pid);
+  const main0 = threadCpuTimeMs(pid, pid);
+  const answered = await work();
+  const all = (cpuTimeMs(pid) - all0) / answered;
+  const main = (threadCpuTimeMs(pid, pid) - main0) / answered;
+  return `CPU per verify ${all.toFixed(2)} ms (main thread ${main.toFixed(2)} ms)`;
+}
+
 /** Sends each body once, CONNECTIONS at a time; returns how many were answered `verified: true`. */
 async function sendEach(url: string, bodies: readonly string[]): Promise<number> {
   let next = 0;
@@ -263,12 +276,16 @@ async function main(): Promise<void> {
 
     const url = `http://127.0.0.1:${verification.port}/verify`;
     let verified = 0;
+    let fillCpu = '';
     const fillPeak = await peakRssDuring(pid, async () => {
-      verified = await sendEach(url, bodies.slice(0, CACHE_ENTRIES));
+      fillCpu = await cpuPerVerify(pid, async () => {
+        verified = await sendEach(url, bodies.slice(0, CACHE_ENTRIES));
+        return CACHE_ENTRIES;
+      });
     });
     const entries = await metric(verification, 'proto_verification_cache_entries');
     console.log(
-      `\nverification, cache filled: ${verified}/${CACHE_ENTRIES} verified, ${entries} cached analyses; RSS ${mb(rssMb(pid))}, peak while filling ${mb(fillPeak)}`,
+      `\nverification, cache filled: ${verified}/${CACHE_ENTRIES} verified, ${entries} cached analyses; RSS ${mb(rssMb(pid))}, peak while filling ${mb(fillPeak)}; ${fillCpu}`,
     );
     console.log(`  ${await breakdown(verification)}`);
 
@@ -276,22 +293,26 @@ async function main(): Promise<void> {
     let cursor = CACHE_ENTRIES;
     let answered = 0;
     let failures = 0;
+    let loadCpu = '';
     const loadPeak = await peakRssDuring(pid, async () => {
-      const result = await autocannon({
-        url,
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        connections: CONNECTIONS,
-        duration: LOAD_S,
-        requests: [{ setupRequest: (req) => ({ ...req, body: bodies[cursor++ % bodies.length]! }) }],
+      loadCpu = await cpuPerVerify(pid, async () => {
+        const result = await autocannon({
+          url,
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          connections: CONNECTIONS,
+          duration: LOAD_S,
+          requests: [{ setupRequest: (req) => ({ ...req, body: bodies[cursor++ % bodies.length]! }) }],
+        });
+        answered = result['2xx'];
+        failures = result.non2xx + result.errors;
+        return answered;
       });
-      answered = result['2xx'];
-      failures = result.non2xx + result.errors;
     });
     const entriesAfter = await metric(verification, 'proto_verification_cache_entries');
     const threadsLoaded = await metric(verification, 'proto_verify_pool_threads');
     console.log(
-      `verification, saturation (${CONNECTIONS} connections, ${LOAD_S} s, ${bodies.length} bundles in turn: every one a cache miss): ${(answered / LOAD_S).toFixed(1)} bundles/s, ${failures} failed; ${entriesAfter} cached, ${threadsLoaded} threads; peak RSS ${mb(loadPeak)}, after ${mb(rssMb(pid))}`,
+      `verification, saturation (${CONNECTIONS} connections, ${LOAD_S} s, ${bodies.length} bundles in turn: every one a cache miss): ${(answered / LOAD_S).toFixed(1)} bundles/s, ${failures} failed; ${entriesAfter} cached, ${threadsLoaded} threads; peak RSS ${mb(loadPeak)}, after ${mb(rssMb(pid))}; ${loadCpu}`,
     );
     console.log(`  ${await breakdown(verification)}`);
     await sleep(IDLE_MS + 2000);

@@ -4,6 +4,7 @@
 // work that grows with the body. Issue 14 item 1; D20 (only the analysis is cached, never a verdict).
 import { hash } from 'node:crypto';
 import type { SuppliedEvidence } from './bundle-subject.ts';
+import { retainedBytes } from './retained-bytes.ts';
 
 export interface KnownBody {
   readonly cacheKey: string;
@@ -31,12 +32,9 @@ export class BodyMemo {
     return `${format}:${hash('sha256', bytes, 'base64')}`;
   }
 
-  /** About what an entry holds: its strings and its evidence as JSON text. */
+  /** What an entry holds, in the analysis cache's unit (the memo shares its byte bound). */
   static bytesOf(digest: string, known: KnownBody): number {
-    let bytes = digest.length + known.cacheKey.length;
-    for (const name of known.uncoveredMembers) bytes += name.length;
-    if (known.evidence !== undefined) bytes += JSON.stringify(known.evidence)?.length ?? 0;
-    return bytes;
+    return retainedBytes(digest) + retainedBytes(known);
   }
 
   get bytes(): number {

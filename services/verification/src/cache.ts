@@ -9,6 +9,7 @@ import {
   splitUncoveredV2,
   TIER_PROFILES,
 } from '@proto/core';
+import { retainedBytes } from './retained-bytes.ts';
 
 interface Entry {
   readonly analysis: BundleAnalysis;
@@ -24,12 +25,12 @@ interface Entry {
 }
 
 /**
- * What an analysis is counted as against VERIFICATION_CACHE_MAX_BYTES: the length of its JSON text plus
- * its key. Measured heap per entry is 0.6–2× this (P73): close enough to bound an analysis an attacker
- * inflates (long findings, many signer kids) where an entry count alone would not.
+ * What an analysis is counted as against VERIFICATION_CACHE_MAX_BYTES: retainedBytes() of it and its key.
+ * Measured heap per entry is 0.6–2× this (P73): close enough to bound an analysis an attacker inflates
+ * (long findings, many signer kids) where an entry count alone would not.
  */
 export function analysisBytes(key: string, analysis: BundleAnalysis): number {
-  return key.length + JSON.stringify(analysis).length;
+  return retainedBytes(key) + retainedBytes(analysis);
 }
 
 /** TTL of an analysis: its resolved tier's (PROTOCOL §6.7: 300/120/30/10 s); V1 counts as routine. */

@@ -5,7 +5,7 @@ import type { BundleAnalysis, Verifier, VerifyResponse } from '@proto/core';
 import { decodeCbor } from '@proto/service-kit/cbor';
 import type { PassportKeys } from '@proto/store';
 import type { AnswerFormat, AnswerSummary, WiredAnswer } from './answer-wire.ts';
-import { BodyMemo } from './body-memo.ts';
+import { BodyMemo, type KnownBody } from './body-memo.ts';
 import {
   type AnalysisFacts,
   analysisRequest,
@@ -20,6 +20,7 @@ import type { ExternalChecks } from './external-checks.ts';
 import { tierLabel, type VerificationMetrics } from './metrics.ts';
 import type { VerifyPool } from './pool.ts';
 import type { VerifiedBundleEvent } from './records/key-binding-feeder.ts';
+import { retainedBytes } from './retained-bytes.ts';
 import { checkVerifyRequest, parseJsonBody } from './verify-request.ts';
 import type { VerifyTask } from './worker.ts';
 
@@ -78,17 +79,45 @@ function summaryOf(response: VerifyResponse): AnswerSummary {
   };
 }
 
-/** About what a PassportKeys holds in memory: the length of its strings (its public keys dominate). */
-export function passportBytes(passport: PassportKeys): number {
-  let bytes = passport.agentId.length + passport.evidence.length + (passport.createdAt?.length ?? 0);
-  for (const kid of passport.activeKids) bytes += kid.length;
-  for (const kid of passport.retiredKids) bytes += kid.length;
-  for (const subject of passport.subjects) bytes += subject.length;
-  for (const b of passport.bindings) {
-    bytes += b.kid.length + b.subject.length + b.alg.length + b.publicKeyB64.length + b.evidence.length;
-    bytes += b.role.length + (b.expiresAt?.length ?? 0);
+/** What a cache miss needs from the body, once read. */
+type ReadBody =
+  | { readonly ok: false; readonly message: string }
+  | {
+      readonly ok: true;
+      readonly cacheKey: string | undefined;
+      readonly known: Omit<KnownBody, 'cacheKey'>;
+      /** A CBOR body's request, which the worker is sent parsed; a JSON body goes as its bytes. */
+      readonly cborRequest: Record<string, unknown> | undefined;
+    };
+
+/**
+ * Parses and keys a body in a function of its own: an async function keeps its locals alive across
+ * `await`, used again or not, so a tree parsed in run() stayed reachable while the request waited for a
+ * thread. It then outlived the young generation and was promoted: old space grew with the garbage of
+ * every miss at saturation (P95).
+ */
+function readBody(body: WireBody, settingsText: string): ReadBody {
+  let value: unknown;
+  if (body.format === 'cbor') {
+    try {
+      value = decodeCbor(body.bytes);
+    } catch (error) {
+      return { ok: false, message: `Request body is not valid CBOR: ${(error as Error).message}` };
+    }
+  } else {
+    const parsed = parseJsonBody(body.bytes);
+    if (!parsed.ok) return parsed;
+    value = parsed.value;
   }
-  return bytes;
+  const read = checkVerifyRequest(value);
+  if (!read.ok) return read;
+  return {
+    ok: true,
+    // The analysis ignores the anchor receipt and the attestation, so the key does too.
+    cacheKey: verificationCacheKey(settingsText, analysisRequest(read.request)),
+    known: { uncoveredMembers: uncoveredMembersOf(read.request), evidence: evidenceOf(read.request) },
+    cborRequest: body.format === 'cbor' ? read.request : undefined,
+  };
 }
 
 export function createVerificationRunner(options: VerificationRunnerOptions): VerificationRunner {
@@ -161,7 +190,6 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
     const answering = answer === undefined ? {} : { answer, revocationConfigured };
     let task: VerifyTask;
     let cacheKey: string | undefined;
-    let value: unknown;
     if (cache.enabled) {
       // The same bytes as a body already read: its cache key is known, no parsing here.
       const digest = BodyMemo.digest(body.format, body.bytes);
@@ -172,29 +200,11 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
         return answerHit(seenHit, seen.uncoveredMembers, seen.evidence, startedAt, feed);
       }
       // The cache key needs the value here; the worker then skips the checks already run.
-      if (body.format === 'cbor') {
-        try {
-          value = decodeCbor(body.bytes);
-        } catch (error) {
-          return {
-            kind: 'bad_request',
-            message: `Request body is not valid CBOR: ${(error as Error).message}`,
-          };
-        }
-      } else {
-        const parsed = parseJsonBody(body.bytes);
-        if (!parsed.ok) return { kind: 'bad_request', message: parsed.message };
-        value = parsed.value;
-      }
-      const read = checkVerifyRequest(value);
+      const read = readBody(body, settingsText);
       if (!read.ok) return { kind: 'bad_request', message: read.message };
-      // The analysis ignores the anchor receipt and the attestation, so the key does too.
-      cacheKey = verificationCacheKey(settingsText, analysisRequest(read.request));
+      cacheKey = read.cacheKey;
+      const { known } = read;
       const hit = cacheKey === undefined ? undefined : cache.get(cacheKey);
-      const known = {
-        uncoveredMembers: uncoveredMembersOf(read.request),
-        evidence: evidenceOf(read.request),
-      };
       if (cacheKey !== undefined) knownBodies.set(digest, { cacheKey, ...known });
       if (hit && analysisServes(hit, known.evidence)) {
         return answerHit(hit, known.uncoveredMembers, known.evidence, startedAt, feed);
@@ -202,7 +212,7 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
       metrics.cacheMisses.inc();
       // JSON bytes cost less to send and re-parse than the parsed tree costs to clone.
       task =
-        body.format === 'json'
+        read.cborRequest === undefined
           ? {
               body: body.bytes,
               format: 'json',
@@ -213,7 +223,7 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
               ...answering,
             }
           : {
-              request: read.request,
+              request: read.cborRequest,
               wantAnalysis: cacheKey !== undefined,
               wantBindings: feed !== undefined,
               now: Date.now(),
@@ -240,7 +250,7 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
     if (cacheKey !== undefined && result.analysis) {
       if (result.passport !== undefined) {
         cached = result.analysis;
-        cache.set(cacheKey, cached, passportBytes(result.passport));
+        cache.set(cacheKey, cached, retainedBytes(result.passport));
         unstoredBindings.set(cached, { passport: result.passport, cacheKey });
       } else {
         cache.set(cacheKey, result.analysis);
