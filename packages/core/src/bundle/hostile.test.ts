@@ -7,6 +7,8 @@ import {
   clone,
   HAS_SHARED_VECTORS,
   type J,
+  type JsonPath,
+  jsonPaths,
   makeVerifier,
   o,
   readShared,
@@ -27,18 +29,7 @@ function wellFormed(response: VerifyResponse): void {
   for (const detail of response.error_details ?? []) expect(detail.code).toMatch(/^(PROTO|DCP)-E\d{3}$/);
 }
 
-type Path = readonly (string | number)[];
-
-/** Every node path below `root` (objects and arrays included), with the root's own prefix. */
-function paths(value: unknown, prefix: Path, out: Path[] = []): Path[] {
-  out.push(prefix);
-  if (Array.isArray(value)) {
-    for (const [i, v] of value.entries()) paths(v, [...prefix, i], out);
-  } else if (typeof value === 'object' && value !== null) {
-    for (const [k, v] of Object.entries(value)) paths(v, [...prefix, k], out);
-  }
-  return out;
-}
+type Path = JsonPath;
 
 function parentOf(root: J, path: Path): Record<string | number, unknown> {
   let node: unknown = root;
@@ -161,8 +152,8 @@ describe.skipIf(!HAS_SHARED_VECTORS)('mutations of valid bundles', () => {
     // Signed content: everything in `bundle` plus the bundle signature and manifest_hash. The bundle
     // object is open (PROTOCOL §6.1), so adding a top-level member is not a change to signed bytes.
     const targets = [
-      ...paths(o(base['bundle']), ['bundle']).filter((p) => p.length > 1),
-      ...paths(o(o(base['signature'])['composite_sig']), ['signature', 'composite_sig']),
+      ...jsonPaths(o(base['bundle']), ['bundle']).filter((p) => p.length > 1),
+      ...jsonPaths(o(o(base['signature'])['composite_sig']), ['signature', 'composite_sig']),
       ['signature', 'manifest_hash'],
     ];
     fc.assert(
@@ -184,7 +175,7 @@ describe.skipIf(!HAS_SHARED_VECTORS)('mutations of valid bundles', () => {
     const verifier = makeVerifier();
     const base = readShared<J>(V1_GOLDEN);
     const targets = [
-      ...paths(o(base['bundle']), ['bundle']).filter((p) => p.length > 1),
+      ...jsonPaths(o(base['bundle']), ['bundle']).filter((p) => p.length > 1),
       ['signature', 'sig_b64'],
       ['signature', 'bundle_hash'],
       ['signature', 'merkle_root'],

@@ -230,3 +230,17 @@ export function flipB64(text: unknown): string {
   bytes[0] = bytes[0]! ^ 0x01;
   return encodeBase64(bytes);
 }
+
+/** A JSON node's address: member names and array indexes from the root. */
+export type JsonPath = readonly (string | number)[];
+
+/** Every node path below `value` (objects and arrays included, `value` itself first), under `prefix`. */
+export function jsonPaths(value: unknown, prefix: JsonPath = [], out: JsonPath[] = []): JsonPath[] {
+  out.push(prefix);
+  if (Array.isArray(value)) {
+    for (const [i, v] of value.entries()) jsonPaths(v, [...prefix, i], out);
+  } else if (typeof value === 'object' && value !== null) {
+    for (const [k, v] of Object.entries(value)) jsonPaths(v, [...prefix, k], out);
+  }
+  return out;
+}

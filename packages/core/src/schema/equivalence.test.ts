@@ -10,6 +10,7 @@ import addFormatsModule from 'ajv-formats';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildSignedBundle } from '../bundle/build/index.ts';
+import { type JsonPath, jsonPaths } from '../bundle/test-support.ts';
 import { isCommonDateTime } from './date-time.ts';
 import { toSchemaIssues } from './issues.ts';
 import { SCHEMA_NAMES, type SchemaVersion, schemaId } from './names.ts';
@@ -240,21 +241,13 @@ const SEEDS: readonly Seed[] = [
   ),
 ];
 
-type Path = readonly (string | number)[];
-
-function paths(value: unknown, prefix: Path = [], out: Path[] = []): Path[] {
-  out.push(prefix);
-  if (Array.isArray(value)) {
-    for (const [i, v] of value.entries()) paths(v, [...prefix, i], out);
-  } else if (typeof value === 'object' && value !== null) {
-    for (const [k, v] of Object.entries(value)) paths(v, [...prefix, k], out);
-  }
-  return out;
-}
+type Path = JsonPath;
 
 /** Every path of a string value: where lengths, patterns and formats apply. */
 const stringPaths = (value: unknown): Path[] =>
-  paths(value).filter((p) => typeof p.reduce<unknown>((node, k) => (node as Json)[k], value) === 'string');
+  jsonPaths(value).filter(
+    (p) => typeof p.reduce<unknown>((node, k) => (node as Json)[k], value) === 'string',
+  );
 
 function setAt(root: Json, at: Path, replacement: unknown): Json {
   const copy = structuredClone(root);
@@ -278,7 +271,7 @@ function expectSeedSameAsStock(seed: Seed, value: Json): void {
   }
 }
 
-const SEED_PATHS = SEEDS.map((seed) => ({ all: paths(seed.value), strings: stringPaths(seed.value) }));
+const SEED_PATHS = SEEDS.map((seed) => ({ all: jsonPaths(seed.value), strings: stringPaths(seed.value) }));
 
 describe('schema validation: the registry decides as stock Ajv does (P76, P77)', () => {
   it('the unmutated seeds: valid, and alike', () => {
@@ -309,7 +302,7 @@ describe('schema validation: the registry decides as stock Ajv does (P76, P77)',
         for (const e of edits) {
           const at = all[e.at % all.length]!;
           // A path an earlier deletion removed is skipped rather than recreated.
-          if (at.length > 0 && paths(value).some((q) => q.join('\u0000') === at.join('\u0000'))) {
+          if (at.length > 0 && jsonPaths(value).some((q) => q.join('\u0000') === at.join('\u0000'))) {
             value = setAt(value, at, e.value);
           }
         }
