@@ -8,7 +8,8 @@
 // elevated-10 and maximum-60; ONLY=<part of a name> picks by name, maximum-1000 and v1-10 included.
 // Usage: COMPARE_CORE=… [ROUNDS=6] [ONLY=elevated] [SIGNATURES=instant|real|both] pnpm exec node bench/engine-ab.ts
 import { buildSignedBundle, selectCryptoBackend } from '@proto/core';
-import { cpuMs, ENGINE_CASES } from './engine-cases.ts';
+import { ENGINE_CASES } from './engine-cases.ts';
+import { ownCpuMs } from './proc-stats.ts';
 
 type Core = typeof import('@proto/core');
 
@@ -50,9 +51,9 @@ for (const { name, options, runs, ab } of ENGINE_CASES) {
     for (let round = 0; round < ROUNDS; round++) {
       // Alternate which side goes first, so a drift in the machine's speed does not favour one.
       for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
-        const t0 = cpuMs();
+        const t0 = ownCpuMs();
         for (let i = 0; i < runs; i++) side.verify(parsed);
-        side.ms += (cpuMs() - t0) / runs;
+        side.ms += (ownCpuMs() - t0) / runs;
       }
     }
     const [a, b] = sides.map((s) => s.ms / ROUNDS) as [number, number];

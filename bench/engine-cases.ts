@@ -1,4 +1,4 @@
-// The builder bundles and the CPU clock shared by the in-process engine benches (issue 14):
+// The builder bundles shared by the in-process engine benches (issue 14):
 // bench/engine-share.ts (engine against raw signatures) and bench/engine-ab.ts (two builds of core).
 import type { BuildOptions } from '@proto/core';
 
@@ -18,9 +18,3 @@ export const ENGINE_CASES: readonly EngineCase[] = [
   { name: 'maximum-1000', options: { tier: 'maximum', entries: 1000 }, runs: 4, ab: false },
   { name: 'v1-10', options: { version: '1.0', entries: 10 }, runs: 150, ab: false },
 ];
-
-/** CPU time of this process (ms): less disturbed by other work on a shared machine than wall time. */
-export function cpuMs(): number {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
-}

@@ -10,7 +10,8 @@ import {
   type SigningAlg,
   selectCryptoBackend,
 } from '@proto/core';
-import { cpuMs, ENGINE_CASES } from './engine-cases.ts';
+import { ENGINE_CASES } from './engine-cases.ts';
+import { ownCpuMs } from './proc-stats.ts';
 
 const MODE = 'hybrid_preferred' as const;
 const ONLY = process.env['ONLY'];
@@ -41,9 +42,9 @@ function signatureCosts(backend: CryptoBackend): Map<SigningAlg, number> {
     const signature = backend.sign(alg, keys.secretKey, message);
     for (let i = 0; i < 50; i++) backend.verify(alg, keys.publicKey, message, signature);
     const n = alg === 'ed25519' ? 4000 : 1000;
-    const t0 = cpuMs();
+    const t0 = ownCpuMs();
     for (let i = 0; i < n; i++) backend.verify(alg, keys.publicKey, message, signature);
-    costs.set(alg, (cpuMs() - t0) / n);
+    costs.set(alg, (ownCpuMs() - t0) / n);
   }
   return costs;
 }
@@ -90,9 +91,9 @@ for (const { name, options, runs } of ENGINE_CASES) {
     for (const [alg, k] of c.counts) r += k * (costs.get(alg) ?? 0);
     raw += r;
     verifier.value.verify(JSON.parse(json));
-    const t0 = cpuMs();
+    const t0 = ownCpuMs();
     for (let i = 0; i < runs; i++) verifier.value.verify(JSON.parse(json));
-    engine += (cpuMs() - t0) / runs;
+    engine += (ownCpuMs() - t0) / runs;
   }
   // Time inside backend.verify as a fraction of the whole verify() loop, in the same interval:
   // the engine's own overhead, free of run-to-run noise (signatures over the bundle's real messages).
@@ -120,10 +121,10 @@ for (const { name, options, runs } of ENGINE_CASES) {
   const iv = createVerifier({ mode: MODE, backend: instant });
   if (!iv.ok) throw new Error(iv.error.message);
   for (let i = 0; i < 5; i++) iv.value.verify(parsed);
-  const o0 = cpuMs();
+  const o0 = ownCpuMs();
   const overheadRuns = runs * ROUNDS * 2;
   for (let i = 0; i < overheadRuns; i++) iv.value.verify(parsed);
-  const overhead = (cpuMs() - o0) / overheadRuns;
+  const overhead = (ownCpuMs() - o0) / overheadRuns;
   raw /= ROUNDS;
   engine /= ROUNDS;
   console.log(

@@ -18,7 +18,7 @@ import {
 import { encodeCbor } from '@proto/service-kit';
 import autocannon from 'autocannon';
 import { DEFAULT_BATCHES, runRow } from './load-plan.ts';
-import { cpuTimeMs, rssMb, threadCpuTimeMs } from './proc-stats.ts';
+import { cpuTimeMs, ownCpuMs, rssMb, threadCpuTimeMs } from './proc-stats.ts';
 
 const MAIN = fileURLToPath(new URL('../services/verification/src/main.ts', import.meta.url));
 /** The same service without the /v2 records and their key directory (the "off" side of the pair). */
@@ -312,10 +312,6 @@ async function bundlesJudged(url: string): Promise<number> {
 }
 
 /** This process's CPU (every thread), ms: autocannon and its sockets run here. */
-function ownCpuMs(): number {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1000;
-}
 
 async function measure(pid: number, url: string, load: Load, connections: number): Promise<Measured> {
   let peakRssMb = rssMb(pid);
