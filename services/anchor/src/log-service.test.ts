@@ -91,9 +91,9 @@ describe('anchoring in the transparency-log service', () => {
 
 describe('a log batch recorded as sent but not as confirmed', () => {
   it('turns confirmed on the next pass (a crash or a lost database connection between the two writes)', async () => {
-    // The worker's steps up to the moment the process died (or PostgreSQL dropped its connection): the hash is
-    // in the log and the batch is marked sent, but the confirmation was never recorded. The soak found receipts
-    // left `submitted` for good this way.
+    // The state an earlier worker left when it died (or PostgreSQL dropped its connection) between marking a
+    // batch sent and recording it confirmed, two writes then: the hash is in the log, the batch is sent, the
+    // confirmation never recorded. The soak found receipts left `submitted` for good this way.
     const h = hashOf('sent, never recorded confirmed');
     const repo = store.anchor;
     // Queued straight in the store: a POST would wake the worker, which must not run before the "crash".

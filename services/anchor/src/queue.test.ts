@@ -159,4 +159,23 @@ describe.each(dialectsUnderTest())('anchor queue on %s', (dialect) => {
     });
     expect(await repo.openCounts()).toEqual([]);
   });
+
+  it("marks a batch sent with its requests' details and its progress in one step", async () => {
+    const [store] = await fresh('sent-outcome');
+    const repo = store!.anchor;
+    const h = hashOf('sent with outcome');
+    await repo.enqueue('transparency-log', h);
+    const batch = (await repo.closeBatch('transparency-log', { max: 10, build: batchTree }))!;
+    await repo.acquireLease('transparency-log', 'me', 60_000);
+    await repo.recordIntent(batch.id, {}, 'me');
+    const [item] = await repo.batchItems(batch.id);
+    await repo.markSent(batch.id, {
+      itemDetails: [{ seq: item!.seq, detail: { log_index: 7 } }],
+      progress: { confirmations: 1, confirmed: true, anchoredAt: '2026-11-26T12:00:00.000Z' },
+    });
+    const done = await repo.latest(h);
+    expect(done?.item).toMatchObject({ state: 'confirmed', detail: { log_index: 7 } });
+    expect(done?.batch).toMatchObject({ state: 'confirmed', confirmations: 1 });
+    expect(done?.batch?.sent_at).not.toBeNull();
+  });
 });

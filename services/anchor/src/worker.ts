@@ -262,9 +262,8 @@ export class AnchorWorker {
       return false;
     }
     this.#o.afterBroadcast?.(batch);
-    if (result.itemDetails) await repo.setItemDetails(result.itemDetails);
-    await repo.markSent(batch.id);
-    if (result.progress) await repo.recordProgress(batch.id, result.progress);
+    // One transaction: a crash or a lost database between separate writes left a log batch `sent`, unconfirmed.
+    await repo.markSent(batch.id, { itemDetails: result.itemDetails, progress: result.progress });
     this.#o.onOutcome?.(adapter.name, 'sent');
     if (result.progress?.confirmed) this.#o.onOutcome?.(adapter.name, 'confirmed');
     this.#o.log.info(
@@ -295,8 +294,9 @@ export class AnchorWorker {
 
   /**
    * A log batch is marked sent only once every append was acknowledged, and an acknowledged append is final (D18).
-   * Sent but not confirmed means the process died, or lost its database, between the two writes: confirm it now,
-   * or its receipts would stay `submitted` for good (the soak found such receipts).
+   * Sent but not confirmed is what an earlier version left when the process died, or lost its database, between
+   * its two writes (now one transaction, markSent): confirm it, or its receipts would stay `submitted` for good
+   * (the soak found such receipts).
    */
   async #confirmAppended(adapter: ChainAdapter, batch: AnchorBatch): Promise<void> {
     await this.#o.repo.recordProgress(batch.id, {

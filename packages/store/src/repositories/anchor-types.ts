@@ -153,6 +153,12 @@ export interface BatchProgress {
   readonly detail?: unknown;
 }
 
+/** What a broadcast answered, recorded with the batch's move to `sent`. */
+export interface SentOutcome {
+  readonly itemDetails?: readonly { readonly seq: number; readonly detail: unknown }[] | undefined;
+  readonly progress?: BatchProgress | undefined;
+}
+
 export interface AnchorRepository {
   /**
    * Stores a request durably; returns the live request instead when the hash is already queued or anchored. A
@@ -184,8 +190,11 @@ export interface AnchorRepository {
    * chain's next nonce. false (nothing written) when the lease was lost or the batch moved on.
    */
   recordIntent(batchId: number, intent: WriteIntent, owner: string): Promise<boolean>;
-  /** `sending` → `sent`. */
-  markSent(batchId: number): Promise<void>;
+  /**
+   * `sending` → `sent`, in one transaction with what the broadcast answered: the requests' chain data and
+   * the batch's progress (a crash between separate writes left a log batch `sent` and never confirmed).
+   */
+  markSent(batchId: number, outcome?: SentOutcome): Promise<void>;
   /** Inclusion and confirmations of a sent batch; `confirmed` also confirms its requests. */
   recordProgress(batchId: number, progress: BatchProgress): Promise<void>;
   /** Per-request chain data (transparency-log index and proof). */

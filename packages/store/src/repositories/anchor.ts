@@ -18,6 +18,7 @@ import type {
   BatchProgress,
   CloseBatchOptions,
   EnqueueResult,
+  SentOutcome,
   WriteIntent,
 } from './anchor-types.ts';
 
@@ -240,63 +241,30 @@ export class KyselyAnchorRepository implements AnchorRepository {
     });
   }
 
-  async markSent(batchId: number): Promise<void> {
+  async markSent(batchId: number, outcome: SentOutcome = {}): Promise<void> {
     const now = this.#now();
-    await this.#db
-      .updateTable('anchor_batches')
-      .set({ state: 'sent', sent_at: now, updated_at: now })
-      .where('id', '=', batchId)
-      .where('state', '=', 'sending')
-      .execute();
+    await this.#tx(async (trx) => {
+      if (outcome.itemDetails !== undefined) await writeItemDetails(trx, outcome.itemDetails, now);
+      await trx
+        .updateTable('anchor_batches')
+        .set({ state: 'sent', sent_at: now, updated_at: now })
+        .where('id', '=', batchId)
+        .where('state', '=', 'sending')
+        .execute();
+      if (outcome.progress !== undefined) await applyProgress(trx, batchId, outcome.progress, now);
+    });
   }
 
   async recordProgress(batchId: number, progress: BatchProgress): Promise<void> {
     const now = this.#now();
-    await this.#tx(async (trx) => {
-      const patch: Record<string, unknown> = {
-        confirmations: progress.confirmations,
-        updated_at: now,
-      };
-      if (progress.txId !== undefined) patch['tx_id'] = progress.txId;
-      if (progress.blockNumber !== undefined) patch['block_number'] = progress.blockNumber;
-      if (progress.blockHash !== undefined) patch['block_hash'] = progress.blockHash;
-      if (progress.eventIndex !== undefined) patch['event_index'] = progress.eventIndex;
-      if (progress.anchoredAt !== undefined) patch['anchored_at'] = progress.anchoredAt;
-      if (progress.detail !== undefined) patch['detail_json'] = json(progress.detail);
-      if (progress.confirmed) {
-        patch['state'] = 'confirmed';
-        // A confirmed batch still watched for reorganisations keeps the time it was first confirmed.
-        patch['confirmed_at'] = sql`COALESCE(confirmed_at, ${now})`;
-      }
-      const updated = await trx
-        .updateTable('anchor_batches')
-        .set(patch)
-        .where('id', '=', batchId)
-        .where('state', 'in', progress.confirmed ? ['sending', 'sent', 'confirmed'] : ['sending', 'sent'])
-        .returning('id')
-        .executeTakeFirst();
-      if (updated !== undefined && progress.confirmed) {
-        await trx
-          .updateTable('anchor_items')
-          .set({ state: 'confirmed', updated_at: now })
-          .where('batch_id', '=', batchId)
-          .execute();
-      }
-    });
+    await this.#tx((trx) => applyProgress(trx, batchId, progress, now));
   }
 
   async setItemDetails(
     details: readonly { readonly seq: number; readonly detail: unknown }[],
   ): Promise<void> {
-    if (details.length === 0) return;
     const now = this.#now();
-    await this.#tx(async (trx) =>
-      bulkUpdateItems(
-        trx,
-        details.map(({ seq, detail }) => [seq, 0, json(detail)] as const),
-        sql`detail_json = v.column3, updated_at = ${now}`,
-      ),
-    );
+    await this.#tx((trx) => writeItemDetails(trx, details, now));
   }
 
   async failBatch(batchId: number, error: string, maxAttempts: number): Promise<number> {
@@ -390,4 +358,56 @@ export class KyselyAnchorRepository implements AnchorRepository {
   replaceWrite(batchId: number, intent: WriteIntent): Promise<boolean> {
     return replaceWrite(this.#db, batchId, intent, this.#now());
   }
+}
+
+/** Inclusion and confirmations of a sent batch; `confirmed` also confirms its requests. */
+async function applyProgress(
+  trx: Kysely<AnchorDatabase>,
+  batchId: number,
+  progress: BatchProgress,
+  now: string,
+): Promise<void> {
+  const patch: Record<string, unknown> = {
+    confirmations: progress.confirmations,
+    updated_at: now,
+  };
+  if (progress.txId !== undefined) patch['tx_id'] = progress.txId;
+  if (progress.blockNumber !== undefined) patch['block_number'] = progress.blockNumber;
+  if (progress.blockHash !== undefined) patch['block_hash'] = progress.blockHash;
+  if (progress.eventIndex !== undefined) patch['event_index'] = progress.eventIndex;
+  if (progress.anchoredAt !== undefined) patch['anchored_at'] = progress.anchoredAt;
+  if (progress.detail !== undefined) patch['detail_json'] = json(progress.detail);
+  if (progress.confirmed) {
+    patch['state'] = 'confirmed';
+    // A confirmed batch still watched for reorganisations keeps the time it was first confirmed.
+    patch['confirmed_at'] = sql`COALESCE(confirmed_at, ${now})`;
+  }
+  const updated = await trx
+    .updateTable('anchor_batches')
+    .set(patch)
+    .where('id', '=', batchId)
+    .where('state', 'in', progress.confirmed ? ['sending', 'sent', 'confirmed'] : ['sending', 'sent'])
+    .returning('id')
+    .executeTakeFirst();
+  if (updated !== undefined && progress.confirmed) {
+    await trx
+      .updateTable('anchor_items')
+      .set({ state: 'confirmed', updated_at: now })
+      .where('batch_id', '=', batchId)
+      .execute();
+  }
+}
+
+/** Per-request chain data (transparency-log index and proof). */
+async function writeItemDetails(
+  trx: Kysely<AnchorDatabase>,
+  details: readonly { readonly seq: number; readonly detail: unknown }[],
+  now: string,
+): Promise<void> {
+  if (details.length === 0) return;
+  await bulkUpdateItems(
+    trx,
+    details.map(({ seq, detail }) => [seq, 0, json(detail)] as const),
+    sql`detail_json = v.column3, updated_at = ${now}`,
+  );
 }
