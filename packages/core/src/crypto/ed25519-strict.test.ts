@@ -113,6 +113,47 @@ describe('the small-order point list', () => {
   });
 });
 
+describe('the byte-wise checks agree with the BigInt definitions', () => {
+  const smallOrderY = new Set(
+    SMALL_ORDER_POINT_ENCODINGS.map((h) => {
+      const bytes = hexToBytes(h);
+      bytes[31] = bytes[31]! & 0x7f;
+      return bytesToBigIntLE(bytes);
+    }),
+  );
+  const referencePoint = (encoding: Uint8Array) => {
+    const bytes = Uint8Array.from(encoding);
+    bytes[31] = bytes[31]! & 0x7f;
+    const y = bytesToBigIntLE(bytes);
+    return y < ED25519_P && !smallOrderY.has(y);
+  };
+  const referenceScalar = (scalar: Uint8Array) => bytesToBigIntLE(scalar) < ED25519_L;
+  // Values next to every boundary (p, L, each small-order y, 2^255, 2^256), both signs, and random ones.
+  const near = [0n, 1n, 2n, ED25519_P, ED25519_L, 2n ** 255n, 2n ** 256n - 1n, ...smallOrderY];
+  const cases: Uint8Array[] = [];
+  for (const v of near) {
+    for (const d of [-2n, -1n, 0n, 1n, 2n]) {
+      const n = v + d;
+      if (n < 0n || n >= 2n ** 256n) continue;
+      const bytes = le32(n);
+      cases.push(bytes, flipSign(toHex(bytes)));
+    }
+  }
+  for (let i = 0; i < 2000; i++) {
+    const bytes = crypto.getRandomValues(new Uint8Array(32));
+    // Push a quarter of them to the top of the range, where p and L sit.
+    if (i % 4 === 0) bytes.fill(0xff, 1 + (i % 31));
+    cases.push(bytes);
+  }
+
+  it('for points and scalars, on boundaries and random values', () => {
+    for (const bytes of cases) {
+      expect(isAcceptablePointEncoding(bytes), toHex(bytes)).toBe(referencePoint(bytes));
+      expect(isCanonicalScalar(bytes), toHex(bytes)).toBe(referenceScalar(bytes));
+    }
+  });
+});
+
 describe('why the rule is pinned in our code: @noble/ed25519 verify({ zip215: false }) alone is looser than OpenSSL', () => {
   // If this canary starts failing, noble changed its rule; ours stays pinned either way.
   const message = utf8('canary');

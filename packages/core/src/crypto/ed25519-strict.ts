@@ -57,24 +57,58 @@ function hexBytes(hex: string): Uint8Array {
   return out;
 }
 
+function littleEndian32(value: bigint): Uint8Array {
+  const out = new Uint8Array(32);
+  let n = value;
+  for (let i = 0; i < 32; i++) {
+    out[i] = Number(n & 0xffn);
+    n >>= 8n;
+  }
+  return out;
+}
+
+// The checks below compare bytes, not BigInts: they run before every Ed25519 verification, and
+// the BigInt form (copy, hex string, parse, three times a call) cost about 2 µs of a 85 µs verify.
+// The BigInt definitions stay the reference the tests compare against.
+const P_LE = littleEndian32(ED25519_P);
+const L_LE = littleEndian32(ED25519_L);
+
 /**
  * The y-coordinates of the small-order points: 0, 1, p − 1 and the two order-8 values. Comparing y
  * (sign bit ignored) instead of whole encodings also refuses the invalid "x = 0 with the sign bit
  * set" forms of the identity and of (0, −1). Non-canonical encodings (y + p, possible only for
  * y ≤ 18, i.e. the identity and the order-4 points) are refused by the y < p rule.
  */
-const SMALL_ORDER_Y: ReadonlySet<bigint> = new Set(SMALL_ORDER_POINT_ENCODINGS.map((h) => yOf(hexBytes(h))));
+const SMALL_ORDER_Y: readonly Uint8Array[] = [
+  ...new Set(SMALL_ORDER_POINT_ENCODINGS.map((h) => yOf(hexBytes(h)))),
+].map(littleEndian32);
+
+/** a < b for 32-byte little-endian numbers; bit 255 of `a` is ignored when `maskSign` is set. */
+function lessThanLE(a: Uint8Array, b: Uint8Array, maskSign: boolean): boolean {
+  for (let i = 31; i >= 0; i--) {
+    const x = i === 31 && maskSign ? a[i]! & 0x7f : a[i]!;
+    const y = b[i]!;
+    if (x !== y) return x < y;
+  }
+  return false;
+}
+
+function sameY(encoding: Uint8Array, y: Uint8Array): boolean {
+  if ((encoding[31]! & 0x7f) !== y[31]) return false;
+  for (let i = 0; i < 31; i++) if (encoding[i] !== y[i]) return false;
+  return true;
+}
 
 /** True when a 32-byte point encoding is canonical (y < p) and not one of the small-order points. */
 export function isAcceptablePointEncoding(encoding: Uint8Array): boolean {
-  if (encoding.length !== 32) return false;
-  const y = yOf(encoding);
-  return y < ED25519_P && !SMALL_ORDER_Y.has(y);
+  if (encoding.length !== 32 || !lessThanLE(encoding, P_LE, true)) return false;
+  for (const y of SMALL_ORDER_Y) if (sameY(encoding, y)) return false;
+  return true;
 }
 
 /** True when the 32-byte little-endian scalar S is canonical (S < L), RFC 8032 §5.1.7 step 1. */
 export function isCanonicalScalar(scalar: Uint8Array): boolean {
-  return scalar.length === 32 && bytesToBigIntLE(scalar) < ED25519_L;
+  return scalar.length === 32 && lessThanLE(scalar, L_LE, false);
 }
 
 /**
