@@ -44,8 +44,6 @@ export interface BuildVerificationAppOptions {
   readonly rateLimitKeyPrefix?: string;
   /** Store of the revocation list watermarks (default: DATA_DIR's SQLite file or DATABASE_URL). */
   readonly revocationStore?: StoreOptions;
-  /** The --heap-growing-percent main.ts set for the process before loading (P99); logged at start. */
-  readonly heapGrowingPercent?: number;
 }
 
 export async function buildVerificationApp(options: BuildVerificationAppOptions): Promise<FastifyInstance> {
@@ -79,21 +77,12 @@ export async function buildVerificationApp(options: BuildVerificationAppOptions)
     minThreads: config.VERIFY_WORKERS_MIN,
     idleTimeoutMs: config.VERIFY_WORKER_IDLE_MS,
     maxQueue: config.VERIFY_QUEUE_MAX,
-    youngGenerationMb: config.VERIFY_WORKER_YOUNG_GENERATION_MB,
     verifier: portable,
   });
   const cache = new VerificationCache(
     config.VERIFICATION_CACHE_MAX_ENTRIES,
     Date.now,
     config.VERIFICATION_CACHE_MAX_BYTES,
-  );
-  // What the process runs with, not what was asked: the percent main.ts applied, the pool's own option.
-  app.log.info(
-    {
-      heap_growing_percent: options.heapGrowingPercent ?? 0,
-      worker_young_generation_mb: pool.youngGenerationMb,
-    },
-    'V8 heap settings (0: V8 or NODE_OPTIONS decides)',
   );
   app.decorate('verificationCache', cache);
   app.addReadinessCheck('verify-pool', () => pool.ready);

@@ -17,11 +17,6 @@ import {
   type SharedConfig,
 } from '@proto/service-kit';
 import { httpUrl, parseJson, readLogSources } from './anchor-log-config.ts';
-import {
-  DEFAULT_HEAP_GROWING_PERCENT,
-  DEFAULT_WORKER_YOUNG_GENERATION_MB,
-  HEAP_GROWING_MAX,
-} from './heap-settings.ts';
 import { RECORD_SETTINGS_ENV } from './records/env.ts';
 
 export const VERIFICATION_ENV = defineEnv({
@@ -93,23 +88,6 @@ export const VERIFICATION_ENV = defineEnv({
     minimum: 100,
     default: 30000,
     description: 'A thread above VERIFY_WORKERS_MIN idle this long is stopped (P71)',
-  },
-  // P99: V8's heap sizing (docs/operations.md, Memory); main.ts applies the first before the modules load.
-  VERIFY_HEAP_GROWING_PERCENT: {
-    type: 'integer',
-    minimum: 0,
-    maximum: HEAP_GROWING_MAX,
-    default: DEFAULT_HEAP_GROWING_PERCENT,
-    description:
-      "Old space grows to live data × (1 + this/100) after a full GC, in every isolate (0: V8's own factor, 1.1–4; P99)",
-  },
-  VERIFY_WORKER_YOUNG_GENERATION_MB: {
-    type: 'integer',
-    minimum: 0,
-    maximum: 1024,
-    default: DEFAULT_WORKER_YOUNG_GENERATION_MB,
-    description:
-      "Young generation of each verification thread in MB (0: the process's, as NODE_OPTIONS sizes it; P99)",
   },
   VERIFY_QUEUE_MAX: {
     type: 'integer',
@@ -246,8 +224,6 @@ export interface VerificationConfig extends SharedConfig {
   readonly VERIFY_WORKERS: number;
   readonly VERIFY_WORKERS_MIN: number;
   readonly VERIFY_WORKER_IDLE_MS: number;
-  readonly VERIFY_HEAP_GROWING_PERCENT: number;
-  readonly VERIFY_WORKER_YOUNG_GENERATION_MB: number;
   readonly VERIFY_QUEUE_MAX: number;
   readonly VERIFY_RATE_LIMIT_PER_MINUTE: number;
   readonly VERIFY_BATCH_MAX_ITEMS: number;

@@ -24,8 +24,6 @@ export interface VerifyPoolOptions {
   /** A thread above minThreads idle this long is stopped. */
   readonly idleTimeoutMs: number;
   readonly maxQueue: number;
-  /** Each thread's young generation in MB (0: the process's, from NODE_OPTIONS; P99). */
-  readonly youngGenerationMb?: number;
   readonly verifier: PortableVerifierOptions;
 }
 
@@ -53,9 +51,6 @@ export class VerifyPool {
       maxThreads: options.threads,
       maxQueue: options.maxQueue,
       idleTimeout: options.idleTimeoutMs,
-      ...(options.youngGenerationMb === undefined || options.youngGenerationMb === 0
-        ? {}
-        : { resourceLimits: { maxYoungGenerationSizeMb: options.youngGenerationMb } }),
       workerData: { ...options.verifier, threadCpu: this.#cpu.buffer } satisfies VerifyWorkerData,
     });
     // 'workerCreate' fires once a thread has loaded the worker module and can take tasks.
@@ -89,11 +84,6 @@ export class VerifyPool {
   /** Threads stopped (idle timeout, failure or close) since the pool was built. */
   get threadsStopped(): number {
     return this.#stopped;
-  }
-
-  /** The young generation each thread is started with, MB, as the pool holds it (0: the process's). */
-  get youngGenerationMb(): number {
-    return this.#pool.options.resourceLimits?.maxYoungGenerationSizeMb ?? 0;
   }
 
   /** Tasks waiting for a thread. */

@@ -62,32 +62,6 @@ describe('the service process', () => {
     expect(output()).not.toMatch(/\n\s+at /);
   });
 
-  it('refuses to boot on a bad VERIFY_HEAP_GROWING_PERCENT, naming the variable, exit code 1 (P99)', async () => {
-    const { output, exit } = startChild({ VERIFY_HEAP_GROWING_PERCENT: '25%', PORT: '0' });
-    expect(await exit).toBe(1);
-    expect(output()).toMatch(/VERIFY_HEAP_GROWING_PERCENT must be integer \(got "25%"\)/);
-    expect(output()).not.toMatch(/\n\s+at /);
-  });
-
-  it('logs the V8 heap settings it runs with at start (P99)', async () => {
-    const { child, output, exit } = startChild({
-      PORT: '0',
-      NODE_OPTIONS: '--max-semi-space-size=4',
-      VERIFY_HEAP_GROWING_PERCENT: '30',
-      VERIFY_WORKER_YOUNG_GENERATION_MB: '40',
-    });
-    await waitFor(() => output().includes('listening on'), 15_000, 'the service to listen');
-    const line = output()
-      .split('\n')
-      .find((l) => l.includes('V8 heap settings'));
-    expect(JSON.parse(line ?? '{}')).toMatchObject({
-      heap_growing_percent: 30,
-      worker_young_generation_mb: 40,
-    });
-    child.kill('SIGTERM');
-    expect(await exit).toBe(0);
-  });
-
   it('drains on SIGTERM: in-flight verifications finish, a new request gets 503, exit 0', async () => {
     const port = String(20000 + Math.floor(Math.random() * 20000));
     const { child, output, exit } = startChild({
