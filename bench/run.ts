@@ -36,6 +36,8 @@ const WORKERS = process.env['BENCH_WORKERS'];
 const LOG_LEVEL = process.env['BENCH_LOG_LEVEL'] ?? 'info';
 /** A directory: the service runs under `node --cpu-prof` and writes one profile per thread there. */
 const CPU_PROF_DIR = process.env['BENCH_CPU_PROF'];
+/** Rounds of a comparison between service variants (each round runs every variant once, in order). */
+const ROUNDS = Number(process.env['BENCH_COMPARE_ROUNDS'] ?? 2);
 /** Only the cases whose name contains this text. */
 const ONLY = process.env['BENCH_ONLY'];
 /** The SPEC.md body limit of POST /verify (bundles above it are measured in-process only). */
@@ -212,6 +214,7 @@ async function startService(
   entry = MAIN,
   workers = WORKERS,
   logLevel = LOG_LEVEL,
+  env: Readonly<Record<string, string>> = {},
 ): Promise<ChildProcess> {
   const nodeArgs = CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : [];
   const child = spawn(process.execPath, [...nodeArgs, entry], {
@@ -233,6 +236,7 @@ async function startService(
       MAX_EVENT_LOOP_DELAY_MS: '0',
       VERIFIER_MODE: MODE,
       CRYPTO_BACKEND: BACKEND,
+      ...env,
     },
     // Log lines go nowhere, as to a log shipper that keeps up; writing them is still paid for.
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -456,11 +460,14 @@ interface Variant {
   readonly entry: string;
   readonly workers?: string;
   readonly logLevel?: string;
+  /** Variables for this variant's service only (BENCH_COMPARE_ENV). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /**
- * The same tier and load against service variants, alternating them twice (A B … A B …) so the drift
- * of a shared machine falls on every side; prints each variant's mean row and its ratios to the first.
+ * The same tier and load against service variants, alternating them (A B … A B …, BENCH_COMPARE_ROUNDS
+ * rounds) so the drift of a shared machine falls on every side; prints each variant's mean row, its
+ * ratios to the first, and every run's CPU and peak RSS (the spread the means hide).
  */
 async function compareServices(
   backend: CryptoBackend,
@@ -472,14 +479,14 @@ async function compareServices(
 ) {
   const [mode, requests] = load;
   console.log(
-    `\n${title} (${measuredCase.name}, ${mode}, ${variants.map((v) => v.label).join(' / ')} alternating twice):`,
+    `\n${title} (${measuredCase.name}, ${mode}, ${variants.map((v) => v.label).join(' / ')} alternating, ${ROUNDS} rounds):`,
   );
   const runs = new Map<string, Measured[]>(variants.map((v) => [v.label, []]));
   const raws: number[] = [];
-  for (let round = 0; round < 2; round++) {
+  for (let round = 0; round < ROUNDS; round++) {
     for (const variant of variants) {
       const port = 3900 + Math.floor(Math.random() * 90);
-      const child = await startService(port, variant.entry, variant.workers, variant.logLevel);
+      const child = await startService(port, variant.entry, variant.workers, variant.logLevel, variant.env);
       try {
         const [measured, rawMs] = await measureWithRaw(backend, measuredCase, () =>
           measure(child.pid!, `http://127.0.0.1:${port}`, requests, connections),
@@ -519,6 +526,15 @@ async function compareServices(
   }
   console.log(ACCOUNT_HEADER);
   for (const line of accounts) console.log(line);
+  console.log('each run, in order: CPU ms/verify (workers ms), peak RSS MB');
+  for (const variant of variants) {
+    const each = runs
+      .get(variant.label)!
+      .map(
+        (m) => `${m.cpuPerBundle.toFixed(2)} (${m.workersPerBundle.toFixed(2)}), ${m.peakRssMb.toFixed(0)}`,
+      );
+    console.log(`  ${variant.label.padEnd(18)} ${each.join(' | ')}`);
+  }
 }
 
 async function main(): Promise<void> {
@@ -656,6 +672,28 @@ async function main(): Promise<void> {
         );
       }
     }
+  }
+  // P99: the same service under other environments (label:K=V,K=V;…), e.g. V8 heap settings:
+  // BENCH_COMPARE_ENV='default:;again:;semi 16:NODE_OPTIONS=--max-semi-space-size=16' (a second
+  // default is the same-vs-same control). A value cannot hold a comma.
+  const envVariants = process.env['BENCH_COMPARE_ENV'];
+  if (pairCase !== undefined && envVariants !== undefined) {
+    await compareServices(
+      backend,
+      pairCase,
+      'environments compared',
+      envVariants.split(';').map((variant) => {
+        const [label = '', assignments = ''] = variant.split(':');
+        const env = Object.fromEntries(
+          assignments
+            .split(',')
+            .filter((a) => a.includes('='))
+            .map((a) => [a.slice(0, a.indexOf('=')).trim(), a.slice(a.indexOf('=') + 1).trim()]),
+        );
+        return { label: label.trim(), entry: MAIN, env };
+      }),
+      connections,
+    );
   }
   // Issue 14: what request logging at info costs, against warn (no request lines).
   if (pairCase !== undefined && process.env['BENCH_COMPARE_LOG'] !== undefined) {
