@@ -17,6 +17,14 @@ import {
 } from '@proto/core';
 import { encodeCbor } from '@proto/service-kit';
 import autocannon from 'autocannon';
+import {
+  captureAnswer,
+  FLOOR_HEADER,
+  type FloorKind,
+  floorRow,
+  holdMsFor,
+  startFloor,
+} from './http-floor.ts';
 import { DEFAULT_BATCHES, runRow } from './load-plan.ts';
 import { cpuTimeMs, ownCpuMs, rssMb, threadCpuTimeMs } from './proc-stats.ts';
 
@@ -38,6 +46,18 @@ const LOG_LEVEL = process.env['BENCH_LOG_LEVEL'] ?? 'info';
 const CPU_PROF_DIR = process.env['BENCH_CPU_PROF'];
 /** Rounds of a comparison between service variants (each round runs every variant once, in order). */
 const ROUNDS = Number(process.env['BENCH_COMPARE_ROUNDS'] ?? 2);
+/**
+ * The HTTP floor servers run after every single-request row (bench/http-floor-server.ts, P98):
+ * `fastify` (default), `fastify,node` adds bare node:http, `skip` runs none.
+ */
+const FLOOR_KINDS: readonly FloorKind[] =
+  process.env['BENCH_HTTP_FLOOR'] === 'skip'
+    ? []
+    : (process.env['BENCH_HTTP_FLOOR'] ?? 'fastify').split(',').map((kind) => {
+        const trimmed = kind.trim();
+        if (trimmed !== 'fastify' && trimmed !== 'node') throw new Error(`BENCH_HTTP_FLOOR: unknown ${kind}`);
+        return trimmed;
+      });
 /** Only the cases whose name contains this text. */
 const ONLY = process.env['BENCH_ONLY'];
 /** The SPEC.md body limit of POST /verify (bundles above it are measured in-process only). */
@@ -209,6 +229,8 @@ function prepare(backend: CryptoBackend): Prepared[] {
   });
 }
 
+const cpuProfArgs = () => (CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : []);
+
 async function startService(
   port: number,
   entry = MAIN,
@@ -216,8 +238,7 @@ async function startService(
   logLevel = LOG_LEVEL,
   env: Readonly<Record<string, string>> = {},
 ): Promise<ChildProcess> {
-  const nodeArgs = CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : [];
-  const child = spawn(process.execPath, [...nodeArgs, entry], {
+  const child = spawn(process.execPath, [...cpuProfArgs(), entry], {
     env: {
       // As the image runs it (docker/Dockerfile; docs/operations.md, Memory), unless the caller says otherwise.
       NODE_OPTIONS: '--max-semi-space-size=4',
@@ -403,6 +424,62 @@ function accountRow(p: Prepared, mode: string, m: Measured): string {
   return `${p.name.padEnd(19)} ${mode.padEnd(18)} ${num(m.cpuPerBundle, 2, 13)} ${num(m.mainPerBundle, 2)} ${num(m.mainProcPerBundle, 2)} ${num(m.workersPerBundle, 2, 11)} ${num(other, 2, 9)} ${num(m.loadgenPerBundle, 2, 11)} ${num(m.loadgenCores, 2, 14)} ${num((100 * p.rawMs) / m.cpuPerBundle, 0, 4)} % ${num((100 * p.rawMs) / m.workersPerBundle, 0, 10)} % ${num(m.bundlesPerSecond / limitLeft, 2, 18)}`;
 }
 
+/**
+ * The floor servers under the load just measured against the service: the same body, the service's own
+ * answer to it, 8 connections for BENCH_DURATION_S, each answer held so they arrive at the service's
+ * rate (holdMsFor). Returns the floor table's lines.
+ */
+async function measureFloors(
+  p: Prepared,
+  mode: string,
+  serviceUrl: string,
+  load: Load,
+  service: Measured,
+  connections: number,
+): Promise<string[]> {
+  const answer = await captureAnswer(`${serviceUrl}${load.path}`, load);
+  if (answer.status !== 200) throw new Error(`${p.name} ${mode}: the service answered ${answer.status}`);
+  const serviceSide = {
+    main: service.mainProcPerBundle,
+    other: service.cpuPerBundle - service.mainPerBundle - service.workersPerBundle,
+  };
+  const lines: string[] = [];
+  for (const kind of FLOOR_KINDS) {
+    const floor = await startFloor(
+      kind,
+      join(DATA_DIR, 'floor-answer.json'),
+      answer,
+      holdMsFor(connections, service.bundlesPerSecond),
+      cpuProfArgs(),
+    );
+    try {
+      const m = await measure(floor.child.pid!, floor.url, load, connections);
+      if (m.failures > 0)
+        throw new Error(`${p.name} ${mode}: the ${kind} floor failed ${m.failures} requests`);
+      lines.push(
+        floorRow(
+          p.name,
+          mode,
+          kind,
+          { service: service.bundlesPerSecond, floor: m.bundlesPerSecond },
+          serviceSide,
+          { all: m.cpuPerBundle, main: m.mainProcPerBundle },
+        ),
+      );
+      if (CPU_PROF_DIR) {
+        // Its profile covers its whole life, warm-up included: divide by every request it answered.
+        const answered = await (await fetch(`${floor.url}/requests`)).text();
+        lines.push(
+          `  profiled ${kind} floor: pid ${floor.child.pid}; node bench/profile-summary.ts ${CPU_PROF_DIR} 30 --pid=${floor.child.pid} --requests=${answered}`,
+        );
+      }
+    } finally {
+      await stopService(floor.child);
+    }
+  }
+  return lines;
+}
+
 const jsonLoad = (p: Prepared): Load => ({
   path: '/verify',
   contentType: 'application/json',
@@ -579,6 +656,7 @@ async function main(): Promise<void> {
     'bundle              mode               bundles/s   p50 ms   p99 ms  CPU ms/verify  raw ms   share  ratio(all cores)  peak RSS MB  non-2xx',
   );
   const accounts: string[] = [];
+  const floors: string[] = [];
   try {
     for (const p of process.env['BENCH_TABLE'] === 'skip' ? [] : prepared) {
       if (Buffer.byteLength(p.json) > BODY_LIMIT) {
@@ -591,12 +669,20 @@ async function main(): Promise<void> {
         );
         console.log(row({ ...p, rawMs }, mode, m));
         accounts.push(accountRow({ ...p, rawMs }, mode, m));
+        if (load.perRequest === 1) floors.push(...(await measureFloors(p, mode, url, load, m, connections)));
       }
     }
     if (accounts.length > 0) {
       console.log('\nwhere the CPU per bundle goes (same runs):');
       console.log(ACCOUNT_HEADER);
       for (const line of accounts) console.log(line);
+    }
+    if (floors.length > 0) {
+      console.log(
+        `\nthe HTTP floor (same body, the service's answer replayed, ${connections} connections held to the service's req/s; ms per request):`,
+      );
+      console.log(FLOOR_HEADER);
+      for (const line of floors) console.log(line);
     }
     const heaviest =
       prepared.find((p) => p.name.startsWith('v2 maximum (60)')) ??
@@ -720,6 +806,9 @@ async function main(): Promise<void> {
       'cores = that CPU ÷ wall time; sig/workers = raw ms ÷ workers ms (what the workers do beyond signatures);',
       "ratio(cores left) = bundles/s ÷ ((cores − loadgen cores) ÷ raw ms): the ratio with the load generator's",
       'cores taken out. A build without the thread metric prints NaN for main, workers, other and sig/workers.',
+      "floor = a server with the service's Node and Fastify (node: bare node:http) that takes the same body as bytes",
+      "and sends the service's captured answer (status, headers, body) back, each held so its req/s is the service's;",
+      'service main = its main thread from /proc; floor all / main = the floor process / its main thread from /proc.',
     ].join('\n'),
   );
 }
