@@ -152,12 +152,16 @@ async function measureWithRaw<T>(
   backend: CryptoBackend,
   p: Prepared,
   run: () => Promise<T>,
-): Promise<[T, number]> {
+): Promise<[T, number, number]> {
   const before = replayRawMs(backend, p.calls);
   const measured = await run();
   const after = replayRawMs(backend, p.calls);
-  return [measured, (before + after) / 2];
+  // after ÷ before: a shared host's speed can move during a row, and then no share from it is exact.
+  return [measured, (before + after) / 2, after / before];
 }
+
+/** Rows whose raw cost moved more than this between before and after are marked as unreliable. */
+const RAW_DRIFT_LIMIT = 0.1;
 
 /** Single-thread cost of one verification per algorithm (ms), same backend, 600-byte message. */
 function signatureCosts(backend: CryptoBackend): Map<SigningAlg, number> {
@@ -655,7 +659,7 @@ async function main(): Promise<void> {
     `\nservice pid ${pid}, idle RSS ${idleRss.toFixed(0)} MB, ${connections} connections, autocannon on the same machine`,
   );
   console.log(
-    'bundle              mode               bundles/s   p50 ms   p99 ms  CPU ms/verify  raw ms   share  ratio(all cores)  peak RSS MB  non-2xx',
+    'bundle              mode               bundles/s   p50 ms   p99 ms  CPU ms/verify  raw ms   share  ratio(all cores)  peak RSS MB  non-2xx  raw drift',
   );
   const accounts: string[] = [];
   const floors: string[] = [];
@@ -679,10 +683,11 @@ async function main(): Promise<void> {
         continue;
       }
       for (const [mode, load] of loadsOf(p, batchAvailable)) {
-        const [m, rawMs] = await measureWithRaw(backend, p, () =>
+        const [m, rawMs, drift] = await measureWithRaw(backend, p, () =>
           measure(pid, url, load, load.perRequest > 1 ? 2 : connections),
         );
-        console.log(row({ ...p, rawMs }, mode, m));
+        const unsteady = Math.abs(drift - 1) > RAW_DRIFT_LIMIT ? '  *' : '';
+        console.log(`${row({ ...p, rawMs }, mode, m)} ${`×${drift.toFixed(2)}`.padStart(9)}${unsteady}`);
         accounts.push(accountRow({ ...p, rawMs }, mode, m));
         if (load.perRequest === 1) floors.push(...(await measureFloors(p, mode, url, load, m, connections)));
       }
@@ -814,7 +819,7 @@ async function main(): Promise<void> {
     [
       '',
       'CPU ms/verify = utime+stime of the service process (all threads, /proc/PID/stat) ÷ bundles answered 2xx;',
-      "raw ms = the bundle's own verify() calls replayed on one core (same keys, messages, signatures), taken just\nbefore and after each row; share = raw ms ÷ CPU ms/verify; ratio = bundles/s ÷ (cores ÷ raw ms). The load generator shares the cores.",
+      "raw ms = the bundle's own verify() calls replayed on one core (same keys, messages, signatures), taken just\nbefore and after each row (raw drift = after ÷ before; * = moved over 10 %: the host's speed changed during the row,\nso its share is not exact); share = raw ms ÷ CPU ms/verify; ratio = bundles/s ÷ (cores ÷ raw ms). The load generator shares the cores.",
       "main, workers = the service's proto_verify_thread_cpu_seconds_total{thread} (P86) over the run ÷ bundles;",
       '(/proc) = its main thread from /proc/PID/task/PID/stat, a check; other = CPU − main − workers (GC helper,',
       "libuv and compiler threads); loadgen = this process's CPU (autocannon runs in it) ÷ bundles, and loadgen",
