@@ -30,6 +30,17 @@ export function bytesToBigIntLE(bytes: Uint8Array): bigint {
   return BigInt(`0x${Buffer.from(bytes).reverse().toString('hex')}`);
 }
 
+/** The 32-byte little-endian encoding of 0 ≤ value < 2^256 (Ed25519 scalars and field elements). */
+export function littleEndian32(value: bigint): Uint8Array {
+  const out = new Uint8Array(32);
+  let n = value;
+  for (let i = 0; i < 32; i++) {
+    out[i] = Number(n & 0xffn);
+    n >>= 8n;
+  }
+  return out;
+}
+
 export function isBytes(value: unknown): value is Uint8Array {
   return value instanceof Uint8Array;
 }

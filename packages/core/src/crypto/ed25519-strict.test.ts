@@ -4,7 +4,7 @@
 import * as ed from '@noble/ed25519';
 import { sha512 } from '@noble/hashes/sha2.js';
 import { describe, expect, it } from 'vitest';
-import { bytesToBigIntLE, concatBytes, toHex, utf8 } from './bytes.ts';
+import { bytesToBigIntLE, concatBytes, littleEndian32, toHex, utf8 } from './bytes.ts';
 import {
   ED25519_L,
   ED25519_P,
@@ -18,16 +18,6 @@ import { hexToBytes } from './test-vectors.ts';
 
 ed.hashes.sha512 = sha512;
 
-function le32(value: bigint): Uint8Array {
-  const out = new Uint8Array(32);
-  let n = value;
-  for (let i = 0; i < 32; i++) {
-    out[i] = Number(n & 0xffn);
-    n >>= 8n;
-  }
-  return out;
-}
-
 /** Encoding with y replaced by y + p (only representable when y + p < 2^255). */
 function nonCanonical(encoding: string): Uint8Array | undefined {
   const bytes = hexToBytes(encoding);
@@ -36,7 +26,7 @@ function nonCanonical(encoding: string): Uint8Array | undefined {
   high[31] = high[31]! & 0x7f;
   const y = bytesToBigIntLE(high) + ED25519_P;
   if (y >= 2n ** 255n) return undefined;
-  const out = le32(y);
+  const out = littleEndian32(y);
   out[31] = out[31]! | sign;
   return out;
 }
@@ -84,7 +74,7 @@ describe('the small-order point list', () => {
   it('refuses the non-canonical encoding of every point with y + p < 2^255, and accepts real keys', () => {
     for (let y = 2n; y < 19n; y++) {
       for (const sign of [0, 0x80]) {
-        const canonical = le32(y);
+        const canonical = littleEndian32(y);
         canonical[31] = canonical[31]! | sign;
         let isPoint = true;
         try {
@@ -93,7 +83,7 @@ describe('the small-order point list', () => {
           isPoint = false;
         }
         if (!isPoint) continue;
-        const high = le32(y + ED25519_P);
+        const high = littleEndian32(y + ED25519_P);
         high[31] = high[31]! | sign;
         expect(isAcceptablePointEncoding(canonical)).toBe(true);
         expect(isAcceptablePointEncoding(high)).toBe(false);
@@ -106,10 +96,10 @@ describe('the small-order point list', () => {
   });
 
   it('accepts S only below L', () => {
-    expect(isCanonicalScalar(le32(0n))).toBe(true);
-    expect(isCanonicalScalar(le32(ED25519_L - 1n))).toBe(true);
-    expect(isCanonicalScalar(le32(ED25519_L))).toBe(false);
-    expect(isCanonicalScalar(le32(2n ** 256n - 1n))).toBe(false);
+    expect(isCanonicalScalar(littleEndian32(0n))).toBe(true);
+    expect(isCanonicalScalar(littleEndian32(ED25519_L - 1n))).toBe(true);
+    expect(isCanonicalScalar(littleEndian32(ED25519_L))).toBe(false);
+    expect(isCanonicalScalar(littleEndian32(2n ** 256n - 1n))).toBe(false);
   });
 });
 
@@ -135,7 +125,7 @@ describe('the byte-wise checks agree with the BigInt definitions', () => {
     for (const d of [-2n, -1n, 0n, 1n, 2n]) {
       const n = v + d;
       if (n < 0n || n >= 2n ** 256n) continue;
-      const bytes = le32(n);
+      const bytes = littleEndian32(n);
       cases.push(bytes, flipSign(toHex(bytes)));
     }
   }
@@ -159,11 +149,14 @@ describe('why the rule is pinned in our code: @noble/ed25519 verify({ zip215: fa
   const message = utf8('canary');
   it('accepts a small-order R whose equation holds, and a mixed-order R (cofactored equation)', () => {
     const r = hexToBytes(SMALL_ORDER_POINT_ENCODINGS[0]!);
-    const identityR = concatBytes(r, le32((challenge(r, publicKey, message) * a) % ED25519_L));
+    const identityR = concatBytes(r, littleEndian32((challenge(r, publicKey, message) * a) % ED25519_L));
     expect(ed.verify(identityR, message, publicKey, { zip215: false })).toBe(true);
     const nonce = 99n;
     const mixed = ed.Point.BASE.multiply(nonce).add(order8).toBytes();
-    const mixedR = concatBytes(mixed, le32((nonce + challenge(mixed, publicKey, message) * a) % ED25519_L));
+    const mixedR = concatBytes(
+      mixed,
+      littleEndian32((nonce + challenge(mixed, publicKey, message) * a) % ED25519_L),
+    );
     expect(ed.verify(mixedR, message, publicKey, { zip215: false })).toBe(true);
     for (const [, backend] of BACKENDS) {
       expect(backend.verify('ed25519', publicKey, message, identityR)).toBe(false);
@@ -180,7 +173,7 @@ describe.each(BACKENDS)('pinned Ed25519 rule: %s backend', (_name, backend) => {
   it('accepts the honest signature and refuses the same signature with S + L', () => {
     expect(backend.verify('ed25519', publicKey, message, signature)).toBe(true);
     const s = bytesToBigIntLE(signature.subarray(32));
-    const malleated = concatBytes(signature.subarray(0, 32), le32(s + ED25519_L));
+    const malleated = concatBytes(signature.subarray(0, 32), littleEndian32(s + ED25519_L));
     expect(backend.verify('ed25519', publicKey, message, malleated)).toBe(false);
     expect(other.verify('ed25519', publicKey, message, malleated)).toBe(false);
   });
@@ -201,11 +194,14 @@ describe.each(BACKENDS)('pinned Ed25519 rule: %s backend', (_name, backend) => {
   it('refuses every small-order R even where the verification equation holds', () => {
     for (const encoding of SMALL_ORDER_POINT_ENCODINGS) {
       const r = hexToBytes(encoding);
-      const forged = concatBytes(r, le32((challenge(r, publicKey, message) * a) % ED25519_L));
+      const forged = concatBytes(r, littleEndian32((challenge(r, publicKey, message) * a) % ED25519_L));
       expect(backend.verify('ed25519', publicKey, message, forged), encoding).toBe(false);
       const high = nonCanonical(encoding);
       if (high !== undefined) {
-        const forgedHigh = concatBytes(high, le32((challenge(high, publicKey, message) * a) % ED25519_L));
+        const forgedHigh = concatBytes(
+          high,
+          littleEndian32((challenge(high, publicKey, message) * a) % ED25519_L),
+        );
         expect(backend.verify('ed25519', publicKey, message, forgedHigh)).toBe(false);
       }
     }
@@ -222,7 +218,7 @@ describe.each(BACKENDS)('pinned Ed25519 rule: %s backend', (_name, backend) => {
       const nonce = 1000n + BigInt(i);
       const r = ed.Point.BASE.multiply(nonce).toBytes();
       const k = challenge(r, mixedKey, m);
-      const sig = concatBytes(r, le32((nonce + k * a) % ED25519_L));
+      const sig = concatBytes(r, littleEndian32((nonce + k * a) % ED25519_L));
       const verdict = backend.verify('ed25519', mixedKey, m, sig);
       expect(other.verify('ed25519', mixedKey, m, sig)).toBe(verdict);
       expect(verdict).toBe(k % 8n === 0n);

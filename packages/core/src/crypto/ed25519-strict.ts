@@ -1,7 +1,7 @@
 // The pinned Ed25519 acceptance rule, checked before any curve arithmetic in BOTH backends.
 // docs/architecture.md §2 "Crypto backends" (strict RFC 8032: canonical S, no small-order keys), PROTOCOL §4.3.
 
-import { bytesToBigIntLE } from './bytes.ts';
+import { bytesToBigIntLE, littleEndian32 } from './bytes.ts';
 
 // Why an explicit pre-check, shared by both backends:
 //
@@ -54,16 +54,6 @@ function yOf(encoding: Uint8Array): bigint {
 function hexBytes(hex: string): Uint8Array {
   const out = new Uint8Array(hex.length / 2);
   for (let i = 0; i < out.length; i++) out[i] = Number.parseInt(hex.slice(2 * i, 2 * i + 2), 16);
-  return out;
-}
-
-function littleEndian32(value: bigint): Uint8Array {
-  const out = new Uint8Array(32);
-  let n = value;
-  for (let i = 0; i < 32; i++) {
-    out[i] = Number(n & 0xffn);
-    n >>= 8n;
-  }
   return out;
 }
 

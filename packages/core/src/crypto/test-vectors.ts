@@ -11,6 +11,7 @@ import {
   decodeBase64Strict,
   encodeBase64,
   fromHexStrict,
+  littleEndian32,
   toHex,
   utf8,
 } from './bytes.ts';
@@ -184,16 +185,6 @@ const RFC8032_INPUTS = [
     message_hex: 'af82',
   },
 ] as const;
-
-function littleEndian32(value: bigint): Uint8Array {
-  const out = new Uint8Array(32);
-  let n = value;
-  for (let i = 0; i < 32; i++) {
-    out[i] = Number(n & 0xffn);
-    n >>= 8n;
-  }
-  return out;
-}
 
 /**
  * Builds every section from keys and canonical payloads, exactly as the upstream generator lays
