@@ -72,6 +72,11 @@ export const SHARED_ENV_PROPERTIES = {
     default: 10000,
     description: 'Longest graceful drain on SIGTERM/SIGINT before a forced exit',
   },
+  DIAGNOSTIC_REPORT_DIR: {
+    type: 'string',
+    minLength: 1,
+    description: 'Where SIGUSR2 writes a Node diagnostic report (default: the system temp directory)',
+  },
   MAX_EVENT_LOOP_DELAY_MS: {
     type: 'integer',
     minimum: 0,
@@ -97,6 +102,7 @@ export interface SharedConfig {
   readonly DATABASE_URL?: string;
   readonly REDIS_URL?: string;
   readonly SHUTDOWN_TIMEOUT_MS: number;
+  readonly DIAGNOSTIC_REPORT_DIR?: string;
   readonly MAX_EVENT_LOOP_DELAY_MS: number;
   readonly GIT_COMMIT?: string;
 }

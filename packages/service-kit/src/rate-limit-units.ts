@@ -2,6 +2,7 @@
 // one Redis round trip per batch). All or nothing: a request whose units do not all fit takes none (P78).
 // Redis while it answers, process memory while it does not (the failover of D17 / issue 12 item 5).
 import type { Redis } from 'ioredis';
+import { LRUCache } from 'lru-cache';
 import type { FailoverHealth } from './failover-store.ts';
 
 export interface UnitsTaken {
@@ -73,14 +74,14 @@ interface LocalWindow {
  * plugin's LocalStore bounds its LRU). Synchronous, so atomic within the process.
  */
 export function localTakeUnits(cacheSize = 5000): TakeUnits {
-  const windows = new Map<string, LocalWindow>();
+  const windows = new LRUCache<string, LocalWindow>({ max: cacheSize });
   return async (key, units, max, windowMs) => {
     const now = Date.now();
     let window = windows.get(key);
-    if (window !== undefined) windows.delete(key);
-    if (window === undefined || window.endsAt <= now) window = { count: 0, endsAt: 0 };
-    windows.set(key, window);
-    if (windows.size > cacheSize) windows.delete(windows.keys().next().value!);
+    if (window === undefined || window.endsAt <= now) {
+      window = { count: 0, endsAt: 0 };
+      windows.set(key, window);
+    }
     const ttlMs = window.count === 0 ? 0 : window.endsAt - now;
     if (window.count + units > max) return { taken: false, current: window.count, ttlMs };
     if (window.count === 0) window.endsAt = now + windowMs;

@@ -1,9 +1,10 @@
 // Process entry for every service: build, listen, log the address, drain on SIGTERM/SIGINT, exit 0;
-// a ConfigError is printed without a stack and exits 1. docs/architecture.md §3 (close-with-grace, env-schema).
+// SIGUSR2 writes a diagnostic report and changes nothing else; a ConfigError is printed without a stack and exits 1. docs/architecture.md §3 (close-with-grace, env-schema).
 import { flushCompileCache } from 'node:module';
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError } from './config.ts';
+import { installDiagnosticReport } from './diagnostic-report.ts';
 import { redactSecrets } from './secret-values.ts';
 
 /** Prints a configuration error the way an operator wants to read it, then exits 1. */
@@ -43,7 +44,11 @@ export async function runService(
   }
   const info = app.serviceInfo;
   const grace = closeWithGrace(
-    { delay: info.shutdownTimeoutMs, logger: { error: (msg: unknown) => app.log.error(msg) } },
+    {
+      delay: info.shutdownTimeoutMs,
+      logger: { error: (msg: unknown) => app.log.error(msg) },
+      skip: ['SIGUSR2'],
+    },
     async ({ signal, err }) => {
       if (err) app.log.error({ err }, 'fatal error: closing');
       else app.log.info({ signal }, 'shutting down: draining in-flight requests');
@@ -51,7 +56,14 @@ export async function runService(
       app.log.info('shutdown complete');
     },
   );
-  app.addHook('onClose', async () => grace.uninstall());
+  const removeReport = installDiagnosticReport(info.diagnosticReportDir, {
+    written: (file) => app.log.info({ file }, 'diagnostic report written (SIGUSR2)'),
+    failed: (err) => app.log.error({ err }, 'diagnostic report failed (SIGUSR2)'),
+  });
+  app.addHook('onClose', async () => {
+    grace.uninstall();
+    removeReport();
+  });
   const address = await app.listen({ port: info.port, host: info.host });
   // With NODE_COMPILE_CACHE set, write the cache now, not at exit: a service killed -9 or OOM-killed would
   // otherwise never write it, and its restart would strip the TypeScript types again (tens of MB of RSS).

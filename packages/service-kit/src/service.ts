@@ -1,6 +1,7 @@
 // The Fastify instance every service starts from: logging, headers, limits, errors, load shedding,
 // CBOR, metrics, rate limits, OpenAPI docs, health and readiness. docs/architecture.md §3 and §6.
 
+import { tmpdir } from 'node:os';
 import helmet from '@fastify/helmet';
 import { findProfile, type ProtocolProfile } from '@proto/core';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
@@ -29,6 +30,8 @@ export interface ServiceInfo {
   readonly host: string;
   readonly port: number;
   readonly shutdownTimeoutMs: number;
+  /** Directory for the diagnostic report SIGUSR2 writes. */
+  readonly diagnosticReportDir: string;
 }
 
 declare module 'fastify' {
@@ -137,6 +140,7 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     host: config.HOST,
     port: config.PORT,
     shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+    diagnosticReportDir: config.DIAGNOSTIC_REPORT_DIR ?? tmpdir(),
   } satisfies ServiceInfo);
   app.addSchema({ $id: 'ErrorResponse', ...errorResponseSchema });
 

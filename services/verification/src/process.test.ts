@@ -1,7 +1,9 @@
 // The real service as a child process on the pinned Node: boot failure on a bad VERIFIER_MODE or
-// REVOCATION_SOURCES, and a graceful SIGTERM (in-flight finish, new get 503, exit 0). docs/architecture.md §3.
+// REVOCATION_SOURCES, a graceful SIGTERM (in-flight finish, new get 503, exit 0), and SIGUSR2 writing a
+// diagnostic report while serving on. docs/architecture.md §3.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -116,5 +118,44 @@ describe('the service process', () => {
     expect(await exit).toBe(0);
     // After the drain nobody listens any more.
     await expect(fetch(`${base}/health`)).rejects.toThrow();
+  });
+
+  it('writes a diagnostic report on SIGUSR2, without the environment, and keeps serving', async () => {
+    const port = String(20000 + Math.floor(Math.random() * 20000));
+    const reports = mkdtempSync(join(tmpdir(), 'reports-'));
+    // Stands for a credential in the environment: the report must not carry it.
+    const canary = `canary-${randomUUID()}`;
+    const { child, output, exit } = startChild({
+      PORT: port,
+      DIAGNOSTIC_REPORT_DIR: reports,
+      PROTO_TEST_CANARY: canary,
+    });
+    await waitFor(() => output().includes('listening on'), 15_000, 'the service to listen');
+    child.kill('SIGUSR2');
+    await waitFor(() => output().includes('diagnostic report written'), 15_000, 'the report');
+    const files = readdirSync(reports);
+    expect(files).toHaveLength(1);
+    const text = readFileSync(join(reports, files[0]!), 'utf8');
+    const report = JSON.parse(text) as { header: { processId: number }; javascriptStack: unknown };
+    expect(report.header.processId).toBe(child.pid);
+    expect(report.javascriptStack).toBeDefined();
+    expect(text).not.toContain(canary);
+    expect(output()).toContain(join(reports, files[0]!));
+    expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+    child.kill('SIGTERM');
+    expect(await exit).toBe(0);
+    expect(output()).not.toContain('shutting down: draining in-flight requests","signal":"SIGUSR2');
+  });
+
+  it('logs a report it cannot write and keeps serving', async () => {
+    const port = String(20000 + Math.floor(Math.random() * 20000));
+    const missing = join(mkdtempSync(join(tmpdir(), 'reports-')), 'not-there');
+    const { child, output, exit } = startChild({ PORT: port, DIAGNOSTIC_REPORT_DIR: missing });
+    await waitFor(() => output().includes('listening on'), 15_000, 'the service to listen');
+    child.kill('SIGUSR2');
+    await waitFor(() => output().includes('diagnostic report failed'), 15_000, 'the failure log');
+    expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+    child.kill('SIGTERM');
+    expect(await exit).toBe(0);
   });
 });
