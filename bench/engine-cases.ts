@@ -1,6 +1,7 @@
-// The builder bundles shared by the in-process engine benches (issue 14):
-// bench/engine-share.ts (engine against raw signatures) and bench/engine-ab.ts (two builds of core).
-import type { BuildOptions } from '@proto/core';
+// The builder bundles shared by the in-process engine benches (issue 14): bench/engine-share.ts (engine
+// against raw signatures), bench/engine-ab.ts (two builds of core) and bench/protocol-floor.ts; and the
+// recorder that learns a bundle's own signature calls, which bench/run.ts replays for its raw cost.
+import type { BuildOptions, CryptoBackend, SigningAlg } from '@proto/core';
 
 export interface EngineCase {
   readonly name: string;
@@ -18,3 +19,37 @@ export const ENGINE_CASES: readonly EngineCase[] = [
   { name: 'maximum-1000', options: { tier: 'maximum', entries: 1000 }, runs: 4, ab: false },
   { name: 'v1-10', options: { version: '1.0', entries: 10 }, runs: 150, ab: false },
 ];
+
+/** One verify() call as the engine made it: the bundle's own keys, messages and signatures. */
+export interface SignatureCall {
+  readonly alg: SigningAlg;
+  readonly publicKey: Uint8Array;
+  readonly message: Uint8Array;
+  readonly signature: Uint8Array;
+}
+
+/**
+ * `inner` with its verify() calls appended to `calls` as they are made, answered by `inner`: a verification
+ * through it tells which signatures a bundle has, with their real lengths, to count or replay them.
+ */
+export function recordingBackend(inner: CryptoBackend): { backend: CryptoBackend; calls: SignatureCall[] } {
+  const calls: SignatureCall[] = [];
+  const backend: CryptoBackend = {
+    name: inner.name,
+    algorithms: inner.algorithms,
+    sign: (alg, secretKey, message) => inner.sign(alg, secretKey, message),
+    generateKeyPair: (alg) => inner.generateKeyPair(alg),
+    verify: (alg, publicKey, message, signature) => {
+      calls.push({ alg, publicKey, message, signature });
+      return inner.verify(alg, publicKey, message, signature);
+    },
+  };
+  return { backend, calls };
+}
+
+/** How many of `calls` each algorithm has. */
+export function callCounts(calls: readonly SignatureCall[]): Map<SigningAlg, number> {
+  const counts = new Map<SigningAlg, number>();
+  for (const c of calls) counts.set(c.alg, (counts.get(c.alg) ?? 0) + 1);
+  return counts;
+}

@@ -11,29 +11,13 @@ import {
   type SigningAlg,
   selectCryptoBackend,
 } from '@proto/core';
-import { ENGINE_CASES } from './engine-cases.ts';
+import { callCounts, ENGINE_CASES, recordingBackend } from './engine-cases.ts';
 import { ownCpuMs } from './proc-stats.ts';
 
 const MODE = 'hybrid_preferred' as const;
 const ONLY = process.env['ONLY'];
 const LOOP = process.env['PROFILE_LOOP'];
 const ROUNDS = Number(process.env['ROUNDS'] ?? 5);
-
-function counting(inner: CryptoBackend): { backend: CryptoBackend; counts: Map<SigningAlg, number> } {
-  const counts = new Map<SigningAlg, number>();
-  return {
-    counts,
-    backend: {
-      ...inner,
-      sign: (a, s, m) => inner.sign(a, s, m),
-      generateKeyPair: (a) => inner.generateKeyPair(a),
-      verify: (alg, pk, m, sig) => {
-        counts.set(alg, (counts.get(alg) ?? 0) + 1);
-        return inner.verify(alg, pk, m, sig);
-      },
-    },
-  };
-}
 
 function signatureCosts(backend: CryptoBackend): Map<SigningAlg, number> {
   const costs = new Map<SigningAlg, number>();
@@ -78,18 +62,19 @@ for (const { name, options, runs } of ENGINE_CASES) {
     console.log(`${name}: ${n} verifications`);
     continue;
   }
-  const c = counting(backend);
-  const v = createVerifier({ mode: MODE, backend: c.backend });
+  const recording = recordingBackend(backend);
+  const v = createVerifier({ mode: MODE, backend: recording.backend });
   if (!v.ok) throw new Error(v.error.message);
   const verdict = v.value.verify(JSON.parse(json));
   if (!verdict.verified) throw new Error(`${name} does not verify`);
+  const counts = callCounts(recording.calls);
   // Interleave engine and raw measurements so machine noise hits both alike.
   let engine = 0;
   let raw = 0;
   for (let round = 0; round < ROUNDS; round++) {
     const costs = signatureCosts(backend);
     let r = 0;
-    for (const [alg, k] of c.counts) r += k * (costs.get(alg) ?? 0);
+    for (const [alg, k] of counts) r += k * (costs.get(alg) ?? 0);
     raw += r;
     verifier.value.verify(JSON.parse(json));
     const t0 = ownCpuMs();
@@ -143,17 +128,8 @@ for (const { name, options, runs } of ENGINE_CASES) {
  * first Ed25519 and first ML-DSA-65 check), where most of the signatures' extra time falls.
  */
 function interference(real: CryptoBackend, parsed: unknown, runs: number): string {
-  const recorded: { alg: SigningAlg; pk: Uint8Array; m: Uint8Array; sig: Uint8Array }[] = [];
-  const recording = createVerifier({
-    mode: MODE,
-    backend: {
-      ...real,
-      verify: (alg, pk, m, sig) => {
-        recorded.push({ alg, pk, m, sig });
-        return real.verify(alg, pk, m, sig);
-      },
-    },
-  });
+  const { backend: recorder, calls: recorded } = recordingBackend(real);
+  const recording = createVerifier({ mode: MODE, backend: recorder });
   if (!recording.ok || !recording.value.verify(parsed).verified) throw new Error('recording failed');
   let inside = 0;
   let first = 0;
@@ -179,7 +155,7 @@ function interference(real: CryptoBackend, parsed: unknown, runs: number): strin
     },
     replay: () => {
       for (let i = 0; i < slice; i++)
-        for (const c of recorded) timedCall(() => real.verify(c.alg, c.pk, c.m, c.sig));
+        for (const c of recorded) timedCall(() => real.verify(c.alg, c.publicKey, c.message, c.signature));
     },
     instant: () => {
       for (let i = 0; i < slice; i++) instant.value.verify(parsed);

@@ -4,6 +4,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { IMAGE_NODE_OPTIONS } from './image-env.ts';
 
 /** The route the floor answers, the service's own (a bench load's path is used unchanged). */
 export const FLOOR_PATH = '/verify';
@@ -83,7 +84,7 @@ export async function startFloor(
   const child = spawn(process.execPath, [...nodeArgs, SERVER], {
     env: {
       // As the bench runs the service (run.ts startService), so both heaps are sized alike.
-      NODE_OPTIONS: '--max-semi-space-size=4',
+      NODE_OPTIONS: IMAGE_NODE_OPTIONS,
       ...process.env,
       FLOOR_SERVER: kind,
       FLOOR_ANSWER_FILE: answerFile,

@@ -11,6 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { buildSignedBundle, selectCryptoBackend } from '@proto/core';
 import autocannon from 'autocannon';
+import { IMAGE_NODE_OPTIONS } from './image-env.ts';
 import { cpuTimeMs, rssMb, threadCpuTimeMs } from './proc-stats.ts';
 
 /** The checkout whose services are measured (another one's for a before/after comparison). */
@@ -59,7 +60,7 @@ async function start(name: string, env: Record<string, string>): Promise<Service
   const child = spawn(process.execPath, [join(ROOT, 'services', name, 'src', 'main.ts')], {
     cwd: ROOT,
     env: {
-      NODE_OPTIONS: '--max-semi-space-size=4',
+      NODE_OPTIONS: IMAGE_NODE_OPTIONS,
       NODE_COMPILE_CACHE: join(tmpdir(), 'proto-bench-compile-cache'),
       ...process.env,
       // Flags for the services only (this process holds every bundle's text and needs its heap).
@@ -248,7 +249,7 @@ async function main(): Promise<void> {
   if (process.env['BENCH_MEMORY_PREPARE_ONLY'] === '1') return;
   dataRoot = mkdtempSync(join(tmpdir(), 'proto-bench-memory-'));
   console.log(
-    `memory benchmark: ${availableParallelism()} cores, ${bodies.length} distinct v2 ${TIER} (${ENTRIES}) bundles ready in ${((Date.now() - t0) / 1000).toFixed(0)} s, services' NODE_OPTIONS=${process.env['BENCH_MEMORY_NODE_OPTIONS'] ?? process.env['NODE_OPTIONS'] ?? '--max-semi-space-size=4'}, compile cache on, LOG_LEVEL=warn, SQLite`,
+    `memory benchmark: ${availableParallelism()} cores, ${bodies.length} distinct v2 ${TIER} (${ENTRIES}) bundles ready in ${((Date.now() - t0) / 1000).toFixed(0)} s, services' NODE_OPTIONS=${process.env['BENCH_MEMORY_NODE_OPTIONS'] ?? process.env['NODE_OPTIONS'] ?? IMAGE_NODE_OPTIONS}, compile cache on, LOG_LEVEL=warn, SQLite`,
   );
   // A first start writes each service's compile cache (P36); what is measured is every later start.
   const warm = await startStack();

@@ -1,24 +1,83 @@
 // What no verifier of these bundles can skip, against what our engine does besides signatures (issue 14's
-// "why it cannot go"): for each builder tier, in one thread and in the same run,
-//   floor  = JSON.parse of the request + SHA-256 and SHA3-256 of the canonical bytes the bundle hashes cover
+// "why it cannot go"): for each builder tier and each wire format of POST /verify, in one thread and in the
+// same run,
+//   floor  = reading the request + SHA-256 and SHA3-256 of the canonical bytes the bundle hashes cover
 //            (node:crypto; the canonical bytes themselves are taken as given, so even writing them is left out),
-//   engine = createVerifier().verify() of the parsed request with signatures answered at once.
-// Rounds alternate the two so drift falls on both. Usage: pnpm exec node bench/protocol-floor.ts [ONLY=tier]
+//   engine = createVerifier().verify() of the request as read, with signatures answered at once.
+// Reading the request is JSON.parse for JSON. For CBOR it is the service's own decoder (`decodeCbor`, what
+// the verification service's main thread and workers run on an `application/cbor` body, P82): CBOR is only
+// transport for the JSON form (PROTOCOL §8.2), so every byte string must come back as base64 text under its
+// `_b64` name before anything can be checked, and §8.2's refusals (tags, floats, duplicate keys, …) are
+// checked in the same walk. cbor-x and a `_b64` walk after it cost as much with no refusals; cbor-x alone is
+// cheaper but leaves the bytes as bytes (P103).
+// Rounds alternate the four so drift falls on all. Usage: pnpm exec node bench/protocol-floor.ts [ONLY=tier]
 import {
+  type BundleHashes,
   buildSignedBundle,
   bundleHashesOf,
+  type CryptoBackend,
   canonicalBytesV2,
   createVerifier,
   selectCryptoBackend,
+  type Verifier,
 } from '@proto/core';
-import { ENGINE_CASES } from './engine-cases.ts';
+import { decodeCbor, encodeCbor } from '@proto/service-kit/cbor';
+import { ENGINE_CASES, type EngineCase } from './engine-cases.ts';
 import { ownCpuMs } from './proc-stats.ts';
 
-const ONLY = process.env['ONLY'];
-const ROUNDS = Number(process.env['ROUNDS'] ?? 6);
-const backend = selectCryptoBackend('auto');
-const instant = createVerifier({ mode: 'hybrid_preferred', backend: { ...backend, verify: () => true } });
-if (!instant.ok) throw new Error(instant.error.message);
+export type Wire = 'JSON' | 'CBOR';
+export const WIRES: readonly Wire[] = ['JSON', 'CBOR'];
+
+/** One tier's POST /verify request in both wire formats and the canonical bytes its bundle hashes cover. */
+export interface FloorCase {
+  readonly name: string;
+  readonly runs: number;
+  readonly bodies: Readonly<Record<Wire, string | Uint8Array>>;
+  readonly canonical: Uint8Array;
+}
+
+export function floorCase({ name, options, runs }: EngineCase, backend: CryptoBackend): FloorCase {
+  const built = buildSignedBundle({ ...options, backend });
+  const request = { signed_bundle: built.signed_bundle };
+  const canonical = canonicalBytesV2({
+    bundle: built.signed_bundle.bundle,
+    signature: built.signed_bundle.signature,
+  });
+  if (!canonical.ok) throw new Error(canonical.error.message);
+  return {
+    name,
+    runs,
+    bodies: { JSON: JSON.stringify(request), CBOR: encodeCbor(request) },
+    canonical: canonical.value,
+  };
+}
+
+/** The request as the service reads it from a body of that wire format. */
+export function readRequest(wire: Wire, body: string | Uint8Array): unknown {
+  if (wire === 'JSON') {
+    if (typeof body !== 'string') throw new Error('a JSON body is text');
+    return JSON.parse(body);
+  }
+  if (typeof body === 'string') throw new Error('a CBOR body is bytes');
+  return decodeCbor(body);
+}
+
+/** The floor's work: returned, so that what a test checks is what the bench times. */
+export function floorWork(c: FloorCase, wire: Wire): { request: unknown; hashes: BundleHashes } {
+  return { request: readRequest(wire, c.bodies[wire]), hashes: bundleHashesOf(c.canonical) };
+}
+
+/** The engine's work on the same body; `verifier` answers signatures at once. */
+export function engineWork(c: FloorCase, wire: Wire, verifier: Verifier) {
+  return verifier.verify(readRequest(wire, c.bodies[wire]));
+}
+
+/** A verifier whose signature checks all pass at once: what remains is the engine's own work. */
+export function instantVerifier(backend: CryptoBackend): Verifier {
+  const built = createVerifier({ mode: 'hybrid_preferred', backend: { ...backend, verify: () => true } });
+  if (!built.ok) throw new Error(built.error.message);
+  return built.value;
+}
 
 function timed(runs: number, work: () => void): number {
   const t0 = ownCpuMs();
@@ -26,38 +85,39 @@ function timed(runs: number, work: () => void): number {
   return (ownCpuMs() - t0) / runs;
 }
 
-console.log(
-  'tier             floor ms (parse + both bundle hashes)   engine ms, signatures answered at once   engine ÷ floor',
-);
-for (const { name, options, runs } of ENGINE_CASES) {
-  if (ONLY !== undefined && !name.includes(ONLY)) continue;
-  if (options.version === '1.0') continue; // V1 has no secondary hash; its engine work is in engine-share.ts
-  const built = buildSignedBundle({ ...options, backend });
-  const json = JSON.stringify({ signed_bundle: built.signed_bundle });
-  const canonical = canonicalBytesV2({
-    bundle: built.signed_bundle.bundle,
-    signature: built.signed_bundle.signature,
-  });
-  if (!canonical.ok) throw new Error(canonical.error.message);
-  const bytes = canonical.value;
-  const floorWork = () => {
-    JSON.parse(json);
-    bundleHashesOf(bytes);
-  };
-  const engineWork = () => {
-    instant.value.verify(JSON.parse(json));
-  };
-  floorWork();
-  engineWork();
-  let floor = 0;
-  let engine = 0;
-  for (let round = 0; round < ROUNDS; round++) {
-    floor += timed(runs * 2, floorWork);
-    engine += timed(runs, engineWork);
-  }
-  floor /= ROUNDS;
-  engine /= ROUNDS;
+function main(): void {
+  const ONLY = process.env['ONLY'];
+  const ROUNDS = Number(process.env['ROUNDS'] ?? 6);
+  const backend = selectCryptoBackend('auto');
+  const instant = instantVerifier(backend);
   console.log(
-    `${name.padEnd(16)} ${floor.toFixed(3).padStart(38)} ${engine.toFixed(3).padStart(40)} ${`×${(engine / floor).toFixed(1)}`.padStart(16)}`,
+    'tier             wire   floor ms (read + both bundle hashes)   engine ms, signatures answered at once   engine ÷ floor',
   );
+  for (const engineCase of ENGINE_CASES) {
+    if (ONLY !== undefined && !engineCase.name.includes(ONLY)) continue;
+    // V1 has no secondary hash; its engine work is in engine-share.ts.
+    if (engineCase.options.version === '1.0') continue;
+    const c = floorCase(engineCase, backend);
+    const sums = new Map(WIRES.map((wire) => [wire, { floor: 0, engine: 0 }]));
+    for (const wire of WIRES) {
+      if (!engineWork(c, wire, instant).verified) throw new Error(`${c.name} ${wire} does not verify`);
+      floorWork(c, wire);
+    }
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const wire of round % 2 === 0 ? WIRES : [...WIRES].reverse()) {
+        const sum = sums.get(wire)!;
+        sum.floor += timed(c.runs * 2, () => floorWork(c, wire));
+        sum.engine += timed(c.runs, () => engineWork(c, wire, instant));
+      }
+    }
+    for (const wire of WIRES) {
+      const floor = sums.get(wire)!.floor / ROUNDS;
+      const engine = sums.get(wire)!.engine / ROUNDS;
+      console.log(
+        `${c.name.padEnd(16)} ${wire} ${floor.toFixed(3).padStart(38)} ${engine.toFixed(3).padStart(40)} ${`×${(engine / floor).toFixed(1)}`.padStart(16)}`,
+      );
+    }
+  }
 }
+
+if (import.meta.main) main();

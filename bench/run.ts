@@ -17,6 +17,7 @@ import {
 } from '@proto/core';
 import { encodeCbor } from '@proto/service-kit';
 import autocannon from 'autocannon';
+import { callCounts, recordingBackend, type SignatureCall } from './engine-cases.ts';
 import {
   captureAnswer,
   FLOOR_HEADER,
@@ -25,6 +26,7 @@ import {
   holdMsFor,
   startFloor,
 } from './http-floor.ts';
+import { IMAGE_NODE_OPTIONS } from './image-env.ts';
 import { DEFAULT_BATCHES, runRow } from './load-plan.ts';
 import { cpuTimeMs, ownCpuMs, rssMb, threadCpuTimeMs } from './proc-stats.ts';
 
@@ -99,30 +101,6 @@ function dataDirOf(entry: string): string {
   return dir;
 }
 const CASES = ALL_CASES.filter((c) => ONLY === undefined || c.name.includes(ONLY));
-
-/** One verify() call as the engine made it: the bundle's own keys, messages and signatures. */
-interface SignatureCall {
-  readonly alg: SigningAlg;
-  readonly publicKey: Uint8Array;
-  readonly message: Uint8Array;
-  readonly signature: Uint8Array;
-}
-
-/** A backend that records the verify() calls, to learn each bundle's signature work. */
-function recordingBackend(inner: CryptoBackend): { backend: CryptoBackend; calls: SignatureCall[] } {
-  const calls: SignatureCall[] = [];
-  const backend: CryptoBackend = {
-    name: inner.name,
-    algorithms: inner.algorithms,
-    sign: (alg, secretKey, message) => inner.sign(alg, secretKey, message),
-    generateKeyPair: (alg) => inner.generateKeyPair(alg),
-    verify: (alg, publicKey, message, signature) => {
-      calls.push({ alg, publicKey, message, signature });
-      return inner.verify(alg, publicKey, message, signature);
-    },
-  };
-  return { backend, calls };
-}
 
 /**
  * The raw signature cost of one bundle (ms, one core): its own verify() calls replayed on the same
@@ -205,8 +183,7 @@ function prepare(backend: CryptoBackend): Prepared[] {
     if (!verifier.ok) throw new Error(verifier.error.message);
     const verdict = verifier.value.verify(request);
     if (!verdict.verified) throw new Error(`${name} does not verify: ${JSON.stringify(verdict.errors)}`);
-    const counts = new Map<SigningAlg, number>();
-    for (const c of calls) counts.set(c.alg, (counts.get(c.alg) ?? 0) + 1);
+    const counts = callCounts(calls);
     const json = JSON.stringify(request);
     const plain = createVerifier({ mode: MODE, backend });
     if (!plain.ok) throw new Error(plain.error.message);
@@ -247,7 +224,7 @@ async function startService(
   const child = spawn(process.execPath, [...cpuProfArgs(), entry], {
     env: {
       // As the image runs it (docker/Dockerfile; docs/operations.md, Memory), unless the caller says otherwise.
-      NODE_OPTIONS: '--max-semi-space-size=4',
+      NODE_OPTIONS: IMAGE_NODE_OPTIONS,
       NODE_COMPILE_CACHE: join(tmpdir(), 'proto-bench-compile-cache'),
       ...process.env,
       // The records' store (key directory) of this run and this build only: an older build

@@ -6,6 +6,7 @@ import { createWriteStream, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { IMAGE_NODE_OPTIONS } from '../image-env.ts';
 
 export const SERVICE_NAMES = ['transparency-log', 'anchor', 'revocation', 'verification'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
@@ -96,7 +97,7 @@ export class Stack {
           OPERATOR_TOKEN: this.operatorToken,
           // As deployed (docs/operations.md): a restarted service loads its modules from the cache.
           NODE_COMPILE_CACHE: join(this.workDir, 'compile-cache'),
-          NODE_OPTIONS: '--max-semi-space-size=4',
+          NODE_OPTIONS: IMAGE_NODE_OPTIONS,
         },
       });
     }
