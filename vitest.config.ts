@@ -1,4 +1,14 @@
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+
+// Node's compile cache for the test workers and every process a test spawns with the inherited
+// environment (the CLI, services started as children): each spawn of the same modules skips type
+// stripping and compiling. A CLI start went from ~450 to ~270 ms here (P104). Kept under node_modules so a
+// clean clone starts empty and no stale cache outlives an install.
+const compileCache =
+  process.env['NODE_COMPILE_CACHE'] ??
+  fileURLToPath(new URL('./node_modules/.cache/node-compile-cache', import.meta.url));
 
 export default defineConfig({
   test: {
@@ -14,6 +24,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // One test file per core. Vitest's default (cores - 1) gives a 2-core CI machine one worker, and the
+    // suite then used 1.05 cores of 2: the main process mostly waits on its workers (P104).
+    maxWorkers: Math.max(availableParallelism(), 2),
+    env: { NODE_COMPILE_CACHE: compileCache },
     reporters: ['default', './scripts/vitest-summary-reporter.ts'],
   },
 });

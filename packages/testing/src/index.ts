@@ -8,6 +8,7 @@ export {
   referenceLeafHash,
   referenceLeafHashes,
   referencePath,
+  referenceRangeRoot,
   referenceRoot,
 } from './merkle-reference.ts';
 export { type ProcessRun, runProcess, runProcessSync } from './run-process.ts';

@@ -1,7 +1,13 @@
 // The tlog-tiles client against the spec's path rules and the RFC 9162 reference of @proto/testing.
 // Issue 18 item 1: proofs for a 1 M-leaf log from tiles alone; tiles are built here from the reference MTH.
-import { createHash } from 'node:crypto';
-import { referenceConsistency, referenceLeafHashes, referencePath, referenceRoot } from '@proto/testing';
+import { hash } from 'node:crypto';
+import {
+  referenceConsistency,
+  referenceLeafHashes,
+  referencePath,
+  referenceRangeRoot,
+  referenceRoot,
+} from '@proto/testing';
 import { describe, expect, it } from 'vitest';
 import {
   consistencyProofFromTiles,
@@ -13,7 +19,11 @@ import {
   tileWidth,
 } from './tiles.ts';
 
-/** Level-L tile hashes are MTH of each aligned run of 256^L leaves (the spec's definition), via the reference. */
+/**
+ * Level-L tile hashes are MTH of each aligned run of 256^L leaves (the spec's definition), via the reference. The
+ * runs are taken on `leafHashes` itself, not copies, so the reference hashes each subtree once for the tiles and the
+ * root (P104: the copies made the 1 M-leaf test hash the tree three times).
+ */
 function referenceTiles(leafHashes: readonly Uint8Array[]): { fetch: TileFetcher; asked: string[] } {
   const levels: Uint8Array[] = [];
   for (let level = 0; 256 ** level <= leafHashes.length; level++) {
@@ -21,8 +31,8 @@ function referenceTiles(leafHashes: readonly Uint8Array[]): { fetch: TileFetcher
     const count = Math.floor(leafHashes.length / span);
     const bytes = new Uint8Array(count * 32);
     for (let i = 0; i < count; i++) {
-      const hash = level === 0 ? leafHashes[i] : referenceRoot(leafHashes.slice(i * span, (i + 1) * span));
-      bytes.set(hash as Uint8Array, i * 32);
+      const tile = level === 0 ? leafHashes[i] : referenceRangeRoot(leafHashes, i * span, (i + 1) * span);
+      bytes.set(tile as Uint8Array, i * 32);
     }
     levels.push(bytes);
   }
@@ -42,7 +52,7 @@ function referenceTiles(leafHashes: readonly Uint8Array[]): { fetch: TileFetcher
 
 function leaves(count: number): Uint8Array[] {
   const out: Uint8Array[] = [];
-  for (let i = 0; i < count; i++) out.push(createHash('sha256').update(`bundle ${i}`).digest());
+  for (let i = 0; i < count; i++) out.push(hash('sha256', `bundle ${i}`, 'buffer'));
   return out;
 }
 
