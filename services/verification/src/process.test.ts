@@ -8,10 +8,16 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { sampleBundle } from './test-support.ts';
 
 const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
+
+// A test that fails half-way must not leave its service running (and holding its port) after the run.
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+});
 
 function startChild(env: Record<string, string>): {
   child: ChildProcess;
@@ -28,6 +34,7 @@ function startChild(env: Record<string, string>): {
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  children.push(child);
   let text = '';
   child.stdout!.on('data', (d) => {
     text += String(d);
