@@ -4,16 +4,28 @@
 // write to finish or fail first lets pino see the EPIPE on the asynchronous path, where it stops logging.
 import type { EventEmitter } from 'node:events';
 import type { FastifyBaseLogger } from 'fastify';
-import { symbols } from 'pino';
+import { type Logger, symbols } from 'pino';
 
-/** Resolves once the stream has written or failed what it holds, or after `timeoutMs`. */
-export function logWritesSettled(log: FastifyBaseLogger, timeoutMs: number): Promise<void> {
-  const stream = (log as unknown as Record<symbol, unknown>)[symbols.streamSym] as
+/**
+ * Logs `message` at info as the process's last line and resolves once the stream has written or failed
+ * what it holds, or after `timeoutMs`.
+ */
+export function logLastLine(log: FastifyBaseLogger, message: string, timeoutMs: number): Promise<void> {
+  const logger = log as unknown as Logger;
+  const stream = (logger as unknown as Record<symbol, unknown>)[symbols.streamSym] as
     | Partial<EventEmitter>
     | undefined;
-  if (typeof stream?.once !== 'function' || typeof stream.off !== 'function') return Promise.resolve();
+  const waits =
+    typeof logger.isLevelEnabled === 'function' &&
+    logger.isLevelEnabled('info') &&
+    typeof stream?.once === 'function' &&
+    typeof stream.off === 'function';
+  if (!waits) {
+    log.info(message);
+    return Promise.resolve();
+  }
   const events = stream as EventEmitter;
-  return new Promise((resolve) => {
+  const settled = new Promise<void>((resolve) => {
     const done = (): void => {
       clearTimeout(timer);
       events.off('drain', done);
@@ -24,4 +36,6 @@ export function logWritesSettled(log: FastifyBaseLogger, timeoutMs: number): Pro
     events.once('drain', done);
     events.once('error', done);
   });
+  log.info(message);
+  return settled;
 }

@@ -5,7 +5,7 @@ import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError } from './config.ts';
 import { installDiagnosticReport } from './diagnostic-report.ts';
-import { logWritesSettled } from './log-settle.ts';
+import { logLastLine } from './log-settle.ts';
 import { redactSecrets } from './secret-values.ts';
 
 /** Prints a configuration error the way an operator wants to read it, then exits 1. */
@@ -57,11 +57,7 @@ export async function runService(
       if (err) app.log.error({ err }, 'fatal error: closing');
       else app.log.info({ signal }, 'shutting down: draining in-flight requests');
       await app.close();
-      if (app.log.isLevelEnabled('info')) {
-        const settled = logWritesSettled(app.log, LAST_LINE_WAIT_MS);
-        app.log.info('shutdown complete');
-        await settled;
-      }
+      await logLastLine(app.log, 'shutdown complete', LAST_LINE_WAIT_MS);
     },
   );
   const removeReport = installDiagnosticReport(info.diagnosticReportDir, {
