@@ -5,6 +5,7 @@ import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError } from './config.ts';
 import { installDiagnosticReport } from './diagnostic-report.ts';
+import { logLastLine } from './log-settle.ts';
 import { redactSecrets } from './secret-values.ts';
 
 /** Prints a configuration error the way an operator wants to read it, then exits 1. */
@@ -24,6 +25,9 @@ function exitOnStartError(error: unknown, service: string): never {
   process.stderr.write(`${service}: failed to start: ${redactSecrets(text)}\n`);
   process.exit(1);
 }
+
+/** Longest wait for the last log line to reach standard output before the process exits. */
+const LAST_LINE_WAIT_MS = 1000;
 
 /**
  * Builds the service, listens on its HOST:PORT and installs graceful shutdown: on SIGTERM/SIGINT the
@@ -53,7 +57,7 @@ export async function runService(
       if (err) app.log.error({ err }, 'fatal error: closing');
       else app.log.info({ signal }, 'shutting down: draining in-flight requests');
       await app.close();
-      app.log.info('shutdown complete');
+      await logLastLine(app.log, 'shutdown complete', LAST_LINE_WAIT_MS);
     },
   );
   const removeReport = installDiagnosticReport(info.diagnosticReportDir, {

@@ -165,4 +165,15 @@ describe('the service process', () => {
     child.kill('SIGTERM');
     expect(await exit).toBe(0);
   });
+
+  it('ends on SIGTERM when the reader of its standard output has gone away', async () => {
+    const port = String(20000 + Math.floor(Math.random() * 20000));
+    const { child, output, exit } = startChild({ PORT: port });
+    await waitFor(() => output().includes('listening on'), 15_000, 'the service to listen');
+    // The log collector dies: every later line the service writes meets a closed pipe (EPIPE).
+    child.stdout!.destroy();
+    child.kill('SIGTERM');
+    const code = await Promise.race([exit, new Promise((r) => setTimeout(() => r('still running'), 20_000))]);
+    expect(code).toBe(0);
+  });
 });
