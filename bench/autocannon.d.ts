@@ -37,6 +37,11 @@ declare module 'autocannon' {
     '2xx': number;
     duration: number;
   }
-  function autocannon(options: Options): Promise<Result> & { stop(): void };
+  interface Running extends Promise<Result> {
+    stop(): void;
+    /** Each answer as it arrives (autocannon's tracker events). */
+    on(event: 'response', listener: () => void): this;
+  }
+  function autocannon(options: Options): Running;
   export default autocannon;
 }
