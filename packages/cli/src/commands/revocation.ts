@@ -76,7 +76,7 @@ Exit codes: 0 verified and no --agent revoked, 1 not verified or an --agent revo
       });
     }
     const jurisdiction = stringOption(values, 'jurisdiction');
-    const list = await readJsonInput(positionals[1] as string, io);
+    const list = await readJsonInput(positionals[0] as string, io);
 
     const result = verifyRevocationList(list, keys, {
       now,
