@@ -1,9 +1,9 @@
-// Dispatches `proto <command> [options]` with commander (P40): generated help for the program and for every
+// Dispatches `proto <command> [<sub-command>] [options]` with commander (P40, P106): generated help for the program and for every
 // command, --version, unknown commands and options refused. Exit codes (P23): 0 ok/verified, 1 not verified,
 // 2 bad usage or unusable input, 3 internal error.
 import { CommanderError, Help, type HelpConfiguration, Option, Command as Program } from 'commander';
 import packageJson from '../package.json' with { type: 'json' };
-import type { Command, OptionValues } from './command.ts';
+import type { ActionCommand, Command, OptionValues } from './command.ts';
 import { COMMANDS } from './commands/index.ts';
 import { CliError, type CliIo, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE } from './io.ts';
 
@@ -35,24 +35,40 @@ function buildProgram(io: CliIo, done: (code: number) => void): Program {
     .configureHelp(HELP_LAYOUT)
     .showHelpAfterError()
     .exitOverride();
-  for (const command of COMMANDS.values()) program.addCommand(commandProgram(command, io, done));
+  for (const command of COMMANDS.values()) program.addCommand(commandProgram(command, [], io, done));
   return program;
 }
 
-function commandProgram(command: Command, io: CliIo, done: (code: number) => void): Program {
-  const [first = '', ...more] = command.usage;
-  const continuation = more.map((line) => `\n${' '.repeat(`Usage: proto ${command.name} `.length)}${line}`);
+/** One command of the table, with its sub-commands built the same way under it. */
+function commandProgram(
+  command: Command,
+  path: readonly string[],
+  io: CliIo,
+  done: (code: number) => void,
+): Program {
   const sub = new Program(command.name)
     .summary(command.summary)
-    .usage(`${first}${continuation.join('')}`)
     .description(command.description)
     .helpOption('-h, --help', 'show this help')
-    .argument('[arguments...]')
-    .allowExcessArguments(true)
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .configureHelp(HELP_LAYOUT)
     .showHelpAfterError()
     .exitOverride();
+  if (command.epilog !== undefined) sub.addHelpText('after', `\n${command.epilog}`);
+  const fullPath = [...path, command.name];
+  if (command.subcommands !== undefined) {
+    // No action: commander answers the group alone or an unknown word with exit 1 and this help (mapped to 2).
+    sub.usage('<command> [options]').helpCommand('help [command]', 'show the help of a command');
+    for (const child of command.subcommands) sub.addCommand(commandProgram(child, fullPath, io, done));
+    return sub;
+  }
+  const [first = '', ...more] = command.usage;
+  const indent = ' '.repeat(`Usage: proto ${fullPath.join(' ')} `.length);
+  const continuation = more.map((line) => `\n${indent}${line}`);
+  sub
+    .usage(`${first}${continuation.join('')}`)
+    .argument('[arguments...]')
+    .allowExcessArguments(true);
   const declared: Option[] = [];
   for (const spec of command.options) {
     const option = new Option(spec.flags, spec.description);
@@ -61,19 +77,21 @@ function commandProgram(command: Command, io: CliIo, done: (code: number) => voi
     declared.push(option);
     sub.addOption(option);
   }
-  if (command.epilog !== undefined) sub.addHelpText('after', `\n${command.epilog}`);
+  // Messages keep the top-level name (`proto log: …`) as they read before sub-commands existed.
+  const label = fullPath[0] ?? command.name;
   sub.action(async (positionals: string[], _options: unknown, self: Program) => {
     const parsed = self.opts();
     const values: OptionValues = {};
     for (const option of declared)
       values[option.long?.slice(2) ?? option.name()] = parsed[option.attributeName()];
-    done(await runCommand(command, positionals, values, self, io));
+    done(await runCommand(command, label, positionals, values, self, io));
   });
   return sub;
 }
 
 async function runCommand(
-  command: Command,
+  command: ActionCommand,
+  label: string,
   positionals: readonly string[],
   values: OptionValues,
   self: Program,
@@ -83,7 +101,7 @@ async function runCommand(
   if (positionals.length < min || positionals.length > max) {
     const expected = min === max ? `${min}` : `${min} to ${max}`;
     io.stderr(
-      `proto ${command.name}: expected ${expected} argument${max === 1 ? '' : 's'}, got ${positionals.length}\n\n${self.helpInformation()}`,
+      `proto ${label}: expected ${expected} argument${max === 1 ? '' : 's'}, got ${positionals.length}\n\n${self.helpInformation()}`,
     );
     return EXIT_USAGE;
   }
@@ -91,14 +109,12 @@ async function runCommand(
     return await command.run({ values, positionals }, io);
   } catch (cause) {
     if (cause instanceof CliError) {
-      io.stderr(
-        `proto ${command.name}: ${cause.message}\n${cause.showUsage ? `\n${self.helpInformation()}` : ''}`,
-      );
+      io.stderr(`proto ${label}: ${cause.message}\n${cause.showUsage ? `\n${self.helpInformation()}` : ''}`);
       return EXIT_USAGE;
     }
     // The message only: a stack trace is noise to a user and can show local paths.
     const detail = cause instanceof Error ? cause.message : String(cause);
-    io.stderr(`proto ${command.name}: internal error: ${detail}\n`);
+    io.stderr(`proto ${label}: internal error: ${detail}\n`);
     return EXIT_INTERNAL;
   }
 }

@@ -1,6 +1,6 @@
-// The shape of one `proto` sub-command: its arguments, options (with their help lines) and action.
-// cli.ts turns the table into a commander program, which parses and writes the help (P40).
-// A new command adds a module and one line in commands/index.ts.
+// The shape of one `proto` command: its arguments, options (with their help lines) and action, or the
+// sub-commands it groups (`log prove`, `log verify`). cli.ts turns the table into a commander program, which
+// parses and writes the help (P40, P106). A new command adds a module and one line in commands/index.ts.
 import type { CliIo } from './io.ts';
 
 export type OptionValues = Record<string, string | boolean | readonly string[] | undefined>;
@@ -19,20 +19,35 @@ export interface CommandOption {
   readonly repeatable?: boolean;
 }
 
-export interface Command {
+interface CommandHelp {
   readonly name: string;
-  /** One line for `proto --help`. */
+  /** One line in the command list of the parent's help. */
   readonly summary: string;
-  /** What the usage line shows after `proto <name>`, e.g. `FILE|-` or `verify FILE|- --key B64`. */
-  readonly usage: readonly string[];
   /** Paragraphs between the usage line and the options. */
   readonly description: string;
-  /** `--help`/`-h` is added for every command. */
-  readonly options: readonly CommandOption[];
   /** After the options: what the command prints, examples, exit codes. */
   readonly epilog?: string;
+}
+
+/** A command that runs: `proto hash`, or a sub-command such as `proto log prove`. */
+export interface ActionCommand extends CommandHelp {
+  /** What the usage line shows after the command's path, e.g. `FILE|-` or `FILE|- --key B64`. */
+  readonly usage: readonly string[];
+  /** `--help`/`-h` is added for every command. */
+  readonly options: readonly CommandOption[];
   /** Allowed number of positional arguments. */
   readonly positionals: { readonly min: number; readonly max: number };
   /** Returns the exit code; throws CliError for unusable input (exit 2). */
   readonly run: (args: ParsedCommandLine, io: CliIo) => Promise<number> | number;
+  readonly subcommands?: undefined;
 }
+
+/**
+ * A command that only groups sub-commands (`proto log`): commander picks the sub-command, and the group alone
+ * or with an unknown word is bad usage that lists them.
+ */
+export interface CommandGroup extends CommandHelp {
+  readonly subcommands: readonly Command[];
+}
+
+export type Command = ActionCommand | CommandGroup;

@@ -36,10 +36,10 @@ async function deploy(values: ParsedCommandLine['values'], io: CliIo): Promise<n
   return EXIT_OK;
 }
 
-export const anchorCommand: Command = {
-  name: 'anchor',
-  summary: 'deploy the anchoring contract to an EVM chain (anchor deploy-contract)',
-  usage: ['deploy-contract --rpc URL [--key HEX] [--chain-id N] [--confirmations N]'],
+const deployContractCommand: Command = {
+  name: 'deploy-contract',
+  summary: 'deploy contracts/ProtoAnchor.sol and print its address',
+  usage: ['--rpc URL [--key HEX] [--chain-id N] [--confirmations N]'],
   description: `Deploys contracts/ProtoAnchor.sol (the committed solc 0.8.30 artifact, contracts/ProtoAnchor.generated.json)
 from the account of --key, waits for it, checks the code the chain stores, and prints
 {contract, tx_id, block_number, chain_id, deployer}. Set ETH_CONTRACT of the anchor service to "contract".`,
@@ -55,14 +55,13 @@ from the account of --key, waits for it, checks the code the chain stores, and p
   ],
   epilog: `Exit codes: 0 deployed, 2 bad usage, 3 the deployment failed.
 `,
-  positionals: { min: 1, max: 1 },
-  async run({ values, positionals }, io) {
-    const action = positionals[0];
-    if (action !== 'deploy-contract') {
-      throw new CliError(`unknown action '${String(action)}' (expected: deploy-contract)`, {
-        showUsage: true,
-      });
-    }
-    return deploy(values, io);
-  },
+  positionals: { min: 0, max: 0 },
+  run: ({ values }, io) => deploy(values, io),
+};
+
+export const anchorCommand: Command = {
+  name: 'anchor',
+  summary: 'deploy the anchoring contract to an EVM chain (anchor deploy-contract)',
+  description: 'Sets up on-chain anchoring for the anchor service.',
+  subcommands: [deployContractCommand],
 };

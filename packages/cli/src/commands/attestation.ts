@@ -25,10 +25,10 @@ function stringOption(values: ParsedCommandLine['values'], name: string): string
   return typeof value === 'string' ? value : undefined;
 }
 
-export const attestationCommand: Command = {
-  name: 'attestation',
-  summary: 'verify a jurisdiction attestation offline against trusted issuer keys',
-  usage: ['verify FILE|- (--key B64 … | --keys FILE) [options]'],
+const attestationVerifyCommand: Command = {
+  name: 'verify',
+  summary: 'verify an attestation offline against trusted issuer keys',
+  usage: ['FILE|- (--key B64 … | --keys FILE) [options]'],
   description: `Verifies an attestation issued by POST /attest offline: the schema, the Ed25519 signature over
 context(JurisdictionAttestation) ‖ 0x00 ‖ jcs(attestation without signature) by a trusted issuer
 key (inside the key's validity window at attested_at), the expected rpr_hash, agent and
@@ -56,12 +56,9 @@ jurisdiction, and that it has not expired. FILE holds {attestation} or the attes
   epilog: `Prints {verified, issuer, jurisdiction, agent_id, rpr_hash, attested_at, expires_at, signer?, error?}.
 Exit codes: 0 verified, 1 not verified, 2 bad usage or unreadable input.
 `,
-  positionals: { min: 2, max: 2 },
+  positionals: { min: 1, max: 1 },
   async run({ values, positionals }, io) {
-    if (positionals[0] !== 'verify') {
-      throw new CliError(`unknown subcommand '${positionals[0]}' (expected 'verify')`, { showUsage: true });
-    }
-    const source = positionals[1] as string;
+    const source = positionals[0] as string;
     const trusted: TrustedKeyInput[] = [...listOption(values, 'key')];
     const keysFile = stringOption(values, 'keys');
     if (keysFile !== undefined) {
@@ -117,4 +114,11 @@ Exit codes: 0 verified, 1 not verified, 2 bad usage or unreadable input.
     });
     return result.ok ? EXIT_OK : EXIT_NOT_VERIFIED;
   },
+};
+
+export const attestationCommand: Command = {
+  name: 'attestation',
+  summary: 'verify a jurisdiction attestation offline against trusted issuer keys',
+  description: 'Checks jurisdiction attestations (POST /attest) offline.',
+  subcommands: [attestationVerifyCommand],
 };

@@ -268,17 +268,43 @@ async function runVerify(values: ParsedCommandLine['values'], io: CliIo): Promis
   return EXIT_OK;
 }
 
-export const logCommand: Command = {
-  name: 'log',
-  summary: 'verify transparency-log checkpoints, inclusion and consistency proofs offline',
+const EPILOG_EXIT = 'Exit codes: 0 verified, 1 not verified, 2 bad usage or unreadable input.\n';
+
+const logProveCommand: Command = {
+  name: 'prove',
+  summary: "compute an inclusion proof from the log's C2SP tiles alone",
   usage: [
-    'prove --tiles URL --index N [--tree-size N] [--key VKEY]... [--witness-key VKEY... [--witness-quorum K]]',
-    'verify --checkpoint FILE --key VKEY [--key VKEY] [--bundle-hash H [--index I] --proof FILE]',
+    '--tiles URL --index N [--tree-size N] [--key VKEY]... [--witness-key VKEY... [--witness-quorum K]]',
+  ],
+  description: `Computes an inclusion proof from the log's C2SP tiles alone; with --key, the log's checkpoint must
+be signed by those keys, and with --witness-key carry --witness-quorum of their cosignatures.`,
+  options: [
+    { flags: '--tiles <URL>', description: "the log's tiles base URL" },
+    { flags: '--index <I>', description: 'the log_index of the entry to prove' },
+    { flags: '--tree-size <N>', description: "the tree size to prove in (default: the checkpoint's)" },
+    {
+      flags: '--key <VKEY>',
+      description:
+        'a verifier key <origin>+<key id>+<base64> that must have signed the checkpoint; repeat for both keys',
+      repeatable: true,
+    },
+    ...WITNESS_OPTIONS,
+  ],
+  epilog: `Prints {verified, log_index, tree_size, leaf_hash, proof, root, matches_checkpoint?,
+checkpoint_signed_by?, checkpoint_witnesses?, error?}.
+${EPILOG_EXIT}`,
+  positionals: { min: 0, max: 0 },
+  run: ({ values }, io) => runProve(values, io),
+};
+
+const logVerifyCommand: Command = {
+  name: 'verify',
+  summary: 'check a checkpoint, an inclusion proof and a consistency proof offline',
+  usage: [
+    '--checkpoint FILE --key VKEY [--key VKEY] [--bundle-hash H [--index I] --proof FILE]',
     '[--old-checkpoint FILE --consistency FILE] [--witness-key VKEY... [--witness-quorum K]]',
   ],
-  description: `prove   computes an inclusion proof from the log's C2SP tiles alone; with --key, the log's
-        checkpoint must be signed by those keys.
-verify  checks transparency-log material offline, against verifier keys you trust:
+  description: `Checks transparency-log material offline, against verifier keys you trust:
   1. the checkpoint (C2SP signed note) is signed by every --key given (Ed25519 and/or ML-DSA-65), and with
      --witness-key carries --witness-quorum cosignatures of distinct given witnesses (c2sp.org/tlog-cosignature);
   2. with --bundle-hash and --proof: the bundle hash is the leaf at the index in that checkpoint's tree;
@@ -296,7 +322,7 @@ FILE may be - for standard input, once.`,
       repeatable: true,
     },
     { flags: '--bundle-hash <H>', description: 'sha256:<64 lowercase hex>' },
-    { flags: '--index <I>', description: 'the log_index (optional for verify when the proof file names it)' },
+    { flags: '--index <I>', description: 'the log_index (optional when the proof file names it)' },
     {
       flags: '--proof <FILE>',
       description:
@@ -313,19 +339,17 @@ FILE may be - for standard input, once.`,
       description: 'accept the checkpoint when one of the given keys signed it (default: all)',
     },
     ...WITNESS_OPTIONS,
-    { flags: '--tiles <URL>', description: "prove: the log's tiles base URL" },
-    { flags: '--tree-size <N>', description: "prove: the tree size to prove in (default: the checkpoint's)" },
   ],
   epilog: `Prints {verified, checkpoint, witnesses?, inclusion?, consistency?, error?}; witnesses: {quorum,
 cosigned, refused}: the witnesses that cosigned and configured witnesses' lines that did not count.
-Exit codes: 0 verified, 1 not verified, 2 bad usage or unreadable input.
-`,
-  positionals: { min: 1, max: 1 },
-  async run({ values, positionals }, io) {
-    const action = positionals[0];
-    if (action === 'prove') return runProve(values, io);
-    if (action !== 'verify')
-      throw new CliError(`unknown action '${String(action)}' (expected: verify, prove)`, { showUsage: true });
-    return runVerify(values, io);
-  },
+${EPILOG_EXIT}`,
+  positionals: { min: 0, max: 0 },
+  run: ({ values }, io) => runVerify(values, io),
+};
+
+export const logCommand: Command = {
+  name: 'log',
+  summary: 'verify transparency-log checkpoints, inclusion and consistency proofs offline',
+  description: 'Proves and checks entries of a transparency log (C2SP checkpoints and tiles).',
+  subcommands: [logProveCommand, logVerifyCommand],
 };

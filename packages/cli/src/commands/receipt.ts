@@ -107,10 +107,10 @@ async function verify(source: string, values: ParsedCommandLine['values'], io: C
   return check.status === 'pass' ? EXIT_OK : EXIT_NOT_VERIFIED;
 }
 
-export const receiptCommand: Command = {
-  name: 'receipt',
-  summary: 'verify an anchor receipt against its chain or log (receipt verify)',
-  usage: ['verify FILE|- --bundle-hash H [options]'],
+const receiptVerifyCommand: Command = {
+  name: 'verify',
+  summary: 'verify an anchor receipt for a bundle hash against its chain or log',
+  usage: ['FILE|- --bundle-hash H [options]'],
   description: `Verifies an anchor receipt (the receipt, or an {anchor_receipt} response) for a bundle hash:
   1. the receipt's bundle_hash (if any) is H, and its merkle_path leads from H to batch_root; a
      receipt anchoring a SHA3-256 hash too: bundle_hash_secondary is S (when given) and its
@@ -148,11 +148,13 @@ export const receiptCommand: Command = {
   epilog: `Prints {verified, status, kind, message, code?, retryable, confirmations?, witnesses?, warnings}.
 Exit codes: 0 verified, 1 not verified (failed, or skipped: see status and retryable), 2 bad usage.
 `,
-  positionals: { min: 2, max: 2 },
-  async run({ values, positionals }, io) {
-    const [action, source] = positionals;
-    if (action !== 'verify')
-      throw new CliError(`unknown action '${String(action)}' (expected: verify)`, { showUsage: true });
-    return verify(source as string, values, io);
-  },
+  positionals: { min: 1, max: 1 },
+  run: ({ values, positionals }, io) => verify(positionals[0] as string, values, io),
+};
+
+export const receiptCommand: Command = {
+  name: 'receipt',
+  summary: 'verify an anchor receipt against its chain or log (receipt verify)',
+  description: 'Checks anchor receipts (POST /anchor, GET /receipt) against the chain or the log they name.',
+  subcommands: [receiptVerifyCommand],
 };

@@ -1,8 +1,9 @@
 // `proto record sign|verify`: sign a /v2 record with a key set the way the upstream SDK does, or check one.
 // Issue 15 item 5; PROTOCOL §3 (record contexts, payload without the signature member), §4.2 (composite).
-import type { Command } from '../command.ts';
+import type { Command, ParsedCommandLine } from '../command.ts';
 import {
   CliError,
+  type CliIo,
   EXIT_NOT_VERIFIED,
   EXIT_OK,
   inputName,
@@ -12,84 +13,111 @@ import {
   readJsonInput,
 } from '../io.ts';
 
-export const recordCommand: Command = {
-  name: 'record',
-  summary: 'sign or verify a /v2 record (commissioning certificate, transition statement, …)',
-  usage: [
-    'sign KIND FILE|- --keys KEYS [--as agent|principal] [--profile P]',
-    'verify KIND FILE|- --keys KEYS [--profile P]',
-  ],
-  description: `sign    prints the record with its composite signature (composite_sig, or human_composite_sig for a
-        delegation_mandate) over jcs(record without it), under the kind's context.
-verify  checks that signature against the public keys in KEYS; exit 0 valid, 1 not valid.
-
-KIND is a record kind (commissioning_certificate, vitality_report, …) or lifecycle_transition for the
+const KINDS = `KIND is a record kind (commissioning_certificate, vitality_report, …) or lifecycle_transition for the
 body of POST /v2/lifecycle/transition. KEYS is a key file from \`proto build --keys-out\`
-({agent, principal}) or one key set {classical, pq?}.`,
+({agent, principal}) or one key set {classical, pq?}.`;
+
+const KEYS_OPTION = { flags: '--keys <FILE>', description: 'key file (required)' };
+const PROFILE_OPTION = {
+  flags: '--profile <P>',
+  description: 'proto (default) or dcp-ai: the signing contexts',
+};
+
+// One body for both actions: they read the key file and the record the same way, then part at the signature.
+async function signOrVerify(
+  action: 'sign' | 'verify',
+  { values, positionals }: ParsedCommandLine,
+  io: CliIo,
+): Promise<number> {
+  const core = await loadCore();
+  const [kind, source] = positionals as [string, string];
+  if (!Object.hasOwn(core.RECORD_SIGNATURE_RULES, kind)) {
+    throw new CliError(
+      `unknown record kind '${kind}'; one of ${Object.keys(core.RECORD_SIGNATURE_RULES).join(', ')}`,
+    );
+  }
+  const profile = core.findProfile(String(values['profile'] ?? 'proto'));
+  if (profile === undefined) throw new CliError('--profile must be proto or dcp-ai', { showUsage: true });
+  if (typeof values['keys'] !== 'string') throw new CliError('--keys FILE is required', { showUsage: true });
+  const keyFile = await readJsonInput(values['keys'], io);
+  const who = values['as'] ?? 'agent';
+  if (who !== 'agent' && who !== 'principal') throw new CliError('--as must be agent or principal');
+  const setJson = isPlainObject(keyFile) && isPlainObject(keyFile[who]) ? keyFile[who] : keyFile;
+  const keys = core.bundleKeysFromJson(setJson);
+  if (!keys.ok) throw new CliError(`${values['keys']}: ${keys.error.message}`);
+  const input = await readJsonInput(source, io);
+  if (!isPlainObject(input)) throw new CliError(`${inputName(source)}: expected a JSON object`);
+  const backend = core.selectCryptoBackend();
+
+  if (action === 'sign') {
+    const signed = core.signRecord(backend, profile, kind, input, {
+      classical: keys.value.classical,
+      ...(keys.value.pq === undefined ? {} : { pq: keys.value.pq }),
+    });
+    printJson(io, signed);
+    return EXIT_OK;
+  }
+  // Every key of the file may have signed it (agent or principal).
+  const known = new Map<string, { alg: string; publicKey: Uint8Array }>();
+  const sets =
+    isPlainObject(keyFile) && (isPlainObject(keyFile['agent']) || isPlainObject(keyFile['principal']))
+      ? [keyFile['agent'], keyFile['principal']]
+      : [keyFile];
+  for (const set of sets) {
+    const parsed = core.bundleKeysFromJson(set);
+    if (!parsed.ok) continue;
+    for (const pair of [parsed.value.classical, parsed.value.pq]) {
+      if (pair !== undefined) known.set(pair.kid, { alg: pair.alg, publicKey: pair.publicKey });
+    }
+  }
+  const verdict = core.verifyRecordSignature(backend, profile, kind, input, (kid) => known.get(kid));
+  printJson(io, {
+    valid: verdict.ok,
+    kind,
+    subjects: core.recordSubjects(kind, input),
+    ...(verdict.ok
+      ? { kid: verdict.classicalKid, pq_kid: verdict.pqKid }
+      : { code: verdict.code, message: verdict.message }),
+  });
+  return verdict.ok ? EXIT_OK : EXIT_NOT_VERIFIED;
+}
+
+const recordSignCommand: Command = {
+  name: 'sign',
+  summary: 'print the record with its composite signature',
+  usage: ['KIND FILE|- --keys KEYS [--as agent|principal] [--profile P]'],
+  description: `Prints the record with its composite signature (composite_sig, or human_composite_sig for a
+delegation_mandate) over jcs(record without it), under the kind's context.
+
+${KINDS}`,
   options: [
-    { flags: '--keys <FILE>', description: 'key file (required)' },
+    KEYS_OPTION,
     {
       flags: '--as <WHO>',
       description: 'agent (default) or principal: which key set of a build key file signs',
     },
-    { flags: '--profile <P>', description: 'proto (default) or dcp-ai: the signing contexts' },
+    PROFILE_OPTION,
   ],
-  positionals: { min: 3, max: 3 },
-  async run({ values, positionals }, io) {
-    const core = await loadCore();
-    const [action, kind, source] = positionals as [string, string, string];
-    if (action !== 'sign' && action !== 'verify') {
-      throw new CliError(`record: expected sign or verify, got '${action}'`, { showUsage: true });
-    }
-    if (!Object.hasOwn(core.RECORD_SIGNATURE_RULES, kind)) {
-      throw new CliError(
-        `unknown record kind '${kind}'; one of ${Object.keys(core.RECORD_SIGNATURE_RULES).join(', ')}`,
-      );
-    }
-    const profile = core.findProfile(String(values['profile'] ?? 'proto'));
-    if (profile === undefined) throw new CliError('--profile must be proto or dcp-ai', { showUsage: true });
-    if (typeof values['keys'] !== 'string')
-      throw new CliError('--keys FILE is required', { showUsage: true });
-    const keyFile = await readJsonInput(values['keys'], io);
-    const who = values['as'] ?? 'agent';
-    if (who !== 'agent' && who !== 'principal') throw new CliError('--as must be agent or principal');
-    const setJson = isPlainObject(keyFile) && isPlainObject(keyFile[who]) ? keyFile[who] : keyFile;
-    const keys = core.bundleKeysFromJson(setJson);
-    if (!keys.ok) throw new CliError(`${values['keys']}: ${keys.error.message}`);
-    const input = await readJsonInput(source, io);
-    if (!isPlainObject(input)) throw new CliError(`${inputName(source)}: expected a JSON object`);
-    const backend = core.selectCryptoBackend();
+  positionals: { min: 2, max: 2 },
+  run: (args, io) => signOrVerify('sign', args, io),
+};
 
-    if (action === 'sign') {
-      const signed = core.signRecord(backend, profile, kind, input, {
-        classical: keys.value.classical,
-        ...(keys.value.pq === undefined ? {} : { pq: keys.value.pq }),
-      });
-      printJson(io, signed);
-      return EXIT_OK;
-    }
-    // Every key of the file may have signed it (agent or principal).
-    const known = new Map<string, { alg: string; publicKey: Uint8Array }>();
-    const sets =
-      isPlainObject(keyFile) && (isPlainObject(keyFile['agent']) || isPlainObject(keyFile['principal']))
-        ? [keyFile['agent'], keyFile['principal']]
-        : [keyFile];
-    for (const set of sets) {
-      const parsed = core.bundleKeysFromJson(set);
-      if (!parsed.ok) continue;
-      for (const pair of [parsed.value.classical, parsed.value.pq]) {
-        if (pair !== undefined) known.set(pair.kid, { alg: pair.alg, publicKey: pair.publicKey });
-      }
-    }
-    const verdict = core.verifyRecordSignature(backend, profile, kind, input, (kid) => known.get(kid));
-    printJson(io, {
-      valid: verdict.ok,
-      kind,
-      subjects: core.recordSubjects(kind, input),
-      ...(verdict.ok
-        ? { kid: verdict.classicalKid, pq_kid: verdict.pqKid }
-        : { code: verdict.code, message: verdict.message }),
-    });
-    return verdict.ok ? EXIT_OK : EXIT_NOT_VERIFIED;
-  },
+const recordVerifyCommand: Command = {
+  name: 'verify',
+  summary: 'check the composite signature of a record',
+  usage: ['KIND FILE|- --keys KEYS [--profile P]'],
+  description: `Checks the record's composite signature against the public keys in KEYS (any key set of a build
+key file); exit 0 valid, 1 not valid.
+
+${KINDS}`,
+  options: [KEYS_OPTION, PROFILE_OPTION],
+  positionals: { min: 2, max: 2 },
+  run: (args, io) => signOrVerify('verify', args, io),
+};
+
+export const recordCommand: Command = {
+  name: 'record',
+  summary: 'sign or verify a /v2 record (commissioning certificate, transition statement, …)',
+  description: 'Signs /v2 records the way the upstream SDK does, or checks their signature.',
+  subcommands: [recordSignCommand, recordVerifyCommand],
 };

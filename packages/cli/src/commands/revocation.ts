@@ -30,10 +30,10 @@ export function timeAndProfile(values: ParsedCommandLine['values']) {
   return { now, profile };
 }
 
-export const revocationCommand: Command = {
-  name: 'revocation',
-  summary: 'verify a signed jurisdictional revocation list offline and look agents up',
-  usage: ['verify FILE|- --key B64 [--key B64 …] [--agent ID …] [options]'],
+const revocationVerifyCommand: Command = {
+  name: 'verify',
+  summary: 'verify a signed revocation list offline and look agents up',
+  usage: ['FILE|- --key B64 [--key B64 …] [--agent ID …] [options]'],
   description: `Verifies a jurisdictional revocation list (GET /.well-known/proto-revocations.json) offline:
 the schema, the Ed25519 signature over context(Revocation) ‖ 0x00 ‖ jcs(list without signature)
 by one of the trusted keys, that now is not past next_update (stale), and, with
@@ -64,11 +64,8 @@ With --agent, also reports whether each agent is revoked by the list.`,
   epilog: `Prints {verified, list_number, issuer, jurisdiction, updated_at, next_update, entries, agents?, error?}.
 Exit codes: 0 verified and no --agent revoked, 1 not verified or an --agent revoked, 2 bad usage.
 `,
-  positionals: { min: 2, max: 2 },
+  positionals: { min: 1, max: 1 },
   async run({ values, positionals }, io) {
-    if (positionals[0] !== 'verify') {
-      throw new CliError(`unknown subcommand '${positionals[0]}' (expected 'verify')`, { showUsage: true });
-    }
     const keys = listOption(values, 'key');
     if (keys.length === 0) throw new CliError('at least one --key is required', { showUsage: true });
     const { now, profile } = timeAndProfile(values);
@@ -79,7 +76,7 @@ Exit codes: 0 verified and no --agent revoked, 1 not verified or an --agent revo
       });
     }
     const jurisdiction = stringOption(values, 'jurisdiction');
-    const list = await readJsonInput(positionals[1] as string, io);
+    const list = await readJsonInput(positionals[0] as string, io);
 
     const result = verifyRevocationList(list, keys, {
       now,
@@ -118,4 +115,11 @@ Exit codes: 0 verified and no --agent revoked, 1 not verified or an --agent revo
     });
     return result.ok && agents.every((a) => !a.revoked) ? EXIT_OK : EXIT_NOT_VERIFIED;
   },
+};
+
+export const revocationCommand: Command = {
+  name: 'revocation',
+  summary: 'verify a signed jurisdictional revocation list offline and look agents up',
+  description: 'Checks jurisdictional revocation lists (GET /.well-known/proto-revocations.json) offline.',
+  subcommands: [revocationVerifyCommand],
 };
