@@ -1,7 +1,13 @@
 // The builder bundles shared by the in-process engine benches (issue 14): bench/engine-share.ts (engine
 // against raw signatures), bench/engine-ab.ts (two builds of core) and bench/protocol-floor.ts; and the
 // recorder that learns a bundle's own signature calls, which bench/run.ts replays for its raw cost.
-import type { BuildOptions, CryptoBackend, SigningAlg } from '@proto/core';
+import {
+  type BuildOptions,
+  type CryptoBackend,
+  createVerifier,
+  type SigningAlg,
+  type Verifier,
+} from '@proto/core';
 
 export interface EngineCase {
   readonly name: string;
@@ -52,4 +58,11 @@ export function callCounts(calls: readonly SignatureCall[]): Map<SigningAlg, num
   const counts = new Map<SigningAlg, number>();
   for (const c of calls) counts.set(c.alg, (counts.get(c.alg) ?? 0) + 1);
   return counts;
+}
+
+/** A verifier whose signature checks all pass at once: what remains is the engine's own work. */
+export function instantVerifier(backend: CryptoBackend): Verifier {
+  const built = createVerifier({ mode: 'hybrid_preferred', backend: { ...backend, verify: () => true } });
+  if (!built.ok) throw new Error(built.error.message);
+  return built.value;
 }

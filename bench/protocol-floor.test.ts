@@ -3,14 +3,8 @@
 // and hashes the very bytes it is given with both bundle hashes. Not timed: that is the benchmark's to say.
 import { computeBundleHashes, selectCryptoBackend } from '@proto/core';
 import { describe, expect, it } from 'vitest';
-import {
-  engineWork,
-  type FloorCase,
-  floorCase,
-  floorWork,
-  instantVerifier,
-  WIRES,
-} from './protocol-floor.ts';
+import { instantVerifier } from './engine-cases.ts';
+import { engineWork, type FloorCase, floorCase, floorWork, WIRES } from './protocol-floor.ts';
 
 const backend = selectCryptoBackend('auto');
 const c = floorCase(

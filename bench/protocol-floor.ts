@@ -17,12 +17,11 @@ import {
   bundleHashesOf,
   type CryptoBackend,
   canonicalBytesV2,
-  createVerifier,
   selectCryptoBackend,
   type Verifier,
 } from '@proto/core';
 import { decodeCbor, encodeCbor } from '@proto/service-kit/cbor';
-import { ENGINE_CASES, type EngineCase } from './engine-cases.ts';
+import { ENGINE_CASES, type EngineCase, instantVerifier } from './engine-cases.ts';
 import { ownCpuMs } from './proc-stats.ts';
 
 export type Wire = 'JSON' | 'CBOR';
@@ -70,13 +69,6 @@ export function floorWork(c: FloorCase, wire: Wire): { request: unknown; hashes:
 /** The engine's work on the same body; `verifier` answers signatures at once. */
 export function engineWork(c: FloorCase, wire: Wire, verifier: Verifier) {
   return verifier.verify(readRequest(wire, c.bodies[wire]));
-}
-
-/** A verifier whose signature checks all pass at once: what remains is the engine's own work. */
-export function instantVerifier(backend: CryptoBackend): Verifier {
-  const built = createVerifier({ mode: 'hybrid_preferred', backend: { ...backend, verify: () => true } });
-  if (!built.ok) throw new Error(built.error.message);
-  return built.value;
 }
 
 function timed(runs: number, work: () => void): number {
