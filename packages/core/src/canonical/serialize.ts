@@ -92,6 +92,25 @@ const NEEDS_CARE = /["\\\u0000-\u001f\ud800-\udfff]/;
 const SCAN_MAX_LENGTH = 96;
 
 /**
+ * Every character JSON.stringify escapes, as one-character strings. From this length on a string is
+ * searched for each of them (`includes` is a memchr-like native search) before JSON.stringify is
+ * asked: measured (P108, Node 24) on base64 text, the 34 searches cost 0.74 µs against 1.37 µs for
+ * JSON.stringify at 800 characters and 1.2 against 4.0 µs at 4,400 (an ML-DSA-65 signature); at
+ * 200 characters they cost more (0.47 against 0.26 µs), hence the floor.
+ */
+const ESCAPED_CHARACTERS: readonly string[] = [
+  '"',
+  '\\',
+  ...Array.from({ length: 0x20 }, (_, code) => String.fromCharCode(code)),
+];
+const SEARCH_MIN_LENGTH = 512;
+
+function hasNoEscapedCharacter(text: string): boolean {
+  for (const character of ESCAPED_CHARACTERS) if (text.includes(character)) return false;
+  return true;
+}
+
+/**
  * `"name":` and `,"name":` of member names already quoted once: a bundle repeats a few dozen names hundreds of times.
  * Emptied when full, so names no bundle repeats cannot keep the ones that do out; the form does not
  * depend on the rules, and only names that quoted without error are kept.
@@ -157,7 +176,14 @@ export function writeCanonical(
   };
 
   const quote = (text: string, role: 'string' | 'key'): string => {
-    if (text.length <= SCAN_MAX_LENGTH && !NEEDS_CARE.test(text)) return `"${text}"`;
+    const length = text.length;
+    if (length <= SCAN_MAX_LENGTH) {
+      if (!NEEDS_CARE.test(text)) return `"${text}"`;
+    } else if (length >= SEARCH_MIN_LENGTH && hasNoEscapedCharacter(text)) {
+      // JSON.stringify leaves paired surrogates as they are, so only a lone one changes the answer.
+      if (!isWellFormed(text)) fail(`${role} contains a lone surrogate, not allowed by ${rules.name}`);
+      return `"${text}"`;
+    }
     if (!isWellFormed(text)) fail(`${role} contains a lone surrogate, not allowed by ${rules.name}`);
     return JSON.stringify(text);
   };
