@@ -229,7 +229,7 @@ describe('canonicalizeV2: strings and keys (rules 1, 3, 9)', () => {
     expect(mismatches).toEqual([]);
   });
 
-  it('rejects a lone surrogate in a long string or key, and keeps a long string\'s surrogate pairs', () => {
+  it("rejects a lone surrogate in a long string or key, and keeps a long string's surrogate pairs", () => {
     const long = 'A'.repeat(600);
     for (const text of [`${long}\ud800`, `\udfff${long}`, `${long}\ude00\ud83d${long}`]) {
       expect(v2Error({ s: text })).toBe('$.s: string contains a lone surrogate, not allowed by dcp-jcs-v1');

@@ -23,11 +23,12 @@ const EQUALS = 0x3d;
  *
  * Node's decoder is lenient: it reads `-` and `_` as `+` and `/`, a code unit above U+00FF as its
  * low byte, and every other character outside the alphabet (whitespace, `=` before the end) as no
- * bits. So once non-ASCII text, `-` and `_` are refused, a text of whole quanta whose padding is only its last one or two characters decodes to
- * exactly 3 bytes a quantum less one a `=` only if every other character is in the alphabet; the
- * last data character's unused bits must then be zero. An exhaustive test over every UTF-16 code
- * unit holds this against the grammar. It replaces re-encoding the decoded bytes and comparing the
- * texts (P108): measured on an elevated bundle's 34 keys and signatures, 93 against 140 µs.
+ * bits. So once non-ASCII text, `-` and `_` are refused, a text of whole quanta whose padding is
+ * only its last one or two characters decodes to exactly 3 bytes a quantum, less one a `=`, only if
+ * every other character is in the alphabet; the last data character's unused bits must then be
+ * zero. An exhaustive test over every UTF-16 code unit holds this against the grammar. It replaces
+ * re-encoding the decoded bytes and comparing the texts (P108): measured on the 34 keys and
+ * signatures of an elevated bundle, 99 against 133 µs.
  */
 export function decodeBase64Strict(text: string): Uint8Array | undefined {
   if (typeof text !== 'string') return undefined;
