@@ -207,6 +207,40 @@ describe('canonicalizeV2: strings and keys (rules 1, 3, 9)', () => {
     expect(v2(JSON.parse('"\\ud83d\\ude00"'))).toBe('"😀"');
   });
 
+  // From 512 characters on a string is searched for each escaped character instead of scanned by a
+  // regular expression (P108): every one of them, anywhere, must still reach JSON.stringify's form.
+  it('quotes long strings exactly as JSON.stringify does, whatever they hold and wherever', () => {
+    const base64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+    const filler = (length: number): string =>
+      Array.from({ length }, (_, i) => base64[(i * 7 + (i >> 4)) % 64]).join('');
+    const mismatches: string[] = [];
+    for (const length of [97, 511, 512, 513, 4412]) {
+      const plain = filler(length);
+      if (v2({ [plain]: plain }) !== `{${JSON.stringify(plain)}:${JSON.stringify(plain)}}`)
+        mismatches.push(`${length} plain`);
+      for (const code of [0x22, 0x5c, ...Array.from({ length: 0x20 }, (_, c) => c), 0x7f, 0xe9, 0x2028]) {
+        for (const at of [0, length >> 1, length - 1]) {
+          const text = `${plain.slice(0, at)}${String.fromCharCode(code)}${plain.slice(at + 1)}`;
+          if (v2({ [text]: text }) !== `{${JSON.stringify(text)}:${JSON.stringify(text)}}`)
+            mismatches.push(`${length} U+${code.toString(16)} at ${at}`);
+        }
+      }
+    }
+    expect(mismatches).toEqual([]);
+  });
+
+  it("rejects a lone surrogate in a long string or key, and keeps a long string's surrogate pairs", () => {
+    const long = 'A'.repeat(600);
+    for (const text of [`${long}\ud800`, `\udfff${long}`, `${long}\ude00\ud83d${long}`]) {
+      expect(v2Error({ s: text })).toBe('$.s: string contains a lone surrogate, not allowed by dcp-jcs-v1');
+      expect(v2Error({ [text]: 1 })).toMatch(/: key contains a lone surrogate, not allowed by dcp-jcs-v1$/);
+      expect(v1Error({ s: text })).toMatch(/^\$\.s: string contains a lone surrogate/);
+    }
+    const paired = `${long}😀${long}`;
+    expect(v2(paired)).toBe(JSON.stringify(paired));
+    expect(v2(paired)).toBe(`"${paired}"`);
+  });
+
   it('sorts keys by UTF-16 code units, not by code point', () => {
     // U+1F600 is D83D DE00 in UTF-16, which sorts before U+FFFF; by code point it would sort after.
     expect(v2({ '\uffff': 1, '😀': 2 })).toBe('{"😀":2,"\uffff":1}');

@@ -7,21 +7,49 @@ export function encodeBase64(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
 }
 
+/** Each standard-alphabet character's 6-bit value by char code; -1 for everything else. */
+const SEXTET = new Int8Array(128).fill(-1);
+for (const [value, character] of [
+  ...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/',
+].entries())
+  SEXTET[character.charCodeAt(0)] = value;
+
+const EQUALS = 0x3d;
+
 /**
  * Decodes standard, padded Base64 and refuses everything else: the URL-safe alphabet, missing or
  * extra padding, whitespace, and non-canonical text whose unused trailing bits are not zero (two
  * spellings of the same bytes would let a signature's text change while its bytes do not).
  *
- * Node's decoder is lenient (it skips or maps all of those), but its encoder writes exactly one
- * text per byte string: standard alphabet, `=` padding only at the end, zero trailing bits. So the
- * input is accepted only when re-encoding the decoded bytes gives the input back; that single
- * comparison is the whole RFC 4648 §4 grammar plus canonicality, and it is far cheaper than a
- * regular expression over a multi-KB ML-DSA signature.
+ * Node's decoder is lenient: it reads `-` and `_` as `+` and `/`, a code unit above U+00FF as its
+ * low byte, and every other character outside the alphabet (whitespace, `=` before the end) as no
+ * bits. So once non-ASCII text, `-` and `_` are refused, a text of whole quanta whose padding is
+ * only its last one or two characters decodes to exactly 3 bytes a quantum, less one a `=`, only if
+ * every other character is in the alphabet; the last data character's unused bits must then be
+ * zero. An exhaustive test over every UTF-16 code unit holds this against the grammar. It replaces
+ * re-encoding the decoded bytes and comparing the texts (P108): measured on the 34 keys and
+ * signatures of an elevated bundle, 99 against 133 µs.
  */
 export function decodeBase64Strict(text: string): Uint8Array | undefined {
-  if (typeof text !== 'string' || text.length % 4 !== 0) return undefined;
+  if (typeof text !== 'string') return undefined;
+  const length = text.length;
+  if (length % 4 !== 0) return undefined;
+  // Node reads a code unit above U+00FF by its low byte (U+012B as `+`): only ASCII may reach it.
+  if (Buffer.byteLength(text, 'utf8') !== length) return undefined;
+  if (text.includes('-') || text.includes('_')) return undefined;
+  const padding =
+    length === 0 || text.charCodeAt(length - 1) !== EQUALS
+      ? 0
+      : text.charCodeAt(length - 2) !== EQUALS
+        ? 1
+        : 2;
   const decoded = Buffer.from(text, 'base64');
-  if (decoded.toString('base64') !== text) return undefined;
+  if (decoded.length !== (length / 4) * 3 - padding) return undefined;
+  if (padding !== 0) {
+    const last = SEXTET[text.charCodeAt(length - 1 - padding)] ?? -1;
+    // One `=`: 2 of the last sextet's bits are unused; two: 4.
+    if (last < 0 || (last & (padding === 1 ? 0b11 : 0b1111)) !== 0) return undefined;
+  }
   // A copy: small Buffers share Node's pool, and callers get a plain Uint8Array of their own.
   return new Uint8Array(decoded);
 }

@@ -118,6 +118,32 @@ describe('decodeBase64Strict', () => {
     );
   });
 
+  // The decoder counts on Node's reading every character outside the alphabet as no bits, save `-`
+  // and `_` (P108): every UTF-16 code unit, in each place of a quantum, must agree with the grammar.
+  it('agrees with the grammar for every UTF-16 code unit in every place of a text', () => {
+    const GRAMMAR = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+    const reference = (text: string) =>
+      GRAMMAR.test(text) && Buffer.from(text, 'base64').toString('base64') === text
+        ? new Uint8Array(Buffer.from(text, 'base64'))
+        : undefined;
+    const templates = ['?AAA', 'A?AA', 'AA?A', 'AAA?', 'Zm9v?Zg=', 'Zg?=', 'Zm?=', 'Z?==', 'Zm9v???='];
+    const disagreements: string[] = [];
+    for (let code = 0; code < 0x10000; code++) {
+      const character = String.fromCharCode(code);
+      for (const template of templates) {
+        const text = template.replaceAll('?', character);
+        const got = decodeBase64Strict(text);
+        const want = reference(text);
+        if (
+          (got === undefined) !== (want === undefined) ||
+          (got !== undefined && want !== undefined && Buffer.compare(got, want) !== 0)
+        )
+          disagreements.push(`${template} U+${code.toString(16)}`);
+      }
+    }
+    expect(disagreements).toEqual([]);
+  });
+
   it('accepts the empty string as zero bytes', () => {
     expect(decodeBase64Strict('')).toEqual(new Uint8Array(0));
   });
