@@ -6,7 +6,10 @@
 // Any two builds compare this way (a change such as P74's SHA3-256 bundle hash on demand: its commit's
 // core against its parent's). Cases from bench/engine-cases.ts: by default the three tiers routine-10,
 // elevated-10 and maximum-60; ONLY=<part of a name> picks by name, maximum-1000 and v1-10 included.
-// Usage: COMPARE_CORE=… [ROUNDS=6] [ONLY=elevated] [SIGNATURES=instant|real|both] pnpm exec node bench/engine-ab.ts
+// CONTROL_CORE, a second unpacked copy of the other side's source, adds a same-against-same ratio. A
+// control must be a separate copy: one module instance on two sides read ×0.82–0.86 for identical code
+// (P108), so a path that loads a side's instance again is refused. Each round rotates the sides' order.
+// Usage: COMPARE_CORE=… [CONTROL_CORE=…] [ROUNDS=6] [ONLY=elevated] [SIGNATURES=instant|real|both] pnpm exec node bench/engine-ab.ts
 import { buildSignedBundle, selectCryptoBackend } from '@proto/core';
 import { ENGINE_CASES } from './engine-cases.ts';
 import { ownCpuMs } from './proc-stats.ts';
@@ -21,10 +24,19 @@ const MODE = 'hybrid_preferred' as const;
 const SIGNATURES = process.env['SIGNATURES'] ?? 'instant';
 const INSTANT = SIGNATURES === 'both' ? [true, false] : [SIGNATURES !== 'real'];
 
-const cores: readonly { label: string; core: Core }[] = [
+const control = process.env['CONTROL_CORE'];
+const cores: { label: string; core: Core }[] = [
   { label: 'other', core: (await import(other)) as Core },
   { label: 'this', core: await import('@proto/core') },
 ];
+if (control !== undefined) cores.push({ label: 'control', core: (await import(control)) as Core });
+for (const [i, side] of cores.entries()) {
+  const twin = cores.findIndex((c) => c.core === side.core);
+  if (twin !== i)
+    throw new Error(
+      `${side.label} loads the same module instance as ${cores[twin]?.label}: unpack a separate copy`,
+    );
+}
 
 function verifierOf(core: Core, instant: boolean): (value: unknown) => boolean {
   const backend = core.selectCryptoBackend('auto');
@@ -49,16 +61,20 @@ for (const { name, options, runs, ab } of ENGINE_CASES) {
         if (!side.verify(parsed)) throw new Error(`${name} does not verify (${side.label})`);
     }
     for (let round = 0; round < ROUNDS; round++) {
-      // Alternate which side goes first, so a drift in the machine's speed does not favour one.
-      for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
+      // Rotate, and reverse every other round, so neither a drift in the machine's speed nor going
+      // first or last favours one side.
+      const order = sides.map((_, i) => sides[(i + round) % sides.length] as (typeof sides)[number]);
+      for (const side of round % 2 === 0 ? order : order.reverse()) {
         const t0 = ownCpuMs();
         for (let i = 0; i < runs; i++) side.verify(parsed);
         side.ms += (ownCpuMs() - t0) / runs;
       }
     }
-    const [a, b] = sides.map((s) => s.ms / ROUNDS) as [number, number];
+    const [a, b, c] = sides.map((s) => s.ms / ROUNDS) as [number, number, number | undefined];
+    const controlled =
+      c === undefined ? '' : `  control ${c.toFixed(3)} ms  control/other ×${(c / a).toFixed(3)}`;
     console.log(
-      `${name.padEnd(12)} ${instant ? 'engine only' : 'with sigs  '}  other ${a.toFixed(3)} ms  this ${b.toFixed(3)} ms  this/other ×${(b / a).toFixed(3)}`,
+      `${name.padEnd(12)} ${instant ? 'engine only' : 'with sigs  '}  other ${a.toFixed(3)} ms  this ${b.toFixed(3)} ms  this/other ×${(b / a).toFixed(3)}${controlled}`,
     );
   }
 }

@@ -7,21 +7,26 @@ import type { FastifyBaseLogger } from 'fastify';
 import { type Logger, symbols } from 'pino';
 
 /**
- * Logs `message` at info as the process's last line and resolves once the stream has written or failed
+ * Logs `message` at `level` as the process's last line and resolves once the stream has written or failed
  * what it holds, or after `timeoutMs`.
  */
-export function logLastLine(log: FastifyBaseLogger, message: string, timeoutMs: number): Promise<void> {
+export function logLastLine(
+  log: FastifyBaseLogger,
+  message: string,
+  timeoutMs: number,
+  level: 'info' | 'error' = 'info',
+): Promise<void> {
   const logger = log as unknown as Logger;
   const stream = (logger as unknown as Record<symbol, unknown>)[symbols.streamSym] as
     | Partial<EventEmitter>
     | undefined;
   const waits =
     typeof logger.isLevelEnabled === 'function' &&
-    logger.isLevelEnabled('info') &&
+    logger.isLevelEnabled(level) &&
     typeof stream?.once === 'function' &&
     typeof stream.off === 'function';
   if (!waits) {
-    log.info(message);
+    log[level](message);
     return Promise.resolve();
   }
   const events = stream as EventEmitter;
@@ -36,6 +41,6 @@ export function logLastLine(log: FastifyBaseLogger, message: string, timeoutMs: 
     events.once('drain', done);
     events.once('error', done);
   });
-  log.info(message);
+  log[level](message);
   return settled;
 }

@@ -26,6 +26,19 @@ function exitOnStartError(error: unknown, service: string): never {
   process.exit(1);
 }
 
+/** Whether `app.close()` finished within `timeoutMs`; the timer starts first, as the close may block. */
+async function drainWithin(app: FastifyInstance, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  try {
+    return await Promise.race([app.close().then(() => true as const), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Longest wait for the last log line to reach standard output before the process exits. */
 const LAST_LINE_WAIT_MS = 1000;
 
@@ -33,7 +46,7 @@ const LAST_LINE_WAIT_MS = 1000;
  * Builds the service, listens on its HOST:PORT and installs graceful shutdown: on SIGTERM/SIGINT the
  * server stops accepting connections, in-flight requests finish, new requests on open connections get
  * 503 + Retry-After, onClose hooks run (worker pools, Redis, databases), then the process exits 0.
- * A drain longer than SHUTDOWN_TIMEOUT_MS exits 1.
+ * A drain longer than SHUTDOWN_TIMEOUT_MS logs that as its last line and exits 1.
  */
 export async function runService(
   build: () => Promise<FastifyInstance> | FastifyInstance,
@@ -47,16 +60,26 @@ export async function runService(
     exitOnStartError(error, options.name ?? 'service');
   }
   const info = app.serviceInfo;
+  // The drain's time limit is ours, not close-with-grace's: its own limit logs and exits in one step, with no
+  // wait for that last line (log-settle.ts).
   const grace = closeWithGrace(
     {
-      delay: info.shutdownTimeoutMs,
+      delay: false,
       logger: { error: (msg: unknown) => app.log.error(msg) },
       skip: ['SIGUSR2'],
     },
     async ({ signal, err }) => {
       if (err) app.log.error({ err }, 'fatal error: closing');
       else app.log.info({ signal }, 'shutting down: draining in-flight requests');
-      await app.close();
+      if (!(await drainWithin(app, info.shutdownTimeoutMs))) {
+        await logLastLine(
+          app.log,
+          `drain exceeded SHUTDOWN_TIMEOUT_MS (${info.shutdownTimeoutMs} ms): exiting with requests in flight`,
+          LAST_LINE_WAIT_MS,
+          'error',
+        );
+        process.exit(1);
+      }
       await logLastLine(app.log, 'shutdown complete', LAST_LINE_WAIT_MS);
     },
   );

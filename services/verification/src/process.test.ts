@@ -176,4 +176,41 @@ describe('the service process', () => {
     const code = await Promise.race([exit, new Promise((r) => setTimeout(() => r('still running'), 20_000))]);
     expect(code).toBe(0);
   });
+
+  // A request whose body never finishes keeps the drain waiting past SHUTDOWN_TIMEOUT_MS.
+  async function holdRequestOpen(port: string): Promise<() => void> {
+    const socket = connect(Number(port), '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    socket.write(
+      'POST /verify HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"bundle"',
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    return () => socket.destroy();
+  }
+
+  it('exits 1 when its drain outlasts SHUTDOWN_TIMEOUT_MS, and says so as its last line', async () => {
+    const port = String(20000 + Math.floor(Math.random() * 20000));
+    const { child, output, exit } = startChild({ PORT: port, SHUTDOWN_TIMEOUT_MS: '1000' });
+    await waitFor(() => output().includes('listening on'), 15_000, 'the service to listen');
+    const release = await holdRequestOpen(port);
+    child.kill('SIGTERM');
+    const code = await Promise.race([exit, new Promise((r) => setTimeout(() => r('still running'), 20_000))]);
+    release();
+    expect(code).toBe(1);
+    const lines = output().trim().split('\n');
+    expect(lines.at(-1)).toContain('drain exceeded SHUTDOWN_TIMEOUT_MS (1000 ms)');
+    expect(output()).not.toContain('shutdown complete');
+  });
+
+  it('exits 1 when its drain outlasts SHUTDOWN_TIMEOUT_MS, though the reader of its standard output has gone away', async () => {
+    const port = String(20000 + Math.floor(Math.random() * 20000));
+    const { child, output, exit } = startChild({ PORT: port, SHUTDOWN_TIMEOUT_MS: '1000' });
+    await waitFor(() => output().includes('listening on'), 15_000, 'the service to listen');
+    const release = await holdRequestOpen(port);
+    child.stdout!.destroy();
+    child.kill('SIGTERM');
+    const code = await Promise.race([exit, new Promise((r) => setTimeout(() => r('still running'), 20_000))]);
+    release();
+    expect(code).toBe(1);
+  });
 });
