@@ -1,7 +1,7 @@
 // The registry's Ajv (bounded string lengths P76, the date-time fast path P77) accepts and rejects exactly
 // what stock Ajv with ajv-formats does, and lists the same issues. Issue 14; P30 (lengths in code points).
 // Budget: numRuns 300 per property; raise with FUZZ_RUNS=<n>.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ErrorObject, ValidateFunction } from 'ajv';
@@ -408,5 +408,61 @@ describe('date-time: the fast path accepts only what the full check accepts (P77
     expect(isCommonDateTime(value)).toBe(fast);
     expect(full.validate(value)).toBe(valid);
     expect(oursFormat(value)).toBe(valid);
+  });
+});
+
+// ---- every fixture against every schema (P110) -----------------------------------------------------
+
+const CORPUS_BASES = fileURLToPath(new URL('../../test-vectors/bundle-corpus/bases/', import.meta.url));
+
+/** Each stored example and corpus bundle, with its bundle, artifact payloads and audit entries. */
+function fixtureValues(): Array<[string, unknown]> {
+  const out: Array<[string, unknown]> = [];
+  for (const file of readdirSync(EXAMPLES).filter((f) => f.endsWith('.json'))) {
+    out.push([`example ${file}`, JSON.parse(readFileSync(path.join(EXAMPLES, file), 'utf8'))]);
+  }
+  for (const file of readdirSync(CORPUS_BASES).filter((f) => f.endsWith('.json'))) {
+    const signed = JSON.parse(readFileSync(path.join(CORPUS_BASES, file), 'utf8')) as Json;
+    out.push([`corpus ${file}`, signed]);
+    const bundle = signed['bundle'] as Json;
+    out.push([`corpus ${file} bundle`, bundle]);
+    for (const [key, part] of Object.entries(bundle)) {
+      if (Array.isArray(part)) {
+        for (const [i, item] of part.entries()) out.push([`corpus ${file} ${key}[${i}]`, item]);
+      } else if (part !== null && typeof part === 'object') {
+        out.push([`corpus ${file} ${key}`, part]);
+        const payload = (part as Json)['payload'];
+        if (payload !== undefined) out.push([`corpus ${file} ${key}.payload`, payload]);
+      }
+    }
+  }
+  return out;
+}
+
+describe('the first-error copy (inlineRefs off, no optimisation, P110) agrees with stock Ajv on every fixture', () => {
+  const values = fixtureValues();
+  it.each(['v1', 'v2'] as const)('%s: every schema × every fixture, verdict and issues', (version) => {
+    let accepted = 0;
+    let rejected = 0;
+    for (const name of SCHEMA_NAMES[version]) {
+      for (const [, value] of values) {
+        expectSameAsStock(version, name, value);
+        if (!validator(stock.first, version, name)(value)) {
+          rejected++;
+          continue;
+        }
+        accepted++;
+        // A value this schema accepts, one top-level member at a time removed or nulled.
+        for (const key of Object.keys(value as Json)) {
+          const { [key]: _gone, ...without } = value as Json;
+          expectSameAsStock(version, name, without);
+          expectSameAsStock(version, name, { ...(value as Json), [key]: null });
+          rejected++;
+        }
+      }
+    }
+    // Both sides of the verdict are exercised, not only rejections.
+    expect(accepted).toBeGreaterThan(version === 'v1' ? 0 : 20);
+    expect(rejected).toBeGreaterThan(100);
   });
 });

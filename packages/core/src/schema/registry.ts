@@ -26,7 +26,14 @@ type Ajv = InstanceType<typeof Ajv2020Module.default>;
  */
 interface Compiled {
   readonly check: ValidateFunction;
-  readonly explain: ValidateFunction;
+  /**
+   * Compiled on the first rejection (P110): Ajv's compile is most of a thread's first-use cost, and a
+   * thread that only sees valid values never needs the allErrors copy.
+   */
+  explain: ValidateFunction | undefined;
+  /** The `$id` (with `#/$defs/<name>`) both copies are compiled from. */
+  readonly ref: string;
+  readonly reg: Registry;
 }
 
 interface Registry {
@@ -76,10 +83,18 @@ function readDocument(version: SchemaVersion, name: string): Record<string, unkn
 /**
  * Draft 2020-12, strict, ajv-formats' full formats. String lengths stay in code points (P30) but are
  * counted only when the length in code units cannot decide (P76), and `date-time` checks the common
- * shape before ajv-formats' parse (P77): both accept and reject exactly what stock Ajv does.
+ * shape before ajv-formats' parse (P77): both accept and reject exactly what stock Ajv does. `allErrors`
+ * false gives the copy whose verdict alone is read.
  */
 export function createAjv(allErrors: boolean): Ajv {
-  const ajv = new Ajv2020Module.default({ allErrors, strict: true });
+  // The yes/no copy's error objects are never read, so it is compiled the cheapest way (P110): no
+  // optimisation pass over the generated code and each `$ref` as its own function instead of inlined.
+  // Neither changes what a schema accepts; the allErrors copy, whose errors become issues, stays stock.
+  const ajv = new Ajv2020Module.default(
+    allErrors
+      ? { allErrors, strict: true }
+      : { allErrors, strict: true, inlineRefs: false, code: { optimize: false } },
+  );
   addFormatsModule.default(ajv);
   useFastDateTime(ajv);
   useBoundedStringLength(ajv);
@@ -162,10 +177,9 @@ export function validateSchema(version: SchemaVersion, name: string, value: unkn
   try {
     const id = schemaId(t.version, t.fileName);
     const ref = t.definition === undefined ? id : `${id}#/$defs/${t.definition}`;
-    const explain = reg.ajv.getSchema(ref);
     const check = reg.firstError.getSchema(ref);
-    if (explain === undefined || check === undefined) return failure(`unknown schema ${version}/${name}`);
-    validate = { check, explain };
+    if (check === undefined) return failure(`unknown schema ${version}/${name}`);
+    validate = { check, explain: undefined, ref, reg };
     reg.validators.set(t.key, validate);
   } catch (error) {
     return failure(`schema ${version}/${name} could not be compiled: ${messageOf(error)}`);
@@ -179,7 +193,16 @@ function run(validate: Compiled, version: SchemaVersion, name: string, value: un
   } catch {
     // The full pass below reads the value again and reports what it throws.
   }
-  const explain = validate.explain;
+  let explain = validate.explain;
+  if (explain === undefined) {
+    try {
+      explain = validate.reg.ajv.getSchema(validate.ref);
+    } catch (error) {
+      return failure(`schema ${version}/${name} could not be compiled: ${messageOf(error)}`);
+    }
+    if (explain === undefined) return failure(`unknown schema ${version}/${name}`);
+    validate.explain = explain;
+  }
   try {
     if (explain(value)) return VALID;
     return { valid: false, issues: toSchemaIssues((explain.errors ?? []) as ErrorObject[]) };
