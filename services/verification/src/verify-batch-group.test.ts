@@ -92,6 +92,15 @@ describe('POST /verify/batch, several bundles per pool task (P109)', () => {
       expect(lines[i]).toEqual((await postVerify(grouped.url, item)).json);
   });
 
+  it('finishes a batch larger than its bytes in flight (two groups per thread of 512 KiB)', async () => {
+    // 2 threads × 2 groups × 512 KiB = 2 MiB in flight at most; ~3 MB of routine-10 bundles exceeds it.
+    const big = request(sampleBundle({ tier: 'routine', entries: 10 }));
+    const count = Math.ceil((3 * 1024 * 1024) / big.length);
+    const lines = await postNdjson(Array.from({ length: count }, () => big));
+    expect(lines).toHaveLength(count);
+    expect(lines.every((l) => l['verified'] === true)).toBe(true);
+  }, 60_000);
+
   it('counts proto_verify_requests_total and proto_bundles_verified_total per bundle, not per task', async () => {
     const requestsBefore = await counterSum('proto_verify_requests_total');
     const verdictsBefore = await counterSum('proto_bundles_verified_total');

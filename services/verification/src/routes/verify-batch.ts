@@ -212,6 +212,8 @@ export async function verifyBatchRoute(
     const window = options.window * groupSize;
     const byteWindow = groupSize > 1 ? options.window * GROUP_MAX_BYTES : Number.POSITIVE_INFINITY;
     let inFlightBytes = 0;
+    // Read before the items are transferred to the workers (a transferred buffer's length reads 0).
+    const sizes = items.map((item) => item.byteLength);
     const start = async (index: number): Promise<void> => {
       const item = items[index]!;
       for (;;) {
@@ -228,15 +230,16 @@ export async function verifyBatchRoute(
         }
       }
     };
+    let written = 0;
     const fill = (upTo: number) => {
-      while (next < items.length && next < upTo && inFlightBytes < byteWindow) {
-        inFlightBytes += items[next]!.byteLength;
+      // With nothing in flight one item always starts, so the byte bound can never stall the batch.
+      while (next < items.length && next < upTo && (next === written || inFlightBytes < byteWindow)) {
+        inFlightBytes += sizes[next]!;
         pending[next] = start(next);
         next++;
       }
     };
     fill(window);
-    let written = 0;
     while (written < items.length) {
       // A caller that hung up gets no more work done for it.
       if (connection?.destroyed === true || out.destroyed) return;
@@ -248,7 +251,7 @@ export async function verifyBatchRoute(
         ready.push(finished[written]!);
         finished[written] = undefined;
         pending[written] = undefined;
-        inFlightBytes -= items[written]!.byteLength;
+        inFlightBytes -= sizes[written]!;
         written++;
       }
       fill(written + window);
