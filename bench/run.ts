@@ -741,7 +741,11 @@ async function main(): Promise<void> {
   const otherEntry = process.env['BENCH_COMPARE_ENTRY'];
   if (otherEntry !== undefined) {
     for (const p of prepared.filter((c) => Buffer.byteLength(c.json) <= BODY_LIMIT)) {
-      for (const load of loadsOf(p, true)) {
+      // BENCH_COMPARE_LOAD: only the loads whose name holds this text (e.g. `ndjson`).
+      const onlyLoad = process.env['BENCH_COMPARE_LOAD'];
+      for (const load of loadsOf(p, true).filter(
+        ([name]) => onlyLoad === undefined || name.includes(onlyLoad),
+      )) {
         await compareServices(
           backend,
           p,

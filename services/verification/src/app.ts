@@ -138,7 +138,11 @@ export async function buildVerificationApp(options: BuildVerificationAppOptions)
     metrics,
     external,
     rateLimitPerMinute: config.VERIFY_RATE_LIMIT_PER_MINUTE,
-    batch: { maxItems: config.VERIFY_BATCH_MAX_ITEMS, maxBytes: config.VERIFY_BATCH_MAX_BYTES },
+    batch: {
+      maxItems: config.VERIFY_BATCH_MAX_ITEMS,
+      maxBytes: config.VERIFY_BATCH_MAX_BYTES,
+      groupSize: config.VERIFY_BATCH_GROUP,
+    },
   });
   await app.register(capabilitiesRoute, {
     verifier,

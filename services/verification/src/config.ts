@@ -113,6 +113,14 @@ export const VERIFICATION_ENV = defineEnv({
     default: 8388608,
     description: 'Body size of one POST /verify/batch request in bytes; more is 413 (issue 14)',
   },
+  VERIFY_BATCH_GROUP: {
+    type: 'integer',
+    minimum: 1,
+    maximum: 64,
+    default: 8,
+    description:
+      'Bundles of a POST /verify/batch per verification-pool task, at most (P109); 1 sends each alone',
+  },
   ANCHOR_SERVICE_URL: {
     type: 'string',
     pattern: '^https?://',
@@ -228,6 +236,7 @@ export interface VerificationConfig extends SharedConfig {
   readonly VERIFY_RATE_LIMIT_PER_MINUTE: number;
   readonly VERIFY_BATCH_MAX_ITEMS: number;
   readonly VERIFY_BATCH_MAX_BYTES: number;
+  readonly VERIFY_BATCH_GROUP: number;
   readonly ANCHOR_SERVICE_URL?: string;
   readonly CRYPTO_BACKEND: 'auto' | 'native' | 'noble';
   /** Parsed REVOCATION_SOURCES: jurisdiction → list URL and trusted list keys ({} when unset). */

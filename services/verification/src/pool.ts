@@ -6,7 +6,13 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { WorkerCpuTotal } from './thread-cpu.ts';
 import type { PortableVerifierOptions } from './verifier-options.ts';
-import type { VerifyTask, VerifyTaskResult, VerifyWorkerData } from './worker.ts';
+import type {
+  VerifyGroupResult,
+  VerifyGroupTask,
+  VerifyTask,
+  VerifyTaskResult,
+  VerifyWorkerData,
+} from './worker.ts';
 
 /** The queue is full: the caller answers 503 with Retry-After. */
 export class PoolSaturatedError extends Error {
@@ -32,7 +38,7 @@ const WORKER_FILE = fileURLToPath(new URL('./worker.ts', import.meta.url));
 export class VerifyPool {
   readonly threads: number;
   readonly maxQueue: number;
-  readonly #pool: Piscina<VerifyTask, VerifyTaskResult>;
+  readonly #pool: Piscina<VerifyTask | VerifyGroupTask, VerifyTaskResult | VerifyGroupResult>;
   readonly #cpu = new WorkerCpuTotal();
   readonly #idleWaiters: (() => void)[] = [];
   #rejected = 0;
@@ -45,7 +51,7 @@ export class VerifyPool {
   constructor(options: VerifyPoolOptions) {
     this.threads = options.threads;
     this.maxQueue = options.maxQueue;
-    this.#pool = new Piscina<VerifyTask, VerifyTaskResult>({
+    this.#pool = new Piscina<VerifyTask | VerifyGroupTask, VerifyTaskResult | VerifyGroupResult>({
       filename: WORKER_FILE,
       minThreads: Math.min(options.minThreads, options.threads),
       maxThreads: options.threads,
@@ -118,6 +124,21 @@ export class VerifyPool {
 
   /** `transfer`: buffers moved to the worker instead of copied (the caller must not touch them again). */
   async run(task: VerifyTask, transfer: readonly ArrayBuffer[] = []): Promise<VerifyTaskResult> {
+    return (await this.#run(task, transfer)) as VerifyTaskResult;
+  }
+
+  /** Several bundles as one task (P109): one message and one wake-up each way for the whole group. */
+  async runGroup(
+    group: readonly VerifyTask[],
+    transfer: readonly ArrayBuffer[] = [],
+  ): Promise<VerifyGroupResult['results']> {
+    return ((await this.#run({ group }, transfer)) as VerifyGroupResult).results;
+  }
+
+  async #run(
+    task: VerifyTask | VerifyGroupTask,
+    transfer: readonly ArrayBuffer[],
+  ): Promise<VerifyTaskResult | VerifyGroupResult> {
     if (this.#pool.queueSize >= this.maxQueue) throw this.#saturated();
     this.#pending += 1;
     try {

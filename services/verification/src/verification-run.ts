@@ -22,7 +22,7 @@ import type { VerifyPool } from './pool.ts';
 import type { VerifiedBundleEvent } from './records/key-binding-feeder.ts';
 import { retainedBytes } from './retained-bytes.ts';
 import { checkVerifyRequest, parseJsonBody } from './verify-request.ts';
-import type { VerifyTask } from './worker.ts';
+import type { VerifyTask, VerifyTaskResult } from './worker.ts';
 
 /** A body as it arrived: parsing waits until we know whether the main thread needs the value. */
 export interface WireBody {
@@ -41,7 +41,76 @@ export interface VerificationRunner {
    * Throws PoolSaturatedError when the pool's queue is full (the caller decides: 503 or wait).
    * `answer`: the wire format the caller will send; the outcome may then be the answer's bytes.
    */
-  run(body: WireBody, answer?: AnswerFormat): Promise<VerificationOutcome>;
+  run(body: WireBody, answer?: AnswerFormat, dispatch?: TaskDispatch): Promise<VerificationOutcome>;
+}
+
+/**
+ * How a bundle's task reaches the pool: alone (`pool.run`), or gathered into a group (P109). `bytes`: the
+ * body's size, which bounds a group.
+ */
+export type TaskDispatch = (
+  task: VerifyTask,
+  transfer: readonly ArrayBuffer[],
+  bytes: number,
+) => Promise<VerifyTaskResult>;
+
+/**
+ * A group is sent once its bodies reach this many bytes (the one crossing it included): eight routine-10
+ * bundles (46 KB each) fit, maximum-60 ones (~350 KB) go two at a time, so one group's work, which the
+ * first answer of a batch and a /verify behind the batch may wait for, stays that of a few bundles (P109).
+ */
+export const GROUP_MAX_BYTES = 512 * 1024;
+
+/**
+ * Gathers the tasks dispatched in one turn of the event loop (up to `size` bundles or GROUP_MAX_BYTES)
+ * into one pool task each. A group that the pool refuses or loses rejects every bundle of it; a bundle
+ * whose verification threw rejects alone.
+ */
+export function taskGrouper(pool: VerifyPool, size: number): TaskDispatch {
+  interface Waiting {
+    readonly task: VerifyTask;
+    readonly transfer: readonly ArrayBuffer[];
+    readonly resolve: (result: VerifyTaskResult) => void;
+    readonly reject: (error: unknown) => void;
+  }
+  let gathering: Waiting[] = [];
+  let gatheredBytes = 0;
+  const send = () => {
+    const group = gathering;
+    gathering = [];
+    gatheredBytes = 0;
+    if (group.length === 0) return;
+    if (group.length === 1) {
+      const only = group[0]!;
+      pool.run(only.task, only.transfer).then(only.resolve, only.reject);
+      return;
+    }
+    pool
+      .runGroup(
+        group.map((w) => w.task),
+        group.flatMap((w) => w.transfer),
+      )
+      .then(
+        (results) => {
+          group.forEach((waiting, i) => {
+            const result = results[i];
+            if (result === undefined || result.kind === 'failed') {
+              waiting.reject(new Error(result?.message ?? 'no result for this bundle'));
+            } else waiting.resolve(result);
+          });
+        },
+        (error: unknown) => {
+          for (const waiting of group) waiting.reject(error);
+        },
+      );
+  };
+  return (task, transfer, bytes) =>
+    new Promise<VerifyTaskResult>((resolve, reject) => {
+      gathering.push({ task, transfer, resolve, reject });
+      gatheredBytes += bytes;
+      if (gathering.length >= size || gatheredBytes >= GROUP_MAX_BYTES) send();
+      else if (gathering.length === 1) queueMicrotask(send);
+    });
 }
 
 export interface VerificationRunnerOptions {
@@ -184,7 +253,11 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
     return { kind: 'verdict', response, cache: 'hit' };
   };
 
-  const run = async (body: WireBody, answer?: AnswerFormat): Promise<VerificationOutcome> => {
+  const run = async (
+    body: WireBody,
+    answer?: AnswerFormat,
+    dispatch?: TaskDispatch,
+  ): Promise<VerificationOutcome> => {
     const startedAt = performance.now();
     const feed = options.keyDirectory?.();
     const answering = answer === undefined ? {} : { answer, revocationConfigured };
@@ -244,7 +317,9 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
     // Nothing here reads the body after this (the worker returns the key bindings), so it is moved, not copied.
     const transfer =
       task.body !== undefined && ownsItsMemory(task.body) ? [task.body.buffer as ArrayBuffer] : [];
-    const result = await pool.run(task, transfer);
+    const result = await (dispatch === undefined
+      ? pool.run(task, transfer)
+      : dispatch(task, transfer, body.bytes.byteLength));
     if (result.kind === 'bad_request') return result;
     let cached: BundleAnalysis | undefined;
     if (cacheKey !== undefined && result.analysis) {

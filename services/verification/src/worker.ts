@@ -112,15 +112,50 @@ function requestOf(
   return checkVerifyRequest(value);
 }
 
-export default function verifyTask(task: VerifyTask): VerifyTaskResult {
+/** Several bundles of one batch in one pool task: verified in order, one result each (P109). */
+export interface VerifyGroupTask {
+  readonly group: readonly VerifyTask[];
+}
+
+/** One bundle of a group whose verification threw: that bundle alone fails (the others are answered). */
+export interface VerifyTaskFailure {
+  readonly kind: 'failed';
+  readonly message: string;
+}
+
+export type VerifyGroupResult = {
+  readonly kind: 'group';
+  readonly results: readonly (VerifyTaskResult | VerifyTaskFailure)[];
+};
+
+export default function verifyTask(task: VerifyTask | VerifyGroupTask): VerifyTaskResult | VerifyGroupResult {
   try {
+    if ('group' in task) return groupOf(task.group);
     return verdictOf(task);
   } finally {
     reportThreadCpu();
   }
 }
 
-function verdictOf(task: VerifyTask): VerifyTaskResult {
+function groupOf(tasks: readonly VerifyTask[]): VerifyGroupResult {
+  const results: (VerifyTaskResult | VerifyTaskFailure)[] = [];
+  const moved: ArrayBuffer[] = [];
+  for (const task of tasks) {
+    try {
+      const result = verdictOf(task, moved);
+      results.push(result);
+    } catch (error) {
+      results.push({ kind: 'failed', message: (error as Error).message });
+    }
+  }
+  const result: VerifyGroupResult = { kind: 'group', results };
+  if (moved.length === 0) return result;
+  const movable = { [Piscina.transferableSymbol]: moved, [Piscina.valueSymbol]: result };
+  return Piscina.move(movable as unknown as ArrayBuffer) as unknown as VerifyGroupResult;
+}
+
+/** `moved`: a group's list of buffers to transfer (a single task moves its answer's bytes itself). */
+function verdictOf(task: VerifyTask, moved?: ArrayBuffer[]): VerifyTaskResult {
   const read = requestOf(task);
   if (!read.ok) return { kind: 'bad_request', message: read.message };
   const evidence = evidenceOf(read.request);
@@ -145,6 +180,10 @@ function verdictOf(task: VerifyTask): VerifyTaskResult {
     !externalChecksApply(task.revocationConfigured === true, subject, evidence)
   ) {
     const answer = wiredAnswer(response, task.answer);
+    if (moved !== undefined) {
+      moved.push(answer.bytes.buffer as ArrayBuffer);
+      return { kind: 'answered', answer, ...parts };
+    }
     return movingBytes({ kind: 'answered', answer, ...parts }, answer.bytes);
   }
   return { kind: 'verdict', response, ...(evidence === undefined ? {} : { evidence }), ...parts };

@@ -15,8 +15,13 @@ import {
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type BatchFormat, splitBatch } from '../batch-items.ts';
 import type { VerificationMetrics } from '../metrics.ts';
-import { PoolSaturatedError } from '../pool.ts';
-import type { VerificationOutcome, VerificationRunner } from '../verification-run.ts';
+import { PoolSaturatedError, type VerifyPool } from '../pool.ts';
+import {
+  GROUP_MAX_BYTES,
+  taskGrouper,
+  type VerificationOutcome,
+  type VerificationRunner,
+} from '../verification-run.ts';
 import { badVerifyRequest } from '../verify-request.ts';
 
 export interface VerifyBatchRouteOptions {
@@ -31,6 +36,9 @@ export interface VerifyBatchRouteOptions {
   readonly rateLimitPerMinute: number;
   /** Bundles of one batch in the pool at once (default: two per worker thread). */
   readonly window: number;
+  readonly pool: VerifyPool;
+  /** Bundles per pool task (P109); 1 sends each bundle alone. */
+  readonly groupSize: number;
 }
 
 export const NDJSON_CONTENT_TYPE = 'application/x-ndjson';
@@ -196,11 +204,21 @@ export async function verifyBatchRoute(
     const pending: (Promise<void> | undefined)[] = new Array(items.length);
     const finished: (string | Uint8Array | undefined)[] = new Array(items.length);
     let next = 0;
+    const groupSize = Math.max(1, Math.floor(options.groupSize));
+    const dispatch = groupSize > 1 ? taskGrouper(options.pool, groupSize) : undefined;
+    // The window counts pool tasks, as before grouping: `window` groups of up to `groupSize` bundles, and
+    // of bodies up to `window` groups' bytes, so big bundles (sent a few per group) do not fill the pool
+    // with many more tasks than threads × 2 (P109).
+    const window = options.window * groupSize;
+    const byteWindow = groupSize > 1 ? options.window * GROUP_MAX_BYTES : Number.POSITIVE_INFINITY;
+    let inFlightBytes = 0;
+    // Read before the items are transferred to the workers (a transferred buffer's length reads 0).
+    const sizes = items.map((item) => item.byteLength);
     const start = async (index: number): Promise<void> => {
       const item = items[index]!;
       for (;;) {
         try {
-          finished[index] = itemOf(await runner.run({ format, bytes: item }, answerFormat), encode);
+          finished[index] = itemOf(await runner.run({ format, bytes: item }, answerFormat, dispatch), encode);
           return;
         } catch (error) {
           if (!(error instanceof PoolSaturatedError)) {
@@ -212,14 +230,16 @@ export async function verifyBatchRoute(
         }
       }
     };
+    let written = 0;
     const fill = (upTo: number) => {
-      while (next < items.length && next < upTo) {
+      // With nothing in flight one item always starts, so the byte bound can never stall the batch.
+      while (next < items.length && next < upTo && (next === written || inFlightBytes < byteWindow)) {
+        inFlightBytes += sizes[next]!;
         pending[next] = start(next);
         next++;
       }
     };
-    fill(options.window);
-    let written = 0;
+    fill(window);
     while (written < items.length) {
       // A caller that hung up gets no more work done for it.
       if (connection?.destroyed === true || out.destroyed) return;
@@ -231,9 +251,10 @@ export async function verifyBatchRoute(
         ready.push(finished[written]!);
         finished[written] = undefined;
         pending[written] = undefined;
+        inFlightBytes -= sizes[written]!;
         written++;
       }
-      fill(written + options.window);
+      fill(written + window);
       if (!out.write(joined(ready))) {
         await new Promise((resolve) => {
           out.once('drain', resolve);

@@ -28,7 +28,7 @@ export interface VerifyRouteOptions {
   /** Requests per minute per client IP; 0 = unlimited. */
   readonly rateLimitPerMinute: number;
   /** POST /verify/batch limits (issue 14 item 3). */
-  readonly batch: { readonly maxItems: number; readonly maxBytes: number };
+  readonly batch: { readonly maxItems: number; readonly maxBytes: number; readonly groupSize: number };
 }
 
 const checkStatus = { type: 'string', enum: ['pass', 'fail', 'absent', 'skipped'] } as const;
@@ -175,6 +175,8 @@ export async function verifyRoutes(app: FastifyInstance, options: VerifyRouteOpt
     maxItems: options.batch.maxItems,
     maxBytes: options.batch.maxBytes,
     window: options.pool.threads * 2,
+    pool: options.pool,
+    groupSize: options.batch.groupSize,
     rateLimitPerMinute: options.rateLimitPerMinute,
   });
 }
