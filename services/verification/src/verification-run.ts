@@ -66,7 +66,7 @@ export const GROUP_MAX_BYTES = 512 * 1024;
  * into one pool task each. A group that the pool refuses or loses rejects every bundle of it; a bundle
  * whose verification threw rejects alone.
  */
-export function taskGrouper(pool: VerifyPool, size: number): TaskDispatch {
+export function taskGrouper(pool: Pick<VerifyPool, 'run' | 'runGroup'>, size: number): TaskDispatch {
   interface Waiting {
     readonly task: VerifyTask;
     readonly transfer: readonly ArrayBuffer[];
