@@ -9,7 +9,8 @@
 //
 // BREAKDOWN_VARIANTS: `label=node flags` separated by `;` (flags separated by spaces; empty: none; a
 // repeated empty variant is the same-against-same control). BREAKDOWN_CASES: `elevated`, `maximum` or
-// both (default). BENCH_DURATION_S: seconds per measured run (default 4).
+// both (default). BENCH_DURATION_S: seconds per measured run (default 4); BENCH_WARMUP_S: seconds of
+// load before it (default 2).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -23,6 +24,11 @@ import { cpuByGroupMs, rssMb, threadsCpu } from './proc-stats.ts';
 const MAIN = fileURLToPath(new URL('../services/verification/src/main.ts', import.meta.url));
 const DURATION_S = Number(process.env['BENCH_DURATION_S'] ?? 4);
 const ROUNDS = Number(process.env['BREAKDOWN_ROUNDS'] ?? 1);
+/**
+ * Seconds of load before the measured part. V8 is still tiering functions up (Maglev, then TurboFan, on
+ * its helper threads) after hundreds of verifications, so a short warm-up charges JIT work to "other".
+ */
+const WARMUP_S = Number(process.env['BENCH_WARMUP_S'] ?? 2);
 const CONNECTIONS = 8;
 const WORKERS = process.env['BENCH_WORKERS'];
 
@@ -141,7 +147,7 @@ async function measure(variant: Variant, body: string): Promise<Run> {
       connections: CONNECTIONS,
     };
     // Warm-up (the JIT), then the measured part.
-    await autocannon({ ...options, duration: 2 });
+    await autocannon({ ...options, duration: WARMUP_S });
     let peakRssMb = rssMb(pid);
     const sampler = setInterval(() => {
       peakRssMb = Math.max(peakRssMb, rssMb(pid));
@@ -169,7 +175,7 @@ const fmt = (n: number, width = 8, digits = 2) => n.toFixed(digits).padStart(wid
 async function main(): Promise<void> {
   const backend = selectCryptoBackend('auto');
   console.log(
-    `thread breakdown: ${DURATION_S} s per run, ${CONNECTIONS} connections, ${ROUNDS} round(s), variants ${VARIANTS.map((v) => `${v.label}=[${v.flags.join(' ')}]`).join(' ')}`,
+    `thread breakdown: ${WARMUP_S} s warm-up and ${DURATION_S} s per run, ${CONNECTIONS} connections, ${ROUNDS} round(s), variants ${VARIANTS.map((v) => `${v.label}=[${v.flags.join(' ')}]`).join(' ')}`,
   );
   for (const c of CASES) {
     const body = JSON.stringify({
