@@ -2,7 +2,7 @@
 // resident memory.
 // Issue 14 items 2 and 5 (service CPU per verify, RSS idle and under load). Linux only.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** Clock ticks per second of /proc/PID/stat; 100 on every Linux we run on, asked once in case not. */
 const TICKS_PER_SECOND = (() => {
@@ -43,4 +43,59 @@ export function rssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
   return match ? Number(match[1]) / 1024 : Number.NaN;
+}
+
+/**
+ * The group a thread's name (/proc/PID/task/TID/comm, at most 15 characters) belongs to. Node 24 names
+ * its threads: `MainThread` (until process.title renames it: threadsCpu knows the main thread by its
+ * id), `V8Worker` (V8's platform workers: concurrent marking, parallel scavenge,
+ * concurrent compilation), `DelayedTaskSche` (V8's delayed tasks), `libuv-worker`, `SignalInspector`;
+ * a worker_threads thread (a piscina thread) is named `WorkerThread`.
+ */
+export function threadGroupOf(comm: string): string {
+  if (comm === 'MainThread') return 'main';
+  if (comm === 'WorkerThread') return 'workers';
+  if (comm === 'V8Worker' || comm.startsWith('V8 DefaultWorke')) return 'v8-helpers';
+  if (comm === 'libuv-worker') return 'libuv';
+  if (comm === 'DelayedTaskSche') return 'v8-delayed';
+  return `other:${comm}`;
+}
+
+/** One thread's cumulative CPU as read now. */
+export interface ThreadCpu {
+  readonly tid: number;
+  readonly comm: string;
+  /** threadGroupOf(comm), or `main` for the thread whose id is the process id. */
+  readonly group: string;
+  readonly cpuMs: number;
+}
+
+/** Every live thread of the process with its name and utime+stime so far (threads that exit race the read). */
+export function threadsCpu(pid: number): ThreadCpu[] {
+  const threads: ThreadCpu[] = [];
+  for (const entry of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const comm = readFileSync(`/proc/${pid}/task/${entry}/comm`, 'utf8').trim();
+      const tid = Number(entry);
+      const group = tid === pid ? 'main' : threadGroupOf(comm);
+      threads.push({ tid, comm, group, cpuMs: statCpuMs(`/proc/${pid}/task/${entry}/stat`) });
+    } catch {
+      // the thread ended between the listing and the read
+    }
+  }
+  return threads;
+}
+
+/**
+ * CPU ms per thread group between two readings. A thread missing from `before` started during the run
+ * and counts whole; a thread gone from `after` ended during it and its last interval is lost, so keep the
+ * pool's threads alive over a measured run (VERIFY_WORKERS_MIN = VERIFY_WORKERS).
+ */
+export function cpuByGroupMs(before: readonly ThreadCpu[], after: readonly ThreadCpu[]): Map<string, number> {
+  const start = new Map(before.map((t) => [t.tid, t.cpuMs]));
+  const groups = new Map<string, number>();
+  for (const t of after) {
+    groups.set(t.group, (groups.get(t.group) ?? 0) + t.cpuMs - (start.get(t.tid) ?? 0));
+  }
+  return groups;
 }

@@ -1,0 +1,44 @@
+// The thread names the breakdown groups by are Node's own: if a Node upgrade renames its threads, the
+// groups fall into `other:` and this fails before a bench prints a wrong account.
+import { Worker } from 'node:worker_threads';
+import { describe, expect, it } from 'vitest';
+import { cpuByGroupMs, threadGroupOf, threadsCpu } from './proc-stats.ts';
+
+describe('threadsCpu', () => {
+  it('groups this process main thread as main and a worker_threads thread as workers', async () => {
+    const worker = new Worker('setInterval(() => {}, 1000)', { eval: true });
+    await new Promise((resolve) => worker.once('online', resolve));
+    try {
+      const threads = threadsCpu(process.pid);
+      expect(threads.filter((t) => t.group === 'main').map((t) => t.tid)).toEqual([process.pid]);
+      expect(threads.filter((t) => t.group === 'workers')).toHaveLength(1);
+      expect(threads.map((t) => t.group)).toContain('v8-helpers');
+      expect(threadGroupOf('MainThread')).toBe('main');
+    } finally {
+      await worker.terminate();
+    }
+  });
+});
+
+describe('cpuByGroupMs', () => {
+  it('sums each group over the interval and counts a thread that started during it whole', () => {
+    const before = [
+      { tid: 1, comm: 'MainThread', group: threadGroupOf('MainThread'), cpuMs: 100 },
+      { tid: 2, comm: 'V8Worker', group: threadGroupOf('V8Worker'), cpuMs: 10 },
+      { tid: 3, comm: 'V8Worker', group: threadGroupOf('V8Worker'), cpuMs: 20 },
+    ];
+    const after = [
+      { tid: 1, comm: 'MainThread', group: threadGroupOf('MainThread'), cpuMs: 130 },
+      { tid: 2, comm: 'V8Worker', group: threadGroupOf('V8Worker'), cpuMs: 15 },
+      { tid: 3, comm: 'V8Worker', group: threadGroupOf('V8Worker'), cpuMs: 22 },
+      { tid: 4, comm: 'WorkerThread', group: threadGroupOf('WorkerThread'), cpuMs: 40 },
+      { tid: 5, comm: 'node-foo', group: threadGroupOf('node-foo'), cpuMs: 1 },
+    ];
+    expect(Object.fromEntries(cpuByGroupMs(before, after))).toEqual({
+      main: 30,
+      'v8-helpers': 7,
+      workers: 40,
+      'other:node-foo': 1,
+    });
+  });
+});

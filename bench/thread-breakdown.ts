@@ -1,0 +1,228 @@
+// Where the verification service's CPU per bundle goes by thread (main, pool workers, V8 helper threads,
+// libuv…), read from /proc/PID/task/*, under a short autocannon load; and, with --trace-gc in a variant,
+// the GC pauses of every isolate (the main one and each pool thread's). Variants of the service's Node
+// command line run alternating (A B A B…), so a GC flag can be compared against a control. Issue 14; P112.
+//
+//   pnpm exec node bench/thread-breakdown.ts
+//   BREAKDOWN_VARIANTS='default=;again=;single=--single-threaded-gc' BREAKDOWN_ROUNDS=3 \
+//     flock /work/notes/bench.lock pnpm exec node bench/thread-breakdown.ts
+//
+// BREAKDOWN_VARIANTS: `label=node flags` separated by `;` (flags separated by spaces; empty: none; a
+// repeated empty variant is the same-against-same control). BREAKDOWN_CASES: `elevated`, `maximum` or
+// both (default). BENCH_DURATION_S: seconds per measured run (default 4); BENCH_WARMUP_S: seconds of
+// load before it (default 2).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type BuildOptions, buildSignedBundle, selectCryptoBackend } from '@proto/core';
+import autocannon from 'autocannon';
+import { IMAGE_NODE_OPTIONS } from './image-env.ts';
+import { cpuByGroupMs, rssMb, threadsCpu } from './proc-stats.ts';
+
+const MAIN = fileURLToPath(new URL('../services/verification/src/main.ts', import.meta.url));
+const DURATION_S = Number(process.env['BENCH_DURATION_S'] ?? 4);
+const ROUNDS = Number(process.env['BREAKDOWN_ROUNDS'] ?? 1);
+/**
+ * Seconds of load before the measured part. V8 is still tiering functions up (Maglev, then TurboFan, on
+ * its helper threads) after hundreds of verifications, so a short warm-up charges JIT work to "other".
+ */
+const WARMUP_S = Number(process.env['BENCH_WARMUP_S'] ?? 2);
+const CONNECTIONS = 8;
+const WORKERS = process.env['BENCH_WORKERS'];
+
+interface Variant {
+  readonly label: string;
+  readonly flags: readonly string[];
+}
+
+const VARIANTS: readonly Variant[] = (process.env['BREAKDOWN_VARIANTS'] ?? 'default=').split(';').map((v) => {
+  const at = v.indexOf('=');
+  if (at < 0) throw new Error(`BREAKDOWN_VARIANTS: ${v} has no '='`);
+  return {
+    label: v.slice(0, at).trim(),
+    flags: v
+      .slice(at + 1)
+      .split(' ')
+      .filter((f) => f !== ''),
+  };
+});
+
+const ALL_CASES: readonly { name: string; options: BuildOptions }[] = [
+  { name: 'elevated-10', options: { tier: 'elevated', entries: 10 } },
+  { name: 'maximum-60', options: { tier: 'maximum', entries: 60 } },
+];
+const wanted = (process.env['BREAKDOWN_CASES'] ?? 'elevated,maximum').split(',');
+const CASES = ALL_CASES.filter((c) => wanted.some((w) => c.name.startsWith(w.trim())));
+
+/** GC pauses of one isolate, read from --trace-gc lines over the measured part of a run. */
+interface IsolateGc {
+  scavenges: number;
+  markCompacts: number;
+  pauseMs: number;
+  /** Heap after the last collection, MB. */
+  lastHeapMb: number;
+}
+
+// `[pid:0xISOLATE]  1234 ms: Scavenge 5.1 (6.2) -> 4.3 (7.2) MB, pooled: 0.0 MB, 0.85 / 0.00 ms …`
+const TRACE_GC =
+  /^\[\d+:(0x[0-9a-f]+)\]\s+\d+ ms: ([A-Za-z-]+(?: [A-Za-z-]+)?).*?-> ([\d.]+) \([\d.]+\) MB, (?:pooled: [\d.]+ MB, )?([\d.]+) \/ [\d.]+ ms/;
+
+class GcTrace {
+  readonly isolates = new Map<string, IsolateGc>();
+  #pending = '';
+  counting = false;
+
+  feed(chunk: Buffer): void {
+    const lines = (this.#pending + chunk.toString('latin1')).split('\n');
+    this.#pending = lines.pop() ?? '';
+    for (const line of lines) {
+      const m = TRACE_GC.exec(line);
+      if (m === null || !this.counting) continue;
+      const [, isolate = '', kind = '', heap = '0', pause = '0'] = m;
+      const gc = this.isolates.get(isolate) ?? { scavenges: 0, markCompacts: 0, pauseMs: 0, lastHeapMb: 0 };
+      if (kind.startsWith('Scavenge') || kind.startsWith('Minor')) gc.scavenges += 1;
+      else gc.markCompacts += 1;
+      gc.pauseMs += Number(pause);
+      gc.lastHeapMb = Number(heap);
+      this.isolates.set(isolate, gc);
+    }
+  }
+}
+
+async function startService(port: number, variant: Variant, dataDir: string, trace: GcTrace) {
+  const child: ChildProcess = spawn(process.execPath, [...variant.flags, MAIN], {
+    env: {
+      NODE_OPTIONS: IMAGE_NODE_OPTIONS,
+      NODE_COMPILE_CACHE: join(tmpdir(), 'proto-bench-compile-cache'),
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'info',
+      ...(WORKERS === undefined ? {} : { VERIFY_WORKERS: WORKERS }),
+      // Every pool thread alive for the whole run: a thread that ended mid-run would lose its CPU.
+      VERIFY_WORKERS_MIN: WORKERS ?? String(availableParallelism()),
+      VERIFY_QUEUE_MAX: '4096',
+      VERIFICATION_CACHE_MAX_ENTRIES: '0',
+      VERIFY_RATE_LIMIT_PER_MINUTE: '0',
+      MAX_EVENT_LOOP_DELAY_MS: '0',
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  child.stdout?.on('data', (chunk: Buffer) => trace.feed(chunk));
+  const end = Date.now() + 90_000;
+  for (;;) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/ready`)).ok) return child;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > end) throw new Error('the verification service did not become ready');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+interface Run {
+  readonly bundles: number;
+  readonly groups: Map<string, number>;
+  readonly total: number;
+  readonly peakRssMb: number;
+  readonly gc: Map<string, IsolateGc>;
+}
+
+async function measure(variant: Variant, body: string): Promise<Run> {
+  const port = 3900 + Math.floor(Math.random() * 90);
+  const dataDir = mkdtempSync(join(tmpdir(), 'proto-breakdown-'));
+  const trace = new GcTrace();
+  const child = await startService(port, variant, dataDir, trace);
+  const pid = child.pid!;
+  try {
+    const options = {
+      url: `http://127.0.0.1:${port}/verify`,
+      method: 'POST' as const,
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body,
+      connections: CONNECTIONS,
+    };
+    // Warm-up (the JIT), then the measured part.
+    await autocannon({ ...options, duration: WARMUP_S });
+    let peakRssMb = rssMb(pid);
+    const sampler = setInterval(() => {
+      peakRssMb = Math.max(peakRssMb, rssMb(pid));
+    }, 250);
+    const before = threadsCpu(pid);
+    trace.counting = true;
+    const result = await autocannon({ ...options, duration: DURATION_S });
+    const after = threadsCpu(pid);
+    trace.counting = false;
+    clearInterval(sampler);
+    if (result.non2xx + result.errors > 0) throw new Error(`${result.non2xx + result.errors} failures`);
+    const groups = cpuByGroupMs(before, after);
+    const total = [...groups.values()].reduce((a, b) => a + b, 0);
+    return { bundles: result['2xx'], groups, total, peakRssMb, gc: trace.isolates };
+  } finally {
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const fmt = (n: number, width = 8, digits = 2) => n.toFixed(digits).padStart(width);
+
+async function main(): Promise<void> {
+  const backend = selectCryptoBackend('auto');
+  console.log(
+    `thread breakdown: ${WARMUP_S} s warm-up and ${DURATION_S} s per run, ${CONNECTIONS} connections, ${ROUNDS} round(s), variants ${VARIANTS.map((v) => `${v.label}=[${v.flags.join(' ')}]`).join(' ')}`,
+  );
+  for (const c of CASES) {
+    const body = JSON.stringify({
+      signed_bundle: buildSignedBundle({ ...c.options, backend }).signed_bundle,
+    });
+    const runs = new Map<string, Run[]>(VARIANTS.map((v) => [v.label, []]));
+    for (let round = 0; round < ROUNDS; round++)
+      for (const variant of VARIANTS) runs.get(variant.label)!.push(await measure(variant, body));
+    const groupNames = [
+      ...new Set([...runs.values()].flatMap((rs) => rs.flatMap((r) => [...r.groups.keys()]))),
+    ].sort();
+    console.log(`\n${c.name} JSON: CPU ms per bundle by thread group (/proc), mean over rounds`);
+    console.log(
+      `${'variant'.padEnd(12)} ${'req/s'.padStart(8)} ${'total'.padStart(8)} ${groupNames.map((g) => g.padStart(12)).join(' ')}  ${'×total'.padStart(7)} peak RSS MB`,
+    );
+    let baseTotal = Number.NaN;
+    for (const variant of VARIANTS) {
+      const rs = runs.get(variant.label)!;
+      const perBundle = (f: (r: Run) => number) => rs.reduce((a, r) => a + f(r) / r.bundles, 0) / rs.length;
+      const total = perBundle((r) => r.total);
+      if (Number.isNaN(baseTotal)) baseTotal = total;
+      const reqs = rs.reduce((a, r) => a + r.bundles, 0) / rs.length / DURATION_S;
+      console.log(
+        `${variant.label.padEnd(12)} ${fmt(reqs, 8, 1)} ${fmt(total)} ${groupNames
+          .map((g) =>
+            fmt(
+              perBundle((r) => r.groups.get(g) ?? 0),
+              12,
+            ),
+          )
+          .join(' ')}  ${fmt(total / baseTotal, 7, 3)} ${Math.max(...rs.map((r) => r.peakRssMb)).toFixed(0)}`,
+      );
+      console.log(
+        `  each run, total ms/bundle: ${rs.map((r) => (r.total / r.bundles).toFixed(2)).join(' | ')}`,
+      );
+      for (const [i, r] of rs.entries()) {
+        if (r.gc.size === 0) continue;
+        const pauses = [...r.gc.values()].reduce((a, gc) => a + gc.pauseMs, 0);
+        console.log(`  round ${i + 1} GC pauses, all isolates: ${(pauses / r.bundles).toFixed(3)} ms/bundle`);
+        console.log(`  round ${i + 1} GC by isolate (--trace-gc; pause = time on the isolate's own thread):`);
+        for (const [isolate, gc] of [...r.gc].sort((a, b) => b[1].pauseMs - a[1].pauseMs))
+          console.log(
+            `    ${isolate.padEnd(16)} scavenges ${String(gc.scavenges).padStart(5)}  mark-compacts ${String(gc.markCompacts).padStart(3)}  pause ${fmt(gc.pauseMs / r.bundles, 6, 3)} ms/bundle  heap after last ${gc.lastHeapMb.toFixed(1)} MB`,
+          );
+      }
+    }
+  }
+}
+
+await main();
