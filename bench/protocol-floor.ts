@@ -38,17 +38,22 @@ export interface FloorCase {
 export function floorCase({ name, options, runs }: EngineCase, backend: CryptoBackend): FloorCase {
   const built = buildSignedBundle({ ...options, backend });
   const request = { signed_bundle: built.signed_bundle };
+  return floorCaseOf(name, runs, request, { JSON: JSON.stringify(request), CBOR: encodeCbor(request) });
+}
+
+/** The floor case of a V2 request already built and encoded (`pnpm bench` measures its own bundles). */
+export function floorCaseOf(
+  name: string,
+  runs: number,
+  request: { signed_bundle: Record<string, unknown> },
+  bodies: Readonly<Record<Wire, string | Uint8Array>>,
+): FloorCase {
   const canonical = canonicalBytesV2({
-    bundle: built.signed_bundle.bundle,
-    signature: built.signed_bundle.signature,
+    bundle: request.signed_bundle.bundle,
+    signature: request.signed_bundle.signature,
   });
   if (!canonical.ok) throw new Error(canonical.error.message);
-  return {
-    name,
-    runs,
-    bodies: { JSON: JSON.stringify(request), CBOR: encodeCbor(request) },
-    canonical: canonical.value,
-  };
+  return { name, runs, bodies, canonical: canonical.value };
 }
 
 /** The request as the service reads it from a body of that wire format. */
@@ -77,6 +82,33 @@ function timed(runs: number, work: () => void): number {
   return (ownCpuMs() - t0) / runs;
 }
 
+/**
+ * The floor and the engine (signatures answered at once) of one case per wire, in this process's CPU
+ * time (ms per request), rounds alternating the wires and the order so a machine's drift falls on all.
+ */
+export function measureFloorCase(
+  c: FloorCase,
+  wires: readonly Wire[],
+  rounds: number,
+  instant: Verifier,
+): Map<Wire, { floor: number; engine: number }> {
+  const sums = new Map(wires.map((wire) => [wire, { floor: 0, engine: 0 }]));
+  for (const wire of wires) {
+    if (!engineWork(c, wire, instant).verified) throw new Error(`${c.name} ${wire} does not verify`);
+    floorWork(c, wire);
+  }
+  for (let round = 0; round < rounds; round++) {
+    for (const wire of round % 2 === 0 ? wires : [...wires].reverse()) {
+      const sum = sums.get(wire)!;
+      sum.floor += timed(c.runs * 2, () => floorWork(c, wire));
+      sum.engine += timed(c.runs, () => engineWork(c, wire, instant));
+    }
+  }
+  return new Map(
+    [...sums].map(([wire, sum]) => [wire, { floor: sum.floor / rounds, engine: sum.engine / rounds }]),
+  );
+}
+
 function main(): void {
   const ONLY = process.env['ONLY'];
   const ROUNDS = Number(process.env['ROUNDS'] ?? 6);
@@ -90,21 +122,9 @@ function main(): void {
     // V1 has no secondary hash; its engine work is in engine-share.ts.
     if (engineCase.options.version === '1.0') continue;
     const c = floorCase(engineCase, backend);
-    const sums = new Map(WIRES.map((wire) => [wire, { floor: 0, engine: 0 }]));
+    const sums = measureFloorCase(c, WIRES, ROUNDS, instant);
     for (const wire of WIRES) {
-      if (!engineWork(c, wire, instant).verified) throw new Error(`${c.name} ${wire} does not verify`);
-      floorWork(c, wire);
-    }
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const wire of round % 2 === 0 ? WIRES : [...WIRES].reverse()) {
-        const sum = sums.get(wire)!;
-        sum.floor += timed(c.runs * 2, () => floorWork(c, wire));
-        sum.engine += timed(c.runs, () => engineWork(c, wire, instant));
-      }
-    }
-    for (const wire of WIRES) {
-      const floor = sums.get(wire)!.floor / ROUNDS;
-      const engine = sums.get(wire)!.engine / ROUNDS;
+      const { floor, engine } = sums.get(wire)!;
       console.log(
         `${c.name.padEnd(16)} ${wire} ${floor.toFixed(3).padStart(38)} ${engine.toFixed(3).padStart(40)} ${`×${(engine / floor).toFixed(1)}`.padStart(16)}`,
       );
