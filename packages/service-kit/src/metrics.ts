@@ -174,9 +174,15 @@ export function installMetrics(app: FastifyInstance, metrics: ServiceMetrics): v
    */
   const observerOf = (route: string, method: string, status: number) => {
     let byMethod = observers.get(route);
-    if (byMethod === undefined) observers.set(route, (byMethod = new Map()));
+    if (byMethod === undefined) {
+      byMethod = new Map();
+      observers.set(route, byMethod);
+    }
     let byStatus = byMethod.get(method);
-    if (byStatus === undefined) byMethod.set(method, (byStatus = new Map()));
+    if (byStatus === undefined) {
+      byStatus = new Map();
+      byMethod.set(method, byStatus);
+    }
     let observe = byStatus.get(status);
     if (observe === undefined) {
       // The child's observe is a closure over its labels, not a method needing `this`.
