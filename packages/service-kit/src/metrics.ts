@@ -166,13 +166,39 @@ export function installMetrics(app: FastifyInstance, metrics: ServiceMetrics): v
     'HTTP request duration by route pattern, method and status code',
     ['route', 'method', 'status_code'],
   );
-  app.addHook('onResponse', async (request, reply) => {
-    // The route pattern, never the raw URL, keeps label cardinality bounded.
-    const route = request.routeOptions.url ?? 'unmatched';
-    duration.observe(
-      { route, method: request.method, status_code: String(reply.statusCode) },
-      reply.elapsedTime / 1000,
-    );
+  const observers = new Map<string, Map<string, Map<number, (seconds: number) => void>>>();
+  /**
+   * One labelled child per route, method and status, kept: prom-client's `observe(labels, value)` takes
+   * a fresh label object and status string per request. The route pattern, never the raw URL, keeps
+   * both the label cardinality and this cache bounded.
+   */
+  const observerOf = (route: string, method: string, status: number) => {
+    let byMethod = observers.get(route);
+    if (byMethod === undefined) {
+      byMethod = new Map();
+      observers.set(route, byMethod);
+    }
+    let byStatus = byMethod.get(method);
+    if (byStatus === undefined) {
+      byStatus = new Map();
+      byMethod.set(method, byStatus);
+    }
+    let observe = byStatus.get(status);
+    if (observe === undefined) {
+      // The child's observe is a closure over its labels, not a method needing `this`.
+      observe = duration.labels({ route, method, status_code: String(status) }).observe;
+      byStatus.set(status, observe);
+    }
+    return observe;
+  };
+  // Callback style: it runs for every response; no promise per request (P113).
+  app.addHook('onResponse', (request, reply, done) => {
+    observerOf(
+      request.routeOptions.url ?? 'unmatched',
+      request.method,
+      reply.statusCode,
+    )(reply.elapsedTime / 1000);
+    done();
   });
   app.get(
     '/metrics',

@@ -2,7 +2,6 @@
 // CBOR, metrics, rate limits, OpenAPI docs, health and readiness. docs/architecture.md §3 and §6.
 
 import { tmpdir } from 'node:os';
-import helmet from '@fastify/helmet';
 import { findProfile, type ProtocolProfile } from '@proto/core';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { SharedConfig, TrustProxySetting } from './config.ts';
@@ -15,6 +14,7 @@ import { genRequestId, loggerOptions, REQUEST_ID_HEADER, requestLineLogger } fro
 import { installDependencyMetrics, installMetrics, METRIC_NAMESPACE, ServiceMetrics } from './metrics.ts';
 import { type InstalledRateLimit, installRateLimit, type RateLimitSetup } from './rate-limit.ts';
 import { installRequestLog } from './request-log.ts';
+import { computeSecurityHeaders, writeSecurityHeaders } from './security-headers.ts';
 import { installCloseOnUnreadBody } from './unread-body.ts';
 import { installWireFormats } from './wire-format.ts';
 
@@ -155,20 +155,22 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     app.server.keepAliveTimeout = Math.min(app.server.keepAliveTimeout, DRAIN_KEEP_ALIVE_MS);
     done();
   });
-  app.addHook('onRequest', async (request, reply) => {
+  const securityHeaders = await computeSecurityHeaders();
+  // Callback style: this runs for every request; no promise per request (P113).
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header(REQUEST_ID_HEADER, request.id);
     if (closing) {
       reply.header('connection', 'close');
-      throw protocolError('BACKPRESSURE', profile, 'Service is shutting down; retry on another instance', {
-        headers: { 'retry-after': '1' },
-      });
+      done(
+        protocolError('BACKPRESSURE', profile, 'Service is shutting down; retry on another instance', {
+          headers: { 'retry-after': '1' },
+        }),
+      );
+      return;
     }
-  });
-
-  await app.register(helmet, {
-    global: true,
-    frameguard: { action: 'deny' },
-    hsts: { maxAge: 63_072_000, includeSubDomains: true },
+    // After the drain check: the drain's 503 went out before Helmet's hooks ran, without these headers.
+    writeSecurityHeaders(reply.raw, securityHeaders);
+    done();
   });
   if (options.loadShedding !== false) {
     await installLoadShedding(app, profile, {

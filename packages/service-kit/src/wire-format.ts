@@ -126,7 +126,8 @@ export function installWireFormats(app: FastifyInstance, profile: ProtocolProfil
   app.addContentTypeParser(CBOR_CONTENT_TYPE, { parseAs: 'buffer' }, parseCborBody(profile));
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody(profile));
-  app.addHook('preSerialization', async (request, reply, payload) => {
+  // Callback style: it runs for every object answer; no promise per reply (P113).
+  app.addHook('preSerialization', (request, reply, payload, done) => {
     const vary = reply.getHeader('vary');
     if (vary === undefined) reply.header('vary', 'Accept');
     else if (!String(vary).toLowerCase().includes('accept')) reply.header('vary', `${String(vary)}, Accept`);
@@ -135,6 +136,6 @@ export function installWireFormats(app: FastifyInstance, profile: ProtocolProfil
       // Fastify sends whatever the serializer returns; its typing only admits strings.
       reply.serializer(encodeCbor as unknown as (payload: unknown) => string);
     }
-    return payload;
+    done(null, payload);
   });
 }
