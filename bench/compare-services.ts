@@ -1,7 +1,7 @@
 // Service variants against the same load in one `pnpm bench` run, alternating (issue 14, issue 15, P99):
 // the key directory on and off, VERIFY_WORKERS settings, another build, environments, log levels.
 import type { CryptoBackend } from '@proto/core';
-import { randomPort, startService, stopService } from './bench-service.ts';
+import { randomPort, startService, stopService, warmUp } from './bench-service.ts';
 import { KEY_DIRECTORY_CASE, MAIN, MAIN_WITHOUT_RECORDS, ROUNDS } from './bench-settings.ts';
 import { overBodyLimit, type Prepared } from './prepared-cases.ts';
 import { measureWithRaw } from './raw-replay.ts';
@@ -41,6 +41,8 @@ export async function compareServices(
       const port = randomPort();
       const child = await startService(port, variant.entry, variant.workers, variant.logLevel, variant.env);
       try {
+        // Every variant's service is fresh: warmed as the table's is, or its JIT and thread start land in the run.
+        await warmUp(`http://127.0.0.1:${port}`, measuredCase.json, connections);
         const { measured, rawMs } = await measureWithRaw(
           backend,
           measuredCase.calls,

@@ -5,7 +5,7 @@
 import { rmSync } from 'node:fs';
 import { type CryptoBackend, selectCryptoBackend } from '@proto/core';
 import autocannon from 'autocannon';
-import { bundlesJudged, randomPort, startService, stopService } from './bench-service.ts';
+import { bundlesJudged, randomPort, startService, stopService, warmUp } from './bench-service.ts';
 import {
   BACKEND,
   CORES,
@@ -14,7 +14,6 @@ import {
   DURATION_S,
   LOG_LEVEL,
   MODE,
-  WARMUP_S,
   WORKERS,
 } from './bench-settings.ts';
 import { runComparisons } from './compare-services.ts';
@@ -124,19 +123,9 @@ async function main(): Promise<void> {
   const httpFloors: HttpFloor[] = [];
   const rowCosts: RowCost[] = [];
   try {
-    // The service's JavaScript runs unoptimised at first: without this, the first row alone pays for
-    // the JIT (its main thread read 2.07 ms per request against 1.04 ms five rows later, P98).
     const first = prepared.find((p) => !overBodyLimit(p));
-    if (first !== undefined && WARMUP_S > 0 && process.env['BENCH_TABLE'] !== 'skip') {
-      await autocannon({
-        url: `${url}/verify`,
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: first.json,
-        connections,
-        duration: WARMUP_S,
-      });
-    }
+    if (first !== undefined && process.env['BENCH_TABLE'] !== 'skip')
+      await warmUp(url, first.json, connections);
     for (const p of process.env['BENCH_TABLE'] === 'skip' ? [] : prepared) {
       if (overBodyLimit(p)) {
         console.log(`${p.name.padEnd(19)} (over the 1 MB body limit: HTTP 413; in-process figures above)`);
