@@ -69,6 +69,15 @@ describe('schema files', () => {
     }
   });
 
+  it('validates every schema against the draft 2020-12 meta-schema (the registry skips it: P115)', () => {
+    const ajv = new Ajv2020Module.default({ allErrors: true, strict: true });
+    addFormatsModule.default(ajv);
+    for (const [version, name] of ALL) {
+      const valid = ajv.validateSchema(readDocument(version, name));
+      expect(valid ? [] : ajv.errors, `${version}/${name}`).toEqual([]);
+    }
+  });
+
   it('compiles all 48 schemas under Ajv strict mode (no unknown keywords, formats or loose types)', () => {
     const ajv = new Ajv2020Module.default({ allErrors: true, strict: true });
     addFormatsModule.default(ajv);
