@@ -7,12 +7,12 @@
 //   flock /work/notes/bench.lock pnpm exec node bench/first-request.ts   [BENCH_FIRST_ROUNDS=7]
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { buildSignedBundle, selectCryptoBackend } from '@proto/core';
+import { freePort } from './free-port.ts';
 import { IMAGE_NODE_OPTIONS } from './image-env.ts';
 
 const ROOTS = (process.env['BENCH_FIRST_ROOTS'] ?? fileURLToPath(new URL('..', import.meta.url)))
@@ -30,17 +30,6 @@ const imageEnv = (): NodeJS.ProcessEnv => ({
   NODE_COMPILE_CACHE: COMPILE_CACHE,
   LOG_LEVEL: 'warn',
 });
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
-    });
-  });
-}
 
 async function startService(root: string, dataDir: string): Promise<{ child: ChildProcess; port: number }> {
   const port = await freePort();

@@ -4,13 +4,13 @@
 // docs/operations.md, Memory. Each service runs as the image runs it (NODE_OPTIONS, compile cache).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { buildSignedBundle, selectCryptoBackend } from '@proto/core';
 import autocannon from 'autocannon';
+import { freePort } from './free-port.ts';
 import { IMAGE_NODE_OPTIONS } from './image-env.ts';
 import { cpuTimeMs, rssMb, threadCpuTimeMs } from './proc-stats.ts';
 
@@ -41,17 +41,6 @@ interface Service {
 /** The services' DATA_DIRs of this run (made once the bundles are ready; removed at the end). */
 let dataRoot = '';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
-    });
-  });
-}
 
 async function start(name: string, env: Record<string, string>): Promise<Service> {
   const port = await freePort();
