@@ -166,28 +166,19 @@ export function installMetrics(app: FastifyInstance, metrics: ServiceMetrics): v
     'HTTP request duration by route pattern, method and status code',
     ['route', 'method', 'status_code'],
   );
-  const observers = new Map<string, Map<string, Map<number, (seconds: number) => void>>>();
+  const observers = new Map<string, (seconds: number) => void>();
   /**
    * One labelled child per route, method and status, kept: prom-client's `observe(labels, value)` takes
    * a fresh label object and status string per request. The route pattern, never the raw URL, keeps
    * both the label cardinality and this cache bounded.
    */
   const observerOf = (route: string, method: string, status: number) => {
-    let byMethod = observers.get(route);
-    if (byMethod === undefined) {
-      byMethod = new Map();
-      observers.set(route, byMethod);
-    }
-    let byStatus = byMethod.get(method);
-    if (byStatus === undefined) {
-      byStatus = new Map();
-      byMethod.set(method, byStatus);
-    }
-    let observe = byStatus.get(status);
+    const key = `${status} ${method} ${route}`;
+    let observe = observers.get(key);
     if (observe === undefined) {
       // The child's observe is a closure over its labels, not a method needing `this`.
       observe = duration.labels({ route, method, status_code: String(status) }).observe;
-      byStatus.set(status, observe);
+      observers.set(key, observe);
     }
     return observe;
   };
