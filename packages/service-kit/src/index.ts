@@ -77,4 +77,4 @@ export {
   type ServiceInfo,
   type ServiceOptions,
 } from './service.ts';
-export { acceptQuality, CBOR_CONTENT_TYPE, parseCborBody, prefersCbor } from './wire-format.ts';
+export { acceptQuality, CBOR_CONTENT_TYPE, parseCborBody, prefersCbor, varyOnAccept } from './wire-format.ts';

@@ -1,7 +1,7 @@
 // Content negotiation between JSON and CBOR: strict `application/json` and `application/cbor` body
 // parsers and CBOR replies for callers that ask for them. PROTOCOL §8.2, SPEC.md Versioning 7, P2.
 import { checkParsedJson, type ProtocolProfile } from '@proto/core';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CborError, decodeCbor, encodeCbor } from './cbor.ts';
 import { protocolError } from './http-errors.ts';
 
@@ -122,15 +122,20 @@ function readStrictJson(body: string, refuse: (message: string) => Error): [Erro
  * Registers the strict JSON and CBOR body parsers and, for requests whose Accept prefers CBOR, replies with CBOR
  * instead of JSON (objects only; text such as /metrics is left alone).
  */
+/** Adds `Accept` to the reply's `Vary` (the answer's format depends on it), keeping what is already there. */
+export function varyOnAccept(reply: FastifyReply): void {
+  const vary = reply.getHeader('vary');
+  if (vary === undefined) reply.header('vary', 'Accept');
+  else if (!String(vary).toLowerCase().includes('accept')) reply.header('vary', `${String(vary)}, Accept`);
+}
+
 export function installWireFormats(app: FastifyInstance, profile: ProtocolProfile): void {
   app.addContentTypeParser(CBOR_CONTENT_TYPE, { parseAs: 'buffer' }, parseCborBody(profile));
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody(profile));
   // Callback style: it runs for every object answer; no promise per reply (P113).
   app.addHook('preSerialization', (request, reply, payload, done) => {
-    const vary = reply.getHeader('vary');
-    if (vary === undefined) reply.header('vary', 'Accept');
-    else if (!String(vary).toLowerCase().includes('accept')) reply.header('vary', `${String(vary)}, Accept`);
+    varyOnAccept(reply);
     if (prefersCbor(request.headers.accept)) {
       reply.type(CBOR_CONTENT_TYPE);
       // Fastify sends whatever the serializer returns; its typing only admits strings.

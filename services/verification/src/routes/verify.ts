@@ -7,6 +7,7 @@ import {
   prefersCbor,
   protocolError,
   rateLimitPerIp,
+  varyOnAccept,
 } from '@proto/service-kit';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { WiredAnswer } from '../answer-wire.ts';
@@ -109,9 +110,7 @@ export async function verifyRoutes(app: FastifyInstance, options: VerifyRouteOpt
    * the same Content-Type, and `Vary: Accept` as the answer depends on it.
    */
   const sendWired = (reply: FastifyReply, answer: WiredAnswer) => {
-    const vary = reply.getHeader('vary');
-    if (vary === undefined) reply.header('vary', 'Accept');
-    else if (!String(vary).toLowerCase().includes('accept')) reply.header('vary', `${String(vary)}, Accept`);
+    varyOnAccept(reply);
     reply.type(answer.format === 'cbor' ? CBOR_CONTENT_TYPE : 'application/json; charset=utf-8');
     const { bytes } = answer;
     return reply.send(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
