@@ -129,7 +129,7 @@ const INSERTION_SORT_MAX = 24;
  * a bundle's objects an insertion sort costs 40 % of the builtin's call; its quadratic worst case is
  * why larger objects keep the builtin.
  */
-export function sortKeys(keys: string[]): string[] {
+function sortKeys(keys: string[]): string[] {
   if (keys.length > INSERTION_SORT_MAX) return keys.sort();
   for (let i = 1; i < keys.length; i++) {
     const key = keys[i] as string;

@@ -2,16 +2,12 @@
 // PROTOCOL §1.2 (V1 bundle_hash, signature, intent_hash, prev_hash and Merkle leaves), DECISIONS D2.
 import { utf8Encode } from '../encoding/index.ts';
 import { ok, type Result } from '../result.ts';
-import { type NativeRules, serializeCanonicalNative } from './native.ts';
-import type { CanonicalRules } from './serialize.ts';
+import { type CanonicalRules, serializeCanonical } from './serialize.ts';
 
 const V1_NAME = 'V1 canonical JSON';
 
-/** Exported for the tests that hold the native path to the writer (P118); not part of the API. */
-export const V1_RULES: CanonicalRules & NativeRules = {
+const V1_RULES: CanonicalRules = {
   name: V1_NAME,
-  // JSON.stringify writes a finite number as Number#toString does.
-  plainNumber: Number.isFinite,
   // json-stable-stringify calls a function-valued toJSON (no argument) before writing a node, so a
   // Date becomes its ISO string as in the V1 signer. That costs one line, so we honour it; JSON
   // parsed from a bundle never carries functions, so verification is unaffected.
@@ -32,7 +28,7 @@ export const V1_RULES: CanonicalRules & NativeRules = {
  * non-plain objects after toJSON), this returns an error instead. Never throws.
  */
 export function canonicalizeV1(value: unknown): Result<string> {
-  return serializeCanonicalNative(value, V1_RULES);
+  return serializeCanonical(value, V1_RULES);
 }
 
 export function canonicalBytesV1(value: unknown): Result<Uint8Array> {

@@ -2,17 +2,19 @@
 // PROTOCOL §1.1 (rules and edge-case table), DECISIONS D2.
 import { utf8Encode } from '../encoding/index.ts';
 import { ok, type Result } from '../result.ts';
-import { type NativeRules, serializeCanonicalNative, writeCanonicalNative } from './native.ts';
-import { CanonicalMemo, type CanonicalRules, type CanonicalSink } from './serialize.ts';
+import {
+  CanonicalMemo,
+  type CanonicalRules,
+  type CanonicalSink,
+  serializeCanonical,
+  writeCanonical,
+} from './serialize.ts';
 
 export const CANONICALIZATION_PROFILE = 'dcp-jcs-v1';
 
-/** Exported for the tests that hold the native path to the writer (P118); not part of the API. */
-export const V2_RULES: CanonicalRules & NativeRules = {
+const V2_RULES: CanonicalRules = {
   name: CANONICALIZATION_PROFILE,
   honourToJSON: false,
-  // JSON.stringify writes a safe integer in its plain form, -0 as 0 (rule 4).
-  plainNumber: Number.isSafeInteger,
   formatNumber(value) {
     if (!Number.isFinite(value))
       return { refused: `non-finite number ${value} is not allowed by ${CANONICALIZATION_PROFILE}` };
@@ -40,7 +42,7 @@ export const V2_RULES: CanonicalRules & NativeRules = {
  * is an error `BUNDLE_SCHEMA_INVALID` whose message starts with the JSON path. Never throws.
  */
 export function canonicalizeV2(value: unknown, memo?: CanonicalMemo): Result<string> {
-  return serializeCanonicalNative(value, V2_RULES, memo);
+  return serializeCanonical(value, V2_RULES, memo);
 }
 
 /** UTF-8 bytes of `canonicalizeV2(value)`: exactly what V2 hashes and signatures cover. */
@@ -59,7 +61,7 @@ export function canonicalBytesV2(value: unknown, memo?: CanonicalMemo): Result<U
  * the same accept/reject and the same text as `canonicalizeV2`, without building it. Never throws.
  */
 export function writeCanonicalV2(value: unknown, sink: CanonicalSink, memo?: CanonicalMemo): Result<void> {
-  const written = writeCanonicalNative(value, V2_RULES, sink, memo);
+  const written = writeCanonical(value, V2_RULES, sink, memo);
   return written.ok ? ok(undefined) : written;
 }
 
