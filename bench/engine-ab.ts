@@ -9,8 +9,12 @@
 // CONTROL_CORE, a second unpacked copy of the other side's source, adds a same-against-same ratio. A
 // control must be a separate copy: one module instance on two sides read ×0.82–0.86 for identical code
 // (P108), so a path that loads a side's instance again is refused. Each round rotates the sides' order.
-// Usage: COMPARE_CORE=… [CONTROL_CORE=…] [ROUNDS=6] [ONLY=elevated] [SIGNATURES=instant|real|both] pnpm exec node bench/engine-ab.ts
+// WIRE=CBOR verifies the request as the service's CBOR decoder returns it (its objects' member order is
+// the encoder's, not JSON.parse's), decoded once outside the timing; WIRE=both runs each case both ways.
+// Usage: COMPARE_CORE=… [CONTROL_CORE=…] [ROUNDS=6] [ONLY=elevated] [SIGNATURES=instant|real|both]
+//        [WIRE=JSON|CBOR|both] pnpm exec node bench/engine-ab.ts
 import { buildSignedBundle, selectCryptoBackend } from '@proto/core';
+import { decodeCbor, encodeCbor } from '@proto/service-kit/cbor';
 import { ENGINE_CASES } from './engine-cases.ts';
 import { ownCpuMs } from './proc-stats.ts';
 
@@ -23,6 +27,9 @@ const ONLY = process.env['ONLY'];
 const MODE = 'hybrid_preferred' as const;
 const SIGNATURES = process.env['SIGNATURES'] ?? 'instant';
 const INSTANT = SIGNATURES === 'both' ? [true, false] : [SIGNATURES !== 'real'];
+const WIRE = process.env['WIRE'] ?? 'JSON';
+const WIRES = WIRE === 'both' ? ['JSON', 'CBOR'] : [WIRE];
+if (!WIRES.every((w) => w === 'JSON' || w === 'CBOR')) throw new Error('WIRE is JSON, CBOR or both');
 
 const control = process.env['CONTROL_CORE'];
 const cores: { label: string; core: Core }[] = [
@@ -51,30 +58,31 @@ function verifierOf(core: Core, instant: boolean): (value: unknown) => boolean {
 const backend = selectCryptoBackend('auto');
 for (const { name, options, runs, ab } of ENGINE_CASES) {
   if (ONLY === undefined ? !ab : !name.includes(ONLY)) continue;
-  const parsed: unknown = JSON.parse(
-    JSON.stringify({ signed_bundle: buildSignedBundle({ ...options, backend }).signed_bundle }),
-  );
-  for (const instant of INSTANT) {
-    const sides = cores.map(({ label, core }) => ({ label, verify: verifierOf(core, instant), ms: 0 }));
-    for (const side of sides) {
-      for (let i = 0; i < 5; i++)
-        if (!side.verify(parsed)) throw new Error(`${name} does not verify (${side.label})`);
-    }
-    for (let round = 0; round < ROUNDS; round++) {
-      // Rotate, and reverse every other round, so neither a drift in the machine's speed nor going
-      // first or last favours one side.
-      const order = sides.map((_, i) => sides[(i + round) % sides.length] as (typeof sides)[number]);
-      for (const side of round % 2 === 0 ? order : order.reverse()) {
-        const t0 = ownCpuMs();
-        for (let i = 0; i < runs; i++) side.verify(parsed);
-        side.ms += (ownCpuMs() - t0) / runs;
+  const request = { signed_bundle: buildSignedBundle({ ...options, backend }).signed_bundle };
+  for (const wire of WIRES)
+    for (const instant of INSTANT) {
+      const parsed: unknown =
+        wire === 'JSON' ? JSON.parse(JSON.stringify(request)) : decodeCbor(encodeCbor(request));
+      const sides = cores.map(({ label, core }) => ({ label, verify: verifierOf(core, instant), ms: 0 }));
+      for (const side of sides) {
+        for (let i = 0; i < 5; i++)
+          if (!side.verify(parsed)) throw new Error(`${name} does not verify (${side.label})`);
       }
+      for (let round = 0; round < ROUNDS; round++) {
+        // Rotate, and reverse every other round, so neither a drift in the machine's speed nor going
+        // first or last favours one side.
+        const order = sides.map((_, i) => sides[(i + round) % sides.length] as (typeof sides)[number]);
+        for (const side of round % 2 === 0 ? order : order.reverse()) {
+          const t0 = ownCpuMs();
+          for (let i = 0; i < runs; i++) side.verify(parsed);
+          side.ms += (ownCpuMs() - t0) / runs;
+        }
+      }
+      const [a, b, c] = sides.map((s) => s.ms / ROUNDS) as [number, number, number | undefined];
+      const controlled =
+        c === undefined ? '' : `  control ${c.toFixed(3)} ms  control/other ×${(c / a).toFixed(3)}`;
+      console.log(
+        `${name.padEnd(12)} ${wire} ${instant ? 'engine only' : 'with sigs  '}  other ${a.toFixed(3)} ms  this ${b.toFixed(3)} ms  this/other ×${(b / a).toFixed(3)}${controlled}`,
+      );
     }
-    const [a, b, c] = sides.map((s) => s.ms / ROUNDS) as [number, number, number | undefined];
-    const controlled =
-      c === undefined ? '' : `  control ${c.toFixed(3)} ms  control/other ×${(c / a).toFixed(3)}`;
-    console.log(
-      `${name.padEnd(12)} ${instant ? 'engine only' : 'with sigs  '}  other ${a.toFixed(3)} ms  this ${b.toFixed(3)} ms  this/other ×${(b / a).toFixed(3)}${controlled}`,
-    );
-  }
 }
