@@ -46,7 +46,7 @@ const LAST_LINE_WAIT_MS = 1000;
 /**
  * A port already taken (or an address not this host's): said as a failed start, then exit 1. Left to
  * close-with-grace, the rejection read as a fatal error followed by "shutdown complete", as if the service
- * had served and drained. The app is closed first: its pools, stores and connections exist already.
+ * had served and drained (P121). The app is closed first: its pools, stores and connections exist already.
  */
 async function exitOnListenError(app: FastifyInstance, error: unknown): Promise<never> {
   const { host, port, shutdownTimeoutMs } = app.serviceInfo;
