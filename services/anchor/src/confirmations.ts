@@ -10,6 +10,20 @@ export type FollowerOptions = Pick<
   'repo' | 'log' | 'onOutcome' | 'maxAttempts' | 'reorgWatchDepth'
 >;
 
+/** A write refused or failed for good: the batch fails, its requests with attempts left are queued again. */
+export async function failWrite(
+  o: FollowerOptions,
+  adapter: ChainAdapter,
+  batch: AnchorBatch,
+  error: string,
+  message: string,
+): Promise<void> {
+  const requeued = await o.repo.failBatch(batch.id, error, o.maxAttempts);
+  o.onOutcome?.(adapter.name, 'failed');
+  if (requeued > 0) o.onOutcome?.(adapter.name, 'requeued', requeued);
+  o.log.warn({ chain: adapter.name, batch: batch.id, err: error, requeued }, message);
+}
+
 /** The worker's broadcast: the same signed bytes again, recorded as every send is. */
 type Resend = (adapter: ChainAdapter, batch: AnchorBatch, items: readonly AnchorItem[]) => Promise<boolean>;
 
@@ -150,13 +164,7 @@ export class ConfirmationFollower {
         return;
       }
       case 'failed': {
-        const requeued = await repo.failBatch(batch.id, where.error, this.#o.maxAttempts);
-        this.#o.onOutcome?.(adapter.name, 'failed');
-        if (requeued > 0) this.#o.onOutcome?.(adapter.name, 'requeued', requeued);
-        this.#o.log.warn(
-          { chain: adapter.name, batch: batch.id, err: where.error, requeued },
-          'anchor: write failed on chain',
-        );
+        await failWrite(this.#o, adapter, batch, where.error, 'anchor: write failed on chain');
         return;
       }
     }

@@ -5,7 +5,7 @@ import { hostname } from 'node:os';
 import type { AnchorBatch, AnchorItem, AnchorRepository } from '@proto/store';
 import type { ChainAdapter } from './adapters/types.ts';
 import { TransientError } from './adapters/types.ts';
-import { ConfirmationFollower } from './confirmations.ts';
+import { ConfirmationFollower, failWrite } from './confirmations.ts';
 import { buildAnchorBatch } from './core.ts';
 
 export interface WorkerLog {
@@ -252,13 +252,7 @@ export class AnchorWorker {
     const result = await adapter.broadcast(batch, items);
     if (!result.ok) {
       if (result.definitive) {
-        const requeued = await repo.failBatch(batch.id, result.error, this.#o.maxAttempts);
-        this.#o.onOutcome?.(adapter.name, 'failed');
-        if (requeued > 0) this.#o.onOutcome?.(adapter.name, 'requeued', requeued);
-        this.#o.log.warn(
-          { chain: adapter.name, batch: batch.id, err: result.error, requeued },
-          'anchor: write refused',
-        );
+        await failWrite(this.#o, adapter, batch, result.error, 'anchor: write refused');
       } else {
         this.#o.onOutcome?.(adapter.name, 'send_failed');
         this.#o.log.warn(
