@@ -5,15 +5,15 @@
 // timestamping each step. Runs alternate between the checkouts of BENCH_FIRST_ROOTS (comma-separated,
 // default this one) so a before/after shares the machine's state. Usage (under the bench lock):
 //   flock /work/notes/bench.lock pnpm exec node bench/first-request.ts   [BENCH_FIRST_ROUNDS=7]
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { buildSignedBundle, selectCryptoBackend } from '@proto/core';
-import { freePort } from './free-port.ts';
 import { IMAGE_NODE_OPTIONS } from './image-env.ts';
+import { COMPILE_CACHE, launchService, serviceMain } from './launch-service.ts';
 
 const ROOTS = (process.env['BENCH_FIRST_ROOTS'] ?? fileURLToPath(new URL('..', import.meta.url)))
   .split(',')
@@ -21,42 +21,15 @@ const ROOTS = (process.env['BENCH_FIRST_ROOTS'] ?? fileURLToPath(new URL('..', i
 const ROUNDS = Number(process.env['BENCH_FIRST_ROUNDS'] ?? 7);
 /** Seconds after /ready before the first request: the start-up's own work (and its GC) is over. */
 const SETTLE_MS = Number(process.env['BENCH_FIRST_SETTLE_MS'] ?? 1000);
-const COMPILE_CACHE = join(tmpdir(), 'proto-bench-compile-cache');
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const imageEnv = (): NodeJS.ProcessEnv => ({
-  ...process.env,
+/** The image's settings over this environment's, for the service and the probe alike. */
+const IMAGE_SETTINGS = {
   NODE_OPTIONS: IMAGE_NODE_OPTIONS,
   NODE_COMPILE_CACHE: COMPILE_CACHE,
   LOG_LEVEL: 'warn',
-});
-
-async function startService(root: string, dataDir: string): Promise<{ child: ChildProcess; port: number }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [join(root, 'services/verification/src/main.ts')], {
-    cwd: root,
-    env: {
-      ...imageEnv(),
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      MAX_EVENT_LOOP_DELAY_MS: '0',
-      VERIFY_RATE_LIMIT_PER_MINUTE: '0',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const end = Date.now() + 60_000;
-  for (;;) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/ready`)).ok) return { child, port };
-    } catch {
-      // not listening yet
-    }
-    if (child.exitCode !== null) throw new Error(`verification exited (${child.exitCode}) before /ready`);
-    if (Date.now() > end) throw new Error('verification did not become ready');
-    await sleep(50);
-  }
-}
+};
+const imageEnv = (): NodeJS.ProcessEnv => ({ ...process.env, ...IMAGE_SETTINGS });
 
 async function timedVerify(port: number, body: string): Promise<number> {
   const t0 = performance.now();
@@ -73,16 +46,17 @@ async function timedVerify(port: number, body: string): Promise<number> {
 
 /** First and second /verify of a fresh service, in ms. */
 async function serviceRun(root: string, bodies: readonly string[]): Promise<[number, number]> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'proto-bench-first-'));
-  const { child, port } = await startService(root, dataDir);
+  const service = await launchService({
+    entry: serviceMain(root, 'verification'),
+    cwd: root,
+    name: 'verification',
+    env: { ...IMAGE_SETTINGS, VERIFY_RATE_LIMIT_PER_MINUTE: '0' },
+  });
   try {
     await sleep(SETTLE_MS);
-    return [await timedVerify(port, bodies[0]!), await timedVerify(port, bodies[1]!)];
+    return [await timedVerify(service.port, bodies[0]!), await timedVerify(service.port, bodies[1]!)];
   } finally {
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    await exited;
-    rmSync(dataDir, { recursive: true, force: true });
+    await service.stop();
   }
 }
 

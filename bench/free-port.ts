@@ -1,4 +1,4 @@
-// A TCP port nothing listens on at this moment, for a service a bench starts (memory, first request).
+// A TCP port nothing listens on at this moment, for a service a bench starts (launch-service.ts).
 import { createServer } from 'node:net';
 
 export async function freePort(): Promise<number> {

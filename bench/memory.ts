@@ -2,20 +2,18 @@
 // verification service with its cache full (VERIFICATION_CACHE_MAX_ENTRIES distinct verified bundles)
 // and under saturation, then idle again once its worker threads have stopped. Issue 14 item 5;
 // docs/operations.md, Memory. Each service runs as the image runs it (NODE_OPTIONS, compile cache).
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { buildSignedBundle, selectCryptoBackend } from '@proto/core';
 import autocannon from 'autocannon';
-import { freePort } from './free-port.ts';
 import { IMAGE_NODE_OPTIONS } from './image-env.ts';
+import { type LaunchedService, launchService, serviceMain, THIS_CHECKOUT } from './launch-service.ts';
 import { cpuTimeMs, rssMb, threadCpuTimeMs } from './proc-stats.ts';
 
 /** The checkout whose services are measured (another one's for a before/after comparison). */
-const ROOT = process.env['BENCH_MEMORY_ROOT'] ?? fileURLToPath(new URL('..', import.meta.url));
+const ROOT = process.env['BENCH_MEMORY_ROOT'] ?? THIS_CHECKOUT;
 /** Distinct bundles sent to fill the cache (the service's default VERIFICATION_CACHE_MAX_ENTRIES). */
 const CACHE_ENTRIES = Number(process.env['BENCH_MEMORY_BUNDLES'] ?? 10_000);
 /**
@@ -32,10 +30,8 @@ const IDLE_MS = Number(process.env['VERIFY_WORKER_IDLE_MS'] ?? 30_000);
 const TIER = 'standard';
 const ENTRIES = 10;
 
-interface Service {
+interface Service extends LaunchedService {
   readonly name: string;
-  readonly port: number;
-  readonly child: ChildProcess;
 }
 
 /** The services' DATA_DIRs of this run (made once the bundles are ready; removed at the end). */
@@ -43,47 +39,23 @@ let dataRoot = '';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function start(name: string, env: Record<string, string>): Promise<Service> {
-  const port = await freePort();
   const dataDir = join(dataRoot, name);
   mkdirSync(dataDir, { recursive: true });
-  const child = spawn(process.execPath, [join(ROOT, 'services', name, 'src', 'main.ts')], {
+  const service = await launchService({
+    entry: serviceMain(ROOT, name),
     cwd: ROOT,
+    dataDir,
+    name,
     env: {
-      NODE_OPTIONS: IMAGE_NODE_OPTIONS,
-      NODE_COMPILE_CACHE: join(tmpdir(), 'proto-bench-compile-cache'),
-      ...process.env,
       // Flags for the services only (this process holds every bundle's text and needs its heap).
       ...(process.env['BENCH_MEMORY_NODE_OPTIONS'] === undefined
         ? {}
         : { NODE_OPTIONS: process.env['BENCH_MEMORY_NODE_OPTIONS'] }),
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
-      MAX_EVENT_LOOP_DELAY_MS: '0',
       ...env,
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
   });
-  const end = Date.now() + 60_000;
-  for (;;) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/ready`)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (child.exitCode !== null) throw new Error(`${name} exited (${child.exitCode}) before it was ready`);
-    if (Date.now() > end) throw new Error(`${name} did not become ready`);
-    await sleep(100);
-  }
-  return { name, port, child };
-}
-
-async function stop(service: Service): Promise<void> {
-  if (service.child.exitCode !== null) return;
-  const exited = new Promise((r) => service.child.once('exit', r));
-  service.child.kill('SIGTERM');
-  await exited;
+  return { ...service, name };
 }
 
 /** Starts the four services as `pnpm start` wires them (the log first: the anchor service reads its token). */
@@ -107,7 +79,7 @@ async function startStack(): Promise<{ services: Service[]; verification: Servic
     services.push(verification);
     return { services, verification };
   } catch (error) {
-    for (const s of services.reverse()) await stop(s);
+    for (const s of services.reverse()) await s.stop();
     throw error;
   }
 }
@@ -154,7 +126,7 @@ function brkHeapMb(pid: number): number {
  * thread's V8 heap: malloc arenas (buffers, OpenSSL, the threads' own), thread stacks and the threads' heaps.
  */
 async function breakdown(service: Service): Promise<string> {
-  const pid = service.child.pid!;
+  const pid = service.pid;
   const heapTotal = (await metric(service, 'nodejs_heap_size_total_bytes')) / 1048576;
   const heapUsed = (await metric(service, 'nodejs_heap_size_used_bytes')) / 1048576;
   const oldSpace = (await metric(service, 'nodejs_heap_space_size_total_bytes{space="old"}')) / 1048576;
@@ -247,14 +219,14 @@ async function main(): Promise<void> {
     headers: { 'content-type': 'application/json' },
     body: bodies[bodies.length - 1]!,
   });
-  for (const s of warm.services.reverse()) await stop(s);
+  for (const s of warm.services.reverse()) await s.stop();
   const { services, verification } = await startStack();
   try {
     await sleep(SETTLE_S * 1000);
     console.log(`\nidle, ${SETTLE_S} s after /ready (VmRSS of /proc/PID/status):`);
-    for (const s of services) console.log(`  ${s.name.padEnd(18)} ${mb(rssMb(s.child.pid!))}`);
+    for (const s of services) console.log(`  ${s.name.padEnd(18)} ${mb(rssMb(s.pid))}`);
     console.log(`  verification: ${await breakdown(verification)}`);
-    const pid = verification.child.pid!;
+    const pid = verification.pid;
     const threadsIdle = await metric(verification, 'proto_verify_pool_threads');
     console.log(`  verification worker threads alive: ${threadsIdle}`);
     // With no idle thread the first request pays a thread's start (P71); the second finds it running.
@@ -312,9 +284,9 @@ async function main(): Promise<void> {
     );
     console.log(`  ${await breakdown(verification)}`);
     console.log('\nafter the run:');
-    for (const s of services) console.log(`  ${s.name.padEnd(18)} ${mb(rssMb(s.child.pid!))}`);
+    for (const s of services) console.log(`  ${s.name.padEnd(18)} ${mb(rssMb(s.pid))}`);
   } finally {
-    for (const s of services.reverse()) await stop(s);
+    for (const s of services.reverse()) await s.stop();
     rmSync(dataRoot, { recursive: true, force: true });
   }
 }

@@ -11,22 +11,19 @@
 // repeated empty variant is the same-against-same control). BREAKDOWN_CASES: `elevated`, `maximum` or
 // both (default). BENCH_DURATION_S: seconds per measured run (default 4); BENCH_WARMUP_S: seconds of
 // load before it (default 2).
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { availableParallelism } from 'node:os';
 import { type BuildOptions, buildSignedBundle, selectCryptoBackend } from '@proto/core';
 import autocannon from 'autocannon';
-import { IMAGE_NODE_OPTIONS } from './image-env.ts';
+import { launchService, serviceMain, THIS_CHECKOUT, warmUpFor } from './launch-service.ts';
 import { cpuByGroupMs, rssMb, threadsCpu } from './proc-stats.ts';
 
-const MAIN = fileURLToPath(new URL('../services/verification/src/main.ts', import.meta.url));
+const MAIN = serviceMain(THIS_CHECKOUT, 'verification');
 const DURATION_S = Number(process.env['BENCH_DURATION_S'] ?? 4);
 const ROUNDS = Number(process.env['BREAKDOWN_ROUNDS'] ?? 1);
 /**
- * Seconds of load before the measured part. V8 is still tiering functions up (Maglev, then TurboFan, on
- * its helper threads) after hundreds of verifications, so a short warm-up charges JIT work to "other".
+ * Seconds of load before the measured part (launch-service.ts, warmUpFor). V8 is still tiering functions up
+ * (Maglev, then TurboFan, on its helper threads) after hundreds of verifications, so a short warm-up charges
+ * JIT work to "other".
  */
 const WARMUP_S = Number(process.env['BENCH_WARMUP_S'] ?? 2);
 const CONNECTIONS = 8;
@@ -91,39 +88,6 @@ class GcTrace {
   }
 }
 
-async function startService(port: number, variant: Variant, dataDir: string, trace: GcTrace) {
-  const child: ChildProcess = spawn(process.execPath, [...variant.flags, MAIN], {
-    env: {
-      NODE_OPTIONS: IMAGE_NODE_OPTIONS,
-      NODE_COMPILE_CACHE: join(tmpdir(), 'proto-bench-compile-cache'),
-      ...process.env,
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'info',
-      ...(WORKERS === undefined ? {} : { VERIFY_WORKERS: WORKERS }),
-      // Every pool thread alive for the whole run: a thread that ended mid-run would lose its CPU.
-      VERIFY_WORKERS_MIN: WORKERS ?? String(availableParallelism()),
-      VERIFY_QUEUE_MAX: '4096',
-      VERIFICATION_CACHE_MAX_ENTRIES: '0',
-      VERIFY_RATE_LIMIT_PER_MINUTE: '0',
-      MAX_EVENT_LOOP_DELAY_MS: '0',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  child.stdout?.on('data', (chunk: Buffer) => trace.feed(chunk));
-  const end = Date.now() + 90_000;
-  for (;;) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/ready`)).ok) return child;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > end) throw new Error('the verification service did not become ready');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 interface Run {
   readonly bundles: number;
   readonly groups: Map<string, number>;
@@ -133,28 +97,40 @@ interface Run {
 }
 
 async function measure(variant: Variant, body: string): Promise<Run> {
-  const port = 3900 + Math.floor(Math.random() * 90);
-  const dataDir = mkdtempSync(join(tmpdir(), 'proto-breakdown-'));
   const trace = new GcTrace();
-  const child = await startService(port, variant, dataDir, trace);
-  const pid = child.pid!;
+  const service = await launchService({
+    entry: MAIN,
+    nodeFlags: variant.flags,
+    onStdout: (chunk) => trace.feed(chunk),
+    name: 'the verification service',
+    env: {
+      LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'info',
+      ...(WORKERS === undefined ? {} : { VERIFY_WORKERS: WORKERS }),
+      // Every pool thread alive for the whole run: a thread that ended mid-run would lose its CPU.
+      VERIFY_WORKERS_MIN: WORKERS ?? String(availableParallelism()),
+      VERIFY_QUEUE_MAX: '4096',
+      VERIFICATION_CACHE_MAX_ENTRIES: '0',
+      VERIFY_RATE_LIMIT_PER_MINUTE: '0',
+    },
+  });
+  const { pid } = service;
   try {
-    const options = {
-      url: `http://127.0.0.1:${port}/verify`,
-      method: 'POST' as const,
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body,
-      connections: CONNECTIONS,
-    };
-    // Warm-up (the JIT), then the measured part.
-    await autocannon({ ...options, duration: WARMUP_S });
+    // The JIT's warm-up, then the measured part.
+    await warmUpFor(WARMUP_S, service.url, body, CONNECTIONS);
     let peakRssMb = rssMb(pid);
     const sampler = setInterval(() => {
       peakRssMb = Math.max(peakRssMb, rssMb(pid));
     }, 250);
     const before = threadsCpu(pid);
     trace.counting = true;
-    const result = await autocannon({ ...options, duration: DURATION_S });
+    const result = await autocannon({
+      url: `${service.url}/verify`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body,
+      connections: CONNECTIONS,
+      duration: DURATION_S,
+    });
     const after = threadsCpu(pid);
     trace.counting = false;
     clearInterval(sampler);
@@ -163,10 +139,7 @@ async function measure(variant: Variant, body: string): Promise<Run> {
     const total = [...groups.values()].reduce((a, b) => a + b, 0);
     return { bundles: result['2xx'], groups, total, peakRssMb, gc: trace.isolates };
   } finally {
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    await exited;
-    rmSync(dataDir, { recursive: true, force: true });
+    await service.stop();
   }
 }
 

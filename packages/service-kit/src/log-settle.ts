@@ -7,14 +7,15 @@ import type { FastifyBaseLogger } from 'fastify';
 import { type Logger, symbols } from 'pino';
 
 /**
- * Logs `message` at `level` as the process's last line and resolves once the stream has written or failed
- * what it holds, or after `timeoutMs`.
+ * Logs `message` (with `fields`, if any) at `level` as the process's last line and resolves once the stream
+ * has written or failed what it holds, or after `timeoutMs`.
  */
 export function logLastLine(
   log: FastifyBaseLogger,
   message: string,
   timeoutMs: number,
   level: 'info' | 'error' = 'info',
+  fields: Record<string, unknown> = {},
 ): Promise<void> {
   const logger = log as unknown as Logger;
   const stream = (logger as unknown as Record<symbol, unknown>)[symbols.streamSym] as
@@ -26,7 +27,7 @@ export function logLastLine(
     typeof stream?.once === 'function' &&
     typeof stream.off === 'function';
   if (!waits) {
-    log[level](message);
+    log[level](fields, message);
     return Promise.resolve();
   }
   const events = stream as EventEmitter;
@@ -41,6 +42,6 @@ export function logLastLine(
     events.once('drain', done);
     events.once('error', done);
   });
-  log[level](message);
+  log[level](fields, message);
   return settled;
 }

@@ -1,7 +1,7 @@
-// A verifier's revocation checker: fetches each jurisdiction's signed list over HTTP, verifies and caches
-// the LIST (never verdicts) by Cache-Control/ETag, refuses rollbacks, fails closed at elevated+. D20, D21.
-// Issue 12: every source is consulted whatever the bundle declares; list numbers survive restarts.
-// Core's revocation module (not yet re-exported by @proto/core's index; switch to '@proto/core' when it is).
+// A verifier's revocation checker: consults every jurisdiction's signed list (revocation-list-cache.ts
+// fetches, verifies and caches the LIST, never verdicts, and refuses rollbacks) and decides: revoked in any
+// list fails, an unknown status fails closed at elevated+. D20, D21. Issue 12: every source is consulted
+// whatever the bundle declares; list numbers survive restarts.
 import {
   DEFAULT_PROFILE,
   decideRevocation,
@@ -11,14 +11,12 @@ import {
   type RevocationDecisionInput,
   type RevocationEntry,
   type RevocationStatusProblem,
-  type VerifiedRevocationList,
-  verifyRevocationList,
 } from '@proto/core';
 import { normaliseJurisdiction, parentJurisdiction } from './jurisdiction.ts';
-import { freshnessLifetimeMs, readCapped } from './revocation-list-fetch.ts';
-import { redactUrl, withoutSecrets } from './revocation-source-url.ts';
-import { type RevocationSource, type RevocationSources, watermarkKey } from './revocation-sources.ts';
+import { createListCache, type Problem, type RevocationWatermarks } from './revocation-list-cache.ts';
+import type { RevocationSource, RevocationSources } from './revocation-sources.ts';
 
+export type { RevocationWatermarks } from './revocation-list-cache.ts';
 export { freshnessLifetimeMs } from './revocation-list-fetch.ts';
 export * from './revocation-sources.ts';
 
@@ -53,12 +51,6 @@ export interface RevocationCheckResult {
   readonly reason?: RevocationStatusProblem;
   readonly list_number?: number;
   readonly entry?: RevocationEntry;
-}
-
-/** Where the highest accepted list_number of each source is kept (the store's revocationWatermarks). */
-export interface RevocationWatermarks {
-  highest(source: string): Promise<number | undefined>;
-  raise(source: string, jurisdiction: string, listNumber: number): Promise<number>;
 }
 
 export interface RevocationCheckerOptions {
@@ -108,22 +100,6 @@ export interface RevocationChecker {
   expire(jurisdiction?: string): void;
 }
 
-interface SourceState {
-  /** Newest list accepted (not a rollback, signature valid, fresh when accepted). */
-  accepted: VerifiedRevocationList | undefined;
-  /** Newest authentic list seen, possibly stale: its entries still prove revocations (they are permanent). */
-  evidence: VerifiedRevocationList | undefined;
-  highest: number;
-  etag: string | undefined;
-  freshUntil: number;
-  problem: { reason: RevocationStatusProblem; message: string } | undefined;
-  /** Entries already reported through onNewRevocation. */
-  seen: Set<string>;
-  inflight: Promise<void> | undefined;
-}
-
-type Problem = { readonly reason: RevocationStatusProblem; readonly message: string };
-
 const MAX_SHOWN_JURISDICTION = 40;
 
 /**
@@ -138,15 +114,22 @@ const MAX_SHOWN_JURISDICTION = 40;
  * elevated/maximum, `skipped` with a warning below.
  */
 export function createRevocationChecker(options: RevocationCheckerOptions): RevocationChecker {
-  const fetchImpl = options.fetch ?? globalThis.fetch;
   const clock = options.clock ?? (() => new Date());
   const profile = options.profile ?? DEFAULT_PROFILE;
-  const timeoutMs = options.timeoutMs ?? 3000;
-  const defaultTtlMs = options.defaultTtlMs ?? 60_000;
-  const maxTtlMs = options.maxTtlMs ?? 3_600_000;
-  const failureBackoffMs = options.failureBackoffMs ?? 5000;
-  const maxListBytes = options.maxListBytes ?? 16 * 1024 * 1024;
-  const watermarks = options.watermarks;
+  const { states, stateOf, ensure, problemOf } = createListCache({
+    fetch: options.fetch ?? globalThis.fetch,
+    clock,
+    profile,
+    timeoutMs: options.timeoutMs ?? 3000,
+    defaultTtlMs: options.defaultTtlMs ?? 60_000,
+    maxTtlMs: options.maxTtlMs ?? 3_600_000,
+    failureBackoffMs: options.failureBackoffMs ?? 5000,
+    maxListBytes: options.maxListBytes ?? 16 * 1024 * 1024,
+    watermarks: options.watermarks,
+    onNewRevocation: options.onNewRevocation,
+    log: options.log,
+    onFetched: options.onFetched,
+  });
   // Keys normalised as the bundle's jurisdiction will be (parseRevocationSources already does this).
   const sources = new Map<string, RevocationSource>();
   for (const [code, source] of Object.entries(options.sources)) {
@@ -155,194 +138,6 @@ export function createRevocationChecker(options: RevocationCheckerOptions): Revo
   const unlisted = new Set(
     (options.unlistedJurisdictions ?? []).map((code) => normaliseJurisdiction(code) ?? code),
   );
-  const states = new Map<string, SourceState>();
-
-  function stateOf(jurisdiction: string): SourceState {
-    let state = states.get(jurisdiction);
-    if (state === undefined) {
-      state = {
-        accepted: undefined,
-        evidence: undefined,
-        highest: -1,
-        etag: undefined,
-        freshUntil: 0,
-        problem: undefined,
-        seen: new Set(),
-        inflight: undefined,
-      };
-      states.set(jurisdiction, state);
-    }
-    return state;
-  }
-
-  function announce(jurisdiction: string, state: SourceState, list: VerifiedRevocationList): void {
-    for (const entry of list.list.entries) {
-      if (state.seen.has(entry.agent_id)) continue;
-      state.seen.add(entry.agent_id);
-      try {
-        options.onNewRevocation?.(entry.agent_id, jurisdiction);
-      } catch (error) {
-        options.log?.warn({ err: error, agent_id: entry.agent_id }, 'onNewRevocation failed');
-      }
-    }
-  }
-
-  function refuse(
-    jurisdiction: string,
-    state: SourceState,
-    reason: RevocationStatusProblem,
-    message: string,
-  ): void {
-    state.problem = { reason, message: `${jurisdiction}: ${message}` };
-    state.freshUntil = clock().getTime() + failureBackoffMs;
-    options.log?.warn({ jurisdiction, reason }, `revocation list refused: ${message}`);
-  }
-
-  /** Raises the in-memory floor to the stored one; false (source refused) when the store cannot answer. */
-  async function loadWatermark(jurisdiction: string, source: RevocationSource, state: SourceState) {
-    if (watermarks === undefined) return true;
-    try {
-      const stored = await watermarks.highest(watermarkKey(jurisdiction, source));
-      if (stored !== undefined && stored > state.highest) state.highest = stored;
-      return true;
-    } catch (error) {
-      options.log?.warn({ err: error, jurisdiction }, 'revocation watermark store unavailable');
-      refuse(
-        jurisdiction,
-        state,
-        'unavailable',
-        'the highest list number seen cannot be read from the store',
-      );
-      return false;
-    }
-  }
-
-  async function refresh(jurisdiction: string, source: RevocationSource, state: SourceState): Promise<void> {
-    const shown = redactUrl(source.url);
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (source.authorization !== undefined) headers['authorization'] = source.authorization;
-    if (state.accepted !== undefined && state.etag !== undefined) headers['if-none-match'] = state.etag;
-    let status: number;
-    let responseHeaders: Headers;
-    let body = '';
-    try {
-      // Redirects are not followed: one could lead to plain http: or to a host the operator never chose.
-      const response = await fetchImpl(source.url, {
-        headers,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-      status = response.status;
-      responseHeaders = response.headers;
-      if (status === 200) body = await readCapped(response, maxListBytes);
-      else await response.body?.cancel().catch(() => undefined);
-    } catch (error) {
-      const why =
-        error instanceof Error
-          ? error.name === 'TimeoutError'
-            ? `timed out after ${timeoutMs} ms`
-            : error.message
-          : String(error);
-      refuse(jurisdiction, state, 'unavailable', `${shown}: ${withoutSecrets(why, source.url)}`);
-      return;
-    }
-    const now = clock().getTime();
-    const lifetime = Math.min(freshnessLifetimeMs(responseHeaders, defaultTtlMs), maxTtlMs);
-    if (status === 304 && state.accepted !== undefined) {
-      // Revalidated: the cached list is still the current one (its next_update is checked at each use).
-      state.freshUntil = Math.min(now + lifetime, state.accepted.nextUpdate.getTime());
-      state.etag = responseHeaders.get('etag') ?? state.etag;
-      state.problem = undefined;
-      options.onFetched?.(jurisdiction);
-      return;
-    }
-    if (status !== 200) {
-      const redirect =
-        status >= 300 && status < 400 ? ' (redirects are not followed: configure the final URL)' : '';
-      refuse(jurisdiction, state, 'unavailable', `${shown} answered HTTP ${status}${redirect}`);
-      return;
-    }
-    // Only a new list needs the stored floor (a 304 renews a list already accepted against it).
-    if (!(await loadWatermark(jurisdiction, source, state))) return;
-    let document: unknown;
-    try {
-      document = JSON.parse(body);
-    } catch {
-      refuse(jurisdiction, state, 'unavailable', `${shown} did not return JSON`);
-      return;
-    }
-    const verified = verifyRevocationList(document, source.keys, {
-      now: new Date(now),
-      expectedJurisdiction: jurisdiction,
-      profile,
-      ...(state.highest >= 0 ? { minListNumber: state.highest } : {}),
-    });
-    if (!verified.ok) {
-      const authentic = verified.error.authentic;
-      // A stale (or early) but authentic list newer than what we hold still proves its revocations.
-      if (
-        authentic !== undefined &&
-        verified.error.reason !== 'rollback' &&
-        authentic.listNumber >= state.highest
-      ) {
-        if (state.evidence === undefined || authentic.listNumber >= state.evidence.listNumber)
-          state.evidence = authentic;
-        announce(jurisdiction, state, authentic);
-      } else if (
-        authentic !== undefined &&
-        verified.error.reason === 'rollback' &&
-        state.evidence === undefined
-      ) {
-        // Refused as current (a restart knows a newer number but not its list), yet still authentic:
-        // the revocations it carries are proven and permanent.
-        state.evidence = authentic;
-        announce(jurisdiction, state, authentic);
-      }
-      refuse(jurisdiction, state, verified.error.reason, verified.error.message);
-      return;
-    }
-    const list = verified.value;
-    state.accepted = list;
-    state.evidence = list;
-    state.highest = Math.max(state.highest, list.listNumber);
-    state.etag = responseHeaders.get('etag') ?? undefined;
-    state.freshUntil = Math.min(now + lifetime, list.nextUpdate.getTime());
-    state.problem = undefined;
-    options.onFetched?.(jurisdiction);
-    announce(jurisdiction, state, list);
-    if (watermarks !== undefined) {
-      // Kept in memory regardless; a failed write only weakens the guarantee across restarts.
-      await watermarks
-        .raise(watermarkKey(jurisdiction, source), jurisdiction, list.listNumber)
-        .catch((error: unknown) =>
-          options.log?.warn({ err: error, jurisdiction }, 'revocation watermark not stored'),
-        );
-    }
-  }
-
-  async function ensure(jurisdiction: string, source: RevocationSource, state: SourceState): Promise<void> {
-    if (clock().getTime() < state.freshUntil) return;
-    state.inflight ??= refresh(jurisdiction, source, state).finally(() => {
-      state.inflight = undefined;
-    });
-    await state.inflight;
-  }
-
-  /** Why the source's current status is unknown, if it is. */
-  function problemOf(jurisdiction: string, state: SourceState): Problem | undefined {
-    if (state.problem !== undefined) return state.problem;
-    if (state.accepted === undefined) {
-      return { reason: 'unavailable', message: `${jurisdiction}: no revocation list yet` };
-    }
-    if (clock().getTime() > state.accepted.nextUpdate.getTime()) {
-      return {
-        reason: 'stale',
-        message: `${jurisdiction}: revocation list ${state.accepted.listNumber} is stale since ${state.accepted.list.next_update}`,
-      };
-    }
-    return undefined;
-  }
-
   function failure(name: Parameters<typeof errorCode>[0], message: string, retryable: boolean) {
     return { status: 'fail' as const, code: errorCode(name, profile), message, retryable };
   }

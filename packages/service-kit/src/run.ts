@@ -1,5 +1,6 @@
 // Process entry for every service: build, listen, log the address, drain on SIGTERM/SIGINT, exit 0;
-// SIGUSR2 writes a diagnostic report and changes nothing else; a ConfigError is printed without a stack and exits 1. docs/architecture.md §3 (close-with-grace, env-schema).
+// SIGUSR2 writes a diagnostic report and changes nothing else; a ConfigError is printed without a stack and exits 1;
+// a failed listen is logged as such and exits 1. docs/architecture.md §3 (close-with-grace, env-schema).
 import { flushCompileCache } from 'node:module';
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
@@ -41,6 +42,24 @@ async function drainWithin(app: FastifyInstance, timeoutMs: number): Promise<boo
 
 /** Longest wait for the last log line to reach standard output before the process exits. */
 const LAST_LINE_WAIT_MS = 1000;
+
+/**
+ * A port already taken (or an address not this host's): said as a failed start, then exit 1. Left to
+ * close-with-grace, the rejection read as a fatal error followed by "shutdown complete", as if the service
+ * had served and drained (P121). The app is closed first: its pools, stores and connections exist already.
+ */
+async function exitOnListenError(app: FastifyInstance, error: unknown): Promise<never> {
+  const { host, port, shutdownTimeoutMs } = app.serviceInfo;
+  const code = (error as NodeJS.ErrnoException | undefined)?.code ?? 'error';
+  try {
+    await drainWithin(app, shutdownTimeoutMs);
+  } catch (closeError) {
+    app.log.error({ err: closeError }, 'closing after the failed listen failed too');
+  }
+  const line = `listen failed on ${host}:${port} (${code}): exiting`;
+  await logLastLine(app.log, line, LAST_LINE_WAIT_MS, 'error', { err: error });
+  process.exit(1);
+}
 
 /**
  * Builds the service, listens on its HOST:PORT and installs graceful shutdown: on SIGTERM/SIGINT the
@@ -91,7 +110,12 @@ export async function runService(
     grace.uninstall();
     removeReport();
   });
-  const address = await app.listen({ port: info.port, host: info.host });
+  let address: string;
+  try {
+    address = await app.listen({ port: info.port, host: info.host });
+  } catch (error) {
+    return exitOnListenError(app, error);
+  }
   // With NODE_COMPILE_CACHE set, write the cache now, not at exit: a service killed -9 or OOM-killed would
   // otherwise never write it, and its restart would strip the TypeScript types again (tens of MB of RSS).
   flushCompileCache();

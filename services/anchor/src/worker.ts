@@ -3,8 +3,9 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { AnchorBatch, AnchorItem, AnchorRepository } from '@proto/store';
-import type { ChainAdapter, TrackResult } from './adapters/types.ts';
+import type { ChainAdapter } from './adapters/types.ts';
 import { TransientError } from './adapters/types.ts';
+import { ConfirmationFollower, failWrite } from './confirmations.ts';
 import { buildAnchorBatch } from './core.ts';
 
 export interface WorkerLog {
@@ -63,12 +64,18 @@ export class AnchorWorker {
   readonly owner: string;
   readonly #o: AnchorWorkerOptions;
   readonly #chains = new Map<string, ChainState>();
+  readonly #follower: ConfirmationFollower;
   #timer: NodeJS.Timeout | undefined;
   #stopped = false;
   #started = false;
 
   constructor(options: AnchorWorkerOptions) {
     this.#o = options;
+    this.#follower = new ConfirmationFollower(
+      options,
+      () => this.#stopped,
+      (adapter, batch, items) => this.#broadcast(adapter, batch, items),
+    );
     this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   }
 
@@ -171,7 +178,7 @@ export class AnchorWorker {
       // Leave room for confirmations and the other chains once in a while; the next pass continues.
       if (Date.now() - started > this.#o.leaseMs / 2) break;
     }
-    if (leased && track) await this.#track(adapter);
+    if (leased && track) await this.#follower.track(adapter);
   }
 
   /** Closes one batch when one is due (full, or its oldest request waited BATCH_INTERVAL_MS). */
@@ -204,7 +211,7 @@ export class AnchorWorker {
           'anchor: found a stored write on chain',
         );
         await this.#o.repo.markSent(batch.id);
-        await this.#applyTrack(adapter, { ...batch, state: 'sent' }, where);
+        await this.#follower.apply(adapter, { ...batch, state: 'sent' }, where);
       }
     }
   }
@@ -245,13 +252,7 @@ export class AnchorWorker {
     const result = await adapter.broadcast(batch, items);
     if (!result.ok) {
       if (result.definitive) {
-        const requeued = await repo.failBatch(batch.id, result.error, this.#o.maxAttempts);
-        this.#o.onOutcome?.(adapter.name, 'failed');
-        if (requeued > 0) this.#o.onOutcome?.(adapter.name, 'requeued', requeued);
-        this.#o.log.warn(
-          { chain: adapter.name, batch: batch.id, err: result.error, requeued },
-          'anchor: write refused',
-        );
+        await failWrite(this.#o, adapter, batch, result.error, 'anchor: write refused');
       } else {
         this.#o.onOutcome?.(adapter.name, 'send_failed');
         this.#o.log.warn(
@@ -271,151 +272,5 @@ export class AnchorWorker {
       'anchor: write sent',
     );
     return true;
-  }
-
-  async #track(adapter: ChainAdapter): Promise<void> {
-    for (const batch of await this.#o.repo.batches(adapter.name, ['sent'])) {
-      if (this.#stopped) return;
-      if (adapter.kind === 'log') {
-        await this.#confirmAppended(adapter, batch);
-        continue;
-      }
-      const where = await adapter.track(batch);
-      if (where.state === 'pending' && (await this.#bump(adapter, batch))) continue;
-      await this.#applyTrack(adapter, batch, where);
-    }
-    if (adapter.kind === 'log') return;
-    const depth = this.#o.reorgWatchDepth || 2 * adapter.confirmationsRequired;
-    for (const batch of await this.#o.repo.shallowConfirmed(adapter.name, depth)) {
-      if (this.#stopped) return;
-      await this.#recheck(adapter, batch, await adapter.track(batch));
-    }
-  }
-
-  /**
-   * A log batch is marked sent only once every append was acknowledged, and an acknowledged append is final (D18).
-   * Sent but not confirmed is what an earlier version left when the process died, or lost its database, between
-   * its two writes (now one transaction, markSent): confirm it, or its receipts would stay `submitted` for good
-   * (the soak found such receipts).
-   */
-  async #confirmAppended(adapter: ChainAdapter, batch: AnchorBatch): Promise<void> {
-    await this.#o.repo.recordProgress(batch.id, {
-      confirmations: 1,
-      confirmed: true,
-      anchoredAt: batch.sent_at,
-    });
-    this.#o.onOutcome?.(adapter.name, 'confirmed');
-    this.#o.log.warn(
-      { chain: adapter.name, batch: batch.id },
-      'anchor: appended batch found unconfirmed (its confirmation was never recorded); confirmed now',
-    );
-  }
-
-  /**
-   * A confirmed write still shallow enough to be undone: deeper now, or re-mined deep enough, it stays confirmed.
-   * Gone from the best chain, back in the mempool or re-mined too shallow (a reorganisation), the batch returns to
-   * `sending` and its receipts to pending; the next pass's reconcile sends the same bytes again or finds them.
-   */
-  async #recheck(adapter: ChainAdapter, batch: AnchorBatch, where: TrackResult): Promise<void> {
-    const sameBlock = where.state === 'included' && where.blockHash === batch.block_hash;
-    if (where.state === 'included' && (sameBlock || where.confirmations >= adapter.confirmationsRequired)) {
-      await this.#applyTrack(adapter, batch, where);
-      return;
-    }
-    if (!(await this.#o.repo.reopenBatch(batch.id))) return;
-    this.#o.onOutcome?.(adapter.name, 'reorged');
-    this.#o.log.warn(
-      { chain: adapter.name, batch: batch.id, tx: batch.tx_id, block: batch.block_number, now: where.state },
-      'anchor: a confirmed write left the best chain; back to pending, sent again',
-    );
-  }
-
-  /** Replaces a write stuck in the mempool with a higher fee when the adapter says one is due. */
-  async #bump(adapter: ChainAdapter, batch: AnchorBatch): Promise<boolean> {
-    const intent = await adapter.bump?.(batch, new Date());
-    if (intent === undefined) return false;
-    const repo = this.#o.repo;
-    const previous = { txId: batch.tx_id, rawTx: batch.raw_tx, detail: batch.detail };
-    if (!(await repo.replaceWrite(batch.id, intent))) return false;
-    const replaced = (await repo.batch(batch.id)) as AnchorBatch;
-    const result = await adapter.broadcast(replaced, []);
-    if (!result.ok) {
-      // The original still waits in the mempool: keep tracking it rather than a replacement nobody relays.
-      await repo.replaceWrite(batch.id, previous);
-      this.#o.log.warn(
-        { chain: adapter.name, batch: batch.id, err: result.error },
-        'anchor: fee bump refused, keeping the original write',
-      );
-      return true;
-    }
-    this.#o.onOutcome?.(adapter.name, 'fee_bumped');
-    this.#o.log.info(
-      { chain: adapter.name, batch: batch.id, replaced: batch.tx_id, tx: intent.txId },
-      'anchor: stuck write replaced with a higher fee',
-    );
-    return true;
-  }
-
-  async #applyTrack(adapter: ChainAdapter, batch: AnchorBatch, where: TrackResult): Promise<void> {
-    const repo = this.#o.repo;
-    switch (where.state) {
-      case 'included': {
-        const confirmed = where.confirmations >= adapter.confirmationsRequired;
-        await repo.recordProgress(batch.id, {
-          confirmations: where.confirmations,
-          confirmed,
-          ...(where.txId === undefined ? {} : { txId: where.txId }),
-          blockNumber: where.blockNumber,
-          blockHash: where.blockHash,
-          eventIndex: where.eventIndex,
-          anchoredAt: where.anchoredAt,
-        });
-        if (confirmed) {
-          this.#o.onOutcome?.(adapter.name, 'confirmed');
-          this.#o.log.info(
-            { chain: adapter.name, batch: batch.id, block: where.blockNumber },
-            'anchor: write confirmed',
-          );
-        }
-        return;
-      }
-      case 'pending':
-        if (batch.block_number !== null) await repo.recordProgress(batch.id, this.#unmined());
-        return;
-      case 'unknown': {
-        if (adapter.kind === 'log') return;
-        if (batch.block_number !== null) {
-          this.#o.log.warn(
-            { chain: adapter.name, batch: batch.id, tx: batch.tx_id },
-            'anchor: write left the chain; sending it again',
-          );
-          await repo.recordProgress(batch.id, this.#unmined());
-        }
-        const items = await repo.batchItems(batch.id);
-        await this.#broadcast(adapter, batch, items);
-        return;
-      }
-      case 'failed': {
-        const requeued = await repo.failBatch(batch.id, where.error, this.#o.maxAttempts);
-        this.#o.onOutcome?.(adapter.name, 'failed');
-        if (requeued > 0) this.#o.onOutcome?.(adapter.name, 'requeued', requeued);
-        this.#o.log.warn(
-          { chain: adapter.name, batch: batch.id, err: where.error, requeued },
-          'anchor: write failed on chain',
-        );
-        return;
-      }
-    }
-  }
-
-  #unmined() {
-    return {
-      confirmations: 0,
-      confirmed: false,
-      blockNumber: null,
-      blockHash: null,
-      eventIndex: null,
-      anchoredAt: null,
-    };
   }
 }

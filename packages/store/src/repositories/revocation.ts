@@ -1,10 +1,12 @@
-// Repository of a jurisdiction's revocations: permanent entries, signed lists with a monotonic number,
-// issued attestations and the signing keys in use. Implements D20 (list_number never goes down) and D21.
+// Repository of a jurisdiction's revocations: permanent entries, signed lists with a monotonic number and
+// emergency tokens (issued attestations and signing keys: revocation-attestations.ts). D20 (list_number never
+// goes down), D21.
 import type { Kysely } from 'kysely';
 import { assertId, isValidId } from '../ids.ts';
 import type { StoreDialect } from '../migrations/migration.ts';
 import type { Database } from '../schema.ts';
 import { inTransaction } from '../transaction.ts';
+import * as attestations from './revocation-attestations.ts';
 import type {
   AttestationIssuance,
   EmergencyRegisterResult,
@@ -146,75 +148,35 @@ export class KyselyRevocationRepository implements RevocationRepository {
     });
   }
 
-  async recordAttestation(issuance: AttestationIssuance): Promise<number> {
-    assertJurisdiction(issuance.jurisdiction);
-    assertId('agent id', issuance.agent_id);
-    const row = await this.#db
-      .insertInto('attestation_issuance')
-      .values({ ...issuance })
-      .returning('seq')
-      .executeTakeFirstOrThrow();
-    return Number(row.seq);
+  recordAttestation(issuance: AttestationIssuance): Promise<number> {
+    return attestations.recordAttestation(this.#db, issuance);
   }
 
-  async countAttestations(jurisdiction: string, agentId?: string): Promise<number> {
-    const row = await this.#db
-      .selectFrom('attestation_issuance')
-      .select((eb) => eb.fn.countAll().as('n'))
-      .where('jurisdiction', '=', jurisdiction)
-      .$if(agentId !== undefined, (qb) => qb.where('agent_id', '=', agentId as string))
-      .executeTakeFirst();
-    return Number(row?.n ?? 0);
+  countAttestations(jurisdiction: string, agentId?: string): Promise<number> {
+    return attestations.countAttestations(this.#db, jurisdiction, agentId);
   }
 
-  async hasAttestation(jurisdiction: string, agentId: string, rprHash: string): Promise<boolean> {
-    const row = await this.#db
-      .selectFrom('attestation_issuance')
-      .select('seq')
-      .where('jurisdiction', '=', jurisdiction)
-      .where('agent_id', '=', agentId)
-      .where('rpr_hash', '=', rprHash)
-      .limit(1)
-      .executeTakeFirst();
-    return row !== undefined;
+  hasAttestation(jurisdiction: string, agentId: string, rprHash: string): Promise<boolean> {
+    return attestations.hasAttestation(this.#db, jurisdiction, agentId, rprHash);
   }
 
-  async registerKey(
+  registerKey(
     jurisdiction: string,
     purpose: string,
     key: { readonly key_id: string; readonly public_key_b64: string },
     at?: Date,
   ): Promise<IssuerKeyRecord> {
-    assertJurisdiction(jurisdiction);
-    await this.#db
-      .insertInto('issuer_keys')
-      .values({
-        jurisdiction,
-        purpose,
-        key_id: key.key_id,
-        public_key_b64: key.public_key_b64,
-        first_used_at: (at ?? this.#clock()).toISOString(),
-      })
-      .onConflict((oc) => oc.columns(['jurisdiction', 'purpose', 'key_id']).doNothing())
-      .execute();
-    return this.#db
-      .selectFrom('issuer_keys')
-      .select(['key_id', 'public_key_b64', 'first_used_at'])
-      .where('jurisdiction', '=', jurisdiction)
-      .where('purpose', '=', purpose)
-      .where('key_id', '=', key.key_id)
-      .executeTakeFirstOrThrow();
+    return attestations.registerKey(
+      this.#db,
+      jurisdiction,
+      purpose,
+      key,
+      (at ?? this.#clock()).toISOString(),
+    );
   }
 
-  async keys(jurisdiction: string, purpose: string): Promise<IssuerKeyRecord[]> {
-    return this.#db
-      .selectFrom('issuer_keys')
-      .select(['key_id', 'public_key_b64', 'first_used_at'])
-      .where('jurisdiction', '=', jurisdiction)
-      .where('purpose', '=', purpose)
-      .orderBy('first_used_at')
-      .orderBy('key_id')
-      .execute();
+  keys(jurisdiction: string, purpose: string): Promise<IssuerKeyRecord[]> {
+    return attestations.keys(this.#db, jurisdiction, purpose);
   }
 
   async getEmergencyToken(jurisdiction: string, agentId: string): Promise<EmergencyTokenRecord | undefined> {

@@ -1,0 +1,71 @@
+// What an anchor receipt's verifier may ask (chains and logs, anchor-client.ts) and how it asks: one HTTP request
+// with a timeout, a source that does not answer usefully being SourceUnavailable (the check is then skipped).
+
+/** Where the verifier may read chains and logs. Receipts never choose a chain source; only `logs` may allow theirs. */
+export interface AnchorVerificationSources {
+  /**
+   * The bundle's SHA3-256 hash (`sha3-256:<hex>`) when the caller knows it: a receipt anchoring a secondary hash
+   * must name this one. Either way, a receipt's own secondary hash must lead to its batch root (P51).
+   */
+  readonly secondaryHash?: string;
+  /**
+   * False when `secondaryHash` was computed for every bundle rather than asked for (the /verify service,
+   * `proto verify --receipt`): a receipt anchoring only bundle_hash then passes without a warning. Default true.
+   */
+  readonly warnWithoutSecondary?: boolean;
+  /** EVM JSON-RPC URL for every EVM chain, or one per chain name (`ethereum`, `base`, …). */
+  readonly evmRpc?: string | Readonly<Record<string, string>>;
+  /** Esplora base URL for every network, or one per network (`mainnet`, `testnet`, `regtest`). */
+  readonly esplora?: string | Readonly<Record<string, string>>;
+  /**
+   * Logs the verifier may call: a receipt's `log_url` must start with one of these URLs. `true` follows any
+   * receipt's `log_url` (a person's own CLI; never a service, which would fetch URLs its callers choose).
+   */
+  readonly logs?: readonly (string | LogSource)[] | true;
+  /** Confirmations needed for `pass` (default 1: in a block). */
+  readonly minConfirmations?: number | { readonly evm?: number; readonly bitcoin?: number };
+  /** Per request (default 10 s). */
+  readonly timeoutMs?: number;
+  readonly fetch?: typeof fetch;
+}
+
+/** A log the verifier may call, with the keys that sign its checkpoints (C2SP verifier keys). */
+export interface LogSource {
+  readonly url: string;
+  /** Verifier keys `<origin>+<key id>+<base64>`; with them the receipt is checked against a signed checkpoint. */
+  readonly keys?: readonly string[];
+  /** A signed checkpoint already held (no live call when its size is the receipt's). */
+  readonly checkpoint?: string;
+  /**
+   * Witness vkeys (cosignature/v1 Ed25519): with them the checkpoint must also carry `quorum` (default: all)
+   * valid cosignatures from distinct ones of these witnesses (P59, P60). Needs `keys`.
+   */
+  readonly witnesses?: readonly string[];
+  readonly quorum?: number;
+}
+
+/** A source that did not answer usefully: the check is `skipped`, retryable. */
+export class SourceUnavailable extends Error {}
+
+export function trimSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+export async function request(
+  sources: AnchorVerificationSources,
+  url: string,
+  init: RequestInit = {},
+): Promise<{ status: number; text: string }> {
+  const doFetch = sources.fetch ?? fetch;
+  let res: Response;
+  try {
+    res = await doFetch(url, { ...init, signal: AbortSignal.timeout(sources.timeoutMs ?? 10_000) });
+  } catch (error) {
+    throw new SourceUnavailable(`${new URL(url).origin} unreachable: ${(error as Error).message}`);
+  }
+  const text = await res.text();
+  if (res.status >= 500 || res.status === 429) {
+    throw new SourceUnavailable(`${new URL(url).origin} answered HTTP ${res.status}`);
+  }
+  return { status: res.status, text };
+}
