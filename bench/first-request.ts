@@ -3,7 +3,10 @@
 // (NODE_OPTIONS, compile cache): /ready, then two distinct standard-10 bundles one after the other. Then a
 // fresh process that loads the worker module in a thread as the pool does and verifies the same two,
 // timestamping each step. Runs alternate between the checkouts of BENCH_FIRST_ROOTS (comma-separated,
-// default this one) so a before/after shares the machine's state. Usage (under the bench lock):
+// default this one) so a before/after shares the machine's state. BENCH_FIRST_COMPILE_CACHE (comma-separated,
+// one per root, default `image`) says how each root's processes get Node's compile cache: `image` sets
+// NODE_COMPILE_CACHE as the image does, `unset` leaves it out as `pnpm start:verification` does (the
+// service's own default then applies, P119), `off` sets NODE_DISABLE_COMPILE_CACHE=1. Usage (under the lock):
 //   flock /work/notes/bench.lock pnpm exec node bench/first-request.ts   [BENCH_FIRST_ROUNDS=7]
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,18 +21,38 @@ import { COMPILE_CACHE, launchService, serviceMain } from './launch-service.ts';
 const ROOTS = (process.env['BENCH_FIRST_ROOTS'] ?? fileURLToPath(new URL('..', import.meta.url)))
   .split(',')
   .filter((root) => root.length > 0);
+const CACHE_MODES = ['image', 'unset', 'off'] as const;
+type CacheMode = (typeof CACHE_MODES)[number];
+const cacheModes = (process.env['BENCH_FIRST_COMPILE_CACHE'] ?? '').split(',').map((m) => m.trim());
+const CACHE: readonly CacheMode[] = ROOTS.map((_, i) => {
+  const mode = cacheModes[i] || 'image';
+  if (!(CACHE_MODES as readonly string[]).includes(mode))
+    throw new Error(`BENCH_FIRST_COMPILE_CACHE: ${mode} is none of ${CACHE_MODES.join(', ')}`);
+  return mode as CacheMode;
+});
 const ROUNDS = Number(process.env['BENCH_FIRST_ROUNDS'] ?? 7);
 /** Seconds after /ready before the first request: the start-up's own work (and its GC) is over. */
 const SETTLE_MS = Number(process.env['BENCH_FIRST_SETTLE_MS'] ?? 1000);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-/** The image's settings over this environment's, for the service and the probe alike. */
-const IMAGE_SETTINGS = {
-  NODE_OPTIONS: IMAGE_NODE_OPTIONS,
-  NODE_COMPILE_CACHE: COMPILE_CACHE,
-  LOG_LEVEL: 'warn',
-};
-const imageEnv = (): NodeJS.ProcessEnv => ({ ...process.env, ...IMAGE_SETTINGS });
+/** The image's settings for a cache mode: what the service and the probe get over this environment. */
+function imageSettings(mode: CacheMode): Record<string, string> {
+  return {
+    NODE_OPTIONS: IMAGE_NODE_OPTIONS,
+    ...(mode === 'image' ? { NODE_COMPILE_CACHE: COMPILE_CACHE } : {}),
+    ...(mode === 'off' ? { NODE_DISABLE_COMPILE_CACHE: '1' } : {}),
+    LOG_LEVEL: 'warn',
+  };
+}
+/** Variables the mode leaves out, whatever this environment (or the launcher's default) holds. */
+const unsetFor = (mode: CacheMode): string[] =>
+  ['NODE_COMPILE_CACHE', 'NODE_DISABLE_COMPILE_CACHE'].filter((name) => !(name in imageSettings(mode)));
+
+function imageEnv(mode: CacheMode): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...imageSettings(mode) };
+  for (const name of unsetFor(mode)) delete env[name];
+  return env;
+}
 
 async function timedVerify(port: number, body: string): Promise<number> {
   const t0 = performance.now();
@@ -44,28 +67,37 @@ async function timedVerify(port: number, body: string): Promise<number> {
   return ms;
 }
 
-/** First and second /verify of a fresh service, in ms. */
-async function serviceRun(root: string, bodies: readonly string[]): Promise<[number, number]> {
+/** Start to /ready, first and second /verify of a fresh service, in ms. */
+async function serviceRun(
+  root: string,
+  mode: CacheMode,
+  bodies: readonly string[],
+): Promise<[number, number, number]> {
   const service = await launchService({
     entry: serviceMain(root, 'verification'),
     cwd: root,
     name: 'verification',
-    env: { ...IMAGE_SETTINGS, VERIFY_RATE_LIMIT_PER_MINUTE: '0' },
+    env: { ...imageSettings(mode), VERIFY_RATE_LIMIT_PER_MINUTE: '0' },
+    unset: unsetFor(mode),
   });
   try {
     await sleep(SETTLE_MS);
-    return [await timedVerify(service.port, bodies[0]!), await timedVerify(service.port, bodies[1]!)];
+    return [
+      service.readyMs,
+      await timedVerify(service.port, bodies[0]!),
+      await timedVerify(service.port, bodies[1]!),
+    ];
   } finally {
     await service.stop();
   }
 }
 
 /** Steps of a thread's start and its two verifies, in ms since the thread was asked for. */
-function probeRun(root: string, bodiesFile: string): Map<string, number> {
+function probeRun(root: string, mode: CacheMode, bodiesFile: string): Map<string, number> {
   const out = execFileSync(
     process.execPath,
     [fileURLToPath(new URL('./first-request-probe.ts', import.meta.url)), root, bodiesFile],
-    { cwd: root, env: imageEnv(), encoding: 'utf8' },
+    { cwd: root, env: imageEnv(mode), encoding: 'utf8' },
   );
   const { asked, marks } = JSON.parse(out.trim().split('\n').at(-1)!) as {
     asked: number;
@@ -97,25 +129,27 @@ async function main(): Promise<void> {
   const bodiesFile = join(scratch, 'bodies.ndjson');
   writeFileSync(bodiesFile, `${bodies.join('\n')}\n`);
   console.log(
-    `first request: ${ROUNDS} rounds alternating ${ROOTS.length} checkout(s), NODE_OPTIONS=${IMAGE_NODE_OPTIONS}, compile cache ${COMPILE_CACHE}, settle ${SETTLE_MS} ms after /ready`,
+    `first request: ${ROUNDS} rounds alternating ${ROOTS.length} checkout(s), NODE_OPTIONS=${IMAGE_NODE_OPTIONS}, compile cache (image) ${COMPILE_CACHE}, settle ${SETTLE_MS} ms after /ready`,
   );
   const results = ROOTS.map(() => ({
+    start: [] as number[],
     first: [] as number[],
     second: [] as number[],
     steps: new Map<string, number[]>(),
   }));
   try {
     // A first start of each writes its compile cache (P36); what is measured is every later start.
-    for (const root of ROOTS) {
-      await serviceRun(root, bodies);
-      probeRun(root, bodiesFile);
+    for (const [i, root] of ROOTS.entries()) {
+      await serviceRun(root, CACHE[i]!, bodies);
+      probeRun(root, CACHE[i]!, bodiesFile);
     }
     for (let round = 0; round < ROUNDS; round++) {
       for (const [i, root] of ROOTS.entries()) {
-        const [cold, warm] = await serviceRun(root, bodies);
+        const [startMs, cold, warm] = await serviceRun(root, CACHE[i]!, bodies);
+        results[i]!.start.push(startMs);
         results[i]!.first.push(cold);
         results[i]!.second.push(warm);
-        for (const [step, ms] of probeRun(root, bodiesFile)) {
+        for (const [step, ms] of probeRun(root, CACHE[i]!, bodiesFile)) {
           const list = results[i]!.steps.get(step) ?? [];
           list.push(ms);
           results[i]!.steps.set(step, list);
@@ -127,18 +161,20 @@ async function main(): Promise<void> {
   }
   for (const [i, root] of ROOTS.entries()) {
     const r = results[i]!;
-    console.log(`\n${String.fromCharCode(65 + i)} ${root}`);
-    console.log(`  service, first /verify   ${spread(r.first)}`);
-    console.log(`  service, second /verify  ${spread(r.second)}`);
+    console.log(`\n${String.fromCharCode(65 + i)} ${root} (compile cache: ${CACHE[i]})`);
+    console.log(`  service, spawn to /ready   ${spread(r.start)}`);
+    console.log(`  service, first /verify     ${spread(r.first)}`);
+    console.log(`  service, second /verify    ${spread(r.second)}`);
     console.log('  a thread loading worker.ts, step by step (ms since the previous step):');
     for (const [step, ms] of r.steps) console.log(`    ${step.padEnd(34)} ${spread(ms)}`);
   }
   if (ROOTS.length > 1) {
-    const base = median(results[0]!.first);
     for (const [i] of ROOTS.entries()) {
       if (i === 0) continue;
+      const ratio = (key: 'start' | 'first') =>
+        (median(results[i]![key]) / median(results[0]![key])).toFixed(3);
       console.log(
-        `first /verify median, ${String.fromCharCode(65 + i)}/A: ${(median(results[i]!.first) / base).toFixed(3)}`,
+        `${String.fromCharCode(65 + i)}/A medians: first /verify ${ratio('first')}, spawn to /ready ${ratio('start')}`,
       );
     }
   }

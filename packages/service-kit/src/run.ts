@@ -4,6 +4,7 @@
 import { flushCompileCache } from 'node:module';
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
+import { compileCacheState } from './compile-cache.ts';
 import { ConfigError } from './config.ts';
 import { installDiagnosticReport } from './diagnostic-report.ts';
 import { logLastLine } from './log-settle.ts';
@@ -123,5 +124,14 @@ export async function runService(
     { address, service: info.name, version: info.version, profile: app.protocolProfile.name },
     `${info.name} listening on ${address}`,
   );
+  // Once, and only when the entry turned the cache on (startCompileCache): off costs every start and
+  // every new thread its modules' stripping and compiling again, not correctness (P119).
+  const cache = compileCacheState();
+  if (cache?.on) app.log.debug({ directory: cache.directory }, 'compile cache on');
+  else if (cache)
+    app.log.info(
+      { directory: cache.directory, reason: cache.reason },
+      'compile cache off: every start and new thread compiles its modules again',
+    );
   return app;
 }

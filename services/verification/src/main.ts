@@ -1,15 +1,6 @@
-// Entry point of the verification service (`pnpm start:verification`): configuration, app, listen.
-// SPEC.md verification service (port 3000); docs/architecture.md §3 (validated config, graceful shutdown).
-import { runService } from '@proto/service-kit';
-import { buildVerificationApp, SERVICE_NAME } from './app.ts';
-import { loadVerificationConfig } from './config.ts';
-import { mountRecords } from './records/index.ts';
+// Entry point of the verification service (`pnpm start:verification`): Node's compile cache first, then the
+// service (serve.ts), loaded only now so that the cache covers its modules too; its threads inherit it (P119).
+import { startCompileCache } from '@proto/service-kit/compile-cache';
 
-await runService(
-  async () => {
-    const config = loadVerificationConfig();
-    // The /v2 records open their store from the validated config and close it with the app.
-    return buildVerificationApp({ config, extraPlugins: [await mountRecords(config)] });
-  },
-  { name: SERVICE_NAME },
-);
+startCompileCache();
+await import('./serve.ts');
