@@ -1,8 +1,8 @@
 // The protocol floors and the engine's own work of `pnpm bench`'s bundles, timed in a fresh process (P116), in
 // the state bench/protocol-floor.ts runs in on its own: the bench process, after its load rows, holds every
-// bundle, batch body and autocannon's state, and read the engine's own work ×1.5 the stand-alone figure. Reads
-// the cases as JSON from the file named by its argument and prints the figures as JSON; bench/share-bounds.ts
-// starts it.
+// bundle, batch body and autocannon's state, and read the engine's own work ×1.5 the stand-alone figure (the
+// seventh session's README; which difference caused it is not isolated, P116). Reads the cases as JSON from
+// the file named by its argument and prints the figures as JSON; bench/share-bounds.ts starts it.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
