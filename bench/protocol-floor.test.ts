@@ -81,6 +81,7 @@ describe('the strict protocol floor', () => {
   const cases = [
     floorCase({ name: 'elevated-3', options: { tier: 'elevated', entries: 3 }, runs: 1, ab: false }, backend),
     floorCase({ name: 'routine-5', options: { tier: 'routine', entries: 5 }, runs: 1, ab: false }, backend),
+    floorCase({ name: 'maximum-6', options: { tier: 'maximum', entries: 6 }, runs: 1, ab: false }, backend),
   ];
   interface Envelope {
     payload: unknown;
