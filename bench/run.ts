@@ -68,6 +68,7 @@ function driftNote(around: RawAround<unknown>, attempts: number): string {
 
 /** The fourth table: each row's share and ratio bounds from this run's floors (share-bounds.ts). */
 function printShareBounds(
+  backend: CryptoBackend,
   prepared: readonly Prepared[],
   rowCosts: readonly RowCost[],
   httpFloors: readonly HttpFloor[],
@@ -78,7 +79,7 @@ function printShareBounds(
     return wire !== undefined && v2.some((p) => p.name === r.name) ? [{ name: r.name, wire }] : [];
   });
   if (wanted.length === 0 || httpFloors.length === 0) return;
-  const bounds = shareBounds(rowCosts, httpFloors, measureProtocolFloors(DATA_DIR, v2, wanted));
+  const bounds = shareBounds(rowCosts, httpFloors, measureProtocolFloors(backend, v2, wanted));
   console.log(`\n${BOUNDS_EXPLAINED}`);
   console.log(BOUNDS_HEADER);
   for (const bound of bounds) console.log(boundRow(bound));
@@ -171,7 +172,7 @@ async function main(): Promise<void> {
       console.log(FLOOR_HEADER);
       for (const line of floors) console.log(line);
     }
-    printShareBounds(prepared, rowCosts, httpFloors);
+    printShareBounds(backend, prepared, rowCosts, httpFloors);
     const heaviest =
       prepared.find((p) => p.name.startsWith('v2 maximum (60)')) ?? prepared.find((p) => !overBodyLimit(p));
     if (heaviest) {

@@ -9,9 +9,10 @@
 // generator takes its CPU per bundle from the same cores (P116). A batch row's HTTP floor is its bundle's
 // single-request floor ÷ bundles per request (a lower bound: P116). The arithmetic and the row matching are
 // pure; the protocol floors are timed with bench/protocol-floor.ts's own loop.
-import { type ChildCase, measureInChild } from './floor-child.ts';
+import type { CryptoBackend } from '@proto/core';
+import { instantVerifier } from './engine-cases.ts';
 import type { FloorKind } from './http-floor.ts';
-import type { Wire } from './protocol-floor.ts';
+import { floorCaseOf, measureFloorCase, type Wire } from './protocol-floor.ts';
 
 /** A measured row: its raw signature cost, service CPU per verify and load generator CPU per bundle (ms). */
 export interface RowCost {
@@ -158,7 +159,7 @@ export const BOUNDS_EXPLAINED = [
   "floor. HTTP floor = the floor process, every thread (the third table's floor all, the lowest server; a batch row:",
   "its bundle's single-request floor ÷ bundles per request, a lower bound); protocol floor = reading the body + both",
   'bundle hashes; strict floor = reading the body + every step PROTOCOL/SPEC oblige besides signatures, cheapest',
-  'primitive each (P116); engine own = verify() with signatures answered at once; these three in a child process,',
+  'primitive each (P116); engine own = verify() with signatures answered at once; these three in this process,',
   'one thread, CPU time (bench/protocol-floor.ts). ratio bound = raw ÷ (raw + HTTP floor + strict floor + loadgen):',
   "the most of the raw limit on all cores a verifier's throughput could reach with the load generator's CPU per",
   'bundle (this process, as measured in the row) taken from the same cores; ratio = what the row reached.',
@@ -178,27 +179,26 @@ export interface BoundCase {
 const PROTOCOL_FLOOR_ROUNDS = Number(process.env['BENCH_PROTOCOL_FLOOR_ROUNDS'] ?? 4);
 
 /**
- * The protocol floors and the engine's own work of each wire in `wanted`, timed in a fresh process
- * (bench/floor-child.ts: this one, after the rows, reads them higher, P116).
+ * The protocol floors and the engine's own work of each wire in `wanted`, timed in this process after the rows
+ * (warm from prepare(); a fresh process read the engine's own work higher, not lower, P116).
  */
 export function measureProtocolFloors(
-  dir: string,
+  backend: CryptoBackend,
   cases: readonly BoundCase[],
   wanted: readonly { name: string; wire: Wire }[],
 ): ProtocolFloor[] {
-  const childCases: ChildCase[] = [];
+  const instant = instantVerifier(backend);
+  const floors: ProtocolFloor[] = [];
   for (const c of cases) {
     const wires = [...new Set(wanted.filter((w) => w.name === c.name).map((w) => w.wire))];
     if (wires.length === 0) continue;
+    const request = JSON.parse(c.json) as { signed_bundle: Record<string, unknown> };
     // A timed batch of about 60 ms of the engine's own work: long against the CPU clock's 10 ms ticks.
     const runs = Math.max(3, Math.min(150, Math.round(60 / Math.max(c.engineMs - c.rawMs, 0.05))));
-    childCases.push({
-      name: c.name,
-      runs,
-      json: c.json,
-      cborB64: c.cbor === undefined ? '' : c.cbor.toString('base64'),
-      wires,
-    });
+    const bodies = { JSON: c.json, CBOR: c.cbor ?? new Uint8Array() };
+    const floorCase = floorCaseOf(c.name, runs, request, bodies);
+    for (const [wire, t] of measureFloorCase(floorCase, wires, PROTOCOL_FLOOR_ROUNDS, instant))
+      floors.push({ name: c.name, wire, floorMs: t.floor, strictMs: t.strict, engineMs: t.engine });
   }
-  return childCases.length === 0 ? [] : measureInChild(dir, childCases, PROTOCOL_FLOOR_ROUNDS);
+  return floors;
 }
