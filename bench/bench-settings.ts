@@ -42,8 +42,8 @@ export const FLOOR_KINDS: readonly FloorKind[] =
       });
 /** Seconds of load on the first bundle before the first row, discarded (the JIT's warm-up). */
 export const WARMUP_S = Number(process.env['BENCH_WARMUP_S'] ?? 5);
-/** Only the cases whose name contains this text. */
-const ONLY = process.env['BENCH_ONLY'];
+/** Only the cases whose name contains this text (or one of several, comma-separated). */
+const ONLY = process.env['BENCH_ONLY']?.split(',').map((part) => part.trim());
 /** The SPEC.md body limit of POST /verify (bundles above it are measured in-process only). */
 export const BODY_LIMIT = 1_048_576;
 /** Default VERIFY_BATCH_MAX_BYTES: a batch body is filled up to this size (or BATCH_ITEMS items). */
@@ -68,7 +68,9 @@ const ALL_CASES: readonly Case[] = [
   { name: 'v2 maximum (1000)', options: { tier: 'maximum', entries: 1000 } },
   { name: 'v1 (10)', options: { version: '1.0', entries: 10 } },
 ];
-export const CASES = ALL_CASES.filter((c) => ONLY === undefined || c.name.includes(ONLY));
+export const CASES = ALL_CASES.filter(
+  (c) => ONLY === undefined || ONLY.some((part) => c.name.includes(part)),
+);
 
 export const DATA_DIR = mkdtempSync(join(tmpdir(), 'proto-bench-'));
 const dataDirs = new Map<string, string>();

@@ -3,6 +3,9 @@
 // same run,
 //   floor  = reading the request + SHA-256 and SHA3-256 of the canonical bytes the bundle hashes cover
 //            (node:crypto; the canonical bytes themselves are taken as given, so even writing them is left out),
+//   strict = reading the request + every step PROTOCOL/SPEC oblige besides signatures, each with Node's
+//            cheapest primitive (bench/strict-floor.ts, P116: canonical bytes written, signed messages,
+//            hashes, leaves and roots, base64 of signatures and keys; not the whole-bundle hashes),
 //   engine = createVerifier().verify() of the request as read, with signatures answered at once.
 // Reading the request is JSON.parse for JSON. For CBOR it is the service's own decoder (`decodeCbor`, what
 // the verification service's main thread and workers run on an `application/cbor` body, P82): CBOR is only
@@ -10,19 +13,21 @@
 // `_b64` name before anything can be checked, and §8.2's refusals (tags, floats, duplicate keys, …) are
 // checked in the same walk. cbor-x and a `_b64` walk after it cost as much with no refusals; cbor-x alone is
 // cheaper but leaves the bytes as bytes (P103).
-// Rounds alternate the four so drift falls on all. Usage: pnpm exec node bench/protocol-floor.ts [ONLY=tier]
+// Rounds alternate the six so drift falls on all. Usage: pnpm exec node bench/protocol-floor.ts [ONLY=tier]
 import {
   type BundleHashes,
   buildSignedBundle,
   bundleHashesOf,
   type CryptoBackend,
   canonicalBytesV2,
+  canonicalizeV2,
   selectCryptoBackend,
   type Verifier,
 } from '@proto/core';
 import { decodeCbor, encodeCbor } from '@proto/service-kit/cbor';
 import { ENGINE_CASES, type EngineCase, instantVerifier } from './engine-cases.ts';
 import { ownCpuMs } from './proc-stats.ts';
+import { type StrictFloor, strictSteps, type Writer } from './strict-floor.ts';
 
 export type Wire = 'JSON' | 'CBOR';
 export const WIRES: readonly Wire[] = ['JSON', 'CBOR'];
@@ -71,9 +76,25 @@ export function floorWork(c: FloorCase, wire: Wire): { request: unknown; hashes:
   return { request: readRequest(wire, c.bodies[wire]), hashes: bundleHashesOf(c.canonical) };
 }
 
+/**
+ * The strict floor's work (P116): the request read from the body, then bench/strict-floor.ts's steps with the
+ * canonical bytes written by `write` — JSON.stringify when timed: V8's native writer puts out the same bytes
+ * but for key order, so no canonical writer in Node can be cheaper.
+ */
+export function strictFloorWork(c: FloorCase, wire: Wire, write: Writer = JSON.stringify): StrictFloor {
+  return strictSteps(readRequest(wire, c.bodies[wire]), write);
+}
+
 /** The engine's work on the same body; `verifier` answers signatures at once. */
 export function engineWork(c: FloorCase, wire: Wire, verifier: Verifier) {
   return verifier.verify(readRequest(wire, c.bodies[wire]));
+}
+
+/** ms per request, in this process's CPU time. */
+export interface FloorTimes {
+  readonly floor: number;
+  readonly strict: number;
+  readonly engine: number;
 }
 
 function timed(runs: number, work: () => void): number {
@@ -91,23 +112,35 @@ export function measureFloorCase(
   wires: readonly Wire[],
   rounds: number,
   instant: Verifier,
-): Map<Wire, { floor: number; engine: number }> {
-  const sums = new Map(wires.map((wire) => [wire, { floor: 0, engine: 0 }]));
+): Map<Wire, FloorTimes> {
+  const sums = new Map(wires.map((wire) => [wire, { floor: 0, strict: 0, engine: 0 }]));
   for (const wire of wires) {
     if (!engineWork(c, wire, instant).verified) throw new Error(`${c.name} ${wire} does not verify`);
     floorWork(c, wire);
+    strictFloorWork(c, wire);
   }
   for (let round = 0; round < rounds; round++) {
     for (const wire of round % 2 === 0 ? wires : [...wires].reverse()) {
       const sum = sums.get(wire)!;
       sum.floor += timed(c.runs * 2, () => floorWork(c, wire));
+      sum.strict += timed(c.runs * 2, () => strictFloorWork(c, wire));
       sum.engine += timed(c.runs, () => engineWork(c, wire, instant));
     }
   }
   return new Map(
-    [...sums].map(([wire, sum]) => [wire, { floor: sum.floor / rounds, engine: sum.engine / rounds }]),
+    [...sums].map(([wire, sum]) => [
+      wire,
+      { floor: sum.floor / rounds, strict: sum.strict / rounds, engine: sum.engine / rounds },
+    ]),
   );
 }
+
+/** The canonical writer (dcp-jcs-v1, core's own): what the strict floor's bytes stand in for. */
+export const canonicalWriter: Writer = (value) => {
+  const text = canonicalizeV2(value);
+  if (!text.ok) throw new Error(text.error.message);
+  return text.value;
+};
 
 function main(): void {
   const ONLY = process.env['ONLY'];
@@ -115,18 +148,24 @@ function main(): void {
   const backend = selectCryptoBackend('auto');
   const instant = instantVerifier(backend);
   console.log(
-    'tier             wire   floor ms (read + both bundle hashes)   engine ms, signatures answered at once   engine ÷ floor',
+    'ms per request, one thread, CPU time; floor = read + both bundle hashes, strict = read + the steps of P116 (bench/strict-floor.ts)',
+  );
+  console.log(
+    'tier             wire    floor ms  strict floor ms  engine ms (signatures answered at once)  engine ÷ strict  strict bytes written (canonical)',
   );
   for (const engineCase of ENGINE_CASES) {
     if (ONLY !== undefined && !engineCase.name.includes(ONLY)) continue;
     // V1 has no secondary hash; its engine work is in engine-share.ts.
     if (engineCase.options.version === '1.0') continue;
     const c = floorCase(engineCase, backend);
+    // JSON.stringify stands in for the canonical writer: the same bytes but for key order (P116).
+    const written = strictFloorWork(c, 'JSON').bytesWritten;
+    const canonical = strictFloorWork(c, 'JSON', canonicalWriter).bytesWritten;
     const sums = measureFloorCase(c, WIRES, ROUNDS, instant);
     for (const wire of WIRES) {
-      const { floor, engine } = sums.get(wire)!;
+      const { floor, strict, engine } = sums.get(wire)!;
       console.log(
-        `${c.name.padEnd(16)} ${wire} ${floor.toFixed(3).padStart(38)} ${engine.toFixed(3).padStart(40)} ${`×${(engine / floor).toFixed(1)}`.padStart(16)}`,
+        `${c.name.padEnd(16)} ${wire} ${floor.toFixed(3).padStart(11)} ${strict.toFixed(3).padStart(16)} ${engine.toFixed(3).padStart(40)} ${`×${(engine / strict).toFixed(1)}`.padStart(16)} ${`${written} (${canonical})`.padStart(33)}`,
       );
     }
   }

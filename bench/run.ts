@@ -28,11 +28,11 @@ import {
   BOUNDS_EXPLAINED,
   BOUNDS_HEADER,
   boundRow,
+  bundleWireOfMode,
   type HttpFloor,
   measureProtocolFloors,
   type RowCost,
   shareBounds,
-  wireOfMode,
 } from './share-bounds.ts';
 
 /** Extra runs of a row whose raw cost moved over 10 % between before and after (0: none, as before P114). */
@@ -66,7 +66,7 @@ function driftNote(around: RawAround<unknown>, attempts: number): string {
   ].join('');
 }
 
-/** The fourth table: each single-request row's share bounds from this run's floors (share-bounds.ts). */
+/** The fourth table: each row's share and ratio bounds from this run's floors (share-bounds.ts). */
 function printShareBounds(
   backend: CryptoBackend,
   prepared: readonly Prepared[],
@@ -74,11 +74,11 @@ function printShareBounds(
   httpFloors: readonly HttpFloor[],
 ): void {
   const v2 = prepared.filter((p) => !p.v1);
-  const wanted = httpFloors.flatMap((f) => {
-    const wire = wireOfMode(f.mode);
-    return wire !== undefined && v2.some((p) => p.name === f.name) ? [{ name: f.name, wire }] : [];
+  const wanted = rowCosts.flatMap((r) => {
+    const wire = bundleWireOfMode(r.mode);
+    return wire !== undefined && v2.some((p) => p.name === r.name) ? [{ name: r.name, wire }] : [];
   });
-  if (wanted.length === 0) return;
+  if (wanted.length === 0 || httpFloors.length === 0) return;
   const bounds = shareBounds(rowCosts, httpFloors, measureProtocolFloors(backend, v2, wanted));
   console.log(`\n${BOUNDS_EXPLAINED}`);
   console.log(BOUNDS_HEADER);
@@ -144,8 +144,16 @@ async function main(): Promise<void> {
           `${row({ ...p, rawMs }, mode, m)} ${`×${drift.toFixed(2)}`.padStart(9)}${driftNote(around, attempts)}`,
         );
         accounts.push(accountRow({ ...p, rawMs }, mode, m));
+        rowCosts.push({
+          name: p.name,
+          mode,
+          rawMs,
+          cpuMs: m.cpuPerBundle,
+          loadgenMs: m.loadgenPerBundle,
+          perRequest: load.perRequest,
+          ratio: (m.bundlesPerSecond * rawMs) / (1000 * CORES),
+        });
         if (load.perRequest === 1) {
-          rowCosts.push({ name: p.name, mode, rawMs, cpuMs: m.cpuPerBundle });
           const measuredFloors = await measureFloors(p, mode, url, load, m, connections);
           floors.push(...measuredFloors.lines);
           httpFloors.push(...measuredFloors.floors);

@@ -1,9 +1,10 @@
-// The share bounds of `pnpm bench` (P114): the arithmetic, and which rows get a bound from which floors.
+// The share bounds of `pnpm bench` (P114, P116): the arithmetic, and which rows get a bound from which floors.
 // Pure functions on given figures; what the floors cost is the benchmark's to say.
 import { describe, expect, it } from 'vitest';
 import {
   boundOf,
   boundRow,
+  bundleWireOfMode,
   type HttpFloor,
   type ProtocolFloor,
   type RowCost,
@@ -11,12 +12,23 @@ import {
   wireOfMode,
 } from './share-bounds.ts';
 
+const row = (name: string, mode: string, rawMs: number, cpuMs: number, perRequest = 1): RowCost => ({
+  name,
+  mode,
+  rawMs,
+  cpuMs,
+  loadgenMs: perRequest === 1 ? 0.5 : 0.04,
+  perRequest,
+  ratio: 0.4,
+});
 const rows: RowCost[] = [
-  { name: 'v2 elevated (10)', mode: 'json', rawMs: 3.56, cpuMs: 7.12 },
-  { name: 'v2 elevated (10)', mode: 'cbor', rawMs: 3.66, cpuMs: 7.32 },
-  { name: 'v2 elevated (10)', mode: 'batch ndjson×64', rawMs: 3.6, cpuMs: 6 },
-  { name: 'v1 (10)', mode: 'json', rawMs: 0.08, cpuMs: 0.74 },
-  { name: 'v2 maximum (60)', mode: 'json', rawMs: 16.29, cpuMs: 28 },
+  row('v2 elevated (10)', 'json', 3.56, 7.12),
+  row('v2 elevated (10)', 'cbor', 3.66, 7.32),
+  row('v2 elevated (10)', 'batch ndjson×64', 3.6, 6, 64),
+  row('v2 elevated (10)', 'batch cbor-seq×64', 3.6, 6.2, 64),
+  row('v1 (10)', 'json', 0.08, 0.74),
+  row('v2 maximum (60)', 'json', 16.29, 28),
+  row('v2 maximum (60)', 'batch ndjson×20', 16.29, 26, 20),
 ];
 const httpFloors: HttpFloor[] = [
   { name: 'v2 elevated (10)', mode: 'json', kind: 'fastify', allMs: 0.34 },
@@ -25,9 +37,9 @@ const httpFloors: HttpFloor[] = [
   { name: 'v1 (10)', mode: 'json', kind: 'fastify', allMs: 0.2 },
 ];
 const protocolFloors: ProtocolFloor[] = [
-  { name: 'v2 elevated (10)', wire: 'JSON', floorMs: 0.34, engineMs: 1.1 },
-  { name: 'v2 elevated (10)', wire: 'CBOR', floorMs: 0.56, engineMs: 1.4 },
-  { name: 'v2 maximum (60)', wire: 'JSON', floorMs: 1.54, engineMs: 4 },
+  { name: 'v2 elevated (10)', wire: 'JSON', floorMs: 0.34, strictMs: 0.6, engineMs: 1.1 },
+  { name: 'v2 elevated (10)', wire: 'CBOR', floorMs: 0.56, strictMs: 0.8, engineMs: 1.4 },
+  { name: 'v2 maximum (60)', wire: 'JSON', floorMs: 1.54, strictMs: 3, engineMs: 4 },
 ];
 
 describe('share bounds', () => {
@@ -37,20 +49,42 @@ describe('share bounds', () => {
     expect(boundOf(2)).toBe(1);
   });
 
-  it('single-request modes have a wire, batch modes none', () => {
+  it('single-request modes have a wire, batch modes none; each bundle of a batch is read in its wire', () => {
     expect(wireOfMode('json')).toBe('JSON');
     expect(wireOfMode('cbor')).toBe('CBOR');
     expect(wireOfMode('batch ndjson×64')).toBeUndefined();
     expect(wireOfMode('batch cbor-seq×64')).toBeUndefined();
+    expect(bundleWireOfMode('batch ndjson×64')).toBe('JSON');
+    expect(bundleWireOfMode('batch cbor-seq×26')).toBe('CBOR');
+    expect(bundleWireOfMode('cbor')).toBe('CBOR');
   });
 
   const bounds = shareBounds(rows, httpFloors, protocolFloors);
 
-  it('bounds only the rows that have both floors (no batch, no V1, no row without an HTTP floor)', () => {
+  it('bounds only the rows that have both floors (no V1, no row whose bundle has no HTTP floor)', () => {
     expect(bounds.map((b) => `${b.name} ${b.mode}`)).toStrictEqual([
       'v2 elevated (10) json',
       'v2 elevated (10) cbor',
+      'v2 elevated (10) batch ndjson×64',
+      'v2 elevated (10) batch cbor-seq×64',
     ]);
+  });
+
+  it("gives a batch row its bundle's single-request floor of the same wire ÷ bundles per request", () => {
+    const [, , ndjson, sequence] = bounds;
+    expect(ndjson).toMatchObject({ httpFloorKind: 'node', strictFloorMs: 0.6, loadgenMs: 0.04 });
+    expect(ndjson!.httpFloorMs).toBeCloseTo(0.3 / 64, 12);
+    expect(sequence!.httpFloorMs).toBeCloseTo(0.4 / 64, 12);
+    expect(sequence!.strictFloorMs).toBe(0.8);
+    expect(ndjson!.ratioBound).toBeCloseTo(3.6 / (3.6 + 0.3 / 64 + 0.6 + 0.04), 12);
+  });
+
+  it('the ratio bound takes the load generator per bundle from the same cores as the strict floor bound', () => {
+    const [json] = bounds;
+    expect(json!.strictFloorBound).toBeCloseTo(3.56 / (3.56 + 0.3 + 0.6), 12);
+    expect(json!.ratioBound).toBeCloseTo(3.56 / (3.56 + 0.3 + 0.6 + 0.5), 12);
+    expect(json!.ratioBound).toBeLessThan(json!.strictFloorBound);
+    expect(json!.ratio).toBe(0.4);
   });
 
   it("takes the lowest HTTP floor measured for the row and the protocol floor of the row's wire", () => {
@@ -77,6 +111,6 @@ describe('share bounds', () => {
     const line = boundRow(bounds[0]!);
     expect(line.startsWith('v2 elevated (10)    json')).toBe(true);
     expect(line).toContain(' 0.300 node');
-    expect(line).toMatch(/ 85 % +72 % +50 %$/);
+    expect(line).toMatch(/ 85 % +80 % +72 % +50 % +0\.500 +0\.72 +0\.40$/);
   });
 });
