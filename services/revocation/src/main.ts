@@ -1,7 +1,6 @@
-// Entry point of the revocation service (`pnpm start:revocation`): configuration, app, listen on :3003.
-// SPEC.md "Revocation service" / "Attestation service"; docs/architecture.md §3 (validated config, graceful shutdown).
-import { runService } from '@proto/service-kit';
-import { buildRevocationApp, SERVICE_NAME } from './app.ts';
-import { loadRevocationConfig } from './config.ts';
+// Entry point of the revocation service (`pnpm start:revocation`): Node's compile cache first, then the service (serve.ts),
+// loaded only now so that the cache covers its modules too (P119, P122).
+import { startCompileCache } from '@proto/service-kit/compile-cache';
 
-await runService(async () => buildRevocationApp({ config: loadRevocationConfig() }), { name: SERVICE_NAME });
+startCompileCache();
+await import('./serve.ts');

@@ -1,9 +1,6 @@
-// Entry point of the transparency log (`pnpm start:transparency-log`): configuration, app, listen on :3002.
-// SPEC.md "Transparency log service"; docs/architecture.md §3 (validated config, graceful shutdown).
-import { runService } from '@proto/service-kit';
-import { buildTransparencyLog, SERVICE_NAME } from './app.ts';
-import { loadTransparencyLogConfig } from './config.ts';
+// Entry point of the transparency log (`pnpm start:transparency-log`): Node's compile cache first, then the service (serve.ts),
+// loaded only now so that the cache covers its modules too (P119, P122).
+import { startCompileCache } from '@proto/service-kit/compile-cache';
 
-await runService(async () => buildTransparencyLog({ config: loadTransparencyLogConfig() }), {
-  name: SERVICE_NAME,
-});
+startCompileCache();
+await import('./serve.ts');

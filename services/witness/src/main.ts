@@ -1,7 +1,6 @@
-// Entry point of the witness (`pnpm start:witness`): configuration, app, listen on :3004.
-// c2sp.org/tlog-witness; issue 18 item 2; docs/architecture.md §3 (validated config, graceful shutdown).
-import { runService } from '@proto/service-kit';
-import { buildWitness, SERVICE_NAME } from './app.ts';
-import { loadWitnessConfig } from './config.ts';
+// Entry point of the witness (`pnpm start:witness`): Node's compile cache first, then the service (serve.ts),
+// loaded only now so that the cache covers its modules too (P119, P122).
+import { startCompileCache } from '@proto/service-kit/compile-cache';
 
-await runService(async () => buildWitness({ config: loadWitnessConfig() }), { name: SERVICE_NAME });
+startCompileCache();
+await import('./serve.ts');
