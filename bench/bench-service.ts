@@ -15,8 +15,6 @@ import { launchService, stopChild, warmUpFor } from './launch-service.ts';
 
 export const cpuProfArgs = () => (CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : []);
 
-export const randomPort = () => 3900 + Math.floor(Math.random() * 90);
-
 export async function startService(
   port: number,
   entry = MAIN,

@@ -1,8 +1,9 @@
 // Service variants against the same load in one `pnpm bench` run, alternating (issue 14, issue 15, P99):
 // the key directory on and off, VERIFY_WORKERS settings, another build, environments, log levels.
 import type { CryptoBackend } from '@proto/core';
-import { randomPort, startService, stopService, warmUp } from './bench-service.ts';
+import { startService, stopService, warmUp } from './bench-service.ts';
 import { KEY_DIRECTORY_CASE, MAIN, MAIN_WITHOUT_RECORDS, ROUNDS } from './bench-settings.ts';
+import { freePort } from './free-port.ts';
 import { overBodyLimit, type Prepared } from './prepared-cases.ts';
 import { measureWithRaw } from './raw-replay.ts';
 import { type Load, type Measured, measure } from './row-measure.ts';
@@ -38,7 +39,7 @@ export async function compareServices(
   const raws: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     for (const variant of variants) {
-      const port = randomPort();
+      const port = await freePort();
       const child = await startService(port, variant.entry, variant.workers, variant.logLevel, variant.env);
       try {
         // Every variant's service is fresh: warmed as the table's is, or its JIT and thread start land in the run.

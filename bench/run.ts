@@ -5,7 +5,7 @@
 import { rmSync } from 'node:fs';
 import { type CryptoBackend, selectCryptoBackend } from '@proto/core';
 import autocannon from 'autocannon';
-import { bundlesJudged, randomPort, startService, stopService, warmUp } from './bench-service.ts';
+import { bundlesJudged, startService, stopService, warmUp } from './bench-service.ts';
 import {
   BACKEND,
   CORES,
@@ -18,6 +18,7 @@ import {
 } from './bench-settings.ts';
 import { runComparisons } from './compare-services.ts';
 import { measureFloors } from './floor-rows.ts';
+import { freePort } from './free-port.ts';
 import { FLOOR_HEADER } from './http-floor.ts';
 import { overBodyLimit, type Prepared, prepare, printPrepared, signatureCosts } from './prepared-cases.ts';
 import { rssMb } from './proc-stats.ts';
@@ -98,7 +99,7 @@ async function main(): Promise<void> {
   const prepared = prepare(backend);
   printPrepared(prepared);
 
-  const port = randomPort();
+  const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = await startService(port);
   const pid = child.pid!;
