@@ -15,16 +15,15 @@ import { launchService, stopChild, warmUpFor } from './launch-service.ts';
 
 export const cpuProfArgs = () => (CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : []);
 
+/** The service on a port free at the time (the launcher picks it): its process and address. */
 export async function startService(
-  port: number,
   entry = MAIN,
   workers = WORKERS,
   logLevel = LOG_LEVEL,
   env: Readonly<Record<string, string>> = {},
-): Promise<ChildProcess> {
-  const { child } = await launchService({
+): Promise<{ child: ChildProcess; url: string }> {
+  const { child, url } = await launchService({
     entry,
-    port,
     nodeFlags: cpuProfArgs(),
     // The records' store (key directory) of this run and this build only: an older build
     // (BENCH_COMPARE_ENTRY) refuses a store that a newer one has migrated.
@@ -41,7 +40,7 @@ export async function startService(
       ...env,
     },
   });
-  return child;
+  return { child, url };
 }
 
 export const stopService = stopChild;

@@ -3,7 +3,6 @@
 import type { CryptoBackend } from '@proto/core';
 import { startService, stopService, warmUp } from './bench-service.ts';
 import { KEY_DIRECTORY_CASE, MAIN, MAIN_WITHOUT_RECORDS, ROUNDS } from './bench-settings.ts';
-import { freePort } from './free-port.ts';
 import { overBodyLimit, type Prepared } from './prepared-cases.ts';
 import { measureWithRaw } from './raw-replay.ts';
 import { type Load, type Measured, measure } from './row-measure.ts';
@@ -39,15 +38,19 @@ export async function compareServices(
   const raws: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     for (const variant of variants) {
-      const port = await freePort();
-      const child = await startService(port, variant.entry, variant.workers, variant.logLevel, variant.env);
+      const { child, url } = await startService(
+        variant.entry,
+        variant.workers,
+        variant.logLevel,
+        variant.env,
+      );
       try {
         // Every variant's service is fresh: warmed as the table's is, or its JIT and thread start land in the run.
-        await warmUp(`http://127.0.0.1:${port}`, measuredCase.json, connections);
+        await warmUp(url, measuredCase.json, connections);
         const { measured, rawMs } = await measureWithRaw(
           backend,
           measuredCase.calls,
-          () => measure(child.pid!, `http://127.0.0.1:${port}`, requests, connections),
+          () => measure(child.pid!, url, requests, connections),
           child.pid,
         );
         runs.get(variant.label)!.push(measured);

@@ -18,7 +18,6 @@ import {
 } from './bench-settings.ts';
 import { runComparisons } from './compare-services.ts';
 import { measureFloors } from './floor-rows.ts';
-import { freePort } from './free-port.ts';
 import { FLOOR_HEADER } from './http-floor.ts';
 import { overBodyLimit, type Prepared, prepare, printPrepared, signatureCosts } from './prepared-cases.ts';
 import { rssMb } from './proc-stats.ts';
@@ -99,9 +98,7 @@ async function main(): Promise<void> {
   const prepared = prepare(backend);
   printPrepared(prepared);
 
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const child = await startService(port);
+  const { child, url } = await startService();
   const pid = child.pid!;
   const idleRss = rssMb(pid);
   const connections = 8;
