@@ -1,17 +1,14 @@
 // The real service as a child process on the pinned Node: boot failure on a bad VERIFIER_MODE or
 // REVOCATION_SOURCES, a graceful SIGTERM (in-flight finish, new get 503, exit 0), and SIGUSR2 writing a
 // diagnostic report while serving on. docs/architecture.md §3.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sampleBundle } from './test-support.ts';
-
-const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
+import { type SpawnedService, sampleBundle, spawnService } from './test-support.ts';
 
 // A test that fails half-way must not leave its service running (and holding its port) after the run.
 const children: ChildProcess[] = [];
@@ -19,31 +16,14 @@ afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
 });
 
-function startChild(env: Record<string, string>): {
-  child: ChildProcess;
-  output: () => string;
-  exit: Promise<number | null>;
-} {
-  const child = spawn(process.execPath, [MAIN], {
-    env: {
-      PATH: process.env['PATH'] ?? '',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-      DATA_DIR: mkdtempSync(join(tmpdir(), 'verification-')),
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+function startChild(env: Record<string, string>): SpawnedService {
+  const started = spawnService({
+    LOG_LEVEL: 'info',
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'verification-')),
+    ...env,
   });
-  children.push(child);
-  let text = '';
-  child.stdout!.on('data', (d) => {
-    text += String(d);
-  });
-  child.stderr!.on('data', (d) => {
-    text += String(d);
-  });
-  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, output: () => text, exit };
+  children.push(started.child);
+  return started;
 }
 
 async function waitFor(predicate: () => boolean, timeoutMs: number, what: string): Promise<void> {

@@ -1,14 +1,45 @@
-// Test helpers: a verification app on a real listening socket, and builder-made bundles.
+// Test helpers: a verification app on a real listening socket, the service as a child process, and
+// builder-made bundles.
 // Used by the *.test.ts files of this service (docs/architecture.md §6: end-to-end tests over real HTTP).
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { type BuildOptions, buildSignedBundle } from '@proto/core';
 import { listenOnPort0 } from '@proto/testing';
 import type { FastifyInstance } from 'fastify';
 import { buildVerificationApp, type ExtraPlugin } from './app.ts';
 import { loadVerificationConfig } from './config.ts';
+
+const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
+
+export interface SpawnedService {
+  readonly child: ChildProcess;
+  /** Its standard output and error so far, in the order they arrived. */
+  readonly output: () => string;
+  readonly exit: Promise<number | null>;
+}
+
+/**
+ * The real service (main.ts, as `pnpm start:verification` runs it) as a child process on a minimal
+ * environment, PATH and HOST=127.0.0.1 under `env`, so nothing of the test's environment leaks in.
+ */
+export function spawnService(env: Record<string, string>, nodeFlags: readonly string[] = []): SpawnedService {
+  const child = spawn(process.execPath, [...nodeFlags, MAIN], {
+    env: { PATH: process.env['PATH'] ?? '', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let text = '';
+  const collect = (chunk: Buffer) => {
+    text += String(chunk);
+  };
+  child.stdout!.on('data', collect);
+  child.stderr!.on('data', collect);
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => text, exit };
+}
 
 export interface RunningApp {
   readonly app: FastifyInstance;

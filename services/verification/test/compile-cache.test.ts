@@ -1,16 +1,13 @@
 // Node's compile cache as the real service sets it up (P119): in NODE_COMPILE_CACHE, which its verification
 // threads share, or by default beside the code; a directory that cannot be created costs the cache, never
 // the start.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { DEFAULT_COMPILE_CACHE_DIR } from '@proto/service-kit/compile-cache';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sampleBundle } from '../src/test-support.ts';
-
-const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+import { sampleBundle, spawnService } from '../src/test-support.ts';
 
 const dirs: string[] = [];
 const children: ChildProcess[] = [];
@@ -35,35 +32,22 @@ async function waitFor(predicate: () => boolean, timeoutMs: number, what: string
 
 /** The service on a free port with a minimal environment (no inherited NODE_COMPILE_CACHE), listening. */
 async function start(env: Record<string, string>) {
-  const child = spawn(process.execPath, [MAIN], {
-    env: {
-      PATH: process.env['PATH'] ?? '',
-      HOST: '127.0.0.1',
-      PORT: '0',
-      LOG_LEVEL: 'debug',
-      DATA_DIR: join(scratch(), 'data'),
-      VERIFY_WORKERS: '1',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const { child, output, exit } = spawnService({
+    PORT: '0',
+    LOG_LEVEL: 'debug',
+    DATA_DIR: join(scratch(), 'data'),
+    VERIFY_WORKERS: '1',
+    ...env,
   });
   children.push(child);
-  let text = '';
-  child.stdout!.on('data', (d) => {
-    text += String(d);
-  });
-  child.stderr!.on('data', (d) => {
-    text += String(d);
-  });
-  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   await waitFor(
-    () => text.includes('listening on') || child.exitCode !== null,
+    () => output().includes('listening on') || child.exitCode !== null,
     30_000,
     'the service to listen',
   );
-  const address = /listening on (http:\/\/[^"\s]+)/.exec(text)?.[1];
-  if (address === undefined) throw new Error(`the service did not listen:\n${text}`);
-  return { child, address, output: () => text, exit };
+  const address = /listening on (http:\/\/[^"\s]+)/.exec(output())?.[1];
+  if (address === undefined) throw new Error(`the service did not listen:\n${output()}`);
+  return { child, address, output, exit };
 }
 
 async function verifies(address: string): Promise<boolean> {

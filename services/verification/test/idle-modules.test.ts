@@ -1,14 +1,13 @@
 // What the verification service loads before its first request (issue 14 item 5, P80): a process on
 // SQLite without REDIS_URL never runs the PostgreSQL driver or the Redis client, so it does not load them
 // (about 8 MB of RSS idle). The real service, started as `pnpm start:verification` starts it.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { spawnService } from '../src/test-support.ts';
 
-const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const RECORDER = fileURLToPath(new URL('./record-loaded-modules.ts', import.meta.url));
 
 const dirs: string[] = [];
@@ -21,30 +20,14 @@ async function modulesLoadedAtIdle(env: Record<string, string>): Promise<string[
   const dir = mkdtempSync(join(tmpdir(), 'verification-idle-modules-'));
   dirs.push(dir);
   const list = join(dir, 'modules.txt');
-  const child: ChildProcess = spawn(process.execPath, ['--import', RECORDER, MAIN], {
-    env: {
-      PATH: process.env['PATH'] ?? '',
-      HOST: '127.0.0.1',
-      PORT: '0',
-      LOG_LEVEL: 'info',
-      DATA_DIR: join(dir, 'data'),
-      LOADED_MODULES_FILE: list,
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (d) => {
-    output += String(d);
-  });
-  child.stderr!.on('data', (d) => {
-    output += String(d);
-  });
-  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const { child, output, exit } = spawnService(
+    { PORT: '0', LOG_LEVEL: 'info', DATA_DIR: join(dir, 'data'), LOADED_MODULES_FILE: list, ...env },
+    ['--import', RECORDER],
+  );
   const end = Date.now() + 30_000;
-  while (!output.includes('listening on')) {
+  while (!output().includes('listening on')) {
     if (child.exitCode !== null || Date.now() > end)
-      throw new Error(`the service did not listen:\n${output}`);
+      throw new Error(`the service did not listen:\n${output()}`);
     await new Promise((r) => setTimeout(r, 20));
   }
   child.kill('SIGTERM');
