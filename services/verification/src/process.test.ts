@@ -8,7 +8,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type SpawnedService, sampleBundle, spawnService } from './test-support.ts';
+import { type SpawnedService, sampleBundle, spawnService, waitFor } from './test-support.ts';
 
 // A test that fails half-way must not leave its service running (and holding its port) after the run.
 const children: ChildProcess[] = [];
@@ -24,14 +24,6 @@ function startChild(env: Record<string, string>): SpawnedService {
   });
   children.push(started.child);
   return started;
-}
-
-async function waitFor(predicate: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 describe('the service process', () => {
@@ -52,17 +44,16 @@ describe('the service process', () => {
   });
 
   it('drains on SIGTERM: in-flight verifications finish, a new request gets 503, exit 0', async () => {
-    const port = String(20000 + Math.floor(Math.random() * 20000));
-    const { child, output, exit } = startChild({
-      PORT: port,
+    const { child, output, exit, listening } = startChild({
+      PORT: '0',
       VERIFY_WORKERS: '1',
       // "incoming request" lines are written at debug only (one line per request at info: issue 14).
       LOG_LEVEL: 'debug',
       VERIFICATION_CACHE_MAX_ENTRIES: '0',
       VERIFY_RATE_LIMIT_PER_MINUTE: '0',
     });
-    await waitFor(() => output().includes('listening on'), 15_000, 'the service to listen');
-    const base = `http://127.0.0.1:${port}`;
+    const base = await listening();
+    const port = new URL(base).port;
     const heavy = JSON.stringify({
       signed_bundle: sampleBundle({ tier: 'maximum', entries: 30 }).signed_bundle,
     });
@@ -108,16 +99,15 @@ describe('the service process', () => {
   });
 
   it('writes a diagnostic report on SIGUSR2, without the environment, and keeps serving', async () => {
-    const port = String(20000 + Math.floor(Math.random() * 20000));
     const reports = mkdtempSync(join(tmpdir(), 'reports-'));
     // Stands for a credential in the environment: the report must not carry it.
     const canary = `canary-${randomUUID()}`;
-    const { child, output, exit } = startChild({
-      PORT: port,
+    const { child, output, exit, listening } = startChild({
+      PORT: '0',
       DIAGNOSTIC_REPORT_DIR: reports,
       PROTO_TEST_CANARY: canary,
     });
-    await waitFor(() => output().includes('listening on'), 15_000, 'the service to listen');
+    const base = await listening();
     child.kill('SIGUSR2');
     await waitFor(() => output().includes('diagnostic report written'), 15_000, 'the report');
     const files = readdirSync(reports);
@@ -128,28 +118,26 @@ describe('the service process', () => {
     expect(report.javascriptStack).toBeDefined();
     expect(text).not.toContain(canary);
     expect(output()).toContain(join(reports, files[0]!));
-    expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+    expect((await fetch(`${base}/health`)).status).toBe(200);
     child.kill('SIGTERM');
     expect(await exit).toBe(0);
     expect(output()).not.toContain('shutting down: draining in-flight requests","signal":"SIGUSR2');
   });
 
   it('logs a report it cannot write and keeps serving', async () => {
-    const port = String(20000 + Math.floor(Math.random() * 20000));
     const missing = join(mkdtempSync(join(tmpdir(), 'reports-')), 'not-there');
-    const { child, output, exit } = startChild({ PORT: port, DIAGNOSTIC_REPORT_DIR: missing });
-    await waitFor(() => output().includes('listening on'), 15_000, 'the service to listen');
+    const { child, output, exit, listening } = startChild({ PORT: '0', DIAGNOSTIC_REPORT_DIR: missing });
+    const base = await listening();
     child.kill('SIGUSR2');
     await waitFor(() => output().includes('diagnostic report failed'), 15_000, 'the failure log');
-    expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+    expect((await fetch(`${base}/health`)).status).toBe(200);
     child.kill('SIGTERM');
     expect(await exit).toBe(0);
   });
 
   it('ends on SIGTERM when the reader of its standard output has gone away', async () => {
-    const port = String(20000 + Math.floor(Math.random() * 20000));
-    const { child, output, exit } = startChild({ PORT: port });
-    await waitFor(() => output().includes('listening on'), 15_000, 'the service to listen');
+    const { child, exit, listening } = startChild({ PORT: '0' });
+    await listening();
     // The log collector dies: every later line the service writes meets a closed pipe (EPIPE).
     child.stdout!.destroy();
     child.kill('SIGTERM');
@@ -169,10 +157,8 @@ describe('the service process', () => {
   }
 
   it('exits 1 when its drain outlasts SHUTDOWN_TIMEOUT_MS, and says so as its last line', async () => {
-    const port = String(20000 + Math.floor(Math.random() * 20000));
-    const { child, output, exit } = startChild({ PORT: port, SHUTDOWN_TIMEOUT_MS: '1000' });
-    await waitFor(() => output().includes('listening on'), 15_000, 'the service to listen');
-    const release = await holdRequestOpen(port);
+    const { child, output, exit, listening } = startChild({ PORT: '0', SHUTDOWN_TIMEOUT_MS: '1000' });
+    const release = await holdRequestOpen(new URL(await listening()).port);
     child.kill('SIGTERM');
     const code = await Promise.race([exit, new Promise((r) => setTimeout(() => r('still running'), 20_000))]);
     release();
@@ -183,10 +169,8 @@ describe('the service process', () => {
   });
 
   it('exits 1 when its drain outlasts SHUTDOWN_TIMEOUT_MS, though the reader of its standard output has gone away', async () => {
-    const port = String(20000 + Math.floor(Math.random() * 20000));
-    const { child, output, exit } = startChild({ PORT: port, SHUTDOWN_TIMEOUT_MS: '1000' });
-    await waitFor(() => output().includes('listening on'), 15_000, 'the service to listen');
-    const release = await holdRequestOpen(port);
+    const { child, exit, listening } = startChild({ PORT: '0', SHUTDOWN_TIMEOUT_MS: '1000' });
+    const release = await holdRequestOpen(new URL(await listening()).port);
     child.stdout!.destroy();
     child.kill('SIGTERM');
     const code = await Promise.race([exit, new Promise((r) => setTimeout(() => r('still running'), 20_000))]);

@@ -20,6 +20,12 @@ export interface SpawnedService {
   /** Its standard output and error so far, in the order they arrived. */
   readonly output: () => string;
   readonly exit: Promise<number | null>;
+  /**
+   * Its address (`http://127.0.0.1:PORT`) once it logs "listening on"; rejects with its output if it exits
+   * first or takes longer than `timeoutMs`. With PORT 0 the kernel picks the port, so no test races
+   * another process (or a client's ephemeral port) for one it guessed.
+   */
+  readonly listening: (timeoutMs?: number) => Promise<string>;
 }
 
 /**
@@ -38,7 +44,29 @@ export function spawnService(env: Record<string, string>, nodeFlags: readonly st
   child.stdout!.on('data', collect);
   child.stderr!.on('data', collect);
   const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, output: () => text, exit };
+  const listening = async (timeoutMs = 30_000): Promise<string> => {
+    const end = Date.now() + timeoutMs;
+    for (;;) {
+      const address = /listening on (http:\/\/[^"\s]+)/.exec(text)?.[1];
+      if (address !== undefined) return address;
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new Error(
+          `the service exited (${child.exitCode ?? child.signalCode}) before listening:\n${text}`,
+        );
+      if (Date.now() > end) throw new Error(`the service did not listen within ${timeoutMs} ms:\n${text}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  return { child, output: () => text, exit, listening };
+}
+
+/** Polls `predicate` every 20 ms; throws naming `what` after `timeoutMs`. */
+export async function waitFor(predicate: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
 
 export interface RunningApp {

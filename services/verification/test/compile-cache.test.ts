@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_COMPILE_CACHE_DIR } from '@proto/service-kit/compile-cache';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sampleBundle, spawnService } from '../src/test-support.ts';
+import { sampleBundle, spawnService, waitFor } from '../src/test-support.ts';
 
 const dirs: string[] = [];
 const children: ChildProcess[] = [];
@@ -22,17 +22,9 @@ function scratch(): string {
   return dir;
 }
 
-async function waitFor(predicate: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 /** The service on a free port with a minimal environment (no inherited NODE_COMPILE_CACHE), listening. */
 async function start(env: Record<string, string>) {
-  const { child, output, exit } = spawnService({
+  const { child, output, exit, listening } = spawnService({
     PORT: '0',
     LOG_LEVEL: 'debug',
     DATA_DIR: join(scratch(), 'data'),
@@ -40,13 +32,7 @@ async function start(env: Record<string, string>) {
     ...env,
   });
   children.push(child);
-  await waitFor(
-    () => output().includes('listening on') || child.exitCode !== null,
-    30_000,
-    'the service to listen',
-  );
-  const address = /listening on (http:\/\/[^"\s]+)/.exec(output())?.[1];
-  if (address === undefined) throw new Error(`the service did not listen:\n${output()}`);
+  const address = await listening();
   return { child, address, output, exit };
 }
 

@@ -20,16 +20,11 @@ async function modulesLoadedAtIdle(env: Record<string, string>): Promise<string[
   const dir = mkdtempSync(join(tmpdir(), 'verification-idle-modules-'));
   dirs.push(dir);
   const list = join(dir, 'modules.txt');
-  const { child, output, exit } = spawnService(
+  const { child, exit, listening } = spawnService(
     { PORT: '0', LOG_LEVEL: 'info', DATA_DIR: join(dir, 'data'), LOADED_MODULES_FILE: list, ...env },
     ['--import', RECORDER],
   );
-  const end = Date.now() + 30_000;
-  while (!output().includes('listening on')) {
-    if (child.exitCode !== null || Date.now() > end)
-      throw new Error(`the service did not listen:\n${output()}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await listening();
   child.kill('SIGTERM');
   expect(await exit).toBe(0);
   return readFileSync(list, 'utf8').split('\n');
