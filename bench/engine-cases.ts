@@ -1,6 +1,7 @@
 // The builder bundles shared by the in-process engine benches (issue 14): bench/engine-share.ts (engine
 // against raw signatures), bench/engine-ab.ts (two builds of core) and bench/protocol-floor.ts; and the
-// recorder that learns a bundle's own signature calls, which bench/run.ts replays for its raw cost.
+// recorder that learns a bundle's own signature calls, which bench/run.ts replays for its raw cost; and each
+// algorithm's cost of one verification, which both of those benches print.
 import {
   type BuildOptions,
   type CryptoBackend,
@@ -65,4 +66,27 @@ export function instantVerifier(backend: CryptoBackend): Verifier {
   const built = createVerifier({ mode: 'hybrid_preferred', backend: { ...backend, verify: () => true } });
   if (!built.ok) throw new Error(built.error.message);
   return built.value;
+}
+
+/**
+ * Single-thread cost of one verification per algorithm (ms), same backend, 600-byte message, on `clockMs`:
+ * bench/run.ts reads wall time (printed for scale only), bench/engine-share.ts this process's CPU time (its
+ * share divides by it). The clock is the caller's so that neither figure changes (P114).
+ */
+export function signatureCosts(backend: CryptoBackend, clockMs: () => number): Map<SigningAlg, number> {
+  const costs = new Map<SigningAlg, number>();
+  const message = new Uint8Array(600).map((_, i) => i & 0xff);
+  for (const alg of backend.algorithms) {
+    const keys = backend.generateKeyPair(alg);
+    const signature = backend.sign(alg, keys.secretKey, message);
+    for (let i = 0; i < 50; i++) backend.verify(alg, keys.publicKey, message, signature);
+    const iterations = alg === 'ed25519' ? 4000 : 1000;
+    const t0 = clockMs();
+    for (let i = 0; i < iterations; i++) {
+      if (!backend.verify(alg, keys.publicKey, message, signature))
+        throw new Error(`${alg} self-check failed`);
+    }
+    costs.set(alg, (clockMs() - t0) / iterations);
+  }
+  return costs;
 }

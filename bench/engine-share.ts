@@ -4,35 +4,20 @@
 // A second line per tier says what the signatures and the engine's own work cost each other (P97).
 // Usage: [INTERFERENCE_SLICES=30] pnpm exec node bench/engine-share.ts
 import { performance } from 'node:perf_hooks';
+import { buildSignedBundle, type CryptoBackend, createVerifier, selectCryptoBackend } from '@proto/core';
 import {
-  buildSignedBundle,
-  type CryptoBackend,
-  createVerifier,
-  type SigningAlg,
-  selectCryptoBackend,
-} from '@proto/core';
-import { callCounts, ENGINE_CASES, instantVerifier, recordingBackend } from './engine-cases.ts';
+  callCounts,
+  ENGINE_CASES,
+  instantVerifier,
+  recordingBackend,
+  signatureCosts,
+} from './engine-cases.ts';
 import { ownCpuMs } from './proc-stats.ts';
 
 const MODE = 'hybrid_preferred' as const;
 const ONLY = process.env['ONLY'];
 const LOOP = process.env['PROFILE_LOOP'];
 const ROUNDS = Number(process.env['ROUNDS'] ?? 5);
-
-function signatureCosts(backend: CryptoBackend): Map<SigningAlg, number> {
-  const costs = new Map<SigningAlg, number>();
-  const message = new Uint8Array(600).map((_, i) => i & 0xff);
-  for (const alg of backend.algorithms) {
-    const keys = backend.generateKeyPair(alg);
-    const signature = backend.sign(alg, keys.secretKey, message);
-    for (let i = 0; i < 50; i++) backend.verify(alg, keys.publicKey, message, signature);
-    const n = alg === 'ed25519' ? 4000 : 1000;
-    const t0 = ownCpuMs();
-    for (let i = 0; i < n; i++) backend.verify(alg, keys.publicKey, message, signature);
-    costs.set(alg, (ownCpuMs() - t0) / n);
-  }
-  return costs;
-}
 
 const backend = selectCryptoBackend('auto');
 const verifier = createVerifier({ mode: MODE, backend });
@@ -72,7 +57,7 @@ for (const { name, options, runs } of ENGINE_CASES) {
   let engine = 0;
   let raw = 0;
   for (let round = 0; round < ROUNDS; round++) {
-    const costs = signatureCosts(backend);
+    const costs = signatureCosts(backend, ownCpuMs);
     let r = 0;
     for (const [alg, k] of counts) r += k * (costs.get(alg) ?? 0);
     raw += r;

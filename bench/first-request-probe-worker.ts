@@ -1,5 +1,6 @@
 // The thread bench/first-request-probe.ts starts: the verification worker's start, step by step, with a
 // clock every thread shares (timeOrigin + now), so the steps line up with the parent's "thread asked for".
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
@@ -11,8 +12,9 @@ const { root, bodies } = workerData as { root: string; bodies: readonly string[]
 const source = (path: string) => pathToFileURL(join(root, path)).href;
 
 // The engine first (most of the thread's modules), then the worker module: its other modules and the
-// verifier it builds at load.
-await import(source('packages/core/src/index.ts'));
+// verifier it builds at load. A thread loads core's verifier subpath where the checkout has one (P125).
+const verifierEntry = 'packages/core/src/verifier-entry.ts';
+await import(source(existsSync(join(root, verifierEntry)) ? verifierEntry : 'packages/core/src/index.ts'));
 marks.push(['@proto/core loaded', at()]);
 const worker = (await import(source('services/verification/src/worker.ts'))) as {
   default: (task: unknown) => { kind: string; response?: { verified: boolean }; facts?: unknown };

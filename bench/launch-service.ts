@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { freePort, waitFor } from '@proto/testing';
 import autocannon from 'autocannon';
-import { freePort } from './free-port.ts';
 import { IMAGE_NODE_OPTIONS } from './image-env.ts';
 
 /** The checkout these benches belong to (another one's services can be started for a before/after). */
@@ -117,18 +117,20 @@ export async function launchService(options: LaunchOptions): Promise<LaunchedSer
 }
 
 async function untilReady(child: ChildProcess, url: string, name: string): Promise<void> {
-  const end = Date.now() + READY_TIMEOUT_MS;
-  for (;;) {
-    try {
-      if ((await fetch(`${url}/ready`)).ok) return;
-    } catch {
-      // not listening yet
-    }
+  const ready = async () => {
+    // A refused connection: not listening yet.
+    if (
+      await fetch(`${url}/ready`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return true;
     if (child.exitCode !== null) throw new Error(`${name} exited (${child.exitCode}) before /ready`);
-    if (Date.now() > end) throw new Error(`${name} did not become ready in ${READY_TIMEOUT_MS / 1000} s`);
-    // Fine enough for first-request's start time; a poll costs the service almost nothing.
-    await new Promise((r) => setTimeout(r, 10));
-  }
+    return false;
+  };
+  // Every 10 ms: fine enough for first-request's start time; a poll costs the service almost nothing.
+  await waitFor(ready, READY_TIMEOUT_MS, `${name} to answer /ready`, 10);
 }
 
 /**

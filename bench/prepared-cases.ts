@@ -25,29 +25,6 @@ export interface Prepared {
 
 export const overBodyLimit = (p: Prepared) => Buffer.byteLength(p.json) > BODY_LIMIT;
 
-/**
- * Single-thread cost of one verification per algorithm (ms), same backend, 600-byte message, in wall
- * time: printed for scale only. bench/engine-share.ts has its own in this process's CPU time, which
- * its share divides by; the two are kept apart so neither figure changes (P114).
- */
-export function signatureCosts(backend: CryptoBackend): Map<SigningAlg, number> {
-  const costs = new Map<SigningAlg, number>();
-  const message = new Uint8Array(600).map((_, i) => i & 0xff);
-  for (const alg of backend.algorithms) {
-    const keys = backend.generateKeyPair(alg);
-    const signature = backend.sign(alg, keys.secretKey, message);
-    for (let i = 0; i < 50; i++) backend.verify(alg, keys.publicKey, message, signature);
-    const iterations = alg === 'ed25519' ? 4000 : 1000;
-    const t0 = performance.now();
-    for (let i = 0; i < iterations; i++) {
-      if (!backend.verify(alg, keys.publicKey, message, signature))
-        throw new Error(`${alg} self-check failed`);
-    }
-    costs.set(alg, (performance.now() - t0) / iterations);
-  }
-  return costs;
-}
-
 export function prepare(backend: CryptoBackend): Prepared[] {
   return CASES.map(({ name, options }) => {
     const built = buildSignedBundle({ ...options, backend });

@@ -3,6 +3,7 @@
 // floor and the share bounds of every single-request row. Issue 14; docs/architecture.md §3 (worker pool).
 
 import { rmSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import { type CryptoBackend, selectCryptoBackend } from '@proto/core';
 import autocannon from 'autocannon';
 import { bundlesJudged, startService, stopService, warmUp } from './bench-service.ts';
@@ -17,9 +18,10 @@ import {
   WORKERS,
 } from './bench-settings.ts';
 import { runComparisons } from './compare-services.ts';
+import { signatureCosts } from './engine-cases.ts';
 import { measureFloors } from './floor-rows.ts';
 import { FLOOR_HEADER } from './http-floor.ts';
-import { overBodyLimit, type Prepared, prepare, printPrepared, signatureCosts } from './prepared-cases.ts';
+import { overBodyLimit, type Prepared, prepare, printPrepared } from './prepared-cases.ts';
 import { rssMb } from './proc-stats.ts';
 import { isUnsteady, measureWithRaw, type RawAround, traceLine } from './raw-replay.ts';
 import { type Measured, measure } from './row-measure.ts';
@@ -90,7 +92,7 @@ async function main(): Promise<void> {
   console.log(
     `verification benchmark: backend ${backend.name}, ${CORES} cores, ${DURATION_S} s per run, cache off, rate limit off, LOG_LEVEL=${LOG_LEVEL}, VERIFIER_MODE=${MODE}, VERIFY_WORKERS=${WORKERS ?? 'default'}`,
   );
-  const costs = signatureCosts(backend);
+  const costs = signatureCosts(backend, () => performance.now());
   for (const [alg, ms] of costs)
     console.log(
       `  raw ${alg} verify: ${(ms * 1000).toFixed(1)} µs (one core, 600-byte message; for scale only)`,

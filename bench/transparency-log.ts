@@ -5,21 +5,18 @@
 //                                            [--dialect sqlite|postgres|both]   (--leaves 0: appends only)
 //
 // postgres uses DATABASE_URL (throw-away schemas, dropped afterwards). Prints one JSON report.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { encodeTileIndex, inclusionProofFromTiles, tilePath } from '@proto/core';
 import { openStore, type StoreOptions } from '@proto/store';
 import { inclusionAnswer, NodeCache } from '@proto/transparency-log';
 import autocannon from 'autocannon';
+import { type LaunchedService, launchService, serviceMain, THIS_CHECKOUT } from './launch-service.ts';
 
-const MAIN = fileURLToPath(new URL('../services/transparency-log/src/main.ts', import.meta.url));
+const MAIN = serviceMain(THIS_CHECKOUT, 'transparency-log');
 const TOKEN = randomBytes(24).toString('base64url');
 
 const { values } = parseArgs({
@@ -62,55 +59,20 @@ function summary(samples: number[]) {
   };
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 /**
- * Starts the real service quietly (LOG_LEVEL=warn: request logs would cost as much as the requests)
- * and resolves with its base URL once /health answers.
+ * Starts the real service quietly (LOG_LEVEL=warn: request logs would cost as much as the requests) on
+ * `dataDir`, as every bench does (launch-service.ts). Its warnings go to stderr, not into the JSON report
+ * on stdout. The bench's own DATABASE_URL reaches the service only when the target sets it (postgres).
  */
-async function startService(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => name !== 'DATABASE_URL'),
-  );
-  const port = await freePort();
-  const child = spawn(process.execPath, [MAIN], {
-    env: {
-      ...inherited,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      OPERATOR_TOKEN: TOKEN,
-      ...env,
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
+function startService(dataDir: string, env: Record<string, string>): Promise<LaunchedService> {
+  return launchService({
+    entry: MAIN,
+    name: 'transparency-log',
+    dataDir,
+    env: { LOG_LEVEL: 'warn', OPERATOR_TOKEN: TOKEN, ...env },
+    unset: 'DATABASE_URL' in env ? [] : ['DATABASE_URL'],
+    onStdout: (chunk) => process.stderr.write(chunk),
   });
-  let exited = false;
-  child.once('exit', () => {
-    exited = true;
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 600 && !exited; i++) {
-    try {
-      if ((await fetch(`${url}/health`)).ok) return { child, url };
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  child.kill('SIGKILL');
-  throw new Error('the service did not start');
-}
-
-async function stopService(child: ChildProcess): Promise<void> {
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
 }
 
 /** The part of autocannon's API used here (bench/autocannon.d.ts does not declare `requests`). */
@@ -165,7 +127,8 @@ async function load(
 async function benchAppends(target: Target) {
   const dataDir = await mkdtemp(join(tmpdir(), 'tlog-bench-append-'));
   try {
-    const { child, url } = await startService({ DATA_DIR: dataDir, ...target.fresh().env });
+    const service = await startService(dataDir, target.fresh().env);
+    const { url } = service;
     let counter = 0;
     const prefix = randomBytes(16).toString('hex');
     const setup = (request: CannonRequest): CannonRequest => {
@@ -182,7 +145,7 @@ async function benchAppends(target: Target) {
     };
     await load(url, CLIENTS, 1, setup); // warm-up
     const result = await load(url, CLIENTS, SECONDS, setup);
-    await stopService(child);
+    await service.stop();
     return result;
   } finally {
     await rm(dataDir, { recursive: true, force: true });
@@ -220,7 +183,8 @@ async function benchProofs(target: Target) {
     await store.close();
 
     // The same database through the real service: GET /proof/:i (current tree) with 16 clients.
-    const { child, url } = await startService({ DATA_DIR: dataDir, ...database.env });
+    const service = await startService(dataDir, database.env);
+    const { url } = service;
     const http = await load(url, 16, Math.min(SECONDS, 5), (request) => {
       request.method = 'GET';
       request.path = `/proof/${Math.floor(Math.random() * LEAVES)}`;
@@ -250,7 +214,7 @@ async function benchProofs(target: Target) {
       );
       tileProofSamples.push(performance.now() - started);
     }
-    await stopService(child);
+    await service.stop();
     return {
       http_get_full_tile_16_clients: tiles,
       proof_from_tiles_over_http: summary(tileProofSamples),

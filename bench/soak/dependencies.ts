@@ -4,17 +4,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort } from './stack.ts';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`${what}: timed out after ${timeoutMs} ms`);
-    await sleep(200);
-  }
-}
+import { freePort, waitFor } from '@proto/testing';
 
 function succeeds(command: string, args: string[]): boolean {
   try {
@@ -96,7 +86,7 @@ export class OwnPostgres {
       '-w',
       'start',
     ]);
-    await until(() => this.isReady(), 60_000, 'the soak PostgreSQL');
+    await waitFor(() => this.isReady(), 60_000, 'the soak PostgreSQL', 200);
   }
 
   /** The fault: an immediate stop, as a crash or an OOM kill of the server would be. */
@@ -131,7 +121,7 @@ export class OwnRedis {
     if (this.port === 0) this.port = await freePort();
     // biome-ignore format: one command line
     this.child = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(this.port), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-    await until(() => this.isReady(), 30_000, 'the soak Redis');
+    await waitFor(() => this.isReady(), 30_000, 'the soak Redis', 200);
   }
 
   /** The fault: the server goes away without saving (the services see their connection drop). */

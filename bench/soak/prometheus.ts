@@ -4,7 +4,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, SERVICE_NAMES, type Stack } from './stack.ts';
+import { freePort, waitFor } from '@proto/testing';
+import { SERVICE_NAMES, type Stack } from './stack.ts';
 
 const RULES = fileURLToPath(
   new URL('../../deploy/monitoring/rules/signed-bundles.rules.yml', import.meta.url),
@@ -52,16 +53,13 @@ export class SoakPrometheus {
     );
     this.child.stdout?.pipe(log);
     this.child.stderr?.pipe(log);
-    const deadline = Date.now() + 30_000;
-    while (Date.now() < deadline) {
-      try {
-        if ((await fetch(`${this.url}/-/ready`)).ok) return;
-      } catch {
-        // starting
-      }
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    throw new Error(`Prometheus did not start (log: ${this.workDir}/prometheus.log)`);
+    // A refused connection: still starting.
+    const ready = () =>
+      fetch(`${this.url}/-/ready`).then(
+        (r) => r.ok,
+        () => false,
+      );
+    await waitFor(ready, 30_000, `Prometheus to start (log: ${this.workDir}/prometheus.log)`, 250);
   }
 
   /** True when the alert series matching `selector` was firing at some point in [from, to] (unix seconds). */

@@ -3,27 +3,15 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort, waitFor } from '@proto/testing';
 import { IMAGE_NODE_OPTIONS } from '../image-env.ts';
 
 export const SERVICE_NAMES = ['transparency-log', 'anchor', 'revocation', 'verification'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-export async function freePort(): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** The URL of `database` on the soak's own PostgreSQL server. */
 function databaseUrl(base: string, database: string): string {
@@ -145,19 +133,13 @@ export class Stack {
 
   /** Resolves once GET /health answers 200 (up to `timeoutMs`). */
   async waitHealthy(name: ServiceName, timeoutMs = 60_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      try {
-        const response = await fetch(`${this.url(name)}/health`, { signal: AbortSignal.timeout(2000) });
-        if (response.ok) return;
-      } catch {
-        // not listening yet
-      }
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    throw new Error(
-      `${name} did not become healthy within ${timeoutMs} ms (log: ${this.workDir}/${name}.log)`,
-    );
+    // A refused connection: not listening yet.
+    const healthy = () =>
+      fetch(`${this.url(name)}/health`, { signal: AbortSignal.timeout(2000) }).then(
+        (r) => r.ok,
+        () => false,
+      );
+    await waitFor(healthy, timeoutMs, `${name} to become healthy (log: ${this.workDir}/${name}.log)`, 250);
   }
 
   /** kill -9: no shutdown hook runs, exactly like a crashed or OOM-killed process. */

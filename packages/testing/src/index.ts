@@ -1,6 +1,7 @@
-// Test support shared by every package's tests: temporary directories, an app on an ephemeral port, an RFC 9162
-// reference Merkle tree, an independent canonical JSON and running a program as a user does. Issue 13 item 5;
-// imports no workspace package.
+// Test support shared by every package's tests and the benches: temporary directories, an app on an ephemeral
+// port, a free port for a child, polling until something happened, an RFC 9162 reference Merkle tree, an
+// independent canonical JSON and running a program as a user does. Issue 13 item 5; imports no workspace package.
+export { freePort } from './free-port.ts';
 export { jcs, jcsBytes, jcsSha256 } from './jcs.ts';
 export { type Listenable, type ListeningApp, listenOnPort0 } from './listen.ts';
 export {
@@ -13,3 +14,4 @@ export {
 } from './merkle-reference.ts';
 export { type ProcessRun, runProcess, runProcessSync } from './run-process.ts';
 export { type TempDir, tempDir, tempDirSync } from './temp-dir.ts';
+export { type Probe, waitFor } from './wait-for.ts';

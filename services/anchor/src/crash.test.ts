@@ -7,12 +7,13 @@ import { join } from 'node:path';
 import { verifyAnchorReceipt } from '@proto/clients';
 import { deployAnchorContract } from '@proto/clients/contract';
 import { openStore } from '@proto/store';
+import { waitFor } from '@proto/testing';
 import * as btc from '@scure/btc-signer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bitcoinPrivateKey, bitcoinWallet } from './adapters/bitcoin.ts';
 import { ANCHORED_EVENT_TOPIC0 } from './core.ts';
 import { hashOf, OPERATOR } from './testing/app.ts';
-import { type ServiceChild, startServiceChild, waitFor } from './testing/child.ts';
+import { type ServiceChild, startServiceChild } from './testing/child.ts';
 import { type EsploraTestServer, startEsploraServer } from './testing/esplora-server.ts';
 import {
   ANCHOR_KEY,
@@ -42,6 +43,28 @@ async function receipt(url: string, bundleHash: string): Promise<Record<string, 
   const res = await fetch(`${url}/anchor/${bundleHash}`);
   if (res.status !== 200) throw new Error(`GET ${res.status}`);
   return ((await res.json()) as { anchor_receipt: Record<string, unknown> }).anchor_receipt;
+}
+
+type Receipt = Record<string, unknown>;
+
+const confirmedReceipt = (r: Receipt) => r['status'] === 'confirmed';
+
+/**
+ * Every hash's receipt, once each answers 200 and passes `test`: the restarted worker gets there on its own
+ * time. `what` names the state in the timeout's message.
+ */
+async function receiptsOnce(
+  url: string,
+  bundleHashes: readonly string[],
+  what: string,
+  test: (r: Receipt) => boolean,
+): Promise<Receipt[]> {
+  const answer = async () => {
+    // A receipt that does not answer 200 yet counts as not there yet.
+    const all = await Promise.all(bundleHashes.map((h) => receipt(url, h))).catch(() => undefined);
+    return all?.every(test) ? all : undefined;
+  };
+  return await waitFor(answer, 20_000, what, 100);
 }
 
 /** Runs the service until its crash hook kills it after the first broadcast; returns what it left behind. */
@@ -103,17 +126,14 @@ describe('crash between broadcast and record', () => {
 
     const second = await startServiceChild(base);
     children.push(second);
-    const sent = await waitFor(async () => {
-      const all = await Promise.all(hashes.map((h) => receipt(second.url, h)));
-      return all.every((r) => r['tx_id'] !== undefined && (r['confirmations'] as number) >= 1)
-        ? all
-        : undefined;
-    });
+    const sent = await receiptsOnce(
+      second.url,
+      hashes,
+      'every hash sent and in a block',
+      (r) => r['tx_id'] !== undefined && (r['confirmations'] as number) >= 1,
+    );
     await chain.mine(3);
-    const confirmed = await waitFor(async () => {
-      const all = await Promise.all(hashes.map((h) => receipt(second.url, h)));
-      return all.every((r) => r['status'] === 'confirmed') ? all : undefined;
-    });
+    const confirmed = await receiptsOnce(second.url, hashes, 'every hash confirmed', confirmedReceipt);
     // Every hash sits in exactly one batch, each batch root went on chain exactly once.
     const roots = new Set(confirmed.map((r) => r['batch_root'] as string));
     const onChain = await events();
@@ -148,15 +168,9 @@ describe('crash between broadcast and record', () => {
 
     const second = await startServiceChild(base);
     children.push(second);
-    await waitFor(async () => {
-      const all = await Promise.all(hashes.map((h) => receipt(second.url, h)));
-      return all.every((r) => r['tx_id'] !== undefined) ? all : undefined;
-    });
+    await receiptsOnce(second.url, hashes, 'every hash sent', (r) => r['tx_id'] !== undefined);
     esplora.mine(2);
-    const confirmed = await waitFor(async () => {
-      const all = await Promise.all(hashes.map((h) => receipt(second.url, h)));
-      return all.every((r) => r['status'] === 'confirmed') ? all : undefined;
-    });
+    const confirmed = await receiptsOnce(second.url, hashes, 'every hash confirmed', confirmedReceipt);
     const txids = new Set(confirmed.map((r) => r['tx_id'] as string));
     expect(txids.size).toBe(new Set(confirmed.map((r) => r['batch_root'])).size);
     // Only the transactions the receipts name exist: nothing was built twice for the same batch.

@@ -4,11 +4,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createStoreTarget, dialectsUnderTest, type StoreTarget } from '@proto/store/testing';
+import { waitFor } from '@proto/testing';
 import { buildTransparencyLog, loadTransparencyLogConfig } from '@proto/transparency-log';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getReceipt, hashOf, OPERATOR, postAnchor, testApp } from './testing/app.ts';
-import { waitFor } from './testing/child.ts';
 
 const LOG_TOKEN = 'log-operator-token-0123456789';
 const CHAIN = 'transparency-log';
@@ -165,8 +165,10 @@ describe.each(dialectsUnderTest())('anchoring under steady load (%s)', (dialect)
     expect(run.confirmed.size).toBeGreaterThan(0);
     // Once the backlog drains, new requests are taken again.
     await waitFor(
-      async () => ((await app.anchorStore.anchor.backlog(CHAIN)) === 0 ? true : undefined),
+      async () => (await app.anchorStore.anchor.backlog(CHAIN)) === 0,
       30_000,
+      'the backlog to drain',
+      100,
     );
     const late = await postAnchor(app, hashOf(`after the load ${dialect}`), CHAIN);
     expect(late.statusCode).toBe(202);

@@ -6,12 +6,12 @@ import { join } from 'node:path';
 import { verifyAnchorReceipt } from '@proto/clients';
 import type { Store } from '@proto/store';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
+import { waitFor } from '@proto/testing';
 import { buildTransparencyLog, loadTransparencyLogConfig } from '@proto/transparency-log';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TransparencyLogAdapter } from './adapters/transparency-log.ts';
 import { getReceipt, hashOf, postAnchor, testApp } from './testing/app.ts';
-import { waitFor } from './testing/child.ts';
 import { batchTree } from './worker.ts';
 
 const LOG_TOKEN = 'log-operator-token-0123456789';
@@ -77,10 +77,16 @@ describe('anchoring in the transparency-log service', () => {
     const keys = [...log.transparencyLog.keys.vkeys];
     expect(keys).toHaveLength(2);
     const receipt = await getReceipt(app, hashes[2]!);
-    const check = await waitFor(async () => {
-      const result = await verifyAnchorReceipt(receipt, hashes[2]!, { logs: [{ url: logUrl, keys }] });
-      return result.status === 'pass' ? result : undefined;
-    }, 10_000);
+    // Until the log has signed a checkpoint that covers the root.
+    const check = await waitFor(
+      async () => {
+        const result = await verifyAnchorReceipt(receipt, hashes[2]!, { logs: [{ url: logUrl, keys }] });
+        return result.status === 'pass' && result;
+      },
+      10_000,
+      'the receipt to verify against the log',
+      100,
+    );
     expect(check.kind).toBe('log');
     const wrong = await verifyAnchorReceipt({ ...receipt, batch_root: 'cd'.repeat(32) }, hashes[2]!, {
       logs: [{ url: logUrl, keys }],

@@ -1,8 +1,8 @@
 // The verifier's revocation checker against the real revocation service: E300 for revoked agents, the
 // cached list revalidated by conditional GET (304), and refusals of rolled-back, tampered, stale lists. D20.
-import { createServer } from 'node:net';
 import { createRevocationChecker, type RevocationCheckerOptions, watermarkKey } from '@proto/service-kit';
 import { openStore } from '@proto/store';
+import { freePort } from '@proto/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JURISDICTION, type RunningService, revoke, startService, tempDir } from './test-support.ts';
 
@@ -190,7 +190,7 @@ describe('revocation checker against the running service', () => {
   });
 
   it('fails closed when the source is unreachable, and recovers when it answers again', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     let down = true;
     const c = checker({
       fetch: (url, init) => (down ? fetch(`http://127.0.0.1:${port}/list.json`, init) : fetch(url, init)),
@@ -269,11 +269,3 @@ describe('revocation checker against the running service', () => {
     ).toMatchObject({ status: 'fail', code: 'PROTO-E002', retryable: false });
   });
 });
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return typeof address === 'object' && address !== null ? address.port : 1;
-}

@@ -1,8 +1,7 @@
 // Test helpers for the log with witnesses (issue 18 item 2): log keys made up front, so the witness can trust the
-// log before the log exists; the real witness service (@proto/witness) listening on a port; a port nothing listens on.
+// log before the log exists; the real witness service (@proto/witness) listening on a port.
 
 import type { AddressInfo } from 'node:net';
-import { createServer } from 'node:net';
 import {
   type CosignerKey,
   encodeBase64,
@@ -77,15 +76,6 @@ export async function startWitness(
     key: key.value,
     close: () => app.close(),
   };
-}
-
-/** A port that was free a moment ago: a witness that is down, until one is started on it. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** LOG_WITNESSES for these witnesses (comma list of "<url> <vkey>"). */

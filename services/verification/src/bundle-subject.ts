@@ -5,7 +5,7 @@ import {
   type BundleAnalysis,
   receiptNamesSecondary,
   type SecurityTier,
-} from '@proto/core';
+} from '@proto/core/verifier';
 
 /** The facts of a bundle the revocation, attestation and anchor checks look at (plain data, clonable). */
 export interface BundleSubject {

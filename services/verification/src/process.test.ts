@@ -7,8 +7,9 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { waitFor } from '@proto/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type SpawnedService, sampleBundle, spawnService, waitFor } from './test-support.ts';
+import { type SpawnedService, sampleBundle, spawnService } from './test-support.ts';
 
 // A test that fails half-way must not leave its service running (and holding its port) after the run.
 const children: ChildProcess[] = [];

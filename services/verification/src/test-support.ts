@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BuildOptions, buildSignedBundle } from '@proto/core';
-import { listenOnPort0 } from '@proto/testing';
+import { listenOnPort0, waitFor } from '@proto/testing';
 import type { FastifyInstance } from 'fastify';
 import { buildVerificationApp, type ExtraPlugin } from './app.ts';
 import { loadVerificationConfig } from './config.ts';
@@ -44,29 +44,19 @@ export function spawnService(env: Record<string, string>, nodeFlags: readonly st
   child.stdout!.on('data', collect);
   child.stderr!.on('data', collect);
   const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const listening = async (timeoutMs = 30_000): Promise<string> => {
-    const end = Date.now() + timeoutMs;
-    for (;;) {
-      const address = /listening on (http:\/\/[^"\s]+)/.exec(text)?.[1];
-      if (address !== undefined) return address;
-      if (child.exitCode !== null || child.signalCode !== null)
-        throw new Error(
-          `the service exited (${child.exitCode ?? child.signalCode}) before listening:\n${text}`,
-        );
-      if (Date.now() > end) throw new Error(`the service did not listen within ${timeoutMs} ms:\n${text}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
+  const address = () => {
+    const logged = /listening on (http:\/\/[^"\s]+)/.exec(text)?.[1];
+    if (logged !== undefined) return logged;
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`the service exited (${child.exitCode ?? child.signalCode}) before listening`);
+    return undefined;
   };
+  // Either failure carries the service's output, which says why.
+  const listening = (timeoutMs = 30_000): Promise<string> =>
+    waitFor(address, timeoutMs, 'the service to listen').catch((error: Error) => {
+      throw new Error(`${error.message}:\n${text}`, { cause: error });
+    });
   return { child, output: () => text, exit, listening };
-}
-
-/** Polls `predicate` every 20 ms; throws naming `what` after `timeoutMs`. */
-export async function waitFor(predicate: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 export interface RunningApp {
@@ -157,6 +147,25 @@ export async function postVerify(
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
   return { status: res.status, headers: res.headers, json: (await res.json()) as Record<string, unknown> };
+}
+
+/**
+ * GET /v2/keys/<kid> once it answers `status`: a verification binds its passport's keys (and a rotation
+ * unbinds them) after its answer, in the background.
+ */
+export async function keyOnceItAnswers(
+  url: string,
+  kid: string,
+  status = 200,
+  timeoutMs = 5_000,
+): Promise<Response> {
+  const answer = async () => {
+    const res = await fetch(`${url}/v2/keys/${kid}`);
+    if (res.status === status) return res;
+    await res.arrayBuffer();
+    return undefined;
+  };
+  return await waitFor(answer, timeoutMs, `/v2/keys/${kid} to answer ${status}`, 50);
 }
 
 /** The value of an unlabelled metric (a gauge or counter sample) scraped from the service's /metrics. */

@@ -1,6 +1,7 @@
 // Per-thread CPU over real HTTP (issue 14, P86): after verifications both the workers' and the main
 // thread's counters of /metrics have risen, every reading is finite and never falls (not even when the
 // thread that did the work stops), and the two together stay within the process's own CPU.
+import { waitFor } from '@proto/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postVerify, type RunningApp, sampleBundle, startThreadedApp } from './test-support.ts';
 
@@ -79,8 +80,15 @@ describe('proto_verify_thread_cpu_seconds_total', () => {
     await verifyTimes(4);
     const busy = await scrape();
     // The idle timeout (1 s) stops every thread; their CPU stays counted.
-    for (let i = 0; i < 100 && (await scrape()).threads > 0; i++) await new Promise((r) => setTimeout(r, 50));
-    const idle = await scrape();
+    const idle = await waitFor(
+      async () => {
+        const now = await scrape();
+        return now.threads === 0 && now;
+      },
+      5_000,
+      'every thread to stop',
+      50,
+    );
     expect(idle.threads).toBe(0);
     expectSane(idle);
     expect(idle.workers).toBeGreaterThanOrEqual(busy.workers);

@@ -1,7 +1,7 @@
 // Reading a POST /verify body and the 400 answer for one that is not a verify request.
 // SPEC.md "POST /verify" (signed_bundle required), DECISIONS D12 (error_details), docs/architecture.md §6.
-import type { ProtocolProfile } from '@proto/core';
-import { checkParsedJson, errorCode } from '@proto/core';
+import type { ProtocolProfile } from '@proto/core/verifier';
+import { checkParsedJson, errorCode } from '@proto/core/verifier';
 
 export interface BadVerifyRequest {
   readonly verified: false;

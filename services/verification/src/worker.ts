@@ -2,7 +2,12 @@
 // bundle per task. docs/architecture.md §3 (CPU-heavy verification in a bounded worker pool), issue 14.
 import { flushCompileCache } from 'node:module';
 import { workerData } from 'node:worker_threads';
-import { type BundleAnalysis, createVerifier, selectCryptoBackend, type VerifyResponse } from '@proto/core';
+import {
+  type BundleAnalysis,
+  createVerifier,
+  selectCryptoBackend,
+  type VerifyResponse,
+} from '@proto/core/verifier';
 // The CBOR codec alone, not the package index (Fastify, pino, ioredis, prom-client): P72.
 import { decodeCbor } from '@proto/service-kit/cbor';
 import type { PassportKeys } from '@proto/store';

@@ -6,8 +6,9 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_COMPILE_CACHE_DIR } from '@proto/service-kit/compile-cache';
+import { waitFor } from '@proto/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sampleBundle, spawnService, waitFor } from '../src/test-support.ts';
+import { sampleBundle, spawnService } from '../src/test-support.ts';
 
 const dirs: string[] = [];
 const children: ChildProcess[] = [];

@@ -8,18 +8,9 @@ import { buildSignedBundle } from '@proto/core';
 import { encodeCbor } from '@proto/service-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadRecordsConfig, mountRecords } from '../src/records/plugin.ts';
-import { startApp } from '../src/test-support.ts';
+import { keyOnceItAnswers, startApp } from '../src/test-support.ts';
 
 type Json = Record<string, unknown>;
-
-async function boundKid(url: string, kid: string): Promise<Response> {
-  let answer = await fetch(`${url}/v2/keys/${kid}`);
-  for (let i = 0; i < 60 && answer.status !== 200; i++) {
-    await new Promise((r) => setTimeout(r, 50));
-    answer = await fetch(`${url}/v2/keys/${kid}`);
-  }
-  return answer;
-}
 
 describe('key directory fed by POST /verify', () => {
   let dataDir: string;
@@ -60,12 +51,12 @@ describe('key directory fed by POST /verify', () => {
       });
       expect(((await answer.json()) as Json)['verified']).toBe(true);
 
-      const agentKey = await boundKid(url, built.keys.agent.classical.kid);
+      const agentKey = await keyOnceItAnswers(url, built.keys.agent.classical.kid);
       expect(agentKey.status).toBe(200);
       expect(await agentKey.json()).toMatchObject({
         bindings: [{ subject: agentId, role: 'passport', evidence: built.bundleHash }],
       });
-      const principalKey = await boundKid(url, built.keys.principal.classical.kid);
+      const principalKey = await keyOnceItAnswers(url, built.keys.principal.classical.kid);
       expect(principalKey.status).toBe(200);
       const subjects = ((await principalKey.json()) as { bindings: { subject: string }[] }).bindings.map(
         (b) => b.subject,
@@ -91,7 +82,7 @@ describe('key directory fed by POST /verify', () => {
         const second = await send();
         expect(second.headers.get('x-verification-cache')).toBe('hit');
         expect(((await second.json()) as Json)['verified']).toBe(true);
-        expect((await boundKid(url, built.keys.agent.classical.kid)).status, format).toBe(200);
+        expect((await keyOnceItAnswers(url, built.keys.agent.classical.kid)).status, format).toBe(200);
       }
     });
   });

@@ -1,5 +1,5 @@
 // Test support: the anchor service as a child process (process.execPath running src/main.ts), its address,
-// its exit, and a poll helper. Used by the crash-safety tests (D19: a crash between send and store loses nothing).
+// and its exit. Used by the crash-safety tests (D19: a crash between send and store loses nothing).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -55,19 +55,4 @@ export async function startServiceChild(env: Record<string, string>): Promise<Se
       await exited;
     },
   };
-}
-
-/** Calls `probe` every `everyMs` until it returns a value other than undefined, or fails after `timeoutMs`. */
-export async function waitFor<T>(
-  probe: () => Promise<T | undefined>,
-  timeoutMs = 20_000,
-  everyMs = 100,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
 }

@@ -2,7 +2,7 @@
 // RPR binding keys → human_id and the agent, plus what rotation needs (the passport's time, the kids it lists and
 // the kids it marks other than active, who signed it). Issue 15 items 1 and 5 (P27, P45). Runs in the
 // verification worker, beside the analysis, so the main thread never re-reads a body (issue 14 item 1, P34).
-import { decodeBase64Strict, deriveKid } from '@proto/core';
+import { decodeBase64Strict, deriveKid } from '@proto/core/verifier';
 import type { NewKeyBinding, PassportKeys } from '@proto/store';
 
 type Json = Record<string, unknown>;

@@ -26,7 +26,7 @@ import {
   withFields,
 } from '../../src/records/test-support.ts';
 import { MemoryKeyDirectory } from '../../src/records/write-authorization.ts';
-import { startApp } from '../../src/test-support.ts';
+import { keyOnceItAnswers, startApp } from '../../src/test-support.ts';
 
 const backend = createNativeBackend();
 const OPERATOR_TOKEN = 'operator-token-for-records-tests-0001';
@@ -382,14 +382,8 @@ describe.each(dialectsUnderTest())(
         const verified = await postJson('/verify', { signed_bundle: built.signed_bundle });
         expect(((await verified.json()) as Json)['verified']).toBe(true);
 
-        let keyAnswer: Response | undefined;
-        for (let i = 0; i < 50; i++) {
-          keyAnswer = await fetch(`${running.url}/v2/keys/${agentKeys.classical.kid}`);
-          if (keyAnswer.status === 200) break;
-          await new Promise((r) => setTimeout(r, 50));
-        }
-        expect(keyAnswer?.status).toBe(200);
-        expect(await keyAnswer?.json()).toMatchObject({
+        const keyAnswer = await keyOnceItAnswers(running.url, agentKeys.classical.kid);
+        expect(await keyAnswer.json()).toMatchObject({
           kid: agentKeys.classical.kid,
           bindings: [{ subject: agentId, role: 'passport', evidence: built.bundleHash }],
         });

@@ -17,7 +17,7 @@ import { createStoreTarget, dialectsUnderTest, type StoreTarget } from '@proto/s
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadRecordsConfig, mountRecords } from '../../src/records/plugin.ts';
 import { example, type Json, withFields } from '../../src/records/test-support.ts';
-import { type RunningApp, startApp } from '../../src/test-support.ts';
+import { keyOnceItAnswers, type RunningApp, startApp } from '../../src/test-support.ts';
 
 const backend = createNativeBackend();
 const MINUTE = 60_000;
@@ -66,9 +66,9 @@ describe.each(dialectsUnderTest())('key rotation through POST /verify on %s', (d
     return res.status;
   };
   const until = async (kid: string, status: number) => {
-    for (let i = 0; i < 100 && (await keyStatus(kid)) !== status; i++)
-      await new Promise((r) => setTimeout(r, 50));
-    return keyStatus(kid);
+    const res = await keyOnceItAnswers(running.url, kid, status);
+    await res.arrayBuffer();
+    return res.status;
   };
 
   const agent = generateBundleKeys(backend);

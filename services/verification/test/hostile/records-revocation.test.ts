@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadVerificationConfig } from '../../src/config.ts';
 import { mountRecords } from '../../src/records/plugin.ts';
 import { example, type Json, withFields } from '../../src/records/test-support.ts';
-import { type RunningApp, startApp } from '../../src/test-support.ts';
+import { keyOnceItAnswers, type RunningApp, startApp } from '../../src/test-support.ts';
 
 const backend = createNativeBackend();
 const OPERATOR_TOKEN = 'operator-token-for-records-revocation-01';
@@ -66,13 +66,7 @@ async function post(path: string, body: unknown, token?: string) {
 async function bindByVerifying(p: Party): Promise<void> {
   const verified = await post('/verify', { signed_bundle: p.built.signed_bundle });
   expect(verified.json['verified'], JSON.stringify(verified.json)).toBe(true);
-  for (let i = 0; i < 100; i++) {
-    const res = await fetch(`${running.url}/v2/keys/${p.agent.classical.kid}`);
-    await res.arrayBuffer();
-    if (res.status === 200) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('the key directory never bound the passport key');
+  await (await keyOnceItAnswers(running.url, p.agent.classical.kid)).arrayBuffer();
 }
 
 beforeAll(async () => {
