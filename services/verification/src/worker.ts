@@ -22,7 +22,6 @@ import { passportKeysOfBundle } from './records/bundle-key-bindings.ts';
 import { threadCpuReporter } from './thread-cpu.ts';
 import type { PortableVerifierOptions } from './verifier-options.ts';
 import { checkVerifyRequest, parseJsonBody } from './verify-request.ts';
-import { YoungCollector } from './young-collector.ts';
 
 export type { AnalysisFacts } from './bundle-subject.ts';
 
@@ -88,7 +87,6 @@ const built = createVerifier({ ...setup.options, backend: selectCryptoBackend(se
 if (!built.ok) throw new Error(`verifier configuration rejected: ${built.error.message}`);
 const verifier = built.value;
 const reportThreadCpu = threadCpuReporter(setup.threadCpu);
-const young = new YoungCollector();
 // The thread's start (module loading, the verifier) is part of what the pool costs.
 reportThreadCpu();
 
@@ -133,20 +131,9 @@ export type VerifyGroupResult = {
 export default function verifyTask(task: VerifyTask | VerifyGroupTask): VerifyTaskResult | VerifyGroupResult {
   try {
     if ('group' in task) return groupOf(task.group);
-    return oneBundle(task);
+    return verdictOf(task);
   } finally {
     reportThreadCpu();
-  }
-}
-
-/** One bundle, with the young generation emptied after it when the next one would not fit (P124). */
-function oneBundle(task: VerifyTask, moved?: ArrayBuffer[]): VerifyTaskResult {
-  young.taskStarts();
-  try {
-    return verdictOf(task, moved);
-  } finally {
-    // The request's tree is garbage now: a scavenge here copies and promotes none of it.
-    young.taskEnded();
   }
 }
 
@@ -155,7 +142,7 @@ function groupOf(tasks: readonly VerifyTask[]): VerifyGroupResult {
   const moved: ArrayBuffer[] = [];
   for (const task of tasks) {
     try {
-      const result = oneBundle(task, moved);
+      const result = verdictOf(task, moved);
       results.push(result);
     } catch (error) {
       results.push({ kind: 'failed', message: (error as Error).message });
