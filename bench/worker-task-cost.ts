@@ -2,17 +2,19 @@
 // own pool (services/verification pool.ts and worker.ts, one thread) is sent the task the route sends for a
 // JSON body with the cache off (body transferred, answer written in the thread, key bindings asked for),
 // one task at a time, and its thread's CPU per task (the pool's own counter, P86) stands next to the same
-// bundle's engine work in this thread (parse + verify, real signatures). Rounds alternate the two.
+// bundle's engine work in this thread (parse + verify, real signatures), both in every round.
 //
 //   flock /work/notes/bench.lock pnpm exec node bench/worker-task-cost.ts
 //
 // WORKER_TASK_CASES: `elevated`, `maximum` or both (default); WORKER_TASK_ROUNDS (default 3).
 import { PerformanceObserver } from 'node:perf_hooks';
 import { type BuildOptions, buildSignedBundle, createVerifier, selectCryptoBackend } from '@proto/core';
-import { loadVerificationConfig } from '../services/verification/src/config.ts';
-import { VerifyPool } from '../services/verification/src/pool.ts';
-import { portableVerifierOptions } from '../services/verification/src/verifier-options.ts';
-import type { VerifyTask } from '../services/verification/src/worker.ts';
+import {
+  loadVerificationConfig,
+  portableVerifierOptions,
+  VerifyPool,
+  type VerifyTask,
+} from '@proto/verification';
 
 const ROUNDS = Number(process.env['WORKER_TASK_ROUNDS'] ?? 3);
 /** Scales every case's task count (a quick check of the script: 0.05). */
@@ -71,20 +73,12 @@ async function poolRound(pool: VerifyPool, bytes: Uint8Array, runs: number) {
   return { worker, main, other: all - worker - main };
 }
 
-/** P124's collector between verifications, when this checkout has it (a side of its own in this thread). */
-const collector = await import('../services/verification/src/young-collector.ts').then(
-  (m) => new m.YoungCollector(),
-  () => undefined,
-);
-
-async function engineRound(text: string, runs: number, between?: typeof collector) {
+async function engineRound(text: string, runs: number) {
   const p0 = processMs();
   const m0 = threadMs();
   const g0 = mainGcMs;
   for (let i = 0; i < runs; i++) {
-    between?.taskStarts();
     if (!verifier.verify(JSON.parse(text)).verified) throw new Error('not verified');
-    between?.taskEnded();
   }
   const thread = (threadMs() - m0) / runs;
   const other = (processMs() - p0) / runs - thread;
@@ -110,17 +104,7 @@ for (const { runs: fullRuns, ...c } of CASES) {
   const rows: string[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     const p = await poolRound(pool, bytes, runs);
-    // Odd rounds run the collector's side first, so drift within a round falls on both.
-    const first =
-      round % 2 === 1 && collector !== undefined ? await engineRound(text, runs, collector) : undefined;
     const e = await engineRound(text, runs);
-    if (collector !== undefined) {
-      const y = first ?? (await engineRound(text, runs, collector));
-      rows.push(
-        `  round ${round + 1}: engine with the young collector: thread ${y.thread.toFixed(3)}  helpers ${y.other.toFixed(3)}  gc pauses ${y.gc.toFixed(3)}` +
-          ` | ×thread ${(y.thread / e.thread).toFixed(3)}  ×thread+helpers ${((y.thread + y.other) / (e.thread + e.other)).toFixed(3)}`,
-      );
-    }
     rows.push(
       `  round ${round + 1}: pool thread ${p.worker.toFixed(3)}  main ${p.main.toFixed(3)}  helpers ${p.other.toFixed(3)}` +
         ` | engine thread ${e.thread.toFixed(3)}  helpers ${e.other.toFixed(3)}  gc pauses ${e.gc.toFixed(3)}` +
