@@ -103,6 +103,9 @@ class GcTrace {
 interface Run {
   readonly bundles: number;
   readonly groups: Map<string, number>;
+  /** The kernel's part of each group's CPU (stime, ms) and its minor page faults (P124). */
+  readonly systemMs: Map<string, number>;
+  readonly minorFaults: Map<string, number>;
   readonly total: number;
   readonly peakRssMb: number;
   readonly gc: Map<string, IsolateGc>;
@@ -149,7 +152,15 @@ async function measure(variant: Variant, body: string): Promise<Run> {
     if (result.non2xx + result.errors > 0) throw new Error(`${result.non2xx + result.errors} failures`);
     const groups = cpuByGroupMs(before, after);
     const total = [...groups.values()].reduce((a, b) => a + b, 0);
-    return { bundles: result['2xx'], groups, total, peakRssMb, gc: trace.isolates };
+    return {
+      bundles: result['2xx'],
+      groups,
+      systemMs: cpuByGroupMs(before, after, (t) => t.systemMs ?? 0),
+      minorFaults: cpuByGroupMs(before, after, (t) => t.minorFaults ?? 0),
+      total,
+      peakRssMb,
+      gc: trace.isolates,
+    };
   } finally {
     await service.stop();
   }
@@ -195,6 +206,27 @@ async function main(): Promise<void> {
       );
       console.log(
         `  each run, total ms/bundle: ${rs.map((r) => (r.total / r.bundles).toFixed(2)).join(' | ')}`,
+      );
+      console.log(
+        `  ${'of which kernel ms'.padEnd(27)}${groupNames
+          .map((g) =>
+            fmt(
+              perBundle((r) => r.systemMs.get(g) ?? 0),
+              12,
+            ),
+          )
+          .join(' ')}`,
+      );
+      console.log(
+        `  ${'minor page faults'.padEnd(27)}${groupNames
+          .map((g) =>
+            fmt(
+              perBundle((r) => r.minorFaults.get(g) ?? 0),
+              12,
+              0,
+            ),
+          )
+          .join(' ')}`,
       );
       for (const [i, r] of rs.entries()) {
         if (r.gc.size === 0) continue;
