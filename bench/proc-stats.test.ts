@@ -41,4 +41,39 @@ describe('cpuByGroupMs', () => {
       'other:node-foo': 1,
     });
   });
+
+  it('adds up what `pick` reads instead (the kernel time, the page faults)', () => {
+    const thread = (tid: number, group: string, systemMs: number, minorFaults: number) => ({
+      tid,
+      comm: group,
+      group,
+      cpuMs: 1000,
+      systemMs,
+      minorFaults,
+    });
+    const before = [thread(1, 'main', 5, 100), thread(2, 'workers', 10, 1000)];
+    const after = [thread(1, 'main', 7, 150), thread(2, 'workers', 16, 4000), thread(3, 'workers', 1, 20)];
+    expect(Object.fromEntries(cpuByGroupMs(before, after, (t) => t.systemMs ?? 0))).toEqual({
+      main: 2,
+      workers: 7,
+    });
+    expect(Object.fromEntries(cpuByGroupMs(before, after, (t) => t.minorFaults ?? 0))).toEqual({
+      main: 50,
+      workers: 3020,
+    });
+  });
+
+  it('reads this process: its kernel time and page faults grow when it maps fresh memory', () => {
+    const before = threadsCpu(process.pid);
+    const pages: Uint8Array[] = [];
+    for (let i = 0; i < 64; i++) pages.push(new Uint8Array(256 * 1024).fill(1));
+    const after = threadsCpu(process.pid);
+    const faults = [...cpuByGroupMs(before, after, (t) => t.minorFaults ?? 0).values()].reduce(
+      (a, b) => a + b,
+      0,
+    );
+    // 16 MB touched for the first time: at least a fault per 64 KB even with large pages or fault-around.
+    expect(faults).toBeGreaterThan(256);
+    expect(pages.length).toBe(64);
+  });
 });

@@ -30,12 +30,21 @@ export function threadCpuTimeMs(pid: number, tid: number): number {
 }
 
 function statCpuMs(path: string): number {
+  return statOf(path).cpuMs;
+}
+
+/** utime+stime and stime (ms) and minor page faults of a /proc stat file. */
+function statOf(path: string): { cpuMs: number; systemMs: number; minorFaults: number } {
   const stat = readFileSync(path, 'utf8');
   // The command name (field 2) may contain spaces: count fields from the closing parenthesis.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const utime = Number(fields[11]);
   const stime = Number(fields[12]);
-  return ((utime + stime) * 1000) / TICKS_PER_SECOND;
+  return {
+    cpuMs: ((utime + stime) * 1000) / TICKS_PER_SECOND,
+    systemMs: (stime * 1000) / TICKS_PER_SECOND,
+    minorFaults: Number(fields[7]),
+  };
 }
 
 /** Resident set size in MB (VmRSS of /proc/PID/status). */
@@ -68,6 +77,9 @@ export interface ThreadCpu {
   /** threadGroupOf(comm), or `main` for the thread whose id is the process id. */
   readonly group: string;
   readonly cpuMs: number;
+  /** The kernel's part of cpuMs (stime), and the minor page faults so far (P124: fresh memory's cost). */
+  readonly systemMs?: number;
+  readonly minorFaults?: number;
 }
 
 /** Every live thread of the process with its name and utime+stime so far (threads that exit race the read). */
@@ -78,7 +90,7 @@ export function threadsCpu(pid: number): ThreadCpu[] {
       const comm = readFileSync(`/proc/${pid}/task/${entry}/comm`, 'utf8').trim();
       const tid = Number(entry);
       const group = tid === pid ? 'main' : threadGroupOf(comm);
-      threads.push({ tid, comm, group, cpuMs: statCpuMs(`/proc/${pid}/task/${entry}/stat`) });
+      threads.push({ tid, comm, group, ...statOf(`/proc/${pid}/task/${entry}/stat`) });
     } catch {
       // the thread ended between the listing and the read
     }
@@ -91,11 +103,16 @@ export function threadsCpu(pid: number): ThreadCpu[] {
  * and counts whole; a thread gone from `after` ended during it and its last interval is lost, so keep the
  * pool's threads alive over a measured run (VERIFY_WORKERS_MIN = VERIFY_WORKERS).
  */
-export function cpuByGroupMs(before: readonly ThreadCpu[], after: readonly ThreadCpu[]): Map<string, number> {
-  const start = new Map(before.map((t) => [t.tid, t.cpuMs]));
+export function cpuByGroupMs(
+  before: readonly ThreadCpu[],
+  after: readonly ThreadCpu[],
+  /** What to add up: CPU ms by default; `(t) => t.systemMs ?? 0` or `t.minorFaults` read the others. */
+  pick: (t: ThreadCpu) => number = (t) => t.cpuMs,
+): Map<string, number> {
+  const start = new Map(before.map((t) => [t.tid, pick(t)]));
   const groups = new Map<string, number>();
   for (const t of after) {
-    groups.set(t.group, (groups.get(t.group) ?? 0) + t.cpuMs - (start.get(t.tid) ?? 0));
+    groups.set(t.group, (groups.get(t.group) ?? 0) + pick(t) - (start.get(t.tid) ?? 0));
   }
   return groups;
 }

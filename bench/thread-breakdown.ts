@@ -60,6 +60,8 @@ interface IsolateGc {
   pauseMs: number;
   /** Heap after the last collection, MB. */
   lastHeapMb: number;
+  /** Collections by kind and V8's reason (`Mark-Compact: external memory pressure`), P124. */
+  reasons: Map<string, number>;
 }
 
 // `[pid:0xISOLATE]  1234 ms: Scavenge 5.1 (6.2) -> 4.3 (7.2) MB, pooled: 0.0 MB, 0.85 / 0.00 ms …`
@@ -78,7 +80,17 @@ class GcTrace {
       const m = TRACE_GC.exec(line);
       if (m === null || !this.counting) continue;
       const [, isolate = '', kind = '', heap = '0', pause = '0'] = m;
-      const gc = this.isolates.get(isolate) ?? { scavenges: 0, markCompacts: 0, pauseMs: 0, lastHeapMb: 0 };
+      const gc = this.isolates.get(isolate) ?? {
+        scavenges: 0,
+        markCompacts: 0,
+        pauseMs: 0,
+        lastHeapMb: 0,
+        reasons: new Map<string, number>(),
+      };
+      // The reason follows the mutator utilisation: `… current mu = 0.98) allocation failure;`, or
+      // `… current mu = 0.97) finalize incremental marking via task; GC in old space requested`.
+      const reason = `${kind}: ${/current mu = [\d.]+\)\s*(.*?)[;\s]*$/.exec(line)?.[1] ?? '?'}`;
+      gc.reasons.set(reason, (gc.reasons.get(reason) ?? 0) + 1);
       if (kind.startsWith('Scavenge') || kind.startsWith('Minor')) gc.scavenges += 1;
       else gc.markCompacts += 1;
       gc.pauseMs += Number(pause);
@@ -91,6 +103,9 @@ class GcTrace {
 interface Run {
   readonly bundles: number;
   readonly groups: Map<string, number>;
+  /** The kernel's part of each group's CPU (stime, ms) and its minor page faults (P124). */
+  readonly systemMs: Map<string, number>;
+  readonly minorFaults: Map<string, number>;
   readonly total: number;
   readonly peakRssMb: number;
   readonly gc: Map<string, IsolateGc>;
@@ -137,7 +152,15 @@ async function measure(variant: Variant, body: string): Promise<Run> {
     if (result.non2xx + result.errors > 0) throw new Error(`${result.non2xx + result.errors} failures`);
     const groups = cpuByGroupMs(before, after);
     const total = [...groups.values()].reduce((a, b) => a + b, 0);
-    return { bundles: result['2xx'], groups, total, peakRssMb, gc: trace.isolates };
+    return {
+      bundles: result['2xx'],
+      groups,
+      systemMs: cpuByGroupMs(before, after, (t) => t.systemMs ?? 0),
+      minorFaults: cpuByGroupMs(before, after, (t) => t.minorFaults ?? 0),
+      total,
+      peakRssMb,
+      gc: trace.isolates,
+    };
   } finally {
     await service.stop();
   }
@@ -184,6 +207,27 @@ async function main(): Promise<void> {
       console.log(
         `  each run, total ms/bundle: ${rs.map((r) => (r.total / r.bundles).toFixed(2)).join(' | ')}`,
       );
+      console.log(
+        `  ${'of which kernel ms'.padEnd(27)}${groupNames
+          .map((g) =>
+            fmt(
+              perBundle((r) => r.systemMs.get(g) ?? 0),
+              12,
+            ),
+          )
+          .join(' ')}`,
+      );
+      console.log(
+        `  ${'minor page faults'.padEnd(27)}${groupNames
+          .map((g) =>
+            fmt(
+              perBundle((r) => r.minorFaults.get(g) ?? 0),
+              12,
+              0,
+            ),
+          )
+          .join(' ')}`,
+      );
       for (const [i, r] of rs.entries()) {
         if (r.gc.size === 0) continue;
         const pauses = [...r.gc.values()].reduce((a, gc) => a + gc.pauseMs, 0);
@@ -192,6 +236,10 @@ async function main(): Promise<void> {
         for (const [isolate, gc] of [...r.gc].sort((a, b) => b[1].pauseMs - a[1].pauseMs))
           console.log(
             `    ${isolate.padEnd(16)} scavenges ${String(gc.scavenges).padStart(5)}  mark-compacts ${String(gc.markCompacts).padStart(3)}  pause ${fmt(gc.pauseMs / r.bundles, 6, 3)} ms/bundle  heap after last ${gc.lastHeapMb.toFixed(1)} MB`,
+          );
+        for (const [isolate, gc] of r.gc)
+          console.log(
+            `    ${isolate.padEnd(16)} ${[...gc.reasons].map(([reason, n]) => `${reason} ×${n}`).join(', ')}`,
           );
       }
     }

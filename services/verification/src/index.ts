@@ -11,3 +11,7 @@ export {
 } from './app.ts';
 export { cacheTtlMs, VerificationCache, verificationCacheKey } from './cache.ts';
 export { loadVerificationConfig, VERIFICATION_ENV, type VerificationConfig } from './config.ts';
+// The pool as the service runs it, for bench/worker-task-cost.ts (a thread's CPU per task, P124).
+export { VerifyPool } from './pool.ts';
+export { portableVerifierOptions } from './verifier-options.ts';
+export type { VerifyTask } from './worker.ts';
