@@ -91,10 +91,15 @@ describe.each(dialectsUnderTest())('anchoring under steady load (%s)', (dialect)
         headers: { authorization: `Bearer ${OPERATOR}`, 'content-type': 'application/json' },
         body: JSON.stringify({ bundle_hash: hash, chain: CHAIN }),
       });
-      const body = (await res.json()) as { error?: { code: string } };
-      expect([202, 503]).toContain(res.status);
-      if (res.status === 202) result.posted.push({ hash, at: Date.now() });
-      else {
+      const body = (await res.json()) as { error?: { code: string }; anchor_receipt?: { status?: string } };
+      // 200 is a receipt already confirmed when the answer was built: on a busy machine the worker can close
+      // and write the batch between the enqueue and the receipt's read (routes.ts), which is still a take.
+      expect([200, 202, 503]).toContain(res.status);
+      if (res.status === 200) expect(body.anchor_receipt?.status).toBe('confirmed');
+      if (res.status !== 503) {
+        result.posted.push({ hash, at: Date.now() });
+        if (res.status === 200) result.confirmed.add(hash);
+      } else {
         result.refused.push({
           retryAfter: Number(res.headers.get('retry-after')),
           code: body.error?.code ?? '',
