@@ -168,12 +168,13 @@ function verdictOf(task: VerifyTask, moved?: ArrayBuffer[]): VerifyTaskResult {
   const forKeys = keys !== undefined && seenWith === undefined;
   const analysis = verifier.analyze(read.request, analyzeOptionsFor(evidence, forKeys));
   const response = verifier.finalize(analysis, new Date(task.now));
-  const isV2 = analysis.version.startsWith('2');
-  if (forKeys && isV2 && response.verified && analysis.bundleHash !== undefined)
+  // A V2 analysis past its schema check (the one that would have a bundle hash, asked or not), as before P123.
+  const pastSchemaV2 = analysis.version.startsWith('2') && analysis.checks.schema === 'pass';
+  if (forKeys && pastSchemaV2 && response.verified && analysis.bundleHash !== undefined)
     passportEvidence.remember(keys, analysis.bundleHash);
   const bundleHash = seenWith ?? analysis.bundleHash;
   const passport =
-    keys !== undefined && bundleHash !== undefined && isV2 && (response.verified || task.wantAnalysis)
+    keys !== undefined && bundleHash !== undefined && pastSchemaV2 && (response.verified || task.wantAnalysis)
       ? keys.withEvidence(bundleHash)
       : undefined;
   const subject = subjectOf(analysis);
