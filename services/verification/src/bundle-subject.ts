@@ -17,7 +17,10 @@ export interface BundleSubject {
   readonly jurisdiction?: string;
   /** What an attestation must name (`manifest.rpr_hash` in V2). */
   readonly rprHash?: string;
-  /** What an anchor receipt must commit to (recomputed by the verifier, never read from the receipt). */
+  /**
+   * What an anchor receipt must commit to (recomputed by the verifier, never read from the receipt). P123: a
+   * V2 analysis has it only when made for a receipt or for the key directory (`analyzeOptionsFor`).
+   */
   readonly bundleHash?: string;
   /**
    * P62: the SHA3-256 hash of the same bytes; a receipt's bundle_hash_secondary must be this one. P74: only
@@ -75,23 +78,33 @@ export function evidenceOf(request: Readonly<Record<string, unknown>>): Supplied
   };
 }
 
-/** P74: the analysis computes the bundle's SHA3-256 hash only for a receipt that names one. */
-export function analyzeOptionsFor(evidence: SuppliedEvidence | undefined): AnalyzeOptions {
-  return { bundleHashSecondary: receiptNamesSecondary(evidence?.anchor_receipt) };
+/**
+ * What the analysis hashes beyond the verdict's needs: the bundle's SHA-256 hash for any anchor receipt (P123)
+ * or for the key directory's evidence (`forKeys`, records/passport-evidence.ts); its SHA3-256 hash too only for a
+ * receipt that names one (P74).
+ */
+export function analyzeOptionsFor(evidence: SuppliedEvidence | undefined, forKeys = false): AnalyzeOptions {
+  const receipt = evidence?.anchor_receipt;
+  return {
+    bundleHash: receipt !== undefined || forKeys,
+    bundleHashSecondary: receiptNamesSecondary(receipt),
+  };
 }
 
 /**
- * Whether a cached analysis has every hash this request's evidence is compared with (P74): one made for a
- * request without a receipt naming a bundle_hash_secondary lacks the bundle's own, so such a request is
- * analysed afresh rather than having its receipt checked without it. An analysis with no bundle hash
- * serves every request (the anchor check is skipped then, whatever the analysis).
+ * Whether a cached analysis has every hash this request's evidence is compared with: one made for a request
+ * without an anchor receipt has no V2 bundle hash (P123), and one made without a receipt naming a
+ * bundle_hash_secondary lacks the SHA3-256 one (P74). Such a request is analysed afresh rather than having
+ * its receipt skipped or checked without it. A V2 analysis that failed its schema check, or a V1 one without
+ * a stated hash, would have no hash analysed again either: it serves every request (the anchor check is
+ * skipped then, whatever the analysis).
  */
 export function analysisServes(analysis: BundleAnalysis, evidence: SuppliedEvidence | undefined): boolean {
-  return (
-    analysis.bundleHash === undefined ||
-    analysis.bundleHashSecondary !== undefined ||
-    !receiptNamesSecondary(evidence?.anchor_receipt)
-  );
+  const receipt = evidence?.anchor_receipt;
+  if (receipt === undefined) return true;
+  if (analysis.bundleHash === undefined)
+    return analysis.version !== '2.0' || analysis.checks.schema !== 'pass';
+  return analysis.bundleHashSecondary !== undefined || !receiptNamesSecondary(receipt);
 }
 
 /**

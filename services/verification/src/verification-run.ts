@@ -205,12 +205,11 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
   const feedDirectory = (
     feed: KeyDirectoryFeed,
     response: Pick<VerifyResponse, 'verified' | 'version'>,
-    bundleHash: string | undefined,
     passport: PassportKeys,
     cachedAnalysis: BundleAnalysis | undefined,
   ) => {
     if (!response.verified) return;
-    void feed({ verified: true, version: response.version, bundleHash, passport }).then((stored) => {
+    void feed({ verified: true, version: response.version, passport }).then((stored) => {
       if (!stored || cachedAnalysis === undefined) return;
       const pending = unstoredBindings.get(cachedAnalysis);
       unstoredBindings.delete(cachedAnalysis);
@@ -248,7 +247,7 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
     // A binding the miss did not store (its verdict was false then, or the write failed) is stored now.
     const pending = unstoredBindings.get(hit);
     if (feed !== undefined && pending !== undefined) {
-      feedDirectory(feed, response, hit.bundleHash, pending.passport, hit);
+      feedDirectory(feed, response, pending.passport, hit);
     }
     return { kind: 'verdict', response, cache: 'hit' };
   };
@@ -268,7 +267,7 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
       const digest = BodyMemo.digest(body.format, body.bytes);
       const seen = knownBodies.get(digest);
       const seenHit = seen === undefined ? undefined : cache.get(seen.cacheKey);
-      // P74: a hit lacking the SHA3-256 hash this request's receipt names is no hit; the worker recomputes it.
+      // P74, P123: a hit lacking a hash this request's receipt is compared with is no hit; the worker computes it.
       if (seen !== undefined && seenHit !== undefined && analysisServes(seenHit, seen.evidence)) {
         return answerHit(seenHit, seen.uncoveredMembers, seen.evidence, startedAt, feed);
       }
@@ -336,7 +335,7 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
       // Nothing on this thread changes it (no evidence, no revocation look-up): the worker's bytes go out.
       record(result.answer.summary, result.facts, startedAt, true);
       if (feed !== undefined && result.passport !== undefined) {
-        feedDirectory(feed, result.answer.summary, result.subject.bundleHash, result.passport, cached);
+        feedDirectory(feed, result.answer.summary, result.passport, cached);
       }
       return { kind: 'answer', answer: result.answer, ...cacheMiss };
     }
@@ -344,7 +343,7 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
     const response = await external.apply(result.response, result.subject, result.evidence);
     record(summaryOf(response), result.facts, startedAt, true);
     if (feed !== undefined && result.passport !== undefined) {
-      feedDirectory(feed, response, result.subject.bundleHash, result.passport, cached);
+      feedDirectory(feed, response, result.passport, cached);
     }
     return { kind: 'verdict', response, ...cacheMiss };
   };

@@ -23,7 +23,8 @@ import {
   type SuppliedEvidence,
   subjectOf,
 } from './bundle-subject.ts';
-import { passportKeysOfBundle } from './records/bundle-key-bindings.ts';
+import { passportKeysOf } from './records/bundle-key-bindings.ts';
+import { PassportEvidence } from './records/passport-evidence.ts';
 import { threadCpuReporter } from './thread-cpu.ts';
 import type { PortableVerifierOptions } from './verifier-options.ts';
 import { checkVerifyRequest, parseJsonBody } from './verify-request.ts';
@@ -92,6 +93,7 @@ const built = createVerifier({ ...setup.options, backend: selectCryptoBackend(se
 if (!built.ok) throw new Error(`verifier configuration rejected: ${built.error.message}`);
 const verifier = built.value;
 const reportThreadCpu = threadCpuReporter(setup.threadCpu);
+const passportEvidence = new PassportEvidence();
 // The thread's start (module loading, the verifier) is part of what the pool costs.
 reportThreadCpu();
 
@@ -164,14 +166,21 @@ function verdictOf(task: VerifyTask, moved?: ArrayBuffer[]): VerifyTaskResult {
   const read = requestOf(task);
   if (!read.ok) return { kind: 'bad_request', message: read.message };
   const evidence = evidenceOf(read.request);
-  const analysis = verifier.analyze(read.request, analyzeOptionsFor(evidence));
+  // P123: the bundle hash is the directory's evidence, taken only for passport keys this thread has not yet
+  // seen in a verified bundle; otherwise that bundle's hash stands for it and this one is not hashed whole.
+  const keys = task.wantBindings === true ? passportKeysOf(read.request) : undefined;
+  const seenWith = keys === undefined ? undefined : passportEvidence.of(keys);
+  const forKeys = keys !== undefined && seenWith === undefined;
+  const analysis = verifier.analyze(read.request, analyzeOptionsFor(evidence, forKeys));
   const response = verifier.finalize(analysis, new Date(task.now));
+  // A V2 analysis past its schema check (the one that would have a bundle hash, asked or not), as before P123.
+  const pastSchemaV2 = analysis.version.startsWith('2') && analysis.checks.schema === 'pass';
+  if (forKeys && pastSchemaV2 && response.verified && analysis.bundleHash !== undefined)
+    passportEvidence.remember(keys, analysis.bundleHash);
+  const bundleHash = seenWith ?? analysis.bundleHash;
   const passport =
-    task.wantBindings === true &&
-    analysis.bundleHash !== undefined &&
-    analysis.version.startsWith('2') &&
-    (response.verified || task.wantAnalysis)
-      ? passportKeysOfBundle(read.request, analysis.bundleHash)
+    keys !== undefined && bundleHash !== undefined && pastSchemaV2 && (response.verified || task.wantAnalysis)
+      ? keys.withEvidence(bundleHash)
       : undefined;
   const subject = subjectOf(analysis);
   const parts: VerdictParts = {

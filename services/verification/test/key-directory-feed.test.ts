@@ -4,7 +4,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildSignedBundle } from '@proto/core';
+import { buildSignedBundle, createNativeBackend, generateBundleKeys, keyEntry } from '@proto/core';
 import { encodeCbor } from '@proto/service-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadRecordsConfig, mountRecords } from '../src/records/plugin.ts';
@@ -103,4 +103,65 @@ describe('key directory fed by POST /verify', () => {
       expect((await fetch(`${url}/v2/keys/${built.keys.agent.classical.kid}`)).status).toBe(404);
     });
   });
+
+  // P123: a worker hashes a whole bundle for the directory only for passport keys it has not seen verified;
+  // a later bundle with the same passport is known by the first one's hash, a new passport by its own.
+  for (const cacheEntries of ['0', '100']) {
+    it(`binds a new passport's key with its own bundle's hash, the same passport's with the first (cache ${cacheEntries})`, async () => {
+      await withService({ VERIFICATION_CACHE_MAX_ENTRIES: cacheEntries }, async (url) => {
+        const backend = createNativeBackend();
+        const keys = { agent: generateBundleKeys(backend), principal: generateBundleKeys(backend) };
+        const spare = generateBundleKeys(backend, { pq: false });
+        const start = Date.now() - 30 * 60_000;
+        const at = (minutes: number, extra?: typeof spare) => {
+          const now = new Date(start + minutes * 60_000);
+          return buildSignedBundle({
+            keys,
+            now,
+            hooks: {
+              payloads: (payloads) => {
+                if (extra === undefined) return;
+                const passport = payloads.agent_passport as Json;
+                (passport['keys'] as Json[]).push({ ...keyEntry(extra.classical, now.toISOString(), null) });
+              },
+            },
+          });
+        };
+        // Each session's passport names its nonce; what the directory applies (keys, time, signer) is alike.
+        const passportOf = (built: ReturnType<typeof at>) => {
+          const payload = ((built.signed_bundle['bundle'] as Json)['agent_passport'] as Json)[
+            'payload'
+          ] as Json;
+          return { keys: payload['keys'], created_at: payload['created_at'] };
+        };
+        const first = at(0);
+        const same = at(0);
+        const rotated = at(1, spare);
+        expect(passportOf(same)).toEqual(passportOf(first));
+        expect(same.bundleHash).not.toBe(first.bundleHash);
+        const verify = async (built: ReturnType<typeof at>) => {
+          const answer = await fetch(`${url}/verify`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ signed_bundle: built.signed_bundle }),
+          });
+          expect(((await answer.json()) as Json)['verified']).toBe(true);
+        };
+        const evidenceOf = async (kid: string) => {
+          const answer = await boundKid(url, kid);
+          expect(answer.status).toBe(200);
+          return ((await answer.json()) as { bindings: { evidence: string }[] }).bindings.map(
+            (b) => b.evidence,
+          );
+        };
+
+        await verify(first);
+        expect(await evidenceOf(keys.agent.classical.kid)).toEqual([first.bundleHash]);
+        await verify(same);
+        await verify(rotated);
+        expect(await evidenceOf(spare.classical.kid)).toEqual([rotated.bundleHash]);
+        expect(await evidenceOf(keys.agent.classical.kid)).toEqual([first.bundleHash]);
+      });
+    });
+  }
 });

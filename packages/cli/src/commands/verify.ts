@@ -151,8 +151,12 @@ input or bad option (a list or receipt that cannot be read or fetched), 3 intern
     }
     const evidence = evidenceOptions(values, clock?.() ?? new Date());
     const json = wantsJson(values, io);
-    // P74: the bundle's SHA3-256 hash is for a receipt naming one; the receipt is read after the analysis.
-    const analysis = verifier.value.analyze(request, { bundleHashSecondary: evidence.receipt !== undefined });
+    // The bundle's hashes are for a receipt (P74: the SHA3-256 one too, as the receipt is read after the
+    // analysis) or a log look-up (P123); the verdict printed has neither.
+    const analysis = verifier.value.analyze(request, {
+      bundleHash: evidence.receipt !== undefined || evidence.log !== undefined,
+      bundleHashSecondary: evidence.receipt !== undefined,
+    });
     let response = verifier.value.finalize(analysis, clock?.() ?? new Date());
     if (wantsEvidence(evidence)) {
       // Progress lines stay out of --json runs: whoever asked for JSON is a program, not a person waiting.

@@ -158,7 +158,10 @@ export interface BundleAnalysis {
   readonly jurisdiction?: string;
   /** V1: `sha256:` of the V1-canonical RPR; V2: `sha256:` of jcs(RPR payload) (= manifest rpr_hash). */
   readonly rprHash?: string;
-  /** V1: `signature.bundle_hash`; V2: `sha256:` + SHA-256(jcs({bundle, signature})) (PROTOCOL §8.3). */
+  /**
+   * V1: `signature.bundle_hash`; V2: `sha256:` + SHA-256(jcs({bundle, signature})) (PROTOCOL §8.3). P123: in
+   * V2 present only when `analyze` was asked for it (`AnalyzeOptions.bundleHash` or `.bundleHashSecondary`).
+   */
   readonly bundleHash?: string;
   /**
    * P62: `sha3-256:` + SHA3-256 of the same canonical bytes as `bundleHash` (what a receipt's secondary must
@@ -180,11 +183,17 @@ export interface BundleAnalysis {
   readonly timeDependent: TimeDependentFacts;
 }
 
-/** What an analysis computes beyond the verdict's needs (P74). */
+/** What an analysis computes beyond the verdict's needs (P74, P123). */
 export interface AnalyzeOptions {
   /**
-   * Also compute `bundleHashSecondary` (a second hash of the whole canonical bundle). Only an anchor receipt
-   * naming a `bundle_hash_secondary` is checked against it (`receiptNamesSecondary`); the verdict never is.
+   * V2: also compute `bundleHash` (a hash of the whole canonical bundle), which only an anchor receipt, a log
+   * look-up or a caller printing it needs. V1 always has it: the V1 signature covers it.
+   */
+  readonly bundleHash?: boolean;
+  /**
+   * Also compute `bundleHashSecondary` (a second hash of the whole canonical bundle), and `bundleHash` with it.
+   * Only an anchor receipt naming a `bundle_hash_secondary` is checked against it (`receiptNamesSecondary`);
+   * the verdict never is.
    */
   readonly bundleHashSecondary?: boolean;
 }

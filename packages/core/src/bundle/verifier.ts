@@ -53,6 +53,7 @@ function analyzeRequest(
   options: AnalyzeOptions | undefined,
 ): BundleAnalysis {
   const secondary = options?.bundleHashSecondary === true;
+  const wanted = secondary ? 'both' : options?.bundleHash === true ? 'primary' : 'none';
   if (!isRecord(request) || prop(request, 'signed_bundle') === undefined) {
     return failedAnalysis('unknown', 'request', {
       code: 'BUNDLE_SCHEMA_INVALID',
@@ -74,7 +75,7 @@ function analyzeRequest(
       // Members no signature covers never reach the checks (issue 12): the verdict and the bundle
       // hash are those of the covered form; finalize names what was set aside.
       const view = splitUncoveredV2(signed);
-      const analysis = analyzeV2(runtime, view.covered, requestKey !== undefined, secondary);
+      const analysis = analyzeV2(runtime, view.covered, requestKey !== undefined, wanted);
       return view.uncovered.length === 0
         ? analysis
         : Object.freeze({ ...analysis, uncoveredMembers: Object.freeze([...view.uncovered]) });

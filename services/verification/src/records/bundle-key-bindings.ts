@@ -2,20 +2,12 @@
 // RPR binding keys → human_id and the agent, plus what rotation needs (the passport's time, the kids it lists and
 // the kids it marks other than active, who signed it). Issue 15 items 1 and 5 (P27, P45). Runs in the
 // verification worker, beside the analysis, so the main thread never re-reads a body (issue 14 item 1, P34).
+import { hash } from 'node:crypto';
 import { decodeBase64Strict, deriveKid } from '@proto/core/verifier';
 import type { NewKeyBinding, PassportKeys } from '@proto/store';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** What the verify route hands over once its answer is sent: the verdict, the bundle's facts, the body. */
-export interface VerifiedBundleEvent {
-  readonly verified: boolean;
-  readonly version: string;
-  readonly bundleHash?: string | undefined;
-  /** The request body (JSON bytes or the decoded value). Parsed here, after the answer, only for new bundles. */
-  readonly body: Buffer | Uint8Array | unknown;
-}
 
 /** The bindings a verified V2 bundle proves; keys whose kid does not derive from their bytes are skipped. */
 export function bindingsOfBundle(request: unknown, evidence: string): NewKeyBinding[] {
@@ -32,6 +24,22 @@ function signerKid(artifact: unknown): string | undefined {
 
 /** What a verified V2 bundle says about its agent's keys: bindings, the passport's time, listed and marked kids. */
 export function passportKeysOfBundle(request: unknown, evidence: string): PassportKeys | undefined {
+  return passportKeysOf(request)?.withEvidence(evidence);
+}
+
+/** A bundle's passport keys before the evidence (a verified bundle's hash) is known (P123). */
+export interface PassportKeysDraft {
+  /**
+   * SHA-256 of everything the directory would apply but the evidence: two bundles with the same identity
+   * apply alike, so the first one's hash can stand as the evidence of the next (the store keeps the first
+   * evidence of a binding anyway).
+   */
+  readonly identity: string;
+  withEvidence(evidence: string): PassportKeys;
+}
+
+/** passportKeysOfBundle without the evidence, read from the request as it is (not the covered view). */
+export function passportKeysOf(request: unknown): PassportKeysDraft | undefined {
   const signed = isObject(request) ? request['signed_bundle'] : undefined;
   const bundle = isObject(signed) ? signed['bundle'] : undefined;
   if (!isObject(bundle)) return undefined;
@@ -66,7 +74,7 @@ export function passportKeysOfBundle(request: unknown, evidence: string): Passpo
           alg,
           publicKeyB64: b64,
           role,
-          evidence,
+          evidence: '',
           expiresAt: typeof expires === 'string' ? expires : null,
         });
       }
@@ -76,16 +84,25 @@ export function passportKeysOfBundle(request: unknown, evidence: string): Passpo
   const speaksFor = humanId === undefined ? [agentId] : [humanId, agentId];
   add(isObject(rpr) ? rpr['binding_keys'] : undefined, 'principal', speaksFor);
   const createdAt = passport['created_at'];
-  return {
+  const keys: PassportKeys = {
     passportSignerKid: signerKid(bundle['agent_passport']),
     humanId,
     principalSignerKid: signerKid(bundle['responsible_principal_record']),
     agentId,
     createdAt: typeof createdAt === 'string' ? createdAt : undefined,
-    evidence,
+    evidence: '',
     activeKids,
     retiredKids,
     subjects: speaksFor,
     bindings: rows,
+  };
+  // Built above in a fixed member order from strings only, so equal keys stringify alike.
+  return {
+    identity: hash('sha256', JSON.stringify(keys), 'hex'),
+    withEvidence: (evidence) => ({
+      ...keys,
+      evidence,
+      bindings: rows.map((row) => ({ ...row, evidence })),
+    }),
   };
 }

@@ -11,14 +11,15 @@ export { bindingsOfBundle, passportKeysOfBundle } from './bundle-key-bindings.ts
 export interface VerifiedBundleEvent {
   readonly verified: boolean;
   readonly version: string;
-  readonly bundleHash?: string | undefined;
+  /** Its `evidence` is the hash of a verified bundle with these keys, the same for every later one (P123). */
   readonly passport: PassportKeys;
 }
 
 /**
  * Returns the hook the verify path calls after a verdict: a promise that settles true once the passport's keys
  * are applied (or were before), false when the event applies nothing or the write failed. The write is deferred
- * with setImmediate, and a bundle hash applied before costs one Set look-up.
+ * with setImmediate, and passport keys applied before cost one Set look-up: they are known by their evidence,
+ * which the worker keeps for each passport (P123), so another bundle with the same passport applies nothing new.
  */
 export function keyBindingFeeder(
   store: Store,
@@ -27,8 +28,8 @@ export function keyBindingFeeder(
 ): (event: VerifiedBundleEvent) => Promise<boolean> {
   const seen = new Set<string>();
   return async (event) => {
-    if (!event.verified || !event.version.startsWith('2') || event.bundleHash === undefined) return false;
-    const hash = event.bundleHash;
+    if (!event.verified || !event.version.startsWith('2')) return false;
+    const hash = event.passport.evidence;
     if (seen.has(hash)) return true;
     if (seen.size >= seenLimit) seen.clear();
     seen.add(hash);

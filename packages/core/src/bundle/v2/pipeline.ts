@@ -81,6 +81,9 @@ function auditLeaves(sha256: () => readonly string[], sha3: () => readonly strin
 
 type AnalysisHashes = Pick<BundleAnalysis, 'bundleHash' | 'bundleHashSecondary'>;
 
+/** Which whole-bundle hashes an analysis computes (P74, P123); the secondary comes with the primary. */
+export type WantedBundleHashes = 'none' | 'primary' | 'both';
+
 function primaryBundleHash(signed: unknown, memo: CanonicalMemo): AnalysisHashes | undefined {
   const hash = computeBundleHash(signed, memo);
   return hash.ok ? { bundleHash: hash.value } : undefined;
@@ -95,8 +98,8 @@ export function analyzeV2(
   runtime: VerifierRuntime,
   signed: unknown,
   requestKey: boolean,
-  /** P74: compute `bundleHashSecondary` (only an anchor receipt naming one needs it). */
-  withSecondary = false,
+  /** P74, P123: the verdict needs neither whole-bundle hash; only an anchor receipt, the CLI or the builder do. */
+  wanted: WantedBundleHashes = 'none',
 ): BundleAnalysis {
   const ledger = new Ledger();
   const bundle = propRecord(signed, 'bundle');
@@ -161,10 +164,15 @@ export function analyzeV2(
   const checkpoints = checkCheckpoints(ctx);
   const timeDependent = checkKeyValidity(ctx);
 
-  // Streamed as the canonical form is written (P65). The SHA3-256 one (P62) is what a receipt's
-  // bundle_hash_secondary must name and nothing else reads, so it costs a second hash of the whole
-  // bundle only when asked for (P74); then both come from the same walk.
-  const hashes = withSecondary ? bothBundleHashes(signed, forms.memo) : primaryBundleHash(signed, forms.memo);
+  // Streamed as the canonical form is written (P65). No check reads either hash of the whole bundle
+  // (100–400 KB): an anchor receipt is compared with them, so they cost a walk only when asked for (P74 for
+  // the SHA3-256 one, P123 for the SHA-256 one); both then come from the same walk.
+  const hashes =
+    wanted === 'both'
+      ? bothBundleHashes(signed, forms.memo)
+      : wanted === 'primary'
+        ? primaryBundleHash(signed, forms.memo)
+        : undefined;
   const passport = forms.artifacts.agent_passport.payload;
   const rpr = forms.artifacts.responsible_principal_record.payload;
   const agentId = propString(passport, 'agent_id');

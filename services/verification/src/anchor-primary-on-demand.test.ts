@@ -1,0 +1,147 @@
+// P123: a plain /verify computes no hash of the whole V2 bundle, so the analysis it caches has none. A later
+// request with any anchor receipt must still have the receipt's bundle_hash compared with the bundle's own
+// (recomputed, never read from the receipt): the cached analysis does not serve it, the worker analyses afresh.
+// The receipt comes from the real anchor service on loopback (Bitcoin through the Esplora test server).
+import { createHash } from 'node:crypto';
+import {
+  bitcoinPrivateKey,
+  bitcoinWallet,
+  type EsploraTestServer,
+  OPERATOR,
+  startEsploraServer,
+  testApp,
+} from '@proto/anchor/testing';
+import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postVerify, type RunningApp, sampleBundle, startApp } from './test-support.ts';
+
+let esplora: EsploraTestServer;
+let target: StoreTarget;
+let anchor: FastifyInstance;
+let receipt: Record<string, unknown>;
+const bundle = sampleBundle({});
+const otherHash = `sha256:${createHash('sha256').update('not this bundle').digest('hex')}`;
+
+beforeAll(async () => {
+  esplora = await startEsploraServer('regtest');
+  const keyHex = '48'.repeat(32);
+  esplora.fund(bitcoinWallet(bitcoinPrivateKey(keyHex, 'regtest'), 'regtest').address, 100_000);
+  target = await createStoreTarget('sqlite', 'verification-anchor-primary');
+  anchor = await testApp(
+    {
+      BTC_ESPLORA_URL: esplora.url,
+      BTC_PRIVATE_KEY: keyHex,
+      BTC_NETWORK: 'regtest',
+      BTC_CONFIRMATIONS: '1',
+      BATCH_INTERVAL_MS: '0',
+    },
+    await target.open(),
+  );
+  const posted = await anchor.inject({
+    method: 'POST',
+    url: '/anchor',
+    headers: { authorization: `Bearer ${OPERATOR}` },
+    payload: { bundle_hash: bundle.bundleHash, chain: 'bitcoin' },
+  });
+  expect(posted.statusCode).toBe(202);
+  await anchor.anchorWorker.run('bitcoin', true);
+  esplora.mine(1);
+  await anchor.anchorWorker.run('bitcoin', true);
+  const res = await anchor.inject({ method: 'GET', url: `/anchor/${bundle.bundleHash}` });
+  receipt = (res.json() as { anchor_receipt: Record<string, unknown> }).anchor_receipt;
+});
+
+afterAll(async () => {
+  await anchor?.close();
+  await target?.cleanup();
+  await esplora?.close();
+});
+
+function expectE202(json: Record<string, unknown>): void {
+  expect(json['verified'], JSON.stringify(json)).toBe(false);
+  expect(json['checks']).toMatchObject({ anchor: 'fail', classical_sig: 'pass' });
+  expect(json['error_details']).toEqual([
+    expect.objectContaining({
+      code: 'PROTO-E202',
+      check: 'anchor',
+      message: expect.stringContaining(`not for ${bundle.bundleHash}`),
+    }),
+  ]);
+}
+
+describe('an anchor receipt after a plain verify cached an analysis without the bundle hash (P123)', () => {
+  let cached: RunningApp;
+  beforeAll(async () => {
+    cached = await startApp({
+      VERIFY_WORKERS: '1',
+      VERIFY_RATE_LIMIT_PER_MINUTE: '0',
+      VERIFICATION_CACHE_MAX_ENTRIES: '100',
+      ANCHOR_VERIFY_ESPLORA_URL: esplora.url,
+    });
+  });
+  afterAll(async () => {
+    await cached?.close();
+  });
+
+  const post = (anchorReceipt?: unknown) =>
+    postVerify(
+      cached.url,
+      anchorReceipt === undefined
+        ? { signed_bundle: bundle.signed_bundle }
+        : { signed_bundle: bundle.signed_bundle, anchor_receipt: anchorReceipt },
+    );
+
+  it('fails a receipt for another bundle_hash with E202 on a miss and on the hit after it; the honest one passes', async () => {
+    expect(receipt).toMatchObject({ status: 'confirmed', bundle_hash: bundle.bundleHash });
+    const plain = await post();
+    expect(plain.json['verified']).toBe(true);
+    expect(plain.headers.get('x-verification-cache')).toBe('miss');
+    expect((await post()).headers.get('x-verification-cache')).toBe('hit');
+
+    const wrong = { ...receipt, bundle_hash: otherHash };
+    const first = await post(wrong);
+    expect(first.headers.get('x-verification-cache')).toBe('miss');
+    expectE202(first.json);
+    // The same bytes again (the body memo's path): a hit now, on the analysis that has the hash.
+    const again = await post(wrong);
+    expect(again.headers.get('x-verification-cache')).toBe('hit');
+    expectE202(again.json);
+
+    const honest = await post(receipt);
+    expect(honest.headers.get('x-verification-cache')).toBe('hit');
+    expect(honest.json, JSON.stringify(honest.json)).toMatchObject({
+      verified: true,
+      checks: { anchor: 'pass' },
+    });
+    expect(JSON.stringify(honest.json['warnings'] ?? [])).not.toContain('anchor_receipt not checked');
+    expect((await post()).json['verified']).toBe(true);
+  });
+
+  it('passes the honest receipt when it is the first to follow the plain verify (a miss), then fails the wrong one', async () => {
+    const fresh = await startApp({
+      VERIFY_WORKERS: '1',
+      VERIFY_RATE_LIMIT_PER_MINUTE: '0',
+      VERIFICATION_CACHE_MAX_ENTRIES: '100',
+      ANCHOR_VERIFY_ESPLORA_URL: esplora.url,
+    });
+    try {
+      const body = (r?: unknown) =>
+        r === undefined
+          ? { signed_bundle: bundle.signed_bundle }
+          : { signed_bundle: bundle.signed_bundle, anchor_receipt: r };
+      expect((await postVerify(fresh.url, body())).json['verified']).toBe(true);
+      const passed = await postVerify(fresh.url, body(receipt));
+      expect(passed.headers.get('x-verification-cache')).toBe('miss');
+      expect(passed.json, JSON.stringify(passed.json)).toMatchObject({
+        verified: true,
+        checks: { anchor: 'pass' },
+      });
+      const wrong = await postVerify(fresh.url, body({ ...receipt, bundle_hash: otherHash }));
+      expect(wrong.headers.get('x-verification-cache')).toBe('hit');
+      expectE202(wrong.json);
+    } finally {
+      await fresh.close();
+    }
+  });
+});
