@@ -148,7 +148,7 @@ describe('key directory fed by POST /verify', () => {
           expect(((await answer.json()) as Json)['verified']).toBe(true);
         };
         const evidenceOf = async (kid: string) => {
-          const answer = await boundKid(url, kid);
+          const answer = await keyOnceItAnswers(url, kid);
           expect(answer.status).toBe(200);
           return ((await answer.json()) as { bindings: { evidence: string }[] }).bindings.map(
             (b) => b.evidence,
