@@ -21,7 +21,6 @@ import { tierLabel, type VerificationMetrics } from './metrics.ts';
 import type { VerifyPool } from './pool.ts';
 import type { VerifiedBundleEvent } from './records/key-binding-feeder.ts';
 import { retainedBytes } from './retained-bytes.ts';
-import { withSharedStrings } from './shared-strings.ts';
 import { checkVerifyRequest, parseJsonBody } from './verify-request.ts';
 import type { VerifyTask, VerifyTaskResult } from './worker.ts';
 
@@ -323,14 +322,12 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
     if (result.kind === 'bad_request') return result;
     let cached: BundleAnalysis | undefined;
     if (cacheKey !== undefined && result.analysis) {
-      // What the cache keeps holds one copy of each repeated string (statuses, kids), not one per entry (P126).
-      const analysis = withSharedStrings(result.analysis);
       if (result.passport !== undefined) {
-        cached = analysis;
+        cached = result.analysis;
         cache.set(cacheKey, cached, retainedBytes(result.passport));
         unstoredBindings.set(cached, { passport: result.passport, cacheKey });
       } else {
-        cache.set(cacheKey, analysis);
+        cache.set(cacheKey, result.analysis);
       }
     }
     const cacheMiss = cache.enabled ? { cache: 'miss' as const } : {};
