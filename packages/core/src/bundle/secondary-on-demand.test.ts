@@ -6,32 +6,8 @@ import { describe, expect, it, vi } from 'vitest';
 const sha3Digests = vi.hoisted(() => [] as number[]);
 
 vi.mock('node:crypto', async (importOriginal) => {
-  const real = await importOriginal<typeof import('node:crypto')>();
-  const size = (data: unknown): number =>
-    typeof data === 'string' ? Buffer.byteLength(data, 'utf8') : (data as ArrayBufferView).byteLength;
-  const hash: typeof real.hash = ((alg: string, data: never, encoding?: never) => {
-    if (alg === 'sha3-256') sha3Digests.push(size(data));
-    return real.hash(alg, data, encoding);
-  }) as typeof real.hash;
-  const createHash: typeof real.createHash = (alg, options) => {
-    const hasher = real.createHash(alg, options);
-    if (alg !== 'sha3-256') return hasher;
-    let covered = 0;
-    const update = hasher.update.bind(hasher) as (data: unknown, encoding?: unknown) => typeof hasher;
-    const digest = hasher.digest.bind(hasher) as (encoding?: unknown) => unknown;
-    Object.assign(hasher, {
-      update: (data: unknown, encoding?: unknown) => {
-        covered += size(data);
-        return update(data, encoding);
-      },
-      digest: (encoding?: unknown) => {
-        sha3Digests.push(covered);
-        return digest(encoding);
-      },
-    });
-    return hasher;
-  };
-  return { ...real, hash, createHash };
+  const { recordingDigests } = await import('./testing/digest-recorder.ts');
+  return recordingDigests(await importOriginal<typeof import('node:crypto')>(), 'sha3-256', sha3Digests);
 });
 
 const { canonicalBytesV1, canonicalBytesV2 } = await import('../canonical/index.ts');
