@@ -3,58 +3,32 @@
 // (recomputed, never read from the receipt): the cached analysis does not serve it, the worker analyses afresh.
 // The receipt comes from the real anchor service on loopback (Bitcoin through the Esplora test server).
 import { createHash } from 'node:crypto';
-import {
-  bitcoinPrivateKey,
-  bitcoinWallet,
-  type EsploraTestServer,
-  OPERATOR,
-  startEsploraServer,
-  testApp,
-} from '@proto/anchor/testing';
-import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
-import type { FastifyInstance } from 'fastify';
+import { type EsploraTestServer, startEsploraServer } from '@proto/anchor/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postVerify, type RunningApp, sampleBundle, startApp } from './test-support.ts';
+import { postVerify, type RunningApp, sampleBundle } from './test-support.ts';
+import {
+  type BitcoinReceipt,
+  bitcoinReceipt,
+  startCachedVerifier,
+  withReceipt,
+} from './testing/bitcoin-receipt.ts';
 
 let esplora: EsploraTestServer;
-let target: StoreTarget;
-let anchor: FastifyInstance;
+let anchored: BitcoinReceipt;
 let receipt: Record<string, unknown>;
 const bundle = sampleBundle({});
 const otherHash = `sha256:${createHash('sha256').update('not this bundle').digest('hex')}`;
 
 beforeAll(async () => {
   esplora = await startEsploraServer('regtest');
-  const keyHex = '48'.repeat(32);
-  esplora.fund(bitcoinWallet(bitcoinPrivateKey(keyHex, 'regtest'), 'regtest').address, 100_000);
-  target = await createStoreTarget('sqlite', 'verification-anchor-primary');
-  anchor = await testApp(
-    {
-      BTC_ESPLORA_URL: esplora.url,
-      BTC_PRIVATE_KEY: keyHex,
-      BTC_NETWORK: 'regtest',
-      BTC_CONFIRMATIONS: '1',
-      BATCH_INTERVAL_MS: '0',
-    },
-    await target.open(),
-  );
-  const posted = await anchor.inject({
-    method: 'POST',
-    url: '/anchor',
-    headers: { authorization: `Bearer ${OPERATOR}` },
-    payload: { bundle_hash: bundle.bundleHash, chain: 'bitcoin' },
+  anchored = await bitcoinReceipt(esplora, '48'.repeat(32), 'verification-anchor-primary', {
+    bundle_hash: bundle.bundleHash,
   });
-  expect(posted.statusCode).toBe(202);
-  await anchor.anchorWorker.run('bitcoin', true);
-  esplora.mine(1);
-  await anchor.anchorWorker.run('bitcoin', true);
-  const res = await anchor.inject({ method: 'GET', url: `/anchor/${bundle.bundleHash}` });
-  receipt = (res.json() as { anchor_receipt: Record<string, unknown> }).anchor_receipt;
+  receipt = anchored.receipt;
 });
 
 afterAll(async () => {
-  await anchor?.close();
-  await target?.cleanup();
+  await anchored?.close();
   await esplora?.close();
 });
 
@@ -73,24 +47,14 @@ function expectE202(json: Record<string, unknown>): void {
 describe('an anchor receipt after a plain verify cached an analysis without the bundle hash (P123)', () => {
   let cached: RunningApp;
   beforeAll(async () => {
-    cached = await startApp({
-      VERIFY_WORKERS: '1',
-      VERIFY_RATE_LIMIT_PER_MINUTE: '0',
-      VERIFICATION_CACHE_MAX_ENTRIES: '100',
-      ANCHOR_VERIFY_ESPLORA_URL: esplora.url,
-    });
+    cached = await startCachedVerifier(esplora);
   });
   afterAll(async () => {
     await cached?.close();
   });
 
   const post = (anchorReceipt?: unknown) =>
-    postVerify(
-      cached.url,
-      anchorReceipt === undefined
-        ? { signed_bundle: bundle.signed_bundle }
-        : { signed_bundle: bundle.signed_bundle, anchor_receipt: anchorReceipt },
-    );
+    postVerify(cached.url, withReceipt(bundle.signed_bundle, anchorReceipt));
 
   it('fails a receipt for another bundle_hash with E202 on a miss and on the hit after it; the honest one passes', async () => {
     expect(receipt).toMatchObject({ status: 'confirmed', bundle_hash: bundle.bundleHash });
@@ -119,17 +83,9 @@ describe('an anchor receipt after a plain verify cached an analysis without the 
   });
 
   it('passes the honest receipt when it is the first to follow the plain verify (a miss), then fails the wrong one', async () => {
-    const fresh = await startApp({
-      VERIFY_WORKERS: '1',
-      VERIFY_RATE_LIMIT_PER_MINUTE: '0',
-      VERIFICATION_CACHE_MAX_ENTRIES: '100',
-      ANCHOR_VERIFY_ESPLORA_URL: esplora.url,
-    });
+    const fresh = await startCachedVerifier(esplora);
     try {
-      const body = (r?: unknown) =>
-        r === undefined
-          ? { signed_bundle: bundle.signed_bundle }
-          : { signed_bundle: bundle.signed_bundle, anchor_receipt: r };
+      const body = (r?: unknown) => withReceipt(bundle.signed_bundle, r);
       expect((await postVerify(fresh.url, body())).json['verified']).toBe(true);
       const passed = await postVerify(fresh.url, body(receipt));
       expect(passed.headers.get('x-verification-cache')).toBe('miss');

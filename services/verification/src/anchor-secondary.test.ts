@@ -5,23 +5,19 @@
 // The honest receipt passes; the lying one fails with E202 like a receipt for another bundle_hash; the honest
 // receipt without its secondary members behaves as a plain SHA-256 receipt (pass, no warning).
 import { createHash } from 'node:crypto';
-import {
-  bitcoinPrivateKey,
-  bitcoinWallet,
-  type EsploraTestServer,
-  OPERATOR,
-  startEsploraServer,
-  testApp,
-} from '@proto/anchor/testing';
+import { type EsploraTestServer, startEsploraServer } from '@proto/anchor/testing';
 import { computeBundleHashes } from '@proto/core';
-import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postVerify, type RunningApp, sampleBundle, startApp } from './test-support.ts';
+import {
+  type BitcoinReceipt,
+  bitcoinReceipt,
+  startCachedVerifier,
+  withReceipt,
+} from './testing/bitcoin-receipt.ts';
 
 let esplora: EsploraTestServer;
-const targets: StoreTarget[] = [];
-const anchors: FastifyInstance[] = [];
+const anchored: BitcoinReceipt[] = [];
 let verifier: RunningApp;
 const bundle = sampleBundle({});
 const hashes = computeBundleHashes(bundle.signed_bundle);
@@ -33,32 +29,12 @@ let lying: Record<string, unknown>;
 
 /** Anchors the bundle with `secondary` through a fresh anchor service paying from `keyHex`; returns the receipt. */
 async function anchorWith(keyHex: string, secondary: string): Promise<Record<string, unknown>> {
-  esplora.fund(bitcoinWallet(bitcoinPrivateKey(keyHex, 'regtest'), 'regtest').address, 100_000);
-  const target = await createStoreTarget('sqlite', `verification-anchor-sha3-${keyHex.slice(0, 2)}`);
-  targets.push(target);
-  const anchor = await testApp(
-    {
-      BTC_ESPLORA_URL: esplora.url,
-      BTC_PRIVATE_KEY: keyHex,
-      BTC_NETWORK: 'regtest',
-      BTC_CONFIRMATIONS: '1',
-      BATCH_INTERVAL_MS: '0',
-    },
-    await target.open(),
-  );
-  anchors.push(anchor);
-  const posted = await anchor.inject({
-    method: 'POST',
-    url: '/anchor',
-    headers: { authorization: `Bearer ${OPERATOR}` },
-    payload: { bundle_hash: bundle.bundleHash, bundle_hash_secondary: secondary, chain: 'bitcoin' },
+  const made = await bitcoinReceipt(esplora, keyHex, `verification-anchor-sha3-${keyHex.slice(0, 2)}`, {
+    bundle_hash: bundle.bundleHash,
+    bundle_hash_secondary: secondary,
   });
-  expect(posted.statusCode).toBe(202);
-  await anchor.anchorWorker.run('bitcoin', true);
-  esplora.mine(1);
-  await anchor.anchorWorker.run('bitcoin', true);
-  const res = await anchor.inject({ method: 'GET', url: `/anchor/${bundle.bundleHash}` });
-  return (res.json() as { anchor_receipt: Record<string, unknown> }).anchor_receipt;
+  anchored.push(made);
+  return made.receipt;
 }
 
 beforeAll(async () => {
@@ -74,8 +50,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await verifier?.close();
-  for (const anchor of anchors) await anchor.close();
-  for (const target of targets) await target.cleanup();
+  for (const made of anchored) await made.close();
   await esplora?.close();
 });
 
@@ -154,24 +129,14 @@ describe('a receipt anchoring the SHA3-256 hash too, through POST /verify', () =
 describe('a receipt naming a secondary hash after a plain verify cached the analysis (P74)', () => {
   let cached: RunningApp;
   beforeAll(async () => {
-    cached = await startApp({
-      VERIFY_WORKERS: '1',
-      VERIFY_RATE_LIMIT_PER_MINUTE: '0',
-      VERIFICATION_CACHE_MAX_ENTRIES: '100',
-      ANCHOR_VERIFY_ESPLORA_URL: esplora.url,
-    });
+    cached = await startCachedVerifier(esplora);
   });
   afterAll(async () => {
     await cached?.close();
   });
 
   const post = (anchorReceipt?: unknown) =>
-    postVerify(
-      cached.url,
-      anchorReceipt === undefined
-        ? { signed_bundle: bundle.signed_bundle }
-        : { signed_bundle: bundle.signed_bundle, anchor_receipt: anchorReceipt },
-    );
+    postVerify(cached.url, withReceipt(bundle.signed_bundle, anchorReceipt));
 
   it('refuses the lying secondary with E202 and passes the honest one, each on its first and a repeated request', async () => {
     const plain = await post();
@@ -199,17 +164,9 @@ describe('a receipt naming a secondary hash after a plain verify cached the anal
 
   it('passes the honest receipt when it is the first to follow the plain verify, then refuses the lying one', async () => {
     // An app of its own, so the honest receipt meets the plain analysis (above, the lying one came first).
-    const fresh = await startApp({
-      VERIFY_WORKERS: '1',
-      VERIFY_RATE_LIMIT_PER_MINUTE: '0',
-      VERIFICATION_CACHE_MAX_ENTRIES: '100',
-      ANCHOR_VERIFY_ESPLORA_URL: esplora.url,
-    });
+    const fresh = await startCachedVerifier(esplora);
     try {
-      const body = (receipt?: unknown) =>
-        receipt === undefined
-          ? { signed_bundle: bundle.signed_bundle }
-          : { signed_bundle: bundle.signed_bundle, anchor_receipt: receipt };
+      const body = (receipt?: unknown) => withReceipt(bundle.signed_bundle, receipt);
       expect((await postVerify(fresh.url, body())).json['verified']).toBe(true);
       const passed = await postVerify(fresh.url, body(honest));
       expect(passed.json, JSON.stringify(passed.json)).toMatchObject({

@@ -1,0 +1,78 @@
+// Test support for /verify's anchor checks: a confirmed Bitcoin receipt made by the real anchor service on
+// loopback (regtest, through the Esplora test server), for the tests that compare a receipt with the bundle
+// (anchor-secondary.test.ts, anchor-primary-on-demand.test.ts; P74, P123).
+import {
+  bitcoinPrivateKey,
+  bitcoinWallet,
+  type EsploraTestServer,
+  OPERATOR,
+  testApp,
+} from '@proto/anchor/testing';
+import { createStoreTarget } from '@proto/store/testing';
+import { type RunningApp, startApp } from '../test-support.ts';
+
+export interface BitcoinReceipt {
+  readonly receipt: Record<string, unknown>;
+  /** Closes the anchor service and removes its store. */
+  close(): Promise<void>;
+}
+
+/**
+ * Funds the wallet of `keyHex`, anchors `payload` (bundle_hash, and bundle_hash_secondary when given) through a
+ * fresh anchor service on a store named `storeName`, mines the block and returns the confirmed receipt.
+ */
+export async function bitcoinReceipt(
+  esplora: EsploraTestServer,
+  keyHex: string,
+  storeName: string,
+  payload: { bundle_hash: string; bundle_hash_secondary?: string },
+): Promise<BitcoinReceipt> {
+  esplora.fund(bitcoinWallet(bitcoinPrivateKey(keyHex, 'regtest'), 'regtest').address, 100_000);
+  const target = await createStoreTarget('sqlite', storeName);
+  const anchor = await testApp(
+    {
+      BTC_ESPLORA_URL: esplora.url,
+      BTC_PRIVATE_KEY: keyHex,
+      BTC_NETWORK: 'regtest',
+      BTC_CONFIRMATIONS: '1',
+      BATCH_INTERVAL_MS: '0',
+    },
+    await target.open(),
+  );
+  const close = async () => {
+    await anchor.close();
+    await target.cleanup();
+  };
+  const posted = await anchor.inject({
+    method: 'POST',
+    url: '/anchor',
+    headers: { authorization: `Bearer ${OPERATOR}` },
+    payload: { ...payload, chain: 'bitcoin' },
+  });
+  if (posted.statusCode !== 202) {
+    await close();
+    throw new Error(`POST /anchor answered ${posted.statusCode}: ${posted.body}`);
+  }
+  await anchor.anchorWorker.run('bitcoin', true);
+  esplora.mine(1);
+  await anchor.anchorWorker.run('bitcoin', true);
+  const res = await anchor.inject({ method: 'GET', url: `/anchor/${payload.bundle_hash}` });
+  return { receipt: (res.json() as { anchor_receipt: Record<string, unknown> }).anchor_receipt, close };
+}
+
+/** A /verify body: the signed bundle, with `anchorReceipt` when one is given. */
+export function withReceipt(signedBundle: unknown, anchorReceipt?: unknown): Record<string, unknown> {
+  return anchorReceipt === undefined
+    ? { signed_bundle: signedBundle }
+    : { signed_bundle: signedBundle, anchor_receipt: anchorReceipt };
+}
+
+/** A verification app with its analysis cache on (100 entries) that checks Bitcoin receipts through `esplora`. */
+export function startCachedVerifier(esplora: EsploraTestServer): Promise<RunningApp> {
+  return startApp({
+    VERIFY_WORKERS: '1',
+    VERIFY_RATE_LIMIT_PER_MINUTE: '0',
+    VERIFICATION_CACHE_MAX_ENTRIES: '100',
+    ANCHOR_VERIFY_ESPLORA_URL: esplora.url,
+  });
+}
