@@ -9,22 +9,12 @@ import type { NewKeyBinding, PassportKeys } from '@proto/store';
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The bindings a verified V2 bundle proves; keys whose kid does not derive from their bytes are skipped. */
-export function bindingsOfBundle(request: unknown, evidence: string): NewKeyBinding[] {
-  return passportKeysOfBundle(request, evidence)?.bindings.slice() ?? [];
-}
-
 /** The classical kid of an artifact's composite signature (the verifier has checked it signed). */
 function signerKid(artifact: unknown): string | undefined {
   const sig = isObject(artifact) ? artifact['composite_sig'] : undefined;
   const classical = isObject(sig) ? sig['classical'] : undefined;
   const kid = isObject(classical) ? classical['kid'] : undefined;
   return typeof kid === 'string' ? kid : undefined;
-}
-
-/** What a verified V2 bundle says about its agent's keys: bindings, the passport's time, listed and marked kids. */
-export function passportKeysOfBundle(request: unknown, evidence: string): PassportKeys | undefined {
-  return passportKeysOf(request)?.withEvidence(evidence);
 }
 
 /** A bundle's passport keys before the evidence (a verified bundle's hash) is known (P123). */
@@ -38,7 +28,11 @@ export interface PassportKeysDraft {
   withEvidence(evidence: string): PassportKeys;
 }
 
-/** passportKeysOfBundle without the evidence, read from the request as it is (not the covered view). */
+/**
+ * What a V2 bundle says about its agent's keys (bindings, the passport's time, listed and marked kids), before
+ * the evidence (a verified bundle's hash) is known; read from the request as it is (not the covered view). Keys
+ * whose kid does not derive from their bytes are skipped.
+ */
 export function passportKeysOf(request: unknown): PassportKeysDraft | undefined {
   const signed = isObject(request) ? request['signed_bundle'] : undefined;
   const bundle = isObject(signed) ? signed['bundle'] : undefined;

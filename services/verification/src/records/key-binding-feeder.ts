@@ -5,8 +5,6 @@ import { decodeBase64Strict } from '@proto/core';
 import type { PassportKeys, Store } from '@proto/store';
 import type { KeyBinding, KeyBindingLookup } from './write-authorization.ts';
 
-export { bindingsOfBundle, passportKeysOfBundle } from './bundle-key-bindings.ts';
-
 /** What the verify path hands over once its answer is known: the final verdict and what the worker read. */
 export interface VerifiedBundleEvent {
   readonly verified: boolean;
