@@ -91,6 +91,11 @@ export function analyzeOptionsFor(evidence: SuppliedEvidence | undefined, forKey
   };
 }
 
+/** A V2 analysis past its schema check: the kind that has a whole-bundle hash when one is asked for (P123). */
+export function passedV2Schema(analysis: BundleAnalysis): boolean {
+  return analysis.version === '2.0' && analysis.checks.schema === 'pass';
+}
+
 /**
  * Whether a cached analysis has every hash this request's evidence is compared with: one made for a request
  * without an anchor receipt has no V2 bundle hash (P123), and one made without a receipt naming a
@@ -102,8 +107,7 @@ export function analyzeOptionsFor(evidence: SuppliedEvidence | undefined, forKey
 export function analysisServes(analysis: BundleAnalysis, evidence: SuppliedEvidence | undefined): boolean {
   const receipt = evidence?.anchor_receipt;
   if (receipt === undefined) return true;
-  if (analysis.bundleHash === undefined)
-    return analysis.version !== '2.0' || analysis.checks.schema !== 'pass';
+  if (analysis.bundleHash === undefined) return !passedV2Schema(analysis);
   return analysis.bundleHashSecondary !== undefined || !receiptNamesSecondary(receipt);
 }
 

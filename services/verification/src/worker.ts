@@ -20,6 +20,7 @@ import {
   evidenceOf,
   externalChecksApply,
   factsOf,
+  passedV2Schema,
   type SuppliedEvidence,
   subjectOf,
 } from './bundle-subject.ts';
@@ -173,8 +174,7 @@ function verdictOf(task: VerifyTask, moved?: ArrayBuffer[]): VerifyTaskResult {
   const forKeys = keys !== undefined && seenWith === undefined;
   const analysis = verifier.analyze(read.request, analyzeOptionsFor(evidence, forKeys));
   const response = verifier.finalize(analysis, new Date(task.now));
-  // A V2 analysis past its schema check (the one that would have a bundle hash, asked or not), as before P123.
-  const pastSchemaV2 = analysis.version.startsWith('2') && analysis.checks.schema === 'pass';
+  const pastSchemaV2 = passedV2Schema(analysis);
   if (forKeys && pastSchemaV2 && response.verified && analysis.bundleHash !== undefined)
     passportEvidence.remember(keys, analysis.bundleHash);
   const bundleHash = seenWith ?? analysis.bundleHash;
