@@ -191,43 +191,28 @@ async function main(): Promise<void> {
     for (const variant of VARIANTS) {
       const rs = runs.get(variant.label)!;
       const perBundle = (f: (r: Run) => number) => rs.reduce((a, r) => a + f(r) / r.bundles, 0) / rs.length;
+      // One column a thread group: `of` picks the run's figures by group.
+      const byGroup = (of: (r: Run) => ReadonlyMap<string, number>, digits = 2) =>
+        groupNames
+          .map((g) =>
+            fmt(
+              perBundle((r) => of(r).get(g) ?? 0),
+              12,
+              digits,
+            ),
+          )
+          .join(' ');
       const total = perBundle((r) => r.total);
       if (Number.isNaN(baseTotal)) baseTotal = total;
       const reqs = rs.reduce((a, r) => a + r.bundles, 0) / rs.length / DURATION_S;
       console.log(
-        `${variant.label.padEnd(12)} ${fmt(reqs, 8, 1)} ${fmt(total)} ${groupNames
-          .map((g) =>
-            fmt(
-              perBundle((r) => r.groups.get(g) ?? 0),
-              12,
-            ),
-          )
-          .join(' ')}  ${fmt(total / baseTotal, 7, 3)} ${Math.max(...rs.map((r) => r.peakRssMb)).toFixed(0)}`,
+        `${variant.label.padEnd(12)} ${fmt(reqs, 8, 1)} ${fmt(total)} ${byGroup((r) => r.groups)}  ${fmt(total / baseTotal, 7, 3)} ${Math.max(...rs.map((r) => r.peakRssMb)).toFixed(0)}`,
       );
       console.log(
         `  each run, total ms/bundle: ${rs.map((r) => (r.total / r.bundles).toFixed(2)).join(' | ')}`,
       );
-      console.log(
-        `  ${'of which kernel ms'.padEnd(27)}${groupNames
-          .map((g) =>
-            fmt(
-              perBundle((r) => r.systemMs.get(g) ?? 0),
-              12,
-            ),
-          )
-          .join(' ')}`,
-      );
-      console.log(
-        `  ${'minor page faults'.padEnd(27)}${groupNames
-          .map((g) =>
-            fmt(
-              perBundle((r) => r.minorFaults.get(g) ?? 0),
-              12,
-              0,
-            ),
-          )
-          .join(' ')}`,
-      );
+      console.log(`  ${'of which kernel ms'.padEnd(27)}${byGroup((r) => r.systemMs)}`);
+      console.log(`  ${'minor page faults'.padEnd(27)}${byGroup((r) => r.minorFaults, 0)}`);
       for (const [i, r] of rs.entries()) {
         if (r.gc.size === 0) continue;
         const pauses = [...r.gc.values()].reduce((a, gc) => a + gc.pauseMs, 0);
