@@ -38,7 +38,9 @@ export interface SideReading {
 }
 
 export interface Contention {
-  /** Each round's sides, in the order they ran. */
+  /** Every round's sides, in the order they ran. */
+  readonly measured: readonly (readonly SideReading[])[];
+  /** The rounds the figures are taken from: those no other process disturbed (see contentionOf). */
   readonly rounds: readonly (readonly SideReading[])[];
   /** Medians over the rounds: CPU ms per round of the calls, one thread alone, both at once, beside JSON. */
   readonly oneMs: number;
@@ -67,11 +69,19 @@ export function ratiosOf(rounds: readonly (readonly SideReading[])[], kind: Side
   });
 }
 
-/** The medians and ratios of measured rounds. */
-export function contentionOf(rounds: readonly (readonly SideReading[])[]): Contention {
+/**
+ * Other processes' cores over a side above which its round is left out: the one-thread side must have the
+ * other core idle, and a busy core beside either side is a different experiment (the spin side's).
+ */
+export const DISTURBED_CORES = 0.25;
+
+/** The medians and ratios of the rounds no other process disturbed. */
+export function contentionOf(measured: readonly (readonly SideReading[])[]): Contention {
+  const rounds = measured.filter((sides) => sides.every((s) => s.otherCores <= DISTURBED_CORES));
   const of = (kind: SideKind) =>
     median(rounds.flatMap((r) => r.filter((s) => s.kind === kind).map((s) => s.cpuMs)));
   return {
+    measured,
     rounds,
     oneMs: of('one'),
     bothMs: of('both'),

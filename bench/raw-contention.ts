@@ -5,14 +5,20 @@
 // per algorithm (each alone, over maximum-60's calls of it) and per bundle, from per-thread CPU time, with
 // the JSON side that tells shared core resources from contention for the crypto (bench/contention-replay.ts).
 // Usage: flock /work/notes/bench.lock pnpm exec node bench/raw-contention.ts
-//   [CONTENTION_ROUNDS=8] [CONTENTION_WINDOW_MS=500] [CONTENTION_TRACE=1] [CRYPTO_BACKEND=auto]
+//   [CONTENTION_ROUNDS=16] [CONTENTION_WINDOW_MS=250] [CONTENTION_TRACE=1] [CRYPTO_BACKEND=auto]
 import { buildSignedBundle, createVerifier, type SigningAlg, selectCryptoBackend } from '@proto/core';
-import { type Contention, measureContention, ratiosOf, type SideReading } from './contention-replay.ts';
+import {
+  type Contention,
+  DISTURBED_CORES,
+  measureContention,
+  ratiosOf,
+  type SideReading,
+} from './contention-replay.ts';
 import type { BackendPreference } from './contention-signals.ts';
 import { ENGINE_CASES, recordingBackend, type SignatureCall } from './engine-cases.ts';
 
-const ROUNDS = Number(process.env['CONTENTION_ROUNDS'] ?? 8);
-const WINDOW_MS = Number(process.env['CONTENTION_WINDOW_MS'] ?? 500);
+const ROUNDS = Number(process.env['CONTENTION_ROUNDS'] ?? 16);
+const WINDOW_MS = Number(process.env['CONTENTION_WINDOW_MS'] ?? 250);
 const TRACE = process.env['CONTENTION_TRACE'] === '1';
 const PREFERENCE = (process.env['CRYPTO_BACKEND'] ?? 'auto') as BackendPreference;
 const BUNDLES = ['routine-10', 'elevated-10', 'maximum-60'];
@@ -57,13 +63,14 @@ const fixed = (n: number, digits: number, width: number) => n.toFixed(digits).pa
 const range = (xs: readonly number[]) =>
   xs.length === 0 ? 'n/a' : `${Math.min(...xs).toFixed(3)}–${Math.max(...xs).toFixed(3)}`;
 const sidesOf = (c: Contention, kind: SideReading['kind']) => c.rounds.flat().filter((s) => s.kind === kind);
-const max = (xs: readonly number[]) => xs.reduce((m, x) => Math.max(m, x), Number.NEGATIVE_INFINITY);
+const max = (xs: readonly number[]) => (xs.length === 0 ? Number.NaN : Math.max(...xs));
+const min = (xs: readonly number[]) => (xs.length === 0 ? Number.NaN : Math.min(...xs));
 
 console.log(
   `raw signatures on both cores (P127): backend ${backend.name}, ${ROUNDS} rounds of ${WINDOW_MS} ms a side, sides alternated (one both spin / spin both one); per-thread CPU time`,
 );
 console.log(
-  'case                 calls  unit         one    both  beside JSON   k both  (rounds)       k JSON  (rounds)       1/k  cpu/wall both  steal %  other cores max',
+  'case                 calls  unit         one    both  beside JSON   k both  (rounds)       k JSON  (rounds)       1/k  cpu/wall both  steal %  rounds kept',
 );
 for (const c of cases) {
   const contention = await measureContention(c.calls, {
@@ -74,6 +81,7 @@ for (const c of cases) {
   });
   const scale = c.perCall ? 1000 / c.calls.length : 1;
   const all = contention.rounds.flat();
+  const kept = `${contention.rounds.length}/${contention.measured.length}`;
   const both = sidesOf(contention, 'both');
   console.log(
     [
@@ -88,15 +96,15 @@ for (const c of cases) {
       fixed(contention.kSpin, 3, 8),
       `(${range(ratiosOf(contention.rounds, 'spin'))})`,
       `${fixed(100 / contention.k, 1, 6)} %`,
-      fixed(Math.min(...both.map((s) => s.cpuShare)), 3, 14),
+      fixed(min(both.map((s) => s.cpuShare)), 3, 14),
       fixed(100 * max(all.map((s) => s.steal)), 2, 8),
-      fixed(max(all.map((s) => s.otherCores)), 2, 16),
+      kept.padStart(12),
     ].join(' '),
   );
   if (TRACE)
-    for (const [r, sides] of contention.rounds.entries())
+    for (const [r, sides] of contention.measured.entries())
       console.log(
-        `  round ${r}: ${sides.map((s) => `${s.kind} ${(s.cpuMs * scale).toFixed(2)} (cpu/wall ${s.cpuShare.toFixed(3)}, steal ${(100 * s.steal).toFixed(1)} %, others ${s.otherCores.toFixed(2)})`).join(' | ')}`,
+        `  round ${r}${contention.rounds.includes(sides) ? '' : ' (disturbed)'}: ${sides.map((s) => `${s.kind} ${(s.cpuMs * scale).toFixed(2)} (cpu/wall ${s.cpuShare.toFixed(3)}, steal ${(100 * s.steal).toFixed(1)} %, others ${s.otherCores.toFixed(2)})`).join(' | ')}`,
       );
 }
 console.log(
@@ -107,6 +115,7 @@ console.log(
     'beside JSON = one thread replaying while the other spins on JSON.parse/stringify; k = median over the rounds of',
     "both ÷ one of the same round (k JSON likewise); 1/k = the share's ceiling when both cores verify; cpu/wall both =",
     "the lowest CPU ÷ wall of a both side (under 1: something took the threads' cores); steal = the largest steal share",
-    "of /proc/stat's jiffies over a side; other cores = the most cores the machine spent beyond this process in a side.",
+    "of /proc/stat's jiffies over a side; rounds kept = rounds in which no side saw other processes keep more than",
+    `${DISTURBED_CORES} cores busy (the figures are of those rounds only; CONTENTION_TRACE=1 prints every round).`,
   ].join('\n'),
 );
