@@ -158,7 +158,10 @@ class ThreadPair {
 }
 
 export interface ContentionOptions {
+  /** Rounds wanted that no other process disturbed (DISTURBED_CORES). */
   readonly rounds: number;
+  /** Rounds in all at most, disturbed ones included (the figures are NaN if none was undisturbed). */
+  readonly maxRounds: number;
   readonly windowMs: number;
   /** Also measure one thread replaying beside one spinning on JSON work. */
   readonly spin: boolean;
@@ -166,8 +169,9 @@ export interface ContentionOptions {
 }
 
 /**
- * k for `calls`: `rounds` rounds of the sides (one, both[, spin]; every other round reversed, and the thread
- * that replays alone alternating), after one discarded round that warms both threads' JIT and key caches.
+ * k for `calls`: rounds of the sides (one, both[, spin]; every other round reversed, and the thread that
+ * replays alone alternating) until `rounds` of them were undisturbed or `maxRounds` ran, after one discarded
+ * round that warms both threads' JIT and key caches.
  */
 export async function measureContention(
   calls: readonly SignatureCall[],
@@ -178,7 +182,7 @@ export async function measureContention(
   try {
     for (const kind of kinds) await pair.side(kind, Math.min(options.windowMs, 200), 0);
     const rounds: SideReading[][] = [];
-    for (let r = 0; r < options.rounds; r++) {
+    for (let r = 0; r < options.maxRounds && contentionOf(rounds).rounds.length < options.rounds; r++) {
       const order = r % 2 === 0 ? kinds : [...kinds].reverse();
       const sides: SideReading[] = [];
       for (const kind of order) sides.push(await pair.side(kind, options.windowMs, r % 2 === 0 ? 0 : 1));

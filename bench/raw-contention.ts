@@ -5,7 +5,7 @@
 // per algorithm (each alone, over maximum-60's calls of it) and per bundle, from per-thread CPU time, with
 // the JSON side that tells shared core resources from contention for the crypto (bench/contention-replay.ts).
 // Usage: flock /work/notes/bench.lock pnpm exec node bench/raw-contention.ts
-//   [CONTENTION_ROUNDS=16] [CONTENTION_WINDOW_MS=250] [CONTENTION_TRACE=1] [CRYPTO_BACKEND=auto]
+//   [CONTENTION_ROUNDS=16 undisturbed, of CONTENTION_MAX_ROUNDS=32 at most] [CONTENTION_WINDOW_MS=250] [CONTENTION_TRACE=1] [CRYPTO_BACKEND=auto]
 import { buildSignedBundle, createVerifier, type SigningAlg, selectCryptoBackend } from '@proto/core';
 import {
   type Contention,
@@ -18,6 +18,7 @@ import type { BackendPreference } from './contention-signals.ts';
 import { ENGINE_CASES, recordingBackend, type SignatureCall } from './engine-cases.ts';
 
 const ROUNDS = Number(process.env['CONTENTION_ROUNDS'] ?? 16);
+const MAX_ROUNDS = Number(process.env['CONTENTION_MAX_ROUNDS'] ?? 2 * ROUNDS);
 const WINDOW_MS = Number(process.env['CONTENTION_WINDOW_MS'] ?? 250);
 const TRACE = process.env['CONTENTION_TRACE'] === '1';
 const PREFERENCE = (process.env['CRYPTO_BACKEND'] ?? 'auto') as BackendPreference;
@@ -67,7 +68,7 @@ const max = (xs: readonly number[]) => (xs.length === 0 ? Number.NaN : Math.max(
 const min = (xs: readonly number[]) => (xs.length === 0 ? Number.NaN : Math.min(...xs));
 
 console.log(
-  `raw signatures on both cores (P127): backend ${backend.name}, ${ROUNDS} rounds of ${WINDOW_MS} ms a side, sides alternated (one both spin / spin both one); per-thread CPU time`,
+  `raw signatures on both cores (P127): backend ${backend.name}, ${ROUNDS} undisturbed rounds (of ${MAX_ROUNDS} at most) of ${WINDOW_MS} ms a side, sides alternated (one both spin / spin both one); per-thread CPU time`,
 );
 console.log(
   'case                 calls  unit         one    both  beside JSON   k both  (rounds)       k JSON  (rounds)       1/k  cpu/wall both  steal %  rounds kept',
@@ -75,6 +76,7 @@ console.log(
 for (const c of cases) {
   const contention = await measureContention(c.calls, {
     rounds: ROUNDS,
+    maxRounds: MAX_ROUNDS,
     windowMs: WINDOW_MS,
     spin: true,
     preference: PREFERENCE,

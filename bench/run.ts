@@ -75,8 +75,14 @@ function driftNote(around: RawAround<unknown>, attempts: number): string {
 /** A V2 bundle's k after its rows, the service quiet: its calls on two threads at once ÷ on one (P127). */
 async function rawContentionOf(p: Prepared, pid: number): Promise<RawContention> {
   await waitForQuiet(pid);
-  const options = { rounds: CONTENTION_ROUNDS, windowMs: 300, spin: false, preference: BACKEND };
-  return { name: p.name, k: (await measureContention(p.calls, options)).k };
+  const rounds = CONTENTION_ROUNDS;
+  const options = { rounds, maxRounds: 3 * rounds, windowMs: 300, spin: false, preference: BACKEND };
+  const c = await measureContention(p.calls, options);
+  if (RAW_TRACE)
+    console.log(
+      `  raw ×both cores ${p.name}: one ${c.oneMs.toFixed(2)} ms, both ${c.bothMs.toFixed(2)} ms, k ${c.k.toFixed(3)}, ${c.rounds.length} of ${c.measured.length} rounds undisturbed`,
+    );
+  return { name: p.name, k: c.k };
 }
 
 /** The fourth table: each row's share and ratio bounds from this run's floors (share-bounds.ts). */

@@ -189,7 +189,8 @@ export const BOUNDS_EXPLAINED = [
   'bundle (this process, as measured in the row) taken from the same cores; ratio = what the row reached.',
   "raw ×both cores = k, the bundle's calls' CPU per round on two threads replaying at once ÷ on one thread alone",
   '(bench/contention-replay.ts, measured after its rows, per-thread CPU; P127): what each signature costs when both',
-  'cores verify; contended strict bound = raw ÷ (raw·k + HTTP floor + strict floor). n/a: BENCH_CONTENTION=skip.',
+  'cores verify; contended strict bound = raw ÷ (raw·k + HTTP floor + strict floor). n/a: BENCH_CONTENTION=skip, or',
+  "other processes kept over 0.25 cores busy in every round (BENCH_CONTENTION_ROUNDS × 3) of the bundle's k.",
 ].join('\n');
 
 /** A V2 bundle of the run, as the protocol floor needs it. */
