@@ -1,7 +1,14 @@
 // The arithmetic of k (P127): medians of each side, and the ratio taken within each round before its median,
 // so that a host switching speed between rounds moves both sides of a ratio alike.
 import { describe, expect, it } from 'vitest';
-import { contentionOf, median, ratiosOf, type SideKind, type SideReading } from './contention-replay.ts';
+import {
+  contentionOf,
+  controlRatios,
+  median,
+  ratiosOf,
+  type SideKind,
+  type SideReading,
+} from './contention-replay.ts';
 
 const side = (kind: SideKind, cpuMs: number, otherCores = 0): SideReading => ({
   kind,
@@ -34,6 +41,9 @@ describe('contention arithmetic', () => {
     expect(c.oneMs).toBe(4);
     expect(c.bothMs).toBe(4.8);
     expect(c.spinMs).toBe(4.2);
+    // Same against same: round 1's one side ÷ round 0's, round 2's ÷ round 1's.
+    expect(controlRatios(rounds)).toEqual([1.5, 4 / 6]);
+    expect(c.control).toBeCloseTo((1.5 + 4 / 6) / 2, 12);
   });
 
   it('leaves out a round in which another process kept a core busy during any side', () => {

@@ -51,6 +51,8 @@ export interface Contention {
   readonly k: number;
   /** Median over the rounds of spin ÷ one of the same round (NaN without spin sides). */
   readonly kSpin: number;
+  /** Same against same: median of each kept round's one side ÷ the next kept round's (drift and noise alone). */
+  readonly control: number;
 }
 
 export const median = (xs: readonly number[]): number => {
@@ -67,6 +69,12 @@ export function ratiosOf(rounds: readonly (readonly SideReading[])[], kind: Side
     const other = sides.find((s) => s.kind === kind);
     return one === undefined || other === undefined ? [] : [other.cpuMs / one.cpuMs];
   });
+}
+
+/** Each kept round's one-thread side ÷ the next kept round's: what k would read if both changed nothing. */
+export function controlRatios(rounds: readonly (readonly SideReading[])[]): number[] {
+  const ones = rounds.flatMap((sides) => sides.filter((s) => s.kind === 'one').map((s) => s.cpuMs));
+  return ones.slice(1).map((next, i) => next / ones[i]!);
 }
 
 /**
@@ -88,6 +96,7 @@ export function contentionOf(measured: readonly (readonly SideReading[])[]): Con
     spinMs: of('spin'),
     k: median(ratiosOf(rounds, 'both')),
     kSpin: median(ratiosOf(rounds, 'spin')),
+    control: median(controlRatios(rounds)),
   };
 }
 

@@ -71,7 +71,7 @@ console.log(
   `raw signatures on both cores (P127): backend ${backend.name}, ${ROUNDS} undisturbed rounds (of ${MAX_ROUNDS} at most) of ${WINDOW_MS} ms a side, sides alternated (one both spin / spin both one); per-thread CPU time`,
 );
 console.log(
-  'case                 calls  unit         one    both  beside JSON   k both  (rounds)       k JSON  (rounds)       1/k  cpu/wall both  steal %  rounds kept',
+  'case                 calls  unit         one    both  beside JSON   k both  (rounds)       k JSON  (rounds)       1/k  control  cpu/wall both  steal %  rounds kept',
 );
 for (const c of cases) {
   const contention = await measureContention(c.calls, {
@@ -98,6 +98,7 @@ for (const c of cases) {
       fixed(contention.kSpin, 3, 8),
       `(${range(ratiosOf(contention.rounds, 'spin'))})`,
       `${fixed(100 / contention.k, 1, 6)} %`,
+      fixed(contention.control, 3, 8),
       fixed(min(both.map((s) => s.cpuShare)), 3, 14),
       fixed(100 * max(all.map((s) => s.steal)), 2, 8),
       kept.padStart(12),
@@ -115,7 +116,8 @@ console.log(
     'one = CPU per call (algorithm) or per bundle of its calls, one thread replaying and the other core idle; both =',
     'the same with two threads replaying at once (each timed over its own window, the other replaying throughout);',
     'beside JSON = one thread replaying while the other spins on JSON.parse/stringify; k = median over the rounds of',
-    "both ÷ one of the same round (k JSON likewise); 1/k = the share's ceiling when both cores verify; cpu/wall both =",
+    "both ÷ one of the same round (k JSON likewise); 1/k = the share's ceiling when both cores verify; control = same",
+    "against same, the median of each round's one ÷ the next round's one (k within its distance of 1 is noise); cpu/wall both =",
     "the lowest CPU ÷ wall of a both side (under 1: something took the threads' cores); steal = the largest steal share",
     "of /proc/stat's jiffies over a side; rounds kept = rounds in which no side saw other processes keep more than",
     `${DISTURBED_CORES} cores busy (the figures are of those rounds only; CONTENTION_TRACE=1 prints every round).`,
