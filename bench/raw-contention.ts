@@ -85,25 +85,30 @@ for (const c of cases) {
   const all = contention.rounds.flat();
   const kept = `${contention.rounds.length}/${contention.measured.length}`;
   const both = sidesOf(contention, 'both');
-  console.log(
-    [
-      c.name.padEnd(19),
-      fixed(c.calls.length, 0, 6),
-      (c.perCall ? 'µs/call' : 'ms/bundle').padEnd(10),
-      fixed(contention.oneMs * scale, 2, 7),
-      fixed(contention.bothMs * scale, 2, 7),
-      fixed(contention.spinMs * scale, 2, 12),
-      fixed(contention.k, 3, 8),
-      `(${range(ratiosOf(contention.rounds, 'both'))})`,
-      fixed(contention.kSpin, 3, 8),
-      `(${range(ratiosOf(contention.rounds, 'spin'))})`,
-      `${fixed(100 / contention.k, 1, 6)} %`,
-      fixed(contention.control, 3, 8),
-      fixed(min(both.map((s) => s.cpuShare)), 3, 14),
-      fixed(100 * max(all.map((s) => s.steal)), 2, 8),
-      kept.padStart(12),
-    ].join(' '),
-  );
+  if (contention.rounds.length === 0)
+    console.log(
+      `${c.name.padEnd(19)} no undisturbed round (${kept}): other processes kept a core busy throughout`,
+    );
+  else
+    console.log(
+      [
+        c.name.padEnd(19),
+        fixed(c.calls.length, 0, 6),
+        (c.perCall ? 'µs/call' : 'ms/bundle').padEnd(10),
+        fixed(contention.oneMs * scale, 2, 7),
+        fixed(contention.bothMs * scale, 2, 7),
+        fixed(contention.spinMs * scale, 2, 12),
+        fixed(contention.k, 3, 8),
+        `(${range(ratiosOf(contention.rounds, 'both'))})`,
+        fixed(contention.kSpin, 3, 8),
+        `(${range(ratiosOf(contention.rounds, 'spin'))})`,
+        `${fixed(100 / contention.k, 1, 6)} %`,
+        fixed(contention.control, 3, 8),
+        fixed(min(both.map((s) => s.cpuShare)), 3, 14),
+        fixed(100 * max(all.map((s) => s.steal)), 2, 8),
+        kept.padStart(12),
+      ].join(' '),
+    );
   if (TRACE)
     for (const [r, sides] of contention.measured.entries())
       console.log(
