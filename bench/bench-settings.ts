@@ -40,6 +40,10 @@ export const FLOOR_KINDS: readonly FloorKind[] =
         if (trimmed !== 'fastify' && trimmed !== 'node') throw new Error(`BENCH_HTTP_FLOOR: unknown ${kind}`);
         return trimmed;
       });
+/** `skip`: no k (raw on both cores, P127) after each V2 bundle's rows, so no contended bound. */
+export const CONTENTION = process.env['BENCH_CONTENTION'] !== 'skip';
+/** Undisturbed rounds of one thread against both (300 ms a side) for each bundle's k, of 3× that at most. */
+export const CONTENTION_ROUNDS = Number(process.env['BENCH_CONTENTION_ROUNDS'] ?? 8);
 /** Seconds of load on the first bundle before the first row, discarded (the JIT's warm-up). */
 export const WARMUP_S = Number(process.env['BENCH_WARMUP_S'] ?? 5);
 /** Only the cases whose name contains this text (or one of several, comma-separated). */

@@ -2,7 +2,7 @@
 // groups fall into `other:` and this fails before a bench prints a wrong account.
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { cpuByGroupMs, threadGroupOf, threadsCpu } from './proc-stats.ts';
+import { cpuByGroupMs, parseMachineJiffies, threadGroupOf, threadsCpu } from './proc-stats.ts';
 
 describe('threadsCpu', () => {
   it('groups this process main thread as main and a worker_threads thread as workers', async () => {
@@ -75,5 +75,16 @@ describe('cpuByGroupMs', () => {
     // 16 MB touched for the first time: at least a fault per 64 KB even with large pages or fault-around.
     expect(faults).toBeGreaterThan(256);
     expect(pages.length).toBe(64);
+  });
+});
+
+describe('parseMachineJiffies', () => {
+  it('counts steal as busy and apart, idle and iowait as neither, and ignores guest time (already in user)', () => {
+    // user nice system idle iowait irq softirq steal guest guest_nice
+    expect(parseMachineJiffies('cpu  100 5 40 1000 7 3 2 11 50 0')).toEqual({
+      busy: 100 + 5 + 40 + 3 + 2 + 11,
+      steal: 11,
+      total: 100 + 5 + 40 + 3 + 2 + 11 + 1000 + 7,
+    });
   });
 });

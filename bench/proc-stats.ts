@@ -47,6 +47,29 @@ function statOf(path: string): { cpuMs: number; systemMs: number; minorFaults: n
   };
 }
 
+/** Jiffies of /proc/stat's first line: busy (everything but idle and iowait, steal included), steal, and all. */
+export interface MachineJiffies {
+  readonly busy: number;
+  readonly steal: number;
+  readonly total: number;
+}
+
+/** The machine's jiffies from a /proc/stat `cpu` line (user nice system idle iowait irq softirq steal …). */
+export function parseMachineJiffies(line: string): MachineJiffies {
+  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = line
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  const busy = user + nice + system + irq + softirq + steal;
+  return { busy, steal, total: busy + idle + iowait };
+}
+
+/** The whole machine's jiffies so far (every core). */
+export function machineJiffies(): MachineJiffies {
+  return parseMachineJiffies(readFileSync('/proc/stat', 'utf8').split('\n', 1)[0] ?? '');
+}
+
 /** Resident set size in MB (VmRSS of /proc/PID/status). */
 export function rssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');

@@ -1,12 +1,11 @@
 // The raw signature cost of a bundle in `pnpm bench` (issue 14, P100, P114): its own verify() calls replayed
 // in this process just before and just after every measured row, the "after" one once the service has gone
 // quiet, with what else the machine did meanwhile.
-import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { CryptoBackend } from '@proto/core';
 import type { SignatureCall } from './engine-cases.ts';
-import { cpuTimeMs, ownCpuMs } from './proc-stats.ts';
+import { cpuTimeMs, machineJiffies, ownCpuMs } from './proc-stats.ts';
 
 /** What one replay read, per round of the bundle's calls. */
 export interface Replay {
@@ -18,18 +17,6 @@ export interface Replay {
   readonly serviceCores: number;
   /** Cores the whole machine kept busy meanwhile (/proc/stat, the replay's own included). */
   readonly machineCores: number;
-}
-
-/** Jiffies of /proc/stat's first line: busy (everything but idle and iowait, steal included) and all. */
-function machineJiffies(): { busy: number; total: number } {
-  const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0] ?? '';
-  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = line
-    .trim()
-    .split(/\s+/)
-    .slice(1)
-    .map(Number);
-  const busy = user + nice + system + irq + softirq + steal;
-  return { busy, total: busy + idle + iowait };
 }
 
 /**

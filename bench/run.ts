@@ -9,6 +9,8 @@ import autocannon from 'autocannon';
 import { bundlesJudged, startService, stopService, warmUp } from './bench-service.ts';
 import {
   BACKEND,
+  CONTENTION,
+  CONTENTION_ROUNDS,
   CORES,
   CPU_PROF_DIR,
   DATA_DIR,
@@ -18,12 +20,13 @@ import {
   WORKERS,
 } from './bench-settings.ts';
 import { runComparisons } from './compare-services.ts';
+import { measureContention } from './contention-replay.ts';
 import { signatureCosts } from './engine-cases.ts';
 import { measureFloors } from './floor-rows.ts';
 import { FLOOR_HEADER } from './http-floor.ts';
 import { overBodyLimit, type Prepared, prepare, printPrepared } from './prepared-cases.ts';
 import { rssMb } from './proc-stats.ts';
-import { isUnsteady, measureWithRaw, type RawAround, traceLine } from './raw-replay.ts';
+import { isUnsteady, measureWithRaw, type RawAround, traceLine, waitForQuiet } from './raw-replay.ts';
 import { type Measured, measure } from './row-measure.ts';
 import { ACCOUNT_HEADER, accountRow, loadsOf, row } from './row-tables.ts';
 import {
@@ -33,6 +36,7 @@ import {
   bundleWireOfMode,
   type HttpFloor,
   measureProtocolFloors,
+  type RawContention,
   type RowCost,
   shareBounds,
 } from './share-bounds.ts';
@@ -68,12 +72,26 @@ function driftNote(around: RawAround<unknown>, attempts: number): string {
   ].join('');
 }
 
+/** A V2 bundle's k after its rows, the service quiet: its calls on two threads at once ÷ on one (P127). */
+async function rawContentionOf(p: Prepared, pid: number): Promise<RawContention> {
+  await waitForQuiet(pid);
+  const rounds = CONTENTION_ROUNDS;
+  const options = { rounds, maxRounds: 3 * rounds, windowMs: 300, spin: false, preference: BACKEND };
+  const c = await measureContention(p.calls, options);
+  if (RAW_TRACE)
+    console.log(
+      `  raw ×both cores ${p.name}: one ${c.oneMs.toFixed(2)} ms, both ${c.bothMs.toFixed(2)} ms, k ${c.k.toFixed(3)}, ${c.rounds.length} of ${c.measured.length} rounds undisturbed`,
+    );
+  return { name: p.name, k: c.k };
+}
+
 /** The fourth table: each row's share and ratio bounds from this run's floors (share-bounds.ts). */
 function printShareBounds(
   backend: CryptoBackend,
   prepared: readonly Prepared[],
   rowCosts: readonly RowCost[],
   httpFloors: readonly HttpFloor[],
+  contention: readonly RawContention[],
 ): void {
   const v2 = prepared.filter((p) => !p.v1);
   const wanted = rowCosts.flatMap((r) => {
@@ -81,7 +99,7 @@ function printShareBounds(
     return wire !== undefined && v2.some((p) => p.name === r.name) ? [{ name: r.name, wire }] : [];
   });
   if (wanted.length === 0 || httpFloors.length === 0) return;
-  const bounds = shareBounds(rowCosts, httpFloors, measureProtocolFloors(backend, v2, wanted));
+  const bounds = shareBounds(rowCosts, httpFloors, measureProtocolFloors(backend, v2, wanted), contention);
   console.log(`\n${BOUNDS_EXPLAINED}`);
   console.log(BOUNDS_HEADER);
   for (const bound of bounds) console.log(boundRow(bound));
@@ -122,6 +140,7 @@ async function main(): Promise<void> {
   const floors: string[] = [];
   const httpFloors: HttpFloor[] = [];
   const rowCosts: RowCost[] = [];
+  const contention: RawContention[] = [];
   try {
     const first = prepared.find((p) => !overBodyLimit(p));
     if (first !== undefined && process.env['BENCH_TABLE'] !== 'skip')
@@ -159,6 +178,7 @@ async function main(): Promise<void> {
           httpFloors.push(...measuredFloors.floors);
         }
       }
+      if (CONTENTION && !p.v1) contention.push(await rawContentionOf(p, pid));
     }
     if (accounts.length > 0) {
       console.log('\nwhere the CPU per bundle goes (same runs):');
@@ -172,7 +192,7 @@ async function main(): Promise<void> {
       console.log(FLOOR_HEADER);
       for (const line of floors) console.log(line);
     }
-    printShareBounds(backend, prepared, rowCosts, httpFloors);
+    printShareBounds(backend, prepared, rowCosts, httpFloors, contention);
     const heaviest =
       prepared.find((p) => p.name.startsWith('v2 maximum (60)')) ?? prepared.find((p) => !overBodyLimit(p));
     if (heaviest) {

@@ -1,10 +1,11 @@
-// The share bounds of `pnpm bench` (P114, P116): the arithmetic, and which rows get a bound from which floors.
+// The share bounds of `pnpm bench` (P114, P116, P127): the arithmetic, and which rows get a bound from which floors.
 // Pure functions on given figures; what the floors cost is the benchmark's to say.
 import { describe, expect, it } from 'vitest';
 import {
   boundOf,
   boundRow,
   bundleWireOfMode,
+  contendedBoundOf,
   type HttpFloor,
   type ProtocolFloor,
   type RowCost,
@@ -47,6 +48,12 @@ describe('share bounds', () => {
     expect(boundOf(3.56, 0.34, 0.34)).toBeCloseTo(3.56 / 4.24, 12);
     expect(boundOf(16.29, 2.13, 1.54)).toBeCloseTo(16.29 / 19.96, 12);
     expect(boundOf(2)).toBe(1);
+  });
+
+  it('raw ÷ (raw·k + the other costs): k scales the raw cost in the denominator only', () => {
+    expect(contendedBoundOf(3.56, 1.1, 0.3, 0.6)).toBeCloseTo(3.56 / (3.56 * 1.1 + 0.3 + 0.6), 12);
+    expect(contendedBoundOf(3.56, 1, 0.3, 0.6)).toBeCloseTo(boundOf(3.56, 0.3, 0.6), 12);
+    expect(contendedBoundOf(2, 1.25)).toBeCloseTo(0.8, 12);
   });
 
   it('single-request modes have a wire, batch modes none; each bundle of a batch is read in its wire', () => {
@@ -107,10 +114,28 @@ describe('share bounds', () => {
     expect(cbor!.floorBound).toBeCloseTo(3.66 / (3.66 + 0.4 + 0.56), 12);
   });
 
-  it('prints the figures of the bound', () => {
+  it("takes each row's k from its bundle's contention, NaN for a bundle not measured", () => {
+    const contended = shareBounds(rows, httpFloors, protocolFloors, [
+      { name: 'v2 elevated (10)', k: 1.1 },
+      { name: 'v2 routine (10)', k: 1.5 },
+    ]);
+    const [json, cbor, ndjson] = contended;
+    expect(json!.rawBothK).toBe(1.1);
+    expect(json!.contendedStrictBound).toBeCloseTo(3.56 / (3.56 * 1.1 + 0.3 + 0.6), 12);
+    expect(json!.contendedStrictBound).toBeLessThan(json!.strictFloorBound);
+    expect(cbor!.contendedStrictBound).toBeCloseTo(3.66 / (3.66 * 1.1 + 0.4 + 0.8), 12);
+    expect(ndjson!.contendedStrictBound).toBeCloseTo(3.6 / (3.6 * 1.1 + 0.3 / 64 + 0.6), 12);
+    expect(json!.strictFloorBound).toBe(bounds[0]!.strictFloorBound);
+    expect(bounds[0]!.rawBothK).toBeNaN();
+    expect(bounds[0]!.contendedStrictBound).toBeNaN();
+  });
+
+  it('prints the figures of the bound, and n/a for k and the contended bound when not measured', () => {
     const line = boundRow(bounds[0]!);
     expect(line.startsWith('v2 elevated (10)    json')).toBe(true);
     expect(line).toContain(' 0.300 node');
-    expect(line).toMatch(/ 85 % +80 % +72 % +50 % +0\.500 +0\.72 +0\.40$/);
+    expect(line).toMatch(/ 85 % +80 % +72 % +50 % +0\.500 +0\.72 +0\.40 +n\/a +n\/a$/);
+    const [contended] = shareBounds(rows, httpFloors, protocolFloors, [{ name: 'v2 elevated (10)', k: 1.1 }]);
+    expect(boundRow(contended!)).toMatch(/ 0\.72 +0\.40 +×1\.100 +74 %$/);
   });
 });

@@ -4,9 +4,12 @@
 //   strict floor bound = raw ÷ (raw + HTTP floor + strict protocol floor)
 //   engine bound       = raw ÷ (raw + HTTP floor + the engine's own work, signatures answered at once)
 //   ratio bound        = raw ÷ (raw + HTTP floor + strict protocol floor + load generator)
+//   contended strict bound = raw ÷ (raw·k + HTTP floor + strict protocol floor)
 // the most a verifier could reach with its HTTP side at the floor and its engine at a protocol floor, or at
 // our engine's own cost; and the most of the raw limit on all cores its throughput could reach while the load
-// generator takes its CPU per bundle from the same cores (P116). A batch row's HTTP floor is its bundle's
+// generator takes its CPU per bundle from the same cores (P116); k is what the bundle's signature calls cost
+// on two threads at once ÷ on one (bench/contention-replay.ts, P127): the service verifies on both cores, the
+// raw replay on one, so the signatures alone cost the service raw·k. A batch row's HTTP floor is its bundle's
 // single-request floor ÷ bundles per request (a lower bound: P116). The arithmetic and the row matching are
 // pure; the protocol floors are timed with bench/protocol-floor.ts's own loop.
 import type { CryptoBackend } from '@proto/core';
@@ -45,6 +48,12 @@ export interface ProtocolFloor {
   readonly engineMs: number;
 }
 
+/** A bundle's k: CPU per round of its calls with both cores replaying ÷ with one (P127). */
+export interface RawContention {
+  readonly name: string;
+  readonly k: number;
+}
+
 export interface ShareBound {
   readonly name: string;
   readonly mode: string;
@@ -60,6 +69,9 @@ export interface ShareBound {
   readonly strictFloorBound: number;
   readonly engineBound: number;
   readonly ratioBound: number;
+  /** The bundle's k (NaN: not measured, BENCH_CONTENTION=skip) and raw ÷ (raw·k + HTTP floor + strict floor). */
+  readonly rawBothK: number;
+  readonly contendedStrictBound: number;
   /** raw ÷ service CPU per verify: what the row reached. */
   readonly share: number;
   readonly ratio: number;
@@ -87,6 +99,11 @@ export function boundOf(rawMs: number, ...otherMs: readonly number[]): number {
   return rawMs / otherMs.reduce((sum, ms) => sum + ms, rawMs);
 }
 
+/** raw ÷ (raw·k + everything else): the highest share left when each signature costs k times the raw replay. */
+export function contendedBoundOf(rawMs: number, k: number, ...otherMs: readonly number[]): number {
+  return rawMs / otherMs.reduce((sum, ms) => sum + ms, rawMs * k);
+}
+
 /**
  * The HTTP floor per bundle of a row: the lowest measured for it (a bound must not be lowered by a slower
  * server). A batch row has none of its own: it gets its bundle's single-request floor of the same wire ÷ the
@@ -105,12 +122,14 @@ function httpFloorOf(row: RowCost, wire: Wire, httpFloors: readonly HttpFloor[])
  * One bound per row that has an HTTP floor and a protocol floor of its bundle and wire; other rows get none.
  * The ratio bound: all cores busy on nothing but what each bundle needs at least (raw, the HTTP floor, the
  * strict floor, and the load generator's CPU per bundle as measured in the row) gives bundles/s ≤ cores ÷ that
- * sum, so bundles/s × raw ÷ cores ≤ raw ÷ that sum (P116).
+ * sum, so bundles/s × raw ÷ cores ≤ raw ÷ that sum (P116). The contended strict bound takes the bundle's k
+ * from `contention` (NaN for a bundle it does not hold).
  */
 export function shareBounds(
   rows: readonly RowCost[],
   httpFloors: readonly HttpFloor[],
   protocolFloors: readonly ProtocolFloor[],
+  contention: readonly RawContention[] = [],
 ): ShareBound[] {
   const bounds: ShareBound[] = [];
   for (const row of rows) {
@@ -119,6 +138,7 @@ export function shareBounds(
     const http = httpFloorOf(row, wire, httpFloors);
     const protocol = protocolFloors.find((f) => f.name === row.name && f.wire === wire);
     if (http === undefined || protocol === undefined) continue;
+    const k = contention.find((c) => c.name === row.name)?.k ?? Number.NaN;
     bounds.push({
       name: row.name,
       mode: row.mode,
@@ -133,6 +153,8 @@ export function shareBounds(
       strictFloorBound: boundOf(row.rawMs, http.allMs, protocol.strictMs),
       engineBound: boundOf(row.rawMs, http.allMs, protocol.engineMs),
       ratioBound: boundOf(row.rawMs, http.allMs, protocol.strictMs, row.loadgenMs),
+      rawBothK: k,
+      contendedStrictBound: contendedBoundOf(row.rawMs, k, http.allMs, protocol.strictMs),
       share: row.rawMs / row.cpuMs,
       ratio: row.ratio,
     });
@@ -141,14 +163,16 @@ export function shareBounds(
 }
 
 export const BOUNDS_HEADER =
-  'bundle              mode                raw ms  HTTP floor ms  protocol floor ms  strict floor ms  engine own ms  floor bound  strict floor bound  engine bound  share  loadgen ms  ratio bound  ratio';
+  'bundle              mode                raw ms  HTTP floor ms  protocol floor ms  strict floor ms  engine own ms  floor bound  strict floor bound  engine bound  share  loadgen ms  ratio bound  ratio  raw ×both cores  contended strict bound';
 
 const fixed = (n: number, digits: number, width: number) => n.toFixed(digits).padStart(width);
 const percent = (n: number, width: number) => `${fixed(100 * n, 0, width)} %`;
+const orNa = (n: number, width: number, show: (n: number) => string) =>
+  Number.isNaN(n) ? 'n/a'.padStart(width) : show(n).padStart(width);
 
 export function boundRow(b: ShareBound): string {
   const http = `${fixed(b.httpFloorMs, 3, 6)} ${b.httpFloorKind.padEnd(7)}`;
-  return `${b.name.padEnd(19)} ${b.mode.padEnd(18)} ${fixed(b.rawMs, 2, 6)}  ${http} ${fixed(b.protocolFloorMs, 3, 18)} ${fixed(b.strictFloorMs, 3, 16)} ${fixed(b.engineOwnMs, 3, 14)} ${percent(b.floorBound, 10)} ${percent(b.strictFloorBound, 17)} ${percent(b.engineBound, 11)} ${percent(b.share, 4)} ${fixed(b.loadgenMs, 3, 11)} ${fixed(b.ratioBound, 2, 12)} ${fixed(b.ratio, 2, 6)}`;
+  return `${b.name.padEnd(19)} ${b.mode.padEnd(18)} ${fixed(b.rawMs, 2, 6)}  ${http} ${fixed(b.protocolFloorMs, 3, 18)} ${fixed(b.strictFloorMs, 3, 16)} ${fixed(b.engineOwnMs, 3, 14)} ${percent(b.floorBound, 10)} ${percent(b.strictFloorBound, 17)} ${percent(b.engineBound, 11)} ${percent(b.share, 4)} ${fixed(b.loadgenMs, 3, 11)} ${fixed(b.ratioBound, 2, 12)} ${fixed(b.ratio, 2, 6)} ${orNa(b.rawBothK, 16, (k) => `×${k.toFixed(3)}`)} ${orNa(b.contendedStrictBound, 22, (n) => percent(n, 0))}`;
 }
 
 /** What the bound table says, printed above it. */
@@ -163,6 +187,10 @@ export const BOUNDS_EXPLAINED = [
   'one thread, CPU time (bench/protocol-floor.ts). ratio bound = raw ÷ (raw + HTTP floor + strict floor + loadgen):',
   "the most of the raw limit on all cores a verifier's throughput could reach with the load generator's CPU per",
   'bundle (this process, as measured in the row) taken from the same cores; ratio = what the row reached.',
+  "raw ×both cores = k, the bundle's calls' CPU per round on two threads replaying at once ÷ on one thread alone",
+  '(bench/contention-replay.ts, measured after its rows, per-thread CPU; P127): what each signature costs when both',
+  'cores verify; contended strict bound = raw ÷ (raw·k + HTTP floor + strict floor). n/a: BENCH_CONTENTION=skip, or',
+  "other processes kept over 0.25 cores busy in every round (BENCH_CONTENTION_ROUNDS × 3) of the bundle's k.",
 ].join('\n');
 
 /** A V2 bundle of the run, as the protocol floor needs it. */
