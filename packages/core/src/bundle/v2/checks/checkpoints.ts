@@ -77,6 +77,7 @@ export function checkCheckpoints(ctx: V2Context): CheckpointSummary {
       signature: cp.value['composite_sig'],
       context,
       payload: cp.signedBytes,
+      framed: cp.signedFramed,
       mode: 'both',
     });
     record(ctx, outcome, () => CHECK);
