@@ -96,4 +96,6 @@ export interface AuditLeaves {
   digests(alg: HashAlg): readonly Uint8Array[];
   /** Root over all the entries; undefined when there are none (the schema refuses that before). */
   fullRoot(alg: HashAlg): string | undefined;
+  /** Root (bare hex) over the first `count` entries, 1 ≤ count ≤ entries (P128: from the full tree's nodes). */
+  prefixRoot(alg: HashAlg, count: number): string;
 }
