@@ -3,7 +3,9 @@
 // pass): none of it may leak into another verification or survive a change of the data. Issue 14.
 import { describe, expect, it } from 'vitest';
 import { canonicalizeV2, canonicalMemoV2, MAX_CANONICAL_DEPTH } from '../canonical/index.ts';
+import { framedMessages, framePayload } from '../crypto/domain.ts';
 import { domainSeparatedMessage, domainSeparatedMessages } from '../crypto/index.ts';
+import { utf8Encode } from '../encoding/index.ts';
 import { buildSignedBundle } from './build/index.ts';
 import { a, backend, clone, FIXED_NOW, type J, makeVerifier, o } from './test-support.ts';
 import { computeBundleHash } from './v2/pipeline.ts';
@@ -120,6 +122,22 @@ describe('one message buffer per composite signature', () => {
     expect([...withSuffix]).toEqual([...plain, ...suffix]);
     const empty = domainSeparatedMessages('PROTO.v2.Bundle', payload, new Uint8Array(0));
     expect([...empty.dsm]).toEqual([...plain]);
+  });
+
+  it('a payload framed behind its prefix gives the same messages, whatever the suffix (P128)', () => {
+    const text = '{"a":"é€𝄞","b":[1,2]}';
+    const payload = utf8Encode(text);
+    const framed = framePayload('PROTO.v2.Intent', text, 64);
+    expect([...framed.payload]).toEqual([...payload]);
+    // Within the room, past it (the copy), empty; and a second call rewrites the room for its own suffix.
+    for (const length of [64, 3, 65, 0, 64]) {
+      const suffix = Uint8Array.from({ length }, (_, i) => (i * 7 + length) & 0xff);
+      const expected = domainSeparatedMessages('PROTO.v2.Intent', payload, suffix);
+      const got = framedMessages(framed, suffix);
+      expect([...got.dsm]).toEqual([...expected.dsm]);
+      expect([...got.withSuffix]).toEqual([...expected.withSuffix]);
+    }
+    expect([...framed.payload]).toEqual([...payload]);
   });
 });
 

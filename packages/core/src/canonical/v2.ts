@@ -1,5 +1,6 @@
 // V2 canonical JSON, profile dcp-jcs-v1: RFC 8785 restricted to safe integers; input of every V2 hash and signature.
 // PROTOCOL §1.1 (rules and edge-case table), DECISIONS D2.
+import { Buffer } from 'node:buffer';
 import { utf8Encode } from '../encoding/index.ts';
 import { ok, type Result } from '../result.ts';
 import {
@@ -47,9 +48,37 @@ export function canonicalizeV2(value: unknown, memo?: CanonicalMemo): Result<str
 
 /** UTF-8 bytes of `canonicalizeV2(value)`: exactly what V2 hashes and signatures cover. */
 export function canonicalBytesV2(value: unknown, memo?: CanonicalMemo): Result<Uint8Array> {
+  return encodedCanonicalV2(value, memo, utf8Encode);
+}
+
+/**
+ * `canonicalBytesV2` as a view that may share Node's Buffer pool with other allocations (texts under
+ * 4 KiB: a bundle's manifest, entries and checkpoint bodies), for the engine, which only reads the bytes
+ * of one verification: TextEncoder allocates an ArrayBuffer per text, 10 µs of an elevated-10 bundle
+ * (P128). Never write to it, nor transfer or detach its buffer.
+ */
+export function canonicalBytesSharedV2(value: unknown, memo?: CanonicalMemo): Result<Uint8Array> {
+  return encodedCanonicalV2(value, memo, utf8EncodeShared);
+}
+
+function utf8EncodeShared(text: string): Uint8Array {
+  const bytes = Buffer.from(text, 'utf8');
+  // A plain Uint8Array (its slice() copies, unlike a Buffer's) over the same memory.
+  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
+}
+
+/**
+ * `canonicalBytesV2` with the bytes written by `encode`, which returns the UTF-8 of the text it is given
+ * (the engine writes a signed payload behind its context prefix, P128); remembered in `memo` alike.
+ */
+export function encodedCanonicalV2(
+  value: unknown,
+  memo: CanonicalMemo | undefined,
+  encode: (text: string) => Uint8Array,
+): Result<Uint8Array> {
   const text = canonicalizeV2(value, memo);
   if (!text.ok) return text;
-  const bytes = utf8Encode(text.value);
+  const bytes = encode(text.value);
   // Kept for a larger value's incremental hash, which then takes these bytes as they are.
   if (memo !== undefined && typeof value === 'object' && value !== null)
     memo.rememberBytes(value, text.value, bytes);

@@ -31,6 +31,18 @@ const EQUALS = 0x3d;
  * signatures of an elevated bundle, 99 against 133 µs.
  */
 export function decodeBase64Strict(text: string): Uint8Array | undefined {
+  const decoded = decodeBase64StrictShared(text);
+  // A copy: small Buffers share Node's pool, and callers get a plain Uint8Array of their own.
+  return decoded === undefined ? undefined : new Uint8Array(decoded);
+}
+
+/**
+ * `decodeBase64Strict` without its final copy: the same bytes (or undefined) as a view that may share
+ * Node's Buffer pool with other allocations. For a caller that only reads the bytes and lets go of them
+ * (the V2 engine hands signatures and keys to the backend): allocating an ArrayBuffer of its own per
+ * signature cost more than the decode itself (P128). Never write to it, nor transfer or detach its buffer.
+ */
+export function decodeBase64StrictShared(text: string): Uint8Array | undefined {
   if (typeof text !== 'string') return undefined;
   const length = text.length;
   if (length % 4 !== 0) return undefined;
@@ -50,6 +62,6 @@ export function decodeBase64Strict(text: string): Uint8Array | undefined {
     // One `=`: 2 of the last sextet's bits are unused; two: 4.
     if (last < 0 || (last & (padding === 1 ? 0b11 : 0b1111)) !== 0) return undefined;
   }
-  // A copy: small Buffers share Node's pool, and callers get a plain Uint8Array of their own.
-  return new Uint8Array(decoded);
+  // A plain Uint8Array (its slice() copies, unlike a Buffer's) over the decoded bytes: no new memory.
+  return new Uint8Array(decoded.buffer, decoded.byteOffset, decoded.length);
 }

@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { decodeBase64StrictShared } from './base64.ts';
 import {
   bytesEqual,
   concatBytes,
@@ -60,6 +61,36 @@ describe('decodeBase64Strict', () => {
 
   it('returns a plain Uint8Array, not a Buffer', () => {
     expect(Object.getPrototypeOf(decodeBase64Strict('Zm9v'))).toBe(Uint8Array.prototype);
+  });
+
+  it("decodeBase64StrictShared (the engine's, no copy, P128) gives the same answer as a plain Uint8Array view", () => {
+    for (const text of [
+      'Zm9v',
+      'QQ==',
+      'Zg',
+      'Zh==',
+      'ab-c',
+      'Zm9v\u00e9',
+      encodeBase64(randomBytes(3309)),
+    ]) {
+      const shared = decodeBase64StrictShared(text);
+      expect(shared).toEqual(decodeBase64Strict(text));
+      if (shared !== undefined) expect(Object.getPrototypeOf(shared)).toBe(Uint8Array.prototype);
+    }
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ maxLength: 80 }),
+        fc.nat(),
+        fc.string({ maxLength: 2 }),
+        (data, at, insert) => {
+          const text = encodeBase64(data);
+          const i = at % (text.length + 1);
+          const mangled = text.slice(0, i) + insert + text.slice(i);
+          expect(decodeBase64StrictShared(mangled)).toEqual(decodeBase64Strict(mangled));
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 
   it.each([

@@ -26,8 +26,19 @@ export function protocolMerkleRoot(alg: HashAlg, leavesHex: readonly string[]): 
  * caller that decoded its leaves once and needs several roots over them.
  */
 export function protocolMerkleRootOfDigests(alg: HashAlg, leaves: readonly Uint8Array[]): Uint8Array {
+  const levels = protocolMerkleLevels(alg, leaves);
+  return (levels[levels.length - 1] as readonly Uint8Array[])[0] as Uint8Array;
+}
+
+/**
+ * Every level of the same tree, leaves first and the root's level (one node) last. Node `i` of level `L`
+ * with `(i + 1) * 2^L` at most the leaf count is the root of the perfect subtree over leaves
+ * `i * 2^L .. (i + 1) * 2^L - 1` (no duplicated node below it): what a prefix's root is folded from.
+ */
+export function protocolMerkleLevels(alg: HashAlg, leaves: readonly Uint8Array[]): Uint8Array[][] {
   if (leaves.length === 0) throw new RangeError('a protocol Merkle root needs at least one leaf');
-  let level: readonly Uint8Array[] = leaves;
+  const levels: Uint8Array[][] = [[...leaves]];
+  let level = levels[0] as Uint8Array[];
   while (level.length > 1) {
     const next: Uint8Array[] = [];
     for (let i = 0; i < level.length; i += 2) {
@@ -35,7 +46,8 @@ export function protocolMerkleRootOfDigests(alg: HashAlg, leaves: readonly Uint8
       const right = level[i + 1] ?? left;
       next.push(digestPair(alg, left, right));
     }
+    levels.push(next);
     level = next;
   }
-  return level[0] as Uint8Array;
+  return levels;
 }

@@ -1,12 +1,14 @@
 // Evaluates one composite signature under a verification mode: which halves are verified, and how.
 // PROTOCOL §4.1–4.3 (wire shape, PQ half covers DSM ‖ classical sig); DECISIONS D8 (keys), D9 (mode rules).
+
+import { type FramedPayload, framedMessages } from '../../crypto/domain.ts';
 import {
   ALGORITHM_SIZES,
   type CryptoBackend,
   domainSeparatedMessages,
   type SigningAlg,
 } from '../../crypto/index.ts';
-import { decodeBase64Strict } from '../../encoding/index.ts';
+import { decodeBase64StrictShared } from '../../encoding/base64.ts';
 import type { ErrorName } from '../../errors.ts';
 import { MODE_REQUIREMENTS } from '../../policy/modes.ts';
 import { describe, isRecord, prop, propRecord } from '../json.ts';
@@ -50,6 +52,8 @@ export interface CompositeRequest {
   readonly context: string;
   /** Canonical bytes being signed. */
   readonly payload: Uint8Array;
+  /** The same bytes behind `context`'s prefix: the messages are then built without a copy (P128). */
+  readonly framed?: FramedPayload;
   /** The mode, or `both` for PQ checkpoints (D6: both halves always required). */
   readonly mode: VerificationMode | 'both';
 }
@@ -128,8 +132,12 @@ export function evaluateComposite(env: CompositeEnvironment, request: CompositeR
 
   const classicalSigText = prop(classicalPart, 'sig_b64');
   const classicalSig =
-    typeof classicalSigText === 'string' ? decodeBase64Strict(classicalSigText) : undefined;
-  const messages = domainSeparatedMessages(request.context, request.payload, classicalSig ?? NO_BYTES);
+    typeof classicalSigText === 'string' ? decodeBase64StrictShared(classicalSigText) : undefined;
+  const framed = request.framed;
+  const messages =
+    framed !== undefined && framed.context === request.context && framed.payload === request.payload
+      ? framedMessages(framed, classicalSig ?? NO_BYTES)
+      : domainSeparatedMessages(request.context, request.payload, classicalSig ?? NO_BYTES);
   const dsm = messages.dsm;
 
   const verifyHalf = (half: Half, part: Readonly<Record<string, unknown>>, message: Uint8Array): boolean => {
@@ -250,5 +258,5 @@ export function evaluateComposite(env: CompositeEnvironment, request: CompositeR
 }
 
 function decodeSig(value: unknown): Uint8Array | undefined {
-  return typeof value === 'string' ? decodeBase64Strict(value) : undefined;
+  return typeof value === 'string' ? decodeBase64StrictShared(value) : undefined;
 }

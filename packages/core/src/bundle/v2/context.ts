@@ -1,6 +1,7 @@
 // The state shared by the V2 checks of one bundle: its parts, their canonical bytes and hashes, keys.
 // DECISIONS D2 (canonicalise each object once), D5–D10; PROTOCOL §6.1–§6.6.
 
+import type { FramedPayload } from '../../crypto/domain.ts';
 import type { HashAlg } from '../../hash/index.ts';
 import type { TierResolution } from '../../policy/resolve-tier.ts';
 import type { ContextName } from '../../profile.ts';
@@ -32,6 +33,8 @@ export interface ArtifactView extends ArtifactSpec {
   readonly payload: JsonRecord;
   /** jcs(payload) as UTF-8. */
   readonly bytes: Uint8Array;
+  /** The same bytes behind the artifact's context prefix (its signature's messages). */
+  readonly framed: FramedPayload;
   /** `sha256:` + SHA-256(jcs(payload)). */
   readonly hash: string;
 }
@@ -48,6 +51,8 @@ export interface CheckpointView {
   readonly shape: 'sdk' | 'spec';
   /** jcs(checkpoint without composite_sig): what its signature covers (D6). */
   readonly signedBytes: Uint8Array;
+  /** The same bytes behind the AuditEvent context prefix. */
+  readonly signedFramed: FramedPayload;
 }
 
 export interface V2Parts {
@@ -68,6 +73,8 @@ export interface V2Context {
   readonly entries: readonly EntryView[];
   readonly checkpoints: readonly CheckpointView[];
   readonly manifestBytes: Uint8Array;
+  /** The manifest's bytes behind the Bundle context prefix. */
+  readonly manifestFramed: FramedPayload;
   /** `sha256:` + SHA-256(jcs(manifest)). */
   readonly manifestHash: string;
   readonly keys: KeyDirectory;
@@ -89,4 +96,6 @@ export interface AuditLeaves {
   digests(alg: HashAlg): readonly Uint8Array[];
   /** Root over all the entries; undefined when there are none (the schema refuses that before). */
   fullRoot(alg: HashAlg): string | undefined;
+  /** Root (bare hex) over the first `count` entries, 1 ≤ count ≤ entries (P128: from the full tree's nodes). */
+  prefixRoot(alg: HashAlg, count: number): string;
 }

@@ -1,7 +1,7 @@
 // The signer key directory of a V2 bundle: passport `keys`, then RPR `binding_keys`, looked up by kid.
 // PROTOCOL §4.4–4.6; DECISIONS D8 (lookup order, kid derivation E303, strict base64 and exact lengths).
 import { ALGORITHM_SIZES, deriveKid, type SigningAlg } from '../../crypto/index.ts';
-import { decodeBase64Strict } from '../../encoding/index.ts';
+import { decodeBase64StrictShared } from '../../encoding/base64.ts';
 import { isRecord, type JsonRecord, propString } from '../json.ts';
 
 export interface KeyRecord {
@@ -64,7 +64,7 @@ export class KeyDirectory {
       };
     } else {
       const text = propString(record.entry, 'public_key_b64');
-      const bytes = text === undefined ? undefined : decodeBase64Strict(text);
+      const bytes = text === undefined ? undefined : decodeBase64StrictShared(text);
       const size = ALGORITHM_SIZES[alg].publicKey;
       if (bytes === undefined || bytes.length !== size) {
         result = {

@@ -1,70 +1,40 @@
-// Incremental protocol Merkle roots over growing prefixes of the audit leaves, O(log n) per root.
+// Protocol Merkle roots over prefixes of the audit leaves, O(log n) hashes each from the full tree's levels.
 // PROTOCOL §2.2 (odd node duplicated, no prefixes); DECISIONS D6 (SPEC.md checkpoints: roots of the first N entries).
-import { fromHex, toHex } from '../../encoding/index.ts';
+import { toHex } from '../../encoding/index.ts';
 import { digestPair, type HashAlg } from '../../hash/index.ts';
 
 /**
- * Holds one perfect-subtree root per set bit of the leaf count (a binary counter), so the root of
- * the first n leaves needs only O(log n) hashes. The odd-node rule folds the way the level-by-level
- * construction does: the smallest subtree is the last node of its level, so it is paired with
- * itself up to the level of the next subtree to its left, which then becomes its left sibling.
+ * Bare hex root of the first `count` leaves (1 ≤ count ≤ leaf count) from the levels of the tree over
+ * all of them (`protocolMerkleLevels`). The first `count` leaves split into one perfect subtree per set
+ * bit of `count` (a binary counter), each a node of those levels already (bit `L`: node `(count >> L) - 1`
+ * of level `L`), so only their fold is hashed, none of them again (P128). The odd-node rule folds the way
+ * the level-by-level construction does: the smallest subtree is the last node of its level, so it is
+ * paired with itself up to the level of the next subtree to its left, which then becomes its left sibling.
  */
-export class MerklePrefix {
-  private readonly alg: HashAlg;
-  /** frontier[level] = root of a perfect subtree of 2^level leaves, or undefined. */
-  private readonly frontier: (Uint8Array | undefined)[] = [];
-  private count = 0;
-
-  constructor(alg: HashAlg) {
-    this.alg = alg;
-  }
-
-  get size(): number {
-    return this.count;
-  }
-
-  /** Appends a leaf given as 64 lowercase hex; false when it is not one. */
-  push(leafHex: string): boolean {
-    const leaf = fromHex(leafHex);
-    if (leaf === undefined || leaf.length !== 32) return false;
-    this.pushDigest(leaf);
-    return true;
-  }
-
-  /** Appends a leaf already held as its 32 digest bytes. */
-  pushDigest(leaf: Uint8Array): void {
-    let carry: Uint8Array = leaf;
-    let level = 0;
-    for (;;) {
-      const left = this.frontier[level];
-      if (left === undefined) break;
-      carry = digestPair(this.alg, left, carry);
-      this.frontier[level] = undefined;
-      level++;
+export function prefixRootOfLevels(
+  alg: HashAlg,
+  levels: readonly (readonly Uint8Array[])[],
+  count: number,
+): string {
+  const leaves = levels[0]?.length ?? 0;
+  if (!Number.isSafeInteger(count) || count < 1 || count > leaves)
+    throw new RangeError(`no prefix of ${count} leaves in a tree of ${leaves}`);
+  let current: Uint8Array | undefined;
+  let currentLevel = 0;
+  for (let level = 0; count >> level !== 0; level++) {
+    if (((count >> level) & 1) === 0) continue;
+    const node = levels[level]?.[(count >> level) - 1] as Uint8Array;
+    if (current === undefined) {
+      current = node;
+      currentLevel = level;
+      continue;
     }
-    this.frontier[level] = carry;
-    this.count++;
-  }
-
-  /** Bare hex root of the leaves pushed so far; undefined when empty. */
-  root(): string | undefined {
-    let current: Uint8Array | undefined;
-    let currentLevel = 0;
-    for (let level = 0; level < this.frontier.length; level++) {
-      const node = this.frontier[level];
-      if (node === undefined) continue;
-      if (current === undefined) {
-        current = node;
-        currentLevel = level;
-        continue;
-      }
-      while (currentLevel < level) {
-        current = digestPair(this.alg, current, current);
-        currentLevel++;
-      }
-      current = digestPair(this.alg, node, current);
+    while (currentLevel < level) {
+      current = digestPair(alg, current, current);
       currentLevel++;
     }
-    return current === undefined ? undefined : toHex(current);
+    current = digestPair(alg, node, current);
+    currentLevel++;
   }
+  return toHex(current as Uint8Array);
 }

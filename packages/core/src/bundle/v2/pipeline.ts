@@ -3,7 +3,7 @@
 import type { CanonicalMemo } from '../../canonical/index.ts';
 import { fromHex, toHex } from '../../encoding/index.ts';
 import { type HashAlg, hexDigest, prefixedHash } from '../../hash/index.ts';
-import { protocolMerkleRootOfDigests } from '../../merkle/index.ts';
+import { protocolMerkleLevels } from '../../merkle/protocol-tree.ts';
 import { resolveSecurityTier, type TierResolution } from '../../policy/resolve-tier.ts';
 import { tierRank } from '../../policy/tiers.ts';
 import { ok, type Result } from '../../result.ts';
@@ -23,6 +23,7 @@ import { checkSchema } from './checks/schema.ts';
 import { checkSessionNonce } from './checks/session-nonce.ts';
 import type { AuditLeaves, V2Context } from './context.ts';
 import { KeyDirectory } from './keys.ts';
+import { prefixRootOfLevels } from './merkle-prefix.ts';
 
 /** D10: the tier from whatever the bundle offers (also for bundles that fail early). */
 function resolveTier(runtime: VerifierRuntime, bundle: unknown): TierResolution {
@@ -57,7 +58,7 @@ export function computeBundleHash(signed: unknown, memo?: CanonicalMemo): Result
  */
 function auditLeaves(sha256: () => readonly string[], sha3: () => readonly string[]): AuditLeaves {
   const digests = new Map<HashAlg, readonly Uint8Array[]>();
-  const roots = new Map<HashAlg, string | undefined>();
+  const trees = new Map<HashAlg, Uint8Array[][] | undefined>();
   const leavesOf = (alg: HashAlg): readonly Uint8Array[] => {
     let leaves = digests.get(alg);
     if (leaves === undefined) {
@@ -67,15 +68,23 @@ function auditLeaves(sha256: () => readonly string[], sha3: () => readonly strin
     }
     return leaves;
   };
+  // Every level kept: a checkpoint's prefix root folds nodes of this tree instead of hashing them again.
+  const treeOf = (alg: HashAlg): Uint8Array[][] | undefined => {
+    if (!trees.has(alg)) {
+      const leaves = leavesOf(alg);
+      trees.set(alg, leaves.length === 0 ? undefined : protocolMerkleLevels(alg, leaves));
+    }
+    return trees.get(alg);
+  };
   return {
     digests: leavesOf,
     fullRoot: (alg) => {
-      if (!roots.has(alg)) {
-        const leaves = leavesOf(alg);
-        roots.set(alg, leaves.length === 0 ? undefined : toHex(protocolMerkleRootOfDigests(alg, leaves)));
-      }
-      return roots.get(alg);
+      const levels = treeOf(alg);
+      return levels === undefined
+        ? undefined
+        : toHex((levels[levels.length - 1] as Uint8Array[])[0] as Uint8Array);
     },
+    prefixRoot: (alg, count) => prefixRootOfLevels(alg, treeOf(alg) ?? [], count),
   };
 }
 

@@ -15,6 +15,7 @@ export function checkArtifactSignatures(ctx: V2Context): void {
       signature: artifact.envelope['composite_sig'],
       context: contextString(ctx.runtime.profile, spec.context),
       payload: artifact.bytes,
+      framed: artifact.framed,
       mode: ctx.tier.mode,
     });
     record(ctx, outcome, () => 'artifact_sigs');

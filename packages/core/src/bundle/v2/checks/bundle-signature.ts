@@ -12,6 +12,7 @@ export function checkBundleSignature(ctx: V2Context): void {
     signature: ctx.parts.signature['composite_sig'],
     context: contextString(ctx.runtime.profile, 'Bundle'),
     payload: ctx.manifestBytes,
+    framed: ctx.manifestFramed,
     mode: ctx.tier.mode,
   });
   record(ctx, outcome, (half) => (half === 'classical' ? 'classical_sig' : 'pq_sig'));

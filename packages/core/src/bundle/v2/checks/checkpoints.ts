@@ -8,7 +8,6 @@ import { contextString } from '../../../profile.ts';
 import { describe, prop, propRecord } from '../../json.ts';
 import { evaluateComposite } from '../composite.ts';
 import type { CheckpointView, V2Context } from '../context.ts';
-import { MerklePrefix } from '../merkle-prefix.ts';
 import { compositeEnvironment, record } from '../signatures.ts';
 
 const CHECK = 'checkpoints';
@@ -58,8 +57,6 @@ export function checkCheckpoints(ctx: V2Context): CheckpointSummary {
     const id = prop(e.value, 'audit_id');
     if (typeof id === 'string' && !positions.has(id)) positions.set(id, i);
   });
-  let primaryPrefix: MerklePrefix | undefined;
-  let secondaryPrefix: MerklePrefix | undefined;
   let covered = 0;
   let coverageIntact = true;
   let verified = 0;
@@ -77,6 +74,7 @@ export function checkCheckpoints(ctx: V2Context): CheckpointSummary {
       signature: cp.value['composite_sig'],
       context,
       payload: cp.signedBytes,
+      framed: cp.signedFramed,
       mode: 'both',
     });
     record(ctx, outcome, () => CHECK);
@@ -152,16 +150,8 @@ export function checkCheckpoints(ctx: V2Context): CheckpointSummary {
             primaryRoot = ctx.audit.fullRoot('sha256')!;
             secondaryRoot = ctx.audit.fullRoot('sha3-256')!;
           } else {
-            primaryPrefix ??= new MerklePrefix('sha256');
-            secondaryPrefix ??= new MerklePrefix('sha3-256');
-            const primaryLeaves = ctx.audit.digests('sha256');
-            const secondaryLeaves = ctx.audit.digests('sha3-256');
-            while (primaryPrefix.size < count) {
-              primaryPrefix.pushDigest(primaryLeaves[primaryPrefix.size]!);
-              secondaryPrefix.pushDigest(secondaryLeaves[secondaryPrefix.size]!);
-            }
-            primaryRoot = primaryPrefix.root()!;
-            secondaryRoot = secondaryPrefix.root()!;
+            primaryRoot = ctx.audit.prefixRoot('sha256', count);
+            secondaryRoot = ctx.audit.prefixRoot('sha3-256', count);
           }
           const expect: Record<string, string> = {
             primary_merkle_root: prefixedHash('sha256', primaryRoot),

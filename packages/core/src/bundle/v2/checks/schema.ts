@@ -17,7 +17,7 @@ export function checkSchema(
   if (!checkVersionV2(ledger, runtime.settings, bundle)) return undefined;
   const parts = checkSchemaV2(ledger, signed);
   if (parts === undefined) return undefined;
-  const forms = canonicalFormsV2(ledger, parts);
+  const forms = canonicalFormsV2(ledger, parts, runtime.profile);
   if (forms === undefined) return undefined;
   ledger.set('schema', 'pass');
   return { parts, forms };
