@@ -6,7 +6,6 @@ import { decodeCbor } from '@proto/service-kit/cbor';
 import type { PassportKeys } from '@proto/store';
 import type { AnswerFormat, AnswerSummary, WiredAnswer } from './answer-wire.ts';
 import { BodyMemo, type KnownBody } from './body-memo.ts';
-import { ownsItsMemory } from './body-reader.ts';
 import {
   type AnalysisFacts,
   analysisRequest,
@@ -128,6 +127,16 @@ export interface VerificationRunnerOptions {
 }
 
 export type KeyDirectoryFeed = (event: VerifiedBundleEvent) => Promise<boolean>;
+
+/**
+ * True when `bytes` is the only view of its memory: then the worker gets it by transfer, no copy.
+ * A view into a shared slab (small bodies, pooled buffers) is copied, as transferring it would
+ * detach every other view.
+ */
+function ownsItsMemory(bytes: Uint8Array): boolean {
+  const buffer = bytes.buffer;
+  return buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength;
+}
 
 /** What the metrics read of a response the main thread holds as an object. */
 function summaryOf(response: VerifyResponse): AnswerSummary {
@@ -305,8 +314,6 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
     }
 
     // Nothing here reads the body after this (the worker returns the key bindings), so it is moved, not copied.
-    // A view into a shared slab (a body passed in by a caller other than the route) is copied instead: moving
-    // it would detach every other view.
     const transfer =
       task.body !== undefined && ownsItsMemory(task.body) ? [task.body.buffer as ArrayBuffer] : [];
     const result = await (dispatch === undefined
