@@ -33,7 +33,9 @@ function rawExchange(
     const received: Buffer[] = [];
     const timer = setTimeout(() => {
       socket.destroy();
-      reject(new Error(`no end within ${options.timeoutMs ?? 5000} ms: ${Buffer.concat(received).toString()}`));
+      reject(
+        new Error(`no end within ${options.timeoutMs ?? 5000} ms: ${Buffer.concat(received).toString()}`),
+      );
     }, options.timeoutMs ?? 5000);
     socket.on('data', (chunk: Buffer) => received.push(chunk));
     // The server ended its side (Connection: close): end ours, which closes the socket.
@@ -190,7 +192,11 @@ describe('POST /verify body reading over raw HTTP (P129)', () => {
   ])('answers a chunked %s body beyond the limit with 413 and stays up', async (_label, type) => {
     const tooBig = Buffer.alloc(LIMIT + 10, 0x20);
     for (const target of [running, uncached]) {
-      const answer = await rawExchange(target.url, headOf(type, { 'transfer-encoding': 'chunked' }), chunked(split(tooBig, 20)));
+      const answer = await rawExchange(
+        target.url,
+        headOf(type, { 'transfer-encoding': 'chunked' }),
+        chunked(split(tooBig, 20)),
+      );
       expect(answer.status).toBe(413);
       expect(JSON.parse(bodyOf(answer))).toMatchObject({ error: { code: 'PAYLOAD_TOO_LARGE' } });
       await stillAnswers(target);
@@ -232,9 +238,14 @@ describe('POST /verify body reading over raw HTTP (P129)', () => {
   it('ends a chunked request cut off before its last chunk when the client stops sending', async () => {
     const pieces = chunked(split(json, 4)).slice(0, 2);
     for (const target of [running, uncached]) {
-      const answer = await rawExchange(target.url, headOf('application/json', { 'transfer-encoding': 'chunked' }), pieces, {
-        halfClose: true,
-      });
+      const answer = await rawExchange(
+        target.url,
+        headOf('application/json', { 'transfer-encoding': 'chunked' }),
+        pieces,
+        {
+          halfClose: true,
+        },
+      );
       if (answer.status !== undefined) {
         expect(answer.status).toBeGreaterThanOrEqual(400);
         expect(answer.status).toBeLessThan(500);
