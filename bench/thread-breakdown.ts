@@ -8,11 +8,18 @@
 //     flock /work/notes/bench.lock pnpm exec node bench/thread-breakdown.ts
 //
 // BREAKDOWN_VARIANTS: `label=node flags` separated by `;` (flags separated by spaces; empty: none; a
-// repeated empty variant is the same-against-same control). BREAKDOWN_CASES: `elevated`, `maximum` or
-// both (default). BENCH_DURATION_S: seconds per measured run (default 4); BENCH_WARMUP_S: seconds of
-// load before it (default 2).
+// repeated empty variant is the same-against-same control); `label@CHECKOUT=flags` runs the service of
+// another checkout (a worktree of main as the base and a separate copy of it as the control, P130).
+// BREAKDOWN_CASES: `routine`, `elevated`, `maximum`, comma-separated (default elevated,maximum).
+// BREAKDOWN_LOAD: `json` (POST /verify, default), `ndjson` or `cbor-seq` (POST /verify/batch, 64 bundles a
+// request on 2 connections, a fixed number of whole batches as bench/load-plan.ts sends them, P91).
+// BENCH_DURATION_S: seconds per measured run of single requests (default 4); BREAKDOWN_BATCHES: batches
+// per measured batch run (default 24); BENCH_WARMUP_S: seconds of /verify JSON load before it (default 2).
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { performance } from 'node:perf_hooks';
 import { type BuildOptions, buildSignedBundle, selectCryptoBackend } from '@proto/core';
+import { encodeCbor } from '@proto/service-kit/cbor';
 import autocannon from 'autocannon';
 import { launchService, serviceMain, THIS_CHECKOUT, warmUpFor } from './launch-service.ts';
 import { cpuByGroupMs, rssMb, threadsCpu } from './proc-stats.ts';
@@ -26,19 +33,28 @@ const ROUNDS = Number(process.env['BREAKDOWN_ROUNDS'] ?? 1);
  * JIT work to "other".
  */
 const WARMUP_S = Number(process.env['BENCH_WARMUP_S'] ?? 2);
-const CONNECTIONS = 8;
 const WORKERS = process.env['BENCH_WORKERS'];
+const LOAD = process.env['BREAKDOWN_LOAD'] ?? 'json';
+if (!['json', 'ndjson', 'cbor-seq'].includes(LOAD)) throw new Error(`BREAKDOWN_LOAD: unknown ${LOAD}`);
+const BATCH_ITEMS = 64;
+const BATCHES = Number(process.env['BREAKDOWN_BATCHES'] ?? 24);
+/** As bench/run.ts: 8 connections for single requests, 2 for batches (BREAKDOWN_CONNECTIONS: other). */
+const CONNECTIONS = Number(process.env['BREAKDOWN_CONNECTIONS'] ?? (LOAD === 'json' ? 8 : 2));
 
 interface Variant {
   readonly label: string;
   readonly flags: readonly string[];
+  /** The checkout whose service runs (undefined: this one). */
+  readonly checkout?: string;
 }
 
 const VARIANTS: readonly Variant[] = (process.env['BREAKDOWN_VARIANTS'] ?? 'default=').split(';').map((v) => {
   const at = v.indexOf('=');
   if (at < 0) throw new Error(`BREAKDOWN_VARIANTS: ${v} has no '='`);
+  const [label = '', checkout] = v.slice(0, at).split('@');
   return {
-    label: v.slice(0, at).trim(),
+    label: label.trim(),
+    ...(checkout === undefined ? {} : { checkout: checkout.trim() }),
     flags: v
       .slice(at + 1)
       .split(' ')
@@ -46,7 +62,37 @@ const VARIANTS: readonly Variant[] = (process.env['BREAKDOWN_VARIANTS'] ?? 'defa
   };
 });
 
+/** What one measured run sends: the body, its content type, and the bundles a request carries. */
+interface Load {
+  readonly path: string;
+  readonly contentType: string;
+  readonly body: string | Buffer;
+  readonly perRequest: number;
+}
+
+function loadOf(request: { signed_bundle: unknown }): Load {
+  const json = JSON.stringify(request);
+  if (LOAD === 'ndjson')
+    return {
+      path: '/verify/batch',
+      contentType: 'application/x-ndjson',
+      body: `${json}\n`.repeat(BATCH_ITEMS),
+      perRequest: BATCH_ITEMS,
+    };
+  if (LOAD === 'cbor-seq') {
+    const item = Buffer.from(encodeCbor(request));
+    return {
+      path: '/verify/batch',
+      contentType: 'application/cbor-seq',
+      body: Buffer.concat(Array.from({ length: BATCH_ITEMS }, () => item)),
+      perRequest: BATCH_ITEMS,
+    };
+  }
+  return { path: '/verify', contentType: 'application/json', body: json, perRequest: 1 };
+}
+
 const ALL_CASES: readonly { name: string; options: BuildOptions }[] = [
+  { name: 'routine-10', options: { tier: 'routine', entries: 10 } },
   { name: 'elevated-10', options: { tier: 'elevated', entries: 10 } },
   { name: 'maximum-60', options: { tier: 'maximum', entries: 60 } },
 ];
@@ -102,19 +148,25 @@ class GcTrace {
 
 interface Run {
   readonly bundles: number;
+  readonly bundlesPerSecond: number;
   readonly groups: Map<string, number>;
   /** The kernel's part of each group's CPU (stime, ms) and its minor page faults (P124). */
   readonly systemMs: Map<string, number>;
   readonly minorFaults: Map<string, number>;
   readonly total: number;
   readonly peakRssMb: number;
+  /** Cores the service kept busy over the measured wall time, and the machine's idle and steal cores (P130). */
+  readonly serviceCores: number;
+  readonly idleCores: number;
+  readonly stealCores: number;
   readonly gc: Map<string, IsolateGc>;
 }
 
-async function measure(variant: Variant, body: string): Promise<Run> {
+async function measure(variant: Variant, warmUpBody: string, load: Load): Promise<Run> {
   const trace = new GcTrace();
   const service = await launchService({
-    entry: MAIN,
+    entry: variant.checkout === undefined ? MAIN : serviceMain(variant.checkout, 'verification'),
+    ...(variant.checkout === undefined ? {} : { cwd: variant.checkout }),
     nodeFlags: variant.flags,
     onStdout: (chunk) => trace.feed(chunk),
     name: 'the verification service',
@@ -131,34 +183,60 @@ async function measure(variant: Variant, body: string): Promise<Run> {
   const { pid } = service;
   try {
     // The JIT's warm-up, then the measured part.
-    await warmUpFor(WARMUP_S, service.url, body, CONNECTIONS);
+    await warmUpFor(WARMUP_S, service.url, warmUpBody, 8);
+    const request = {
+      url: `${service.url}${load.path}`,
+      method: 'POST' as const,
+      headers: { 'content-type': load.contentType, accept: load.contentType },
+      body: load.body,
+      connections: CONNECTIONS,
+    };
+    // A batch run sends whole batches, every one answered (P91), after one per connection unmeasured.
+    const batch = load.perRequest > 1;
+    if (batch) await autocannon({ ...request, amount: CONNECTIONS });
     let peakRssMb = rssMb(pid);
     const sampler = setInterval(() => {
       peakRssMb = Math.max(peakRssMb, rssMb(pid));
     }, 250);
     const before = threadsCpu(pid);
+    const machine0 = machineTicks();
     trace.counting = true;
-    const result = await autocannon({
-      url: `${service.url}/verify`,
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body,
-      connections: CONNECTIONS,
-      duration: DURATION_S,
-    });
+    const t0 = performance.now();
+    // autocannon settles an `amount` on its next one-second tick, the service idle meanwhile: a batch run is
+    // timed to its last answer, and the machine's idle time read there (P101's fix in load-plan.ts).
+    let lastAnswer = t0;
+    let machine1 = machine0;
+    const running = autocannon(
+      batch ? { ...request, amount: BATCHES } : { ...request, duration: DURATION_S },
+    );
+    if (batch)
+      running.on('response', () => {
+        lastAnswer = performance.now();
+        machine1 = machineTicks();
+      });
+    const result = await running;
     const after = threadsCpu(pid);
+    if (!batch) {
+      lastAnswer = performance.now();
+      machine1 = machineTicks();
+    }
+    const wallS = (lastAnswer - t0) / 1000;
     trace.counting = false;
     clearInterval(sampler);
     if (result.non2xx + result.errors > 0) throw new Error(`${result.non2xx + result.errors} failures`);
     const groups = cpuByGroupMs(before, after);
     const total = [...groups.values()].reduce((a, b) => a + b, 0);
     return {
-      bundles: result['2xx'],
+      bundles: result['2xx'] * load.perRequest,
+      bundlesPerSecond: (result['2xx'] * load.perRequest) / (batch ? wallS : DURATION_S),
       groups,
       systemMs: cpuByGroupMs(before, after, (t) => t.systemMs ?? 0),
       minorFaults: cpuByGroupMs(before, after, (t) => t.minorFaults ?? 0),
       total,
       peakRssMb,
+      serviceCores: total / (wallS * 1000),
+      idleCores: (machine1.idle - machine0.idle) / TICKS / wallS,
+      stealCores: (machine1.steal - machine0.steal) / TICKS / wallS,
       gc: trace.isolates,
     };
   } finally {
@@ -166,26 +244,35 @@ async function measure(variant: Variant, body: string): Promise<Run> {
   }
 }
 
+/** USER_HZ of /proc/stat (100 on every Linux we run on). */
+const TICKS = 100;
+
+/** The machine's idle (idle + iowait) and steal ticks so far, all cores (/proc/stat's `cpu` line). */
+function machineTicks(): { idle: number; steal: number } {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  return { idle: (fields[3] ?? 0) + (fields[4] ?? 0), steal: fields[7] ?? 0 };
+}
+
 const fmt = (n: number, width = 8, digits = 2) => n.toFixed(digits).padStart(width);
 
 async function main(): Promise<void> {
   const backend = selectCryptoBackend('auto');
   console.log(
-    `thread breakdown: ${WARMUP_S} s warm-up and ${DURATION_S} s per run, ${CONNECTIONS} connections, ${ROUNDS} round(s), variants ${VARIANTS.map((v) => `${v.label}=[${v.flags.join(' ')}]`).join(' ')}`,
+    `thread breakdown: ${WARMUP_S} s warm-up and ${LOAD === 'json' ? `${DURATION_S} s` : `${BATCHES} batches of ${BATCH_ITEMS}`} per run, ${CONNECTIONS} connections, ${ROUNDS} round(s), variants ${VARIANTS.map((v) => `${v.label}${v.checkout === undefined ? '' : `@${v.checkout}`}=[${v.flags.join(' ')}]`).join(' ')}`,
   );
   for (const c of CASES) {
-    const body = JSON.stringify({
-      signed_bundle: buildSignedBundle({ ...c.options, backend }).signed_bundle,
-    });
+    const request = { signed_bundle: buildSignedBundle({ ...c.options, backend }).signed_bundle };
+    const load = loadOf(request);
     const runs = new Map<string, Run[]>(VARIANTS.map((v) => [v.label, []]));
     for (let round = 0; round < ROUNDS; round++)
-      for (const variant of VARIANTS) runs.get(variant.label)!.push(await measure(variant, body));
+      for (const variant of VARIANTS)
+        runs.get(variant.label)!.push(await measure(variant, JSON.stringify(request), load));
     const groupNames = [
       ...new Set([...runs.values()].flatMap((rs) => rs.flatMap((r) => [...r.groups.keys()]))),
     ].sort();
-    console.log(`\n${c.name} JSON: CPU ms per bundle by thread group (/proc), mean over rounds`);
+    console.log(`\n${c.name} ${LOAD}: CPU ms per bundle by thread group (/proc), mean over rounds`);
     console.log(
-      `${'variant'.padEnd(12)} ${'req/s'.padStart(8)} ${'total'.padStart(8)} ${groupNames.map((g) => g.padStart(12)).join(' ')}  ${'×total'.padStart(7)} peak RSS MB`,
+      `${'variant'.padEnd(12)} ${'bundles/s'.padStart(8)} ${'total'.padStart(8)} ${groupNames.map((g) => g.padStart(12)).join(' ')}  ${'×total'.padStart(7)} peak RSS MB`,
     );
     let baseTotal = Number.NaN;
     for (const variant of VARIANTS) {
@@ -204,12 +291,15 @@ async function main(): Promise<void> {
           .join(' ');
       const total = perBundle((r) => r.total);
       if (Number.isNaN(baseTotal)) baseTotal = total;
-      const reqs = rs.reduce((a, r) => a + r.bundles, 0) / rs.length / DURATION_S;
+      const reqs = rs.reduce((a, r) => a + r.bundlesPerSecond, 0) / rs.length;
       console.log(
         `${variant.label.padEnd(12)} ${fmt(reqs, 8, 1)} ${fmt(total)} ${byGroup((r) => r.groups)}  ${fmt(total / baseTotal, 7, 3)} ${Math.max(...rs.map((r) => r.peakRssMb)).toFixed(0)}`,
       );
       console.log(
-        `  each run, total ms/bundle: ${rs.map((r) => (r.total / r.bundles).toFixed(2)).join(' | ')}`,
+        `  each run, total ms/bundle (bundles/s): ${rs.map((r) => `${(r.total / r.bundles).toFixed(2)} (${r.bundlesPerSecond.toFixed(0)})`).join(' | ')}`,
+      );
+      console.log(
+        `  cores busy: service ${rs.map((r) => r.serviceCores.toFixed(2)).join(' | ')}; machine idle ${rs.map((r) => r.idleCores.toFixed(2)).join(' | ')}; steal ${rs.map((r) => r.stealCores.toFixed(2)).join(' | ')}`,
       );
       console.log(`  ${'of which kernel ms'.padEnd(27)}${byGroup((r) => r.systemMs)}`);
       console.log(`  ${'minor page faults'.padEnd(27)}${byGroup((r) => r.minorFaults, 0)}`);
