@@ -69,7 +69,8 @@ export function framePayload(context: string, text: string, room: number): Frame
   const buffer = Buffer.allocUnsafe(prefix.length + length + room);
   buffer.set(prefix);
   buffer.write(text, prefix.length, 'utf8');
-  // Plain Uint8Array views (a Buffer's slice() would not copy); the memory is this frame's alone.
+  // Plain Uint8Array views (their slice() copies, a Buffer's would not). A small frame may sit in Node's
+  // pool beside other Buffers; nothing here reads or writes outside the frame's own range.
   const frame = new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.length);
   return { context, payload: frame.subarray(prefix.length, prefix.length + length), frame };
 }
