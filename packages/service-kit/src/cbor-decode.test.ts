@@ -114,6 +114,38 @@ describe('decodeCbor against the reference', () => {
   });
 });
 
+describe('decodeCbor key cache (P131)', () => {
+  it('gives each key its own text when many keys share cache slots, across calls, with and without bytes', () => {
+    // 6,000 distinct keys (5 bytes, and 29 to 32: up to the cache's longest) overfill its 1,024 slots: hits,
+    // misses and slot collisions, each key's value a byte string or text so `_b64` names come and go.
+    const keys = Array.from({ length: 3000 }, (_, i) => [
+      `k${String(i).padStart(4, '0')}`,
+      `${'p'.repeat(28)}${i}`,
+    ]).flat();
+    for (let round = 0; round < 3; round++) {
+      const value: Record<string, unknown> = {};
+      keys.forEach((key, i) => {
+        if ((i + round) % 3 === 0) value[`${key}_b64`] = Buffer.from([i & 0xff, round]).toString('base64');
+        else value[key] = `${key}:${round}`;
+      });
+      const bytes = encodeCbor(value);
+      expect(decodeCbor(bytes)).toStrictEqual(referenceDecodeCbor(bytes));
+      expect(decodeCbor(bytes)).toStrictEqual(value);
+    }
+  });
+
+  it('refuses a duplicate of a cached key and a truncated key as before', () => {
+    // {"ab": 1} first caches "ab"; then {"ab": 1, "ab": 2} and a key cut short.
+    expect(decodeCbor(Buffer.from('a162616201', 'hex'))).toStrictEqual({ ab: 1 });
+    expect(() => decodeCbor(Buffer.from('a26261620162616202', 'hex'))).toThrow(
+      'duplicate map key "ab" at byte 5',
+    );
+    expect(() => decodeCbor(Buffer.from('a1626162', 'hex').subarray(0, 3))).toThrow(
+      'truncated CBOR at byte 2',
+    );
+  });
+});
+
 describe('decodeCbor rules of P82', () => {
   const refusal = (hex: string) => () => decodeCbor(Buffer.from(hex, 'hex'));
 

@@ -7,6 +7,10 @@ const MAX_DEPTH = 128;
 /** Text no longer than this is read in JavaScript when it is ASCII (cheaper than a native call). */
 const SHORT_TEXT = 48;
 const TWO_POW_32 = 4_294_967_296;
+/** Map keys no longer than this are looked up in KEYS before any string is made (P131). */
+const CACHED_KEY = 32;
+/** Slots of the key cache (a power of two): a bundle's distinct key names are a few dozen. */
+const KEY_SLOTS = 1024;
 /** 2^53 - 1 split at 32 bits: the high word's largest value. */
 const MAX_SAFE_HIGH = 0x1f_ffff;
 
@@ -21,6 +25,17 @@ let src: Uint8Array = NO_BYTES;
 let buf: Buffer = NO_BUFFER;
 let view: DataView = NO_VIEW;
 let pos = 0;
+
+/**
+ * P131: the strings of recent short ASCII map keys, by a hash of their bytes, and each one's `_b64` name.
+ * A hit is compared byte by byte with the key's text, so it is that text: the cache only spares making the
+ * string (a native call) and making it a property name again (V8 interns each key it stores). Bundles repeat
+ * the same few dozen names thousands of times.
+ */
+const keyTexts: (string | undefined)[] = new Array(KEY_SLOTS).fill(undefined);
+const keyB64Names: (string | undefined)[] = new Array(KEY_SLOTS).fill(undefined);
+/** The slot of the key readKey returned last, or -1 when it was not cached (then `_b64` is made anew). */
+let keySlot = -1;
 
 function need(n: number): void {
   if (pos + n > src.length) throw new CborError(`truncated CBOR at byte ${pos}`);
@@ -75,6 +90,49 @@ function readText(length: number, at: number): string {
   }
 }
 
+/** A map key's text: readText's, from the key cache when the bytes are a short ASCII key seen before. */
+function readKey(length: number, at: number): string {
+  keySlot = -1;
+  if (length > CACHED_KEY || pos + length > src.length) return readText(length, at);
+  const start = pos;
+  const end = start + length;
+  let hash = length;
+  let i = start;
+  for (; i < end; i++) {
+    const b = src[i]!;
+    if (b >= 0x80) break;
+    hash = Math.imul(hash ^ b, 0x01000193);
+  }
+  if (i !== end) return readText(length, at);
+  const slot = (hash ^ (hash >>> 15)) & (KEY_SLOTS - 1);
+  const cached = keyTexts[slot];
+  keySlot = slot;
+  if (cached !== undefined && cached.length === length) {
+    let j = 0;
+    while (j < length && cached.charCodeAt(j) === src[start + j]) j++;
+    if (j === length) {
+      pos = end;
+      return cached;
+    }
+  }
+  const text = buf.toString('latin1', start, end);
+  pos = end;
+  keyTexts[slot] = text;
+  keyB64Names[slot] = undefined;
+  return text;
+}
+
+/** `key_b64`, made once per cached key. */
+function b64NameOf(key: string): string {
+  if (keySlot < 0) return `${key}_b64`;
+  let name = keyB64Names[keySlot];
+  if (name === undefined) {
+    name = `${key}_b64`;
+    keyB64Names[keySlot] = name;
+  }
+  return name;
+}
+
 /**
  * A map's members in byte order. P82: a key is refused when the same text came before in this map
  * (duplicate), and a member's JSON name (`k`, or `k_b64` for a byte string) when an earlier member of
@@ -89,7 +147,7 @@ function readMap(count: number, depth: number): Record<string, unknown> {
     need(1);
     const keyHead = src[pos++]!;
     if (keyHead >> 5 !== 3) throw new CborError(`map key is not a text string at byte ${keyAt}`);
-    const key = readText(readArgument(keyHead & 0x1f, keyAt), keyAt);
+    const key = readKey(readArgument(keyHead & 0x1f, keyAt), keyAt);
     if (key === '__proto__') throw new CborError(`forbidden map key "__proto__" at byte ${keyAt}`);
     const bytesFollow = pos < src.length && src[pos]! >> 5 === 2;
     if (Object.hasOwn(out, key)) {
@@ -103,7 +161,7 @@ function readMap(count: number, depth: number): Record<string, unknown> {
     let name = key;
     // PROTOCOL §8.2 `cborPayloadToJson`: a byte string under `k` becomes base64 text under `k_b64`.
     if (bytesFollow) {
-      name = `${key}_b64`;
+      name = b64NameOf(key);
       if (Object.hasOwn(out, name)) throw renamingCollision(name, keyAt);
       if (renamed === undefined) renamed = [key];
       else renamed.push(key);
