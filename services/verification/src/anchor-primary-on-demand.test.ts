@@ -5,10 +5,13 @@
 import { createHash } from 'node:crypto';
 import { type EsploraTestServer, startEsploraServer } from '@proto/anchor/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postVerify, type RunningApp, sampleBundle } from './test-support.ts';
+import { postVerify, sampleBundle } from './test-support.ts';
 import {
   type BitcoinReceipt,
   bitcoinReceipt,
+  cachedVerifierFor,
+  cachePlainVerdict,
+  expectRefusedOnMissThenHit,
   startCachedVerifier,
   withReceipt,
 } from './testing/bitcoin-receipt.ts';
@@ -45,32 +48,12 @@ function expectE202(json: Record<string, unknown>): void {
 }
 
 describe('an anchor receipt after a plain verify cached an analysis without the bundle hash (P123)', () => {
-  let cached: RunningApp;
-  beforeAll(async () => {
-    cached = await startCachedVerifier(esplora);
-  });
-  afterAll(async () => {
-    await cached?.close();
-  });
-
-  const post = (anchorReceipt?: unknown) =>
-    postVerify(cached.url, withReceipt(bundle.signed_bundle, anchorReceipt));
+  const post = cachedVerifierFor(() => esplora, bundle.signed_bundle);
 
   it('fails a receipt for another bundle_hash with E202 on a miss and on the hit after it; the honest one passes', async () => {
     expect(receipt).toMatchObject({ status: 'confirmed', bundle_hash: bundle.bundleHash });
-    const plain = await post();
-    expect(plain.json['verified']).toBe(true);
-    expect(plain.headers.get('x-verification-cache')).toBe('miss');
-    expect((await post()).headers.get('x-verification-cache')).toBe('hit');
-
-    const wrong = { ...receipt, bundle_hash: otherHash };
-    const first = await post(wrong);
-    expect(first.headers.get('x-verification-cache')).toBe('miss');
-    expectE202(first.json);
-    // The same bytes again (the body memo's path): a hit now, on the analysis that has the hash.
-    const again = await post(wrong);
-    expect(again.headers.get('x-verification-cache')).toBe('hit');
-    expectE202(again.json);
+    await cachePlainVerdict(post);
+    await expectRefusedOnMissThenHit(post, { ...receipt, bundle_hash: otherHash }, expectE202);
 
     const honest = await post(receipt);
     expect(honest.headers.get('x-verification-cache')).toBe('hit');

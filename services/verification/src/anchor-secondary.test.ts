@@ -12,6 +12,9 @@ import { postVerify, type RunningApp, sampleBundle, startApp } from './test-supp
 import {
   type BitcoinReceipt,
   bitcoinReceipt,
+  cachedVerifierFor,
+  cachePlainVerdict,
+  expectRefusedOnMissThenHit,
   startCachedVerifier,
   withReceipt,
 } from './testing/bitcoin-receipt.ts';
@@ -127,31 +130,14 @@ describe('a receipt anchoring the SHA3-256 hash too, through POST /verify', () =
 // P74: a plain /verify computes no SHA3-256 hash of the bundle, so the analysis it caches has none. A later
 // request whose receipt names a bundle_hash_secondary must still have it compared with the bundle's own.
 describe('a receipt naming a secondary hash after a plain verify cached the analysis (P74)', () => {
-  let cached: RunningApp;
-  beforeAll(async () => {
-    cached = await startCachedVerifier(esplora);
-  });
-  afterAll(async () => {
-    await cached?.close();
-  });
-
-  const post = (anchorReceipt?: unknown) =>
-    postVerify(cached.url, withReceipt(bundle.signed_bundle, anchorReceipt));
+  const post = cachedVerifierFor(() => esplora, bundle.signed_bundle);
 
   it('refuses the lying secondary with E202 and passes the honest one, each on its first and a repeated request', async () => {
-    const plain = await post();
-    expect(plain.json['verified']).toBe(true);
-    expect(plain.headers.get('x-verification-cache')).toBe('miss');
-    expect((await post()).headers.get('x-verification-cache')).toBe('hit');
-
+    await cachePlainVerdict(post);
     // The cached analysis has no SHA3-256 hash: the request is analysed afresh (a miss), not checked without it.
-    const lied = await post(lying);
-    expectE202(lied.json, `not the bundle's ${honestSecondary}`);
-    expect(lied.headers.get('x-verification-cache')).toBe('miss');
-    // The same bytes again (the body memo's path), now a hit on the analysis that has it.
-    const liedAgain = await post(lying);
-    expect(liedAgain.headers.get('x-verification-cache')).toBe('hit');
-    expectE202(liedAgain.json, `not the bundle's ${honestSecondary}`);
+    await expectRefusedOnMissThenHit(post, lying, (json) =>
+      expectE202(json, `not the bundle's ${honestSecondary}`),
+    );
 
     const passed = await post(honest);
     expect(passed.headers.get('x-verification-cache')).toBe('hit');

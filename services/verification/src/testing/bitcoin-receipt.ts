@@ -9,7 +9,8 @@ import {
   testApp,
 } from '@proto/anchor/testing';
 import { createStoreTarget } from '@proto/store/testing';
-import { type RunningApp, startApp } from '../test-support.ts';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { postVerify, type RunningApp, startApp } from '../test-support.ts';
 
 export interface BitcoinReceipt {
   readonly receipt: Record<string, unknown>;
@@ -75,4 +76,52 @@ export function startCachedVerifier(esplora: EsploraTestServer): Promise<Running
     VERIFICATION_CACHE_MAX_ENTRIES: '100',
     ANCHOR_VERIFY_ESPLORA_URL: esplora.url,
   });
+}
+
+/** POST /verify of one signed bundle, with a receipt when one is given. */
+export type ReceiptPost = (
+  anchorReceipt?: unknown,
+) => Promise<{ readonly headers: Headers; readonly json: Record<string, unknown> }>;
+
+/**
+ * Registers, in the calling describe block, a verifier with its cache on (started before its tests, closed after
+ * them) and returns the POST of `signedBundle` to it. `esplora` is read when the verifier starts.
+ */
+export function cachedVerifierFor(esplora: () => EsploraTestServer, signedBundle: unknown): ReceiptPost {
+  let cached: RunningApp | undefined;
+  beforeAll(async () => {
+    cached = await startCachedVerifier(esplora());
+  });
+  afterAll(async () => {
+    await cached?.close();
+  });
+  return (anchorReceipt) => {
+    if (cached === undefined) throw new Error('the cached verifier has not started');
+    return postVerify(cached.url, withReceipt(signedBundle, anchorReceipt));
+  };
+}
+
+/** The bundle verified without a receipt, then cached: a miss, then a hit on the same bytes. */
+export async function cachePlainVerdict(post: ReceiptPost): Promise<void> {
+  const plain = await post();
+  expect(plain.json['verified']).toBe(true);
+  expect(plain.headers.get('x-verification-cache')).toBe('miss');
+  expect((await post()).headers.get('x-verification-cache')).toBe('hit');
+}
+
+/**
+ * After `cachePlainVerdict`: `receipt` is refused (`expectRefused`) on its first request, a miss, since the cached
+ * analysis lacks the hash it needs, and again on the same bytes, now a hit on the analysis that has it.
+ */
+export async function expectRefusedOnMissThenHit(
+  post: ReceiptPost,
+  receipt: unknown,
+  expectRefused: (json: Record<string, unknown>) => void,
+): Promise<void> {
+  const first = await post(receipt);
+  expect(first.headers.get('x-verification-cache')).toBe('miss');
+  expectRefused(first.json);
+  const again = await post(receipt);
+  expect(again.headers.get('x-verification-cache')).toBe('hit');
+  expectRefused(again.json);
 }
