@@ -7,11 +7,11 @@
 // Usage: [ONLY=elevated-10] [SLICES=40] pnpm exec node bench/cbor-json-cost.ts
 import { performance } from 'node:perf_hooks';
 import { isDeepStrictEqual } from 'node:util';
-import { buildSignedBundle, selectCryptoBackend } from '@proto/core';
-import { checkParsedJson } from '@proto/core/verifier';
+import { buildSignedBundle, parseStrictJsonBytes, selectCryptoBackend } from '@proto/core';
 import { encodeCbor } from '@proto/service-kit';
 import { decodeCbor } from '@proto/service-kit/cbor';
 import { ENGINE_CASES, instantVerifier } from './engine-cases.ts';
+import { median } from './median.ts';
 import { ownCpuMs } from './proc-stats.ts';
 
 const ONLY = process.env['ONLY'];
@@ -22,21 +22,11 @@ const CASES = ['elevated-10', 'maximum-60'];
 const backend = selectCryptoBackend('auto');
 const verifier = instantVerifier(backend);
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-/** The service's JSON read (verify-request.ts parseJsonBody, not a public export): decode, parse, strict check. */
+/** The service's JSON read (verify-request.ts parseJsonBody's steps: fatal UTF-8 decode, parse, strict check). */
 function readJson(bytes: Uint8Array): unknown {
-  const text = utf8.decode(bytes);
-  const value = JSON.parse(text);
-  const strict = checkParsedJson(text, value);
-  if (!strict.ok) throw new Error(strict.error.message);
-  return value;
+  const read = parseStrictJsonBytes(bytes);
+  if (!read.ok) throw new Error(read.error.message);
+  return read.value;
 }
 
 for (const { name, options } of ENGINE_CASES) {

@@ -4,11 +4,11 @@ import { describe, expect, it } from 'vitest';
 import {
   contentionOf,
   controlRatios,
-  median,
   ratiosOf,
   type SideKind,
   type SideReading,
 } from './contention-replay.ts';
+import { median } from './median.ts';
 
 const side = (kind: SideKind, cpuMs: number, otherCores = 0): SideReading => ({
   kind,

@@ -20,6 +20,7 @@ import {
   type ThreadTask,
 } from './contention-signals.ts';
 import type { SignatureCall } from './engine-cases.ts';
+import { median } from './median.ts';
 import { machineJiffies } from './proc-stats.ts';
 
 /** one: a thread replays, the other idles; both: both replay at once; spin: one replays, the other spins on JSON. */
@@ -54,13 +55,6 @@ export interface Contention {
   /** Same against same: median of each kept round's one side ÷ the next kept round's (drift and noise alone). */
   readonly control: number;
 }
-
-export const median = (xs: readonly number[]): number => {
-  if (xs.length === 0) return Number.NaN;
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 /** Per round, `kind`'s CPU per round of the calls ÷ the one-thread side's of the same round. */
 export function ratiosOf(rounds: readonly (readonly SideReading[])[], kind: SideKind): number[] {

@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { buildSignedBundle, selectCryptoBackend } from '@proto/core';
 import { IMAGE_NODE_OPTIONS } from './image-env.ts';
 import { COMPILE_CACHE, launchService, serviceMain } from './launch-service.ts';
+import { median } from './median.ts';
 
 const ROOTS = (process.env['BENCH_FIRST_ROOTS'] ?? fileURLToPath(new URL('..', import.meta.url)))
   .split(',')
@@ -112,11 +113,6 @@ function probeRun(root: string, mode: CacheMode, bodiesFile: string): Map<string
   return steps;
 }
 
-const median = (xs: readonly number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-};
 const spread = (xs: readonly number[]) =>
   `median ${median(xs).toFixed(0).padStart(4)} ms (min ${Math.min(...xs).toFixed(0)}, max ${Math.max(...xs).toFixed(0)})`;
 
