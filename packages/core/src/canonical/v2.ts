@@ -1,6 +1,7 @@
 // V2 canonical JSON, profile dcp-jcs-v1: RFC 8785 restricted to safe integers; input of every V2 hash and signature.
 // PROTOCOL §1.1 (rules and edge-case table), DECISIONS D2.
 import { Buffer } from 'node:buffer';
+import { plainBytesOf } from '../encoding/bytes.ts';
 import { utf8Encode } from '../encoding/index.ts';
 import { ok, type Result } from '../result.ts';
 import {
@@ -62,9 +63,7 @@ export function canonicalBytesSharedV2(value: unknown, memo?: CanonicalMemo): Re
 }
 
 function utf8EncodeShared(text: string): Uint8Array {
-  const bytes = Buffer.from(text, 'utf8');
-  // A plain Uint8Array (its slice() copies, unlike a Buffer's) over the same memory.
-  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
+  return plainBytesOf(Buffer.from(text, 'utf8'));
 }
 
 /**

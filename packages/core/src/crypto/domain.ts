@@ -2,6 +2,7 @@
 // PROTOCOL §3 (DSM = UTF8(context) ‖ 0x00 ‖ payload; contexts from the profile, DECISIONS D1).
 
 import { Buffer } from 'node:buffer';
+import { plainBytesOf } from '../encoding/bytes.ts';
 import { concatBytes, utf8 } from './bytes.ts';
 
 const SEPARATOR = Uint8Array.of(0x00);
@@ -69,9 +70,8 @@ export function framePayload(context: string, text: string, room: number): Frame
   const buffer = Buffer.allocUnsafe(prefix.length + length + room);
   buffer.set(prefix);
   buffer.write(text, prefix.length, 'utf8');
-  // Plain Uint8Array views (their slice() copies, a Buffer's would not). A small frame may sit in Node's
-  // pool beside other Buffers; nothing here reads or writes outside the frame's own range.
-  const frame = new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.length);
+  // Nothing here reads or writes outside the frame's own range, wherever allocUnsafe placed it.
+  const frame = plainBytesOf(buffer);
   return { context, payload: frame.subarray(prefix.length, prefix.length + length), frame };
 }
 

@@ -1,6 +1,7 @@
 // Strict standard Base64 (RFC 4648 §4): one accepted spelling per byte string for keys and signatures.
 // PROTOCOL §4.1 (`sig_b64` is padded standard Base64; lenient decoders are a pitfall), DECISIONS D8.
 import { Buffer } from 'node:buffer';
+import { plainBytesOf } from './bytes.ts';
 
 /** Standard alphabet with padding. */
 export function encodeBase64(bytes: Uint8Array): string {
@@ -62,6 +63,6 @@ export function decodeBase64StrictShared(text: string): Uint8Array | undefined {
     // One `=`: 2 of the last sextet's bits are unused; two: 4.
     if (last < 0 || (last & (padding === 1 ? 0b11 : 0b1111)) !== 0) return undefined;
   }
-  // A plain Uint8Array (its slice() copies, unlike a Buffer's) over the decoded bytes: no new memory.
-  return new Uint8Array(decoded.buffer, decoded.byteOffset, decoded.length);
+  // The decoded bytes themselves: no new memory.
+  return plainBytesOf(decoded);
 }

@@ -26,7 +26,11 @@ export function protocolMerkleRoot(alg: HashAlg, leavesHex: readonly string[]): 
  * caller that decoded its leaves once and needs several roots over them.
  */
 export function protocolMerkleRootOfDigests(alg: HashAlg, leaves: readonly Uint8Array[]): Uint8Array {
-  const levels = protocolMerkleLevels(alg, leaves);
+  return rootOfLevels(protocolMerkleLevels(alg, leaves));
+}
+
+/** The root node of `protocolMerkleLevels`' tree: the one node of its last level. */
+export function rootOfLevels(levels: readonly (readonly Uint8Array[])[]): Uint8Array {
   return (levels[levels.length - 1] as readonly Uint8Array[])[0] as Uint8Array;
 }
 

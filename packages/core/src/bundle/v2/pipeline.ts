@@ -3,7 +3,7 @@
 import type { CanonicalMemo } from '../../canonical/index.ts';
 import { fromHex, toHex } from '../../encoding/index.ts';
 import { type HashAlg, hexDigest, prefixedHash } from '../../hash/index.ts';
-import { protocolMerkleLevels } from '../../merkle/protocol-tree.ts';
+import { protocolMerkleLevels, rootOfLevels } from '../../merkle/protocol-tree.ts';
 import { resolveSecurityTier, type TierResolution } from '../../policy/resolve-tier.ts';
 import { tierRank } from '../../policy/tiers.ts';
 import { ok, type Result } from '../../result.ts';
@@ -80,9 +80,7 @@ function auditLeaves(sha256: () => readonly string[], sha3: () => readonly strin
     digests: leavesOf,
     fullRoot: (alg) => {
       const levels = treeOf(alg);
-      return levels === undefined
-        ? undefined
-        : toHex((levels[levels.length - 1] as Uint8Array[])[0] as Uint8Array);
+      return levels === undefined ? undefined : toHex(rootOfLevels(levels));
     },
     prefixRoot: (alg, count) => prefixRootOfLevels(alg, treeOf(alg) ?? [], count),
   };
