@@ -95,12 +95,18 @@ async function restartService(
   if (!stopping) startService(service);
 }
 
-/** The witness's vkey from GET /witness/key once it is up (it generates its key on first start). */
-async function witnessKey(): Promise<string | undefined> {
+/**
+ * Reads `url` with `read`, retrying every 250 ms while the service starts (up to ~30 s, or until the stack
+ * stops); undefined if it never answers with a 2xx.
+ */
+async function whenAnswering<T>(
+  url: string,
+  read: (response: Response) => Promise<T>,
+): Promise<T | undefined> {
   for (let attempt = 0; attempt < 120 && !stopping; attempt++) {
     try {
-      const response = await fetch(`${WITNESS_URL}/witness/key`, { signal: AbortSignal.timeout(2000) });
-      if (response.ok) return (await response.text()).trim();
+      const response = await fetch(url, { signal: AbortSignal.timeout(2000) });
+      if (response.ok) return await read(response);
     } catch {
       // not listening yet
     }
@@ -109,19 +115,13 @@ async function witnessKey(): Promise<string | undefined> {
   return undefined;
 }
 
-/** GETs a JSON document, retrying while the service starts (up to ~30 s); undefined if it never answers. */
-async function waitForJson(url: string): Promise<Record<string, unknown> | undefined> {
-  for (let attempt = 0; attempt < 120 && !stopping; attempt++) {
-    try {
-      const response = await fetch(url, { signal: AbortSignal.timeout(2000) });
-      if (response.ok) return (await response.json()) as Record<string, unknown>;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  return undefined;
-}
+/** The witness's vkey from GET /witness/key once it is up (it generates its key on first start). */
+const witnessKey = () =>
+  whenAnswering(`${WITNESS_URL}/witness/key`, async (response) => (await response.text()).trim());
+
+/** A JSON document from a service once it answers. */
+const waitForJson = (url: string) =>
+  whenAnswering(url, async (response) => (await response.json()) as Record<string, unknown>);
 
 /**
  * The verification service's view of the stack: REVOCATION_SOURCES from the revocation service's
