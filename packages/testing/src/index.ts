@@ -4,6 +4,7 @@
 export { freePort } from './free-port.ts';
 export { jcs, jcsBytes, jcsSha256 } from './jcs.ts';
 export { type Listenable, type ListeningApp, listenOnPort0 } from './listen.ts';
+export { LOADED_MODULES_RECORDER } from './loaded-modules.ts';
 export {
   referenceConsistency,
   referenceLeafHash,

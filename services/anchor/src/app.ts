@@ -6,7 +6,7 @@ import { ConfigError, createService, type OperatorTokens, resolveOperatorTokens 
 import { type AnchorBatch, openStore, type Store } from '@proto/store';
 import type { FastifyInstance } from 'fastify';
 import packageJson from '../package.json' with { type: 'json' };
-import { createAdapters } from './adapters/index.ts';
+import { createAdapters } from './adapters/configured.ts';
 import type { ChainAdapter } from './adapters/types.ts';
 import { BacklogGate } from './backlog.ts';
 import type { AnchorConfig } from './config.ts';
@@ -62,7 +62,7 @@ export async function buildAnchorService(options: AnchorServiceOptions): Promise
   const ownStore = options.store === undefined;
   let store: Store | undefined;
   try {
-    const adapters = options.adapters ?? createAdapters(config, app.protocolProfile);
+    const adapters = options.adapters ?? (await createAdapters(config, app.protocolProfile));
     health.chains = [...adapters.values()].map((a) => ({ name: a.name, ...a.describe() }));
     const tokens = resolveOperatorTokens({
       value: config.OPERATOR_TOKEN,

@@ -4,11 +4,9 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { LOADED_MODULES_RECORDER } from '@proto/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawnService } from '../src/test-support.ts';
-
-const RECORDER = fileURLToPath(new URL('./record-loaded-modules.ts', import.meta.url));
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -22,7 +20,7 @@ async function modulesLoadedAtIdle(env: Record<string, string>): Promise<string[
   const list = join(dir, 'modules.txt');
   const { child, exit, listening } = spawnService(
     { PORT: '0', LOG_LEVEL: 'info', DATA_DIR: join(dir, 'data'), LOADED_MODULES_FILE: list, ...env },
-    ['--import', RECORDER],
+    ['--import', LOADED_MODULES_RECORDER],
   );
   await listening();
   child.kill('SIGTERM');

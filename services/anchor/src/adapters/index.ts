@@ -1,62 +1,7 @@
-// Builds the configured chain adapters from the environment: EVM, Bitcoin, transparency log.
-// SPEC.md "POST /anchor" (the chains offered depend on the operator), DECISIONS D19.
-import type { ProtocolProfile } from '@proto/core';
-import type { AnchorConfig } from '../config.ts';
-import { BitcoinAdapter } from './bitcoin.ts';
-import { EthereumAdapter } from './ethereum.ts';
-import { TransparencyLogAdapter } from './transparency-log.ts';
-import type { ChainAdapter } from './types.ts';
-
+// The chain adapters, for the package's users and tests. The service builds its own from the environment
+// with createAdapters (configured.ts), which imports the EVM and Bitcoin adapters only when configured.
 export { BITCOIN_NETWORKS, BitcoinAdapter, bitcoinPrivateKey, bitcoinWallet } from './bitcoin.ts';
+export { createAdapters } from './configured.ts';
 export { ANCHOR_ABI, EthereumAdapter } from './ethereum.ts';
 export { LOG_CHAIN_NAME, type LogEntryDetail, TransparencyLogAdapter } from './transparency-log.ts';
 export * from './types.ts';
-
-/** One adapter per configured chain, keyed by the name clients send as `chain`. */
-export function createAdapters(config: AnchorConfig, profile: ProtocolProfile): Map<string, ChainAdapter> {
-  const adapters: ChainAdapter[] = [];
-  if (config.ETH_RPC_URL && config.ETH_CHAIN_ID && config.ETH_CONTRACT && config.ETH_PRIVATE_KEY) {
-    adapters.push(
-      new EthereumAdapter({
-        name: config.ETH_CHAIN_NAME,
-        rpcUrl: config.ETH_RPC_URL,
-        chainId: config.ETH_CHAIN_ID,
-        contract: config.ETH_CONTRACT,
-        privateKey: config.ETH_PRIVATE_KEY,
-        confirmations: config.ETH_CONFIRMATIONS,
-        gasLimit: config.ETH_GAS_LIMIT,
-        bumpAfterMs: config.ETH_BUMP_AFTER_MS,
-        maxFeeGwei: config.ETH_MAX_FEE_GWEI,
-      }),
-    );
-  }
-  if (config.BTC_ESPLORA_URL && config.BTC_PRIVATE_KEY) {
-    adapters.push(
-      new BitcoinAdapter({
-        esploraUrl: config.BTC_ESPLORA_URL,
-        privateKey: config.BTC_PRIVATE_KEY,
-        network: config.BTC_NETWORK,
-        confirmations: config.BTC_CONFIRMATIONS,
-        feeRate: config.BTC_FEE_RATE,
-        rbfAfterMs: config.BTC_RBF_AFTER_MS,
-        maxFeeRate: config.BTC_MAX_FEE_RATE,
-        profile,
-      }),
-    );
-  }
-  if (config.TL_URL)
-    adapters.push(
-      new TransparencyLogAdapter({
-        url: config.TL_URL,
-        token: config.TL_TOKEN,
-        tokenFile: config.TL_TOKEN_FILE,
-        concurrency: config.TL_CONCURRENCY,
-      }),
-    );
-  const byName = new Map<string, ChainAdapter>();
-  for (const adapter of adapters) {
-    if (byName.has(adapter.name)) throw new Error(`two chains are named ${adapter.name}`);
-    byName.set(adapter.name, adapter);
-  }
-  return byName;
-}

@@ -14,8 +14,11 @@ export interface ServiceChild {
   stop(): Promise<void>;
 }
 
-export async function startServiceChild(env: Record<string, string>): Promise<ServiceChild> {
-  const child = spawn(process.execPath, [MAIN], {
+export async function startServiceChild(
+  env: Record<string, string>,
+  nodeFlags: readonly string[] = [],
+): Promise<ServiceChild> {
+  const child = spawn(process.execPath, [...nodeFlags, MAIN], {
     env: { PATH: process.env['PATH'] ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

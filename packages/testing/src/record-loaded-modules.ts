@@ -1,4 +1,4 @@
-// Preload (`node --import`) for idle-modules.test.ts: records the URL of every module the process loads
+// Preload (`node --import`, LOADED_MODULES_RECORDER) for the services' idle-modules tests: records the URL of every module the process loads
 // and writes them, one a line, to LOADED_MODULES_FILE when the process exits. Test-only; P80.
 import { writeFileSync } from 'node:fs';
 import { registerHooks } from 'node:module';
