@@ -252,6 +252,13 @@ async function main(): Promise<void> {
       console.log(
         `  each run, total ms/bundle (bundles/s): ${rs.map((r) => `${(r.total / r.bundles).toFixed(2)} (${r.bundlesPerSecond.toFixed(0)})`).join(' | ')}`,
       );
+      // Each run's groups as well as the mean: a change to one thread group is judged round by round.
+      for (const g of groupNames.filter((name) =>
+        rs.some((r) => (r.groups.get(name) ?? 0) / r.bundles >= 0.005),
+      ))
+        console.log(
+          `  each run, ${g} ms/bundle: ${rs.map((r) => ((r.groups.get(g) ?? 0) / r.bundles).toFixed(2)).join(' | ')}`,
+        );
       console.log(
         `  cores busy: service ${rs.map((r) => r.serviceCores.toFixed(2)).join(' | ')}; machine idle ${rs.map((r) => r.idleCores.toFixed(2)).join(' | ')}; steal ${rs.map((r) => r.stealCores.toFixed(2)).join(' | ')}`,
       );

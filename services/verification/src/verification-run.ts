@@ -6,6 +6,7 @@ import { decodeCbor } from '@proto/service-kit/cbor';
 import type { PassportKeys } from '@proto/store';
 import type { AnswerFormat, AnswerSummary, WiredAnswer } from './answer-wire.ts';
 import { BodyMemo, type KnownBody } from './body-memo.ts';
+import { ownsItsMemory } from './body-reader.ts';
 import {
   type AnalysisFacts,
   analysisRequest,
@@ -127,16 +128,6 @@ export interface VerificationRunnerOptions {
 }
 
 export type KeyDirectoryFeed = (event: VerifiedBundleEvent) => Promise<boolean>;
-
-/**
- * True when `bytes` is the only view of its memory: then the worker gets it by transfer, no copy.
- * A view into a shared slab (small bodies, pooled buffers) is copied, as transferring it would
- * detach every other view.
- */
-function ownsItsMemory(bytes: Uint8Array): boolean {
-  const buffer = bytes.buffer;
-  return buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength;
-}
 
 /** What the metrics read of a response the main thread holds as an object. */
 function summaryOf(response: VerifyResponse): AnswerSummary {

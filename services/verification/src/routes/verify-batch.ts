@@ -13,7 +13,8 @@ import {
   rateLimitKey,
 } from '@proto/service-kit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { type BatchFormat, splitBatch } from '../batch-items.ts';
+import { type BatchFormat, takeBatchItems } from '../batch-items.ts';
+import { readBodyBytes } from '../body-reader.ts';
 import type { VerificationMetrics } from '../metrics.ts';
 import { PoolSaturatedError, type VerifyPool } from '../pool.ts';
 import {
@@ -69,13 +70,14 @@ export async function verifyBatchRoute(
     [NDJSON_CONTENT_TYPE, 'ndjson'],
     [CBOR_SEQ_CONTENT_TYPE, 'cbor-seq'],
   ] as const) {
-    app.addContentTypeParser(
-      type,
-      { parseAs: 'buffer', bodyLimit: maxBytes },
-      (_req, bytes: Buffer, done) => {
-        done(null, { format, bytes } satisfies BatchBody);
-      },
-    );
+    // The body is read into one buffer, its socket pieces freed as they are copied, and the buffer freed once
+    // the items are cut out of it (P134).
+    app.addContentTypeParser(type, (request, payload, done) => {
+      readBodyBytes(request, payload, maxBytes, (error, bytes) => {
+        if (error !== null || bytes === undefined) done(error ?? new Error('no body'), undefined);
+        else done(null, { format, bytes } satisfies BatchBody);
+      });
+    });
   }
 
   const tooLarge = () =>
@@ -163,7 +165,7 @@ export async function verifyBatchRoute(
       if (!body || body.bytes.length === 0) {
         throw httpError('BAD_REQUEST', 'A batch body holds one bundle request or more');
       }
-      const split = splitBatch(body.bytes, body.format, maxItems);
+      const split = takeBatchItems(body.bytes, body.format, maxItems);
       if (!split.ok) {
         if (split.reason === 'too_many')
           throw httpError('PAYLOAD_TOO_LARGE', split.message, { retryable: false });

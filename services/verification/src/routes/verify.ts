@@ -11,6 +11,7 @@ import {
 } from '@proto/service-kit';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { WiredAnswer } from '../answer-wire.ts';
+import { readBodyBytes } from '../body-reader.ts';
 import type { VerificationCache } from '../cache.ts';
 import type { ExternalChecks } from '../external-checks.ts';
 import type { VerificationMetrics } from '../metrics.ts';
@@ -97,11 +98,15 @@ export async function verifyRoutes(app: FastifyInstance, options: VerifyRouteOpt
   });
 
   // This scope keeps bodies as bytes: the worker parses JSON and CBOR off the event loop when nothing
-  // here needs the value (cache off), and a malformed body gets the /verify-shaped 400 (D12).
+  // here needs the value (cache off), and a malformed body gets the /verify-shaped 400 (D12). The body is
+  // read into one buffer the worker receives by transfer, its socket pieces freed as they are copied (P134).
   app.removeAllContentTypeParsers();
   for (const format of ['json', 'cbor'] as const) {
-    app.addContentTypeParser(`application/${format}`, { parseAs: 'buffer' }, (_req, bytes: Buffer, done) => {
-      done(null, { format, bytes } satisfies WireBody);
+    app.addContentTypeParser(`application/${format}`, (request, payload, done) => {
+      readBodyBytes(request, payload, request.routeOptions.bodyLimit, (error, bytes) => {
+        if (error !== null || bytes === undefined) done(error ?? new Error('no body'), undefined);
+        else done(null, { format, bytes } satisfies WireBody);
+      });
     });
   }
 
