@@ -26,12 +26,12 @@ import autocannon from 'autocannon';
 import { startService, stopService } from './bench-service.ts';
 import { BACKEND, CORES, DATA_DIR, DURATION_S, MODE, WARMUP_S, WORKERS } from './bench-settings.ts';
 import { ENGINE_CASES, recordingBackend, type SignatureCall } from './engine-cases.ts';
-import { floorVerify } from './floor-verifier-work.ts';
+import { firstFailing, floorSignatureSet, floorVerify } from './floor-verifier-work.ts';
 import { captureAnswer, encodeFloorAnswer, startListening } from './http-floor.ts';
 import { warmUpFor } from './launch-service.ts';
 import { median } from './median.ts';
 import { cpuByGroupMs, machineJiffies, ownCpuMs, type ThreadCpu, threadsCpu } from './proc-stats.ts';
-import { measureWithRaw } from './raw-replay.ts';
+import { measureWithRaw, replayRaw } from './raw-replay.ts';
 
 const SERVER = fileURLToPath(new URL('./floor-verifier-server.ts', import.meta.url));
 const CONNECTIONS = 8;
@@ -229,17 +229,43 @@ async function measureSide(
   }
 }
 
-/** The floor verifier's own work on one thread in this process (CPU ms per bundle): its parts without HTTP. */
-function inProcessMs(body: Uint8Array): number {
-  for (let i = 0; i < 3; i++) if (floorVerify(body).status !== 200) throw new Error('the floor refuses it');
+/** CPU ms per run of `work` in this process, over about 300 ms of wall time. */
+function cpuPerRun(work: () => void): number {
   let runs = 0;
   const t0 = ownCpuMs();
   const w0 = performance.now();
   do {
-    floorVerify(body);
+    work();
     runs++;
-  } while (performance.now() - w0 < 600);
+  } while (performance.now() - w0 < 300);
   return (ownCpuMs() - t0) / runs;
+}
+
+/**
+ * In this process, one thread, CPU ms per bundle, medians of 3 rounds alternating: the raw replay (core's
+ * backend.verify, which also runs its Ed25519 pre-check and key-cache lookup), the floor's signatures alone
+ * (bare node:crypto on the strict floor's set), and the floor's whole work on the body (without HTTP).
+ */
+function inProcess(backend: CryptoBackend, calls: readonly SignatureCall[], body: Uint8Array): string {
+  if (floorVerify(body).status !== 200) throw new Error('the floor verifier refuses the bundle');
+  const set = floorSignatureSet(body);
+  const sides = {
+    raw: () => replayRaw(backend, calls, 300).cpuMs,
+    signatures: () =>
+      cpuPerRun(() => {
+        if (firstFailing(set) >= 0) throw new Error('a signature failed');
+      }),
+    whole: () => cpuPerRun(() => floorVerify(body)),
+  };
+  const readings = { raw: [] as number[], signatures: [] as number[], whole: [] as number[] };
+  for (let round = 0; round < 3; round++)
+    for (const name of ['raw', 'signatures', 'whole'] as const) readings[name].push(sides[name]());
+  const [raw, signatures, whole] = [readings.raw, readings.signatures, readings.whole].map(median) as [
+    number,
+    number,
+    number,
+  ];
+  return `in this process, one thread, CPU ms per bundle: raw replay ${raw.toFixed(3)}, the floor's signatures (bare node:crypto) ${signatures.toFixed(3)}, the floor's whole work ${whole.toFixed(3)}`;
 }
 
 const fmt = (n: number, digits: number, width: number) =>
@@ -303,7 +329,7 @@ async function main(): Promise<void> {
       }
       const body = new TextEncoder().encode(json);
       console.log(
-        `\n${c.name}: ${body.length} bytes, ${calls.length} signatures; the floor verifier's own work in this process, one thread: ${inProcessMs(body).toFixed(3)} ms CPU per bundle`,
+        `\n${c.name}: ${body.length} bytes, ${calls.length} signatures; ${inProcess(backend, calls, body)}`,
       );
       console.log(HEADER);
       const runs = new Map<string, Run[]>(SIDES.map((s) => [s.label, []]));
@@ -315,6 +341,21 @@ async function main(): Promise<void> {
         }
       console.log(`${c.name} medians over ${ROUNDS} round(s):`);
       for (const side of SIDES) console.log(line(side.label, 'med', medianRun(runs.get(side.label)!)));
+      // The replays drift by tens of per cent between runs on a shared host (P114): one raw cost for every side
+      // of the case, the median of all its runs', leaves the sides' shares differing by their CPU alone.
+      const pooled = (raw: (r: Run) => number, name: string) => {
+        const rawMs = median([...runs.values()].flat().map(raw));
+        const first = medianRun(runs.get(SIDES[0]!.label)!).cpuMs;
+        const sides = SIDES.map((side) => {
+          const cpu = medianRun(runs.get(side.label)!).cpuMs;
+          return `${side.label} ${(100 * (rawMs / cpu)).toFixed(1)} % (CPU ×${(cpu / first).toFixed(3)})`;
+        });
+        console.log(
+          `pooled ${name} ${rawMs.toFixed(3)} ms (median of every run's), share: ${sides.join('; ')}`,
+        );
+      };
+      pooled((r) => r.rawMs, 'raw');
+      pooled((r) => r.rawCpuMs, 'raw CPU');
     }
   } finally {
     rmSync(DATA_DIR, { recursive: true, force: true });
