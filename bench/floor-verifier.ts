@@ -25,7 +25,7 @@ import { buildSignedBundle, type CryptoBackend, createVerifier, selectCryptoBack
 import autocannon from 'autocannon';
 import { startService, stopService } from './bench-service.ts';
 import { BACKEND, CORES, DATA_DIR, DURATION_S, MODE, WARMUP_S, WORKERS } from './bench-settings.ts';
-import { ENGINE_CASES, recordingBackend, type SignatureCall } from './engine-cases.ts';
+import { ENGINE_CASES, instantVerifier, recordingBackend, type SignatureCall } from './engine-cases.ts';
 import { firstFailing, floorSignatureSet, floorVerify } from './floor-verifier-work.ts';
 import { captureAnswer, encodeFloorAnswer, startListening } from './http-floor.ts';
 import { warmUpFor } from './launch-service.ts';
@@ -244,7 +244,9 @@ function cpuPerRun(work: () => void): number {
 /**
  * In this process, one thread, CPU ms per bundle, medians of 3 rounds alternating: the raw replay (core's
  * backend.verify, which also runs its Ed25519 pre-check and key-cache lookup), the floor's signatures alone
- * (bare node:crypto on the strict floor's set), and the floor's whole work on the body (without HTTP).
+ * (bare node:crypto on the strict floor's set), the floor's whole work on the body (without HTTP), and the
+ * engine's own work (JSON.parse and verify() with signatures answered at once), to hold the floor's
+ * non-signature work against the engine's.
  */
 function inProcess(backend: CryptoBackend, calls: readonly SignatureCall[], body: Uint8Array): string {
   if (floorVerify(body).status !== 200) throw new Error('the floor verifier refuses the bundle');
@@ -256,16 +258,25 @@ function inProcess(backend: CryptoBackend, calls: readonly SignatureCall[], body
         if (firstFailing(set) >= 0) throw new Error('a signature failed');
       }),
     whole: () => cpuPerRun(() => floorVerify(body)),
+    engineOwn: () => cpuPerRun(() => instant.verify(JSON.parse(json))),
   };
-  const readings = { raw: [] as number[], signatures: [] as number[], whole: [] as number[] };
-  for (let round = 0; round < 3; round++)
-    for (const name of ['raw', 'signatures', 'whole'] as const) readings[name].push(sides[name]());
-  const [raw, signatures, whole] = [readings.raw, readings.signatures, readings.whole].map(median) as [
+  const instant = instantVerifier(backend);
+  const json = new TextDecoder().decode(body);
+  const names = ['raw', 'signatures', 'whole', 'engineOwn'] as const;
+  const readings = {
+    raw: [] as number[],
+    signatures: [] as number[],
+    whole: [] as number[],
+    engineOwn: [] as number[],
+  };
+  for (let round = 0; round < 3; round++) for (const name of names) readings[name].push(sides[name]());
+  const [raw, signatures, whole, engineOwn] = names.map((name) => median(readings[name])) as [
+    number,
     number,
     number,
     number,
   ];
-  return `in this process, one thread, CPU ms per bundle: raw replay ${raw.toFixed(3)}, the floor's signatures (bare node:crypto) ${signatures.toFixed(3)}, the floor's whole work ${whole.toFixed(3)}`;
+  return `in this process, one thread, CPU ms per bundle: raw replay ${raw.toFixed(3)}, the floor's signatures (bare node:crypto) ${signatures.toFixed(3)}, the floor's whole work ${whole.toFixed(3)} (without signatures ${(whole - signatures).toFixed(3)}), the engine's own work (signatures answered at once) ${engineOwn.toFixed(3)}`;
 }
 
 const fmt = (n: number, digits: number, width: number) =>
