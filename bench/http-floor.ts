@@ -73,7 +73,7 @@ export function holdMsFor(connections: number, requestsPerSecond: number): numbe
 }
 
 /** Starts the floor server in its own process, answering `answer` to every POST of the load's path. */
-export async function startFloor(
+export function startFloor(
   kind: FloorKind,
   answerFile: string,
   answer: FloorAnswer,
@@ -81,15 +81,25 @@ export async function startFloor(
   nodeArgs: readonly string[] = [],
 ): Promise<{ child: ChildProcess; url: string }> {
   writeFileSync(answerFile, encodeFloorAnswer(answer));
-  const child = spawn(process.execPath, [...nodeArgs, SERVER], {
-    env: {
-      // As the bench runs the service (run.ts startService), so both heaps are sized alike.
-      NODE_OPTIONS: IMAGE_NODE_OPTIONS,
-      ...process.env,
-      FLOOR_SERVER: kind,
-      FLOOR_ANSWER_FILE: answerFile,
-      FLOOR_HOLD_MS: String(holdMs),
-    },
+  return startListening(
+    SERVER,
+    { FLOOR_SERVER: kind, FLOOR_ANSWER_FILE: answerFile, FLOOR_HOLD_MS: String(holdMs) },
+    nodeArgs,
+  );
+}
+
+/**
+ * Starts a bench server (`entry`) that prints `listening PORT`, with the Node settings the bench runs the
+ * service with and `env` over the caller's environment: the HTTP floor, the floor verifier (P132).
+ */
+export async function startListening(
+  entry: string,
+  env: Readonly<Record<string, string>>,
+  nodeArgs: readonly string[] = [],
+): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [...nodeArgs, entry], {
+    // As the bench runs the service (run.ts startService), so both heaps are sized alike.
+    env: { NODE_OPTIONS: IMAGE_NODE_OPTIONS, ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const port = await new Promise<number>((resolve, reject) => {
@@ -99,7 +109,7 @@ export async function startFloor(
       const match = /listening (\d+)/.exec(seen);
       if (match) resolve(Number(match[1]));
     });
-    child.once('exit', (code) => reject(new Error(`the floor server exited (${code}) before listening`)));
+    child.once('exit', (code) => reject(new Error(`${entry} exited (${code}) before listening`)));
   });
   return { child, url: `http://127.0.0.1:${port}` };
 }

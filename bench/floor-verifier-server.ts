@@ -1,0 +1,124 @@
+// The end-to-end floor verifier (issue 14, P132): a minimal verifier server, to read the share that a verifier
+// doing only what PROTOCOL/SPEC oblige (bench/floor-verifier-work.ts) reaches when served over HTTP by Node on
+// this machine under the bench's load, all its costs paid together (two isolates' GC, hand-off, shared caches)
+// rather than summed from parts timed alone as the share bounds are (P114, P116, P127).
+//
+// HTTP is bench/http-floor-server.ts's: the same Node and Fastify, body limit and keep-alive, the body taken as
+// bytes, and the service's captured answer (FLOOR_ANSWER_FILE) sent back when every signature verified; a 4xx
+// JSON when not. FLOOR_VERIFIER chooses where the verifying runs:
+//   threads (default) the main thread does HTTP only and transfers each body's bytes (no copy) by plain
+//                     postMessage to the least busy of FLOOR_VERIFIER_WORKERS worker_threads, which verify
+//                     and post back the verdict: the cheapest hand-off Node offers, no pool library;
+//   inline            node:cluster, FLOOR_VERIFIER_WORKERS processes each serving and verifying on its own main
+//                     thread, the primary only handing out connections.
+// FLOOR_VERIFIER_WORKERS defaults to the service's VERIFY_WORKERS default (the machine's cores). Prints
+// `listening PORT` once it accepts connections.
+import cluster from 'node:cluster';
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import Fastify, { type FastifyReply } from 'fastify';
+import { type FloorVerdict, floorVerify } from './floor-verifier-work.ts';
+import { decodeFloorAnswer, FLOOR_PATH } from './http-floor.ts';
+
+const arrangement = process.env['FLOOR_VERIFIER'] ?? 'threads';
+if (arrangement !== 'threads' && arrangement !== 'inline')
+  throw new Error(`FLOOR_VERIFIER: unknown ${arrangement}`);
+const WORKERS = Number(process.env['FLOOR_VERIFIER_WORKERS'] ?? availableParallelism());
+if (!(Number.isInteger(WORKERS) && WORKERS >= 1)) throw new Error('FLOOR_VERIFIER_WORKERS: a count ≥ 1');
+/** The service's body limit (SPEC.md Limits) and Fastify's keep-alive, as http-floor-server.ts keeps them. */
+const BODY_LIMIT = 1_048_576;
+const KEEP_ALIVE_MS = 72_000;
+const WORKER_ENTRY = new URL('./floor-verifier-thread.ts', import.meta.url);
+
+const answerFile = process.env['FLOOR_ANSWER_FILE'];
+if (answerFile === undefined) throw new Error('FLOOR_ANSWER_FILE is not set');
+const answer = decodeFloorAnswer(readFileSync(answerFile, 'utf8'));
+
+function send(reply: FastifyReply, verdict: FloorVerdict): void {
+  if (verdict.status === 200) reply.code(answer.status).headers(answer.headers).send(answer.body);
+  else
+    reply
+      .code(verdict.status)
+      .send({ verified: false, error: { code: verdict.code, message: verdict.message } });
+}
+
+/** Starts one Fastify server on 127.0.0.1:0 whose POST /verify hands the body's bytes to `judge`. */
+async function serve(judge: (body: Buffer, reply: FastifyReply) => void): Promise<number> {
+  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, bytes: Buffer, done) =>
+    done(null, bytes),
+  );
+  app.get('/ready', async () => ({}));
+  app.post(FLOOR_PATH, (request, reply) => judge(request.body as Buffer, reply));
+  await app.ready();
+  app.server.keepAliveTimeout = KEEP_ALIVE_MS;
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  return (app.server.address() as AddressInfo).port;
+}
+
+/** The body's own ArrayBuffer, to transfer; a copy only if the bytes share theirs (a pooled small Buffer). */
+function ownBuffer(body: Buffer): ArrayBuffer {
+  const buffer = body.buffer as ArrayBuffer;
+  if (body.byteOffset === 0 && body.byteLength === buffer.byteLength) return buffer;
+  return new Uint8Array(body).buffer;
+}
+
+async function threads(): Promise<number> {
+  const workers = Array.from({ length: WORKERS }, () => ({ thread: new Worker(WORKER_ENTRY), busy: 0 }));
+  const waiting = new Map<number, FastifyReply>();
+  let nextId = 0;
+  let turn = 0;
+  for (const worker of workers) {
+    worker.thread.on('message', (done: { id: number; verdict: FloorVerdict }) => {
+      worker.busy--;
+      const reply = waiting.get(done.id)!;
+      waiting.delete(done.id);
+      send(reply, done.verdict);
+    });
+    worker.thread.on('error', (error) => {
+      throw error;
+    });
+  }
+  return serve((body, reply) => {
+    // The least busy thread; among equals, the next in turn, so an idle pair shares the load.
+    let chosen = workers[turn]!;
+    for (let i = 1; i < workers.length; i++) {
+      const candidate = workers[(turn + i) % workers.length]!;
+      if (candidate.busy < chosen.busy) chosen = candidate;
+    }
+    turn = (turn + 1) % workers.length;
+    chosen.busy++;
+    const id = nextId++;
+    waiting.set(id, reply);
+    const bytes = ownBuffer(body);
+    chosen.thread.postMessage({ id, bytes }, [bytes]);
+  });
+}
+
+if (arrangement === 'threads') {
+  const port = await threads();
+  process.stdout.write(`listening ${port}\n`);
+  process.on('SIGTERM', () => process.exit(0));
+} else if (cluster.isPrimary) {
+  // Each child listens on port 0; cluster gives them one port and the primary hands out connections.
+  let listening = 0;
+  cluster.on('listening', (_worker, address) => {
+    if (++listening === WORKERS) process.stdout.write(`listening ${address.port}\n`);
+  });
+  cluster.on('exit', (_worker, code, signal) => {
+    if (!stopping) throw new Error(`a floor verifier process ended (${code ?? signal})`);
+  });
+  let stopping = false;
+  for (let i = 0; i < WORKERS; i++) cluster.fork();
+  process.on('SIGTERM', () => {
+    stopping = true;
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
+    process.exit(0);
+  });
+} else {
+  await serve((body, reply) => send(reply, floorVerify(body)));
+  process.on('SIGTERM', () => process.exit(0));
+}
