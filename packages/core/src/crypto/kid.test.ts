@@ -1,5 +1,6 @@
-// deriveKid writes its hash input into a reused buffer (P133): the same kids as hashing a fresh
-// UTF8(alg) ‖ 0x00 ‖ key, whatever the lengths and order of the calls. PROTOCOL §4.4, DECISIONS D8.
+// deriveKid is SHA-256 over UTF8(alg) ‖ 0x00 ‖ key, whatever the lengths and order of the calls: written for
+// a version that reused one buffer for that input (P133, measured and not kept), kept for any that does.
+// PROTOCOL §4.4, DECISIONS D8.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { deriveKid } from './kid.ts';

@@ -1,31 +1,16 @@
 // Key identifiers: the first 16 bytes of SHA-256 over the algorithm id and the raw public key.
 // PROTOCOL §4.4 (kid derivation), DECISIONS D8 (a kid that does not match its key fails, E303).
 
-import { Buffer } from 'node:buffer';
 import { hash } from 'node:crypto';
 import { concatBytes, utf8 } from './bytes.ts';
 
 const SEPARATOR = Uint8Array.of(0x00);
 
-/**
- * Where UTF8(alg) ‖ 0x00 ‖ key is written for its hash: a new array per key was an ArrayBuffer of its own
- * (ML-DSA-65 keys: 1,952 bytes, four keys a bundle; P133). Reused, since hash() is synchronous and nothing
- * else writes it; only the written range is hashed. Longer inputs take a fresh array.
- */
-const SCRATCH = Buffer.allocUnsafeSlow(4096);
-
 /** lowercase_hex(SHA-256(UTF8(alg) ‖ 0x00 ‖ raw public key))[0:32]. `alg` is the registry id, e.g. `ed25519`. */
 export function deriveKid(alg: string, publicKey: Uint8Array): string {
   // node:crypto's one-shot hash: the kid of every key is derived once per bundle, and the
   // pure-JS SHA-256 over a 1952-byte ML-DSA key cost more than the rest of the key's handling.
-  const algLength = Buffer.byteLength(alg, 'utf8');
-  const length = algLength + 1 + publicKey.byteLength;
-  if (length > SCRATCH.byteLength)
-    return hash('sha256', concatBytes(utf8(alg), SEPARATOR, publicKey), 'hex').slice(0, 32);
-  SCRATCH.write(alg, 0, 'utf8');
-  SCRATCH[algLength] = 0x00;
-  SCRATCH.set(publicKey, algLength + 1);
-  return hash('sha256', SCRATCH.subarray(0, length), 'hex').slice(0, 32);
+  return hash('sha256', concatBytes(utf8(alg), SEPARATOR, publicKey), 'hex').slice(0, 32);
 }
 
 /** The wire form of a kid: exactly 32 lowercase hex characters (PROTOCOL §4.1). */
