@@ -12,7 +12,7 @@
 // WIRE=CBOR verifies the request as the service's CBOR decoder returns it (its objects' member order is
 // the encoder's, not JSON.parse's), decoded once outside the timing; WIRE=both runs each case both ways.
 // Usage: COMPARE_CORE=… [CONTROL_CORE=…] [ROUNDS=6] [ONLY=elevated] [SIGNATURES=instant|real|both]
-//        [WIRE=JSON|CBOR|both] pnpm exec node bench/engine-ab.ts
+//        [WIRE=JSON|CBOR|both] [PER_ROUND=1] pnpm exec node bench/engine-ab.ts
 import { buildSignedBundle, selectCryptoBackend } from '@proto/core';
 import { decodeCbor, encodeCbor } from '@proto/service-kit/cbor';
 import { ENGINE_CASES } from './engine-cases.ts';
@@ -63,7 +63,12 @@ for (const { name, options, runs, ab } of ENGINE_CASES) {
     for (const instant of INSTANT) {
       const parsed: unknown =
         wire === 'JSON' ? JSON.parse(JSON.stringify(request)) : decodeCbor(encodeCbor(request));
-      const sides = cores.map(({ label, core }) => ({ label, verify: verifierOf(core, instant), ms: 0 }));
+      const sides = cores.map(({ label, core }) => ({
+        label,
+        verify: verifierOf(core, instant),
+        ms: 0,
+        rounds: [] as number[],
+      }));
       for (const side of sides) {
         for (let i = 0; i < 5; i++)
           if (!side.verify(parsed)) throw new Error(`${name} does not verify (${side.label})`);
@@ -75,7 +80,9 @@ for (const { name, options, runs, ab } of ENGINE_CASES) {
         for (const side of round % 2 === 0 ? order : order.reverse()) {
           const t0 = ownCpuMs();
           for (let i = 0; i < runs; i++) side.verify(parsed);
-          side.ms += (ownCpuMs() - t0) / runs;
+          const ms = (ownCpuMs() - t0) / runs;
+          side.ms += ms;
+          side.rounds.push(ms);
         }
       }
       const [a, b, c] = sides.map((s) => s.ms / ROUNDS) as [number, number, number | undefined];
@@ -84,5 +91,9 @@ for (const { name, options, runs, ab } of ENGINE_CASES) {
       console.log(
         `${name.padEnd(12)} ${wire} ${instant ? 'engine only' : 'with sigs  '}  other ${a.toFixed(3)} ms  this ${b.toFixed(3)} ms  this/other ×${(b / a).toFixed(3)}${controlled}`,
       );
+      // PER_ROUND=1: every round's figure of each side, for a report that gives them all.
+      if (process.env['PER_ROUND'] === '1')
+        for (const side of sides)
+          console.log(`  ${side.label.padEnd(8)} ${side.rounds.map((ms) => ms.toFixed(3)).join(' ')}`);
     }
 }

@@ -155,6 +155,73 @@ describe('canonicalizeV2: errors name the JSON path', () => {
     expect(v2({ a: shared, b: [shared, shared] })).toBe('{"a":{"k":1},"b":[{"k":1},{"k":1}]}');
   });
 
+  it('finds the first cycle in writing order, and none where containers are only shared, over random graphs', () => {
+    // P133: the writer tells a cycle by the containers open on its path (by depth), not by a Set. The
+    // reference below keeps a Set of the open containers and walks in the same order (sorted names).
+    let state = 133;
+    const random = () => {
+      state = (state * 1664525 + 1013904223) >>> 0;
+      return state / 2 ** 32;
+    };
+    const firstCycle = (value: unknown, open: Set<object>, path: string): string | undefined => {
+      if (typeof value !== 'object' || value === null) return undefined;
+      if (open.has(value)) return path;
+      open.add(value);
+      const members: [string, unknown][] = Array.isArray(value)
+        ? value.map((item, i) => [`${path}[${i}]`, item])
+        : Object.keys(value)
+            .sort()
+            .map((key) => [`${path}.${key}`, (value as Record<string, unknown>)[key]]);
+      for (const [at, member] of members) {
+        const found = firstCycle(member, open, at);
+        if (found !== undefined) return found;
+      }
+      open.delete(value);
+      return undefined;
+    };
+    let cycles = 0;
+    let shared = 0;
+    for (let round = 0; round < 600; round++) {
+      const open: object[] = [];
+      const closed: object[] = [];
+      let linked = false;
+      const grow = (depth: number): unknown => {
+        const roll = random();
+        // A link to a container still open is a cycle; to one already closed, a shared container.
+        if (depth > 0 && roll < 0.04 && open.length > 0) return open[Math.floor(random() * open.length)];
+        if (depth > 0 && roll < 0.16 && closed.length > 0) {
+          linked = true;
+          return closed[Math.floor(random() * closed.length)];
+        }
+        if (depth > 6 || roll > 0.7) return Math.floor(random() * 10);
+        const container: unknown[] | Record<string, unknown> = random() < 0.5 ? [] : {};
+        open.push(container);
+        const size = 1 + Math.floor(random() * 4);
+        for (let i = 0; i < size; i++) {
+          const member = grow(depth + 1);
+          if (Array.isArray(container)) container.push(member);
+          else container[`k${Math.floor(random() * 6)}`] = member;
+        }
+        open.pop();
+        closed.push(container);
+        return container;
+      };
+      const value = grow(0);
+      const cycle = firstCycle(value, new Set(), '$');
+      const result = canonicalizeV2(value);
+      if (cycle === undefined) {
+        // The same text as a copy that shares nothing.
+        expect(result.ok && result.value).toBe(v2(JSON.parse(JSON.stringify(value))));
+        if (linked) shared++;
+      } else {
+        cycles++;
+        expect(!result.ok && result.error.message).toBe(`${cycle}: cycle: the value contains itself`);
+      }
+    }
+    expect(cycles).toBeGreaterThan(50);
+    expect(shared).toBeGreaterThan(40);
+  });
+
   it('rejects top-level undefined, which has no JSON text', () => {
     expect(v2Error(undefined)).toBe('$: undefined has no JSON form');
   });

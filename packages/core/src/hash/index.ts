@@ -7,4 +7,4 @@ export {
   hexDigestsCanonicalV2,
 } from './canonical-hash.ts';
 export { digest, digestPair, HASH_ALGS, type HashAlg, hexDigest } from './digest.ts';
-export { isBareHex64, parsePrefixedHash, prefixedHash } from './prefixed.ts';
+export { isBareHex64, isPrefixedHashOf, parsePrefixedHash, prefixedHash } from './prefixed.ts';

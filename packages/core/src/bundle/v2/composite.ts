@@ -59,6 +59,8 @@ export interface CompositeRequest {
 }
 
 const CLASSICAL: SigningAlg = 'ed25519';
+/** D6: a checkpoint needs both halves, whatever the mode. */
+const CHECKPOINT_REQUIREMENTS = Object.freeze({ classical: 'required', pq: 'required' } as const);
 const NO_BYTES = new Uint8Array(0);
 const HALF_NAME: Readonly<Record<Half, string>> = { classical: 'Classical', pq: 'PQ' };
 const INVALID_CODE: Readonly<Record<Half, ErrorName>> = {
@@ -112,10 +114,7 @@ export function evaluateComposite(env: CompositeEnvironment, request: CompositeR
   const pqPart = isRecord(pqRaw) ? pqRaw : undefined;
   const binding = prop(sig, 'binding');
   const modeName = request.mode === 'both' ? 'checkpoint' : request.mode;
-  const req =
-    request.mode === 'both'
-      ? ({ classical: 'required', pq: 'required' } as const)
-      : MODE_REQUIREMENTS[request.mode];
+  const req = request.mode === 'both' ? CHECKPOINT_REQUIREMENTS : MODE_REQUIREMENTS[request.mode];
 
   // Binding rules hold whatever the mode (PROTOCOL §4.2, D9).
   if (binding !== 'pq_over_classical' && binding !== 'classical_only') {
@@ -252,9 +251,14 @@ export function evaluateComposite(env: CompositeEnvironment, request: CompositeR
     pq = verifyHalf('pq', pqPart, messages.withSuffix) ? 'pass' : 'fail';
   }
   // Any binding issue fails the PQ half even when it was not otherwise evaluated.
-  if (issues.some((i) => i.half === 'pq')) pq = 'fail';
-  if (issues.some((i) => i.half === 'classical')) classical = 'fail';
+  if (hasIssueOf(issues, 'pq')) pq = 'fail';
+  if (hasIssueOf(issues, 'classical')) classical = 'fail';
   return { classical, pq, issues, kidMismatches, warnings, usedKeys };
+}
+
+function hasIssueOf(issues: readonly CompositeIssue[], half: Half): boolean {
+  for (let i = 0; i < issues.length; i++) if ((issues[i] as CompositeIssue).half === half) return true;
+  return false;
 }
 
 function decodeSig(value: unknown): Uint8Array | undefined {

@@ -96,6 +96,9 @@ export interface AuditLeaves {
   digests(alg: HashAlg): readonly Uint8Array[];
   /** Root over all the entries; undefined when there are none (the schema refuses that before). */
   fullRoot(alg: HashAlg): string | undefined;
-  /** Root (bare hex) over the first `count` entries, 1 ≤ count ≤ entries (P128: from the full tree's nodes). */
-  prefixRoot(alg: HashAlg, count: number): string;
+  /**
+   * Root over the first `count` entries as digest bytes, 1 ≤ count ≤ entries (P128: from the full tree's
+   * nodes; every entry: the full root's node). Only read, never written.
+   */
+  prefixRoot(alg: HashAlg, count: number): Uint8Array;
 }

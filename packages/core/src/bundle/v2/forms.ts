@@ -31,7 +31,11 @@ export interface V2Forms {
 /** The checkpoint without `composite_sig`: the object its signature covers (D6). */
 export function checkpointBody(checkpoint: JsonRecord): Record<string, unknown> {
   const body: Record<string, unknown> = {};
-  for (const key of Object.keys(checkpoint)) {
+  const keys = Object.keys(checkpoint);
+  // Indexed loops here and below: `for…of` left an iterator (and an [i, value] pair) per loop or
+  // element on the heap in these hot paths (P133).
+  for (let k = 0; k < keys.length; k++) {
+    const key = keys[k] as string;
     if (key !== 'composite_sig') body[key] = checkpoint[key];
   }
   return body;
@@ -82,7 +86,8 @@ export function canonicalFormsV2(
     };
   }
   const entries: EntryView[] = [];
-  for (const [i, value] of parts.entries.entries()) {
+  for (let i = 0; i < parts.entries.length; i++) {
+    const value = parts.entries[i] as JsonRecord;
     const bytes = canonicalBytesSharedV2(value, memo);
     if (!bytes.ok) {
       ledger.fail('schema', 'ARTIFACT_SCHEMA_INVALID', `audit_entries[${i}]: ${bytes.error.message}`);
@@ -91,7 +96,8 @@ export function canonicalFormsV2(
     entries.push({ value, bytes: bytes.value, sha256: hexDigest('sha256', bytes.value) });
   }
   const checkpoints: CheckpointView[] = [];
-  for (const [i, value] of parts.checkpoints.entries()) {
+  for (let i = 0; i < parts.checkpoints.length; i++) {
+    const value = parts.checkpoints[i] as JsonRecord;
     const bytes = encodedCanonicalV2(checkpointBody(value), undefined, framedIn('AuditEvent'));
     if (!bytes.ok) {
       ledger.fail('schema', 'ARTIFACT_SCHEMA_INVALID', `pq_checkpoints[${i}]: ${bytes.error.message}`);

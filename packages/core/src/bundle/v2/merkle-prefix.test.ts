@@ -1,7 +1,7 @@
 // A prefix's root folded from the full tree's levels equals the protocol Merkle root of the same leaves.
 // PROTOCOL §2.2 (odd node duplicated); DECISIONS D6 (SPEC.md checkpoint roots over the first N entries).
 import { describe, expect, it } from 'vitest';
-import { fromHex } from '../../encoding/index.ts';
+import { fromHex, toHex } from '../../encoding/index.ts';
 import { hexDigest } from '../../hash/index.ts';
 import { protocolMerkleRoot } from '../../merkle/index.ts';
 import { protocolMerkleLevels } from '../../merkle/protocol-tree.ts';
@@ -18,7 +18,9 @@ describe('prefixRootOfLevels', () => {
         const levels = protocolMerkleLevels(alg, leaves.slice(0, total));
         expect(levels[levels.length - 1]?.length).toBe(1);
         for (let count = 1; count <= total; count++)
-          expect(prefixRootOfLevels(alg, levels, count)).toBe(protocolMerkleRoot(alg, hex.slice(0, count)));
+          expect(toHex(prefixRootOfLevels(alg, levels, count))).toBe(
+            protocolMerkleRoot(alg, hex.slice(0, count)),
+          );
       }
     },
   );

@@ -1,10 +1,9 @@
 // Protocol Merkle roots over prefixes of the audit leaves, O(log n) hashes each from the full tree's levels.
 // PROTOCOL §2.2 (odd node duplicated, no prefixes); DECISIONS D6 (SPEC.md checkpoints: roots of the first N entries).
-import { toHex } from '../../encoding/index.ts';
 import { digestPair, type HashAlg } from '../../hash/index.ts';
 
 /**
- * Bare hex root of the first `count` leaves (1 ≤ count ≤ leaf count) from the levels of the tree over
+ * Root (digest bytes) of the first `count` leaves (1 ≤ count ≤ leaf count) from the levels of the tree over
  * all of them (`protocolMerkleLevels`). The first `count` leaves split into one perfect subtree per set
  * bit of `count` (a binary counter), each a node of those levels already (bit `L`: node `(count >> L) - 1`
  * of level `L`), so only their fold is hashed, none of them again (P128). The odd-node rule folds the way
@@ -15,7 +14,7 @@ export function prefixRootOfLevels(
   alg: HashAlg,
   levels: readonly (readonly Uint8Array[])[],
   count: number,
-): string {
+): Uint8Array {
   const leaves = levels[0]?.length ?? 0;
   if (!Number.isSafeInteger(count) || count < 1 || count > leaves)
     throw new RangeError(`no prefix of ${count} leaves in a tree of ${leaves}`);
@@ -36,5 +35,6 @@ export function prefixRootOfLevels(
     current = digestPair(alg, node, current);
     currentLevel++;
   }
-  return toHex(current as Uint8Array);
+  // A node of `levels` itself when `count` is a power of two: read it, never write it.
+  return current as Uint8Array;
 }

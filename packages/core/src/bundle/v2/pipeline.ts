@@ -1,7 +1,10 @@
 // The V2 pipeline: named checks (v2/checks/<check>.ts, see bundle/README.md) giving the clock-free analysis.
 // PROTOCOL §6.10 (upstream order, recommended superset); DECISIONS D5–D10, D12.
+
+import { Buffer } from 'node:buffer';
 import type { CanonicalMemo } from '../../canonical/index.ts';
-import { fromHex, toHex } from '../../encoding/index.ts';
+import { plainBytesOf } from '../../encoding/bytes.ts';
+import { toHex } from '../../encoding/index.ts';
 import { type HashAlg, hexDigest, prefixedHash } from '../../hash/index.ts';
 import { protocolMerkleLevels, rootOfLevels } from '../../merkle/protocol-tree.ts';
 import { resolveSecurityTier, type TierResolution } from '../../policy/resolve-tier.ts';
@@ -59,11 +62,13 @@ export function computeBundleHash(signed: unknown, memo?: CanonicalMemo): Result
 function auditLeaves(sha256: () => readonly string[], sha3: () => readonly string[]): AuditLeaves {
   const digests = new Map<HashAlg, readonly Uint8Array[]>();
   const trees = new Map<HashAlg, Uint8Array[][] | undefined>();
+  const fullRoots = new Map<HashAlg, string | undefined>();
   const leavesOf = (alg: HashAlg): readonly Uint8Array[] => {
     let leaves = digests.get(alg);
     if (leaves === undefined) {
-      // Our own hex digests: always 64 lowercase hex characters.
-      leaves = (alg === 'sha256' ? sha256() : sha3()).map((hex) => fromHex(hex) as Uint8Array);
+      // Our own hex digests (always 64 lowercase hex characters), so not checked again, and only read
+      // as Merkle input: views that may share Node's pool, no copy of their own (P133).
+      leaves = (alg === 'sha256' ? sha256() : sha3()).map((hex) => plainBytesOf(Buffer.from(hex, 'hex')));
       digests.set(alg, leaves);
     }
     return leaves;
@@ -79,10 +84,17 @@ function auditLeaves(sha256: () => readonly string[], sha3: () => readonly strin
   return {
     digests: leavesOf,
     fullRoot: (alg) => {
-      const levels = treeOf(alg);
-      return levels === undefined ? undefined : toHex(rootOfLevels(levels));
+      // Asked by the manifest's check and by a checkpoint over every entry: its hex written once.
+      if (!fullRoots.has(alg)) {
+        const levels = treeOf(alg);
+        fullRoots.set(alg, levels === undefined ? undefined : toHex(rootOfLevels(levels)));
+      }
+      return fullRoots.get(alg);
     },
-    prefixRoot: (alg, count) => prefixRootOfLevels(alg, treeOf(alg) ?? [], count),
+    prefixRoot: (alg, count) => {
+      const levels = treeOf(alg) ?? [];
+      return count === levels[0]?.length ? rootOfLevels(levels) : prefixRootOfLevels(alg, levels, count);
+    },
   };
 }
 

@@ -4,6 +4,7 @@ import type { CheckName } from '../types.ts';
 import { reportKidMismatch } from './checks/key-validity.ts';
 import type { CompositeEnvironment, CompositeOutcome } from './composite.ts';
 import type { V2Context } from './context.ts';
+import type { KeyRecord } from './keys.ts';
 
 export function compositeEnvironment(ctx: V2Context): CompositeEnvironment {
   const settings = ctx.runtime.settings;
@@ -22,8 +23,13 @@ export function record(
   outcome: CompositeOutcome,
   checkOf: (half: 'classical' | 'pq') => CheckName,
 ): void {
-  for (const issue of outcome.issues) ctx.ledger.fail(checkOf(issue.half), issue.code, issue.message);
-  for (const warning of outcome.warnings) ctx.ledger.warn(warning);
-  for (const key of outcome.usedKeys) ctx.usedKeys.add(key);
-  for (const key of outcome.kidMismatches) reportKidMismatch(ctx, key.kid);
+  // Indexed: `for…of` left four array iterators on the heap per signature (P133).
+  const { issues, warnings, usedKeys, kidMismatches } = outcome;
+  for (let i = 0; i < issues.length; i++) {
+    const issue = issues[i] as CompositeOutcome['issues'][number];
+    ctx.ledger.fail(checkOf(issue.half), issue.code, issue.message);
+  }
+  for (let i = 0; i < warnings.length; i++) ctx.ledger.warn(warnings[i] as string);
+  for (let i = 0; i < usedKeys.length; i++) ctx.usedKeys.add(usedKeys[i] as KeyRecord);
+  for (let i = 0; i < kidMismatches.length; i++) reportKidMismatch(ctx, (kidMismatches[i] as KeyRecord).kid);
 }

@@ -2,15 +2,17 @@
 // DECISIONS D6 (both shapes, AuditEvent context, both halves, mandatory at maximum with interval 1); PROTOCOL §6.6.
 
 import { toHex } from '../../../encoding/index.ts';
-import { prefixedHash } from '../../../hash/index.ts';
+import { type HashAlg, isPrefixedHashOf, prefixedHash } from '../../../hash/index.ts';
 import { protocolMerkleRootOfDigests } from '../../../merkle/index.ts';
 import { contextString } from '../../../profile.ts';
-import { describe, prop, propRecord } from '../../json.ts';
+import { describe, type JsonRecord, prop, propRecord } from '../../json.ts';
 import { evaluateComposite } from '../composite.ts';
 import type { CheckpointView, V2Context } from '../context.ts';
 import { compositeEnvironment, record } from '../signatures.ts';
 
 const CHECK = 'checkpoints';
+/** Both halves' issues are the checkpoints check's. */
+const checkOfHalf = (): typeof CHECK => CHECK;
 
 export interface CheckpointSummary {
   readonly verified: number;
@@ -19,6 +21,33 @@ export interface CheckpointSummary {
 function label(cp: CheckpointView, index: number): string {
   const id = prop(cp.value, 'checkpoint_id');
   return typeof id === 'string' ? `checkpoint ${describe(id)}` : `checkpoint[${index}]`;
+}
+
+/**
+ * A SPEC-shape checkpoint's `audit_state` field against the digest computed over its first `count`
+ * entries; the digest's text is written only for a mismatch's message.
+ */
+function checkStated(
+  state: JsonRecord | undefined,
+  field: 'primary_merkle_root' | 'secondary_merkle_root' | 'last_primary_hash' | 'last_secondary_hash',
+  alg: HashAlg,
+  /** The digest's bytes, or its hex when that is already at hand (an entry's own). */
+  computed: Uint8Array | string,
+  count: number,
+  fail: (code: 'MERKLE_ROOT_MISMATCH', message: string) => void,
+): void {
+  const stated = prop(state, field);
+  if (
+    typeof computed === 'string'
+      ? stated === prefixedHash(alg, computed)
+      : isPrefixedHashOf(stated, alg, computed)
+  )
+    return;
+  const hex = typeof computed === 'string' ? computed : toHex(computed);
+  fail(
+    'MERKLE_ROOT_MISMATCH',
+    `audit_state.${field} does not match the first ${count} entries (computed ${prefixedHash(alg, hex)})`,
+  );
 }
 
 /**
@@ -51,7 +80,6 @@ export function checkCheckpoints(ctx: V2Context): CheckpointSummary {
   const env = compositeEnvironment(ctx);
   const context = contextString(ctx.runtime.profile, 'AuditEvent');
   const nonce = prop(ctx.parts.manifest, 'session_nonce');
-  const leaves = ctx.entries.map((e) => e.sha256);
   const positions = new Map<string, number>();
   ctx.entries.forEach((e, i) => {
     const id = prop(e.value, 'audit_id');
@@ -77,7 +105,7 @@ export function checkCheckpoints(ctx: V2Context): CheckpointSummary {
       framed: cp.signedFramed,
       mode: 'both',
     });
-    record(ctx, outcome, () => CHECK);
+    record(ctx, outcome, checkOfHalf);
 
     // With session binding required the session check compares every nonce; otherwise a present
     // checkpoint nonce must still be the manifest's (D6).
@@ -142,31 +170,27 @@ export function checkCheckpoints(ctx: V2Context): CheckpointSummary {
           );
         } else {
           end = count;
-          const sha3 = ctx.sha3Leaves();
-          let primaryRoot: string;
-          let secondaryRoot: string;
-          if (count === total) {
-            // The last checkpoint covers every entry: its roots are the manifest's, already computed.
-            primaryRoot = ctx.audit.fullRoot('sha256')!;
-            secondaryRoot = ctx.audit.fullRoot('sha3-256')!;
-          } else {
-            primaryRoot = ctx.audit.prefixRoot('sha256', count);
-            secondaryRoot = ctx.audit.prefixRoot('sha3-256', count);
-          }
-          const expect: Record<string, string> = {
-            primary_merkle_root: prefixedHash('sha256', primaryRoot),
-            secondary_merkle_root: prefixedHash('sha3-256', secondaryRoot),
-            last_primary_hash: prefixedHash('sha256', leaves[count - 1]!),
-            last_secondary_hash: prefixedHash('sha3-256', sha3[count - 1]!),
-          };
-          for (const [field, value] of Object.entries(expect)) {
-            if (prop(state, field) !== value) {
-              fail(
-                'MERKLE_ROOT_MISMATCH',
-                `audit_state.${field} does not match the first ${count} entries (computed ${value})`,
-              );
-            }
-          }
+          // The roots' digests against the stated texts without writing them as hex (P133); the last
+          // entry's digests are at hand as hex already. Same fields, same order as ever.
+          const last = count - 1;
+          checkStated(
+            state,
+            'primary_merkle_root',
+            'sha256',
+            ctx.audit.prefixRoot('sha256', count),
+            count,
+            fail,
+          );
+          checkStated(
+            state,
+            'secondary_merkle_root',
+            'sha3-256',
+            ctx.audit.prefixRoot('sha3-256', count),
+            count,
+            fail,
+          );
+          checkStated(state, 'last_primary_hash', 'sha256', ctx.entries[last]!.sha256, count, fail);
+          checkStated(state, 'last_secondary_hash', 'sha3-256', ctx.sha3Leaves()[last]!, count, fail);
         }
       }
       if (end === undefined) {
