@@ -20,6 +20,8 @@
 //                     task the service's route builds for a cache-off JSON /verify and the workerData its pool
 //                     hands its threads (FLOOR_VERIFIER_POOL); the main thread reads the verdict from its result.
 //                     With piscina this is the service's VerifyPool itself.
+//   engine            (threads only) core's verifier alone on the body, built from the service's verifier
+//                     options: the engine without the service's task around it.
 // FLOOR_VERIFIER_WORKERS defaults to the service's VERIFY_WORKERS default (the machine's cores). Prints
 // `listening PORT` once it accepts connections.
 import cluster from 'node:cluster';
@@ -40,9 +42,12 @@ const arrangement = process.env['FLOOR_VERIFIER'] ?? 'threads';
 if (arrangement !== 'threads' && arrangement !== 'inline' && arrangement !== 'piscina')
   throw new Error(`FLOOR_VERIFIER: unknown ${arrangement}`);
 const work = process.env['FLOOR_VERIFIER_WORK'] ?? 'floor';
-if (work !== 'floor' && work !== 'service') throw new Error(`FLOOR_VERIFIER_WORK: unknown ${work}`);
+if (work !== 'floor' && work !== 'service' && work !== 'engine')
+  throw new Error(`FLOOR_VERIFIER_WORK: unknown ${work}`);
 if (work === 'service' && arrangement === 'inline')
   throw new Error('FLOOR_VERIFIER_WORK=service runs in threads or piscina, not inline');
+if (work === 'engine' && arrangement !== 'threads')
+  throw new Error('FLOOR_VERIFIER_WORK=engine runs in threads');
 const WORKERS = Number(process.env['FLOOR_VERIFIER_WORKERS'] ?? availableParallelism());
 if (!(Number.isInteger(WORKERS) && WORKERS >= 1)) throw new Error('FLOOR_VERIFIER_WORKERS: a count ≥ 1');
 /** The service's body limit (SPEC.md Limits) and Fastify's keep-alive, as http-floor-server.ts keeps them. */
@@ -108,9 +113,14 @@ function ownBuffer(body: Buffer): ArrayBuffer {
 }
 
 async function threads(): Promise<number> {
-  // The service's threads are handed its verifier options and a CPU counter (pool.ts); the floor's, nothing.
+  // The service's threads are handed its verifier options and a CPU counter (pool.ts); the engine's, the
+  // options; the floor's, nothing.
   const workerData =
-    work === 'service' ? { ...poolSettings().verifier, threadCpu: new SharedArrayBuffer(8) } : undefined;
+    work === 'service'
+      ? { ...poolSettings().verifier, threadCpu: new SharedArrayBuffer(8) }
+      : work === 'engine'
+        ? poolSettings().verifier
+        : undefined;
   const workers = Array.from({ length: WORKERS }, () => ({
     thread: new Worker(WORKER_ENTRY, { workerData }),
     busy: 0,

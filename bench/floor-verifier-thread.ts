@@ -1,8 +1,11 @@
 // One verifying thread of the floor verifier's `threads` arrangement (bench/floor-verifier-server.ts, P132):
 // a body's bytes arrive transferred, the verdict goes back; nothing else crosses. With FLOOR_VERIFIER_WORK=service
-// (P136) the thread runs the service's own worker task instead and posts back its result, as piscina would.
-import { parentPort } from 'node:worker_threads';
+// (P136) the thread runs the service's own worker task instead and posts back its result, as piscina would; with
+// FLOOR_VERIFIER_WORK=engine, core's verifier alone (strict UTF-8, JSON.parse, verify()), built from the same
+// options as the service's threads build theirs: the engine without the service's task around it.
+import { parentPort, workerData } from 'node:worker_threads';
 import type { VerifyTaskResult } from '@proto/verification/worker';
+import type { FloorPoolSettings } from './floor-verifier-pool.ts';
 import { serviceTaskOf } from './floor-verifier-task.ts';
 import { type FloorVerdict, floorVerify } from './floor-verifier-work.ts';
 
@@ -27,6 +30,28 @@ if (process.env['FLOOR_VERIFIER_WORK'] === 'service') {
     const transfer = movable[Piscina.transferableSymbol] as ArrayBuffer[] | undefined;
     const value = (transfer === undefined ? result : movable[Piscina.valueSymbol]) as VerifyTaskResult;
     port.postMessage({ id, result: value } satisfies FloorThreadReply, transfer ?? []);
+  });
+} else if (process.env['FLOOR_VERIFIER_WORK'] === 'engine') {
+  const { createVerifier, selectCryptoBackend } = await import('@proto/core/verifier');
+  const setup = workerData as FloorPoolSettings['verifier'];
+  const built = createVerifier({ ...setup.options, backend: selectCryptoBackend(setup.backend) });
+  if (!built.ok) throw new Error(built.error.message);
+  const verifier = built.value;
+  const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+  const engineVerdict = (bytes: ArrayBuffer): FloorVerdict => {
+    let request: unknown;
+    try {
+      request = JSON.parse(strictUtf8.decode(bytes));
+    } catch (error) {
+      return { status: 400, code: 'FLOOR_BAD_REQUEST', message: (error as Error).message };
+    }
+    const response = verifier.verify(request as Record<string, unknown>);
+    if (response.verified) return { status: 200 };
+    const codes = (response.error_details ?? []).map((d) => d.code);
+    return { status: 422, code: 'FLOOR_NOT_VERIFIED', message: codes.join(',') };
+  };
+  port.on('message', ({ id, bytes }: { id: number; bytes: ArrayBuffer }) => {
+    port.postMessage({ id, verdict: engineVerdict(bytes) } satisfies FloorThreadReply);
   });
 } else {
   port.on('message', ({ id, bytes }: { id: number; bytes: ArrayBuffer }) => {

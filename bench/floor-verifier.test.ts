@@ -1,5 +1,6 @@
 // The end-to-end floor verifier (P132): it must be a verifier, not a stub. Over HTTP, in every arrangement and
-// every variant that swaps in a piece of the service (P136: piscina, the service's worker task, both), a good
+// every variant that swaps in a piece of the service (P136: piscina, the service's worker task, both, the engine
+// alone), a good
 // bundle gets the service's captured answer and a forged one is refused; in-process, the calls it hands
 // node:crypto are exactly the engine's, and a flip in any one of a bundle's signatures is refused. Not timed.
 import type { ChildProcess } from 'node:child_process';
@@ -121,6 +122,11 @@ const VARIANTS = [
   {
     name: "threads running the service's worker task",
     env: { FLOOR_VERIFIER: 'threads', FLOOR_VERIFIER_WORK: 'service' },
+    refusal: 'FLOOR_NOT_VERIFIED',
+  },
+  {
+    name: "threads running core's verifier alone",
+    env: { FLOOR_VERIFIER: 'threads', FLOOR_VERIFIER_WORK: 'engine' },
     refusal: 'FLOOR_NOT_VERIFIED',
   },
   {

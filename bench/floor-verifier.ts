@@ -13,7 +13,8 @@
 // service,threads,inline; a side named twice is a same-against-same control, each a fresh process). P136's sides
 // swap one floor piece for the service's: piscina (the floor's work handed off through piscina with the service's
 // pool options), svcwork (plain threads running the service's worker task), piscina-svcwork (both: the
-// service's VerifyPool behind the floor's plain Fastify route).
+// service's VerifyPool behind the floor's plain Fastify route), engine (plain threads running core's verifier
+// alone, built as the service's threads build theirs).
 // FLOOR_VERIFIER_ROUNDS: rounds (default 2). Each side of a round is a fresh process, given BENCH_WARMUP_S
 // (default 5) of the load before BENCH_DURATION_S (default 5) measured, 8 connections of POST /verify JSON;
 // the bundle's raw signature cost is replayed in this process just before and just after (raw-replay.ts).
@@ -48,8 +49,16 @@ const CASES = ENGINE_CASES.filter(
 );
 if (CASES.length === 0) throw new Error(`FLOOR_VERIFIER_CASES: none of ${WANTED_CASES.join(',')}`);
 
-type Kind = 'service' | 'threads' | 'inline' | 'piscina' | 'svcwork' | 'piscina-svcwork';
-const KINDS: readonly Kind[] = ['service', 'threads', 'inline', 'piscina', 'svcwork', 'piscina-svcwork'];
+type Kind = 'service' | 'threads' | 'inline' | 'piscina' | 'svcwork' | 'piscina-svcwork' | 'engine';
+const KINDS: readonly Kind[] = [
+  'service',
+  'threads',
+  'inline',
+  'piscina',
+  'svcwork',
+  'piscina-svcwork',
+  'engine',
+];
 /** How the floor verifier server runs each floor kind (floor-verifier-server.ts). */
 const FLOOR_ENV: Record<Exclude<Kind, 'service'>, Record<string, string>> = {
   threads: { FLOOR_VERIFIER: 'threads' },
@@ -57,6 +66,7 @@ const FLOOR_ENV: Record<Exclude<Kind, 'service'>, Record<string, string>> = {
   piscina: { FLOOR_VERIFIER: 'piscina' },
   svcwork: { FLOOR_VERIFIER: 'threads', FLOOR_VERIFIER_WORK: 'service' },
   'piscina-svcwork': { FLOOR_VERIFIER: 'piscina', FLOOR_VERIFIER_WORK: 'service' },
+  engine: { FLOOR_VERIFIER: 'threads', FLOOR_VERIFIER_WORK: 'engine' },
 };
 /** The service's pool and verifier settings under the environment bench-service.ts gives the service. */
 const POOL_SETTINGS = JSON.stringify(
