@@ -9,28 +9,74 @@
 //   threads (default) the main thread does HTTP only and transfers each body's bytes (no copy) by plain
 //                     postMessage to the least busy of FLOOR_VERIFIER_WORKERS worker_threads, which verify
 //                     and post back the verdict: the cheapest hand-off Node offers, no pool library;
+//   piscina           the same threads' work handed off through piscina with the service's pool options
+//                     (FLOOR_VERIFIER_POOL, as services/verification pool.ts builds its pool), the body
+//                     transferred as the service transfers it (P136);
 //   inline            node:cluster, FLOOR_VERIFIER_WORKERS processes each serving and verifying on its own main
 //                     thread, the primary only handing out connections.
+// FLOOR_VERIFIER_WORK chooses what a thread does with a body (threads and piscina only, P136):
+//   floor (default)   the floor's work above;
+//   service           the service's own worker task (services/verification worker.ts, `verifyTask`) given the
+//                     task the service's route builds for a cache-off JSON /verify and the workerData its pool
+//                     hands its threads (FLOOR_VERIFIER_POOL); the main thread reads the verdict from its result.
+//                     With piscina this is the service's VerifyPool itself.
+//   engine            (threads only) core's verifier alone on the body, built from the service's verifier
+//                     options: the engine without the service's task around it.
 // FLOOR_VERIFIER_WORKERS defaults to the service's VERIFY_WORKERS default (the machine's cores). Prints
 // `listening PORT` once it accepts connections.
 import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import type { VerifyTaskResult } from '@proto/verification/worker';
 import Fastify, { type FastifyReply } from 'fastify';
+import type { FloorPoolSettings } from './floor-verifier-pool.ts';
+import { serviceTaskOf } from './floor-verifier-task.ts';
+import type { FloorThreadReply } from './floor-verifier-thread.ts';
 import { type FloorVerdict, floorVerify } from './floor-verifier-work.ts';
 import { decodeFloorAnswer, FLOOR_PATH } from './http-floor.ts';
 
 const arrangement = process.env['FLOOR_VERIFIER'] ?? 'threads';
-if (arrangement !== 'threads' && arrangement !== 'inline')
+if (arrangement !== 'threads' && arrangement !== 'inline' && arrangement !== 'piscina')
   throw new Error(`FLOOR_VERIFIER: unknown ${arrangement}`);
+const work = process.env['FLOOR_VERIFIER_WORK'] ?? 'floor';
+if (work !== 'floor' && work !== 'service' && work !== 'engine')
+  throw new Error(`FLOOR_VERIFIER_WORK: unknown ${work}`);
+if (work === 'service' && arrangement === 'inline')
+  throw new Error('FLOOR_VERIFIER_WORK=service runs in threads or piscina, not inline');
+if (work === 'engine' && arrangement !== 'threads')
+  throw new Error('FLOOR_VERIFIER_WORK=engine runs in threads');
 const WORKERS = Number(process.env['FLOOR_VERIFIER_WORKERS'] ?? availableParallelism());
 if (!(Number.isInteger(WORKERS) && WORKERS >= 1)) throw new Error('FLOOR_VERIFIER_WORKERS: a count ≥ 1');
 /** The service's body limit (SPEC.md Limits) and Fastify's keep-alive, as http-floor-server.ts keeps them. */
 const BODY_LIMIT = 1_048_576;
 const KEEP_ALIVE_MS = 72_000;
 const WORKER_ENTRY = new URL('./floor-verifier-thread.ts', import.meta.url);
+const PISCINA_ENTRY = new URL('./floor-verifier-piscina.ts', import.meta.url);
+
+/** The service's pool options and verifier options, for the variants that take a piece of the service. */
+function poolSettings(): FloorPoolSettings {
+  const text = process.env['FLOOR_VERIFIER_POOL'];
+  if (text === undefined) throw new Error(`FLOOR_VERIFIER_POOL is not set (${arrangement}, ${work} work)`);
+  return JSON.parse(text) as FloorPoolSettings;
+}
+
+/**
+ * The verdict in the service's worker result, read as the service's main thread reads it: the answer's
+ * summary (or the response) says whether the bundle verified; a refusal names the engine's error codes.
+ */
+function verdictOfResult(result: VerifyTaskResult): FloorVerdict {
+  if (result.kind === 'bad_request')
+    return { status: 400, code: 'FLOOR_BAD_REQUEST', message: result.message };
+  const [verified, codes] =
+    result.kind === 'answered'
+      ? [result.answer.summary.verified, result.answer.summary.errorCodes]
+      : [result.response.verified, (result.response.error_details ?? []).map((d) => d.code)];
+  if (verified) return { status: 200 };
+  return { status: 422, code: 'FLOOR_NOT_VERIFIED', message: codes.join(',') };
+}
 
 const answerFile = process.env['FLOOR_ANSWER_FILE'];
 if (answerFile === undefined) throw new Error('FLOOR_ANSWER_FILE is not set');
@@ -67,16 +113,27 @@ function ownBuffer(body: Buffer): ArrayBuffer {
 }
 
 async function threads(): Promise<number> {
-  const workers = Array.from({ length: WORKERS }, () => ({ thread: new Worker(WORKER_ENTRY), busy: 0 }));
+  // The service's threads are handed its verifier options and a CPU counter (pool.ts); the engine's, the
+  // options; the floor's, nothing.
+  const workerData =
+    work === 'service'
+      ? { ...poolSettings().verifier, threadCpu: new SharedArrayBuffer(8) }
+      : work === 'engine'
+        ? poolSettings().verifier
+        : undefined;
+  const workers = Array.from({ length: WORKERS }, () => ({
+    thread: new Worker(WORKER_ENTRY, { workerData }),
+    busy: 0,
+  }));
   const waiting = new Map<number, FastifyReply>();
   let nextId = 0;
   let turn = 0;
   for (const worker of workers) {
-    worker.thread.on('message', (done: { id: number; verdict: FloorVerdict }) => {
+    worker.thread.on('message', (done: FloorThreadReply) => {
       worker.busy--;
       const reply = waiting.get(done.id)!;
       waiting.delete(done.id);
-      send(reply, done.verdict);
+      send(reply, 'verdict' in done ? done.verdict : verdictOfResult(done.result));
     });
     worker.thread.on('error', (error) => {
       throw error;
@@ -98,8 +155,40 @@ async function threads(): Promise<number> {
   });
 }
 
-if (arrangement === 'threads') {
-  const port = await threads();
+/** piscina with the service's options (pool.ts): its VerifyPool itself for the service's work. */
+async function piscina(): Promise<number> {
+  const settings = poolSettings();
+  if (work === 'service') {
+    const { VerifyPool } = await import('@proto/verification');
+    const pool = new VerifyPool({ ...settings, verifier: settings.verifier });
+    return serve((body, reply) => {
+      const bytes = ownBuffer(body);
+      pool.run(serviceTaskOf(new Uint8Array(bytes)), [bytes]).then(
+        (result) => send(reply, verdictOfResult(result)),
+        (error: Error) => reply.code(500).send({ verified: false, error: { message: error.message } }),
+      );
+    });
+  }
+  // Loaded here only: the plain-threads floor's main thread stays as P132 measured it.
+  const { Piscina } = await import('piscina');
+  const pool = new Piscina<{ body: Uint8Array }, FloorVerdict>({
+    filename: fileURLToPath(PISCINA_ENTRY),
+    minThreads: Math.min(settings.minThreads, settings.threads),
+    maxThreads: settings.threads,
+    maxQueue: settings.maxQueue,
+    idleTimeout: settings.idleTimeoutMs,
+  });
+  return serve((body, reply) => {
+    const bytes = ownBuffer(body);
+    pool.run({ body: new Uint8Array(bytes) }, { transferList: [bytes] }).then(
+      (verdict) => send(reply, verdict),
+      (error: Error) => reply.code(500).send({ verified: false, error: { message: error.message } }),
+    );
+  });
+}
+
+if (arrangement === 'threads' || arrangement === 'piscina') {
+  const port = arrangement === 'threads' ? await threads() : await piscina();
   process.stdout.write(`listening ${port}\n`);
   process.on('SIGTERM', () => process.exit(0));
 } else if (cluster.isPrimary) {

@@ -1,5 +1,7 @@
-// The end-to-end floor verifier (P132): it must be a verifier, not a stub. Over HTTP, in both arrangements, a
-// good bundle gets the service's captured answer and a forged one is refused; in-process, the calls it hands
+// The end-to-end floor verifier (P132): it must be a verifier, not a stub. Over HTTP, in every arrangement and
+// every variant that swaps in a piece of the service (P136: piscina, the service's worker task, both, the engine
+// alone), a good
+// bundle gets the service's captured answer and a forged one is refused; in-process, the calls it hands
 // node:crypto are exactly the engine's, and a flip in any one of a bundle's signatures is refused. Not timed.
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { buildSignedBundle, createVerifier, selectCryptoBackend } from '@proto/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordingBackend } from './engine-cases.ts';
+import { floorPoolSettings } from './floor-verifier-pool.ts';
 import { floorSignatureSet, floorVerify } from './floor-verifier-work.ts';
 import { encodeFloorAnswer, type FloorAnswer, startListening } from './http-floor.ts';
 import { stopChild } from './launch-service.ts';
@@ -106,15 +109,43 @@ describe('the floor verifier in-process', () => {
   });
 });
 
-for (const arrangement of ['threads', 'inline'] as const) {
-  describe(`the floor verifier server, ${arrangement}`, () => {
+/** The service's settings as the bench derives them (floor-verifier.ts), for two threads. */
+const POOL_SETTINGS = JSON.stringify(
+  floorPoolSettings({ VERIFY_WORKERS: '2', VERIFY_QUEUE_MAX: '4096', VERIFIER_MODE: 'hybrid_preferred' }),
+);
+
+/** Each variant's environment, and the code its refusal of a forged bundle carries. */
+const VARIANTS = [
+  { name: 'threads', env: { FLOOR_VERIFIER: 'threads' }, refusal: 'FLOOR_SIGNATURE_INVALID' },
+  { name: 'inline', env: { FLOOR_VERIFIER: 'inline' }, refusal: 'FLOOR_SIGNATURE_INVALID' },
+  { name: 'piscina', env: { FLOOR_VERIFIER: 'piscina' }, refusal: 'FLOOR_SIGNATURE_INVALID' },
+  {
+    name: "threads running the service's worker task",
+    env: { FLOOR_VERIFIER: 'threads', FLOOR_VERIFIER_WORK: 'service' },
+    refusal: 'FLOOR_NOT_VERIFIED',
+  },
+  {
+    name: "threads running core's verifier alone",
+    env: { FLOOR_VERIFIER: 'threads', FLOOR_VERIFIER_WORK: 'engine' },
+    refusal: 'FLOOR_NOT_VERIFIED',
+  },
+  {
+    name: "the service's VerifyPool",
+    env: { FLOOR_VERIFIER: 'piscina', FLOOR_VERIFIER_WORK: 'service' },
+    refusal: 'FLOOR_NOT_VERIFIED',
+  },
+] as const;
+
+for (const variant of VARIANTS) {
+  describe(`the floor verifier server, ${variant.name}`, () => {
     let child: ChildProcess;
     let url: string;
     beforeAll(async () => {
       writeFileSync(answerFile, encodeFloorAnswer(answer));
       ({ child, url } = await startListening(SERVER, {
-        FLOOR_VERIFIER: arrangement,
+        ...variant.env,
         FLOOR_VERIFIER_WORKERS: '2',
+        FLOOR_VERIFIER_POOL: POOL_SETTINGS,
         FLOOR_ANSWER_FILE: answerFile,
       }));
     });
@@ -135,9 +166,10 @@ for (const arrangement of ['threads', 'inline'] as const) {
       for (const forged of [flipped(elevated, 0), flipped(elevated, 5), wrongKey(elevated)]) {
         const reply = await post(JSON.stringify(forged));
         expect(reply.status).toBe(422);
-        expect(((await reply.json()) as { error: { code: string } }).error.code).toBe(
-          'FLOOR_SIGNATURE_INVALID',
-        );
+        const { error } = (await reply.json()) as { error: { code: string; message: string } };
+        expect(error.code).toBe(variant.refusal);
+        // The service's task names the engine's own refusal (PROTOCOL's error codes).
+        if (variant.refusal === 'FLOOR_NOT_VERIFIED') expect(error.message).toMatch(/PROTO-E\d{3}/);
       }
     });
 

@@ -10,7 +10,11 @@
 //
 // FLOOR_VERIFIER_CASES: routine-10, elevated-10, maximum-60, comma-separated (default elevated-10,maximum-60).
 // FLOOR_VERIFIER_SIDES: service, threads, inline, comma-separated, in the order each round runs them (default
-// service,threads,inline; a side named twice is a same-against-same control, each a fresh process).
+// service,threads,inline; a side named twice is a same-against-same control, each a fresh process). P136's sides
+// swap one floor piece for the service's: piscina (the floor's work handed off through piscina with the service's
+// pool options), svcwork (plain threads running the service's worker task), piscina-svcwork (both: the
+// service's VerifyPool behind the floor's plain Fastify route), engine (plain threads running core's verifier
+// alone, built as the service's threads build theirs).
 // FLOOR_VERIFIER_ROUNDS: rounds (default 2). Each side of a round is a fresh process, given BENCH_WARMUP_S
 // (default 5) of the load before BENCH_DURATION_S (default 5) measured, 8 connections of POST /verify JSON;
 // the bundle's raw signature cost is replayed in this process just before and just after (raw-replay.ts).
@@ -26,6 +30,7 @@ import autocannon from 'autocannon';
 import { startService, stopService } from './bench-service.ts';
 import { BACKEND, CORES, DATA_DIR, DURATION_S, MODE, WARMUP_S, WORKERS } from './bench-settings.ts';
 import { ENGINE_CASES, instantVerifier, recordingBackend, type SignatureCall } from './engine-cases.ts';
+import { floorPoolSettings } from './floor-verifier-pool.ts';
 import { firstFailing, floorSignatureSet, floorVerify } from './floor-verifier-work.ts';
 import { captureAnswer, encodeFloorAnswer, startListening } from './http-floor.ts';
 import { warmUpFor } from './launch-service.ts';
@@ -44,8 +49,36 @@ const CASES = ENGINE_CASES.filter(
 );
 if (CASES.length === 0) throw new Error(`FLOOR_VERIFIER_CASES: none of ${WANTED_CASES.join(',')}`);
 
-type Kind = 'service' | 'threads' | 'inline';
-const KINDS: readonly Kind[] = ['service', 'threads', 'inline'];
+type Kind = 'service' | 'threads' | 'inline' | 'piscina' | 'svcwork' | 'piscina-svcwork' | 'engine';
+const KINDS: readonly Kind[] = [
+  'service',
+  'threads',
+  'inline',
+  'piscina',
+  'svcwork',
+  'piscina-svcwork',
+  'engine',
+];
+/** How the floor verifier server runs each floor kind (floor-verifier-server.ts). */
+const FLOOR_ENV: Record<Exclude<Kind, 'service'>, Record<string, string>> = {
+  threads: { FLOOR_VERIFIER: 'threads' },
+  inline: { FLOOR_VERIFIER: 'inline' },
+  piscina: { FLOOR_VERIFIER: 'piscina' },
+  svcwork: { FLOOR_VERIFIER: 'threads', FLOOR_VERIFIER_WORK: 'service' },
+  'piscina-svcwork': { FLOOR_VERIFIER: 'piscina', FLOOR_VERIFIER_WORK: 'service' },
+  engine: { FLOOR_VERIFIER: 'threads', FLOOR_VERIFIER_WORK: 'engine' },
+};
+/** The service's pool and verifier settings under the environment bench-service.ts gives the service. */
+const POOL_SETTINGS = JSON.stringify(
+  floorPoolSettings({
+    VERIFY_WORKERS: FLOOR_WORKERS,
+    VERIFY_QUEUE_MAX: '4096',
+    VERIFICATION_CACHE_MAX_ENTRIES: '0',
+    VERIFY_RATE_LIMIT_PER_MINUTE: '0',
+    VERIFIER_MODE: MODE,
+    CRYPTO_BACKEND: BACKEND,
+  }),
+);
 interface Side {
   readonly kind: Kind;
   /** The kind, numbered from its second appearance (a control). */
@@ -89,8 +122,9 @@ async function start(kind: Kind, answerFile: string): Promise<Started> {
     return { url, pid: child.pid!, pids: () => [child.pid!], stop: () => stopService(child) };
   }
   const { child, url } = await startListening(SERVER, {
-    FLOOR_VERIFIER: kind,
+    ...FLOOR_ENV[kind],
     FLOOR_VERIFIER_WORKERS: FLOOR_WORKERS,
+    FLOOR_VERIFIER_POOL: POOL_SETTINGS,
     FLOOR_ANSWER_FILE: answerFile,
   });
   const pid = child.pid!;
@@ -284,10 +318,10 @@ const fmt = (n: number, digits: number, width: number) =>
 const pct = (n: number) => `${(100 * n).toFixed(1)} %`.padStart(8);
 
 const HEADER =
-  'side        round    req/s  CPU ms/verify  main ms  workers ms  other ms  (primary)  loadgen ms  raw ms  drift   share  ratio(all cores)  raw CPU ms  share(CPU)  others cores';
+  'side             round    req/s  CPU ms/verify  main ms  workers ms  other ms  (primary)  loadgen ms  raw ms  drift   share  ratio(all cores)  raw CPU ms  share(CPU)  others cores';
 
 function line(label: string, round: string, r: Run): string {
-  return `${label.padEnd(11)} ${round.padStart(5)} ${fmt(r.bundlesPerSecond, 1, 8)} ${fmt(r.cpuMs, 3, 14)} ${fmt(r.mainMs, 3, 8)} ${fmt(r.workersMs, 3, 11)} ${fmt(r.otherMs, 3, 9)} ${fmt(r.primaryMs, 3, 10)} ${fmt(r.loadgenMs, 3, 11)} ${fmt(r.rawMs, 3, 7)} ${`×${r.drift.toFixed(2)}`.padStart(6)} ${pct(r.share)} ${fmt(r.ratio, 3, 17)} ${fmt(r.rawCpuMs, 3, 11)} ${pct(r.shareCpu).padStart(11)} ${fmt(r.othersCores, 2, 13)}`;
+  return `${label.padEnd(16)} ${round.padStart(5)} ${fmt(r.bundlesPerSecond, 1, 8)} ${fmt(r.cpuMs, 3, 14)} ${fmt(r.mainMs, 3, 8)} ${fmt(r.workersMs, 3, 11)} ${fmt(r.otherMs, 3, 9)} ${fmt(r.primaryMs, 3, 10)} ${fmt(r.loadgenMs, 3, 11)} ${fmt(r.rawMs, 3, 7)} ${`×${r.drift.toFixed(2)}`.padStart(6)} ${pct(r.share)} ${fmt(r.ratio, 3, 17)} ${fmt(r.rawCpuMs, 3, 11)} ${pct(r.shareCpu).padStart(11)} ${fmt(r.othersCores, 2, 13)}`;
 }
 
 function medianRun(runs: readonly Run[]): Run {
