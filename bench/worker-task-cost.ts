@@ -9,12 +9,8 @@
 // WORKER_TASK_CASES: `elevated`, `maximum` or both (default); WORKER_TASK_ROUNDS (default 3).
 import { PerformanceObserver } from 'node:perf_hooks';
 import { type BuildOptions, buildSignedBundle, createVerifier, selectCryptoBackend } from '@proto/core';
-import {
-  loadVerificationConfig,
-  portableVerifierOptions,
-  VerifyPool,
-  type VerifyTask,
-} from '@proto/verification';
+import { loadVerificationConfig, portableVerifierOptions, VerifyPool } from '@proto/verification';
+import { serviceTaskOf } from './floor-verifier-task.ts';
 
 const ROUNDS = Number(process.env['WORKER_TASK_ROUNDS'] ?? 3);
 /** Scales every case's task count (a quick check of the script: 0.05). */
@@ -55,15 +51,7 @@ async function poolRound(pool: VerifyPool, bytes: Uint8Array, runs: number) {
   const m0 = threadMs();
   for (let i = 0; i < runs; i++) {
     const body = bytes.slice();
-    const task: VerifyTask = {
-      body,
-      format: 'json',
-      wantAnalysis: false,
-      wantBindings: true,
-      now: Date.now(),
-      answer: 'json',
-      revocationConfigured: false,
-    };
+    const task = serviceTaskOf(body);
     const result = await pool.run(task, [body.buffer as ArrayBuffer]);
     if (result.kind !== 'answered' || !result.answer.summary.verified) throw new Error('not verified');
   }
