@@ -144,11 +144,16 @@ export function createNativeBackend(): CryptoBackend {
   // maximum bundle names the same two keys): the array itself finds its KeyObject. The entry keeps
   // a private copy of the bytes and is used only while the array still holds exactly those bytes,
   // so an array a caller rewrites in place can never be verified under its earlier key.
-  const byArray = new WeakMap<Uint8Array, { alg: SigningAlg; bytes: Buffer; key: KeyObject }>();
+  // The copy has memory of its own (P137), never a slice of Node's Buffer pool: a scavenge keeps an entry's
+  // value after its key array is gone, so a pool slice pinned its whole 8 KiB slab (and every signature and
+  // text cut from it) until a mark-compact: ~100 KB an elevated bundle, a mark-compact every 80-125 bundles
+  // in each verification thread. A 32-byte Ed25519 copy lives in the JS heap, not in external memory.
+  const byArray = new WeakMap<Uint8Array, { alg: SigningAlg; bytes: Uint8Array; key: KeyObject }>();
 
   function publicKeyObject(alg: SigningAlg, publicKey: Uint8Array): KeyObject {
     const seen = byArray.get(publicKey);
-    if (seen !== undefined && seen.alg === alg && seen.bytes.equals(publicKey)) return seen.key;
+    if (seen !== undefined && seen.alg === alg && Buffer.compare(seen.bytes, publicKey) === 0)
+      return seen.key;
     // The whole key is the cache key (not a hash of it): no collision can swap one key for another.
     // Node's native base64 (no copy) keeps the lookup at a few µs even for a 1952-byte ML-DSA key.
     const cacheKey = `${alg}:${Buffer.from(publicKey.buffer, publicKey.byteOffset, publicKey.byteLength).toString('base64')}`;
@@ -157,7 +162,7 @@ export function createNativeBackend(): CryptoBackend {
       key = importPublicKey(alg, publicKey);
       keyCache.set(cacheKey, key);
     }
-    byArray.set(publicKey, { alg, bytes: Buffer.from(publicKey), key });
+    byArray.set(publicKey, { alg, bytes: new Uint8Array(publicKey), key });
     return key;
   }
 
