@@ -139,3 +139,23 @@ export function readBodyBytes(
   payload.on('error', onError);
   payload.resume();
 }
+
+/**
+ * A content-type parser (raw payload form) that reads the body with `readBodyBytes` and hands the route
+ * `{ format, bytes }`: /verify's and /verify/batch's parsers differ only in the format and the limit.
+ */
+export function formatBodyParser<F extends string>(
+  format: F,
+  limitOf: (request: FastifyRequest) => number,
+): (
+  request: FastifyRequest,
+  payload: NodeJS.ReadableStream,
+  done: (error: Error | null, body?: { readonly format: F; readonly bytes: Buffer }) => void,
+) => void {
+  return (request, payload, done) => {
+    readBodyBytes(request, payload, limitOf(request), (error, bytes) => {
+      if (error !== null || bytes === undefined) done(error ?? new Error('no body'), undefined);
+      else done(null, { format, bytes });
+    });
+  };
+}

@@ -14,7 +14,7 @@ import {
 } from '@proto/service-kit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type BatchFormat, takeBatchItems } from '../batch-items.ts';
-import { readBodyBytes } from '../body-reader.ts';
+import { formatBodyParser } from '../body-reader.ts';
 import type { VerificationMetrics } from '../metrics.ts';
 import { PoolSaturatedError, type VerifyPool } from '../pool.ts';
 import {
@@ -72,12 +72,10 @@ export async function verifyBatchRoute(
   ] as const) {
     // The body is read into one buffer, its socket pieces freed as they are copied, and the buffer freed once
     // the items are cut out of it (P134).
-    app.addContentTypeParser(type, (request, payload, done) => {
-      readBodyBytes(request, payload, maxBytes, (error, bytes) => {
-        if (error !== null || bytes === undefined) done(error ?? new Error('no body'), undefined);
-        else done(null, { format, bytes } satisfies BatchBody);
-      });
-    });
+    app.addContentTypeParser(
+      type,
+      formatBodyParser(format, () => maxBytes),
+    );
   }
 
   const tooLarge = () =>

@@ -11,7 +11,7 @@ import {
 } from '@proto/service-kit';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { WiredAnswer } from '../answer-wire.ts';
-import { readBodyBytes } from '../body-reader.ts';
+import { formatBodyParser } from '../body-reader.ts';
 import type { VerificationCache } from '../cache.ts';
 import type { ExternalChecks } from '../external-checks.ts';
 import type { VerificationMetrics } from '../metrics.ts';
@@ -102,12 +102,10 @@ export async function verifyRoutes(app: FastifyInstance, options: VerifyRouteOpt
   // read into one buffer the worker receives by transfer, its socket pieces freed as they are copied (P134).
   app.removeAllContentTypeParsers();
   for (const format of ['json', 'cbor'] as const) {
-    app.addContentTypeParser(`application/${format}`, (request, payload, done) => {
-      readBodyBytes(request, payload, request.routeOptions.bodyLimit, (error, bytes) => {
-        if (error !== null || bytes === undefined) done(error ?? new Error('no body'), undefined);
-        else done(null, { format, bytes } satisfies WireBody);
-      });
-    });
+    app.addContentTypeParser(
+      `application/${format}`,
+      formatBodyParser(format, (request) => request.routeOptions.bodyLimit),
+    );
   }
 
   /**
