@@ -27,7 +27,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { buildSignedBundle, type CryptoBackend, createVerifier, selectCryptoBackend } from '@proto/core';
 import autocannon from 'autocannon';
-import { startService, stopService } from './bench-service.ts';
+import { cpuProfArgs, startService, stopService } from './bench-service.ts';
 import { BACKEND, CORES, DATA_DIR, DURATION_S, MODE, WARMUP_S, WORKERS } from './bench-settings.ts';
 import { ENGINE_CASES, instantVerifier, recordingBackend, type SignatureCall } from './engine-cases.ts';
 import { floorPoolSettings } from './floor-verifier-pool.ts';
@@ -121,12 +121,17 @@ async function start(kind: Kind, answerFile: string): Promise<Started> {
     const { child, url } = await startService();
     return { url, pid: child.pid!, pids: () => [child.pid!], stop: () => stopService(child) };
   }
-  const { child, url } = await startListening(SERVER, {
-    ...FLOOR_ENV[kind],
-    FLOOR_VERIFIER_WORKERS: FLOOR_WORKERS,
-    FLOOR_VERIFIER_POOL: POOL_SETTINGS,
-    FLOOR_ANSWER_FILE: answerFile,
-  });
+  const { child, url } = await startListening(
+    SERVER,
+    {
+      ...FLOOR_ENV[kind],
+      FLOOR_VERIFIER_WORKERS: FLOOR_WORKERS,
+      FLOOR_VERIFIER_POOL: POOL_SETTINGS,
+      FLOOR_ANSWER_FILE: answerFile,
+    },
+    // BENCH_CPU_PROF profiles the floor's sides as it profiles the service (startService), P139.
+    cpuProfArgs(),
+  );
   const pid = child.pid!;
   const stop = async () => {
     const exited = new Promise((r) => child.once('exit', r));

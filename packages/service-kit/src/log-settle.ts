@@ -43,5 +43,8 @@ export function logLastLine(
     events.once('error', done);
   });
   log[level](fields, message);
+  // The stream holds lines up to LOG_BATCH_MS (logging.ts, P139): write them now, not on its timer.
+  if (typeof (events as Partial<{ flush(): void }>).flush === 'function')
+    (events as unknown as { flush(): void }).flush();
   return settled;
 }

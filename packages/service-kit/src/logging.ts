@@ -57,14 +57,62 @@ export interface LoggerSettings {
   readonly service: string;
 }
 
+/** Log bytes held before a write (about twenty request lines) and the longest a held line waits (P139). */
+export const LOG_BATCH_BYTES = 4096;
+export const LOG_BATCH_MS = 100;
+
+/** What `holdLines` needs of a sonic-boom stream (pino.destination). */
+export interface HeldStream {
+  write(data: string): boolean;
+  flush(): void;
+  on(event: 'write', listener: (bytes: number) => void): unknown;
+}
+
 /**
- * Standard output written asynchronously: a line is handed to the kernel off the event loop, lines logged
- * while a write is in flight go out together, and nothing waits for a fill level (no delay when quiet).
- * pino flushes it synchronously when the process exits. The default synchronous stdout was 3–4 % of the
- * verification service's main thread under load (`writeString`, issue 14 item 1).
+ * Holds a stream's lines until `minLength` bytes are waiting (sonic-boom writes then) or `ms` after the
+ * first of them, whichever comes first, so a busy service hands the kernel one write for many lines; a
+ * quiet one writes each line within `ms`, and no timer runs while nothing waits (sonic-boom's own
+ * `periodicFlush` writes an empty string on every tick). A flush while a write is in flight does nothing,
+ * so each finished write arms the timer again while bytes are still held; a stream that stopped writing
+ * (EPIPE: pino then drops every line) arms nothing more. pino's exit handler flushes what is held
+ * synchronously (`flushSync`), as before.
+ */
+export function holdLines<S extends HeldStream>(stream: S, ms: number): S {
+  const write = stream.write.bind(stream);
+  let held = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const flush = (): void => {
+    timer = undefined;
+    if (held > 0) stream.flush();
+  };
+  const arm = (): void => {
+    if (timer !== undefined) return;
+    timer = setTimeout(flush, ms);
+    timer.unref();
+  };
+  stream.on('write', (bytes) => {
+    held -= bytes;
+    if (held > 0) arm();
+  });
+  // An own property: pino's EPIPE handler replaces it with a no-op on the instance, as it would the prototype's.
+  stream.write = (data: string): boolean => {
+    held += Buffer.byteLength(data);
+    const below = write(data);
+    arm();
+    return below;
+  };
+  return stream;
+}
+
+/**
+ * Standard output written asynchronously: a line is handed to the kernel off the event loop, and lines
+ * logged while a write is in flight go out together. The default synchronous stdout was 3–4 % of the
+ * verification service's main thread under load (`writeString`, issue 14 item 1); one asynchronous write a
+ * line still cost the main thread ~0.06 ms a request at elevated-10 (the write's hand-off to libuv's pool,
+ * P139), so lines are held up to LOG_BATCH_BYTES or LOG_BATCH_MS (`holdLines`).
  */
 function asyncStdout() {
-  return pino.destination({ dest: 1, sync: false });
+  return holdLines(pino.destination({ dest: 1, sync: false, minLength: LOG_BATCH_BYTES }), LOG_BATCH_MS);
 }
 
 /** Fastify `logger` option (pino) with the redaction list and the service name on every line. */
@@ -85,4 +133,91 @@ export function loggerOptions(settings: LoggerSettings) {
  */
 export function requestLineLogger(options: ReturnType<typeof loggerOptions>): pino.Logger {
   return pino({ level: options.level, base: options.base }, options.stream as pino.DestinationStream);
+}
+
+type LevelName = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+type LogArgs = [unknown, ...unknown[]];
+
+/**
+ * A request's `request.log` that makes its pino child (the parent's bindings plus `reqId`) only when a
+ * line is logged through it at an enabled level, or when asked for its own child or level. Fastify makes
+ * the child for every request, and pino renders the child's bindings through the redaction paths there
+ * (P139: ~0.02 ms a request on the main thread at elevated-10), while at info most requests log nothing
+ * through it: their one line is request-log.ts's, on its own logger. A line logged through it is the
+ * child's line, the same as before.
+ */
+export class RequestLogger {
+  readonly #parent: pino.Logger;
+  readonly #bindings: pino.Bindings;
+  readonly #options: pino.ChildLoggerOptions;
+  #child: pino.Logger | undefined;
+
+  constructor(parent: pino.Logger, bindings: pino.Bindings, options: pino.ChildLoggerOptions) {
+    this.#parent = parent;
+    this.#bindings = bindings;
+    this.#options = options;
+  }
+
+  /** The pino child, made on first need (the parent's level may have changed since; pino reads it then). */
+  get logger(): pino.Logger {
+    this.#child ??= this.#parent.child(this.#bindings, this.#options);
+    return this.#child;
+  }
+
+  #log(level: LevelName, args: LogArgs): void {
+    if (this.#child === undefined && !this.#parent.isLevelEnabled(level)) return;
+    (this.logger[level] as (...a: LogArgs) => void)(...args);
+  }
+
+  get level(): string {
+    return (this.#child ?? this.#parent).level;
+  }
+  set level(level: string) {
+    this.logger.level = level;
+  }
+  isLevelEnabled(level: string): boolean {
+    return (this.#child ?? this.#parent).isLevelEnabled(level);
+  }
+  bindings(): pino.Bindings {
+    return this.logger.bindings();
+  }
+  child(bindings: pino.Bindings, options?: pino.ChildLoggerOptions): pino.Logger {
+    return this.logger.child(bindings, options);
+  }
+  fatal(...args: LogArgs): void {
+    this.#log('fatal', args);
+  }
+  error(...args: LogArgs): void {
+    this.#log('error', args);
+  }
+  warn(...args: LogArgs): void {
+    this.#log('warn', args);
+  }
+  info(...args: LogArgs): void {
+    this.#log('info', args);
+  }
+  debug(...args: LogArgs): void {
+    this.#log('debug', args);
+  }
+  trace(...args: LogArgs): void {
+    this.#log('trace', args);
+  }
+  silent(): void {}
+}
+
+/**
+ * Fastify's `childLoggerFactory`: a RequestLogger when the parent is pino's (it can say which levels are
+ * on) and the route sets no level of its own, else the parent's own child as Fastify's default makes it.
+ */
+export function requestChildLogger(
+  logger: { child(bindings: pino.Bindings, options?: pino.ChildLoggerOptions): unknown },
+  bindings: pino.Bindings,
+  options: pino.ChildLoggerOptions,
+): unknown {
+  const parent = logger as Partial<pino.Logger>;
+  // A route's own log level is the child's, not the parent's: the parent could not say what it logs.
+  if (typeof parent.isLevelEnabled !== 'function' || options.level !== undefined) {
+    return logger.child(bindings, options);
+  }
+  return new RequestLogger(parent as pino.Logger, bindings, options);
 }

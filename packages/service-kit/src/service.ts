@@ -3,14 +3,20 @@
 
 import { tmpdir } from 'node:os';
 import { findProfile, type ProtocolProfile } from '@proto/core';
-import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import type { SharedConfig, TrustProxySetting } from './config.ts';
 import { installDocs } from './docs.ts';
 import { installErrorHandling } from './error-handler.ts';
 import { installHealth, READINESS_DEGRADED, type ReadinessCheck } from './health.ts';
 import { errorResponseSchema, protocolError } from './http-errors.ts';
 import { installLoadShedding, type LoadSheddingOptions } from './load-shedding.ts';
-import { genRequestId, loggerOptions, REQUEST_ID_HEADER, requestLineLogger } from './logging.ts';
+import {
+  genRequestId,
+  loggerOptions,
+  REQUEST_ID_HEADER,
+  requestChildLogger,
+  requestLineLogger,
+} from './logging.ts';
 import { installDependencyMetrics, installMetrics, METRIC_NAMESPACE, ServiceMetrics } from './metrics.ts';
 import { type InstalledRateLimit, installRateLimit, type RateLimitSetup } from './rate-limit.ts';
 import { installRequestLog } from './request-log.ts';
@@ -108,6 +114,10 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     requestIdHeader: false,
     // One cheap line per request instead of Fastify's two: installRequestLog below (request-log.ts).
     logController: new LogController({ disableRequestLogging: true }),
+    // request.log makes its pino child only when something logs through it (logging.ts, P139).
+    childLoggerFactory: requestChildLogger as unknown as NonNullable<
+      FastifyServerOptions['childLoggerFactory']
+    >,
     // Requests arriving while the service drains get our own 503 (error shape, Retry-After) from the
     // hook below instead of Fastify's built-in body.
     return503OnClosing: false,

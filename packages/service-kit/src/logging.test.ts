@@ -1,0 +1,177 @@
+// The log stream's held lines (holdLines, P139), the last line's flush (log-settle.ts) and request.log's lazy
+// pino child (RequestLogger, P139).
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { loadConfig, SHARED_ENV_PROPERTIES, type SharedConfig } from './config.ts';
+import { logLastLine } from './log-settle.ts';
+import { holdLines, RequestLogger, requestChildLogger } from './logging.ts';
+import { createService } from './service.ts';
+
+const dirs: string[] = [];
+const apps: FastifyInstance[] = [];
+afterEach(async () => {
+  for (const app of apps.splice(0)) await app.close();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A held sonic-boom stream on a file of its own, as asyncStdout builds it on standard output. */
+async function heldFile(minLength: number, ms: number) {
+  const dir = mkdtempSync(join(tmpdir(), 'held-log-'));
+  dirs.push(dir);
+  const file = join(dir, 'log');
+  const stream = holdLines(pino.destination({ dest: file, sync: false, minLength }), ms);
+  await new Promise((resolve) => stream.once('ready', resolve));
+  const writes: number[] = [];
+  stream.on('write', (bytes: number) => writes.push(bytes));
+  return { stream, writes, text: () => readFileSync(file, 'utf8') };
+}
+
+/** Waits until `check` holds (at most 2,000 turns of the event loop, each after pending I/O). */
+async function until(check: () => boolean): Promise<void> {
+  for (let turn = 0; turn < 2000 && !check(); turn++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+describe('holdLines', () => {
+  it('writes lines below minLength together, once, after the hold', async () => {
+    const { stream, writes, text } = await heldFile(4096, 40);
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
+    try {
+      const lines = Array.from({ length: 10 }, (_, i) => `{"line":${i}}\n`);
+      for (const line of lines) stream.write(line);
+      vi.advanceTimersByTime(39);
+      await until(() => writes.length > 0);
+      expect(writes).toEqual([]);
+      vi.advanceTimersByTime(1);
+      await until(() => writes.length > 0);
+      expect(text()).toBe(lines.join(''));
+      // One write for the ten lines (unheld, the first line went alone and the other nine after it).
+      expect(writes).toEqual([lines.join('').length]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('writes what a flush during a write in flight left behind, and nothing once nothing is held', async () => {
+    const { stream, writes, text } = await heldFile(256, 20);
+    // Only the hold's timer is faked, so its flush lands while the first write is still in flight.
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
+    try {
+      const big = `${'x'.repeat(300)}\n`;
+      stream.write(big); // over minLength: sonic-boom writes at once
+      stream.write('{"after":1}\n'); // held while that write is in flight
+      vi.advanceTimersByTime(20); // the flush finds the write in flight and does nothing
+      await until(() => writes.length === 1);
+      expect(text()).toBe(big);
+      // The finished write armed the hold again for the line left behind.
+      vi.advanceTimersByTime(20);
+      await until(() => writes.length === 2);
+      expect(text()).toBe(`${big}{"after":1}\n`);
+      // No empty writes on a timer while nothing is held (sonic-boom's periodicFlush writes '' every tick).
+      vi.advanceTimersByTime(1000);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(writes.length).toBe(2);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('lets logLastLine write the held last line at once, not after the hold', async () => {
+    const { stream, text } = await heldFile(4096, 60_000);
+    const logger = pino({ base: null, timestamp: false }, stream);
+    logger.info('an earlier line');
+    await logLastLine(logger, 'shutdown complete', 5_000);
+    expect(text()).toBe('{"level":30,"msg":"an earlier line"}\n{"level":30,"msg":"shutdown complete"}\n');
+  });
+});
+
+function captured() {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, cb) {
+      lines.push(String(chunk));
+      cb();
+    },
+  });
+  const parsed = () =>
+    lines
+      .join('')
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+  return { stream, parsed };
+}
+
+describe('RequestLogger', () => {
+  it('makes no pino child while nothing is logged at an enabled level', () => {
+    const parent = pino({ level: 'info' }, captured().stream);
+    const child = vi.spyOn(parent, 'child');
+    const log = new RequestLogger(parent, { reqId: 'r-1' }, {});
+    log.debug({ method: 'GET' }, 'incoming request');
+    log.trace('nothing');
+    expect(log.isLevelEnabled('debug')).toBe(false);
+    expect(log.level).toBe('info');
+    expect(child).not.toHaveBeenCalled();
+  });
+
+  it("logs the child's line, bindings and redaction included, once a level is on", () => {
+    const { stream, parsed } = captured();
+    const parent = pino({ level: 'info', base: { service: 's' }, redact: ['token'] }, stream);
+    const log = new RequestLogger(parent, { reqId: 'r-2' }, {});
+    log.warn({ token: 'secret' }, 'careful');
+    log.error(new Error('boom'));
+    expect(parsed()).toMatchObject([
+      { level: 40, service: 's', reqId: 'r-2', token: '[Redacted]', msg: 'careful' },
+      { level: 50, service: 's', reqId: 'r-2', msg: 'boom', err: { message: 'boom' } },
+    ]);
+    expect(log.bindings()).toEqual({ service: 's', reqId: 'r-2' });
+  });
+
+  it("takes the parent's level until it has a child, then its own", () => {
+    const { stream, parsed } = captured();
+    const parent = pino({ level: 'warn' }, stream);
+    const log = new RequestLogger(parent, { reqId: 'r-3' }, {});
+    log.info('dropped');
+    parent.level = 'info';
+    log.info('kept');
+    log.level = 'error';
+    log.warn('dropped too');
+    expect(parent.level).toBe('info');
+    expect(parsed().map((l) => l['msg'])).toEqual(['kept']);
+  });
+
+  it("gives a route with its own level the parent's pino child at once", () => {
+    const parent = pino({ level: 'info' }, captured().stream);
+    const made = requestChildLogger(parent, { reqId: 'r-4' }, { level: 'debug' });
+    expect(made).not.toBeInstanceOf(RequestLogger);
+    expect((made as pino.Logger).isLevelEnabled('debug')).toBe(true);
+  });
+
+  it("is request.log in a service, and a route's error line carries its reqId", async () => {
+    const { stream, parsed } = captured();
+    const app = await createService({
+      name: 'test',
+      version: '1',
+      config: loadConfig<SharedConfig>(SHARED_ENV_PROPERTIES, { LOG_LEVEL: 'info' }),
+      rateLimit: false,
+      logger: { stream },
+    });
+    apps.push(app);
+    let seen: unknown;
+    app.get('/warns', async (request) => {
+      seen = request.log;
+      request.log.warn({ detail: 1 }, 'route warning');
+      return { ok: true };
+    });
+    await app.ready();
+    await app.inject({ method: 'GET', url: '/warns', headers: { 'x-request-id': 'req-9' } });
+    expect(seen).toBeInstanceOf(RequestLogger);
+    const mine = parsed().filter((l) => l['reqId'] === 'req-9');
+    expect(mine.map((l) => l['msg'])).toEqual(['route warning', 'request completed']);
+    expect(mine[0]).toMatchObject({ level: 40, service: 'test', detail: 1 });
+  });
+});
