@@ -82,7 +82,11 @@ const answerFile = process.env['FLOOR_ANSWER_FILE'];
 if (answerFile === undefined) throw new Error('FLOOR_ANSWER_FILE is not set');
 const answer = decodeFloorAnswer(readFileSync(answerFile, 'utf8'));
 
+/** Bodies judged in this process (GET /requests): a `--cpu-prof` profile covers them all, warm-up included. */
+let judged = 0;
+
 function send(reply: FastifyReply, verdict: FloorVerdict): void {
+  judged++;
   if (verdict.status === 200) reply.code(answer.status).headers(answer.headers).send(answer.body);
   else
     reply
@@ -98,6 +102,7 @@ async function serve(judge: (body: Buffer, reply: FastifyReply) => void): Promis
     done(null, bytes),
   );
   app.get('/ready', async () => ({}));
+  app.get('/requests', async () => String(judged));
   app.post(FLOOR_PATH, (request, reply) => judge(request.body as Buffer, reply));
   await app.ready();
   app.server.keepAliveTimeout = KEEP_ALIVE_MS;

@@ -15,6 +15,8 @@
 // pool options), svcwork (plain threads running the service's worker task), piscina-svcwork (both: the
 // service's VerifyPool behind the floor's plain Fastify route), engine (plain threads running core's verifier
 // alone, built as the service's threads build theirs).
+// BENCH_CPU_PROF=DIR runs every side under `node --cpu-prof` (one profile per thread, warm-up included) and prints
+// each side's bench/profile-summary.ts line (P138).
 // FLOOR_VERIFIER_ROUNDS: rounds (default 2). Each side of a round is a fresh process, given BENCH_WARMUP_S
 // (default 5) of the load before BENCH_DURATION_S (default 5) measured, 8 connections of POST /verify JSON;
 // the bundle's raw signature cost is replayed in this process just before and just after (raw-replay.ts).
@@ -27,8 +29,17 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { buildSignedBundle, type CryptoBackend, createVerifier, selectCryptoBackend } from '@proto/core';
 import autocannon from 'autocannon';
-import { cpuProfArgs, startService, stopService } from './bench-service.ts';
-import { BACKEND, CORES, DATA_DIR, DURATION_S, MODE, WARMUP_S, WORKERS } from './bench-settings.ts';
+import { bundlesJudged, cpuProfArgs, startService, stopService } from './bench-service.ts';
+import {
+  BACKEND,
+  CORES,
+  CPU_PROF_DIR,
+  DATA_DIR,
+  DURATION_S,
+  MODE,
+  WARMUP_S,
+  WORKERS,
+} from './bench-settings.ts';
 import { ENGINE_CASES, instantVerifier, recordingBackend, type SignatureCall } from './engine-cases.ts';
 import { floorPoolSettings } from './floor-verifier-pool.ts';
 import { firstFailing, floorSignatureSet, floorVerify } from './floor-verifier-work.ts';
@@ -129,7 +140,7 @@ async function start(kind: Kind, answerFile: string): Promise<Started> {
       FLOOR_VERIFIER_POOL: POOL_SETTINGS,
       FLOOR_ANSWER_FILE: answerFile,
     },
-    // BENCH_CPU_PROF profiles the floor's sides as it profiles the service (startService), P139.
+    // BENCH_CPU_PROF: one .cpuprofile per thread, as the service's (bench-service.ts), for P138's comparison.
     cpuProfArgs(),
   );
   const pid = child.pid!;
@@ -244,6 +255,16 @@ async function measureSide(
       side.pid,
     );
     const { bundles, cpu, loadgen, othersCores } = around.measured;
+    if (CPU_PROF_DIR) {
+      // The profile covers the process's whole life, warm-up included: divide by every body it judged.
+      const judged =
+        kind === 'service'
+          ? await bundlesJudged(side.url)
+          : await (await fetch(`${side.url}/requests`)).text();
+      console.log(
+        `  profiled ${kind}: node bench/profile-summary.ts ${CPU_PROF_DIR} 30 --pid=${side.pid} --requests=${judged}`,
+      );
+    }
     const rawCpuMs = (around.before.cpuMs + around.after.cpuMs) / 2;
     const bundlesPerSecond = bundles / DURATION_S;
     const cpuMs = cpu.total / bundles;
