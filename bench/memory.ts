@@ -2,7 +2,16 @@
 // verification service with its cache full (VERIFICATION_CACHE_MAX_ENTRIES distinct verified bundles)
 // and under saturation, then idle again once its worker threads have stopped. Issue 14 item 5;
 // docs/operations.md, Memory. Each service runs as the image runs it (NODE_OPTIONS, compile cache).
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -72,6 +81,7 @@ async function startStack(): Promise<{ services: Service[]; verification: Servic
     );
     services.push(await start('revocation', { JURISDICTION: 'US' }));
     const verification = await start('verification', {
+      DIAGNOSTIC_REPORT_DIR: reportDir(),
       VERIFY_RATE_LIMIT_PER_MINUTE: '0',
       VERIFY_QUEUE_MAX: '4096',
       VERIFICATION_CACHE_MAX_ENTRIES: String(CACHE_ENTRIES),
@@ -133,6 +143,58 @@ async function breakdown(service: Service): Promise<string> {
   const external = (await metric(service, 'nodejs_external_memory_bytes')) / 1048576;
   const anon = statusMb(pid, 'RssAnon');
   return `RssFile ${mb(statusMb(pid, 'RssFile'))}, RssAnon ${mb(anon)} = main thread's V8 heap ${mb(heapTotal)} (${mb(heapUsed)} used, old space ${mb(oldSpace)}) + other anon ${mb(anon - heapTotal)} (brk arena ${mb(brkHeapMb(pid))}; external ${mb(external)})`;
+}
+
+/** Where the verification service writes its SIGUSR2 diagnostic reports in this run. */
+function reportDir(): string {
+  const dir = join(dataRoot, 'reports');
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+interface ReportHeap {
+  readonly totalMemory: number;
+  readonly usedMemory: number;
+  readonly externalMemory: number;
+  readonly mallocedMemory: number;
+  readonly heapSpaces: Readonly<Record<string, { readonly memorySize: number; readonly used: number }>>;
+}
+
+/** One isolate's heap from a diagnostic report: total (used), old, new, code and large-object spaces. */
+function isolateLine(label: string, heap: ReportHeap): string {
+  const space = (name: string) => mb((heap.heapSpaces[name]?.memorySize ?? 0) / 1048576);
+  return `${label}: heap ${mb(heap.totalMemory / 1048576)} (${mb(heap.usedMemory / 1048576)} used; old ${space('old_space')}, new ${space('new_space')}, code ${space('code_space')}, large ${space('large_object_space')}), external ${mb(heap.externalMemory / 1048576)}, V8 malloc ${mb(heap.mallocedMemory / 1048576)}`;
+}
+
+/**
+ * The V8 heap of every isolate of the service (its main thread and each verification thread), from the
+ * Node diagnostic report SIGUSR2 makes it write (docs/operations.md): what /metrics cannot show, the
+ * threads' own heaps. The rest of RssAnon is malloc (arenas, OpenSSL, buffers), stacks and code. P140.
+ */
+async function isolateHeaps(service: Service): Promise<string> {
+  const dir = reportDir();
+  const before = new Set(readdirSync(dir));
+  process.kill(service.pid, 'SIGUSR2');
+  for (let waited = 0; waited < 15_000; waited += 100) {
+    await sleep(100);
+    const file = readdirSync(dir).find((f) => !before.has(f) && f.endsWith('.json'));
+    if (file === undefined) continue;
+    let report: { javascriptHeap: ReportHeap; workers: { javascriptHeap: ReportHeap }[] };
+    try {
+      report = JSON.parse(readFileSync(join(dir, file), 'utf8'));
+    } catch {
+      continue; // still being written
+    }
+    const heaps = [report.javascriptHeap, ...report.workers.map((w) => w.javascriptHeap)];
+    const sum = heaps.reduce((total, h) => total + h.totalMemory, 0) / 1048576;
+    const lines = [isolateLine('main', report.javascriptHeap)];
+    report.workers.forEach((w, i) => {
+      lines.push(isolateLine(`thread ${i + 1}`, w.javascriptHeap));
+    });
+    const anon = statusMb(service.pid, 'RssAnon');
+    return `isolates (diagnostic report): ${lines.join('; ')}; all heaps ${mb(sum)}, RssAnon less them ${mb(anon - sum)}`;
+  }
+  return 'isolates: no diagnostic report within 15 s';
 }
 
 /**
@@ -246,10 +308,12 @@ async function main(): Promise<void> {
       });
     });
     const entries = await metric(verification, 'proto_verification_cache_entries');
+    const cacheBytes = (await metric(verification, 'proto_verification_cache_bytes')) / 1048576;
     console.log(
-      `\nverification, cache filled: ${verified}/${CACHE_ENTRIES} verified, ${entries} cached analyses; RSS ${mb(rssMb(pid))}, peak while filling ${mb(fillPeak)}; ${fillCpu}`,
+      `\nverification, cache filled: ${verified}/${CACHE_ENTRIES} verified, ${entries} cached analyses (${mb(cacheBytes)} counted); RSS ${mb(rssMb(pid))}, peak while filling ${mb(fillPeak)}; ${fillCpu}`,
     );
     console.log(`  ${await breakdown(verification)}`);
+    console.log(`  ${await isolateHeaps(verification)}`);
 
     // The bundles not yet cached first: each evicts the least recent, which is then the next one sent.
     let cursor = CACHE_ENTRIES;
@@ -277,6 +341,7 @@ async function main(): Promise<void> {
       `verification, saturation (${CONNECTIONS} connections, ${LOAD_S} s, ${bodies.length} bundles in turn: every one a cache miss): ${(answered / LOAD_S).toFixed(1)} bundles/s, ${failures} failed; ${entriesAfter} cached, ${threadsLoaded} threads; peak RSS ${mb(loadPeak)}, after ${mb(rssMb(pid))}; ${loadCpu}`,
     );
     console.log(`  ${await breakdown(verification)}`);
+    console.log(`  ${await isolateHeaps(verification)}`);
     await sleep(IDLE_MS + 2000);
     const threadsAfter = await metric(verification, 'proto_verify_pool_threads');
     console.log(
