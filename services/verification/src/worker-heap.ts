@@ -1,10 +1,7 @@
 // The verification threads' V8 heap limits: piscina's `resourceLimits` for every thread of the pool
 // (pool.ts). A cap on a thread's old generation (VERIFY_WORKER_OLD_GENERATION_MB) makes V8 collect it
-// well before its own limit: with nothing pinning buffers any more (P137) a thread otherwise held 13–19 MB
-// of old space and 23–33 MB of ArrayBuffer memory at saturation before its first mark-compact, 12 and 5–11
-// MB with the cap. P140, docs/operations.md (Memory).
-// Read from process.env, not from the VerificationConfig: app.ts gives the pool only its P71 options, and
-// the boot's loadVerificationConfig has already validated the same variable under the same definition.
+// well before its own limit: with nothing pinning buffers any more (P137) a thread's old space otherwise
+// grows to ~21 MB of mostly garbage before its first mark-compact. P140, docs/operations.md (Memory).
 import type { ResourceLimits } from 'node:worker_threads';
 import { ConfigError, loadConfig } from '@proto/service-kit';
 import { VERIFICATION_ENV } from './config.ts';
