@@ -4,19 +4,14 @@ import { buildSignedBundle } from '@proto/core';
 import { encodeCbor } from '@proto/service-kit/cbor';
 import { describe, expect, it } from 'vitest';
 import { requestOf } from './task-request.ts';
-import type { VerifyTask } from './worker.ts';
 
 const signedBundle = buildSignedBundle({ tier: 'routine', entries: 2 }).signed_bundle;
-/** A task as the route sends one with the cache off: only its body and format matter here. */
-const taskOf = (body: Uint8Array, format: 'json' | 'cbor'): VerifyTask =>
-  ({ body, format }) as unknown as VerifyTask;
-const jsonBody = (): Uint8Array =>
-  new Uint8Array(Buffer.from(JSON.stringify({ signed_bundle: signedBundle })));
+const jsonBody = (): Uint8Array => new Uint8Array(Buffer.from(JSON.stringify({ signed_bundle: signedBundle })));
 
 describe('requestOf', () => {
   it('reads a JSON body and then frees its memory', () => {
     const body = jsonBody();
-    const read = requestOf(taskOf(body, 'json'));
+    const read = requestOf({ body, format: 'json' } as Parameters<typeof requestOf>[0]);
     expect(read.ok).toBe(true);
     if (read.ok) expect(read.request['signed_bundle']).toEqual(signedBundle);
     expect(body.buffer.byteLength).toBe(0);
@@ -27,7 +22,7 @@ describe('requestOf', () => {
     const encoded = encodeCbor({ signed_bundle: signedBundle });
     const body = new Uint8Array(encoded.byteLength);
     body.set(encoded);
-    const read = requestOf(taskOf(body, 'cbor'));
+    const read = requestOf({ body, format: 'cbor' } as Parameters<typeof requestOf>[0]);
     expect(body.buffer.byteLength).toBe(0);
     expect(read.ok).toBe(true);
     if (read.ok) expect(JSON.parse(JSON.stringify(read.request))).toEqual(read.request);
@@ -35,7 +30,7 @@ describe('requestOf', () => {
 
   it('frees a body it refuses too', () => {
     const body = new Uint8Array(Buffer.from('{"signed_bundle": '));
-    const read = requestOf(taskOf(body, 'json'));
+    const read = requestOf({ body, format: 'json' } as Parameters<typeof requestOf>[0]);
     expect(read).toEqual({ ok: false, message: 'Invalid JSON body' });
     expect(body.buffer.byteLength).toBe(0);
   });
@@ -43,7 +38,7 @@ describe('requestOf', () => {
   it('leaves a view of shared memory alone (a pooled Buffer, part of a larger buffer)', () => {
     const whole = Buffer.from(`${JSON.stringify({ signed_bundle: signedBundle })}  `);
     const view = whole.subarray(0, whole.length - 2);
-    const read = requestOf(taskOf(view, 'json'));
+    const read = requestOf({ body: view, format: 'json' } as Parameters<typeof requestOf>[0]);
     expect(read.ok).toBe(true);
     expect(view.byteLength).toBe(whole.length - 2);
     expect(whole.toString('utf8', whole.length - 2)).toBe('  ');
