@@ -1,8 +1,7 @@
 // Splits a POST /verify/batch body into one byte range per bundle without parsing the bundles: the
 // workers parse them (a JSON array, NDJSON lines, or a CBOR sequence). Issue 14 item 3 (batch verification).
-
+import { releaseBytes } from './body-reader.ts';
 import { cborSequenceItems } from './cbor-sequence.ts';
-import { releaseBytes } from './owned-bytes.ts';
 
 export type BatchFormat = 'json-array' | 'ndjson' | 'cbor-seq';
 

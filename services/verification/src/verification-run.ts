@@ -6,6 +6,7 @@ import { decodeCbor } from '@proto/service-kit/cbor';
 import type { PassportKeys } from '@proto/store';
 import type { AnswerFormat, AnswerSummary, WiredAnswer } from './answer-wire.ts';
 import { BodyMemo, type KnownBody } from './body-memo.ts';
+import { ownsItsMemory } from './body-reader.ts';
 import {
   type AnalysisFacts,
   analysisRequest,
@@ -18,7 +19,6 @@ import {
 import { uncoveredMembersOf, type VerificationCache, verificationCacheKey } from './cache.ts';
 import type { ExternalChecks } from './external-checks.ts';
 import { tierLabel, type VerificationMetrics } from './metrics.ts';
-import { ownsItsMemory } from './owned-bytes.ts';
 import type { VerifyPool } from './pool.ts';
 import type { VerifiedBundleEvent } from './records/key-binding-feeder.ts';
 import { retainedBytes } from './retained-bytes.ts';

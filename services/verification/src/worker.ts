@@ -9,6 +9,7 @@ import {
   type VerifyResponse,
 } from '@proto/core/verifier';
 // The CBOR codec alone, not the package index (Fastify, pino, ioredis, prom-client): P72.
+import { decodeCbor } from '@proto/service-kit/cbor';
 import type { PassportKeys } from '@proto/store';
 import { Piscina } from 'piscina';
 import { type AnswerFormat, type WiredAnswer, wiredAnswer } from './answer-wire.ts';
@@ -25,9 +26,9 @@ import {
 } from './bundle-subject.ts';
 import { passportKeysOf } from './records/bundle-key-bindings.ts';
 import { PassportEvidence } from './records/passport-evidence.ts';
-import { requestOf } from './task-request.ts';
 import { threadCpuReporter } from './thread-cpu.ts';
 import type { PortableVerifierOptions } from './verifier-options.ts';
+import { checkVerifyRequest, parseJsonBody } from './verify-request.ts';
 
 export type { AnalysisFacts } from './bundle-subject.ts';
 
@@ -96,6 +97,28 @@ const reportThreadCpu = threadCpuReporter(setup.threadCpu);
 const passportEvidence = new PassportEvidence();
 // The thread's start (module loading, the verifier) is part of what the pool costs.
 reportThreadCpu();
+
+/** The task's request, read from its body when the main thread did not; a message when it is not one. */
+function requestOf(
+  task: VerifyTask,
+): { ok: true; request: Record<string, unknown> } | { ok: false; message: string } {
+  if (task.request !== undefined) return { ok: true, request: task.request };
+  if (task.body === undefined) return { ok: false, message: 'Missing signed_bundle in body' };
+  let value: unknown;
+  if (task.format === 'cbor') {
+    try {
+      value = decodeCbor(task.body);
+    } catch (error) {
+      return { ok: false, message: `Request body is not valid CBOR: ${(error as Error).message}` };
+    }
+  } else {
+    const parsed = parseJsonBody(task.body, { alreadyChecked: task.bodyChecked === true });
+    if (!parsed.ok) return parsed;
+    value = parsed.value;
+  }
+  if (task.bodyChecked === true) return { ok: true, request: value as Record<string, unknown> };
+  return checkVerifyRequest(value);
+}
 
 /** Several bundles of one batch in one pool task: verified in order, one result each (P109). */
 export interface VerifyGroupTask {
