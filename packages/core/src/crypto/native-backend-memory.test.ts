@@ -21,14 +21,8 @@ function ed25519Fixture() {
   return { raw, message, signature: new Uint8Array(sign(null, message, privateKey)) };
 }
 
-/**
- * V8 frees the memory of the ArrayBuffers a scavenge found dead on a background sweeper, after the collection
- * returns: read the count once that has had time to run, or it still shows them.
- */
-const sweptArrayBuffers = () => new Promise((resolve) => setTimeout(resolve, 100));
-
 describe('native backend: key lookup memory (P137)', () => {
-  it('keeps no Node pool slab alive past a scavenge once a key array is dropped', async () => {
+  it('keeps no Node pool slab alive past a scavenge once a key array is dropped', () => {
     const backend = createNativeBackend();
     const { raw, message, signature } = ed25519Fixture();
     expect(raw.length).toBe(ALGORITHM_SIZES.ed25519.publicKey);
@@ -50,36 +44,9 @@ describe('native backend: key lookup memory (P137)', () => {
     // copies, 0.07 MB with own copies), and the engine's run promoted such memory to where only a
     // mark-compact frees it.
     gc({ type: 'minor' });
-    await sweptArrayBuffers();
     const kept = process.memoryUsage().arrayBuffers - before;
     // 400 slabs of 8 KiB would be 3.2 MB; a few slabs (the pool's current one, the fixture's) are noise.
     expect(kept).toBeLessThan(256 * 1024);
-  });
-
-  it('keeps no ArrayBuffer copy of a dropped ML-DSA-65 key past a scavenge (P142)', async () => {
-    const backend = createNativeBackend();
-    const { publicKey, privateKey } = generateKeyPairSync('ml-dsa-65');
-    const raw = new Uint8Array(publicKey.export({ format: 'raw-public' } as never) as unknown as Buffer);
-    expect(raw.length).toBe(ALGORITHM_SIZES['ml-dsa-65'].publicKey);
-    const message = new Uint8Array([4, 5, 6]);
-    const signature = new Uint8Array(sign(null, message, privateKey));
-    const verifyRounds = (rounds: number) => {
-      for (let i = 0; i < rounds; i++) {
-        // A new key array for every bundle, as when every bundle names a key of its own: each entry's copy
-        // (1,952 bytes) is ArrayBuffer memory of its own.
-        expect(backend.verify('ml-dsa-65', new Uint8Array(raw), message, signature)).toBe(true);
-      }
-    };
-    verifyRounds(50);
-    gc({ type: 'major' });
-    const before = process.memoryUsage().arrayBuffers;
-    verifyRounds(400);
-    gc({ type: 'minor' });
-    await sweptArrayBuffers();
-    const kept = process.memoryUsage().arrayBuffers - before;
-    // A WeakMap entry outlives its dead key array until a mark-compact: with a copy in bytes of its own, 400
-    // copies (seen: 781 KB) stayed in external memory; in V8's heap they are what its collections are paced by.
-    expect(kept).toBeLessThan(64 * 1024);
   });
 
   it('an array rewritten in place with another key is not verified under the key it held before', () => {

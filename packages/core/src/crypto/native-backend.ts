@@ -144,26 +144,25 @@ export function createNativeBackend(): CryptoBackend {
   // maximum bundle names the same two keys): the array itself finds its KeyObject. The entry keeps
   // a private copy of the bytes and is used only while the array still holds exactly those bytes,
   // so an array a caller rewrites in place can never be verified under its earlier key.
-  // The copy is a string, memory of V8's heap (P142), not bytes: V8 frees a WeakMap entry whose key array died
-  // only at a mark-compact, so a copy in an ArrayBuffer of its own (P137) was external memory that V8's
-  // collections are not paced by: with a new key in every bundle each verification thread kept every
-  // ML-DSA-65 copy (1,952 bytes) until its next mark-compact, 20-30 MB a thread at saturation. Before P137 it
-  // was a slice of Node's Buffer pool and pinned a whole 8 KiB slab (and every signature and text cut from it).
-  const byArray = new WeakMap<Uint8Array, { alg: SigningAlg; text: string; key: KeyObject }>();
+  // The copy has memory of its own (P137), never a slice of Node's Buffer pool: a scavenge keeps an entry's
+  // value after its key array is gone, so a pool slice pinned its whole 8 KiB slab (and every signature and
+  // text cut from it) until a mark-compact: ~100 KB an elevated bundle, a mark-compact every 80-125 bundles
+  // in each verification thread. A 32-byte Ed25519 copy lives in the JS heap, not in external memory.
+  const byArray = new WeakMap<Uint8Array, { alg: SigningAlg; bytes: Uint8Array; key: KeyObject }>();
 
   function publicKeyObject(alg: SigningAlg, publicKey: Uint8Array): KeyObject {
-    const bytes = Buffer.from(publicKey.buffer, publicKey.byteOffset, publicKey.byteLength);
     const seen = byArray.get(publicKey);
-    if (seen !== undefined && seen.alg === alg && seen.text === bytes.toString('latin1')) return seen.key;
+    if (seen !== undefined && seen.alg === alg && Buffer.compare(seen.bytes, publicKey) === 0)
+      return seen.key;
     // The whole key is the cache key (not a hash of it): no collision can swap one key for another.
     // Node's native base64 (no copy) keeps the lookup at a few µs even for a 1952-byte ML-DSA key.
-    const cacheKey = `${alg}:${bytes.toString('base64')}`;
+    const cacheKey = `${alg}:${Buffer.from(publicKey.buffer, publicKey.byteOffset, publicKey.byteLength).toString('base64')}`;
     let key = keyCache.get(cacheKey);
     if (key === undefined) {
       key = importPublicKey(alg, publicKey);
       keyCache.set(cacheKey, key);
     }
-    byArray.set(publicKey, { alg, text: bytes.toString('latin1'), key });
+    byArray.set(publicKey, { alg, bytes: new Uint8Array(publicKey), key });
     return key;
   }
 
