@@ -89,14 +89,6 @@ export const VERIFICATION_ENV = defineEnv({
     default: 30000,
     description: 'A thread above VERIFY_WORKERS_MIN idle this long is stopped (P71)',
   },
-  VERIFY_WORKER_OLD_GENERATION_MB: {
-    type: 'integer',
-    minimum: 0,
-    maximum: 4096,
-    default: 32,
-    description:
-      "Cap on each verification thread's V8 old generation in MB (0: V8's own, none; at least 16 otherwise; P140)",
-  },
   VERIFY_QUEUE_MAX: {
     type: 'integer',
     minimum: 1,
@@ -240,7 +232,6 @@ export interface VerificationConfig extends SharedConfig {
   readonly VERIFY_WORKERS: number;
   readonly VERIFY_WORKERS_MIN: number;
   readonly VERIFY_WORKER_IDLE_MS: number;
-  readonly VERIFY_WORKER_OLD_GENERATION_MB: number;
   readonly VERIFY_QUEUE_MAX: number;
   readonly VERIFY_RATE_LIMIT_PER_MINUTE: number;
   readonly VERIFY_BATCH_MAX_ITEMS: number;

@@ -13,7 +13,6 @@ import type {
   VerifyTaskResult,
   VerifyWorkerData,
 } from './worker.ts';
-import { workerResourceLimits } from './worker-heap.ts';
 
 /** The queue is full: the caller answers 503 with Retry-After. */
 export class PoolSaturatedError extends Error {
@@ -58,8 +57,6 @@ export class VerifyPool {
       maxThreads: options.threads,
       maxQueue: options.maxQueue,
       idleTimeout: options.idleTimeoutMs,
-      // VERIFY_WORKER_OLD_GENERATION_MB (P140).
-      resourceLimits: workerResourceLimits(),
       workerData: { ...options.verifier, threadCpu: this.#cpu.buffer } satisfies VerifyWorkerData,
     });
     // 'workerCreate' fires once a thread has loaded the worker module and can take tasks.
