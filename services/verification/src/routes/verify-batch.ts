@@ -33,6 +33,11 @@ export interface VerifyBatchRouteOptions {
   readonly maxItems: number;
   /** VERIFY_BATCH_MAX_BYTES: a larger body is 413. */
   readonly maxBytes: number;
+  /**
+   * /verify's body limit: a bundle request larger than this gets /verify's 413 body in its place, unread, as it
+   * would alone (P142).
+   */
+  readonly maxItemBytes: number;
   /** Bundles (not requests) per minute per client IP; 0 = unlimited. */
   readonly rateLimitPerMinute: number;
   /** Bundles of one batch in the pool at once (default: two per worker thread). */
@@ -62,7 +67,7 @@ export async function verifyBatchRoute(
   app: FastifyInstance,
   options: VerifyBatchRouteOptions,
 ): Promise<void> {
-  const { runner, profile, metrics, maxItems, maxBytes } = options;
+  const { runner, profile, metrics, maxItems, maxBytes, maxItemBytes } = options;
 
   app.removeAllContentTypeParsers();
   for (const [type, format] of [
@@ -126,6 +131,22 @@ export async function verifyBatchRoute(
     return bad;
   };
 
+  /**
+   * The /verify 413 body (service-kit's error handler writes the same), for an item /verify would not read:
+   * parsing what a thread parses is bounded by /verify's limit, not the batch's, so a megabyte-scale item of
+   * dense JSON costs a thread no more than a /verify body can (P142).
+   */
+  const itemTooLarge = (): unknown => {
+    metrics.errorsByCode.inc({ code: 'PAYLOAD_TOO_LARGE' });
+    return {
+      error: {
+        code: 'PAYLOAD_TOO_LARGE',
+        message: `Request body exceeds the limit of ${maxItemBytes} bytes`,
+        retryable: false,
+      },
+    };
+  };
+
   const internalAnswer = (): unknown => ({
     verified: false,
     errors: ['Internal error'],
@@ -146,7 +167,7 @@ export async function verifyBatchRoute(
       validatorCompiler: () => () => true,
       schema: {
         summary: 'Verify many Signed Bundles in one request',
-        description: `A JSON array (application/json), NDJSON (${NDJSON_CONTENT_TYPE}) or a CBOR sequence (${CBOR_SEQ_CONTENT_TYPE}, RFC 8742) of /verify request bodies, at most VERIFY_BATCH_MAX_ITEMS bundles and VERIFY_BATCH_MAX_BYTES bytes (413 beyond); each bundle counts against VERIFY_RATE_LIMIT_PER_MINUTE. The answer is NDJSON (or a CBOR sequence with Accept: ${CBOR_SEQ_CONTENT_TYPE}), one item per bundle in the order sent, streamed as they finish: the /verify 200 body, or the /verify 400 body for an item that is not a verify request (one bad item does not spoil the others).`,
+        description: `A JSON array (application/json), NDJSON (${NDJSON_CONTENT_TYPE}) or a CBOR sequence (${CBOR_SEQ_CONTENT_TYPE}, RFC 8742) of /verify request bodies, at most VERIFY_BATCH_MAX_ITEMS bundles and VERIFY_BATCH_MAX_BYTES bytes (413 beyond), each bundle request within /verify's body limit (a larger one gets the /verify 413 body in its place); each bundle counts against VERIFY_RATE_LIMIT_PER_MINUTE. The answer is NDJSON (or a CBOR sequence with Accept: ${CBOR_SEQ_CONTENT_TYPE}), one item per bundle in the order sent, streamed as they finish: the /verify 200 body, or the /verify 400 body for an item that is not a verify request (one bad item does not spoil the others).`,
         tags: ['verification'],
         consumes: ['application/json', NDJSON_CONTENT_TYPE, CBOR_SEQ_CONTENT_TYPE],
         produces: [NDJSON_CONTENT_TYPE, CBOR_SEQ_CONTENT_TYPE],
@@ -216,6 +237,10 @@ export async function verifyBatchRoute(
     const sizes = items.map((item) => item.byteLength);
     const start = async (index: number): Promise<void> => {
       const item = items[index]!;
+      if (sizes[index]! > maxItemBytes) {
+        finished[index] = encode(itemTooLarge());
+        return;
+      }
       for (;;) {
         try {
           finished[index] = itemOf(await runner.run({ format, bytes: item }, answerFormat, dispatch), encode);

@@ -3,6 +3,7 @@
 import type { Verifier } from '@proto/core';
 import {
   CBOR_CONTENT_TYPE,
+  DEFAULT_BODY_LIMIT,
   errorResponses,
   prefersCbor,
   protocolError,
@@ -176,6 +177,8 @@ export async function verifyRoutes(app: FastifyInstance, options: VerifyRouteOpt
     metrics,
     maxItems: options.batch.maxItems,
     maxBytes: options.batch.maxBytes,
+    // /verify's own limit (its parsers above read `routeOptions.bodyLimit`, the service's).
+    maxItemBytes: app.initialConfig.bodyLimit ?? DEFAULT_BODY_LIMIT,
     window: options.pool.threads * 2,
     pool: options.pool,
     groupSize: options.batch.groupSize,
