@@ -2,7 +2,14 @@
 // docs/architecture.md §6 (error shape, never a stack), SPEC.md Errors/Limits (413 over 1 MB), DECISIONS D13.
 import type { ProtocolProfile } from '@proto/core';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { HTTP_ERROR_STATUS, HttpError, type HttpErrorName, httpError, protocolError } from './http-errors.ts';
+import {
+  bodyTooLarge,
+  HTTP_ERROR_STATUS,
+  HttpError,
+  type HttpErrorName,
+  httpError,
+  protocolError,
+} from './http-errors.ts';
 
 const NAME_BY_STATUS: ReadonlyMap<number, HttpErrorName> = new Map(
   (Object.entries(HTTP_ERROR_STATUS) as [HttpErrorName, number][])
@@ -45,7 +52,7 @@ export function toHttpError(error: unknown, profile: ProtocolProfile, bodyLimit:
         statusCode: 400,
       });
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return httpError('PAYLOAD_TOO_LARGE', `Request body exceeds the limit of ${bodyLimit} bytes`);
+      return bodyTooLarge(bodyLimit);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return httpError(
         'UNSUPPORTED_MEDIA_TYPE',
@@ -56,8 +63,7 @@ export function toHttpError(error: unknown, profile: ProtocolProfile, bodyLimit:
     default:
       break;
   }
-  if (status === 413)
-    return httpError('PAYLOAD_TOO_LARGE', `Request body exceeds the limit of ${bodyLimit} bytes`);
+  if (status === 413) return bodyTooLarge(bodyLimit);
   if (status === 429) return protocolError('RATE_LIMIT_EXCEEDED', profile);
   if (status >= 400 && status < 500) {
     // Client errors raised by Fastify and its plugins carry safe, fixed messages.

@@ -90,6 +90,11 @@ export function httpError(name: HttpErrorName, message: string, options: ErrorOp
   return new HttpError({ statusCode: HTTP_ERROR_STATUS[name], code: name, message, ...options });
 }
 
+/** The 413 a body over `bodyLimit` bytes gets: the error handler's, and a batch item's in its place (P142). */
+export function bodyTooLarge(bodyLimit: number): HttpError {
+  return httpError('PAYLOAD_TOO_LARGE', `Request body exceeds the limit of ${bodyLimit} bytes`);
+}
+
 /**
  * A protocol error under the profile's prefix (`PROTO-E700`), with the registry's status and retryable
  * flag unless overridden (D13).

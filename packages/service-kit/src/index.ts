@@ -25,6 +25,7 @@ export {
   type ReadinessCheck,
 } from './health.ts';
 export {
+  bodyTooLarge,
   type ErrorBody,
   type ErrorOptions,
   errorResponseSchema,

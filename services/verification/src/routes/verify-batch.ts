@@ -6,6 +6,7 @@ import type { ProtocolProfile } from '@proto/core';
 import { errorCode } from '@proto/core';
 import {
   acceptQuality,
+  bodyTooLarge,
   encodeCbor,
   errorResponses,
   httpError,
@@ -132,19 +133,14 @@ export async function verifyBatchRoute(
   };
 
   /**
-   * The /verify 413 body (service-kit's error handler writes the same), for an item /verify would not read:
-   * parsing what a thread parses is bounded by /verify's limit, not the batch's, so a megabyte-scale item of
+   * The /verify 413 body (service-kit's error handler answers /verify the same), for an item /verify would not
+   * read: what a thread parses is bounded by /verify's limit, not the batch's, so a megabyte-scale item of
    * dense JSON costs a thread no more than a /verify body can (P142).
    */
   const itemTooLarge = (): unknown => {
-    metrics.errorsByCode.inc({ code: 'PAYLOAD_TOO_LARGE' });
-    return {
-      error: {
-        code: 'PAYLOAD_TOO_LARGE',
-        message: `Request body exceeds the limit of ${maxItemBytes} bytes`,
-        retryable: false,
-      },
-    };
+    const error = bodyTooLarge(maxItemBytes);
+    metrics.errorsByCode.inc({ code: error.code });
+    return error.toBody();
   };
 
   const internalAnswer = (): unknown => ({
