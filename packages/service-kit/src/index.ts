@@ -47,7 +47,6 @@ export {
 } from './key-file.ts';
 export { LOAD_SHEDDING_EXEMPT, type LoadSheddingOptions } from './load-shedding.ts';
 export { genRequestId, REDACT_PATHS, REQUEST_ID_HEADER } from './logging.ts';
-export { CounterSeries, HistogramSeries, MAX_CACHED_SERIES } from './metric-series.ts';
 export {
   type Counter,
   type Gauge,

@@ -4,7 +4,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { LOAD_SHEDDING_EXEMPT } from './load-shedding.ts';
-import { HistogramSeries } from './metric-series.ts';
 
 export type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
@@ -167,20 +166,29 @@ export function installMetrics(app: FastifyInstance, metrics: ServiceMetrics): v
     'HTTP request duration by route pattern, method and status code',
     ['route', 'method', 'status_code'],
   );
-  // One entry per route pattern, method and status, reached without prom-client's label checks and
-  // hashing on every response (metric-series.ts, P144). The route pattern, never the raw URL, keeps the
-  // label cardinality bounded; the series cache is capped besides.
-  const series = new HistogramSeries(duration, ['route', 'method', 'status_code']);
+  const observers = new Map<string, (seconds: number) => void>();
+  /**
+   * One labelled child per route, method and status, kept: prom-client's `observe(labels, value)` takes
+   * a fresh label object and status string per request. The route pattern, never the raw URL, keeps
+   * both the label cardinality and this cache bounded.
+   */
+  const observerOf = (route: string, method: string, status: number) => {
+    const key = `${status} ${method} ${route}`;
+    let observe = observers.get(key);
+    if (observe === undefined) {
+      // The child's observe is a closure over its labels, not a method needing `this`.
+      observe = duration.labels({ route, method, status_code: String(status) }).observe;
+      observers.set(key, observe);
+    }
+    return observe;
+  };
   // Callback style: it runs for every response; no promise per request (P113).
   app.addHook('onResponse', (request, reply, done) => {
-    series.observe(
-      {
-        route: request.routeOptions.url ?? 'unmatched',
-        method: request.method,
-        status_code: String(reply.statusCode),
-      },
-      reply.elapsedTime / 1000,
-    );
+    observerOf(
+      request.routeOptions.url ?? 'unmatched',
+      request.method,
+      reply.statusCode,
+    )(reply.elapsedTime / 1000);
     done();
   });
   app.get(

@@ -1,6 +1,6 @@
 // Request logging that costs one cheap line per request at info (method, URL, status, time), written
 // when the response is done; "incoming request" only at debug. Issue 14 item 1 (overhead at info).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 
 /**
@@ -13,8 +13,13 @@ import type { Logger } from 'pino';
  */
 /** `lines`: the unredacted logger of the request line (logging.ts `requestLineLogger`); none: no line. */
 export function installRequestLog(app: FastifyInstance, lines?: Logger): void {
+  // Callback hooks: they run for every request; an async hook costs a promise each time (P113).
+  app.addHook('onRequest', (request, _reply, done) => {
+    // pino skips the object's serialisation when debug is off; building it is two property reads.
+    request.log.debug({ method: request.method, url: request.url }, 'incoming request');
+    done();
+  });
   if (lines === undefined) return;
-  // Callback hook: it runs for every request; an async hook costs a promise each time (P113).
   app.addHook('onResponse', (request, reply, done) => {
     lines.info(
       {
@@ -28,14 +33,4 @@ export function installRequestLog(app: FastifyInstance, lines?: Logger): void {
     );
     done();
   });
-}
-
-/**
- * The "incoming request" line, at debug only. Called first thing from the kit's own onRequest hook
- * (service.ts) rather than from a hook of its own: at info it logs nothing, and a hook of its own cost a
- * step of Fastify's hook chain on every request (P144).
- */
-export function logIncomingRequest(request: FastifyRequest): void {
-  // pino skips the object's serialisation when debug is off; building it is two property reads.
-  request.log.debug({ method: request.method, url: request.url }, 'incoming request');
 }

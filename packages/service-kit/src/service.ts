@@ -19,7 +19,7 @@ import {
 } from './logging.ts';
 import { installDependencyMetrics, installMetrics, METRIC_NAMESPACE, ServiceMetrics } from './metrics.ts';
 import { type InstalledRateLimit, installRateLimit, type RateLimitSetup } from './rate-limit.ts';
-import { installRequestLog, logIncomingRequest } from './request-log.ts';
+import { installRequestLog } from './request-log.ts';
 import { computeSecurityHeaders, writeSecurityHeaders } from './security-headers.ts';
 import { installCloseOnUnreadBody } from './unread-body.ts';
 import { installWireFormats } from './wire-format.ts';
@@ -167,10 +167,7 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
   });
   const securityHeaders = await computeSecurityHeaders();
   // Callback style: this runs for every request; no promise per request (P113).
-  // The request's one onRequest hook of the kit: the debug line (request-log.ts), the request id, the drain
-  // check and the security headers.
   app.addHook('onRequest', (request, reply, done) => {
-    logIncomingRequest(request);
     reply.header(REQUEST_ID_HEADER, request.id);
     if (closing) {
       reply.header('connection', 'close');

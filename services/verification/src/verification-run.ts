@@ -2,7 +2,6 @@
 // look-up, the worker pool, the I/O checks, the metrics. SPEC.md "POST /verify", D12, D20, issue 14.
 import { performance } from 'node:perf_hooks';
 import type { BundleAnalysis, Verifier, VerifyResponse } from '@proto/core';
-import { CounterSeries, HistogramSeries } from '@proto/service-kit';
 import { decodeCbor } from '@proto/service-kit/cbor';
 import type { PassportKeys } from '@proto/store';
 import type { AnswerFormat, AnswerSummary, WiredAnswer } from './answer-wire.ts';
@@ -209,22 +208,16 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
     });
   };
 
-  // The labelled metrics of every answer, each label set reached without prom-client's per-call label
-  // checks and hashing (service-kit's metric-series.ts, P144); the exposition is unchanged.
-  const latency = new HistogramSeries(metrics.latency, ['tier']);
-  const requestsByTier = new CounterSeries(metrics.requestsByTier, ['tier']);
-  const verified = new CounterSeries(metrics.verified, ['result', 'version', 'tier']);
-  const errorsByCode = new CounterSeries(metrics.errorsByCode, ['code']);
   const record = (response: AnswerSummary, facts: AnalysisFacts, startedAt: number, fresh: boolean) => {
     const tier = tierLabel(response.resolvedTier ?? facts.resolvedTier);
-    latency.observe({ tier }, (performance.now() - startedAt) / 1000);
-    requestsByTier.inc({ tier });
-    verified.inc({
+    metrics.latency.observe({ tier }, (performance.now() - startedAt) / 1000);
+    metrics.requestsByTier.inc({ tier });
+    metrics.verified.inc({
       result: response.verified ? 'verified' : 'rejected',
       version: response.version,
       tier,
     });
-    for (const code of response.errorCodes) errorsByCode.inc({ code });
+    for (const code of response.errorCodes) metrics.errorsByCode.inc({ code });
     if (fresh && facts.checkpointsVerified > 0) metrics.checkpointsVerified.inc(facts.checkpointsVerified);
   };
 
