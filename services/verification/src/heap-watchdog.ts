@@ -90,7 +90,12 @@ export function startHeapWatchdog(options: HeapWatchdogOptions): HeapWatchdog {
     collections += 1;
     const after = heap();
     live = after.used;
-    options.onCollect?.({ pauseMs: end - start, totalBefore: total, totalAfter: after.total, usedAfter: after.used });
+    options.onCollect?.({
+      pauseMs: end - start,
+      totalBefore: total,
+      totalAfter: after.total,
+      usedAfter: after.used,
+    });
   };
   // unref'd: the watchdog never keeps the process alive on its own.
   const timer = setInterval(check, options.intervalMs);
