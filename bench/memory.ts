@@ -145,8 +145,7 @@ async function healthDuring(service: Service, work: () => Promise<void>): Promis
 async function forcedGc(service: Service): Promise<string> {
   const count = await metric(service, 'proto_verification_forced_gc_total');
   const seconds = await metric(service, 'proto_verification_forced_gc_seconds_total');
-  const cpu = await metric(service, 'proto_verification_forced_gc_cpu_seconds_total');
-  return `forced full GCs ${count} (${(seconds * 1000).toFixed(0)} ms of main thread's pause in all, ${(cpu * 1000).toFixed(0)} ms CPU)`;
+  return `forced full GCs ${count} (${(seconds * 1000).toFixed(0)} ms of main thread in all)`;
 }
 
 /** kB fields of /proc/PID/status, in MB. */

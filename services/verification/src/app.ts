@@ -135,17 +135,14 @@ export async function buildVerificationApp(options: BuildVerificationAppOptions)
   // P143: a full GC of the main thread when its heap has outgrown its live data (0 turns it off).
   let watchdog: HeapWatchdog | undefined;
   let forcedGcSeconds = 0;
-  let forcedGcCpuSeconds = 0;
   if (config.VERIFY_HEAP_WATCHDOG_MS > 0) {
     const started = startHeapWatchdog({
       intervalMs: config.VERIFY_HEAP_WATCHDOG_MS,
       onCollect: (event) => {
         forcedGcSeconds += event.pauseMs / 1000;
-        forcedGcCpuSeconds += event.cpuMs / 1000;
         app.log.debug(
           {
             pause_ms: Math.round(event.pauseMs),
-            cpu_ms: Math.round(event.cpuMs),
             heap_total_before: event.totalBefore,
             heap_total_after: event.totalAfter,
             heap_used_after: event.usedAfter,
@@ -173,15 +170,6 @@ export async function buildVerificationApp(options: BuildVerificationAppOptions)
     (c) => {
       c.reset();
       c.inc(forcedGcSeconds);
-    },
-  );
-  app.serviceMetrics.counter(
-    'verification_forced_gc_cpu_seconds_total',
-    "CPU seconds of the main thread in the heap watchdog's forced collections (P143)",
-    [],
-    (c) => {
-      c.reset();
-      c.inc(forcedGcCpuSeconds);
     },
   );
   await app.register(verifyRoutes, {

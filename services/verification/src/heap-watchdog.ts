@@ -6,7 +6,6 @@
 // who inflates the heap buys at most a bounded share of the main thread.
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { ownThreadCpuSeconds } from './thread-cpu.ts';
 
 /** V8's gc extension as `--expose-gc` installs it (a synchronous full collection when called bare). */
 type GcFunction = () => void;
@@ -44,10 +43,7 @@ export interface HeapWatchdogOptions {
 }
 
 export interface HeapCollection {
-  /** Wall time of the collection (the main thread's pause), ms. */
   readonly pauseMs: number;
-  /** The main thread's CPU in it, ms (the pause less what a loaded machine gave other processes). */
-  readonly cpuMs: number;
   readonly totalBefore: number;
   readonly totalAfter: number;
   readonly usedAfter: number;
@@ -88,9 +84,7 @@ export function startHeapWatchdog(options: HeapWatchdogOptions): HeapWatchdog {
     if (total <= Math.max(floor, factor * live)) return;
     const start = now();
     if (start - lastAt < minGap) return;
-    const cpuStart = ownThreadCpuSeconds();
     gc();
-    const cpuMs = (ownThreadCpuSeconds() - cpuStart) * 1000;
     const end = now();
     lastAt = end;
     collections += 1;
@@ -98,7 +92,6 @@ export function startHeapWatchdog(options: HeapWatchdogOptions): HeapWatchdog {
     live = after.used;
     options.onCollect?.({
       pauseMs: end - start,
-      cpuMs,
       totalBefore: total,
       totalAfter: after.total,
       usedAfter: after.used,
