@@ -6,9 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_BODY_LIMIT } from '@proto/service-kit';
 import { waitFor } from '@proto/testing';
-import { ConfigError } from '@proto/service-kit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadVerificationConfig } from './config.ts';
 import { startHeapWatchdog } from './heap-watchdog.ts';
 import { metricValue, type SpawnedService, spawnService } from './test-support.ts';
 
@@ -83,32 +81,6 @@ describe('the heap watchdog in the service', () => {
     expect(await metricValue(base, 'proto_verification_forced_gc_total')).toBe(0);
     expect(service.output()).not.toContain('heap watchdog');
   }, 60_000);
-});
-
-describe('VERIFY_HEAP_WATCHDOG_MS', () => {
-  it('defaults to 1000 ms, takes 0 (off) and values from 100 ms', () => {
-    expect(loadVerificationConfig({}).VERIFY_HEAP_WATCHDOG_MS).toBe(1000);
-    expect(loadVerificationConfig({ VERIFY_HEAP_WATCHDOG_MS: '0' }).VERIFY_HEAP_WATCHDOG_MS).toBe(0);
-    expect(loadVerificationConfig({ VERIFY_HEAP_WATCHDOG_MS: '100' }).VERIFY_HEAP_WATCHDOG_MS).toBe(100);
-  });
-
-  it.each(['50', '-1', 'often', '1.5', '600001'])('refuses %s, naming the variable', (value) => {
-    let error: unknown;
-    try {
-      loadVerificationConfig({ VERIFY_HEAP_WATCHDOG_MS: value });
-    } catch (caught) {
-      error = caught;
-    }
-    expect(error).toBeInstanceOf(ConfigError);
-    expect((error as ConfigError).variables).toContain('VERIFY_HEAP_WATCHDOG_MS');
-    expect((error as ConfigError).message).toMatch(/VERIFY_HEAP_WATCHDOG_MS/);
-  });
-
-  it('stops the boot of the real service on an invalid value, exit code 1', async () => {
-    const service = spawn('50');
-    expect(await service.exit).toBe(1);
-    expect(service.output()).toMatch(/VERIFY_HEAP_WATCHDOG_MS must be 0 \(off\) or at least 100 \(got 50\)/);
-  }, 30_000);
 });
 
 describe('the watchdog’s rule', () => {
