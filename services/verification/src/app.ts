@@ -9,7 +9,6 @@ import packageJson from '../package.json' with { type: 'json' };
 import { VerificationCache } from './cache.ts';
 import type { VerificationConfig } from './config.ts';
 import { createExternalChecks, type ExternalChecks } from './external-checks.ts';
-import { type HeapWatchdog, startHeapWatchdog } from './heap-watchdog.ts';
 import { consoleWitnesses, logWitnessQuorums } from './log-witness-settings.ts';
 import { createVerificationMetrics } from './metrics.ts';
 import { VerifyPool } from './pool.ts';
@@ -132,46 +131,6 @@ export async function buildVerificationApp(options: BuildVerificationAppOptions)
       lastSuccess: revocationFetchedAt,
     },
   });
-  // P143: a full GC of the main thread when its heap has outgrown its live data (0 turns it off).
-  let watchdog: HeapWatchdog | undefined;
-  let forcedGcSeconds = 0;
-  if (config.VERIFY_HEAP_WATCHDOG_MS > 0) {
-    const started = startHeapWatchdog({
-      intervalMs: config.VERIFY_HEAP_WATCHDOG_MS,
-      onCollect: (event) => {
-        forcedGcSeconds += event.pauseMs / 1000;
-        app.log.debug(
-          {
-            pause_ms: Math.round(event.pauseMs),
-            heap_total_before: event.totalBefore,
-            heap_total_after: event.totalAfter,
-            heap_used_after: event.usedAfter,
-          },
-          'heap watchdog: forced a full collection',
-        );
-      },
-    });
-    watchdog = started;
-    app.addHook('onClose', async () => started.stop());
-  }
-  app.serviceMetrics.counter(
-    'verification_forced_gc_total',
-    "Full collections the main thread's heap watchdog forced (VERIFY_HEAP_WATCHDOG_MS, P143)",
-    [],
-    (c) => {
-      c.reset();
-      c.inc(watchdog?.collections ?? 0);
-    },
-  );
-  app.serviceMetrics.counter(
-    'verification_forced_gc_seconds_total',
-    "Seconds the main thread spent in the heap watchdog's forced collections (P143)",
-    [],
-    (c) => {
-      c.reset();
-      c.inc(forcedGcSeconds);
-    },
-  );
   await app.register(verifyRoutes, {
     verifier,
     pool,

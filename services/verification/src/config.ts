@@ -89,14 +89,6 @@ export const VERIFICATION_ENV = defineEnv({
     default: 30000,
     description: 'A thread above VERIFY_WORKERS_MIN idle this long is stopped (P71)',
   },
-  VERIFY_HEAP_WATCHDOG_MS: {
-    type: 'integer',
-    minimum: 0,
-    maximum: 600000,
-    default: 1000,
-    description:
-      "How often the main thread's heap is checked, ms; a full GC when it has outgrown its live data (P143); 0: off",
-  },
   VERIFY_QUEUE_MAX: {
     type: 'integer',
     minimum: 1,
@@ -240,7 +232,6 @@ export interface VerificationConfig extends SharedConfig {
   readonly VERIFY_WORKERS: number;
   readonly VERIFY_WORKERS_MIN: number;
   readonly VERIFY_WORKER_IDLE_MS: number;
-  readonly VERIFY_HEAP_WATCHDOG_MS: number;
   readonly VERIFY_QUEUE_MAX: number;
   readonly VERIFY_RATE_LIMIT_PER_MINUTE: number;
   readonly VERIFY_BATCH_MAX_ITEMS: number;
@@ -348,13 +339,6 @@ export function loadVerificationConfig(
     throw new ConfigError(`VERIFY_WORKERS_MIN exceeds VERIFY_WORKERS (${workers})`, [
       'VERIFY_WORKERS_MIN',
       'VERIFY_WORKERS',
-    ]);
-  }
-  const watchdogMs = raw['VERIFY_HEAP_WATCHDOG_MS'] as number;
-  // Below 100 ms the checks themselves would cost the main thread for nothing (0 turns the watchdog off).
-  if (watchdogMs > 0 && watchdogMs < 100) {
-    throw new ConfigError(`VERIFY_HEAP_WATCHDOG_MS must be 0 (off) or at least 100 (got ${watchdogMs})`, [
-      'VERIFY_HEAP_WATCHDOG_MS',
     ]);
   }
   const policy = typeof raw['VERIFIER_POLICY'] === 'string' ? readPolicy(raw['VERIFIER_POLICY']) : undefined;
