@@ -115,7 +115,7 @@ async function metric(service: Service, name: string): Promise<number> {
 }
 
 /**
- * /health's latency while `work` runs (one GET every 100 ms): a pause of the main thread, such as a forced full
+ * /health's latency while `work` runs (one GET every 100 ms): a pause of the main thread, such as a full
  * collection (P143), shows in its tail. Returns `p50/p99/max` in ms.
  */
 async function healthDuring(service: Service, work: () => Promise<void>): Promise<string> {
@@ -139,13 +139,6 @@ async function healthDuring(service: Service, work: () => Promise<void>): Promis
   times.sort((a, b) => a - b);
   const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? Number.NaN;
   return `/health p50 ${at(0.5).toFixed(1)}, p99 ${at(0.99).toFixed(1)}, max ${at(1).toFixed(1)} ms (${times.length} probes)`;
-}
-
-/** The heap watchdog's forced collections so far (P143; NaN where the service has none). */
-async function forcedGc(service: Service): Promise<string> {
-  const count = await metric(service, 'proto_verification_forced_gc_total');
-  const seconds = await metric(service, 'proto_verification_forced_gc_seconds_total');
-  return `forced full GCs ${count} (${(seconds * 1000).toFixed(0)} ms of main thread in all)`;
 }
 
 /** kB fields of /proc/PID/status, in MB. */
@@ -351,7 +344,7 @@ async function main(): Promise<void> {
     );
     console.log(`  ${await breakdown(verification)}`);
     console.log(`  ${await isolateHeaps(verification)}`);
-    console.log(`  ${fillHealth}; ${await forcedGc(verification)}`);
+    console.log(`  ${fillHealth}`);
 
     // The bundles not yet cached first: each evicts the least recent, which is then the next one sent.
     let cursor = CACHE_ENTRIES;
@@ -383,7 +376,7 @@ async function main(): Promise<void> {
     );
     console.log(`  ${await breakdown(verification)}`);
     console.log(`  ${await isolateHeaps(verification)}`);
-    console.log(`  ${loadHealth}; ${await forcedGc(verification)}`);
+    console.log(`  ${loadHealth}`);
     await sleep(IDLE_MS + 2000);
     const threadsAfter = await metric(verification, 'proto_verify_pool_threads');
     console.log(
