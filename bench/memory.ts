@@ -114,6 +114,33 @@ async function metric(service: Service, name: string): Promise<number> {
   return match ? Number(match[1]) : Number.NaN;
 }
 
+/**
+ * /health's latency while `work` runs (one GET every 100 ms): a pause of the main thread, such as a full
+ * collection (P143), shows in its tail. Returns `p50/p99/max` in ms.
+ */
+async function healthDuring(service: Service, work: () => Promise<void>): Promise<string> {
+  const times: number[] = [];
+  let running = true;
+  const probe = (async () => {
+    while (running) {
+      const t0 = performance.now();
+      const res = await fetch(`http://127.0.0.1:${service.port}/health`);
+      await res.arrayBuffer();
+      times.push(performance.now() - t0);
+      await sleep(100);
+    }
+  })();
+  try {
+    await work();
+  } finally {
+    running = false;
+    await probe;
+  }
+  times.sort((a, b) => a - b);
+  const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? Number.NaN;
+  return `/health p50 ${at(0.5).toFixed(1)}, p99 ${at(0.99).toFixed(1)}, max ${at(1).toFixed(1)} ms (${times.length} probes)`;
+}
+
 /** kB fields of /proc/PID/status, in MB. */
 function statusMb(pid: number, field: 'RssAnon' | 'RssFile'): number {
   const match = new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, 'm').exec(
@@ -301,10 +328,13 @@ async function main(): Promise<void> {
     const url = `http://127.0.0.1:${verification.port}/verify`;
     let verified = 0;
     let fillCpu = '';
+    let fillHealth = '';
     const fillPeak = await peakRssDuring(pid, async () => {
-      fillCpu = await cpuPerVerify(pid, async () => {
-        verified = await sendEach(url, bodies.slice(0, CACHE_ENTRIES));
-        return CACHE_ENTRIES;
+      fillHealth = await healthDuring(verification, async () => {
+        fillCpu = await cpuPerVerify(pid, async () => {
+          verified = await sendEach(url, bodies.slice(0, CACHE_ENTRIES));
+          return CACHE_ENTRIES;
+        });
       });
     });
     const entries = await metric(verification, 'proto_verification_cache_entries');
@@ -314,25 +344,29 @@ async function main(): Promise<void> {
     );
     console.log(`  ${await breakdown(verification)}`);
     console.log(`  ${await isolateHeaps(verification)}`);
+    console.log(`  ${fillHealth}`);
 
     // The bundles not yet cached first: each evicts the least recent, which is then the next one sent.
     let cursor = CACHE_ENTRIES;
     let answered = 0;
     let failures = 0;
     let loadCpu = '';
+    let loadHealth = '';
     const loadPeak = await peakRssDuring(pid, async () => {
-      loadCpu = await cpuPerVerify(pid, async () => {
-        const result = await autocannon({
-          url,
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          connections: CONNECTIONS,
-          duration: LOAD_S,
-          requests: [{ setupRequest: (req) => ({ ...req, body: bodies[cursor++ % bodies.length]! }) }],
+      loadHealth = await healthDuring(verification, async () => {
+        loadCpu = await cpuPerVerify(pid, async () => {
+          const result = await autocannon({
+            url,
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            connections: CONNECTIONS,
+            duration: LOAD_S,
+            requests: [{ setupRequest: (req) => ({ ...req, body: bodies[cursor++ % bodies.length]! }) }],
+          });
+          answered = result['2xx'];
+          failures = result.non2xx + result.errors;
+          return answered;
         });
-        answered = result['2xx'];
-        failures = result.non2xx + result.errors;
-        return answered;
       });
     });
     const entriesAfter = await metric(verification, 'proto_verification_cache_entries');
@@ -342,6 +376,7 @@ async function main(): Promise<void> {
     );
     console.log(`  ${await breakdown(verification)}`);
     console.log(`  ${await isolateHeaps(verification)}`);
+    console.log(`  ${loadHealth}`);
     await sleep(IDLE_MS + 2000);
     const threadsAfter = await metric(verification, 'proto_verify_pool_threads');
     console.log(
