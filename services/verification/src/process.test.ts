@@ -169,6 +169,8 @@ describe('the service process', () => {
       PORT: '0',
       SHUTDOWN_TIMEOUT_MS: '1000',
       LOG_LEVEL: 'debug',
+      // A lagging event loop on a busy machine must not shed the held request (503): it would not hold the drain.
+      MAX_EVENT_LOOP_DELAY_MS: '0',
     });
     const release = await holdRequestOpen(new URL(await listening()).port, output);
     child.kill('SIGTERM');
@@ -185,6 +187,8 @@ describe('the service process', () => {
       PORT: '0',
       SHUTDOWN_TIMEOUT_MS: '1000',
       LOG_LEVEL: 'debug',
+      // A lagging event loop on a busy machine must not shed the held request (503): it would not hold the drain.
+      MAX_EVENT_LOOP_DELAY_MS: '0',
     });
     const release = await holdRequestOpen(new URL(await listening()).port, output);
     child.stdout!.destroy();
