@@ -1,9 +1,11 @@
-// The log stream's held lines (holdLines, P139), the last line's flush (log-settle.ts) and request.log's lazy
-// pino child (RequestLogger, P139).
+// The log stream's held lines (holdLines, P139), the last line's flush (log-settle.ts), standard output's
+// synchronous flush once its reader has gone (P145) and request.log's lazy pino child (RequestLogger, P139).
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -87,6 +89,97 @@ describe('holdLines', () => {
     await logLastLine(logger, 'shutdown complete', 5_000);
     expect(text()).toBe('{"level":30,"msg":"an earlier line"}\n{"level":30,"msg":"shutdown complete"}\n');
   });
+});
+
+/**
+ * A process logging to standard output through the service's own stream (loggerOptions' asyncStdout): it
+ * logs "ready", then on each line of its standard input runs that line's step. Steps: `fatal` (pino flushes
+ * synchronously after a fatal line), `exit` (a line held at process.exit: pino's exit handler flushes it
+ * synchronously).
+ */
+const LOGGING_CHILD = `
+import { loggerOptions, requestLineLogger } from ${JSON.stringify(fileURLToPath(new URL('./logging.ts', import.meta.url)))};
+const log = requestLineLogger(loggerOptions({ level: 'info', service: 'child' }));
+log.info('ready');
+let input = '';
+process.stdin.on('data', (chunk) => {
+  input += String(chunk);
+  for (let end = input.indexOf('\\n'); end >= 0; end = input.indexOf('\\n')) {
+    const step = input.slice(0, end);
+    input = input.slice(end + 1);
+    if (step === 'fatal') log.fatal('a fatal line');
+    if (step === 'exit') {
+      log.info('the last line');
+      process.exit(0);
+    }
+  }
+});
+`;
+
+function loggingChild() {
+  const child: ChildProcessWithoutNullStreams = spawn(
+    process.execPath,
+    ['--input-type=module', '--eval', LOGGING_CHILD],
+    {
+      env: { PATH: process.env['PATH'] ?? '' },
+    },
+  );
+  let out = '';
+  let err = '';
+  const ready = new Promise<void>((resolve) =>
+    child.stdout.on('data', (chunk) => {
+      out += String(chunk);
+      if (out.includes('"msg":"ready"')) resolve();
+    }),
+  );
+  child.stderr.on('data', (chunk) => {
+    err += String(chunk);
+  });
+  const exited = new Promise<number | string | null>((resolve) =>
+    child.on('exit', (code, signal) => resolve(code ?? signal)),
+  );
+  /** Its exit code, or 'still running' after `ms` (then it is killed). */
+  const exit = async (ms: number) => {
+    const code = await Promise.race([
+      exited,
+      new Promise<string>((r) => setTimeout(() => r('still running'), ms)),
+    ]);
+    if (code === 'still running') child.kill('SIGKILL');
+    return code;
+  };
+  /** Closes the read end of its standard output: every later write of the child meets EPIPE. */
+  const readerGone = async () => {
+    await ready;
+    child.stdout.destroy();
+    await new Promise((resolve) => child.stdout.once('close', resolve));
+  };
+  return { child, ready, exit, readerGone, out: () => out, err: () => err };
+}
+
+describe("standard output's synchronous flush (P145)", () => {
+  it('exits at once, with its own exit code, when a line is held at exit and the reader has gone', async () => {
+    const { child, exit, readerGone, err } = loggingChild();
+    await readerGone();
+    child.stdin.write('exit\n');
+    expect(await exit(5_000)).toBe(0);
+    expect(err()).toBe('');
+  }, 15_000);
+
+  it('logs a fatal line and goes on once the reader has gone', async () => {
+    const { child, exit, readerGone, err } = loggingChild();
+    await readerGone();
+    child.stdin.write('fatal\nfatal\nexit\n');
+    expect(await exit(5_000)).toBe(0);
+    expect(err()).toBe('');
+  }, 15_000);
+
+  it('writes the line held at exit while the reader is there', async () => {
+    const { child, ready, exit, out } = loggingChild();
+    await ready;
+    child.stdin.write('exit\n');
+    expect(await exit(5_000)).toBe(0);
+    expect(out()).toContain('"msg":"the last line"');
+  }, 15_000);
 });
 
 function captured() {

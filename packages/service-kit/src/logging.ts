@@ -1,6 +1,7 @@
 // pino logger settings: level from LOG_LEVEL, a request id per request (echoed as X-Request-Id), and
 // redaction of credentials and secret keys. docs/architecture.md §3 (pino logs with redaction), DECISIONS D22.
 import { randomUUID } from 'node:crypto';
+import { fsyncSync, writeSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { pino } from 'pino';
 import type { LogLevel } from './config.ts';
@@ -75,7 +76,7 @@ export interface HeldStream {
  * `periodicFlush` writes an empty string on every tick). A flush while a write is in flight does nothing,
  * so each finished write arms the timer again while bytes are still held; a stream that stopped writing
  * (EPIPE: pino then drops every line) arms nothing more. pino's exit handler flushes what is held
- * synchronously (`flushSync`), as before.
+ * synchronously (`flushSync`, which `flushSyncOrDrop` makes give up on a reader that has gone).
  */
 export function holdLines<S extends HeldStream>(stream: S, ms: number): S {
   const write = stream.write.bind(stream);
@@ -105,14 +106,100 @@ export function holdLines<S extends HeldStream>(stream: S, ms: number): S {
 }
 
 /**
+ * What sonic-boom 4 (utf8 mode) still holds: `_writingBuf` is the chunk of the last write (in flight while
+ * `_writing`, else one that failed), `_bufs` the chunks after it, `_len` their bytes. Its own `flushSync`
+ * writes these; `flushSyncOrDrop` reads the same fields.
+ */
+interface SonicBoomHeld {
+  destroyed: boolean;
+  fd: number;
+  _writing: boolean;
+  _writingBuf: string | Buffer;
+  _bufs: (string | Buffer)[];
+  _len: number;
+}
+
+function holdsLikeSonicBoom4(stream: object): stream is SonicBoomHeld {
+  return (
+    'destroyed' in stream &&
+    typeof stream.destroyed === 'boolean' &&
+    'fd' in stream &&
+    typeof stream.fd === 'number' &&
+    '_writing' in stream &&
+    typeof stream._writing === 'boolean' &&
+    '_writingBuf' in stream &&
+    (typeof stream._writingBuf === 'string' || Buffer.isBuffer(stream._writingBuf)) &&
+    '_bufs' in stream &&
+    Array.isArray(stream._bufs) &&
+    '_len' in stream &&
+    typeof stream._len === 'number'
+  );
+}
+
+/** sonic-boom's wait before it tries a write that met a full non-blocking pipe (EAGAIN) again. */
+const BUSY_WRITE_WAIT_MS = 100;
+const sleepCell = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Replaces the stream's `flushSync` (pino calls it from its exit handler and after every fatal line) with
+ * one that gives up on a reader that has gone. sonic-boom 4's own retries every failed write each 100 ms
+ * and, unless the error is EAGAIN, forever: a process whose standard output had lost its reader (EPIPE)
+ * before pino's asynchronous path saw it hung in process.exit, or in `log.fatal` (P145). Here a full pipe
+ * (EAGAIN, EBUSY) is still waited for, as its reader is there, and any other failure drops what is held:
+ * those bytes can never be written, and the exit code is the process's, not the log's. A process that goes
+ * on (after a fatal line) meets the same error on its next line's asynchronous write, and pino stops logging
+ * there. A stream of another shape keeps its own flush.
+ */
+export function flushSyncOrDrop<S extends { flushSync(): void }>(stream: S): S {
+  if (!holdsLikeSonicBoom4(stream)) return stream;
+  const held = stream;
+  stream.flushSync = (): void => {
+    // sonic-boom's throws here; a destroyed stream holds nothing to write, and the exit must not fail.
+    if (held.destroyed) return;
+    // A write in flight stays the asynchronous path's, as in sonic-boom's flushSync.
+    if (!held._writing && held._writingBuf.length > 0) {
+      held._bufs.unshift(held._writingBuf);
+      held._writingBuf = '';
+    }
+    for (let next = held._bufs[0]; next !== undefined; next = held._bufs[0]) {
+      let chunk = Buffer.from(next);
+      while (chunk.length > 0) {
+        try {
+          const written = writeSync(held.fd, chunk);
+          chunk = chunk.subarray(written);
+          held._len = Math.max(held._len - written, 0);
+        } catch (error) {
+          const code = (error as NodeJS.ErrnoException).code;
+          if (code !== 'EAGAIN' && code !== 'EBUSY') {
+            held._bufs = [];
+            held._len = held._writing ? Buffer.byteLength(held._writingBuf) : 0;
+            return;
+          }
+          Atomics.wait(sleepCell, 0, 0, BUSY_WRITE_WAIT_MS);
+        }
+      }
+      held._bufs.shift();
+    }
+    try {
+      fsyncSync(held.fd);
+    } catch {
+      // A pipe or a terminal has nothing to sync (EINVAL), as sonic-boom's flushSync also ignores.
+    }
+  };
+  return stream;
+}
+
+/**
  * Standard output written asynchronously: a line is handed to the kernel off the event loop, and lines
  * logged while a write is in flight go out together. The default synchronous stdout was 3–4 % of the
  * verification service's main thread under load (`writeString`, issue 14 item 1); one asynchronous write a
  * line still cost the main thread ~0.06 ms a request at elevated-10 (the write's hand-off to libuv's pool,
- * P139), so lines are held up to LOG_BATCH_BYTES or LOG_BATCH_MS (`holdLines`).
+ * P139), so lines are held up to LOG_BATCH_BYTES or LOG_BATCH_MS (`holdLines`). What is held at exit is
+ * written synchronously, or dropped once the reader has gone (`flushSyncOrDrop`, P145).
  */
 function asyncStdout() {
-  return holdLines(pino.destination({ dest: 1, sync: false, minLength: LOG_BATCH_BYTES }), LOG_BATCH_MS);
+  const stream = pino.destination({ dest: 1, sync: false, minLength: LOG_BATCH_BYTES });
+  return holdLines(flushSyncOrDrop(stream), LOG_BATCH_MS);
 }
 
 /** Fastify `logger` option (pino) with the redaction list and the service name on every line. */

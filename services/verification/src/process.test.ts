@@ -146,20 +146,33 @@ describe('the service process', () => {
     expect(code).toBe(0);
   });
 
-  // A request whose body never finishes keeps the drain waiting past SHUTDOWN_TIMEOUT_MS.
-  async function holdRequestOpen(port: string): Promise<() => void> {
+  // A request whose body never finishes keeps the drain waiting past SHUTDOWN_TIMEOUT_MS, once the service
+  // has read its headers. Before that the connection is idle to the server, and the drain closes it at once
+  // (exit 0): on a busy machine 200 ms after the write was not always enough. The service says it has the
+  // request in its "incoming request" line (LOG_LEVEL=debug).
+  async function holdRequestOpen(port: string, output: () => string): Promise<() => void> {
     const socket = connect(Number(port), '127.0.0.1');
     await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
     socket.write(
       'POST /verify HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"bundle"',
     );
-    await new Promise((r) => setTimeout(r, 200));
+    await waitFor(
+      () => /"url":"\/verify"[^\n]*"msg":"incoming request"/.test(output()),
+      15_000,
+      'the held request to reach the service',
+    );
     return () => socket.destroy();
   }
 
   it('exits 1 when its drain outlasts SHUTDOWN_TIMEOUT_MS, and says so as its last line', async () => {
-    const { child, output, exit, listening } = startChild({ PORT: '0', SHUTDOWN_TIMEOUT_MS: '1000' });
-    const release = await holdRequestOpen(new URL(await listening()).port);
+    const { child, output, exit, listening } = startChild({
+      PORT: '0',
+      SHUTDOWN_TIMEOUT_MS: '1000',
+      LOG_LEVEL: 'debug',
+      // A lagging event loop on a busy machine must not shed the held request (503): it would not hold the drain.
+      MAX_EVENT_LOOP_DELAY_MS: '0',
+    });
+    const release = await holdRequestOpen(new URL(await listening()).port, output);
     child.kill('SIGTERM');
     const code = await Promise.race([exit, new Promise((r) => setTimeout(() => r('still running'), 20_000))]);
     release();
@@ -170,8 +183,14 @@ describe('the service process', () => {
   });
 
   it('exits 1 when its drain outlasts SHUTDOWN_TIMEOUT_MS, though the reader of its standard output has gone away', async () => {
-    const { child, exit, listening } = startChild({ PORT: '0', SHUTDOWN_TIMEOUT_MS: '1000' });
-    const release = await holdRequestOpen(new URL(await listening()).port);
+    const { child, output, exit, listening } = startChild({
+      PORT: '0',
+      SHUTDOWN_TIMEOUT_MS: '1000',
+      LOG_LEVEL: 'debug',
+      // A lagging event loop on a busy machine must not shed the held request (503): it would not hold the drain.
+      MAX_EVENT_LOOP_DELAY_MS: '0',
+    });
+    const release = await holdRequestOpen(new URL(await listening()).port, output);
     child.stdout!.destroy();
     child.kill('SIGTERM');
     const code = await Promise.race([exit, new Promise((r) => setTimeout(() => r('still running'), 20_000))]);
