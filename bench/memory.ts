@@ -19,6 +19,7 @@ import { buildSignedBundle, selectCryptoBackend } from '@proto/core';
 import autocannon from 'autocannon';
 import { IMAGE_NODE_OPTIONS } from './image-env.ts';
 import { type LaunchedService, launchService, serviceMain, THIS_CHECKOUT } from './launch-service.ts';
+import { percentile } from './median.ts';
 import { cpuTimeMs, rssMb, threadCpuTimeMs } from './proc-stats.ts';
 
 /** The checkout whose services are measured (another one's for a before/after comparison). */
@@ -137,8 +138,7 @@ async function healthDuring(service: Service, work: () => Promise<void>): Promis
     await probe;
   }
   times.sort((a, b) => a - b);
-  const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? Number.NaN;
-  return `/health p50 ${at(0.5).toFixed(1)}, p99 ${at(0.99).toFixed(1)}, max ${at(1).toFixed(1)} ms (${times.length} probes)`;
+  return `/health p50 ${percentile(times, 50).toFixed(1)}, p99 ${percentile(times, 99).toFixed(1)}, max ${percentile(times, 100).toFixed(1)} ms (${times.length} probes)`;
 }
 
 /** kB fields of /proc/PID/status, in MB. */

@@ -15,6 +15,7 @@ import { openStore, type StoreOptions } from '@proto/store';
 import { inclusionAnswer, NodeCache } from '@proto/transparency-log';
 import autocannon from 'autocannon';
 import { type LaunchedService, launchService, serviceMain, THIS_CHECKOUT } from './launch-service.ts';
+import { percentile } from './median.ts';
 
 const MAIN = serviceMain(THIS_CHECKOUT, 'transparency-log');
 const TOKEN = randomBytes(24).toString('base64url');
@@ -41,11 +42,6 @@ interface Target {
   readonly label: string;
   readonly fresh: () => Database;
   readonly cleanup: () => Promise<void>;
-}
-
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }
 
 function summary(samples: number[]) {
