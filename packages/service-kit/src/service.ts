@@ -118,7 +118,7 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
 
   const app = Fastify({
     logger,
-    maxParamLength: MAX_PATH_PARAM_LENGTH,
+    routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
     frameworkErrors: (error, request, reply) => {
       const httpErr = frameworkHttpError(error);
       countError(httpErr);
