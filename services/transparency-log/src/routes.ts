@@ -14,6 +14,7 @@ import { errorResponses, type HttpError, httpError, protocolError, rateLimitPerI
 import type { LogCheckpointRecord, LogRepository } from '@proto/store';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Checkpointer } from './checkpointer.ts';
+import { decimalIndexes } from './decimal-index.ts';
 import type { InFlight } from './in-flight.ts';
 import { type RootAnchorer, rootAnchorView } from './root-anchor.ts';
 import { type Sequencer, SequencerClosedError, SequencerFullError } from './sequencer.ts';
@@ -90,6 +91,8 @@ function signatureSummary(keys: LogSigningKeys, note: string) {
 export async function logRoutes(app: FastifyInstance, options: LogRoutesOptions): Promise<void> {
   const { repository, sequencer, nodes, checkpointer, keys, inFlight } = options;
   const profile = app.protocolProfile;
+  // Before schema coercion: "0x10" or "1e400" in a URL is a 400, not 16 or Infinity (P151).
+  app.addHook('preValidation', decimalIndexes(profile));
 
   /** The published checkpoint (with witnesses: the newest one with the quorum's cosignature lines). */
   async function latestCheckpoint(): Promise<LogCheckpointRecord> {

@@ -5,6 +5,7 @@ import { httpError } from '@proto/service-kit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TrustedKey } from '../core.ts';
 import type { ListPublisher } from '../publisher.ts';
+import { listLastModified, unmodifiedSince } from './last-modified.ts';
 
 export interface WellKnownOptions {
   readonly publisher: ListPublisher;
@@ -53,8 +54,10 @@ export async function wellKnownRoutes(app: FastifyInstance, options: WellKnownOp
         });
       }
       const etag = listEtag(latest.list_number, latest.list_json);
-      const lastModified = new Date(latest.issued_at);
-      const remaining = Math.floor((Date.parse(latest.next_update) - options.clock().getTime()) / 1000);
+      const now = options.clock().getTime();
+      const issuedAt = Date.parse(latest.issued_at);
+      const lastModified = listLastModified(issuedAt, now);
+      const remaining = Math.floor((Date.parse(latest.next_update) - now) / 1000);
       // D20: max-age never reaches beyond next_update, so no cache can serve the list once it is stale.
       const maxAge = Math.max(0, Math.min(options.maxAgeSeconds, remaining));
       reply
@@ -66,8 +69,7 @@ export async function wellKnownRoutes(app: FastifyInstance, options: WellKnownOp
       const notModified =
         ifNoneMatch !== undefined
           ? etagMatches(ifNoneMatch, etag)
-          : ifModifiedSince !== undefined &&
-            Math.floor(lastModified.getTime() / 1000) * 1000 <= Date.parse(ifModifiedSince);
+          : ifModifiedSince !== undefined && unmodifiedSince(issuedAt, ifModifiedSince);
       if (notModified) {
         options.onListResponse?.(304);
         return reply.code(304).send();
