@@ -1,5 +1,6 @@
 // The log stream's held lines (holdLines, P139), the last line's flush (log-settle.ts), standard output's
-// synchronous flush once its reader has gone (P145) and request.log's lazy pino child (RequestLogger, P139).
+// synchronous flush once its reader has gone (P145) or while it does not read (P147), and request.log's lazy
+// pino child (RequestLogger, P139).
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +12,7 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadConfig, SHARED_ENV_PROPERTIES, type SharedConfig } from './config.ts';
 import { logLastLine } from './log-settle.ts';
-import { holdLines, RequestLogger, requestChildLogger } from './logging.ts';
+import { flushSyncOrDrop, holdLines, RequestLogger, requestChildLogger } from './logging.ts';
 import { createService } from './service.ts';
 
 const dirs: string[] = [];
@@ -26,7 +27,7 @@ async function heldFile(minLength: number, ms: number) {
   const dir = mkdtempSync(join(tmpdir(), 'held-log-'));
   dirs.push(dir);
   const file = join(dir, 'log');
-  const stream = holdLines(pino.destination({ dest: file, sync: false, minLength }), ms);
+  const stream = holdLines(flushSyncOrDrop(pino.destination({ dest: file, sync: false, minLength })), ms);
   await new Promise((resolve) => stream.once('ready', resolve));
   const writes: number[] = [];
   stream.on('write', (bytes: number) => writes.push(bytes));
@@ -82,6 +83,38 @@ describe('holdLines', () => {
     }
   });
 
+  it('writes nothing more on its timer once a fatal line has been flushed synchronously', async () => {
+    const { stream, writes, text } = await heldFile(4096, 100);
+    const logger = pino({ base: null, timestamp: false }, stream);
+    logger.info('an earlier line');
+    // pino writes a fatal line at once with the stream's flushSync, which sends no 'write' event.
+    logger.fatal('a fatal line');
+    expect(text()).toBe('{"level":30,"msg":"an earlier line"}\n{"level":60,"msg":"a fatal line"}\n');
+    // Ten of the hold's 100 ms: each would be an empty write if the held count still counted those lines.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(writes).toEqual([]);
+    // The hold still works for the next line.
+    logger.info('a later line');
+    await until(() => writes.length > 0);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(writes).toEqual([Buffer.byteLength('{"level":30,"msg":"a later line"}\n')]);
+  });
+
+  it('still writes a line logged after a synchronous flush that left a write in flight', async () => {
+    const { stream, writes, text } = await heldFile(256, 20);
+    const big = `${'x'.repeat(300)}\n`;
+    stream.write(big); // over minLength: sonic-boom writes it at once, asynchronously
+    stream.write('{"held":1}\n');
+    // As after a fatal line: the held line is written now, the write in flight is left to its own path.
+    stream.flushSync();
+    stream.write('{"later":1}\n');
+    // Its 'write' event must not take the later line's bytes off the count, or the hold never writes it.
+    await until(() => text().includes('later'));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(text().split('\n').sort()).toEqual(['', '{"held":1}', '{"later":1}', big.trim()].sort());
+    expect(writes).toEqual([big.length, '{"later":1}\n'.length]);
+  });
+
   it('lets logLastLine write the held last line at once, not after the hold', async () => {
     const { stream, text } = await heldFile(4096, 60_000);
     const logger = pino({ base: null, timestamp: false }, stream);
@@ -91,15 +124,19 @@ describe('holdLines', () => {
   });
 });
 
+/** Lines of ~1 KB the child logs at once on 'flood': ~200 KB, three times what a full pipe takes (64 KiB). */
+const FLOOD_LINES = 200;
+
 /**
  * A process logging to standard output through the service's own stream (loggerOptions' asyncStdout): it
  * logs "ready", then on each line of its standard input runs that line's step. Steps: `fatal` (pino flushes
- * synchronously after a fatal line), `exit` (a line held at process.exit: pino's exit handler flushes it
- * synchronously).
+ * synchronously after a fatal line), `flood` (FLOOD_LINES lines at once), `exit` (a line held at
+ * process.exit: pino's exit handler flushes it synchronously), `exit3` (process.exit(3), nothing logged).
  */
 const LOGGING_CHILD = `
 import { loggerOptions, requestLineLogger } from ${JSON.stringify(fileURLToPath(new URL('./logging.ts', import.meta.url)))};
 const log = requestLineLogger(loggerOptions({ level: 'info', service: 'child' }));
+const FLOOD_LINES = ${FLOOD_LINES};
 log.info('ready');
 let input = '';
 process.stdin.on('data', (chunk) => {
@@ -108,10 +145,12 @@ process.stdin.on('data', (chunk) => {
     const step = input.slice(0, end);
     input = input.slice(end + 1);
     if (step === 'fatal') log.fatal('a fatal line');
+    if (step === 'flood') for (let i = 0; i < FLOOD_LINES; i++) log.info({ i, pad: 'x'.repeat(1000) }, 'flood');
     if (step === 'exit') {
       log.info('the last line');
       process.exit(0);
     }
+    if (step === 'exit3') process.exit(3);
   }
 });
 `;
@@ -153,7 +192,12 @@ function loggingChild() {
     child.stdout.destroy();
     await new Promise((resolve) => child.stdout.once('close', resolve));
   };
-  return { child, ready, exit, readerGone, out: () => out, err: () => err };
+  /** Stops reading its standard output (the reader stays, the pipe fills): a log shipper stuck or behind. */
+  const readerStuck = async () => {
+    await ready;
+    child.stdout.pause();
+  };
+  return { child, ready, exit, readerGone, readerStuck, out: () => out, err: () => err };
 }
 
 describe("standard output's synchronous flush (P145)", () => {
@@ -179,6 +223,93 @@ describe("standard output's synchronous flush (P145)", () => {
     child.stdin.write('exit\n');
     expect(await exit(5_000)).toBe(0);
     expect(out()).toContain('"msg":"the last line"');
+  }, 15_000);
+});
+
+/** The longest a synchronous flush waits on a full pipe (FLUSH_SYNC_BUDGET_MS) plus a loaded machine's margin. */
+const STUCK_EXIT_MS = 6_000;
+
+describe("standard output's synchronous flush with a stuck reader (P147)", () => {
+  it('exits with its own code within the budget when the pipe is full and its reader never reads', async () => {
+    const { child, exit, readerStuck, err } = loggingChild();
+    await readerStuck();
+    const start = performance.now();
+    child.stdin.write('flood\nexit3\n');
+    expect(await exit(STUCK_EXIT_MS)).toBe(3);
+    expect(performance.now() - start).toBeLessThan(STUCK_EXIT_MS);
+    expect(err()).toBe('');
+  }, 15_000);
+
+  it('exits with its own code after a fatal line met the full pipe, and the exit met it again', async () => {
+    const { child, exit, readerStuck, err } = loggingChild();
+    await readerStuck();
+    // Each synchronous flush (the fatal line's, then the exit's) has a budget of its own: two budgets here.
+    child.stdin.write('flood\nfatal\nexit\n');
+    expect(await exit(2 * STUCK_EXIT_MS)).toBe(0);
+    expect(err()).toBe('');
+  }, 20_000);
+
+  it('writes every held line to a reader that is behind but catches up within the budget', async () => {
+    const { child, exit, readerStuck, out, err } = loggingChild();
+    await readerStuck();
+    child.stdin.write('flood\nexit3\n');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    child.stdout.resume();
+    expect(await exit(STUCK_EXIT_MS)).toBe(3);
+    const lines = out()
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as { msg: string; i?: number });
+    expect(lines.filter((line) => line.msg === 'flood').map((line) => line.i)).toEqual(
+      Array.from({ length: FLOOD_LINES }, (_, i) => i),
+    );
+    expect(err()).toBe('');
+  }, 15_000);
+
+  it('writes every line to a reader that was already behind before the exit, the parked write too', async () => {
+    const { child, exit, readerStuck, out, err } = loggingChild();
+    await readerStuck();
+    child.stdin.write('flood\n');
+    // The asynchronous path fills the pipe meanwhile; its write that met the full pipe waits on a timer.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    child.stdin.write('exit3\n');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    child.stdout.resume();
+    expect(await exit(STUCK_EXIT_MS)).toBe(3);
+    const lines = out()
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as { msg: string; i?: number });
+    expect(lines.filter((line) => line.msg === 'flood').map((line) => line.i)).toEqual(
+      Array.from({ length: FLOOD_LINES }, (_, i) => i),
+    );
+    expect(err()).toBe('');
+  }, 15_000);
+
+  it('goes on logging, each line once and in order, after a fatal line took the parked write', async () => {
+    const { child, exit, readerStuck, out, err } = loggingChild();
+    await readerStuck();
+    child.stdin.write('flood\n');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The fatal line's synchronous flush writes the parked chunk and the lines behind it as the reader
+    // catches up; sonic-boom's retry of the parked write then writes nothing and carries on.
+    child.stdin.write('fatal\n');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    child.stdout.resume();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    child.stdin.write('exit\n');
+    expect(await exit(STUCK_EXIT_MS)).toBe(0);
+    const lines = out()
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as { msg: string; i?: number });
+    expect(lines.map((line) => line.i ?? line.msg)).toEqual([
+      'ready',
+      ...Array.from({ length: FLOOD_LINES }, (_, i) => i),
+      'a fatal line',
+      'the last line',
+    ]);
+    expect(err()).toBe('');
   }, 15_000);
 });
 

@@ -4,6 +4,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { get } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -144,6 +145,30 @@ describe('the service process', () => {
     child.kill('SIGTERM');
     const code = await Promise.race([exit, new Promise((r) => setTimeout(() => r('still running'), 20_000))]);
     expect(code).toBe(0);
+  });
+
+  it('ends on SIGTERM with exit 0 when the reader of its standard output is there but never reads', async () => {
+    const { child, exit, listening } = startChild({ PORT: '0' });
+    const { port } = new URL(await listening());
+    // A stuck log shipper: the pipe fills and stays full.
+    child.stdout!.pause();
+    // Each request's line carries its ~4 KB URL: 150 of them are several times what the pipe and the
+    // parent's paused stream take.
+    const url = `/health?pad=${'x'.repeat(4000)}`;
+    for (let i = 0; i < 150; i++) {
+      await new Promise<void>((resolve, reject) =>
+        get({ host: '127.0.0.1', port, path: url, agent: false }, (response) => {
+          response.resume();
+          response.on('end', resolve);
+        }).on('error', reject),
+      );
+    }
+    const start = performance.now();
+    child.kill('SIGTERM');
+    // The drain (nothing in flight), the last line's wait (1 s) and the exit's flush (2 s, P147), with margin.
+    const code = await Promise.race([exit, new Promise((r) => setTimeout(() => r('still running'), 15_000))]);
+    expect(code).toBe(0);
+    expect(performance.now() - start).toBeLessThan(15_000);
   });
 
   // A request whose body never finishes keeps the drain waiting past SHUTDOWN_TIMEOUT_MS, once the service
