@@ -96,7 +96,7 @@ describe('holdLines', () => {
     // The hold still works for the next line.
     logger.info('a later line');
     await until(() => writes.length > 0);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await pause(300);
     expect(writes).toEqual([Buffer.byteLength('{"level":30,"msg":"a later line"}\n')]);
   });
 
@@ -229,6 +229,21 @@ describe("standard output's synchronous flush (P145)", () => {
 /** The longest a synchronous flush waits on a full pipe (FLUSH_SYNC_BUDGET_MS) plus a loaded machine's margin. */
 const STUCK_EXIT_MS = 6_000;
 
+/** The JSON lines a child wrote, in order. */
+function loggedLines(text: string): { msg: string; i?: number }[] {
+  return text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as { msg: string; i?: number });
+}
+
+/** The indices of the flood lines a child wrote, in order, and all of them. */
+const floodIndices = (text: string) =>
+  loggedLines(text).flatMap((line) => (line.msg === 'flood' ? [line.i] : []));
+const everyFloodIndex = () => Array.from({ length: FLOOD_LINES }, (_, i) => i);
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 describe("standard output's synchronous flush with a stuck reader (P147)", () => {
   it('exits with its own code within the budget when the pipe is full and its reader never reads', async () => {
     const { child, exit, readerStuck, err } = loggingChild();
@@ -253,16 +268,10 @@ describe("standard output's synchronous flush with a stuck reader (P147)", () =>
     const { child, exit, readerStuck, out, err } = loggingChild();
     await readerStuck();
     child.stdin.write('flood\nexit3\n');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await pause(300);
     child.stdout.resume();
     expect(await exit(STUCK_EXIT_MS)).toBe(3);
-    const lines = out()
-      .split('\n')
-      .filter((line) => line !== '')
-      .map((line) => JSON.parse(line) as { msg: string; i?: number });
-    expect(lines.filter((line) => line.msg === 'flood').map((line) => line.i)).toEqual(
-      Array.from({ length: FLOOD_LINES }, (_, i) => i),
-    );
+    expect(floodIndices(out())).toEqual(everyFloodIndex());
     expect(err()).toBe('');
   }, 15_000);
 
@@ -271,18 +280,12 @@ describe("standard output's synchronous flush with a stuck reader (P147)", () =>
     await readerStuck();
     child.stdin.write('flood\n');
     // The asynchronous path fills the pipe meanwhile; its write that met the full pipe waits on a timer.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await pause(300);
     child.stdin.write('exit3\n');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await pause(300);
     child.stdout.resume();
     expect(await exit(STUCK_EXIT_MS)).toBe(3);
-    const lines = out()
-      .split('\n')
-      .filter((line) => line !== '')
-      .map((line) => JSON.parse(line) as { msg: string; i?: number });
-    expect(lines.filter((line) => line.msg === 'flood').map((line) => line.i)).toEqual(
-      Array.from({ length: FLOOD_LINES }, (_, i) => i),
-    );
+    expect(floodIndices(out())).toEqual(everyFloodIndex());
     expect(err()).toBe('');
   }, 15_000);
 
@@ -290,19 +293,16 @@ describe("standard output's synchronous flush with a stuck reader (P147)", () =>
     const { child, exit, readerStuck, out, err } = loggingChild();
     await readerStuck();
     child.stdin.write('flood\n');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await pause(300);
     // The fatal line's synchronous flush writes the parked chunk and the lines behind it as the reader
     // catches up; sonic-boom's retry of the parked write then writes nothing and carries on.
     child.stdin.write('fatal\n');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await pause(300);
     child.stdout.resume();
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await pause(300);
     child.stdin.write('exit\n');
     expect(await exit(STUCK_EXIT_MS)).toBe(0);
-    const lines = out()
-      .split('\n')
-      .filter((line) => line !== '')
-      .map((line) => JSON.parse(line) as { msg: string; i?: number });
+    const lines = loggedLines(out());
     expect(lines.map((line) => line.i ?? line.msg)).toEqual([
       'ready',
       ...Array.from({ length: FLOOD_LINES }, (_, i) => i),
