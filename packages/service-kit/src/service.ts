@@ -8,7 +8,7 @@ import type { SharedConfig, TrustProxySetting } from './config.ts';
 import { installDocs } from './docs.ts';
 import { installErrorHandling } from './error-handler.ts';
 import { installHealth, READINESS_DEGRADED, type ReadinessCheck } from './health.ts';
-import { errorResponseSchema, protocolError } from './http-errors.ts';
+import { errorResponseSchema, type HttpError, protocolError } from './http-errors.ts';
 import { installLoadShedding, type LoadSheddingOptions } from './load-shedding.ts';
 import {
   genRequestId,
@@ -20,6 +20,7 @@ import {
 import { installDependencyMetrics, installMetrics, METRIC_NAMESPACE, ServiceMetrics } from './metrics.ts';
 import { type InstalledRateLimit, installRateLimit, type RateLimitSetup } from './rate-limit.ts';
 import { installRequestLog } from './request-log.ts';
+import { routerRefusalHandler } from './router-refusals.ts';
 import { computeSecurityHeaders, writeSecurityHeaders } from './security-headers.ts';
 import { installCloseOnUnreadBody } from './unread-body.ts';
 import { installWireFormats } from './wire-format.ts';
@@ -106,8 +107,18 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
           ...(typeof options.logger === 'object' ? { stream: options.logger.stream } : {}),
         });
 
+  // Before the instance: the router's refusals (frameworkErrors) are answered with these headers too (P148).
+  const securityHeaders = await computeSecurityHeaders();
+  /** Set once the metrics exist; a router refusal before then (there is none: nothing listens yet) is not counted. */
+  let countError: (error: HttpError) => void = () => {};
   const app = Fastify({
     logger,
+    frameworkErrors: routerRefusalHandler({
+      profile,
+      bodyLimit,
+      securityHeaders,
+      onError: (error) => countError(error),
+    }),
     bodyLimit,
     trustProxy: toFastifyTrustProxy(config.TRUST_PROXY),
     genReqId: genRequestId,
@@ -155,7 +166,8 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
   app.addSchema({ $id: 'ErrorResponse', ...errorResponseSchema });
 
   const errorsByCode = metrics.counter('http_errors_total', 'Error responses by error code', ['code']);
-  installErrorHandling(app, profile, bodyLimit, (error) => errorsByCode.inc({ code: error.code }));
+  countError = (error) => errorsByCode.inc({ code: error.code });
+  installErrorHandling(app, profile, bodyLimit, countError);
 
   let closing = false;
   app.addHook('preClose', (done) => {
@@ -165,7 +177,6 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     app.server.keepAliveTimeout = Math.min(app.server.keepAliveTimeout, DRAIN_KEEP_ALIVE_MS);
     done();
   });
-  const securityHeaders = await computeSecurityHeaders();
   // Callback style: this runs for every request; no promise per request (P113).
   app.addHook('onRequest', (request, reply, done) => {
     reply.header(REQUEST_ID_HEADER, request.id);
