@@ -198,6 +198,33 @@ describe('members no signature covers', () => {
     );
     expect(other.json['warnings']).not.toContain(warnings[0]);
   });
+
+  it('are named a few at a time: tens of thousands of them cannot make the answer ten times the body (P149)', async () => {
+    const original = requestText();
+    // 40,000 one-to-four-character members cost ~8 bytes each; a warning each would be ~100 bytes.
+    const members = Array.from({ length: 40_000 }, (_, i) => `"${i.toString(36)}":0`).join(',');
+    const padded = edit(original, '"signed_bundle":{', `"signed_bundle":{${members},`);
+    for (const server of [uncached, cached, cached]) {
+      const res = await fetch(`${server.url}/verify`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: padded,
+      });
+      const text = await res.text();
+      expect(res.status).toBe(200);
+      // Bounded by the signed part, not by what the sender padded around it.
+      expect(text.length).toBeLessThan(original.length);
+      const answer = JSON.parse(text) as { verified: boolean; warnings: string[] };
+      expect(answer.verified).toBe(true);
+      const uncovered = answer.warnings.filter((w) => w.includes('covered by no signature'));
+      expect(uncovered.length).toBeLessThanOrEqual(11);
+      // The first in order are still named, and the rest are counted.
+      expect(uncovered).toContain(
+        'signed_bundle.a is covered by no signature; it was ignored and does not affect the verdict',
+      );
+      expect(uncovered.at(-1)).toMatch(/^… and 39990 more members are covered by no signature/);
+    }
+  });
 });
 
 // ---- a minimal CBOR writer that can say what the strict decoder must refuse ----
