@@ -83,3 +83,19 @@ describe('URLs the router refuses', () => {
     expect((await get('/health')).status).toBe(200);
   });
 });
+
+describe('identifiers refused by a rule narrower than the id pattern', () => {
+  it('name that rule, not the general id pattern they match', async () => {
+    const kid = await get(`/v2/keys/${'A'.repeat(32)}`);
+    expect(kid.status).toBe(400);
+    expect(JSON.parse(kid.text)).toMatchObject({
+      error: { code: 'INVALID_ID', details: { field: 'kid in path', pattern: '^[0-9a-f]{32}$' } },
+    });
+    const version = await get('/v2/succession/testament/agent-1?version=0');
+    expect(version.status).toBe(400);
+    expect(JSON.parse(version.text)).toMatchObject({
+      error: { code: 'INVALID_ID', details: { field: 'version', pattern: '^[1-9]\\d{0,8}$' } },
+    });
+    expect(JSON.parse(version.text).error.message).toContain('^[1-9]\\d{0,8}$');
+  });
+});
