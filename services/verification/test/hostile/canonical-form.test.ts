@@ -126,6 +126,34 @@ describe('numbers with no finite value and lone surrogates', () => {
     for (const target of [cached, uncached]) expectNoVerdict(await postVerify(target.url, forged), message);
   });
 
+  // P150: a signed integer written as text a double cannot hold exactly. JSON.parse rounds it to the integer
+  // the signature covers, so it verified; a reader of exact decimals (Decimal, BigDecimal, json.Number) reads
+  // another value, a fraction where D15 allows none, or a tiny non-zero number where the signature says 0.
+  it.each([
+    ['2.9999999999999999999 for 3', '"audit_count":3', '"audit_count":2.9999999999999999999'],
+    ['3.0000000000000000001 for 3', '"audit_count":3', '"audit_count":3.0000000000000000001'],
+    ['1e-400 for 0', '"checkpoint_index":0', '"checkpoint_index":1e-400'],
+    [
+      'an integer beyond 2^53 for its double',
+      '"checkpoint_index":0',
+      '"checkpoint_index":0,"x":12345678901234567891',
+    ],
+  ])('%s: 400 E001, cache on and off', async (_what, find, replacement) => {
+    const forged = edit(requestText(), find, replacement);
+    for (const target of [cached, uncached]) {
+      expectNoVerdict(await postVerify(target.url, forged), /is not exactly the integer/);
+    }
+  });
+
+  it('integers written with a fraction of zeros or an exponent still verify: one reading (not over-strict)', async () => {
+    const text = requestText();
+    for (const spelled of ['"audit_count":3.0', '"audit_count":3e0', '"audit_count":30e-1']) {
+      const answer = await postVerify(uncached.url, edit(text, '"audit_count":3', spelled));
+      expect(answer.status, spelled).toBe(200);
+      expect(answer.json['verified'], spelled).toBe(true);
+    }
+  });
+
   it('CBOR refuses the same things: a float infinity and a lone surrogate (as UTF-8 bytes)', async () => {
     const infinity = cborEncode(
       new Pairs([['signed_bundle', new Pairs([['v', new Float64(Number.POSITIVE_INFINITY)]])]]),
