@@ -1,5 +1,5 @@
 // The ledger's warnings: each message once, in the order first seen, at a cost that grows with their number,
-// not with its square (P150: a signer lists thousands of revoked keys, one warning each).
+// not with its square (P149: a signer lists thousands of revoked keys, one warning each).
 import { describe, expect, it } from 'vitest';
 import { Ledger } from './ledger.ts';
 

@@ -13,7 +13,7 @@ export class Ledger {
   readonly warnings: string[] = [];
   /**
    * The warnings already given, for the check that keeps each once: scanning `warnings` instead cost the
-   * square of their number, and a signer decides how many there are (one per revoked key listed, P150).
+   * square of their number, and a signer decides how many there are (one per revoked key listed, P149).
    */
   private readonly warned = new Set<string>();
 
