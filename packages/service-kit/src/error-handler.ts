@@ -150,22 +150,3 @@ export function installErrorHandling(
     return send(reply, httpError('NOT_FOUND', `No route for ${request.method} ${path}`));
   });
 }
-
-/**
- * Longest path parameter the router accepts (Fastify's default is 100). Ids may be 256 characters
- * (SPEC.md Limits), three times that when %-escaped; longer ones are refused by frameworkHttpError.
- */
-export const MAX_PATH_PARAM_LENGTH = 1024;
-
-/**
- * What the caller sees for a URL the router refuses before any route or hook runs (a path parameter
- * over MAX_PATH_PARAM_LENGTH, a %-escape that does not decode): the shared error shape, not Fastify's
- * own body with its FST_ERR code (P152).
- */
-export function frameworkHttpError(error: { code?: string }): HttpError {
-  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH')
-    return httpError('INVALID_ID', `A path parameter is longer than ${MAX_PATH_PARAM_LENGTH} characters`);
-  if (error.code === 'FST_ERR_BAD_URL')
-    return httpError('INVALID_ID', 'A path parameter is not a valid URL component');
-  return httpError('BAD_REQUEST', 'The request could not be routed');
-}

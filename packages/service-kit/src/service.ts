@@ -6,12 +6,7 @@ import { findProfile, type ProtocolProfile } from '@proto/core';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import type { SharedConfig, TrustProxySetting } from './config.ts';
 import { installDocs } from './docs.ts';
-import {
-  frameworkHttpError,
-  installErrorHandling,
-  MAX_PATH_PARAM_LENGTH,
-  sendHttpError,
-} from './error-handler.ts';
+import { installErrorHandling } from './error-handler.ts';
 import { installHealth, READINESS_DEGRADED, type ReadinessCheck } from './health.ts';
 import { errorResponseSchema, type HttpError, protocolError } from './http-errors.ts';
 import { installLoadShedding, type LoadSheddingOptions } from './load-shedding.ts';
@@ -25,7 +20,8 @@ import {
 import { installDependencyMetrics, installMetrics, METRIC_NAMESPACE, ServiceMetrics } from './metrics.ts';
 import { type InstalledRateLimit, installRateLimit, type RateLimitSetup } from './rate-limit.ts';
 import { installRequestLog } from './request-log.ts';
-import { computeSecurityHeaders, type SecurityHeaders, writeSecurityHeaders } from './security-headers.ts';
+import { MAX_PATH_PARAM_LENGTH, routerRefusalHandler } from './router-refusals.ts';
+import { computeSecurityHeaders, writeSecurityHeaders } from './security-headers.ts';
 import { installCloseOnUnreadBody } from './unread-body.ts';
 import { installWireFormats } from './wire-format.ts';
 
@@ -111,22 +107,19 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
           ...(typeof options.logger === 'object' ? { stream: options.logger.stream } : {}),
         });
 
-  // Set below, once known: the router's own refusals (frameworkErrors) run before any hook, so they add
-  // the request id and the security headers themselves.
-  let securityHeaders: SecurityHeaders = [];
-  let countError: (error: HttpError) => void = () => undefined;
-
+  // Before the instance: the router's refusals (frameworkErrors) are answered with these headers too (P148).
+  const securityHeaders = await computeSecurityHeaders();
+  /** Set once the metrics exist; a router refusal before then (there is none: nothing listens yet) is not counted. */
+  let countError: (error: HttpError) => void = () => {};
   const app = Fastify({
     logger,
     routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
-    frameworkErrors: (error, request, reply) => {
-      const httpErr = frameworkHttpError(error);
-      countError(httpErr);
-      reply.header(REQUEST_ID_HEADER, request.id);
-      writeSecurityHeaders(reply.raw, securityHeaders);
-      request.log.info({ code: httpErr.code, statusCode: httpErr.statusCode }, httpErr.message);
-      sendHttpError(reply, httpErr);
-    },
+    frameworkErrors: routerRefusalHandler({
+      profile,
+      bodyLimit,
+      securityHeaders,
+      onError: (error) => countError(error),
+    }),
     bodyLimit,
     trustProxy: toFastifyTrustProxy(config.TRUST_PROXY),
     genReqId: genRequestId,
@@ -185,7 +178,6 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     app.server.keepAliveTimeout = Math.min(app.server.keepAliveTimeout, DRAIN_KEEP_ALIVE_MS);
     done();
   });
-  securityHeaders = await computeSecurityHeaders();
   // Callback style: this runs for every request; no promise per request (P113).
   app.addHook('onRequest', (request, reply, done) => {
     reply.header(REQUEST_ID_HEADER, request.id);

@@ -34,7 +34,13 @@ export type {
   VerifierPolicy,
   VerifyResponse,
 } from './types.ts';
-export { type CoveredView, splitUncoveredV2, uncoveredMemberWarning } from './uncovered.ts';
+export {
+  type CoveredView,
+  splitUncoveredV2,
+  UNCOVERED_WARNINGS_NAMED,
+  uncoveredMemberWarning,
+  uncoveredMemberWarnings,
+} from './uncovered.ts';
 export { computeBundleHash } from './v2/pipeline.ts';
 export {
   addExternalOutcomes,

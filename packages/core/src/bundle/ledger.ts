@@ -11,6 +11,11 @@ export class Ledger {
   private readonly perCheck = new Map<FindingCheck, number>();
   readonly findings: AnalysisFinding[] = [];
   readonly warnings: string[] = [];
+  /**
+   * The warnings already given, for the check that keeps each once: scanning `warnings` instead cost the
+   * square of their number, and a signer decides how many there are (one per revoked key listed, P149).
+   */
+  private readonly warned = new Set<string>();
 
   fail(check: FindingCheck, code: ErrorName, message: string): void {
     if (isCheckName(check)) this.statuses.set(check, 'fail');
@@ -41,7 +46,9 @@ export class Ledger {
   }
 
   warn(message: string): void {
-    if (!this.warnings.includes(message)) this.warnings.push(message);
+    if (this.warned.has(message)) return;
+    this.warned.add(message);
+    this.warnings.push(message);
   }
 
   /** The statuses in `order`; checks never reached are `skipped`. */

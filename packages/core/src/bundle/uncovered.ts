@@ -66,3 +66,21 @@ function memberPath(key: string): string {
 export function uncoveredMemberWarning(path: string): string {
   return `${path} is covered by no signature; it was ignored and does not affect the verdict`;
 }
+
+/**
+ * Members named one warning each before the rest are counted in one: the sender adds them at no cost (a
+ * few bytes each, outside every signature), and a warning each made a 1 MB body a 10 MB answer (P149).
+ */
+export const UNCOVERED_WARNINGS_NAMED = 10;
+
+/** The warnings of the set-aside members (sorted paths): the first few named, the rest counted. */
+export function uncoveredMemberWarnings(paths: readonly string[]): string[] {
+  const named = paths.slice(0, UNCOVERED_WARNINGS_NAMED).map(uncoveredMemberWarning);
+  const more = paths.length - named.length;
+  if (more > 0) {
+    named.push(
+      `… and ${more} more members are covered by no signature; they were ignored and do not affect the verdict`,
+    );
+  }
+  return named;
+}

@@ -13,7 +13,7 @@ import type {
   SecurityTier,
   VerifyResponse,
 } from './types.ts';
-import { uncoveredMemberWarning } from './uncovered.ts';
+import { uncoveredMemberWarnings } from './uncovered.ts';
 
 /** The checks a service runs outside the pure engine (they need I/O or the operator's trust material). */
 export type ExternalCheckName = 'revocation' | 'anchor' | 'attestation';
@@ -135,7 +135,7 @@ export function assembleVerdict(
     checks,
     errors: list.map((f) => f.message),
     errorDetails: list.map((f) => renderFinding(f, profile)),
-    warnings: [...analysis.warnings, ...(analysis.uncoveredMembers ?? []).map(uncoveredMemberWarning)],
+    warnings: [...analysis.warnings, ...uncoveredMemberWarnings(analysis.uncoveredMembers ?? [])],
   });
   return addExternalOutcomes(engine, external);
 }

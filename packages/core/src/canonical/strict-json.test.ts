@@ -36,6 +36,27 @@ describe('parseStrictJson refuses text with no single dcp-jcs-v1 reading', () =>
   });
 
   it.each([
+    ['a fraction read as 3', '{"a":{"n":2.9999999999999999999}}', '$.a.n', '3'],
+    ['a fraction read as 3 from above', '[true,false,null,3.0000000000000000001]', '$[3]', '3'],
+    ['an underflow read as 0', '{"a":[0,1e-400]}', '$.a[1]', '0'],
+    ['an integer past 2^53', '{"a":9007199254740993}', '$.a', '9007199254740992'],
+    ['top level', '-5e-999', '$', '0'],
+  ])('numbers that are not exactly the integer they read as (%s, P150)', (_name, text, path, read) => {
+    expect(refused(text)).toMatch(
+      new RegExp(
+        `^\\${path.replace(/[[\]]/g, '\\$&')}: number \\S+ is not exactly the integer ${read} it is read as`,
+      ),
+    );
+  });
+
+  it('keeps integers spelled with zeros or exponents, and every float, as their one reading', () => {
+    const text =
+      '[3.0,30e-1,3e0,-0.0,0e-999,1e21,1E+21,100000000000000000000,0.1,0.10000000000000001,1.5e300]';
+    const parsed = parseStrictJson(text);
+    expect(parsed.ok && parsed.value).toEqual(JSON.parse(text));
+  });
+
+  it.each([
     ['in a value', '{"a":"x\\ud800"}', '$.a: string contains a lone surrogate'],
     ['in a member name', '{"\\udc00":1}', 'member name contains a lone surrogate'],
     ['reversed pair', '["\\udc00\\ud800"]', '$[0]: string contains a lone surrogate'],

@@ -21,7 +21,8 @@ class StrictJsonFailure {
 /**
  * Parses JSON text and refuses what JSON.parse would resolve silently: a member name twice in one
  * object (JSON.parse keeps the last, other parsers the first), a number that overflows to ±Infinity
- * (`1e400`), a string or member name with a lone surrogate (`"\ud800"`), nesting deeper than
+ * (`1e400`), a number read as an integer it does not denote exactly (`2.9999999999999999999`,
+ * `1e-400`: P150), a string or member name with a lone surrogate (`"\ud800"`), nesting deeper than
  * `maxDepth`. Fractions and unsafe integers are left to the version's canonical form (V1 allows
  * floats). Errors are `BUNDLE_SCHEMA_INVALID` with a JSON path. Never throws.
  */
@@ -58,7 +59,9 @@ export function checkParsedJson(
   // JSON.parse creates one own property per distinct name, so fewer properties than member names in
   // the text means some object repeated a name. Counting is cheap; locating the culprit is not, so
   // that only runs when the counts differ.
-  if (members !== countMemberNames(text)) {
+  const names = countMemberNames(text);
+  if (names < 0) return err(coreError('BUNDLE_SCHEMA_INVALID', describeInexactNumber(text)));
+  if (members !== names) {
     return err(coreError('BUNDLE_SCHEMA_INVALID', describeDuplicate(text)));
   }
   return ok(value);
@@ -177,17 +180,120 @@ function skipWhitespace(text: string, from: number): number {
 
 /**
  * Member names in valid JSON text: strings followed by a colon. Outside strings no structural
- * character is a quote, so jumping from string to string never loses sync.
+ * character is a quote, so jumping from string to string never loses sync. The text between strings
+ * is where the numbers are: -1 when one of them is not exactly the integer it is read as (P150).
  */
 function countMemberNames(text: string): number {
   let count = 0;
   let open = text.indexOf('"');
+  if (!numbersExact(text, 0, open === -1 ? text.length : open)) return -1;
   while (open !== -1) {
     const next = skipWhitespace(text, closingQuote(text, open) + 1);
     if (text.charCodeAt(next) === COLON) count++;
     open = text.indexOf('"', next);
+    if (!numbersExact(text, next, open === -1 ? text.length : open)) return -1;
   }
   return count;
+}
+
+/** Whether a character starts a JSON number token (the `e` of `true` and `false` does not). */
+function startsNumber(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || c === 0x2d;
+}
+
+/** Whether a character continues a JSON number token. */
+function isNumberChar(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2b || c === 0x2e || c === 0x65 || c === 0x45;
+}
+
+/** Every number token in text[from, to) (no string there) is exact; see `inexactInteger`. */
+function numbersExact(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    if (!startsNumber(text.charCodeAt(i))) continue;
+    let end = i + 1;
+    while (end < to && isNumberChar(text.charCodeAt(end))) end++;
+    if (inexactInteger(text.slice(i, end)) !== undefined) return false;
+    i = end;
+  }
+  return true;
+}
+
+/** A plain integer token this short is always exactly its double (|n| < 10^15 < 2^53). */
+const EXACT_DIGITS = 15;
+
+/**
+ * The integer JSON.parse reads `token` as, when the token does not denote exactly that integer; else
+ * undefined. `2.9999999999999999999` reads as 3 and `1e-400` as 0: the signature covers 3 and 0 (the
+ * canonical form of the parsed value), a reader of exact decimals sees a fraction where D15 allows none
+ * or a non-zero value. Non-integers are left alone: V1 carries floats, and any float text is rounded.
+ */
+export function inexactInteger(token: string): string | undefined {
+  const digits = token.charCodeAt(0) === 0x2d ? token.length - 1 : token.length;
+  if (digits <= EXACT_DIGITS && !/[.eE]/.test(token)) return undefined;
+  const value = Number(token);
+  if (!Number.isInteger(value)) return undefined;
+  const read = String(value);
+  return sameDecimal(token, read) ? undefined : read;
+}
+
+/** Two decimal numerals (JSON or JavaScript's String(number)) denote the same number. */
+function sameDecimal(a: string, b: string): boolean {
+  const x = decimalParts(a);
+  const y = decimalParts(b);
+  if (x.digits === '' || y.digits === '') return x.digits === y.digits; // zero is zero, -0 too
+  return x.negative === y.negative && x.digits === y.digits && x.exponent === y.exponent;
+}
+
+/** A numeral as sign, significant digits (no leading or trailing zeros) and the power of ten of the last. */
+function decimalParts(numeral: string): { negative: boolean; digits: string; exponent: number } {
+  const match = /^(-?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(numeral);
+  if (match === null) return { negative: false, digits: 'NaN', exponent: 0 };
+  const fraction = match[3] ?? '';
+  let digits = (match[2] ?? '') + fraction;
+  // An exponent beyond the safe integers stands for no finite double anyway; it is compared as read.
+  let exponent = Number(match[4] ?? '0') - fraction.length;
+  const lead = /^0*/.exec(digits)![0].length;
+  digits = digits.slice(lead);
+  const trail = /0*$/.exec(digits)![0].length;
+  digits = digits.slice(0, digits.length - trail);
+  exponent += trail;
+  return { negative: match[1] === '-', digits, exponent };
+}
+
+/** The slow path: the first number that is not exactly its integer, and its path (text is valid JSON). */
+function describeInexactNumber(text: string): string {
+  const stack: (ObjectFrame | ArrayFrame)[] = [];
+  const pathOf = (): PathSegment[] =>
+    stack.map((frame) => ('names' in frame ? (frame.current ?? '') : frame.index));
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    const c = text[i];
+    if (c === '{') stack.push({ names: new Set(), current: undefined });
+    else if (c === '[') stack.push({ index: 0 });
+    else if (c === '}' || c === ']') stack.pop();
+    else if (c === ',') {
+      const top = stack.at(-1);
+      if (top !== undefined && 'index' in top) top.index++;
+    } else if (c === '"') {
+      const end = closingQuote(text, i);
+      const next = skipWhitespace(text, end + 1);
+      const top = stack.at(-1);
+      if (text.charCodeAt(next) === COLON && top !== undefined && 'names' in top) {
+        top.current = JSON.parse(text.slice(i, end + 1)) as string;
+      }
+      i = end;
+    } else if (startsNumber(code)) {
+      let end = i + 1;
+      while (end < text.length && isNumberChar(text.charCodeAt(end))) end++;
+      const token = text.slice(i, end);
+      const read = inexactInteger(token);
+      if (read !== undefined) {
+        return `${renderPath(pathOf())}: number ${token.length > 40 ? `${token.slice(0, 40)}…` : token} is not exactly the integer ${read} it is read as, so it has no single dcp-jcs-v1 reading`;
+      }
+      i = end - 1;
+    }
+  }
+  return '$: a number is not exactly the integer it is read as, so it has no single dcp-jcs-v1 reading';
 }
 
 interface ObjectFrame {

@@ -5,10 +5,12 @@ import { type HttpError, httpError, protocolError } from '@proto/service-kit';
 import { ID_PATTERN_TEXT } from './ids.ts';
 
 /** 400 INVALID_ID: an id in the path or the record that does not match `^[\w:.\-]{1,256}$` (D14). */
-export function invalidId(where: string, value: unknown): HttpError {
+export function invalidId(where: string, value: unknown, pattern: string = ID_PATTERN_TEXT): HttpError {
   const shown = typeof value === 'string' ? JSON.stringify(value.slice(0, 80)) : `a ${typeof value}`;
-  return httpError('INVALID_ID', `Invalid ${where}: ${shown} does not match ${ID_PATTERN_TEXT}`, {
-    details: { field: where, pattern: ID_PATTERN_TEXT },
+  // `pattern`: the rule the value broke, when narrower than the id pattern (a kid, a version number), so a
+  // caller is never told to match a pattern its value already matches.
+  return httpError('INVALID_ID', `Invalid ${where}: ${shown} does not match ${pattern}`, {
+    details: { field: where, pattern },
   });
 }
 

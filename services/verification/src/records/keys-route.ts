@@ -5,6 +5,9 @@ import type { FastifyInstance } from 'fastify';
 import { invalidId, notFound } from './errors.ts';
 import { isValidId } from './ids.ts';
 
+/** A kid as the verifier derives it: 32 lower-case hex digits. */
+const KID_PATTERN = /^[0-9a-f]{32}$/;
+
 export async function keyDirectoryRoutes(
   app: FastifyInstance,
   options: { readonly store: Store },
@@ -20,7 +23,7 @@ export async function keyDirectoryRoutes(
     },
     async (request) => {
       const kid = (request.params as { kid?: unknown }).kid;
-      if (!isValidId(kid) || !/^[0-9a-f]{32}$/.test(kid)) throw invalidId('kid in path', kid);
+      if (!isValidId(kid) || !KID_PATTERN.test(kid)) throw invalidId('kid in path', kid, KID_PATTERN.source);
       const rows = await options.store.keys.lookup(kid);
       if (rows.length === 0) {
         throw notFound(

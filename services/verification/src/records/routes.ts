@@ -83,11 +83,15 @@ async function withAuthorship(store: Store, kind: string, answer: RecordAnswer) 
   return { ...answer, signature: found ?? UNCHECKED };
 }
 
+/** A testament version in `?version=`: a positive integer of at most nine digits. */
+const VERSION_PATTERN = /^[1-9]\d{0,8}$/;
+
 function testamentVersionQuery(request: FastifyRequest): number | undefined {
   const raw = (request.query as Record<string, unknown> | undefined)?.['version'];
   if (raw === undefined) return undefined;
   const text = Array.isArray(raw) ? raw[0] : raw;
-  if (typeof text !== 'string' || !/^[1-9]\d{0,8}$/.test(text)) throw invalidId('version', String(text));
+  if (typeof text !== 'string' || !VERSION_PATTERN.test(text))
+    throw invalidId('version', String(text), VERSION_PATTERN.source);
   return Number(text);
 }
 

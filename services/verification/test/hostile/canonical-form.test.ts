@@ -126,6 +126,34 @@ describe('numbers with no finite value and lone surrogates', () => {
     for (const target of [cached, uncached]) expectNoVerdict(await postVerify(target.url, forged), message);
   });
 
+  // P150: a signed integer written as text a double cannot hold exactly. JSON.parse rounds it to the integer
+  // the signature covers, so it verified; a reader of exact decimals (Decimal, BigDecimal, json.Number) reads
+  // another value, a fraction where D15 allows none, or a tiny non-zero number where the signature says 0.
+  it.each([
+    ['2.9999999999999999999 for 3', '"audit_count":3', '"audit_count":2.9999999999999999999'],
+    ['3.0000000000000000001 for 3', '"audit_count":3', '"audit_count":3.0000000000000000001'],
+    ['1e-400 for 0', '"checkpoint_index":0', '"checkpoint_index":1e-400'],
+    [
+      'an integer beyond 2^53 for its double',
+      '"checkpoint_index":0',
+      '"checkpoint_index":0,"x":12345678901234567891',
+    ],
+  ])('%s: 400 E001, cache on and off', async (_what, find, replacement) => {
+    const forged = edit(requestText(), find, replacement);
+    for (const target of [cached, uncached]) {
+      expectNoVerdict(await postVerify(target.url, forged), /is not exactly the integer/);
+    }
+  });
+
+  it('integers written with a fraction of zeros or an exponent still verify: one reading (not over-strict)', async () => {
+    const text = requestText();
+    for (const spelled of ['"audit_count":3.0', '"audit_count":3e0', '"audit_count":30e-1']) {
+      const answer = await postVerify(uncached.url, edit(text, '"audit_count":3', spelled));
+      expect(answer.status, spelled).toBe(200);
+      expect(answer.json['verified'], spelled).toBe(true);
+    }
+  });
+
   it('CBOR refuses the same things: a float infinity and a lone surrogate (as UTF-8 bytes)', async () => {
     const infinity = cborEncode(
       new Pairs([['signed_bundle', new Pairs([['v', new Float64(Number.POSITIVE_INFINITY)]])]]),
@@ -197,6 +225,33 @@ describe('members no signature covers', () => {
       'signed_bundle.bundle.x is covered by no signature; it was ignored and does not affect the verdict',
     );
     expect(other.json['warnings']).not.toContain(warnings[0]);
+  });
+
+  it('are named a few at a time: tens of thousands of them cannot make the answer ten times the body (P149)', async () => {
+    const original = requestText();
+    // 40,000 one-to-four-character members cost ~8 bytes each; a warning each would be ~100 bytes.
+    const members = Array.from({ length: 40_000 }, (_, i) => `"${i.toString(36)}":0`).join(',');
+    const padded = edit(original, '"signed_bundle":{', `"signed_bundle":{${members},`);
+    for (const server of [uncached, cached, cached]) {
+      const res = await fetch(`${server.url}/verify`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: padded,
+      });
+      const text = await res.text();
+      expect(res.status).toBe(200);
+      // Bounded by the signed part, not by what the sender padded around it.
+      expect(text.length).toBeLessThan(original.length);
+      const answer = JSON.parse(text) as { verified: boolean; warnings: string[] };
+      expect(answer.verified).toBe(true);
+      const uncovered = answer.warnings.filter((w) => w.includes('covered by no signature'));
+      expect(uncovered.length).toBeLessThanOrEqual(11);
+      // The first in order are still named, and the rest are counted.
+      expect(uncovered).toContain(
+        'signed_bundle.a is covered by no signature; it was ignored and does not affect the verdict',
+      );
+      expect(uncovered.at(-1)).toMatch(/^… and 39990 more members are covered by no signature/);
+    }
   });
 });
 
