@@ -21,8 +21,15 @@ describe('loadConfig', () => {
       TRUST_PROXY: false,
       DATA_DIR: './data',
       SHUTDOWN_TIMEOUT_MS: 10000,
+      REQUEST_TIMEOUT_MS: 120000,
       MAX_EVENT_LOOP_DELAY_MS: 1000,
     });
+  });
+
+  it('refuses a request timeout under a second, which would cut off ordinary uploads', () => {
+    expect(() => loadConfig<SharedConfig>(SHARED_ENV_PROPERTIES, { REQUEST_TIMEOUT_MS: '0' })).toThrow(
+      /REQUEST_TIMEOUT_MS/,
+    );
   });
 
   it('coerces values, treats empty strings as unset and ignores unrelated variables', () => {

@@ -72,6 +72,14 @@ export const SHARED_ENV_PROPERTIES = {
     default: 10000,
     description: 'Longest graceful drain on SIGTERM/SIGINT before a forced exit',
   },
+  REQUEST_TIMEOUT_MS: {
+    type: 'integer',
+    minimum: 1000,
+    maximum: 3_600_000,
+    default: 120_000,
+    description:
+      'Longest time to receive a whole request, headers and body; a client still sending then gets 408 and its connection closed',
+  },
   DIAGNOSTIC_REPORT_DIR: {
     type: 'string',
     minLength: 1,
@@ -102,6 +110,7 @@ export interface SharedConfig {
   readonly DATABASE_URL?: string;
   readonly REDIS_URL?: string;
   readonly SHUTDOWN_TIMEOUT_MS: number;
+  readonly REQUEST_TIMEOUT_MS: number;
   readonly DIAGNOSTIC_REPORT_DIR?: string;
   readonly MAX_EVENT_LOOP_DELAY_MS: number;
   readonly GIT_COMMIT?: string;

@@ -92,6 +92,23 @@ function toFastifyTrustProxy(
  * Builds a ready-to-extend Fastify instance. Routes added afterwards inherit the error shape, the
  * CBOR wire format, metrics and docs. Listening and shutdown are `runService`'s job.
  */
+/**
+ * Node's own settings behind REQUEST_TIMEOUT_MS: the headers get no longer than the whole request (Node's 60 s
+ * otherwise), and Node looks for requests past their time often enough for the timeout to mean what it says
+ * (every 30 s by default: at most a quarter of the timeout late here, checked at least once a second).
+ */
+export function requestTimeouts(requestTimeoutMs: number): {
+  headersTimeout: number;
+  requestTimeout: number;
+  connectionsCheckingInterval: number;
+} {
+  return {
+    headersTimeout: Math.min(60_000, requestTimeoutMs),
+    requestTimeout: requestTimeoutMs,
+    connectionsCheckingInterval: Math.min(30_000, Math.max(1_000, Math.floor(requestTimeoutMs / 4))),
+  };
+}
+
 export async function createService(options: ServiceOptions): Promise<FastifyInstance> {
   const { config } = options;
   const profile = findProfile(config.PROTOCOL_PROFILE);
@@ -121,6 +138,10 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
       onError: (error) => countError(error),
     }),
     bodyLimit,
+    // Fastify turns Node's whole-request timeout off by default: a client that declared a body and then sent
+    // a byte a minute kept its connection, and the buffer its Content-Length reserved, for ever (P159).
+    requestTimeout: config.REQUEST_TIMEOUT_MS,
+    http: requestTimeouts(config.REQUEST_TIMEOUT_MS),
     trustProxy: toFastifyTrustProxy(config.TRUST_PROXY),
     genReqId: genRequestId,
     requestIdHeader: false,
