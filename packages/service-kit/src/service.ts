@@ -8,7 +8,7 @@ import type { SharedConfig, TrustProxySetting } from './config.ts';
 import { installDocs } from './docs.ts';
 import { installErrorHandling } from './error-handler.ts';
 import { installHealth, READINESS_DEGRADED, type ReadinessCheck } from './health.ts';
-import { errorResponseSchema, type HttpError, protocolError } from './http-errors.ts';
+import { errorResponseSchema, type HttpError, httpError, protocolError } from './http-errors.ts';
 import { installLoadShedding, type LoadSheddingOptions } from './load-shedding.ts';
 import {
   genRequestId,
@@ -92,6 +92,22 @@ function toFastifyTrustProxy(
  * Builds a ready-to-extend Fastify instance. Routes added afterwards inherit the error shape, the
  * CBOR wire format, metrics and docs. Listening and shutdown are `runService`'s job.
  */
+/**
+ * No service decodes a content coding, and one that read a gzip-labelled body as plain bytes would act on
+ * something a proxy or filter honouring the label reads differently, or not at all: such a body gets 415 with
+ * the codings accepted (RFC 9110 §15.5.16), before it is read (P160).
+ */
+const UNDECODED_BODY = () =>
+  httpError('UNSUPPORTED_MEDIA_TYPE', 'Content-Encoding is not supported: send the body uncompressed', {
+    headers: { 'accept-encoding': 'identity' },
+  });
+
+/** `identity` (any case, surrounding spaces) or empty: the body is the bytes as sent. */
+function isIdentityCoding(header: string): boolean {
+  const coding = header.trim().toLowerCase();
+  return coding === '' || coding === 'identity';
+}
+
 /**
  * Node's own settings behind REQUEST_TIMEOUT_MS: the headers get no longer than the whole request (Node's 60 s
  * otherwise), and Node looks for requests past their time often enough for the timeout to mean what it says
@@ -213,6 +229,11 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     }
     // After the drain check: the drain's 503 went out before Helmet's hooks ran, without these headers.
     writeSecurityHeaders(reply.raw, securityHeaders);
+    const coding = request.headers['content-encoding'];
+    if (coding !== undefined && !isIdentityCoding(coding)) {
+      done(UNDECODED_BODY());
+      return;
+    }
     done();
   });
   if (options.loadShedding !== false) {
