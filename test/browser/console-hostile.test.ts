@@ -2,7 +2,7 @@
 // Debian's Chromium. The bundle's content is the attacker's; so is its signature (anyone can sign a bundle that
 // verifies with their own keys). What the page shows must come from the service's verdict and from what the
 // browser recomputes, never from what the bundle says about itself.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -186,6 +186,52 @@ describe('a bundle made to hang the page', () => {
     expect(await text(page, '#timeline-truncated')).toContain('100000');
     expect(pageErrors).toEqual([]);
     await page.close();
+  });
+});
+
+describe("input made to eat the page's memory", () => {
+  it('refuses a file far larger than the service reads, before reading it', async () => {
+    const big = join(logDir, 'big\u202enosj.json');
+    // 64 MB of one JSON string: read whole, decoded and parsed, it costs the tab several times that.
+    await writeFile(big, `{"a":"${'x'.repeat(64 * 1024 * 1024)}"}`);
+    const { page, pageErrors } = await watchedPage(desktop.context);
+    const posted: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST') posted.push(request.url());
+    });
+    await page.goto(`${verification.url}/`);
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.setInputFiles('#bundle-file', big);
+    await page.locator('#status', { hasText: 'too large' }).waitFor({ timeout: 5_000 });
+    expect(await text(page, '#status')).toContain('big⟨U+202E⟩nosj.json');
+    await page.click('#verify-button');
+    expect(await text(page, '#status')).not.toContain('Verifying');
+    expect(posted).toEqual([]);
+    expect(await page.locator('#verdict').count()).toBe(0);
+    expect(pageErrors).toEqual([]);
+    await page.close();
+    await rm(big);
+  });
+
+  it('answers a 1 MB string and a 200,000-deep nesting with a message, not a hang', async () => {
+    const long = structuredClone(logged.signed_bundle);
+    ((long['bundle'] as Json)['audit_entries'] as Json[])[0]!['outcome'] = 'x'.repeat(1_000_000);
+    const deep = `{"bundle": {"audit_entries": [{"outcome": ${'['.repeat(200_000)}${']'.repeat(200_000)}}]}}`;
+    for (const input of [JSON.stringify(long), deep]) {
+      const { page, pageErrors } = await verifyInPage(input);
+      // Polled from here: the page's CSP refuses the string evaluation waitForFunction would use.
+      for (const started = Date.now(); (await text(page, '#status')).startsWith('Verifying'); ) {
+        if (Date.now() - started > 10_000) throw new Error('still verifying after 10 s');
+        await page.waitForTimeout(100);
+      }
+      const ping = Date.now();
+      await page.evaluate('1');
+      expect(Date.now() - ping).toBeLessThan(1_000);
+      expect(await text(page, '#status')).not.toBe('');
+      expect(await page.locator('.verdict.pass').count()).toBe(0);
+      expect(pageErrors).toEqual([]);
+      await page.close();
+    }
   });
 });
 

@@ -67,6 +67,10 @@ const ARTIFACTS = ['responsible_principal_record', 'agent_passport', 'intent', '
 const MAX_TIMELINE_ENTRIES = 1000;
 /** Checkpoint marks drawn under one entry (a bundle may put thousands on the same entry). */
 const MAX_MARKS_PER_ENTRY = 5;
+/** The service's body limit when its config does not say (service-kit DEFAULT_BODY_LIMIT). */
+const DEFAULT_MAX_BODY_BYTES = 1_048_576;
+/** How much larger than the body limit a chosen file may be (JSON is sent without its indentation). */
+const FILE_SIZE_FACTOR = 4;
 
 async function boot() {
   const config = await getJson('/console/config.json').catch(() => ({ body: {} }));
@@ -680,8 +684,21 @@ async function hashPanel(signed) {
 
 async function takeFile(file) {
   if (!file) return;
+  chosen = undefined;
+  // P158: a file is read whole, then decoded and parsed, at several times its size; a file far beyond what the
+  // service reads is refused by its size alone. JSON goes out re-serialised (pretty-printing removed), so a
+  // file may be larger than the body the service takes; four times that leaves room for any indentation.
+  const limit = Number.isSafeInteger(settings.config.max_body_bytes)
+    ? settings.config.max_body_bytes
+    : DEFAULT_MAX_BODY_BYTES;
+  if (file.size > FILE_SIZE_FACTOR * limit) {
+    status.textContent = visible(
+      `File ${file.name} is too large (${file.size} bytes): this service reads bundles of up to ${limit} bytes.`,
+    );
+    return;
+  }
   chosen = { name: file.name, bytes: new Uint8Array(await file.arrayBuffer()) };
-  status.textContent = `File ${file.name} (${chosen.bytes.length} bytes) ready: press Verify.`;
+  status.textContent = visible(`File ${file.name} (${chosen.bytes.length} bytes) ready: press Verify.`);
 }
 
 fileInput.addEventListener('change', () => takeFile(fileInput.files?.[0]));
