@@ -265,5 +265,13 @@ describe('the console responses themselves', () => {
       expect(response.headers.get('x-frame-options'), path).toBe('DENY');
       expect(response.headers.get('x-content-type-options'), path).toBe('nosniff');
     }
+    // The log explorer, on the log service, calls nothing but its own origin.
+    for (const path of ['/', '/console/log/log.js', '/console/errors.html']) {
+      const response = await fetch(`${logUrl}${path}`);
+      expect(response.headers.get('content-security-policy'), `log ${path}`).toBe(
+        consoleContentSecurityPolicy(),
+      );
+      expect(response.headers.get('x-frame-options'), `log ${path}`).toBe('DENY');
+    }
   });
 });
