@@ -2,7 +2,7 @@
 // the routes, plus a hook for more route plugins (the /v2 records). SPEC.md endpoints; docs/architecture.md §3.
 import { installConsole, originOf } from '@proto/console';
 import { createVerifier, selectCryptoBackend } from '@proto/core';
-import { ConfigError, createService, type ServiceOptions } from '@proto/service-kit';
+import { ConfigError, createService, DEFAULT_BODY_LIMIT, type ServiceOptions } from '@proto/service-kit';
 import { openStore, type StoreOptions } from '@proto/store';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import packageJson from '../package.json' with { type: 'json' };
@@ -164,6 +164,8 @@ export async function buildVerificationApp(options: BuildVerificationAppOptions)
     config: () => ({
       verifier_mode: config.VERIFIER_MODE,
       capabilities_path: verifier.profile.wellKnown.capabilities,
+      // P158: the page refuses a file far beyond what POST /verify reads, before reading it.
+      max_body_bytes: app.initialConfig.bodyLimit ?? DEFAULT_BODY_LIMIT,
       ...(config.CONSOLE_LOG_URL === undefined ? {} : { log_url: config.CONSOLE_LOG_URL }),
       // P61: the page checks the checkpoint's witness quorum in the browser with the operator's witness keys.
       ...consoleWitnesses(config),

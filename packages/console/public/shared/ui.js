@@ -1,17 +1,47 @@
 // DOM helpers shared by the console pages: element building without innerHTML, times and ages, copy buttons.
 // Issue 17 item 4: no inline script or style (CSP), text always inserted as text (no markup injection).
 
+/**
+ * Characters that change how the text around them reads without being seen: controls, format characters (the
+ * bidi overrides and isolates, zero-width spaces and joiners, U+FEFF), lone surrogates and the Unicode line and
+ * paragraph separators. A bundle's text could use them to reverse the timestamp beside it or to make two kids
+ * look alike (P157); tab, line feed and carriage return are ordinary white space and stay.
+ */
+const HIDDEN = /(?![\t\n\r])[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/gu;
+
+/** `text` with every hidden character written out as ⟨U+XXXX⟩, so what is on screen is what is in the data. */
+export function visible(text) {
+  return String(text).replace(
+    HIDDEN,
+    (c) => `⟨U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩`,
+  );
+}
+
+/**
+ * Any value as text, never an exception: a bundle member may be an object String() refuses ({"toString": 1}),
+ * which would stop the page half-drawn, before the failures it should explain (P157).
+ */
+export function textOf(value) {
+  if (typeof value === 'string') return visible(value);
+  if (value === null || typeof value !== 'object') return visible(String(value));
+  try {
+    return visible(JSON.stringify(value) ?? '');
+  } catch {
+    return Array.isArray(value) ? '[array]' : '[object]';
+  }
+}
+
 export function el(tag, attributes = {}, ...children) {
   const node = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) {
     if (value === undefined || value === false) continue;
-    if (name === 'class') node.className = value;
-    else if (name === 'text') node.textContent = value;
-    else node.setAttribute(name, value === true ? '' : String(value));
+    if (name === 'class') node.className = textOf(value);
+    else if (name === 'text') node.textContent = textOf(value);
+    else node.setAttribute(name, value === true ? '' : textOf(value));
   }
   for (const child of children.flat()) {
     if (child === undefined || child === null || child === false) continue;
-    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    node.append(child instanceof Node ? child : document.createTextNode(textOf(child)));
   }
   return node;
 }
@@ -23,7 +53,7 @@ export function clear(node) {
 
 /** "3 min ago" / "in 2 h": a signed duration in plain words. */
 export function relative(iso, now = Date.now()) {
-  const at = Date.parse(iso);
+  const at = typeof iso === 'string' ? Date.parse(iso) : Number.NaN;
   if (Number.isNaN(at)) return 'unknown time';
   const seconds = Math.round((at - now) / 1000);
   const abs = Math.abs(seconds);
@@ -39,7 +69,8 @@ export function relative(iso, now = Date.now()) {
 }
 
 export function timeEl(iso) {
-  return el('time', { datetime: iso, title: iso }, `${iso} (${relative(iso)})`);
+  const text = textOf(iso);
+  return el('time', { datetime: text, title: text }, `${text} (${relative(text)})`);
 }
 
 /** A button that copies `text`; it says so (for screen readers too, via the live status). */
@@ -57,7 +88,8 @@ export function copyButton(text, label, status) {
 }
 
 export function badge(status) {
-  return el('span', { class: `badge badge-${status.replace(/[^a-z_]/gi, '')}` }, status);
+  const text = textOf(status);
+  return el('span', { class: `badge badge-${text.replace(/[^a-z_]/gi, '')}` }, text);
 }
 
 /** A definition list from [term, value] pairs. */
@@ -70,7 +102,7 @@ export function facts(pairs) {
 }
 
 export function short(hash, keep = 16) {
-  const text = String(hash);
+  const text = textOf(hash);
   return text.length > keep + 8 ? `${text.slice(0, keep)}…${text.slice(-6)}` : text;
 }
 

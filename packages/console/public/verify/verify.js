@@ -5,7 +5,19 @@ import { decodeCbor } from '../shared/cbor.js';
 import { explain } from '../shared/errors.js';
 import { checkBundleInLog } from '../shared/inclusion.js';
 import { canonicalize } from '../shared/jcs.js';
-import { badge, clear, copyButton, el, facts, getJson, relative, short, timeEl } from '../shared/ui.js';
+import {
+  badge,
+  clear,
+  copyButton,
+  el,
+  facts,
+  getJson,
+  relative,
+  short,
+  textOf,
+  timeEl,
+  visible,
+} from '../shared/ui.js';
 
 const $ = (selector) => document.querySelector(selector);
 const status = $('#status');
@@ -47,6 +59,18 @@ const CHECK_LABELS = {
   signature: 'Signature',
 };
 const ARTIFACTS = ['responsible_principal_record', 'agent_passport', 'intent', 'policy_decision'];
+/**
+ * Audit entries drawn on the timeline. The service reads a bundle of up to 1 MB, and 1 MB of `{}` is 300,000
+ * entries: each drawn entry costs a SHA-256 and a dozen nodes, so past this the page would hang (P158). The
+ * service checks every entry; the timeline says how many it leaves out.
+ */
+const MAX_TIMELINE_ENTRIES = 1000;
+/** Checkpoint marks drawn under one entry (a bundle may put thousands on the same entry). */
+const MAX_MARKS_PER_ENTRY = 5;
+/** The service's body limit when its config does not say (service-kit DEFAULT_BODY_LIMIT). */
+const DEFAULT_MAX_BODY_BYTES = 1_048_576;
+/** How much larger than the body limit a chosen file may be (JSON is sent without its indentation). */
+const FILE_SIZE_FACTOR = 4;
 
 async function boot() {
   const config = await getJson('/console/config.json').catch(() => ({ body: {} }));
@@ -57,6 +81,10 @@ function isRecord(value) {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 const payloadOf = (artifact) => (isRecord(artifact?.payload) ? artifact.payload : artifact);
+/** A name from the bundle looked up in one of the tables above: own keys only (`constructor` is no tier). */
+const known = (table, name) => typeof name === 'string' && Object.hasOwn(table, name);
+/** A count from the bundle, read without conversion: an object there must not throw mid-render. */
+const countOf = (value) => (typeof value === 'number' ? value : Number.NaN);
 
 /** CBOR map {"signed_bundle": <item>} around an already-encoded item: the bytes go out unchanged. */
 function wrapCbor(item) {
@@ -107,7 +135,7 @@ async function verify() {
   try {
     input = readInput();
   } catch (error) {
-    status.textContent = error.message;
+    status.textContent = visible(error.message);
     clear(result);
     return;
   }
@@ -122,14 +150,14 @@ async function verify() {
     const answer = await response.json().catch(() => undefined);
     if (!isRecord(answer)) throw new Error(`The service answered ${response.status} without a JSON body.`);
     if (answer.error) {
-      status.textContent = `${answer.error.code}: ${answer.error.message}`;
+      status.textContent = visible(`${textOf(answer.error.code)}: ${textOf(answer.error.message)}`);
       clear(result);
       return;
     }
     status.textContent = `Checked the ${input.format} bundle (HTTP ${response.status}): see the verdict below.`;
     await render(answer, input.signed);
   } catch (error) {
-    status.textContent = `Could not verify: ${error.message}`;
+    status.textContent = visible(`Could not verify: ${error.message}`);
   } finally {
     $('#verify-button').disabled = false;
   }
@@ -199,20 +227,20 @@ function tierExplanation(tier, mode, bundle) {
       ];
     else if (score >= 200) [computed, why] = ['standard', `risk score ${score} ≥ 200`];
     candidates.push(['Intent (computed, PROTOCOL §6.7)', computed, why]);
-    if (intent.security_tier in TIER_RANK)
+    if (known(TIER_RANK, intent.security_tier))
       candidates.push([
         'Intent (declared security_tier)',
         intent.security_tier,
         'as the producer declared it',
       ]);
   }
-  if (decision?.resolved_tier in TIER_RANK)
+  if (known(TIER_RANK, decision?.resolved_tier))
     candidates.push([
       'Policy decision (resolved_tier)',
       decision.resolved_tier,
       'signed by the policy engine',
     ]);
-  if (mode in MODE_FLOOR)
+  if (known(MODE_FLOOR, mode))
     candidates.push([`Verifier mode (${mode})`, MODE_FLOOR[mode], 'this service’s VERIFIER_MODE floor']);
   const rows = candidates.map(([source, candidate, why]) =>
     el(
@@ -224,7 +252,7 @@ function tierExplanation(tier, mode, bundle) {
       el('td', {}, candidate === tier ? 'sets the tier' : ''),
     ),
   );
-  const known = candidates.some(([, candidate]) => candidate === tier);
+  const deciding = candidates.some(([, candidate]) => candidate === tier);
   return el(
     'div',
     {},
@@ -256,7 +284,7 @@ function tierExplanation(tier, mode, bundle) {
         el('tbody', {}, rows),
       ),
     ),
-    tier && !known
+    tier && !deciding
       ? el(
           'p',
           { class: 'muted' },
@@ -399,11 +427,11 @@ function signersTable(bundle, signed) {
   for (const name of ARTIFACTS) sigs(bundle[name], name);
   sigs(signed?.signature, 'bundle (manifest)');
   for (const [i, c] of (Array.isArray(bundle.pq_checkpoints) ? bundle.pq_checkpoints : []).entries()) {
-    sigs(c, `checkpoint ${c?.checkpoint_index ?? i}`);
+    sigs(c, `checkpoint ${textOf(c?.checkpoint_index ?? i)}`);
   }
   const rows = [...signedBy.entries()].map(([kid, use]) => {
     const key = keys.get(kid);
-    const expires = key?.expires_at;
+    const expires = typeof key?.expires_at === 'string' ? key.expires_at : undefined;
     const expired = expires && Date.parse(expires) < Date.now();
     return el(
       'tr',
@@ -468,14 +496,33 @@ async function timeline(bundle, details) {
     for (const m of String(d.message).matchAll(/entr(?:y|ies)\[(\d+)\]/g))
       if (d.check === 'hash_chain') serverBreaks.add(Number(m[1]));
   const intentHash = payloadOf(bundle.intent) && bundle.manifest?.intent_hash;
+  const shown = entries.slice(0, MAX_TIMELINE_ENTRIES);
+  // Checkpoints by the entry they close (entry_count - 1), and every count in order: one pass over each,
+  // whatever the bundle holds (a scan of all checkpoints per entry was quadratic, P158).
+  const closing = new Map();
+  for (const c of checkpoints) {
+    const last = countOf(c?.audit_state?.entry_count) - 1;
+    if (!Number.isInteger(last) || last < 0 || last >= shown.length) continue;
+    const list = closing.get(last) ?? [];
+    list.push(c);
+    closing.set(last, list);
+  }
+  const counts = checkpoints
+    .map((c) => countOf(c?.audit_state?.entry_count))
+    .filter((n) => Number.isFinite(n))
+    .sort((a, b) => a - b);
+  let below = 0; // counts[0..below) are ≤ the current entry's index
   const items = [];
   let previous;
-  for (const [i, entry] of entries.entries()) {
+  for (const [i, entry] of shown.entries()) {
     const expected = i === 0 ? 'GENESIS' : previous;
     const brokenHere =
       (entry?.prev_hash !== undefined && entry.prev_hash !== expected) || serverBreaks.has(i);
     previous = await entryHash(entry);
-    const covering = checkpoints.filter((c) => Number(c?.audit_state?.entry_count) === i + 1);
+    while (below < counts.length && counts[below] <= i) below++;
+    // What the checkpoints closing here add: the entries after the largest count up to this one (D6).
+    const from = below > 0 ? Math.max(0, counts[below - 1]) : 0;
+    const covering = closing.get(i) ?? [];
     items.push(
       el(
         'li',
@@ -507,16 +554,25 @@ async function timeline(bundle, details) {
           ],
           ['prev_hash', el('code', {}, short(entry?.prev_hash ?? '—'))],
           ['prev_hash_secondary', el('code', {}, short(entry?.prev_hash_secondary ?? '—'))],
-          ['decision', String(entry?.policy_decision ?? '—')],
+          ['decision', entry?.policy_decision ?? '—'],
         ]),
-        covering.map((c) =>
-          el(
-            'div',
-            { class: 'checkpoint-mark' },
-            checkpointCoverage(c, i, checkpoints),
-            c.timestamp ? ` · ${c.timestamp}` : '',
+        covering
+          .slice(0, MAX_MARKS_PER_ENTRY)
+          .map((c) =>
+            el(
+              'div',
+              { class: 'checkpoint-mark' },
+              checkpointCoverage(c, i, from),
+              c.timestamp ? ` · ${textOf(c.timestamp)}` : '',
+            ),
           ),
-        ),
+        covering.length > MAX_MARKS_PER_ENTRY
+          ? el(
+              'div',
+              { class: 'checkpoint-mark' },
+              `and ${covering.length - MAX_MARKS_PER_ENTRY} more checkpoints over the same entries`,
+            )
+          : null,
       ),
     );
   }
@@ -527,30 +583,52 @@ async function timeline(bundle, details) {
         `${checkpoints.length} PQ checkpoint(s); each signs the audit state after the entries it counts.`,
       )
     : el('p', { class: 'muted' }, 'No PQ checkpoints in this bundle.');
-  return el('div', {}, coverage, el('ol', { class: 'timeline', id: 'timeline' }, items));
+  const truncated =
+    entries.length > shown.length
+      ? el(
+          'p',
+          { id: 'timeline-truncated', class: 'muted' },
+          `Showing the first ${shown.length} of ${entries.length} audit entries; the service checked all ${entries.length} (see Checks and Errors above).`,
+        )
+      : null;
+  return el('div', {}, coverage, truncated, el('ol', { class: 'timeline', id: 'timeline' }, items));
 }
 
-/** What a checkpoint adds: the entries after the previous checkpoint's count, up to this one (D6). */
-function checkpointCoverage(checkpoint, lastIndex, checkpoints) {
-  const counts = checkpoints.map((c) => Number(c?.audit_state?.entry_count)).filter((n) => n <= lastIndex);
-  const from = counts.length ? Math.max(...counts) : 0;
+/** What a checkpoint adds: the entries from the largest count at or below this entry, up to it (D6). */
+function checkpointCoverage(checkpoint, lastIndex, from) {
   const added = from === lastIndex ? `#${lastIndex}` : `#${from}–#${lastIndex}`;
-  return `PQ checkpoint ${checkpoint.checkpoint_index}: signs the trail #0–#${lastIndex}, adding ${added}`;
+  return `PQ checkpoint ${textOf(checkpoint.checkpoint_index)}: signs the trail #0–#${lastIndex}, adding ${added}`;
 }
 
+/** V2 as the service detects it (core detectBundleVersion): a bundle version or manifest, or a composite_sig. */
+function isV2(signed) {
+  return (
+    signed.bundle.dcp_bundle_version !== undefined ||
+    signed.bundle.manifest !== undefined ||
+    signed.signature.composite_sig !== undefined
+  );
+}
+
+/**
+ * {hash, stated}: the bundle hash recomputed here from the content (core computeBundleHashes, P62): V1 over
+ * the canonical `bundle`, V2 over jcs({bundle, signature}). `stated` is a V1 bundle's own signature.bundle_hash,
+ * which is only a claim: a bundle that named the hash of another, logged bundle was shown as that bundle and
+ * "included" in the log (P157).
+ */
 async function bundleHashOf(signed) {
-  if (isRecord(signed?.signature) && typeof signed.signature.bundle_hash === 'string')
-    return signed.signature.bundle_hash;
-  if (!isRecord(signed?.bundle) || !isRecord(signed?.signature)) return undefined;
+  if (!isRecord(signed?.bundle) || !isRecord(signed?.signature)) return {};
+  const v2 = isV2(signed);
+  const stated = v2 ? undefined : signed.signature.bundle_hash;
   try {
-    return `sha256:${toHex(await sha256(utf8(canonicalize({ bundle: signed.bundle, signature: signed.signature }))))}`;
+    const subject = v2 ? { bundle: signed.bundle, signature: signed.signature } : signed.bundle;
+    return { hash: `sha256:${toHex(await sha256(utf8(canonicalize(subject))))}`, stated };
   } catch {
-    return undefined;
+    return { stated };
   }
 }
 
 async function hashPanel(signed) {
-  const hash = await bundleHashOf(signed);
+  const { hash, stated } = await bundleHashOf(signed);
   const copied = el('span', { class: 'muted', role: 'status' });
   const log = el('p', { id: 'log-inclusion' });
   const panel = section(
@@ -566,6 +644,16 @@ async function hashPanel(signed) {
           copied,
         )
       : el('p', {}, 'No bundle hash could be computed.'),
+    stated !== undefined && stated !== hash
+      ? el(
+          'p',
+          { id: 'stated-hash' },
+          badge('fail'),
+          ' The bundle states bundle_hash ',
+          el('code', {}, short(stated, 80)),
+          ', which does not match its content. The hash above is computed in this browser; it is the one looked up in the log.',
+        )
+      : null,
     log,
   );
   const logUrl = settings.config.log_url;
@@ -584,11 +672,11 @@ async function hashPanel(signed) {
     : undefined;
   checkBundleInLog(logUrl, hash, witnesses)
     .then((outcome) => {
-      clear(log).append(badge(outcome.state), ' ', outcome.message);
+      clear(log).append(badge(outcome.state), ' ', visible(outcome.message));
       log.dataset.state = outcome.state;
     })
     .catch((error) => {
-      clear(log).append(badge('fail'), ` Could not check the log: ${error.message}`);
+      clear(log).append(badge('fail'), visible(` Could not check the log: ${error.message}`));
       log.dataset.state = 'error';
     });
   return panel;
@@ -596,8 +684,21 @@ async function hashPanel(signed) {
 
 async function takeFile(file) {
   if (!file) return;
+  chosen = undefined;
+  // P158: a file is read whole, then decoded and parsed, at several times its size; a file far beyond what the
+  // service reads is refused by its size alone. JSON goes out re-serialised (pretty-printing removed), so a
+  // file may be larger than the body the service takes; four times that leaves room for any indentation.
+  const limit = Number.isSafeInteger(settings.config.max_body_bytes)
+    ? settings.config.max_body_bytes
+    : DEFAULT_MAX_BODY_BYTES;
+  if (file.size > FILE_SIZE_FACTOR * limit) {
+    status.textContent = visible(
+      `File ${file.name} is too large (${file.size} bytes): this service reads bundles of up to ${limit} bytes.`,
+    );
+    return;
+  }
   chosen = { name: file.name, bytes: new Uint8Array(await file.arrayBuffer()) };
-  status.textContent = `File ${file.name} (${chosen.bytes.length} bytes) ready: press Verify.`;
+  status.textContent = visible(`File ${file.name} (${chosen.bytes.length} bytes) ready: press Verify.`);
 }
 
 fileInput.addEventListener('change', () => takeFile(fileInput.files?.[0]));
