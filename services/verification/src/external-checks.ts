@@ -73,6 +73,7 @@ export function anchorSourcesOf(config: VerificationConfig): AnchorVerificationS
     ...(logs === undefined ? {} : { logs }),
     minConfirmations: config.ANCHOR_VERIFY_MIN_CONFIRMATIONS,
     timeoutMs: config.ANCHOR_VERIFY_TIMEOUT_MS,
+    maxResponseBytes: config.ANCHOR_VERIFY_MAX_RESPONSE_BYTES,
   };
 }
 
