@@ -13,7 +13,9 @@ import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
 import { buildTransparencyLog, loadTransparencyLogConfig } from '@proto/transparency-log';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { bitcoinPrivateKey, bitcoinWallet } from '../../src/adapters/bitcoin.ts';
 import { getReceipt, hashOf, postAnchor, testApp } from '../../src/testing/app.ts';
+import { type EsploraTestServer, startEsploraServer } from '../../src/testing/esplora-server.ts';
 import {
   ANCHOR_KEY,
   DEPLOYER_KEY,
@@ -45,6 +47,12 @@ let elsewhereHits = 0;
 let cutShort = 0;
 /** Where the front forwards: the log, or the chain for the EVM tests. */
 let upstreamOf: (path: string) => string;
+/** The Esplora explorer the Bitcoin adapter reads and broadcasts through, behind its own front. */
+let esplora: EsploraTestServer;
+let btcFront: Server;
+let btcMode: 'forward' | 'huge-utxo' | 'redirect-tx' = 'forward';
+const BTC_KEY_HEX = '45'.repeat(32);
+const btcWallet = bitcoinWallet(bitcoinPrivateKey(BTC_KEY_HEX, 'regtest'), 'regtest');
 
 async function listen(server: Server): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -163,6 +171,27 @@ beforeAll(async () => {
       .then(({ status, text }) => res.writeHead(status, { 'content-type': 'application/json' }).end(text));
   });
   elsewhereUrl = await listen(elsewhere);
+  esplora = await startEsploraServer('regtest');
+  esplora.fund(btcWallet.address, 100_000);
+  btcFront = createServer((req, res) => {
+    void (async () => {
+      const body = await readBody(req);
+      const path = req.url ?? '/';
+      if (btcMode === 'redirect-tx' && req.method === 'POST' && path === '/tx') {
+        res.writeHead(307, { location: `${elsewhereUrl}/tx` }).end();
+        return;
+      }
+      const answer = await fetch(`${esplora.url}${path}`, {
+        method: req.method ?? 'GET',
+        ...(req.method === 'POST' ? { body, headers: { 'content-type': 'text/plain' } } : {}),
+      });
+      const text = await answer.text();
+      res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'text/plain' });
+      if (btcMode === 'huge-utxo' && path.endsWith('/utxo')) await writeHuge(res, HUGE_PADDING, text);
+      else res.end(text);
+    })().catch(() => res.destroy());
+  });
+  const btcFrontUrl = await listen(btcFront);
   target = await createStoreTarget('sqlite', 'anchor-upstream');
   store = await target.open();
   app = await testApp(
@@ -174,6 +203,10 @@ beforeAll(async () => {
       ETH_CONTRACT: contract,
       ETH_PRIVATE_KEY: ANCHOR_KEY,
       ETH_CONFIRMATIONS: '1',
+      BTC_ESPLORA_URL: btcFrontUrl,
+      BTC_PRIVATE_KEY: BTC_KEY_HEX,
+      BTC_NETWORK: 'regtest',
+      BTC_CONFIRMATIONS: '1',
       BATCH_INTERVAL_MS: '0',
     },
     store,
@@ -185,7 +218,8 @@ afterAll(async () => {
   await target?.cleanup();
   await log?.close();
   await chain?.close();
-  for (const server of [front, elsewhere]) {
+  await esplora?.close();
+  for (const server of [front, elsewhere, btcFront]) {
     server?.closeAllConnections();
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
   }
@@ -193,6 +227,7 @@ afterAll(async () => {
 
 beforeEach(() => {
   mode = 'forward';
+  btcMode = 'forward';
 });
 
 /** Queues `hash` on `chainName` and runs one worker pass while the front misbehaves; the pass's duration. */
@@ -267,5 +302,29 @@ describe('P155: a hostile EVM JSON-RPC cannot redirect the anchor writes', () =>
     await passWith('redirect', 'ethereum', h);
     expect(elsewhereHits - hits).toBe(0);
     expect((await getReceipt(app, h))['status']).not.toBe('confirmed');
+  });
+});
+
+describe('P155: a hostile Esplora explorer cannot flood or redirect the Bitcoin writes', () => {
+  it('a 48 MiB answer to the wallet UTXO query is cut: nothing is signed or broadcast, the request stays queued', async () => {
+    const h = hashOf('upstream btc huge');
+    const [broadcasts, cut] = [esplora.broadcasts.length, cutShort];
+    expect((await postAnchor(app, h, 'bitcoin')).statusCode).toBe(202);
+    btcMode = 'huge-utxo';
+    await app.anchorWorker.run('bitcoin', true).catch(() => undefined);
+    btcMode = 'forward';
+    expect(esplora.broadcasts.length).toBe(broadcasts);
+    expect((await getReceipt(app, h))['tx_id']).toBeUndefined();
+    await expect.poll(() => cutShort - cut, { timeout: 5000 }).toBeGreaterThan(0);
+  });
+
+  it('a redirect of POST /tx to another host is not followed (the signed transaction never reaches it)', async () => {
+    const h = hashOf('upstream btc redirect');
+    const hits = elsewhereHits;
+    expect((await postAnchor(app, h, 'bitcoin')).statusCode).toBe(202);
+    btcMode = 'redirect-tx';
+    await app.anchorWorker.run('bitcoin', true).catch(() => undefined);
+    btcMode = 'forward';
+    expect(elsewhereHits - hits).toBe(0);
   });
 });
