@@ -281,6 +281,18 @@ describe('P154: a hostile EVM JSON-RPC cannot hang, flood, redirect or confuse t
     await expectSkipped(/not a JSON-RPC answer/);
   });
 
+  it('/metrics counts each look-up by receipt kind and outcome: the unavailable upstream is visible', async () => {
+    const text = await (await fetch(`${verifier.url}/metrics`)).text();
+    const line = text
+      .split('\n')
+      .find((l) =>
+        l.startsWith('proto_anchor_verify_lookups_total{kind="evm",status="skipped",code="PROTO-E701"}'),
+      );
+    // One per hostile case above (the cache is off): silence, drip, huge, length, redirect, error, id, HTML, null.
+    expect(Number(line?.slice(line.lastIndexOf(' ') + 1))).toBeGreaterThanOrEqual(9);
+    expect(text).toMatch(/proto_anchor_verify_lookups_total\{kind="evm",status="pass",code="none"\} [1-9]/);
+  });
+
   it('after all that, an honest upstream passes the receipt again (nothing was cached or poisoned)', async () => {
     const { json } = await verifyWithReceipt();
     expect(json, JSON.stringify(json)).toMatchObject({ verified: true, checks: { anchor: 'pass' } });
