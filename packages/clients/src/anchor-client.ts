@@ -33,26 +33,46 @@ function confirmationsFor(sources: AnchorVerificationSources, kind: 'evm' | 'bit
   return m[kind] ?? 1;
 }
 
-/** One JSON-RPC 2.0 call; transport failures and error answers are SourceUnavailable. */
+let nextRpcId = 1;
+
+/**
+ * One JSON-RPC 2.0 call; transport failures, error answers and anything that is not the answer to this very
+ * request (not an object, another id: a confused proxy or cache) are SourceUnavailable (P154).
+ */
 export async function jsonRpc(
   url: string,
   method: string,
   params: readonly unknown[],
   sources: AnchorVerificationSources = {},
 ): Promise<unknown> {
+  const id = nextRpcId;
+  nextRpcId = nextRpcId >= Number.MAX_SAFE_INTEGER ? 1 : nextRpcId + 1;
   const { status, text } = await request(sources, url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
   });
-  let body: { result?: unknown; error?: { message?: string } };
+  let body: unknown;
   try {
-    body = JSON.parse(text) as typeof body;
+    body = JSON.parse(text);
   } catch {
     throw new SourceUnavailable(`${method}: HTTP ${status}, not JSON`);
   }
-  if (body.error) throw new SourceUnavailable(`${method}: ${body.error.message ?? 'RPC error'}`);
-  return body.result ?? null;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new SourceUnavailable(`${method}: HTTP ${status}, not a JSON-RPC answer`);
+  }
+  const answer = body as { id?: unknown; result?: unknown; error?: unknown };
+  if (answer.error !== undefined && answer.error !== null) {
+    const message = (answer.error as { message?: unknown }).message;
+    throw new SourceUnavailable(
+      `${method}: ${typeof message === 'string' ? message.slice(0, 200) : 'RPC error'}`,
+    );
+  }
+  if (answer.id !== id) {
+    const shown = JSON.stringify(answer.id ?? null).slice(0, 40);
+    throw new SourceUnavailable(`${method}: the answer has id ${shown}, not the request's ${id}`);
+  }
+  return answer.result ?? null;
 }
 
 async function verifyEvm(

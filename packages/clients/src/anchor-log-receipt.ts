@@ -163,22 +163,44 @@ async function verifyLogSigned(
   );
 }
 
+/**
+ * A log URL as fetch would ask it (dot segments resolved, %2e included), without a trailing slash; undefined
+ * when it is not a plain http(s) base: user-info, a query or a fragment would change what is asked (P154).
+ */
+function resolvedLogUrl(text: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
+  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') return undefined;
+  return trimSlash(url.href);
+}
+
 export async function verifyLog(
   prepared: PreparedReceipt,
   bundleHash: string,
   sources: AnchorVerificationSources,
 ): Promise<AnchorCheck> {
   const r = prepared.parsed.receipt as LogAnchorReceipt;
-  const logUrl = trimSlash(r.log_url);
+  // Compared, and asked, as a fetch would resolve it: `/v1/../evil` is `/evil`, outside a log configured at /v1.
+  const logUrl = resolvedLogUrl(r.log_url);
   const source =
-    sources.logs === true
-      ? { url: logUrl }
-      : (sources.logs ?? [])
-          .map((entry) => (typeof entry === 'string' ? { url: entry } : entry))
-          .find((entry) => logUrl === trimSlash(entry.url) || logUrl.startsWith(`${trimSlash(entry.url)}/`));
-  if (source === undefined) {
+    logUrl === undefined
+      ? undefined
+      : sources.logs === true
+        ? { url: logUrl }
+        : (sources.logs ?? [])
+            .map((entry) => (typeof entry === 'string' ? { url: entry } : entry))
+            .find((entry) => {
+              const base = resolvedLogUrl(entry.url);
+              return base !== undefined && (logUrl === base || logUrl.startsWith(`${base}/`));
+            });
+  if (source === undefined || logUrl === undefined) {
     return anchorSkipped(
-      `log ${logUrl} is not among the logs this verifier may call`,
+      `log ${trimSlash(r.log_url)} is not among the logs this verifier may call`,
       ANCHOR_CHECK_CODES.noSource,
       false,
       {

@@ -1,6 +1,8 @@
 // What an anchor receipt's verifier may ask (chains and logs, anchor-client.ts) and how it asks: one HTTP request
 // with a timeout, a source that does not answer usefully being SourceUnavailable (the check is then skipped).
 
+import { DEFAULT_MAX_ANSWER_BYTES, isRedirect, readBoundedText } from './bounded-body.ts';
+
 /** Where the verifier may read chains and logs. Receipts never choose a chain source; only `logs` may allow theirs. */
 export interface AnchorVerificationSources {
   /**
@@ -24,8 +26,10 @@ export interface AnchorVerificationSources {
   readonly logs?: readonly (string | LogSource)[] | true;
   /** Confirmations needed for `pass` (default 1: in a block). */
   readonly minConfirmations?: number | { readonly evm?: number; readonly bitcoin?: number };
-  /** Per request (default 10 s). */
+  /** Per request, the whole answer included (default 10 s). */
   readonly timeoutMs?: number;
+  /** Largest answer read from a source (default 16 MiB); a longer one makes the source unavailable (P154). */
+  readonly maxResponseBytes?: number;
   readonly fetch?: typeof fetch;
 }
 
@@ -51,21 +55,39 @@ export function trimSlash(url: string): string {
   return url.replace(/\/+$/, '');
 }
 
+/**
+ * One request to a configured source. The timeout covers the whole exchange, body included; the body is read
+ * up to `maxResponseBytes`; a redirect is not followed, as it could lead to a host the operator never named
+ * (a metadata address, a local Redis) or to plain http: (P154). Each of these is SourceUnavailable.
+ */
 export async function request(
   sources: AnchorVerificationSources,
   url: string,
   init: RequestInit = {},
 ): Promise<{ status: number; text: string }> {
   const doFetch = sources.fetch ?? fetch;
+  const origin = new URL(url).origin;
   let res: Response;
+  let text: string;
   try {
-    res = await doFetch(url, { ...init, signal: AbortSignal.timeout(sources.timeoutMs ?? 10_000) });
+    res = await doFetch(url, {
+      ...init,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(sources.timeoutMs ?? 10_000),
+    });
+    if (isRedirect(res)) {
+      await res.body?.cancel().catch(() => undefined);
+      throw new SourceUnavailable(
+        `${origin} answered HTTP ${res.status} (redirects are not followed: configure the final URL)`,
+      );
+    }
+    text = await readBoundedText(res, sources.maxResponseBytes ?? DEFAULT_MAX_ANSWER_BYTES);
   } catch (error) {
-    throw new SourceUnavailable(`${new URL(url).origin} unreachable: ${(error as Error).message}`);
+    if (error instanceof SourceUnavailable) throw error;
+    throw new SourceUnavailable(`${origin} unreachable: ${(error as Error).message}`);
   }
-  const text = await res.text();
   if (res.status >= 500 || res.status === 429) {
-    throw new SourceUnavailable(`${new URL(url).origin} answered HTTP ${res.status}`);
+    throw new SourceUnavailable(`${origin} answered HTTP ${res.status}`);
   }
   return { status: res.status, text };
 }

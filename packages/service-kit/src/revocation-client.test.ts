@@ -136,6 +136,18 @@ describe('createRevocationChecker over HTTP', () => {
 
   it('treats a timeout, an HTTP error, a non-JSON body and an oversized body as unavailable', async () => {
     const hang = await serve(() => undefined);
+    // Headers at once, then a byte every 50 ms for ever: the timeout covers the body, not only the headers.
+    const drip = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"list_number":');
+      const timer = setInterval(() => res.write(' '), 50);
+      res.on('close', () => clearInterval(timer));
+    });
+    // A Content-Length far above the cap is refused before any of the body is waited for.
+    const lie = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(500 * 1024 * 1024) });
+      res.write('{');
+    });
     const error = await serve((_req, res) => {
       res.writeHead(503);
       res.end('down');
@@ -151,6 +163,8 @@ describe('createRevocationChecker over HTTP', () => {
     const checker = createRevocationChecker({
       sources: {
         HA: { url: hang, keys: [KEY.publicKeyB64] },
+        DR: { url: drip, keys: [KEY.publicKeyB64] },
+        CL: { url: lie, keys: [KEY.publicKeyB64] },
         ER: { url: error, keys: [KEY.publicKeyB64] },
         HT: { url: html, keys: [KEY.publicKeyB64] },
         HU: { url: huge, keys: [KEY.publicKeyB64] },
@@ -160,6 +174,8 @@ describe('createRevocationChecker over HTTP', () => {
     });
     for (const [jurisdiction, pattern] of [
       ['HA', /timed out/],
+      ['DR', /timed out/],
+      ['CL', /524288000 bytes exceeds 1024/],
       ['ER', /HTTP 503/],
       ['HT', /JSON/],
       ['HU', /exceeds/],

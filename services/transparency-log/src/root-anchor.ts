@@ -3,6 +3,7 @@
 // DECISIONS D18 ("the signed root is anchored on a timer through the anchor service"), D19 (receipt status), D22.
 
 import { toHex } from '@proto/core';
+import { isRedirect, readBoundedText } from '@proto/service-kit';
 import type { LogRepository, RootAnchorOutcome, RootAnchorRecord } from '@proto/store';
 
 interface AnchorLog {
@@ -31,6 +32,36 @@ export interface RootAnchorOptions {
 
 const DEFAULT_POLLS_PER_ROUND = 16;
 const DEFAULT_MAX_POLL_BACKOFF_MS = 15 * 60_000;
+/** An anchor service's answer is a receipt of a few kB; anything past this is not one (P156). */
+const MAX_ANSWER_BYTES = 256 * 1024;
+
+/**
+ * One call to the anchor service: its whole answer within `timeoutMs` (the caller's signal) and up to
+ * MAX_ANSWER_BYTES; a redirect is refused, as it would carry the root and the token to a host the operator never
+ * configured (P156). Throws on any of these; the caller treats it as the anchor service being unavailable.
+ */
+async function exchange(
+  options: RootAnchorOptions,
+  url: URL,
+  init: RequestInit,
+): Promise<{ status: number; ok: boolean; text: string }> {
+  const response = await (options.fetch ?? fetch)(url, {
+    ...init,
+    redirect: 'manual',
+    signal: AbortSignal.timeout(options.timeoutMs),
+  });
+  if (isRedirect(response)) {
+    await response.body?.cancel().catch(() => undefined);
+    throw new Error(
+      `HTTP ${response.status}: redirects are not followed (configure the final ANCHOR_SERVICE_URL)`,
+    );
+  }
+  return {
+    status: response.status,
+    ok: response.ok,
+    text: await readBoundedText(response, MAX_ANSWER_BYTES),
+  };
+}
 
 /**
  * P63: the wait before asking again about a receipt that learnt nothing on its `polls`-th poll: the anchoring
@@ -86,12 +117,11 @@ async function pollReceipt(
 ): Promise<RootAnchorOutcome | undefined> {
   const bundleHash = `sha256:${toHex(record.root)}`;
   try {
-    const response = await (options.fetch ?? fetch)(new URL(`anchor/${bundleHash}`, withSlash(options.url)), {
+    const response = await exchange(options, new URL(`anchor/${bundleHash}`, withSlash(options.url)), {
       headers: { accept: 'application/json' },
-      signal: AbortSignal.timeout(options.timeoutMs),
     });
     if (!response.ok) return undefined;
-    const body = (await response.json()) as { anchor_receipt?: { status?: unknown } } | null;
+    const body = JSON.parse(response.text) as { anchor_receipt?: { status?: unknown } } | null;
     // GET answers 200 for a pending receipt too: without the receipt's own status nothing is learnt.
     if (typeof body?.anchor_receipt?.status !== 'string') return undefined;
     return outcomeFromResponse(response.status, body, record.chain ?? options.chain);
@@ -233,7 +263,7 @@ export class RootAnchorer {
     const bundleHash = `sha256:${toHex(checkpoint.root)}`;
     let outcome: RootAnchorOutcome;
     try {
-      const response = await (this.#options.fetch ?? fetch)(new URL('anchor', withSlash(this.#options.url)), {
+      const response = await exchange(this.#options, new URL('anchor', withSlash(this.#options.url)), {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
@@ -244,9 +274,8 @@ export class RootAnchorer {
           bundle_hash: bundleHash,
           ...(this.#options.chain ? { chain: this.#options.chain } : {}),
         }),
-        signal: AbortSignal.timeout(this.#options.timeoutMs),
       });
-      const text = await response.text();
+      const text = response.text;
       let body: unknown = text;
       try {
         body = text === '' ? null : JSON.parse(text);

@@ -6,11 +6,12 @@ import { ConfigError, createService, DEFAULT_BODY_LIMIT, type ServiceOptions } f
 import { openStore, type StoreOptions } from '@proto/store';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import packageJson from '../package.json' with { type: 'json' };
+import { countAnchorLookup } from './anchor-lookups.ts';
 import { VerificationCache } from './cache.ts';
 import type { VerificationConfig } from './config.ts';
 import { createExternalChecks, type ExternalChecks } from './external-checks.ts';
 import { consoleWitnesses, logWitnessQuorums } from './log-witness-settings.ts';
-import { createVerificationMetrics } from './metrics.ts';
+import { type AnchorLookupCount, createVerificationMetrics } from './metrics.ts';
 import { VerifyPool } from './pool.ts';
 import { anchorRoute } from './routes/anchor.ts';
 import { capabilitiesRoute } from './routes/capabilities.ts';
@@ -107,6 +108,7 @@ export async function buildVerificationApp(options: BuildVerificationAppOptions)
   if (revocationStore !== undefined) app.addHook('onClose', async () => revocationStore.close());
 
   const revocationFetchedAt = new Map<string, number>();
+  const anchorLookups = new Map<string, AnchorLookupCount>();
   const external = createExternalChecks({
     config,
     ...(revocationStore === undefined ? {} : { revocationWatermarks: revocationStore.revocationWatermarks }),
@@ -119,6 +121,7 @@ export async function buildVerificationApp(options: BuildVerificationAppOptions)
     },
     log: app.log,
     onRevocationFetched: (jurisdiction) => revocationFetchedAt.set(jurisdiction, Date.now()),
+    onAnchorLookup: (result) => countAnchorLookup(anchorLookups, result, verifier.profile),
   });
   app.decorate('externalChecks', external);
 
@@ -130,6 +133,7 @@ export async function buildVerificationApp(options: BuildVerificationAppOptions)
       jurisdictions: Object.keys(config.REVOCATION_SOURCES),
       lastSuccess: revocationFetchedAt,
     },
+    anchorLookups,
   });
   await app.register(verifyRoutes, {
     verifier,

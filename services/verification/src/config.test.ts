@@ -120,6 +120,7 @@ describe('verifier trust settings', () => {
       ],
       minConfirmations: 6,
       timeoutMs: 5000,
+      maxResponseBytes: 16 * 1024 * 1024,
     });
     const json = loadVerificationConfig({
       ANCHOR_VERIFY_LOG_URL: JSON.stringify([

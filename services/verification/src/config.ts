@@ -177,7 +177,15 @@ export const VERIFICATION_ENV = defineEnv({
     type: 'integer',
     minimum: 100,
     default: 5000,
-    description: 'Timeout of one request to an anchor source',
+    description: 'Timeout of one request to an anchor source, its whole answer included',
+  },
+  // P154: an anchor source's answer is read up to this size, never buffered whole on its word.
+  ANCHOR_VERIFY_MAX_RESPONSE_BYTES: {
+    type: 'integer',
+    minimum: 1024,
+    default: 16777216,
+    description:
+      'Largest answer read from an anchor source (chain RPC, explorer, log); a longer one is unavailable',
   },
   // Issue 12 item 6: a receipt costs the anchor sources one look-up per TTL, however often it is sent.
   ANCHOR_VERIFY_CACHE_MAX_ENTRIES: {
@@ -263,6 +271,7 @@ export interface VerificationConfig extends SharedConfig {
   readonly CONSOLE_LOG_URL?: string;
   readonly ANCHOR_VERIFY_MIN_CONFIRMATIONS: number;
   readonly ANCHOR_VERIFY_TIMEOUT_MS: number;
+  readonly ANCHOR_VERIFY_MAX_RESPONSE_BYTES: number;
   readonly ANCHOR_VERIFY_CACHE_MAX_ENTRIES: number;
   readonly ANCHOR_VERIFY_CACHE_TTL_MS: number;
   readonly ANCHOR_VERIFY_CACHE_RETRY_TTL_MS: number;

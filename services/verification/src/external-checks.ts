@@ -1,6 +1,7 @@
 // The checks that need I/O or the operator's trust material, run on the main thread after the worker's
 // verdict and merged into it: revocation (D20), jurisdiction attestation (D21), anchor receipt (D19); D12.
 import {
+  type AnchorCheck,
   addExternalOutcomes,
   type ErrorDetail,
   type ErrorName,
@@ -45,6 +46,8 @@ export interface ExternalChecksOptions {
   readonly revocationWatermarks?: RevocationWatermarks;
   /** A revocation source's list was fetched and accepted (metrics). */
   readonly onRevocationFetched?: (jurisdiction: string) => void;
+  /** An anchor receipt was looked up at its sources (not answered from the cache): metrics (P154). */
+  readonly onAnchorLookup?: (result: AnchorCheck) => void;
 }
 
 export interface ExternalChecks {
@@ -73,6 +76,7 @@ export function anchorSourcesOf(config: VerificationConfig): AnchorVerificationS
     ...(logs === undefined ? {} : { logs }),
     minConfirmations: config.ANCHOR_VERIFY_MIN_CONFIRMATIONS,
     timeoutMs: config.ANCHOR_VERIFY_TIMEOUT_MS,
+    maxResponseBytes: config.ANCHOR_VERIFY_MAX_RESPONSE_BYTES,
   };
 }
 
@@ -264,7 +268,15 @@ export function createExternalChecks(options: ExternalChecksOptions): ExternalCh
         ? anchorSources
         : { ...anchorSources, secondaryHash: secondary, warnWithoutSecondary: false };
     const result = await anchorCache.check(receipt, bundleHash, secondary, () =>
-      verifyAnchorReceipt(receipt, bundleHash, sources),
+      verifyAnchorReceipt(receipt, bundleHash, sources).then((looked) => {
+        // P154: an upstream that cannot be read (down, too slow, too big, redirecting, confused) is the
+        // operator's to see, not only the caller's warning.
+        options.onAnchorLookup?.(looked);
+        if (looked.status === 'skipped' && looked.retryable) {
+          options.log?.warn({ kind: looked.kind, reason: looked.message }, 'anchor source unavailable');
+        }
+        return looked;
+      }),
     );
     const code = result.code === undefined ? undefined : errorCode(result.code, profile);
     const extra = result.warnings.filter((w) => w !== result.message).map((w) => `anchor_receipt: ${w}`);

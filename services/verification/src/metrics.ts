@@ -5,6 +5,11 @@ import type { VerificationCache } from './cache.ts';
 import type { VerifyPool } from './pool.ts';
 import { ownThreadCpuSeconds } from './thread-cpu.ts';
 
+export interface AnchorLookupCount {
+  readonly labels: { readonly kind: string; readonly status: string; readonly code: string };
+  readonly count: number;
+}
+
 export interface VerificationMetrics {
   readonly latency: Histogram<'tier'>;
   readonly verified: Counter<'result' | 'version' | 'tier'>;
@@ -31,6 +36,8 @@ export function createVerificationMetrics(
       readonly jurisdictions: readonly string[];
       readonly lastSuccess: ReadonlyMap<string, number>;
     };
+    /** Anchor look-ups so far, by `kind|status|code` (anchor-lookups.ts). */
+    readonly anchorLookups?: ReadonlyMap<string, AnchorLookupCount>;
   },
 ): VerificationMetrics {
   metrics.counter(
@@ -71,6 +78,19 @@ export function createVerificationMetrics(
           const name = state === undefined ? 'never_fetched' : (state.problem?.reason ?? 'ok');
           g.set({ jurisdiction, state: name }, 1);
         }
+      },
+    );
+  }
+  // P154: every anchor look-up (cache misses only) by receipt kind, status and wire code ("none" on a pass).
+  const anchorLookups = sources.anchorLookups;
+  if (anchorLookups !== undefined) {
+    metrics.counter(
+      'anchor_verify_lookups_total',
+      'Anchor receipts looked up at their chain, explorer or log, by receipt kind, status and code (E701: the source could not be read)',
+      ['kind', 'status', 'code'],
+      (c) => {
+        c.reset();
+        for (const { labels, count } of anchorLookups.values()) c.inc(labels, count);
       },
     );
   }

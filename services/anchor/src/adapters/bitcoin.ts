@@ -1,6 +1,7 @@
 // Bitcoin adapter: one P2WPKH-funded transaction per batch with one OP_RETURN output `proto:v2:<root hex>` (73 bytes),
 // built and signed with @scure/btc-signer, sent and tracked through an Esplora-compatible API. D19, SPEC.md formats.
 import type { ProtocolProfile } from '@proto/core';
+import { DEFAULT_MAX_ANSWER_BYTES, isRedirect, readBoundedText } from '@proto/service-kit';
 import type { AnchorBatch, AnchorItem, WriteIntent } from '@proto/store';
 import * as btc from '@scure/btc-signer';
 import { pubECDSA } from '@scure/btc-signer/utils.js';
@@ -133,10 +134,29 @@ export class BitcoinAdapter implements ChainAdapter {
     };
   }
 
-  async #request(path: string, init: RequestInit = {}): Promise<Response> {
+  /**
+   * One exchange with the explorer, its answer read in full within the timeout and up to
+   * DEFAULT_MAX_ANSWER_BYTES; a redirect is not followed (a host or plain http: the operator never chose): P155.
+   */
+  async #request(
+    path: string,
+    init: RequestInit = {},
+  ): Promise<{ status: number; ok: boolean; text: string }> {
     try {
-      return await fetch(`${this.#base}${path}`, { ...init, signal: AbortSignal.timeout(this.#timeoutMs) });
+      const res = await fetch(`${this.#base}${path}`, {
+        ...init,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(this.#timeoutMs),
+      });
+      if (isRedirect(res)) {
+        await res.body?.cancel().catch(() => undefined);
+        throw new TransientError(
+          `esplora ${path}: HTTP ${res.status} (redirects are not followed: configure the final URL)`,
+        );
+      }
+      return { status: res.status, ok: res.ok, text: await readBoundedText(res, DEFAULT_MAX_ANSWER_BYTES) };
     } catch (error) {
+      if (error instanceof TransientError) throw error;
       throw new TransientError(`esplora ${path}: ${(error as Error).message}`, { cause: error });
     }
   }
@@ -144,9 +164,8 @@ export class BitcoinAdapter implements ChainAdapter {
   async #text(path: string): Promise<string | undefined> {
     const res = await this.#request(path);
     if (res.status === 404) return undefined;
-    const body = await res.text();
-    if (!res.ok) throw new TransientError(`esplora ${path}: HTTP ${res.status} ${body.slice(0, 200)}`);
-    return body;
+    if (!res.ok) throw new TransientError(`esplora ${path}: HTTP ${res.status} ${res.text.slice(0, 200)}`);
+    return res.text;
   }
 
   async #json<T>(path: string): Promise<T | undefined> {
@@ -258,7 +277,7 @@ export class BitcoinAdapter implements ChainAdapter {
   async broadcast(batch: AnchorBatch): Promise<BroadcastResult> {
     if (batch.raw_tx === null || batch.tx_id === null)
       return { ok: false, definitive: true, error: 'no stored transaction' };
-    let res: Response;
+    let res: { status: number; ok: boolean; text: string };
     try {
       res = await this.#request('/tx', {
         method: 'POST',
@@ -268,7 +287,7 @@ export class BitcoinAdapter implements ChainAdapter {
     } catch (error) {
       return { ok: false, definitive: false, error: (error as Error).message };
     }
-    const body = await res.text();
+    const body = res.text;
     if (res.ok) return { ok: true };
     if (res.status >= 500 || res.status === 429) {
       return { ok: false, definitive: false, error: `HTTP ${res.status} ${body.slice(0, 200)}` };

@@ -102,7 +102,12 @@ export class EthereumAdapter implements ChainAdapter {
     });
     this.#client = createPublicClient({
       chain,
-      transport: http(options.rpcUrl, { retryCount: 0, timeout: options.timeoutMs ?? 10_000 }),
+      // viem bounds the answer (10 MiB) and times the whole exchange; redirects it would follow (P155).
+      transport: http(options.rpcUrl, {
+        retryCount: 0,
+        timeout: options.timeoutMs ?? 10_000,
+        fetchOptions: { redirect: 'error' },
+      }),
     });
   }
 

@@ -1,6 +1,7 @@
 // Transparency-log adapter: appends each hash to the log service (POST /add) and keeps its index and inclusion proof.
 // SPEC.md "Transparency log" receipt {log_url, log_index, merkle_proof, root_anchor?}; DECISIONS D18 (API, dedup), D19.
 import { readFileSync } from 'node:fs';
+import { DEFAULT_MAX_ANSWER_BYTES, isRedirect, readBoundedText } from '@proto/service-kit';
 import type { AnchorBatch, AnchorItem, WriteIntent } from '@proto/store';
 import { verifyAnchorInclusion } from '../core.ts';
 import type { BroadcastResult, ChainAdapter, TrackResult } from './types.ts';
@@ -33,12 +34,14 @@ export interface LogEntryDetail {
 class DefinitiveError extends Error {}
 
 function isoTime(value: unknown): string | null {
-  if (typeof value === 'number' && Number.isFinite(value)) {
-    // Seconds or milliseconds since the epoch.
-    return new Date(value < 1e11 ? value * 1000 : value).toISOString();
-  }
-  if (typeof value === 'string' && !Number.isNaN(Date.parse(value))) return new Date(value).toISOString();
-  return null;
+  let date: Date | undefined;
+  // Seconds or milliseconds since the epoch.
+  if (typeof value === 'number' && Number.isFinite(value))
+    date = new Date(value < 1e11 ? value * 1000 : value);
+  else if (typeof value === 'string') date = new Date(value);
+  // A time no Date can hold (1e300) is dropped like a missing one, never thrown: throwing failed the append and
+  // retried it for ever (P155).
+  return date === undefined || Number.isNaN(date.getTime()) ? null : date.toISOString();
 }
 
 export class TransparencyLogAdapter implements ChainAdapter {
@@ -68,14 +71,30 @@ export class TransparencyLogAdapter implements ChainAdapter {
     return { kind: this.kind, log_url: this.#base };
   }
 
+  /**
+   * One call to the log. The timeout covers the whole answer, which is read up to DEFAULT_MAX_ANSWER_BYTES; a
+   * redirect is not followed (it would carry the token's request to a host the operator never named): P155.
+   */
   async #call(path: string, init: RequestInit = {}): Promise<unknown> {
     let res: Response;
+    let text: string;
     try {
-      res = await fetch(`${this.#base}${path}`, { ...init, signal: AbortSignal.timeout(this.#timeoutMs) });
+      res = await fetch(`${this.#base}${path}`, {
+        ...init,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(this.#timeoutMs),
+      });
+      if (isRedirect(res)) {
+        await res.body?.cancel().catch(() => undefined);
+        throw new TransientError(
+          `log ${path}: HTTP ${res.status} (redirects are not followed: configure the final URL)`,
+        );
+      }
+      text = await readBoundedText(res, DEFAULT_MAX_ANSWER_BYTES);
     } catch (error) {
+      if (error instanceof TransientError) throw error;
       throw new TransientError(`log ${path}: ${(error as Error).message}`, { cause: error });
     }
-    const text = await res.text();
     if (res.status >= 500 || res.status === 429 || res.status === 404) {
       // 404 on /proof: the entry is sequenced but not yet in the served tree.
       throw new TransientError(`log ${path}: HTTP ${res.status} ${text.slice(0, 200)}`);

@@ -1,0 +1,330 @@
+// The anchor service's own upstreams, seen as faulty or hostile (P155): the transparency log it appends to and the
+// EVM JSON-RPC it writes through. A local node:http server sits in front of the real transparency-log service (or
+// the local chain) and forwards, or misbehaves as each test asks. Whatever it does, a worker pass ends in bounded
+// time, the request stays queued (retried later, counted in proto_anchor_send_failures_total), and nothing the upstream
+// was not trusted for ends up in a receipt.
+import { mkdtempSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { deployAnchorContract } from '@proto/clients/contract';
+import type { Store } from '@proto/store';
+import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
+import { buildTransparencyLog, loadTransparencyLogConfig } from '@proto/transparency-log';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { bitcoinPrivateKey, bitcoinWallet } from '../../src/adapters/bitcoin.ts';
+import { getReceipt, hashOf, postAnchor, testApp } from '../../src/testing/app.ts';
+import { type EsploraTestServer, startEsploraServer } from '../../src/testing/esplora-server.ts';
+import {
+  ANCHOR_KEY,
+  DEPLOYER_KEY,
+  type LocalChain,
+  startLocalChain,
+  TEST_CHAIN_ID,
+} from '../../src/testing/ganache.ts';
+
+type Mode = 'forward' | 'huge' | 'length-lie' | 'redirect' | 'huge-timestamp';
+
+const LOG_TOKEN = 'log-operator-token-0123456789';
+const LOG = 'transparency-log';
+/** Whitespace before the log's true answer: still valid JSON once read in full. */
+const HUGE_PADDING = 48 * 1024 * 1024;
+
+let log: FastifyInstance;
+let logUrl: string;
+let chain: LocalChain;
+let target: StoreTarget;
+let store: Store;
+let app: FastifyInstance;
+let mode: Mode = 'forward';
+let front: Server;
+let frontUrl: string;
+/** Another host a redirect points at; it forwards too, so following the redirect would "work". */
+let elsewhere: Server;
+let elsewhereUrl: string;
+let elsewhereHits = 0;
+let cutShort = 0;
+/** Where the front forwards: the log, or the chain for the EVM tests. */
+let upstreamOf: (path: string) => string;
+/** The Esplora explorer the Bitcoin adapter reads and broadcasts through, behind its own front. */
+let esplora: EsploraTestServer;
+let btcFront: Server;
+let btcMode: 'forward' | 'huge-utxo' | 'redirect-tx' = 'forward';
+const BTC_KEY_HEX = '45'.repeat(32);
+const btcWallet = bitcoinWallet(bitcoinPrivateKey(BTC_KEY_HEX, 'regtest'), 'regtest');
+
+async function listen(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+async function forward(req: IncomingMessage, body: Buffer): Promise<{ status: number; text: string }> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (typeof req.headers.authorization === 'string') headers['authorization'] = req.headers.authorization;
+  const answer = await fetch(upstreamOf(req.url ?? '/'), {
+    method: req.method ?? 'GET',
+    headers,
+    ...(req.method === 'GET' || req.method === 'HEAD' ? {} : { body }),
+  });
+  return { status: answer.status, text: await answer.text() };
+}
+
+async function writeHuge(res: ServerResponse, bytes: number, tail: string): Promise<void> {
+  res.on('close', () => {
+    if (!res.writableFinished) cutShort += 1;
+  });
+  const chunk = Buffer.alloc(64 * 1024, 0x20);
+  for (let sent = 0; sent < bytes && !res.destroyed; sent += chunk.length) {
+    if (!res.write(chunk)) {
+      await new Promise<void>((resolve) => {
+        res.once('drain', resolve);
+        res.once('close', resolve);
+      });
+    }
+  }
+  if (!res.destroyed) res.end(tail);
+}
+
+/** Is this the request that matters: the log's /add, or the chain's eth_sendRawTransaction? */
+function targeted(req: IncomingMessage, body: Buffer): boolean {
+  return req.url === '/add' || body.includes('eth_sendRawTransaction');
+}
+
+async function hostile(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const body = await readBody(req);
+  const json = { 'content-type': 'application/json' };
+  if (mode === 'forward' || !targeted(req, body)) {
+    const { status, text } = await forward(req, body);
+    res.writeHead(status, json).end(text);
+    return;
+  }
+  switch (mode) {
+    case 'huge': {
+      const { status, text } = await forward(req, body);
+      res.writeHead(status, json);
+      await writeHuge(res, HUGE_PADDING, text);
+      return;
+    }
+    case 'length-lie':
+      res.writeHead(200, { ...json, 'content-length': String(500 * 1024 * 1024) });
+      res.write('{"log_index":');
+      return;
+    case 'redirect':
+      res.writeHead(307, { location: `${elsewhereUrl}${req.url ?? '/'}` }).end();
+      return;
+    case 'huge-timestamp': {
+      // The log's own answer, with a timestamp no Date can hold.
+      const { status, text } = await forward(req, body);
+      const answer = JSON.parse(text) as Record<string, unknown>;
+      res.writeHead(status, json).end(JSON.stringify({ ...answer, timestamp: 1e300 }));
+      return;
+    }
+  }
+}
+
+async function sendFailures(chainName: string): Promise<number> {
+  const text = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+  let total = 0;
+  for (const line of text.split('\n')) {
+    if (line.startsWith('proto_anchor_send_failures_total{') && line.includes(`chain="${chainName}"`)) {
+      total += Number(line.slice(line.lastIndexOf(' ') + 1));
+    }
+  }
+  return total;
+}
+
+beforeAll(async () => {
+  log = await buildTransparencyLog({
+    config: loadTransparencyLogConfig({
+      LOG_LEVEL: 'silent',
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'anchor-upstream-tlog-')),
+      OPERATOR_TOKEN: LOG_TOKEN,
+      BATCH_WAIT_MS: '2',
+      CHECKPOINT_INTERVAL_MS: '50',
+      ADD_RATE_LIMIT_PER_MINUTE: '0',
+      MAX_EVENT_LOOP_DELAY_MS: '0',
+    }),
+    logger: false,
+  });
+  logUrl = await log.listen({ port: 0, host: '127.0.0.1' });
+  chain = await startLocalChain();
+  const { contract } = await deployAnchorContract({ rpcUrl: chain.url, privateKey: DEPLOYER_KEY });
+  upstreamOf = (path) => (path === '/' ? chain.url : `${logUrl}${path}`);
+  front = createServer((req, res) => {
+    hostile(req, res).catch(() => res.destroy());
+  });
+  frontUrl = await listen(front);
+  elsewhere = createServer((req, res) => {
+    elsewhereHits += 1;
+    void readBody(req)
+      .then((body) => forward(req, body))
+      .then(({ status, text }) => res.writeHead(status, { 'content-type': 'application/json' }).end(text));
+  });
+  elsewhereUrl = await listen(elsewhere);
+  esplora = await startEsploraServer('regtest');
+  esplora.fund(btcWallet.address, 100_000);
+  btcFront = createServer((req, res) => {
+    void (async () => {
+      const body = await readBody(req);
+      const path = req.url ?? '/';
+      if (btcMode === 'redirect-tx' && req.method === 'POST' && path === '/tx') {
+        res.writeHead(307, { location: `${elsewhereUrl}/tx` }).end();
+        return;
+      }
+      const answer = await fetch(`${esplora.url}${path}`, {
+        method: req.method ?? 'GET',
+        ...(req.method === 'POST' ? { body, headers: { 'content-type': 'text/plain' } } : {}),
+      });
+      const text = await answer.text();
+      res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'text/plain' });
+      if (btcMode === 'huge-utxo' && path.endsWith('/utxo')) await writeHuge(res, HUGE_PADDING, text);
+      else res.end(text);
+    })().catch(() => res.destroy());
+  });
+  const btcFrontUrl = await listen(btcFront);
+  target = await createStoreTarget('sqlite', 'anchor-upstream');
+  store = await target.open();
+  app = await testApp(
+    {
+      TL_URL: frontUrl,
+      TL_TOKEN: LOG_TOKEN,
+      ETH_RPC_URL: frontUrl,
+      ETH_CHAIN_ID: String(TEST_CHAIN_ID),
+      ETH_CONTRACT: contract,
+      ETH_PRIVATE_KEY: ANCHOR_KEY,
+      ETH_CONFIRMATIONS: '1',
+      BTC_ESPLORA_URL: btcFrontUrl,
+      BTC_PRIVATE_KEY: BTC_KEY_HEX,
+      BTC_NETWORK: 'regtest',
+      BTC_CONFIRMATIONS: '1',
+      BATCH_INTERVAL_MS: '0',
+    },
+    store,
+  );
+}, 120_000);
+
+afterAll(async () => {
+  await app?.close();
+  await target?.cleanup();
+  await log?.close();
+  await chain?.close();
+  await esplora?.close();
+  for (const server of [front, elsewhere, btcFront]) {
+    server?.closeAllConnections();
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  }
+});
+
+beforeEach(() => {
+  mode = 'forward';
+  btcMode = 'forward';
+});
+
+/** Queues `hash` on `chainName` and runs one worker pass while the front misbehaves; the pass's duration. */
+async function passWith(m: Mode, chainName: string, hash: string): Promise<number> {
+  expect((await postAnchor(app, hash, chainName)).statusCode).toBe(202);
+  mode = m;
+  const started = performance.now();
+  try {
+    await app.anchorWorker.run(chainName, true);
+  } finally {
+    mode = 'forward';
+  }
+  return performance.now() - started;
+}
+
+/** After a refused pass, an honest upstream confirms the same request: nothing was lost or poisoned. */
+async function confirmsAfterwards(hash: string): Promise<Record<string, unknown>> {
+  await app.anchorWorker.run(LOG, true);
+  const receipt = await getReceipt(app, hash);
+  expect(receipt).toMatchObject({ status: 'confirmed', log_url: frontUrl });
+  return receipt;
+}
+
+describe('P155: a hostile transparency log cannot flood, redirect or break the anchor worker', () => {
+  it('through an honest front the log receipt is confirmed (the fixture is real)', async () => {
+    const h = hashOf('upstream honest');
+    await passWith('forward', LOG, h);
+    expect(await getReceipt(app, h)).toMatchObject({ status: 'confirmed' });
+  });
+
+  it('a 48 MiB answer to /add is cut, not buffered: the request stays queued, the failure counted', async () => {
+    const h = hashOf('upstream huge');
+    const [failures, cut] = [await sendFailures(LOG), cutShort];
+    await passWith('huge', LOG, h);
+    expect(await getReceipt(app, h)).toMatchObject({ status: 'pending' });
+    expect(await sendFailures(LOG)).toBeGreaterThan(failures);
+    await expect.poll(() => cutShort - cut, { timeout: 5000 }).toBeGreaterThan(0);
+    await confirmsAfterwards(h);
+  });
+
+  it('a Content-Length of 500 MB is refused at once, not waited for until the timeout', async () => {
+    const h = hashOf('upstream length lie');
+    const ms = await passWith('length-lie', LOG, h);
+    expect(await getReceipt(app, h)).toMatchObject({ status: 'pending' });
+    // The adapter's timeout is 10 s: refusing on the declared length answers long before.
+    expect(ms).toBeLessThan(5000);
+    await confirmsAfterwards(h);
+  });
+
+  it('a redirect of /add to another host is not followed (the token and the hash never reach it)', async () => {
+    const h = hashOf('upstream redirect');
+    const hits = elsewhereHits;
+    await passWith('redirect', LOG, h);
+    expect(elsewhereHits - hits).toBe(0);
+    expect(await getReceipt(app, h)).toMatchObject({ status: 'pending' });
+    await confirmsAfterwards(h);
+  });
+
+  it('a timestamp no date can hold is dropped, not retried for ever: the receipt is confirmed without one', async () => {
+    const h = hashOf('upstream huge timestamp');
+    await passWith('huge-timestamp', LOG, h);
+    const receipt = await getReceipt(app, h);
+    expect(receipt).toMatchObject({ status: 'confirmed' });
+    expect(receipt['anchored_at']).toBeUndefined();
+  });
+});
+
+describe('P155: a hostile EVM JSON-RPC cannot redirect the anchor writes', () => {
+  it('a redirect of eth_sendRawTransaction to another host is not followed', async () => {
+    const h = hashOf('upstream evm redirect');
+    const hits = elsewhereHits;
+    await passWith('redirect', 'ethereum', h);
+    expect(elsewhereHits - hits).toBe(0);
+    expect((await getReceipt(app, h))['status']).not.toBe('confirmed');
+  });
+});
+
+describe('P155: a hostile Esplora explorer cannot flood or redirect the Bitcoin writes', () => {
+  it('a 48 MiB answer to the wallet UTXO query is cut: nothing is signed or broadcast, the request stays queued', async () => {
+    const h = hashOf('upstream btc huge');
+    const [broadcasts, cut] = [esplora.broadcasts.length, cutShort];
+    expect((await postAnchor(app, h, 'bitcoin')).statusCode).toBe(202);
+    btcMode = 'huge-utxo';
+    await app.anchorWorker.run('bitcoin', true).catch(() => undefined);
+    btcMode = 'forward';
+    expect(esplora.broadcasts.length).toBe(broadcasts);
+    expect((await getReceipt(app, h))['tx_id']).toBeUndefined();
+    await expect.poll(() => cutShort - cut, { timeout: 5000 }).toBeGreaterThan(0);
+  });
+
+  it('a redirect of POST /tx to another host is not followed (the signed transaction never reaches it)', async () => {
+    const h = hashOf('upstream btc redirect');
+    const hits = elsewhereHits;
+    expect((await postAnchor(app, h, 'bitcoin')).statusCode).toBe(202);
+    btcMode = 'redirect-tx';
+    await app.anchorWorker.run('bitcoin', true).catch(() => undefined);
+    btcMode = 'forward';
+    expect(elsewhereHits - hits).toBe(0);
+  });
+});

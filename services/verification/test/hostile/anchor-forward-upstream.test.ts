@@ -1,0 +1,150 @@
+// POST /anchor forwards to the anchor service (ANCHOR_SERVICE_URL): that upstream, seen as faulty or hostile
+// (P156). The real verification service over HTTP; the "anchor service" is a local node:http server that answers
+// well, or with a huge body, a lying Content-Length or a redirect to another host. The caller gets a 502 at once,
+// the body is never buffered past the cap, and the other host never sees the caller's token.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type RunningApp, startApp } from '../../src/test-support.ts';
+
+type Mode = 'honest' | 'huge' | 'length-lie' | 'drip' | 'redirect';
+
+const HUGE_PADDING = 32 * 1024 * 1024;
+const ACCEPTED = JSON.stringify({ accepted: true, status: 'pending' });
+let mode: Mode = 'honest';
+let upstream: Server;
+let elsewhere: Server;
+let elsewhereUrl: string;
+let elsewhereHits = 0;
+let cutShort = 0;
+let verifier: RunningApp;
+
+async function listen(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+}
+
+async function writeHuge(res: ServerResponse, bytes: number, tail: string): Promise<void> {
+  res.on('close', () => {
+    if (!res.writableFinished) cutShort += 1;
+  });
+  const chunk = Buffer.alloc(64 * 1024, 0x20);
+  for (let sent = 0; sent < bytes && !res.destroyed; sent += chunk.length) {
+    if (!res.write(chunk)) {
+      await new Promise<void>((resolve) => {
+        res.once('drain', resolve);
+        res.once('close', resolve);
+      });
+    }
+  }
+  if (!res.destroyed) res.end(tail);
+}
+
+async function anchorService(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  for await (const _ of req) {
+    // drain the forwarded request
+  }
+  const json = { 'content-type': 'application/json' };
+  switch (mode) {
+    case 'honest':
+      res.writeHead(202, json).end(ACCEPTED);
+      return;
+    case 'huge':
+      res.writeHead(202, json);
+      await writeHuge(res, HUGE_PADDING, ACCEPTED);
+      return;
+    case 'length-lie':
+      res.writeHead(202, { ...json, 'content-length': String(500 * 1024 * 1024) });
+      res.write('{"accepted":');
+      return;
+    case 'drip': {
+      // Headers at once, then a byte every 100 ms, never the end of the answer.
+      res.writeHead(202, json);
+      res.write('{"accepted":');
+      const timer = setInterval(() => res.write(' '), 100);
+      res.on('close', () => clearInterval(timer));
+      return;
+    }
+    case 'redirect':
+      res.writeHead(307, { location: `${elsewhereUrl}/anchor` }).end();
+      return;
+  }
+}
+
+beforeAll(async () => {
+  upstream = createServer((req, res) => {
+    anchorService(req, res).catch(() => res.destroy());
+  });
+  const upstreamUrl = await listen(upstream);
+  elsewhere = createServer((req, res) => {
+    elsewhereHits += 1;
+    req.resume();
+    req.on('end', () => res.writeHead(202, { 'content-type': 'application/json' }).end(ACCEPTED));
+  });
+  elsewhereUrl = await listen(elsewhere);
+  verifier = await startApp({ ANCHOR_SERVICE_URL: upstreamUrl, VERIFY_RATE_LIMIT_PER_MINUTE: '0' });
+});
+
+afterAll(async () => {
+  await verifier?.close();
+  for (const server of [upstream, elsewhere]) {
+    server?.closeAllConnections();
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  }
+});
+
+beforeEach(() => {
+  mode = 'honest';
+});
+
+async function postAnchor(): Promise<{ status: number; json: Record<string, unknown>; ms: number }> {
+  const started = performance.now();
+  const res = await fetch(`${verifier.url}/anchor`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer caller-token' },
+    body: JSON.stringify({ bundle_hash: `sha256:${'ab'.repeat(32)}` }),
+  });
+  return {
+    status: res.status,
+    json: (await res.json()) as Record<string, unknown>,
+    ms: performance.now() - started,
+  };
+}
+
+describe('P156: a hostile anchor service behind POST /anchor', () => {
+  it('an honest anchor service: its 202 is passed through (the fixture is real)', async () => {
+    expect(await postAnchor()).toMatchObject({ status: 202, json: { accepted: true } });
+  });
+
+  it('a 32 MiB answer is cut at the cap: 502, not buffered and passed on', async () => {
+    mode = 'huge';
+    const before = cutShort;
+    const { status, json } = await postAnchor();
+    expect(status).toBe(502);
+    expect(json).toMatchObject({ error: { code: 'BAD_GATEWAY', retryable: true } });
+    expect(JSON.stringify(json)).toMatch(/larger than 262144 bytes/);
+    await expect.poll(() => cutShort - before, { timeout: 5000 }).toBeGreaterThan(0);
+  });
+
+  it('a Content-Length of 500 MB: 502 at once, not a 504 after the 15 s forward timeout', async () => {
+    mode = 'length-lie';
+    const { status, ms } = await postAnchor();
+    expect(status).toBe(502);
+    expect(ms).toBeLessThan(5000);
+  });
+
+  it('headers, then a byte every 100 ms for ever: 504 GATEWAY_TIMEOUT after the forward timeout, not a 500', async () => {
+    mode = 'drip';
+    const { status, json } = await postAnchor();
+    expect(status).toBe(504);
+    expect(json).toMatchObject({ error: { code: 'GATEWAY_TIMEOUT', retryable: true } });
+  }, 30_000);
+
+  it('a redirect to another host is not followed: 502, that host never sees the request or its token', async () => {
+    mode = 'redirect';
+    const before = elsewhereHits;
+    const { status, json } = await postAnchor();
+    expect(status).toBe(502);
+    expect(JSON.stringify(json)).toMatch(/redirect/);
+    expect(elsewhereHits - before).toBe(0);
+  });
+});
