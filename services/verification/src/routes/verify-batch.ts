@@ -88,31 +88,45 @@ export async function verifyBatchRoute(
     httpError('PAYLOAD_TOO_LARGE', `A batch body holds at most ${maxBytes} bytes`, { retryable: false });
 
   // Every bundle of a batch counts against the caller's budget, as it would as one /verify request each
-  // (P32), all taken in one atomic step (one Redis round trip per batch), or none when they do not all
-  // fit (P78). The store of @fastify/rate-limit: Redis when REDIS_URL is set, so replicas share it.
+  // (P32), all taken in one atomic step (one Redis round trip; one more looks before the body, P166), or none
+  // when they do not all fit (P78). The store of @fastify/rate-limit: Redis when REDIS_URL is set, so
+  // replicas share it.
   const perMinute = options.rateLimitPerMinute;
   const takeUnits = perMinute > 0 ? app.takeRateLimitUnits : undefined;
   if (perMinute > 0 && takeUnits === undefined) {
     app.log.warn('no rate limiter installed: POST /verify/batch is not rate-limited');
   }
-  const chargeBundles = async (request: FastifyRequest, count: number): Promise<void> => {
-    if (takeUnits === undefined) return;
-    const charged = await takeUnits(`verify-batch:${rateLimitKey(request)}`, count, perMinute, 60_000);
-    if (charged.taken) return;
-    // A batch larger than the whole budget never fits: the window's full length is the honest wait.
-    const waitMs = count > perMinute ? 60_000 : charged.ttlMs;
+  const budgetKey = (request: FastifyRequest) => `verify-batch:${rateLimitKey(request)}`;
+  const overBudget = (waitMs: number, why: (retryAfter: number) => string) => {
     const retryAfter = Math.max(1, Math.ceil(waitMs / 1000));
-    const room = Math.max(0, perMinute - charged.current);
-    const why =
-      count > perMinute
-        ? `a batch of more than ${perMinute} bundles never fits: split it`
-        : `this batch of ${count} does not fit (${room} left; none were taken); retry in ${retryAfter} s`;
-    throw protocolError(
+    return protocolError(
       'RATE_LIMIT_EXCEEDED',
       profile,
-      `Rate limit exceeded: ${perMinute} bundles per minute, counted per bundle of a batch; ${why}`,
+      `Rate limit exceeded: ${perMinute} bundles per minute, counted per bundle of a batch; ${why(retryAfter)}`,
       { headers: { 'retry-after': String(retryAfter) } },
     );
+  };
+  const chargeBundles = async (request: FastifyRequest, count: number): Promise<void> => {
+    if (takeUnits === undefined) return;
+    const charged = await takeUnits(budgetKey(request), count, perMinute, 60_000);
+    if (charged.taken) return;
+    // A batch larger than the whole budget never fits: the window's full length is the honest wait.
+    const room = Math.max(0, perMinute - charged.current);
+    throw overBudget(count > perMinute ? 60_000 : charged.ttlMs, (retryAfter) =>
+      count > perMinute
+        ? `a batch of more than ${perMinute} bundles never fits: split it`
+        : `this batch of ${count} does not fit (${room} left; none were taken); retry in ${retryAfter} s`,
+    );
+  };
+  /**
+   * Before the body is read (P166): a caller with no bundle left in its window gets its 429 now, not after
+   * up to 8 MiB were read, scanned and copied. Taking no units only reads the count (it may open the window).
+   */
+  const refuseWhenSpent = async (request: FastifyRequest): Promise<void> => {
+    if (takeUnits === undefined) return;
+    const budget = await takeUnits(budgetKey(request), 0, perMinute, 60_000);
+    if (budget.current < perMinute) return;
+    throw overBudget(budget.ttlMs, (retryAfter) => `none left; retry in ${retryAfter} s`);
   };
 
   /** One answer item as NDJSON text or a CBOR item. */
@@ -169,10 +183,12 @@ export async function verifyBatchRoute(
         produces: [NDJSON_CONTENT_TYPE, CBOR_SEQ_CONTENT_TYPE],
         response: errorResponses,
       },
-      // Before the body is read: a declared length over the limit is refused with this route's limit.
+      // Before the body is read: a declared length over the limit is refused with this route's limit, and a
+      // caller whose budget is spent with its 429.
       onRequest: async (request) => {
         const declared = Number(request.headers['content-length']);
         if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
+        await refuseWhenSpent(request);
       },
     },
     async (request, reply) => {
