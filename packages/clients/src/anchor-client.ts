@@ -72,6 +72,10 @@ export async function jsonRpc(
     const shown = JSON.stringify(answer.id ?? null).slice(0, 40);
     throw new SourceUnavailable(`${method}: the answer has id ${shown}, not the request's ${id}`);
   }
+  // Neither result nor error is no answer at all, not the node's `null` for an unknown transaction (P161).
+  if (!Object.hasOwn(answer, 'result')) {
+    throw new SourceUnavailable(`${method}: HTTP ${status}, a JSON-RPC answer without result`);
+  }
   return answer.result ?? null;
 }
 
@@ -94,11 +98,8 @@ async function verifyEvm(
   ]);
   return checkEvmChainData(
     prepared,
-    {
-      ...(typeof chainId === 'string' ? { chainId } : {}),
-      txReceipt,
-      tipBlock: typeof tipBlock === 'string' ? tipBlock : 0,
-    },
+    // The answers as given: core judges their shape, a malformed one being the source unavailable (P161).
+    { ...(r.chain_id === undefined ? {} : { chainId }), txReceipt, tipBlock },
     confirmationsFor(sources, 'evm'),
   );
 }

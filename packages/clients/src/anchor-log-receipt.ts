@@ -119,12 +119,14 @@ async function verifyLogSigned(
     const answer = await getJson(sources, `${logUrl}/proof/${index}?tree_size=${head.size}`);
     if (answer.status === 404)
       return fail(`log ${logUrl} has no entry ${index} at tree size ${head.size}`, 'log');
-    const proof = (answer.body as { proof?: unknown } | undefined)?.proof;
-    const included = verifyTlogInclusion(head, {
-      bundleHash,
-      index,
-      proof: Array.isArray(proof) ? proof : [],
-    });
+    // An error status or an answer without a proof list says nothing about the entry (P161): only a
+    // well-formed proof that does not lead to the signed root is a contradiction.
+    if (answer.status !== 200) throw new SourceUnavailable(`log ${logUrl} answered HTTP ${answer.status}`);
+    const proof = (answer.body as { proof?: unknown } | null | undefined)?.proof;
+    if (!Array.isArray(proof) || !proof.every((p) => typeof p === 'string')) {
+      throw new SourceUnavailable(`log ${logUrl} answered without a proof[] of entry ${index}`);
+    }
+    const included = verifyTlogInclusion(head, { bundleHash, index, proof });
     if (!included.ok) return fail(included.error.message, 'log');
     return pass(
       `the signed checkpoint of size ${head.size} includes the bundle hash at index ${index}`,

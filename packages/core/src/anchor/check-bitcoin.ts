@@ -2,7 +2,6 @@
 import { fromHex } from '../encoding/index.ts';
 import { parseBitcoinTransaction } from './bitcoin-tx.ts';
 import {
-  ANCHOR_CHECK_CODES,
   type AnchorCheck,
   anchorFail,
   isoSeconds,
@@ -10,6 +9,7 @@ import {
   notYetSent,
   type PreparedReceipt,
   sameInstant,
+  sourceMalformed,
 } from './check-outcome.ts';
 import { opReturnData, parseAnchorPayload } from './payload.ts';
 import type { BitcoinAnchorReceipt } from './receipt.ts';
@@ -37,14 +37,15 @@ export function checkBitcoinChainData(
   const kind = 'bitcoin' as const;
   if (r.tx_id === undefined) return notYetSent(prepared);
   const raw = typeof data.rawTx === 'string' ? fromHex(data.rawTx.trim().toLowerCase()) : data.rawTx;
-  if (raw === undefined)
-    return anchorFail('explorer returned no transaction hex', ANCHOR_CHECK_CODES.malformed, { kind });
+  // An answer that is not a transaction, or is another transaction than asked, is the explorer at fault (P161).
+  if (raw === undefined) return sourceMalformed('explorer returned no transaction hex', kind);
   const tx = parseBitcoinTransaction(raw);
-  if (!tx.ok) return anchorFail(tx.error.message, ANCHOR_CHECK_CODES.malformed, { kind });
+  if (!tx.ok) return sourceMalformed(`explorer's transaction: ${tx.error.message}`, kind);
   if (tx.value.txid !== r.tx_id) {
-    return anchorFail(`the explorer's transaction hashes to ${tx.value.txid}, not ${r.tx_id}`, undefined, {
+    return sourceMalformed(
+      `the explorer answered for another transaction (${tx.value.txid}, not ${r.tx_id})`,
       kind,
-    });
+    );
   }
   const payloads = tx.value.outputs
     .map((o) => opReturnData(o.script))
@@ -59,16 +60,19 @@ export function checkBitcoinChainData(
       { kind },
     );
   }
-  const status = (data.status ?? {}) as Record<string, unknown>;
+  const status = data.status as Record<string, unknown> | null;
+  if (typeof status !== 'object' || status === null || typeof status['confirmed'] !== 'boolean') {
+    return sourceMalformed('explorer status is not {confirmed: boolean, …}', kind);
+  }
   const warnings = [...prepared.warnings];
-  if (status['confirmed'] !== true) {
+  if (!status['confirmed']) {
     if (r.status === 'confirmed')
       return anchorFail(`transaction ${r.tx_id} is not in a block`, undefined, { kind });
     return needConfirmations({ ...prepared, warnings }, 0, minConfirmations, `transaction ${r.tx_id}`);
   }
   const height = status['block_height'];
   if (typeof height !== 'number' || !Number.isSafeInteger(height) || height < 0) {
-    return anchorFail('explorer status lacks block_height', ANCHOR_CHECK_CODES.malformed, { kind });
+    return sourceMalformed('explorer status lacks block_height', kind);
   }
   if (r.block_height !== undefined && r.block_height !== height) {
     if (r.status === 'confirmed')
@@ -78,6 +82,9 @@ export function checkBitcoinChainData(
     warnings.push(`pending receipt named block ${r.block_height}; the transaction is now in block ${height}`);
   }
   const blockTime = status['block_time'];
+  if (blockTime !== undefined && (typeof blockTime !== 'number' || !Number.isSafeInteger(blockTime))) {
+    return sourceMalformed('explorer status has a block_time that is not a number of seconds', kind);
+  }
   if (
     r.status === 'confirmed' &&
     r.anchored_at !== undefined &&

@@ -3,12 +3,12 @@ import { fromHex, toHex } from '../encoding/index.ts';
 import { rfc9162LeafHash, verifyRfc9162Inclusion } from '../merkle/index.ts';
 import { bundleHashDigest } from './batch.ts';
 import {
-  ANCHOR_CHECK_CODES,
   type AnchorCheck,
   anchorFail,
   anchorPass,
   notYetSent,
   type PreparedReceipt,
+  sourceMalformed,
 } from './check-outcome.ts';
 import type { LogAnchorReceipt } from './receipt.ts';
 
@@ -31,16 +31,25 @@ export function checkLogProofData(
   const size = a['tree_size'];
   const root = a['root'];
   const leafHash = a['leaf_hash'];
+  const answeredIndex = a['log_index'];
+  // Not an answer, or about another entry than asked: the log at fault, not the receipt (P161).
   if (
     !Array.isArray(proof) ||
     typeof size !== 'number' ||
+    !Number.isSafeInteger(size) ||
+    size < 1 ||
     typeof root !== 'string' ||
     !proof.every((p) => typeof p === 'string' && /^[0-9a-f]{64}$/.test(p)) ||
-    !/^[0-9a-f]{64}$/.test(root)
+    !/^[0-9a-f]{64}$/.test(root) ||
+    (leafHash !== undefined && (typeof leafHash !== 'string' || !/^[0-9a-f]{64}$/.test(leafHash)))
   ) {
-    return anchorFail('the log answered without {tree_size, proof[], root}', ANCHOR_CHECK_CODES.malformed, {
+    return sourceMalformed('the log answered without {tree_size, proof[], root}', kind);
+  }
+  if (answeredIndex !== undefined && answeredIndex !== logIndex) {
+    return sourceMalformed(
+      `the log answered for entry ${String(answeredIndex).slice(0, 20)}, not ${logIndex}`,
       kind,
-    });
+    );
   }
   const digest = bundleHashDigest(bundleHash) as Uint8Array;
   const leaf = rfc9162LeafHash(digest);

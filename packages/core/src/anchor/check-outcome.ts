@@ -5,9 +5,11 @@ import type { ParsedAnchorReceipt } from './receipt.ts';
 export type AnchorCheckStatus = 'pass' | 'fail' | 'skipped';
 
 /**
- * Outcome of a receipt check. `fail`: the receipt contradicts the hash or the chain. `skipped`: nothing
- * could be decided (source unreachable, not yet anchored or confirmed, no source configured); `retryable`
- * says whether asking again later may decide it.
+ * Outcome of a receipt check. `fail`: the receipt contradicts the hash, or a well-formed answer of the chain or
+ * log contradicts it (no such transaction, reverted, another block, no matching event or payload, a proof that
+ * does not verify). `skipped`: nothing could be decided (source unreachable or answering something that is not
+ * an answer, not yet anchored or confirmed, no source configured); `retryable` says whether asking again later
+ * may decide it.
  */
 export interface AnchorCheck {
   readonly status: AnchorCheckStatus;
@@ -29,7 +31,7 @@ export interface AnchorCheck {
 
 /**
  * Codes used by anchor checks (registry names, rendered with the profile's prefix):
- * contradiction E202, malformed receipt or chain answer E002, source unreachable E701 (retryable),
+ * contradiction E202, malformed receipt E002, source unreachable or its answer malformed E701 (retryable, P161),
  * not anchored or confirmed yet E702 (retryable), no source configured for the chain E901,
  * a log checkpoint without the witness quorum the verifier requires E103 (P60).
  */
@@ -68,6 +70,21 @@ export function anchorSkipped(
     ...extra,
     warnings: [message, ...(extra.warnings ?? [])],
   };
+}
+
+/**
+ * The source answered something that is not an answer (P161): a field missing or of the wrong type, or about
+ * another transaction or entry than asked. It says nothing about the receipt, so it is the source being
+ * unavailable, as an unreachable or non-JSON one is: `skipped` E701, retryable, kept only for the retry TTL. A
+ * `fail` here would let a faulty node turn a genuine bundle into `verified: false` for the whole cache TTL, and
+ * would tell an attacker nothing a lying source could not already say with a well-formed "no such transaction".
+ */
+export function sourceMalformed(
+  message: string,
+  kind: ParsedAnchorReceipt['kind'],
+  extra: Partial<AnchorCheck> = {},
+): AnchorCheck {
+  return anchorSkipped(message, ANCHOR_CHECK_CODES.unreachable, true, { kind, ...extra });
 }
 
 /** A receipt that passed the offline checks: what the chain must show. */

@@ -5,6 +5,7 @@ import { fromHex, toHex, utf8Encode } from '../encoding/index.ts';
 import { rfc9162InclusionProof, rfc9162LeafHash, rfc9162Root } from '../merkle/index.ts';
 import {
   ANCHORED_EVENT_TOPIC0,
+  type AnchorCheck,
   buildAnchorBatch,
   checkBitcoinChainData,
   checkEvmChainData,
@@ -204,12 +205,16 @@ describe('Bitcoin chain data', () => {
     expect(check).toMatchObject({ status: 'pass', confirmations: 6 });
   });
 
-  it('fails for a transaction that is not tx_id, a payload for another root, or another block', () => {
+  it('fails for a payload for another root, or another block; another transaction than asked is no answer', () => {
     const p = prepared(receipt(), hashes[1]!);
     const other = handMadeTransaction(utf8Encode(`proto:v2:${'00'.repeat(32)}`), false);
-    expect(checkBitcoinChainData(p, { rawTx: other.raw, status, tipHeight: 105 }).message).toMatch(
-      /hashes to/,
-    );
+    // The explorer was asked for tx_id and gave another transaction: it is at fault, not the receipt (P161).
+    expect(checkBitcoinChainData(p, { rawTx: other.raw, status, tipHeight: 105 })).toMatchObject({
+      status: 'skipped',
+      code: 'CIRCUIT_OPEN',
+      retryable: true,
+      message: expect.stringMatching(/another transaction/),
+    });
     const q = prepared(receipt({ tx_id: other.txid }), hashes[1]!);
     expect(checkBitcoinChainData(q, { rawTx: other.raw, status, tipHeight: 105 }).message).toMatch(
       /no OP_RETURN/,
@@ -260,6 +265,121 @@ describe('log proof data', () => {
     const p = prepared(receipt, hashes[2]!);
     expect(checkLogProofData(p, hashes[2]!, { ...answer, leaf_hash: toHex(leaves[1]!) }).status).toBe('fail');
     expect(checkLogProofData(p, hashes[2]!, { ...answer, root: 'ee'.repeat(32) }).status).toBe('fail');
-    expect(checkLogProofData(p, hashes[2]!, { nothing: true }).code).toBe('ARTIFACT_SCHEMA_INVALID');
+  });
+});
+
+describe('P161: an answer that is not an answer is the source unavailable (E701, retryable), never a fail', () => {
+  const unavailable = (check: AnchorCheck, pattern: RegExp) =>
+    expect(check, check.message).toMatchObject({
+      status: 'skipped',
+      code: 'CIRCUIT_OPEN',
+      retryable: true,
+      message: expect.stringMatching(pattern),
+    });
+
+  it('EVM: a transaction receipt of the wrong shape, a tip or chain id that is not a quantity', () => {
+    const p = prepared(evmReceipt(0), hashes[0]!);
+    const run = (txReceipt: unknown, tipBlock: unknown = 40) => checkEvmChainData(p, { txReceipt, tipBlock });
+    unavailable(run('0xdeadbeef'), /string, not a transaction receipt/);
+    unavailable(run([]), /list, not a transaction receipt/);
+    unavailable(
+      run(nodeReceipt(batch.root, { transactionHash: `0x${'ab'.repeat(32)}` })),
+      /another transaction/,
+    );
+    unavailable(run(nodeReceipt(batch.root, { transactionHash: 7 })), /transactionHash/);
+    unavailable(run(nodeReceipt(batch.root, { status: undefined })), /status/);
+    unavailable(run(nodeReceipt(batch.root, { status: '0x2' })), /status/);
+    unavailable(run(nodeReceipt(batch.root, { blockNumber: undefined })), /block number/);
+    unavailable(run(nodeReceipt(batch.root, { blockNumber: 'twenty' })), /block number/);
+    unavailable(run(nodeReceipt(batch.root, { logs: 'none' })), /logs/);
+    unavailable(run(nodeReceipt(batch.root, { logs: [null] })), /logs/);
+    unavailable(run(nodeReceipt(batch.root), 'latest'), /eth_blockNumber/);
+    unavailable(run(nodeReceipt(batch.root), null), /eth_blockNumber/);
+    const named = prepared(evmReceipt(0, { chain_id: 1337 }), hashes[0]!);
+    for (const chainId of [null, {}, 'mainnet']) {
+      unavailable(
+        checkEvmChainData(named, { chainId, txReceipt: nodeReceipt(batch.root), tipBlock: 40 }),
+        /eth_chainId/,
+      );
+    }
+    // The same chain id as a quantity, a number or a bigint is read alike.
+    for (const chainId of ['0x539', 1337, 1337n]) {
+      expect(
+        checkEvmChainData(named, { chainId, txReceipt: nodeReceipt(batch.root), tipBlock: 40 }).status,
+      ).toBe('pass');
+    }
+  });
+
+  it('Bitcoin: no hex, no transaction, a status of the wrong shape', () => {
+    const payload = utf8Encode(`proto:v2:${batch.root}`);
+    const { raw, txid } = handMadeTransaction(payload, true);
+    const p = prepared(
+      {
+        chain: 'bitcoin',
+        network: 'regtest',
+        tx_id: txid,
+        block_height: 100,
+        bundle_hash: hashes[1],
+        status: 'confirmed',
+        batch_root: batch.root,
+        batch_size: 3,
+        leaf_index: 1,
+        merkle_path: batch.paths[1],
+      },
+      hashes[1]!,
+    );
+    const status = { confirmed: true, block_height: 100, block_time: time };
+    const run = (rawTx: Uint8Array | string, s: unknown) =>
+      checkBitcoinChainData(p, { rawTx, status: s, tipHeight: 105 });
+    expect(run(raw, status).status).toBe('pass');
+    unavailable(run('<html>', status), /no transaction hex/);
+    unavailable(run('00', status), /explorer's transaction/);
+    unavailable(run(raw, null), /explorer status/);
+    unavailable(run(raw, { confirmed: 'yes', block_height: 100 }), /explorer status/);
+    unavailable(run(raw, { confirmed: true }), /block_height/);
+    unavailable(run(raw, { confirmed: true, block_height: '100' }), /block_height/);
+    unavailable(run(raw, { ...status, block_time: 'noon' }), /block_time/);
+  });
+
+  it('log: an answer without {tree_size, proof[], root}, or about another entry', () => {
+    const leaves = hashes.map((h) => rfc9162LeafHash(fromHex(h.slice(7)) as Uint8Array));
+    const root = toHex(rfc9162Root(leaves));
+    const proof = rfc9162InclusionProof(leaves, 2).map(toHex);
+    const p = prepared(
+      {
+        log_url: 'http://127.0.0.1:3002',
+        log_index: 2,
+        merkle_proof: proof,
+        bundle_hash: hashes[2],
+        status: 'confirmed',
+        batch_root: root,
+        batch_size: 3,
+        leaf_index: 2,
+        merkle_path: proof,
+      },
+      hashes[2]!,
+    );
+    const answer = { log_index: 2, tree_size: 3, leaf_hash: toHex(leaves[2]!), proof, root };
+    const run = (a: unknown) => checkLogProofData(p, hashes[2]!, a);
+    expect(run(answer).status).toBe('pass');
+    for (const bad of [
+      null,
+      { nothing: true },
+      { ...answer, proof: 'none' },
+      { ...answer, proof: [1] },
+      { ...answer, tree_size: '3' },
+      { ...answer, tree_size: 0 },
+      { ...answer, tree_size: 2.5 },
+      { ...answer, root: 'EE' },
+      { ...answer, leaf_hash: 5 },
+    ]) {
+      unavailable(run(bad), /without \{tree_size, proof\[\], root\}/);
+    }
+    unavailable(run({ ...answer, log_index: 1 }), /entry 1, not 2/);
+    // A well-formed proof that does not lead to the root stays a contradiction.
+    expect(run({ ...answer, proof: ['ee'.repeat(32), ...proof.slice(1)] })).toMatchObject({
+      status: 'fail',
+      code: 'MERKLE_ROOT_MISMATCH',
+    });
   });
 });
