@@ -2,7 +2,7 @@
 // context ‖ 0x00 ‖ jcs(list without signature), and its freshness (next_update). Issue 17 item 3; D20.
 import { concat, equalBytes, fromBase64, utf8, verifyEd25519 } from '../shared/bytes.js';
 import { canonicalize } from '../shared/jcs.js';
-import { badge, clear, el, facts, getJson, relative, timeEl } from '../shared/ui.js';
+import { badge, clear, el, facts, getJson, relative, textOf, timeEl } from '../shared/ui.js';
 
 const $ = (selector) => document.querySelector(selector);
 /** The verifier's skew allowance for updated_at in the future (core DEFAULT_MAX_CLOCK_SKEW_MS). */
@@ -51,6 +51,36 @@ function freshness(list) {
   };
 }
 
+/**
+ * The banner over the list. Its dates are part of what the signature covers: a list whose signature does not
+ * verify has no date worth judging (anyone in the path could have moved next_update), so it is never called
+ * fresh, and never green (P164).
+ */
+function banner(list, check) {
+  if (!check.ok)
+    return el(
+      'div',
+      { class: 'verdict fail', id: 'freshness-banner', 'data-state': 'unverified' },
+      el('strong', {}, '✘ NOT VERIFIED'),
+      el(
+        'span',
+        {},
+        `${check.message} Do not rely on this list: its entries and dates (next update ${textOf(list.next_update)}) are not the issuer's.`,
+      ),
+    );
+  const fresh = freshness(list);
+  return el(
+    'div',
+    {
+      class: `verdict ${fresh.state === 'stale' ? 'fail' : 'pass'}`,
+      id: 'freshness-banner',
+      'data-state': fresh.state,
+    },
+    el('strong', {}, fresh.state === 'stale' ? 'STALE' : 'FRESH'),
+    el('span', {}, fresh.text),
+  );
+}
+
 async function load() {
   const { body: config } = await getJson('/console/config.json');
   const response = await fetch(config.list_path, { headers: { accept: 'application/json' } });
@@ -62,15 +92,7 @@ async function load() {
     return;
   }
   const check = await verifySignature(list, config);
-  const fresh = freshness(list);
-  clear($('#freshness')).append(
-    el(
-      'div',
-      { class: `verdict ${fresh.state === 'stale' ? 'fail' : 'pass'}`, id: 'freshness-banner' },
-      el('strong', {}, fresh.state === 'stale' ? 'STALE' : 'FRESH'),
-      el('span', {}, fresh.text),
-    ),
-  );
+  clear($('#freshness')).append(banner(list, check));
   clear($('#list')).append(
     el(
       'p',

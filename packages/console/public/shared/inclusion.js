@@ -5,15 +5,16 @@ import { leafHash, verifyInclusion } from './merkle.js';
 import { parseCheckpoint, verifyNote } from './note.js';
 import { checkWitnessQuorum, describeWitnesses } from './witnesses.js';
 
-async function json(url) {
-  const response = await fetch(url, { headers: { accept: 'application/json' } });
+/** GET `url` as JSON; `signal` aborts it (the verify page's look-up of a result that was cleared, P163). */
+async function json(url, signal) {
+  const response = await fetch(url, { headers: { accept: 'application/json' }, signal });
   const body = await response.json().catch(() => undefined);
   return { status: response.status, body };
 }
 
 /** The latest signed checkpoint, its Ed25519 signature checked against the keys the log shows. */
-export async function signedCheckpoint(logUrl) {
-  const { status, body } = await json(`${logUrl}/root/signed`);
+export async function signedCheckpoint(logUrl, signal) {
+  const { status, body } = await json(`${logUrl}/root/signed`, signal);
   if (status !== 200 || typeof body?.checkpoint !== 'string') {
     throw new Error(body?.error?.message ?? `the log answered ${status} for its checkpoint`);
   }
@@ -23,11 +24,11 @@ export async function signedCheckpoint(logUrl) {
 }
 
 /** Proof of the leaf at `index` against a checkpoint; leaf hash recomputed from the bundle hash. */
-export async function proveEntry(logUrl, index, bundleHash, checkpoint) {
+export async function proveEntry(logUrl, index, bundleHash, checkpoint, signal) {
   const digest = fromHex(String(bundleHash).replace(/^sha256:/, ''));
   if (digest?.length !== 32) throw new Error('the bundle hash is not sha256:<64 hex>');
   const leaf = await leafHash(digest);
-  const { status, body } = await json(`${logUrl}/proof/${index}?tree_size=${checkpoint.size}`);
+  const { status, body } = await json(`${logUrl}/proof/${index}?tree_size=${checkpoint.size}`, signal);
   if (status !== 200) throw new Error(body?.error?.message ?? `the log answered ${status} for the proof`);
   const proof = (body.proof ?? []).map(fromHex);
   if (proof.some((p) => p?.length !== 32)) throw new Error('the proof holds a malformed hash');
@@ -44,12 +45,13 @@ export async function proveEntry(logUrl, index, bundleHash, checkpoint) {
 /**
  * Whole check for the verify page: look the hash up, then prove it against a signed checkpoint. With the
  * operator's witnesses ({keys, quorum}, P61) the checkpoint must also carry their quorum of cosignatures.
+ * `signal` aborts every request of the check.
  */
-export async function checkBundleInLog(logUrl, bundleHash, witnesses) {
-  const found = await json(`${logUrl}/lookup?bundle_hash=${encodeURIComponent(bundleHash)}`);
+export async function checkBundleInLog(logUrl, bundleHash, witnesses, signal) {
+  const found = await json(`${logUrl}/lookup?bundle_hash=${encodeURIComponent(bundleHash)}`, signal);
   if (found.status === 404) return { state: 'missing', message: 'This bundle hash is not in the log.' };
   if (found.status !== 200) throw new Error(found.body?.error?.message ?? `the log answered ${found.status}`);
-  const { summary, signature, checkpoint } = await signedCheckpoint(logUrl);
+  const { summary, signature, checkpoint } = await signedCheckpoint(logUrl, signal);
   if (!signature.ok || !checkpoint) {
     return { state: 'fail', message: `The log's checkpoint does not verify (${signature.reason}).` };
   }
@@ -72,7 +74,7 @@ export async function checkBundleInLog(logUrl, bundleHash, witnesses) {
       message: `Entry #${index} is logged but not yet covered by a signed checkpoint.${witnessed}`,
     };
   }
-  const proof = await proveEntry(logUrl, index, bundleHash, checkpoint);
+  const proof = await proveEntry(logUrl, index, bundleHash, checkpoint, signal);
   return proof.ok
     ? {
         state: 'included',

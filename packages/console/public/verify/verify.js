@@ -27,6 +27,23 @@ const fileInput = $('#bundle-file');
 const dropzone = $('#dropzone');
 let chosen; // {name, bytes} of a dropped or chosen file
 let settings = { config: {} };
+/**
+ * The bundle on the page, numbered: every async step (reading a file, the POST, each await while drawing, the
+ * log look-up) belongs to one generation and drops its output once a newer one started. Clear, a new file, an
+ * edit and Verify each start one and abort the previous one's requests (P163). Without this a slow answer
+ * arriving after Clear or after another file was chosen drew one bundle's verdict under another's name.
+ */
+let generation = 0;
+let controller = new AbortController();
+
+/** Ends the current generation (its fetches are aborted) and starts the next: {signal, live()}. */
+function nextRun() {
+  controller.abort();
+  controller = new AbortController();
+  generation += 1;
+  const id = generation;
+  return { signal: controller.signal, live: () => id === generation };
+}
 
 const TIER_RANK = { routine: 0, standard: 1, elevated: 2, maximum: 3 };
 const MODE_FLOOR = {
@@ -131,6 +148,7 @@ function fromJsonText(source) {
 }
 
 async function verify() {
+  const run = nextRun();
   let input;
   try {
     input = readInput();
@@ -146,8 +164,10 @@ async function verify() {
       method: 'POST',
       headers: { 'content-type': input.type, accept: 'application/json' },
       body: input.body,
+      signal: run.signal,
     });
     const answer = await response.json().catch(() => undefined);
+    if (!run.live()) return;
     if (!isRecord(answer)) throw new Error(`The service answered ${response.status} without a JSON body.`);
     if (answer.error) {
       status.textContent = visible(`${textOf(answer.error.code)}: ${textOf(answer.error.message)}`);
@@ -155,11 +175,12 @@ async function verify() {
       return;
     }
     status.textContent = `Checked the ${input.format} bundle (HTTP ${response.status}): see the verdict below.`;
-    await render(answer, input.signed);
+    await render(answer, input.signed, run);
   } catch (error) {
-    status.textContent = visible(`Could not verify: ${error.message}`);
+    if (run.live()) status.textContent = visible(`Could not verify: ${error.message}`);
   } finally {
-    $('#verify-button').disabled = false;
+    // A newer generation owns the button now (Clear and a new input give it back themselves).
+    if (run.live()) $('#verify-button').disabled = false;
   }
 }
 
@@ -167,7 +188,8 @@ function section(title, id, ...children) {
   return el('section', { class: 'panel', 'aria-labelledby': id }, el('h2', { id }, title), ...children);
 }
 
-async function render(answer, signed) {
+/** Draws the answer section by section; stops at the first await after which `run` is no longer current. */
+async function render(answer, signed, run) {
   clear(result);
   const bundle = isRecord(signed?.bundle) ? signed.bundle : {};
   const details = Array.isArray(answer.error_details) ? answer.error_details : [];
@@ -184,14 +206,18 @@ async function render(answer, signed) {
       tier ? el('span', {}, `checked as ${TIER_MODE[tier] ?? '?'}`) : null,
     ),
   );
-  result.append(await hashPanel(signed, bundle));
+  const hash = await hashPanel(signed, run);
+  if (!run.live()) return;
+  result.append(hash);
   result.append(section('Security tier and mode', 'tier-title', tierExplanation(tier, mode, bundle)));
   result.append(section('Checks', 'checks-title', checksTable(answer.checks ?? {}, details)));
   const failures = failureList(details);
   if (failures) result.append(section('Errors', 'errors-title', failures));
   result.append(section('Warnings', 'warnings-title', warningList(answer)));
   result.append(section('Signers', 'signers-title', signersTable(bundle, signed)));
-  result.append(section('Audit trail', 'timeline-title', await timeline(bundle, details)));
+  const trail = await timeline(bundle, details, run);
+  if (!run.live()) return;
+  result.append(section('Audit trail', 'timeline-title', trail));
 }
 
 function tierExplanation(tier, mode, bundle) {
@@ -487,7 +513,7 @@ async function entryHash(entry) {
   }
 }
 
-async function timeline(bundle, details) {
+async function timeline(bundle, details, run) {
   const entries = Array.isArray(bundle.audit_entries) ? bundle.audit_entries : [];
   if (entries.length === 0) return el('p', { class: 'muted' }, 'This bundle has no audit entries.');
   const checkpoints = Array.isArray(bundle.pq_checkpoints) ? bundle.pq_checkpoints : [];
@@ -519,6 +545,7 @@ async function timeline(bundle, details) {
     const brokenHere =
       (entry?.prev_hash !== undefined && entry.prev_hash !== expected) || serverBreaks.has(i);
     previous = await entryHash(entry);
+    if (!run.live()) return undefined; // superseded: the rest would be drawn for nothing
     while (below < counts.length && counts[below] <= i) below++;
     // What the checkpoints closing here add: the entries after the largest count up to this one (D6).
     const from = below > 0 ? Math.max(0, counts[below - 1]) : 0;
@@ -627,7 +654,7 @@ async function bundleHashOf(signed) {
   }
 }
 
-async function hashPanel(signed) {
+async function hashPanel(signed, run) {
   const { hash, stated } = await bundleHashOf(signed);
   const copied = el('span', { class: 'muted', role: 'status' });
   const log = el('p', { id: 'log-inclusion' });
@@ -657,7 +684,7 @@ async function hashPanel(signed) {
     log,
   );
   const logUrl = settings.config.log_url;
-  if (!hash) return panel;
+  if (!hash || !run.live()) return panel;
   if (!logUrl) {
     log.append(
       'No transparency log is configured for this console (CONSOLE_LOG_URL), so inclusion is not checked.',
@@ -670,12 +697,14 @@ async function hashPanel(signed) {
   const witnesses = Array.isArray(witnessKeys)
     ? { keys: witnessKeys, quorum: settings.config.log_witness_quorum ?? witnessKeys.length }
     : undefined;
-  checkBundleInLog(logUrl, hash, witnesses)
+  checkBundleInLog(logUrl, hash, witnesses, run.signal)
     .then((outcome) => {
+      if (!run.live()) return;
       clear(log).append(badge(outcome.state), ' ', visible(outcome.message));
       log.dataset.state = outcome.state;
     })
     .catch((error) => {
+      if (!run.live()) return; // aborted with its generation
       clear(log).append(badge('fail'), visible(` Could not check the log: ${error.message}`));
       log.dataset.state = 'error';
     });
@@ -684,7 +713,11 @@ async function hashPanel(signed) {
 
 async function takeFile(file) {
   if (!file) return;
+  // A new bundle: whatever was shown or under way was about the previous one.
+  const run = nextRun();
   chosen = undefined;
+  clear(result);
+  $('#verify-button').disabled = false;
   // P158: a file is read whole, then decoded and parsed, at several times its size; a file far beyond what the
   // service reads is refused by its size alone. JSON goes out re-serialised (pretty-printing removed), so a
   // file may be larger than the body the service takes; four times that leaves room for any indentation.
@@ -697,14 +730,28 @@ async function takeFile(file) {
     );
     return;
   }
-  chosen = { name: file.name, bytes: new Uint8Array(await file.arrayBuffer()) };
+  status.textContent = visible(`Reading ${file.name}…`);
+  $('#verify-button').disabled = true;
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  // Another file, Clear or an edit came first: this one is no longer the page's bundle.
+  if (!run.live()) return;
+  $('#verify-button').disabled = false;
+  chosen = { name: file.name, bytes };
   status.textContent = visible(`File ${file.name} (${chosen.bytes.length} bytes) ready: press Verify.`);
 }
 
 fileInput.addEventListener('change', () => takeFile(fileInput.files?.[0]));
 text.addEventListener('input', () => {
+  // The bundle changed under the result: a verdict shown or being drawn was about the text before the edit.
+  const busy = $('#verify-button').disabled || result.hasChildNodes();
+  nextRun();
   chosen = undefined;
   fileInput.value = '';
+  $('#verify-button').disabled = false;
+  if (busy) {
+    clear(result);
+    status.textContent = 'The bundle changed: press Verify to check it.';
+  }
 });
 dropzone.addEventListener('dragover', (event) => {
   event.preventDefault();
@@ -718,6 +765,8 @@ dropzone.addEventListener('drop', (event) => {
 });
 $('#verify-button').addEventListener('click', verify);
 $('#clear-button').addEventListener('click', () => {
+  nextRun();
+  $('#verify-button').disabled = false;
   text.value = '';
   fileInput.value = '';
   chosen = undefined;
