@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { buildSignedBundle, formatVerifierKey, noteVerifierKey } from '@proto/core';
+import { buildAnchorBatch, buildSignedBundle, formatVerifierKey, noteVerifierKey } from '@proto/core';
 import { tempDirSync } from '@proto/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -283,4 +283,50 @@ describe('proto log prove --tiles URL (checkpoint and tiles): exit 2, unusable i
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/--timeout/);
   });
+});
+
+describe('proto receipt verify --rpc URL (through @proto/clients, P154): skipped, retryable, exit 1', {
+  timeout: 20_000,
+}, () => {
+  // A receipt whose path to its root holds offline: only the chain's answers are left to judge.
+  const bundleHash = `sha256:${'ab'.repeat(32)}`;
+  const tree = buildAnchorBatch([bundleHash]);
+  if (!tree.ok) throw new Error(tree.error.message);
+  const receiptFile = `${work.dir}/receipt.json`;
+  writeFileSync(
+    receiptFile,
+    JSON.stringify({
+      chain: 'ethereum',
+      contract: `0x${'12'.repeat(20)}`,
+      tx_id: `0x${'34'.repeat(32)}`,
+      bundle_hash: bundleHash,
+      status: 'pending',
+      batch_root: tree.value.root,
+      batch_size: 1,
+      leaf_index: 0,
+      merkle_path: [],
+    }),
+  );
+
+  for (const which of ['drip', 'huge', 'redirect', 'html'] as const) {
+    it(`${which} answering the JSON-RPC`, async () => {
+      reset(which);
+      const run = await proto([
+        'receipt',
+        'verify',
+        receiptFile,
+        '--bundle-hash',
+        bundleHash,
+        '--rpc',
+        url,
+        '--timeout',
+        '1500',
+      ]);
+      expectHandled(run, which);
+      expect(run.code, run.stderr).toBe(1);
+      const out = JSON.parse(run.stdout) as { status: string; retryable: boolean; message: string };
+      expect(out).toMatchObject({ status: 'skipped', retryable: true });
+      expect(out.message).toMatch(REASON[which]);
+    });
+  }
 });
