@@ -330,3 +330,21 @@ describe('proto receipt verify --rpc URL (through @proto/clients, P154): skipped
     });
   }
 });
+
+describe('proto anchor deploy-contract --rpc URL (viem): exit 3, the deployment failed', {
+  timeout: 20_000,
+}, () => {
+  // viem already times each request, body included (30 s, not waited for here) and caps its answer at 10 MiB.
+  for (const which of ['huge', 'redirect', 'html'] as const) {
+    it(`${which} answering eth_chainId`, async () => {
+      reset(which);
+      const run = await proto(['anchor', 'deploy-contract', '--rpc', url, '--key', 'ab'.repeat(32)]);
+      expectHandled(run, which);
+      expect(run.code, run.stderr).toBe(3);
+      expect(run.stderr).toMatch(/^proto anchor: the deployment failed: /);
+      // One line, without viem's request dump (a later call's body is the signed transaction).
+      expect(run.stderr.trim().split('\n')).toHaveLength(1);
+      if (which === 'redirect') expect(run.stderr).toMatch(REASON.redirect);
+    });
+  }
+});
