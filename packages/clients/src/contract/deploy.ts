@@ -41,7 +41,7 @@ export interface DeployResult {
 }
 
 /** fetch, a redirect being an error that says so rather than a request to wherever it points. */
-async function fetchWithoutRedirect(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+async function fetchWithoutRedirect(input: string | URL | Request, init?: RequestInit): Promise<Response> {
   const response = await fetch(input, { ...init, redirect: 'manual' });
   if (isRedirect(response)) {
     await response.body?.cancel().catch(() => undefined);
