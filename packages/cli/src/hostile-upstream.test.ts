@@ -15,8 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
 const work = tempDirSync('cli-hostile-upstream');
 const HUGE = 64 * 1024 * 1024;
-/** Long enough for the CLI to start on a busy machine, short against the 1.5 s timeout the cases give. */
-const LIMIT_MS = 12_000;
+/** Long enough for the CLI to start on a busy machine, far above the 1.5 s timeout of the drip cases. */
+const LIMIT_MS = 20_000;
 
 type Mode = 'drip' | 'huge' | 'redirect' | 'html';
 
@@ -150,6 +150,12 @@ function expectHandled(run: Run, which: Mode): void {
   if (which === 'redirect') expect(seen.otherHits).toBe(0);
 }
 
+/**
+ * --timeout: 1.5 s for the drip, which only the timeout ends; 8 s for the others, so that reading 16 MiB on a
+ * loaded machine is not cut by the timeout first (the huge answer must be cut by its size).
+ */
+const timeoutFor = (which: Mode): string => (which === 'drip' ? '1500' : '8000');
+
 const REASON: Record<Mode, RegExp> = {
   drip: /did not answer within 1500 ms/,
   huge: /larger than \d+ bytes/,
@@ -158,7 +164,7 @@ const REASON: Record<Mode, RegExp> = {
 };
 
 describe('proto verify --revocation-list URL (a document read from a URL): exit 2, unusable input', {
-  timeout: 20_000,
+  timeout: 30_000,
 }, () => {
   for (const which of ['drip', 'huge', 'redirect', 'html'] as const) {
     it(`${which}`, async () => {
@@ -172,7 +178,7 @@ describe('proto verify --revocation-list URL (a document read from a URL): exit 
         '--revocation-key',
         'unused',
         '--timeout',
-        '1500',
+        timeoutFor(which),
       ]);
       expectHandled(run, which);
       expect(run.code, run.stderr).toBe(2);
@@ -182,7 +188,7 @@ describe('proto verify --revocation-list URL (a document read from a URL): exit 
 });
 
 describe('proto verify --log URL --log-key K (lookup and proof): the check fails, retryable, exit 1', {
-  timeout: 20_000,
+  timeout: 30_000,
 }, () => {
   for (const which of ['drip', 'huge', 'redirect', 'html'] as const) {
     it(`${which} answering the lookup`, async () => {
@@ -196,7 +202,7 @@ describe('proto verify --log URL --log-key K (lookup and proof): the check fails
         '--log-key',
         LOG_KEY,
         '--timeout',
-        '1500',
+        timeoutFor(which),
       ]);
       expectHandled(run, which);
       expect(run.code, run.stderr).toBe(1);
@@ -230,7 +236,7 @@ describe('proto verify --log URL --log-key K (lookup and proof): the check fails
           '--log-key',
           LOG_KEY,
           '--timeout',
-          '1500',
+          timeoutFor(which),
         ]);
         expectHandled(run, which);
         expect(seen.paths).toContain('/tlog-proof/0');
@@ -254,12 +260,21 @@ describe('proto verify --log URL --log-key K (lookup and proof): the check fails
 });
 
 describe('proto log prove --tiles URL (checkpoint and tiles): exit 2, unusable input', {
-  timeout: 20_000,
+  timeout: 30_000,
 }, () => {
   for (const which of ['drip', 'huge', 'redirect', 'html'] as const) {
     it(`${which} answering the checkpoint`, async () => {
       reset(which);
-      const run = await proto(['log', 'prove', '--tiles', url, '--index', '0', '--timeout', '1500']);
+      const run = await proto([
+        'log',
+        'prove',
+        '--tiles',
+        url,
+        '--index',
+        '0',
+        '--timeout',
+        timeoutFor(which),
+      ]);
       expectHandled(run, which);
       expect(run.code, run.stderr).toBe(2);
       expect(run.stderr).toMatch(REASON[which]);
@@ -270,7 +285,16 @@ describe('proto log prove --tiles URL (checkpoint and tiles): exit 2, unusable i
     it(`${which} answering a tile after an honest checkpoint`, async () => {
       // A checkpoint of size 1 (unchecked without --key): the first tile asked is the hostile answer.
       reset(which, { '/checkpoint': `log.example\n1\n${Buffer.alloc(32).toString('base64')}\n` });
-      const run = await proto(['log', 'prove', '--tiles', url, '--index', '0', '--timeout', '1500']);
+      const run = await proto([
+        'log',
+        'prove',
+        '--tiles',
+        url,
+        '--index',
+        '0',
+        '--timeout',
+        timeoutFor(which),
+      ]);
       expectHandled(run, which);
       expect(seen.paths.some((path) => path.startsWith('/tile/'))).toBe(true);
       expect(run.code, run.stderr).toBe(2);
@@ -286,7 +310,7 @@ describe('proto log prove --tiles URL (checkpoint and tiles): exit 2, unusable i
 });
 
 describe('proto receipt verify --rpc URL (through @proto/clients, P154): skipped, retryable, exit 1', {
-  timeout: 20_000,
+  timeout: 30_000,
 }, () => {
   // A receipt whose path to its root holds offline: only the chain's answers are left to judge.
   const bundleHash = `sha256:${'ab'.repeat(32)}`;
@@ -320,7 +344,7 @@ describe('proto receipt verify --rpc URL (through @proto/clients, P154): skipped
         '--rpc',
         url,
         '--timeout',
-        '1500',
+        timeoutFor(which),
       ]);
       expectHandled(run, which);
       expect(run.code, run.stderr).toBe(1);
@@ -332,7 +356,7 @@ describe('proto receipt verify --rpc URL (through @proto/clients, P154): skipped
 });
 
 describe('proto anchor deploy-contract --rpc URL (viem): exit 3, the deployment failed', {
-  timeout: 20_000,
+  timeout: 30_000,
 }, () => {
   // viem already times each request, body included (30 s, not waited for here) and caps its answer at 10 MiB.
   for (const which of ['huge', 'redirect', 'html'] as const) {
