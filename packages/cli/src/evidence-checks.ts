@@ -2,6 +2,7 @@
 // anchor receipt checked against the chain or log the user names, merged into the verdict. D12, D19, D20.
 import { readFile } from 'node:fs/promises';
 import type { BundleAnalysis, ProtocolProfile, VerifyResponse } from '@proto/core';
+import { fetchOkText } from './fetch-answer.ts';
 import { CliError, type CliIo, inputName, parseJson } from './io.ts';
 import { checkLogInclusion } from './log-inclusion.ts';
 import { progress } from './progress.ts';
@@ -94,14 +95,13 @@ async function readDocument(source: string, io: CliIo, timeoutMs: number): Promi
     return parseJson(text, inputName(source));
   }
   progress(io, `fetching ${source}`);
-  let response: Response;
+  // P162: bounded, timed body included, no redirect; each failure is exit 2 (a document that cannot be fetched).
+  const { text, contentType } = await fetchOkText(source, { timeoutMs });
   try {
-    response = await fetch(source, { signal: AbortSignal.timeout(timeoutMs), redirect: 'error' });
-  } catch (cause) {
-    throw new CliError(`${source}: ${cause instanceof Error ? cause.message : String(cause)}`);
+    return parseJson(text, source);
+  } catch {
+    throw new CliError(`${source}: the answer is not JSON (Content-Type ${contentType.slice(0, 60)})`);
   }
-  if (!response.ok) throw new CliError(`${source}: HTTP ${response.status}`);
-  return parseJson(await response.text(), source);
 }
 
 /** Runs the evidence checks the options ask for and merges them into `response` (a failure makes it unverified). */

@@ -4,6 +4,7 @@
 // the keys the user trusts, the proof against the checkpoint's root. The log's own word is never taken
 // (the lookup's root and proof are unsigned; only its index is used, and a proof passes only for this bundle's leaf).
 import type { ErrorName, NoteVerifierKey } from '@proto/core';
+import { fetchAnswer, UnusableAnswer } from './fetch-answer.ts';
 import { CliError, type CliIo } from './io.ts';
 import { progress } from './progress.ts';
 import { checkWitnesses, type WitnessFlags, witnessedLine } from './witness-options.ts';
@@ -20,11 +21,35 @@ export interface LogInclusionOutcome {
   readonly witnessed?: string;
 }
 
-async function get(url: string, timeoutMs: number): Promise<Response | string> {
+interface LogAnswer {
+  readonly status: number;
+  readonly ok: boolean;
+  readonly text: string;
+}
+
+/**
+ * One GET of the log, bounded, timed body included, no redirect (P162); a failure is its one-line message,
+ * which the caller reports as a retryable failure of the check.
+ */
+async function get(url: string, timeoutMs: number): Promise<LogAnswer | string> {
   try {
-    return await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'error' });
+    const { status, bytes } = await fetchAnswer(url, { timeoutMs });
+    return { status, ok: status >= 200 && status <= 299, text: new TextDecoder().decode(bytes) };
   } catch (cause) {
-    return `${url}: ${cause instanceof Error ? cause.message : String(cause)}`;
+    if (cause instanceof UnusableAnswer) return cause.message;
+    throw cause;
+  }
+}
+
+/** The answer as a JSON object, or undefined (a sign-in page, a truncated body). */
+function jsonObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -67,8 +92,9 @@ export async function checkLogInclusion(
     };
   }
   if (!lookup.ok) return unreachable(`${base}/lookup: HTTP ${lookup.status}`);
-  const found = (await lookup.json().catch(() => undefined)) as { log_index?: unknown } | undefined;
-  const index = found?.log_index;
+  const found = jsonObject(lookup.text);
+  if (found === undefined) return unreachable(`${base}/lookup: the answer is not JSON`);
+  const index = found['log_index'];
   if (typeof index !== 'number' || !Number.isSafeInteger(index) || index < 0) {
     return unreachable(`${base}/lookup: the answer has no log_index`);
   }
@@ -84,8 +110,7 @@ export async function checkLogInclusion(
     return unreachable(`entry ${index} is not in a signed checkpoint of ${base} yet`);
   }
   if (!proofAnswer.ok) return unreachable(`${base}/tlog-proof/${index}: HTTP ${proofAnswer.status}`);
-  const text = await proofAnswer.text();
-  const verified = verifyTlogProof(text, bundleHash, keys, { backend: selectCryptoBackend() });
+  const verified = verifyTlogProof(proofAnswer.text, bundleHash, keys, { backend: selectCryptoBackend() });
   if (!verified.ok) {
     return {
       status: 'fail',
@@ -127,7 +152,7 @@ async function proveInWitnessedCheckpoint(
   const answer = await get(`${base}/checkpoint`, timeoutMs);
   if (typeof answer === 'string') return unreachable(answer);
   if (!answer.ok) return unreachable(`${base}/checkpoint: HTTP ${answer.status}`);
-  const note = await answer.text();
+  const note = answer.text;
   const opened = openLogCheckpoint(note, keys, { backend: selectCryptoBackend() });
   if (!opened.ok)
     return {
@@ -157,11 +182,12 @@ async function proveInWitnessedCheckpoint(
   const proofAnswer = await get(`${base}/proof/${index}?tree_size=${head.size}`, timeoutMs);
   if (typeof proofAnswer === 'string') return unreachable(proofAnswer);
   if (!proofAnswer.ok) return unreachable(`${base}/proof/${index}: HTTP ${proofAnswer.status}`);
-  const body = (await proofAnswer.json().catch(() => undefined)) as { proof?: unknown } | undefined;
+  const body = jsonObject(proofAnswer.text);
+  if (body === undefined) return unreachable(`${base}/proof/${index}: the answer is not JSON`);
   const included = verifyTlogInclusion(head, {
     bundleHash,
     index,
-    proof: Array.isArray(body?.proof) ? (body.proof as string[]) : [],
+    proof: Array.isArray(body['proof']) ? (body['proof'] as string[]) : [],
   });
   if (!included.ok)
     return {

@@ -69,12 +69,10 @@ export async function request(
   const origin = new URL(url).origin;
   let res: Response;
   let text: string;
+  const timeoutMs = sources.timeoutMs ?? 10_000;
+  const signal = AbortSignal.timeout(timeoutMs);
   try {
-    res = await doFetch(url, {
-      ...init,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(sources.timeoutMs ?? 10_000),
-    });
+    res = await doFetch(url, { ...init, redirect: 'manual', signal });
     if (isRedirect(res)) {
       await res.body?.cancel().catch(() => undefined);
       throw new SourceUnavailable(
@@ -84,6 +82,11 @@ export async function request(
     text = await readBoundedText(res, sources.maxResponseBytes ?? DEFAULT_MAX_ANSWER_BYTES);
   } catch (error) {
     if (error instanceof SourceUnavailable) throw error;
+    // "The operation was aborted" says nothing of why: a source that drips its answer must read as slow (P162).
+    if (signal.aborted)
+      throw new SourceUnavailable(
+        `${origin} unreachable: did not answer within ${timeoutMs} ms (timeout, body included)`,
+      );
     throw new SourceUnavailable(`${origin} unreachable: ${(error as Error).message}`);
   }
   if (res.status >= 500 || res.status === 429) {

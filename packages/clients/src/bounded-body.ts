@@ -11,17 +11,17 @@ export class AnswerTooLarge extends Error {
 export const DEFAULT_MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
 /**
- * The body of `response` as UTF-8 text, at most `maxBytes` long. Throws AnswerTooLarge (after cancelling the
- * body, which closes the connection) when it declares or turns out to be longer. A timeout or network error
- * while reading is the caller's fetch signal, rethrown as is.
+ * The body of `response`, at most `maxBytes` long. Throws AnswerTooLarge (after cancelling the body, which closes
+ * the connection) when it declares or turns out to be longer. A timeout or network error while reading is the
+ * caller's fetch signal, rethrown as is. Binary answers (a log's tiles) are read this way.
  */
-export async function readBoundedText(response: Response, maxBytes: number): Promise<string> {
+export async function readBoundedBytes(response: Response, maxBytes: number): Promise<Uint8Array> {
   const declared = response.headers.get('content-length');
   if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > maxBytes) {
     await response.body?.cancel().catch(() => undefined);
     throw new AnswerTooLarge(`the answer declares ${Number(declared)} bytes, larger than ${maxBytes} bytes`);
   }
-  if (response.body === null) return '';
+  if (response.body === null) return new Uint8Array(0);
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -41,7 +41,12 @@ export async function readBoundedText(response: Response, maxBytes: number): Pro
     joined.set(chunk, at);
     at += chunk.byteLength;
   }
-  return new TextDecoder().decode(joined);
+  return joined;
+}
+
+/** The body of `response` as UTF-8 text, at most `maxBytes` long: readBoundedBytes, then decoded. */
+export async function readBoundedText(response: Response, maxBytes: number): Promise<string> {
+  return new TextDecoder().decode(await readBoundedBytes(response, maxBytes));
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);

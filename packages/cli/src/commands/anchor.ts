@@ -1,7 +1,7 @@
 // `proto anchor deploy-contract`: deploys the repository's ProtoAnchor contract (contracts/) to an EVM chain.
 // SPEC.md "Anchoring formats" (contract chain), DECISIONS D19; the anchor service then takes ETH_CONTRACT from its output.
 import type { Command, ParsedCommandLine } from '../command.ts';
-import { CliError, type CliIo, EXIT_OK, printJson } from '../io.ts';
+import { CliError, type CliIo, EXIT_INTERNAL, EXIT_OK, printJson } from '../io.ts';
 import { progress } from '../progress.ts';
 
 function integer(values: ParsedCommandLine['values'], name: string): number | undefined {
@@ -26,14 +26,32 @@ async function deploy(values: ParsedCommandLine['values'], io: CliIo): Promise<n
   // viem loads only for this command; the deployment code is a framework-free client the anchor tests share.
   const { deployAnchorContract } = await import('@proto/clients/contract');
   progress(io, `deploying to ${rpc} and waiting for ${confirmations ?? 1} confirmation(s)`);
-  const result = await deployAnchorContract({
-    rpcUrl: rpc,
-    privateKey: key,
-    ...(chainId === undefined ? {} : { chainId }),
-    ...(confirmations === undefined ? {} : { confirmations }),
-  });
+  let result: Awaited<ReturnType<typeof deployAnchorContract>>;
+  try {
+    result = await deployAnchorContract({
+      rpcUrl: rpc,
+      privateKey: key,
+      ...(chainId === undefined ? {} : { chainId }),
+      ...(confirmations === undefined ? {} : { confirmations }),
+    });
+  } catch (cause) {
+    io.stderr(`proto anchor: the deployment failed: ${oneLine(cause)}\n`);
+    return EXIT_INTERNAL;
+  }
   printJson(io, result);
   return EXIT_OK;
+}
+
+/**
+ * viem's errors run to many lines (URL, request body, version): the request body of eth_sendRawTransaction is the
+ * signed transaction, noise on a terminal. Its short message and details say what failed (P162).
+ */
+function oneLine(cause: unknown): string {
+  if (!(cause instanceof Error)) return String(cause);
+  const { shortMessage, details } = cause as Error & { shortMessage?: unknown; details?: unknown };
+  const head = typeof shortMessage === 'string' ? shortMessage : (cause.message.split('\n')[0] ?? '');
+  const text = typeof details === 'string' && details !== '' ? `${head} ${details}` : head;
+  return text.replace(/\s+/g, ' ').trim().slice(0, 500);
 }
 
 const deployContractCommand: Command = {

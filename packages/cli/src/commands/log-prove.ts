@@ -15,6 +15,7 @@ import {
   verifyRfc9162Inclusion,
 } from '@proto/core';
 import type { ParsedCommandLine } from '../command.ts';
+import { fetchOkText } from '../fetch-answer.ts';
 import { CliError, type CliIo, EXIT_NOT_VERIFIED, EXIT_OK, printJson } from '../io.ts';
 import { progress } from '../progress.ts';
 import { checkWitnesses, witnessFlags } from '../witness-options.ts';
@@ -25,10 +26,20 @@ function count(text: unknown, name: string): number {
   return Number(text);
 }
 
-async function get(url: string): Promise<Uint8Array> {
-  const answer = await fetch(url);
-  if (!answer.ok) throw new CliError(`${url}: HTTP ${answer.status}`);
-  return new Uint8Array(await answer.arrayBuffer());
+/** A hash tile of width w is w hashes of 32 bytes (c2sp.org/tlog-tiles): no answer may be longer. */
+const HASH_BYTES = 32;
+
+function milliseconds(text: unknown): number {
+  if (text === undefined) return 10_000;
+  if (typeof text !== 'string' || !/^[1-9]\d{0,8}$/.test(text))
+    throw new CliError('--timeout must be a number of milliseconds', { showUsage: true });
+  return Number(text);
+}
+
+/** GET, bounded, timed body included, no redirect (P162); any failure is exit 2, as an unreadable input. */
+async function get(url: string, timeoutMs: number, maxBytes?: number): Promise<Uint8Array> {
+  const { bytes } = await fetchOkText(url, { timeoutMs, ...(maxBytes === undefined ? {} : { maxBytes }) });
+  return bytes;
 }
 
 export async function runProve(values: ParsedCommandLine['values'], io: CliIo): Promise<number> {
@@ -37,7 +48,11 @@ export async function runProve(values: ParsedCommandLine['values'], io: CliIo): 
     throw new CliError('--tiles must be an http(s) URL');
   const prefix = base.replace(/\/+$/, '');
   const index = count(values.index, 'index');
-  const note = new TextDecoder().decode(await get(`${prefix}/checkpoint`));
+  const timeoutMs = milliseconds(values['timeout']);
+  const note = new TextDecoder().decode(await get(`${prefix}/checkpoint`, timeoutMs));
+  // c2sp.org/tlog-checkpoint: origin, tree size, base64 root. Anything else (a sign-in page) is not the log's.
+  if (!/^[^\n]+\n(0|[1-9]\d{0,15})\n[A-Za-z0-9+/]{43}=\n/.test(note))
+    throw new CliError(`${prefix}/checkpoint: the answer is not a checkpoint (c2sp.org/tlog-checkpoint)`);
   const keyTexts = values.key === undefined ? [] : [values.key].flat();
   let signedBy: string[] | undefined;
   if (keyTexts.length > 0) {
@@ -78,8 +93,16 @@ export async function runProve(values: ParsedCommandLine['values'], io: CliIo): 
       ? count(lines[1], 'tree-size')
       : count(values['tree-size'], 'tree-size');
   if (index >= treeSize) throw new CliError(`--index ${index} is outside a tree of size ${treeSize}`);
-  const fetchTile: TileFetcher = (level, tileIndex, width) =>
-    get(`${prefix}/${tilePath(level, tileIndex, width)}`);
+  const fetchTile: TileFetcher = async (level, tileIndex, width) => {
+    const url = `${prefix}/${tilePath(level, tileIndex, width)}`;
+    const tile = await get(url, timeoutMs, width * HASH_BYTES);
+    // Checked here so that a short tile is the log's fault (exit 2), not an internal error of the proof code.
+    if (tile.byteLength !== width * HASH_BYTES)
+      throw new CliError(
+        `${url}: a tile of width ${width} is ${width * HASH_BYTES} bytes, not ${tile.byteLength}`,
+      );
+    return tile;
+  };
   progress(io, `fetching the tiles of entry ${index} in a tree of ${treeSize}`);
   const { leafHash, proof } = await inclusionProofFromTiles(index, treeSize, fetchTile);
   const root = await rootFromTiles(treeSize, fetchTile);

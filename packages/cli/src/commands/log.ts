@@ -275,6 +275,7 @@ const logProveCommand: Command = {
   summary: "compute an inclusion proof from the log's C2SP tiles alone",
   usage: [
     '--tiles URL --index N [--tree-size N] [--key VKEY]... [--witness-key VKEY... [--witness-quorum K]]',
+    '[--timeout MS]',
   ],
   description: `Computes an inclusion proof from the log's C2SP tiles alone; with --key, the log's checkpoint must
 be signed by those keys, and with --witness-key carry --witness-quorum of their cosignatures.`,
@@ -289,9 +290,15 @@ be signed by those keys, and with --witness-key carry --witness-quorum of their 
       repeatable: true,
     },
     ...WITNESS_OPTIONS,
+    {
+      flags: '--timeout <MS>',
+      description: 'per request, the whole answer included (default 10000)',
+    },
   ],
   epilog: `Prints {verified, log_index, tree_size, leaf_hash, proof, root, matches_checkpoint?,
 checkpoint_signed_by?, checkpoint_witnesses?, error?}.
+The checkpoint is read up to 16 MiB and each tile at its exact size; a redirect is not followed
+(give the final URL). A log that is unreachable, slow, oversized or redirects is exit 2.
 ${EPILOG_EXIT}`,
   positionals: { min: 0, max: 0 },
   run: ({ values }, io) => runProve(values, io),

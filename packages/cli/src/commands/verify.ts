@@ -78,7 +78,11 @@ FILE (or - for standard input) holds a signed bundle {bundle, signature} or a
       repeatable: true,
     },
     ...WITNESS_OPTIONS,
-    { flags: '--timeout <MS>', description: 'per remote request (default 10000)' },
+    {
+      flags: '--timeout <MS>',
+      description:
+        'per remote request, the whole answer included (default 10000); an answer is read up to 16 MiB and a redirect is not followed (give the final URL)',
+    },
     {
       flags: '--batch',
       description:

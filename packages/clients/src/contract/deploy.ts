@@ -2,10 +2,10 @@
 // `proto anchor deploy-contract` and the tests. SPEC.md "Anchoring formats" (contract chain), DECISIONS D19.
 import { createPublicClient, createWalletClient, defineChain, type Hex, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-
 // The committed artifact that services/anchor/src/contract/build-contract.ts writes, imported rather than read
 // from disk so that a bundled CLI (the single-file executable) carries it.
 import ARTIFACT from '../../../../contracts/ProtoAnchor.generated.json' with { type: 'json' };
+import { isRedirect } from '../bounded-body.ts';
 
 /** What deployment needs of the artifact; the anchor service's compile.ts owns the full shape. */
 export interface DeployableArtifact {
@@ -40,11 +40,30 @@ export interface DeployResult {
   readonly deployer: string;
 }
 
+/** fetch, a redirect being an error that says so rather than a request to wherever it points. */
+async function fetchWithoutRedirect(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  const response = await fetch(input, { ...init, redirect: 'manual' });
+  if (isRedirect(response)) {
+    await response.body?.cancel().catch(() => undefined);
+    const origin = new URL(input instanceof Request ? input.url : input).origin;
+    throw new Error(
+      `${origin} answered HTTP ${response.status} (redirects are not followed: give the final URL)`,
+    );
+  }
+  return response;
+}
+
 export async function deployAnchorContract(options: DeployOptions): Promise<DeployResult> {
   const artifact = loadAnchorArtifact();
   const key = (options.privateKey.startsWith('0x') ? options.privateKey : `0x${options.privateKey}`) as Hex;
   const account = privateKeyToAccount(key);
-  const transport = http(options.rpcUrl, { retryCount: 0, timeout: options.timeoutMs ?? 30_000 });
+  // viem times each request, body included, and caps its answer at 10 MiB; redirects it would follow, to a host
+  // the user never named (which then answers for the chain): refused here instead (P155, P162).
+  const transport = http(options.rpcUrl, {
+    retryCount: 0,
+    timeout: options.timeoutMs ?? 30_000,
+    fetchFn: fetchWithoutRedirect,
+  });
   const served = await createPublicClient({ transport }).getChainId();
   if (options.chainId !== undefined && options.chainId !== served) {
     throw new Error(`the RPC serves chain id ${served}, not ${options.chainId}`);

@@ -1,0 +1,66 @@
+// One GET of a URL the user gave the `proto` command (a revocation list, an attestation, a receipt, a log's lookup,
+// proof, checkpoint or tiles), read as the services read their upstreams (P154–P156, P162): the timeout covers the
+// whole exchange, body included; the answer is read through @proto/clients' bounded reader; a redirect is not
+// followed (it could lead to a host, or plain http:, the user never named). Each failure is one line naming the URL.
+import { CliError } from './io.ts';
+
+/** The answer could not be used: unreachable, too slow, too large, or a redirect. Exit 2 unless a caller maps it. */
+export class UnusableAnswer extends CliError {
+  override readonly name = 'UnusableAnswer';
+}
+
+export interface Answer {
+  readonly status: number;
+  readonly bytes: Uint8Array;
+  /** The Content-Type, for a message when the answer is not what was asked (a sign-in page is text/html). */
+  readonly contentType: string;
+}
+
+export interface FetchAnswerOptions {
+  /** The whole exchange, body included. */
+  readonly timeoutMs: number;
+  /** Largest body read (default: @proto/clients' DEFAULT_MAX_ANSWER_BYTES, 16 MiB). */
+  readonly maxBytes?: number;
+}
+
+function reason(cause: unknown): string {
+  if (!(cause instanceof Error)) return String(cause);
+  // undici says only "fetch failed"; what failed (ECONNREFUSED, a bad certificate) is its cause.
+  return cause.cause instanceof Error ? `${cause.message}: ${cause.cause.message}` : cause.message;
+}
+
+export async function fetchAnswer(url: string, options: FetchAnswerOptions): Promise<Answer> {
+  // Loaded when a command fetches, as the rest of @proto/clients: help and usage errors stay fast.
+  const { AnswerTooLarge, DEFAULT_MAX_ANSWER_BYTES, isRedirect, readBoundedBytes } = await import(
+    '@proto/clients'
+  );
+  const signal = AbortSignal.timeout(options.timeoutMs);
+  try {
+    const response = await fetch(url, { signal, redirect: 'manual' });
+    if (isRedirect(response)) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new UnusableAnswer(
+        `${url}: HTTP ${response.status} (redirects are not followed: give the final URL)`,
+      );
+    }
+    const bytes = await readBoundedBytes(response, options.maxBytes ?? DEFAULT_MAX_ANSWER_BYTES);
+    return { status: response.status, bytes, contentType: response.headers.get('content-type') ?? 'none' };
+  } catch (cause) {
+    if (cause instanceof UnusableAnswer) throw cause;
+    if (cause instanceof AnswerTooLarge) throw new UnusableAnswer(`${url}: ${cause.message}`);
+    if (signal.aborted) {
+      throw new UnusableAnswer(`${url}: did not answer within ${options.timeoutMs} ms (body included)`);
+    }
+    throw new UnusableAnswer(`${url}: ${reason(cause)}`);
+  }
+}
+
+/** The answer's body as text; any status other than 2xx is an UnusableAnswer naming the status. */
+export async function fetchOkText(
+  url: string,
+  options: FetchAnswerOptions,
+): Promise<Answer & { text: string }> {
+  const answer = await fetchAnswer(url, options);
+  if (answer.status < 200 || answer.status > 299) throw new UnusableAnswer(`${url}: HTTP ${answer.status}`);
+  return { ...answer, text: new TextDecoder().decode(answer.bytes) };
+}

@@ -1,0 +1,374 @@
+// Every URL the `proto` command reads (P162), asked of a hostile node:http server: an answer whose body never ends,
+// a 64 MiB answer, a redirect to another local server, an answer that is not what was asked (HTML). The real CLI
+// is spawned with the pinned Node; each case must end within a few seconds with a message that says what happened,
+// the exit code the command documents, the huge answer cut before its end and the other server never asked.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { buildAnchorBatch, buildSignedBundle, formatVerifierKey, noteVerifierKey } from '@proto/core';
+import { tempDirSync } from '@proto/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
+const work = tempDirSync('cli-hostile-upstream');
+const HUGE = 64 * 1024 * 1024;
+/** Long enough for the CLI to start on a busy machine, far above the 1.5 s timeout of the drip cases. */
+const LIMIT_MS = 20_000;
+
+type Mode = 'drip' | 'huge' | 'redirect' | 'html';
+
+interface Run {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly ms: number;
+}
+
+/** The real CLI; killed (code null) if it is still running after LIMIT_MS, which the cases count as a hang. */
+function proto(args: readonly string[]): Promise<Run> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), LIMIT_MS);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({
+        code,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+        ms: Date.now() - started,
+      });
+    });
+  });
+}
+
+async function listen(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** What the hostile server did: requests per path, bytes of the huge answer written, whether it was all sent. */
+const seen = { paths: [] as string[], hugeSent: 0, hugeCompleted: false, otherHits: 0 };
+let mode: Mode = 'drip';
+/** Paths answered honestly (with these bodies) whatever the mode: a case's earlier steps. */
+let honest: Record<string, string> = {};
+const drips = new Set<ServerResponse>();
+
+function sendHuge(response: ServerResponse): void {
+  // Chunked, no Content-Length: the cap must hold while reading, not only on a declared size.
+  response.writeHead(200, { 'content-type': 'application/json' });
+  const chunk = Buffer.alloc(1024 * 1024, 0x20);
+  const pump = (): void => {
+    while (seen.hugeSent < HUGE) {
+      if (response.destroyed) return;
+      seen.hugeSent += chunk.byteLength;
+      if (!response.write(chunk)) {
+        response.once('drain', pump);
+        return;
+      }
+    }
+    seen.hugeCompleted = true;
+    response.end('{}');
+  };
+  pump();
+}
+
+const other = createServer((_request, response) => {
+  seen.otherHits += 1;
+  response.end('{}');
+});
+let otherUrl = '';
+
+const hostile = createServer((request, response) => {
+  const path = request.url ?? '/';
+  seen.paths.push(path);
+  const known = honest[path.split('?')[0] ?? path];
+  if (known !== undefined) {
+    response.end(known);
+    return;
+  }
+  if (mode === 'drip') {
+    // Headers at once, then a byte every 200 ms for ever: only a timeout on the body ends it.
+    response.writeHead(200, { 'content-type': 'application/json' });
+    drips.add(response);
+    const timer = setInterval(() => response.write(' '), 200);
+    response.on('close', () => {
+      clearInterval(timer);
+      drips.delete(response);
+    });
+  } else if (mode === 'huge') sendHuge(response);
+  else if (mode === 'redirect') {
+    response.writeHead(307, { location: `${otherUrl}${path}` });
+    response.end();
+  } else {
+    response.writeHead(200, { 'content-type': 'text/html' });
+    response.end('<html><body>Sign in to continue</body></html>');
+  }
+});
+let url = '';
+
+beforeAll(async () => {
+  otherUrl = await listen(other);
+  url = await listen(hostile);
+});
+afterAll(async () => {
+  for (const response of drips) response.destroy();
+  await new Promise((resolve) => hostile.close(resolve));
+  await new Promise((resolve) => other.close(resolve));
+  work.remove();
+});
+
+function reset(next: Mode, answers: Record<string, string> = {}): void {
+  mode = next;
+  honest = answers;
+  seen.paths = [];
+  seen.hugeSent = 0;
+  seen.hugeCompleted = false;
+  seen.otherHits = 0;
+}
+
+const bundleFile = `${work.dir}/bundle.json`;
+writeFileSync(bundleFile, JSON.stringify(buildSignedBundle({ tier: 'standard' }).signed_bundle));
+const logKey = noteVerifierKey('log.example', 'ed25519', randomBytes(32));
+if (!logKey.ok) throw new Error(logKey.error.message);
+const LOG_KEY = formatVerifierKey(logKey.value);
+
+/** What every case expects: a prompt end, no stack trace, and for the huge answer and the redirect their traces. */
+function expectHandled(run: Run, which: Mode): void {
+  expect(run.code, `killed after ${run.ms} ms: ${run.stderr}`).not.toBeNull();
+  expect(run.ms).toBeLessThan(LIMIT_MS);
+  expect(run.stderr).not.toMatch(/internal error|\n\s+at /);
+  if (which === 'huge') expect(seen.hugeCompleted).toBe(false);
+  if (which === 'redirect') expect(seen.otherHits).toBe(0);
+}
+
+/**
+ * --timeout: 1.5 s for the drip, which only the timeout ends; 8 s for the others, so that reading 16 MiB on a
+ * loaded machine is not cut by the timeout first (the huge answer must be cut by its size).
+ */
+const timeoutFor = (which: Mode): string => (which === 'drip' ? '1500' : '8000');
+
+const REASON: Record<Mode, RegExp> = {
+  drip: /did not answer within 1500 ms/,
+  huge: /larger than \d+ bytes/,
+  redirect: /HTTP 307 \(redirects are not followed/,
+  html: /not JSON|not a (signed )?checkpoint/,
+};
+
+describe('proto verify --revocation-list URL (a document read from a URL): exit 2, unusable input', {
+  timeout: 30_000,
+}, () => {
+  for (const which of ['drip', 'huge', 'redirect', 'html'] as const) {
+    it(`${which}`, async () => {
+      reset(which);
+      const run = await proto([
+        'verify',
+        '--json',
+        bundleFile,
+        '--revocation-list',
+        `${url}/revocations/list`,
+        '--revocation-key',
+        'unused',
+        '--timeout',
+        timeoutFor(which),
+      ]);
+      expectHandled(run, which);
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toMatch(REASON[which]);
+    });
+  }
+});
+
+describe('proto verify --log URL --log-key K (lookup and proof): the check fails, retryable, exit 1', {
+  timeout: 30_000,
+}, () => {
+  for (const which of ['drip', 'huge', 'redirect', 'html'] as const) {
+    it(`${which} answering the lookup`, async () => {
+      reset(which);
+      const run = await proto([
+        'verify',
+        '--json',
+        bundleFile,
+        '--log',
+        url,
+        '--log-key',
+        LOG_KEY,
+        '--timeout',
+        timeoutFor(which),
+      ]);
+      expectHandled(run, which);
+      expect(run.code, run.stderr).toBe(1);
+      const detail = (
+        JSON.parse(run.stdout) as { error_details: { check: string; message: string; retryable: boolean }[] }
+      ).error_details.find((d) => d.check === 'log_inclusion');
+      expect(detail?.retryable).toBe(true);
+      expect(detail?.message).toMatch(REASON[which]);
+    });
+  }
+
+  for (const which of ['drip', 'huge', 'redirect', 'html'] as const) {
+    it(`${which} answering the proof after an honest lookup`, async () => {
+      reset(which);
+      // A front answers every lookup with entry 0 and hands the rest (GET /tlog-proof/0) to the hostile server.
+      const front = createServer((request, response) => {
+        if (request.url?.startsWith('/lookup/')) {
+          response.end(JSON.stringify({ log_index: 0 }));
+          return;
+        }
+        hostile.emit('request', request, response);
+      });
+      const frontUrl = await listen(front);
+      try {
+        const run = await proto([
+          'verify',
+          '--json',
+          bundleFile,
+          '--log',
+          frontUrl,
+          '--log-key',
+          LOG_KEY,
+          '--timeout',
+          timeoutFor(which),
+        ]);
+        expectHandled(run, which);
+        expect(seen.paths).toContain('/tlog-proof/0');
+        expect(run.code, run.stderr).toBe(1);
+        const detail = (
+          JSON.parse(run.stdout) as {
+            error_details: { check: string; message: string; retryable: boolean }[];
+          }
+        ).error_details.find((d) => d.check === 'log_inclusion');
+        // An HTML page where the tlog-proof should be is a malformed proof, judged by verifyTlogProof as before.
+        if (which !== 'html') {
+          expect(detail?.retryable).toBe(true);
+          expect(detail?.message).toMatch(REASON[which]);
+        }
+      } finally {
+        front.closeAllConnections();
+        await new Promise((resolve) => front.close(resolve));
+      }
+    });
+  }
+});
+
+describe('proto log prove --tiles URL (checkpoint and tiles): exit 2, unusable input', {
+  timeout: 30_000,
+}, () => {
+  for (const which of ['drip', 'huge', 'redirect', 'html'] as const) {
+    it(`${which} answering the checkpoint`, async () => {
+      reset(which);
+      const run = await proto([
+        'log',
+        'prove',
+        '--tiles',
+        url,
+        '--index',
+        '0',
+        '--timeout',
+        timeoutFor(which),
+      ]);
+      expectHandled(run, which);
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toMatch(REASON[which]);
+    });
+  }
+
+  for (const which of ['drip', 'huge', 'redirect'] as const) {
+    it(`${which} answering a tile after an honest checkpoint`, async () => {
+      // A checkpoint of size 1 (unchecked without --key): the first tile asked is the hostile answer.
+      reset(which, { '/checkpoint': `log.example\n1\n${Buffer.alloc(32).toString('base64')}\n` });
+      const run = await proto([
+        'log',
+        'prove',
+        '--tiles',
+        url,
+        '--index',
+        '0',
+        '--timeout',
+        timeoutFor(which),
+      ]);
+      expectHandled(run, which);
+      expect(seen.paths.some((path) => path.startsWith('/tile/'))).toBe(true);
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toMatch(REASON[which]);
+    });
+  }
+
+  it('--timeout must be a number of milliseconds (exit 2)', async () => {
+    const run = await proto(['log', 'prove', '--tiles', url, '--index', '0', '--timeout', 'soon']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/--timeout/);
+  });
+});
+
+describe('proto receipt verify --rpc URL (through @proto/clients, P154): skipped, retryable, exit 1', {
+  timeout: 30_000,
+}, () => {
+  // A receipt whose path to its root holds offline: only the chain's answers are left to judge.
+  const bundleHash = `sha256:${'ab'.repeat(32)}`;
+  const tree = buildAnchorBatch([bundleHash]);
+  if (!tree.ok) throw new Error(tree.error.message);
+  const receiptFile = `${work.dir}/receipt.json`;
+  writeFileSync(
+    receiptFile,
+    JSON.stringify({
+      chain: 'ethereum',
+      contract: `0x${'12'.repeat(20)}`,
+      tx_id: `0x${'34'.repeat(32)}`,
+      bundle_hash: bundleHash,
+      status: 'pending',
+      batch_root: tree.value.root,
+      batch_size: 1,
+      leaf_index: 0,
+      merkle_path: [],
+    }),
+  );
+
+  for (const which of ['drip', 'huge', 'redirect', 'html'] as const) {
+    it(`${which} answering the JSON-RPC`, async () => {
+      reset(which);
+      const run = await proto([
+        'receipt',
+        'verify',
+        receiptFile,
+        '--bundle-hash',
+        bundleHash,
+        '--rpc',
+        url,
+        '--timeout',
+        timeoutFor(which),
+      ]);
+      expectHandled(run, which);
+      expect(run.code, run.stderr).toBe(1);
+      const out = JSON.parse(run.stdout) as { status: string; retryable: boolean; message: string };
+      expect(out).toMatchObject({ status: 'skipped', retryable: true });
+      expect(out.message).toMatch(REASON[which]);
+    });
+  }
+});
+
+describe('proto anchor deploy-contract --rpc URL (viem): exit 3, the deployment failed', {
+  timeout: 30_000,
+}, () => {
+  // viem already times each request, body included (30 s, not waited for here) and caps its answer at 10 MiB.
+  for (const which of ['huge', 'redirect', 'html'] as const) {
+    it(`${which} answering eth_chainId`, async () => {
+      reset(which);
+      const run = await proto(['anchor', 'deploy-contract', '--rpc', url, '--key', 'ab'.repeat(32)]);
+      expectHandled(run, which);
+      expect(run.code, run.stderr).toBe(3);
+      expect(run.stderr).toMatch(/^proto anchor: the deployment failed: /);
+      // One line, without viem's request dump (a later call's body is the signed transaction).
+      expect(run.stderr.trim().split('\n')).toHaveLength(1);
+      if (which === 'redirect') expect(run.stderr).toMatch(REASON.redirect);
+    });
+  }
+});
