@@ -2,6 +2,7 @@
 // port, a free port for a child, polling until something happened, an RFC 9162 reference Merkle tree, an
 // independent canonical JSON and running a program as a user does. Issue 13 item 5; imports no workspace package.
 export { freePort } from './free-port.ts';
+export { type HugeAnswerTarget, writeHugeAnswer } from './huge-answer.ts';
 export { jcs, jcsBytes, jcsSha256 } from './jcs.ts';
 export { type Listenable, type ListeningApp, listenOnPort0 } from './listen.ts';
 export { LOADED_MODULES_RECORDER } from './loaded-modules.ts';

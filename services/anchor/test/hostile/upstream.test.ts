@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { deployAnchorContract } from '@proto/clients/contract';
 import type { Store } from '@proto/store';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
+import { writeHugeAnswer } from '@proto/testing';
 import { buildTransparencyLog, loadTransparencyLogConfig } from '@proto/transparency-log';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -79,21 +80,11 @@ async function forward(req: IncomingMessage, body: Buffer): Promise<{ status: nu
   return { status: answer.status, text: await answer.text() };
 }
 
-async function writeHuge(res: ServerResponse, bytes: number, tail: string): Promise<void> {
-  res.on('close', () => {
-    if (!res.writableFinished) cutShort += 1;
+/** Writes `bytes` of spaces then `tail`; counts an answer the client cut short. */
+const writeHuge = (res: ServerResponse, bytes: number, tail: string) =>
+  writeHugeAnswer(res, bytes, tail, () => {
+    cutShort += 1;
   });
-  const chunk = Buffer.alloc(64 * 1024, 0x20);
-  for (let sent = 0; sent < bytes && !res.destroyed; sent += chunk.length) {
-    if (!res.write(chunk)) {
-      await new Promise<void>((resolve) => {
-        res.once('drain', resolve);
-        res.once('close', resolve);
-      });
-    }
-  }
-  if (!res.destroyed) res.end(tail);
-}
 
 /** Is this the request that matters: the log's /add, or the chain's eth_sendRawTransaction? */
 function targeted(req: IncomingMessage, body: Buffer): boolean {

@@ -3,6 +3,7 @@
 // or with a huge body or a redirect to another host. A huge answer is cut and the round fails (retried next
 // round), a redirect is not followed, and neither becomes the root's anchor record.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { writeHugeAnswer } from '@proto/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestLog, bundleHash, OPERATOR_AUTH, tempDataDir } from '../../src/test-support.ts';
@@ -27,21 +28,11 @@ async function listen(server: Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 }
 
-async function writeHuge(res: ServerResponse, bytes: number, tail: string): Promise<void> {
-  res.on('close', () => {
-    if (!res.writableFinished) cutShort += 1;
+/** Writes `bytes` of spaces then `tail`; counts an answer the client cut short. */
+const writeHuge = (res: ServerResponse, bytes: number, tail: string) =>
+  writeHugeAnswer(res, bytes, tail, () => {
+    cutShort += 1;
   });
-  const chunk = Buffer.alloc(64 * 1024, 0x20);
-  for (let sent = 0; sent < bytes && !res.destroyed; sent += chunk.length) {
-    if (!res.write(chunk)) {
-      await new Promise<void>((resolve) => {
-        res.once('drain', resolve);
-        res.once('close', resolve);
-      });
-    }
-  }
-  if (!res.destroyed) res.end(tail);
-}
 
 async function anchorService(req: IncomingMessage, res: ServerResponse): Promise<void> {
   for await (const _ of req) {

@@ -3,6 +3,7 @@
 // well, or with a huge body, a lying Content-Length or a redirect to another host. The caller gets a 502 at once,
 // the body is never buffered past the cap, and the other host never sees the caller's token.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { writeHugeAnswer } from '@proto/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningApp, startApp } from '../../src/test-support.ts';
 
@@ -23,21 +24,11 @@ async function listen(server: Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 }
 
-async function writeHuge(res: ServerResponse, bytes: number, tail: string): Promise<void> {
-  res.on('close', () => {
-    if (!res.writableFinished) cutShort += 1;
+/** Writes `bytes` of spaces then `tail`; counts an answer the client cut short. */
+const writeHuge = (res: ServerResponse, bytes: number, tail: string) =>
+  writeHugeAnswer(res, bytes, tail, () => {
+    cutShort += 1;
   });
-  const chunk = Buffer.alloc(64 * 1024, 0x20);
-  for (let sent = 0; sent < bytes && !res.destroyed; sent += chunk.length) {
-    if (!res.write(chunk)) {
-      await new Promise<void>((resolve) => {
-        res.once('drain', resolve);
-        res.once('close', resolve);
-      });
-    }
-  }
-  if (!res.destroyed) res.end(tail);
-}
 
 async function anchorService(req: IncomingMessage, res: ServerResponse): Promise<void> {
   for await (const _ of req) {

@@ -15,6 +15,7 @@ import {
 } from '@proto/anchor/testing';
 import { deployAnchorContract } from '@proto/clients/contract';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
+import { writeHugeAnswer } from '@proto/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { postVerify, type RunningApp, sampleBundle, startApp } from '../../src/test-support.ts';
@@ -75,22 +76,11 @@ async function forward(body: string): Promise<string> {
   return await answer.text();
 }
 
-/** Writes `bytes` of spaces then `tail`, minding back-pressure; counts a response the client cut short. */
-async function writeHuge(res: ServerResponse, bytes: number, tail: string): Promise<void> {
-  res.on('close', () => {
-    if (!res.writableFinished) cutShort += 1;
+/** Writes `bytes` of spaces then `tail`; counts an answer the client cut short. */
+const writeHuge = (res: ServerResponse, bytes: number, tail: string) =>
+  writeHugeAnswer(res, bytes, tail, () => {
+    cutShort += 1;
   });
-  const chunk = Buffer.alloc(64 * 1024, 0x20);
-  for (let sent = 0; sent < bytes && !res.destroyed; sent += chunk.length) {
-    if (!res.write(chunk)) {
-      await new Promise<void>((resolve) => {
-        res.once('drain', resolve);
-        res.once('close', resolve);
-      });
-    }
-  }
-  if (!res.destroyed) res.end(tail);
-}
 
 async function hostile(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const body = await readBody(req);
