@@ -260,42 +260,6 @@ function decimalParts(numeral: string): { negative: boolean; digits: string; exp
   return { negative: match[1] === '-', digits, exponent };
 }
 
-/** The slow path: the first number that is not exactly its integer, and its path (text is valid JSON). */
-function describeInexactNumber(text: string): string {
-  const stack: (ObjectFrame | ArrayFrame)[] = [];
-  const pathOf = (): PathSegment[] =>
-    stack.map((frame) => ('names' in frame ? (frame.current ?? '') : frame.index));
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    const c = text[i];
-    if (c === '{') stack.push({ names: new Set(), current: undefined });
-    else if (c === '[') stack.push({ index: 0 });
-    else if (c === '}' || c === ']') stack.pop();
-    else if (c === ',') {
-      const top = stack.at(-1);
-      if (top !== undefined && 'index' in top) top.index++;
-    } else if (c === '"') {
-      const end = closingQuote(text, i);
-      const next = skipWhitespace(text, end + 1);
-      const top = stack.at(-1);
-      if (text.charCodeAt(next) === COLON && top !== undefined && 'names' in top) {
-        top.current = JSON.parse(text.slice(i, end + 1)) as string;
-      }
-      i = end;
-    } else if (startsNumber(code)) {
-      let end = i + 1;
-      while (end < text.length && isNumberChar(text.charCodeAt(end))) end++;
-      const token = text.slice(i, end);
-      const read = inexactInteger(token);
-      if (read !== undefined) {
-        return `${renderPath(pathOf())}: number ${token.length > 40 ? `${token.slice(0, 40)}…` : token} is not exactly the integer ${read} it is read as, so it has no single dcp-jcs-v1 reading`;
-      }
-      i = end - 1;
-    }
-  }
-  return '$: a number is not exactly the integer it is read as, so it has no single dcp-jcs-v1 reading';
-}
-
 interface ObjectFrame {
   readonly names: Set<string>;
   current: string | undefined;
@@ -304,8 +268,19 @@ interface ArrayFrame {
   index: number;
 }
 
-/** The slow path: finds the first repeated member name and its path (text is valid JSON). */
-function describeDuplicate(text: string): string {
+/** What a slow-path walk looks for: a message for the first offending member name or number, else undefined. */
+interface JsonTextVisitor {
+  /** A member name of the innermost object, before it is added to `earlier` (that object's names so far). */
+  name?(name: string, earlier: ReadonlySet<string>, path: () => PathSegment[]): string | undefined;
+  /** A number token. */
+  number?(token: string, path: () => PathSegment[]): string | undefined;
+}
+
+/**
+ * Walks valid JSON text keeping the JSON path of where it is, for the slow paths that name the culprit once a
+ * cheap count found one. Escapes in names are decoded: "agent_id" and "agent\u005fid" are the same name.
+ */
+function findInJsonText(text: string, visitor: JsonTextVisitor): string | undefined {
   const stack: (ObjectFrame | ArrayFrame)[] = [];
   const pathOf = (): PathSegment[] =>
     stack.map((frame) => ('names' in frame ? (frame.current ?? '') : frame.index));
@@ -322,17 +297,48 @@ function describeDuplicate(text: string): string {
       const next = skipWhitespace(text, end + 1);
       const top = stack.at(-1);
       if (text.charCodeAt(next) === COLON && top !== undefined && 'names' in top) {
-        // Escapes are decoded: "agent_id" and "agent\u005fid" are the same name.
         const name = JSON.parse(text.slice(i, end + 1)) as string;
-        if (top.names.has(name)) {
-          const where = renderPath(pathOf().slice(0, -1));
-          return `${where}: member name ${JSON.stringify(name)} appears twice in one object; JSON with duplicate names has no dcp-jcs-v1 form`;
-        }
+        const found = visitor.name?.(name, top.names, pathOf);
+        if (found !== undefined) return found;
         top.names.add(name);
         top.current = name;
       }
       i = end;
+    } else if (startsNumber(text.charCodeAt(i))) {
+      let end = i + 1;
+      while (end < text.length && isNumberChar(text.charCodeAt(end))) end++;
+      const found = visitor.number?.(text.slice(i, end), pathOf);
+      if (found !== undefined) return found;
+      i = end - 1;
     }
   }
-  return '$: a member name appears twice in one object; JSON with duplicate names has no dcp-jcs-v1 form';
+  return undefined;
+}
+
+/** The slow path: the first number that is not exactly its integer, and its path (text is valid JSON). */
+function describeInexactNumber(text: string): string {
+  const found = findInJsonText(text, {
+    number(token, path) {
+      const read = inexactInteger(token);
+      if (read === undefined) return undefined;
+      return `${renderPath(path())}: number ${token.length > 40 ? `${token.slice(0, 40)}…` : token} is not exactly the integer ${read} it is read as, so it has no single dcp-jcs-v1 reading`;
+    },
+  });
+  return (
+    found ?? '$: a number is not exactly the integer it is read as, so it has no single dcp-jcs-v1 reading'
+  );
+}
+
+/** The slow path: finds the first repeated member name and its path (text is valid JSON). */
+function describeDuplicate(text: string): string {
+  const found = findInJsonText(text, {
+    name(name, earlier, path) {
+      if (!earlier.has(name)) return undefined;
+      const where = renderPath(path().slice(0, -1));
+      return `${where}: member name ${JSON.stringify(name)} appears twice in one object; JSON with duplicate names has no dcp-jcs-v1 form`;
+    },
+  });
+  return (
+    found ?? '$: a member name appears twice in one object; JSON with duplicate names has no dcp-jcs-v1 form'
+  );
 }
