@@ -1,16 +1,7 @@
 // POST /verify with an Ethereum receipt made by the real anchor service on a local EVM node (ganache), read
 // through ANCHOR_VERIFY_ETH_RPC_URL: pass, and a receipt the chain contradicts fails. DECISIONS D12, D19.
 
-import {
-  ANCHOR_KEY,
-  DEPLOYER_KEY,
-  type LocalChain,
-  postAnchor,
-  startLocalChain,
-  TEST_CHAIN_ID,
-  testApp,
-} from '@proto/anchor/testing';
-import { deployAnchorContract } from '@proto/clients/contract';
+import { confirmedEvmReceipt, type LocalChain, startLocalChain } from '@proto/anchor/testing';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,24 +16,7 @@ const anchored = sampleBundle({});
 
 beforeAll(async () => {
   [chain, target] = await Promise.all([startLocalChain(), createStoreTarget('sqlite', 'verification-evm')]);
-  const { contract } = await deployAnchorContract({ rpcUrl: chain.url, privateKey: DEPLOYER_KEY });
-  anchor = await testApp(
-    {
-      ETH_RPC_URL: chain.url,
-      ETH_CHAIN_ID: String(TEST_CHAIN_ID),
-      ETH_CONTRACT: contract,
-      ETH_PRIVATE_KEY: ANCHOR_KEY,
-      ETH_CONFIRMATIONS: '2',
-      BATCH_INTERVAL_MS: '0',
-    },
-    await target.open(),
-  );
-  expect((await postAnchor(anchor, anchored.bundleHash, 'ethereum')).statusCode).toBe(202);
-  await anchor.anchorWorker.run('ethereum', true);
-  await chain.mine(2);
-  await anchor.anchorWorker.run('ethereum', true);
-  const res = await anchor.inject({ method: 'GET', url: `/anchor/${anchored.bundleHash}?chain=ethereum` });
-  receipt = (res.json() as { anchor_receipt: Record<string, unknown> }).anchor_receipt;
+  ({ anchor, receipt } = await confirmedEvmReceipt(chain, await target.open(), anchored.bundleHash, 2));
   verifier = await startApp({
     VERIFY_WORKERS: '1',
     VERIFY_RATE_LIMIT_PER_MINUTE: '0',

@@ -5,16 +5,7 @@
 // receipt: `skipped` PROTO-E701, retryable, kept only for the retry TTL. A well-formed answer that contradicts the
 // receipt (no such transaction, reverted, another block, no Anchored event) still fails the bundle.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import {
-  ANCHOR_KEY,
-  DEPLOYER_KEY,
-  type LocalChain,
-  postAnchor,
-  startLocalChain,
-  TEST_CHAIN_ID,
-  testApp,
-} from '@proto/anchor/testing';
-import { deployAnchorContract } from '@proto/clients/contract';
+import { confirmedEvmReceipt, type LocalChain, startLocalChain, TEST_CHAIN_ID } from '@proto/anchor/testing';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -89,24 +80,7 @@ beforeAll(async () => {
     startLocalChain(),
     createStoreTarget('sqlite', 'verification-malformed'),
   ]);
-  const { contract } = await deployAnchorContract({ rpcUrl: chain.url, privateKey: DEPLOYER_KEY });
-  anchor = await testApp(
-    {
-      ETH_RPC_URL: chain.url,
-      ETH_CHAIN_ID: String(TEST_CHAIN_ID),
-      ETH_CONTRACT: contract,
-      ETH_PRIVATE_KEY: ANCHOR_KEY,
-      ETH_CONFIRMATIONS: '1',
-      BATCH_INTERVAL_MS: '0',
-    },
-    await target.open(),
-  );
-  expect((await postAnchor(anchor, sample.bundleHash, 'ethereum')).statusCode).toBe(202);
-  await anchor.anchorWorker.run('ethereum', true);
-  await chain.mine(1);
-  await anchor.anchorWorker.run('ethereum', true);
-  const res = await anchor.inject({ method: 'GET', url: `/anchor/${sample.bundleHash}?chain=ethereum` });
-  receipt = (res.json() as { anchor_receipt: Record<string, unknown> }).anchor_receipt;
+  ({ anchor, receipt } = await confirmedEvmReceipt(chain, await target.open(), sample.bundleHash));
   expect(receipt).toMatchObject({ status: 'confirmed' });
 
   rpc = createServer((req, res) => {

@@ -4,16 +4,7 @@
 // answer that never ends, a huge or lying answer, a redirect elsewhere, an error or an answer to another request.
 // Whatever it does, /verify answers in bounded time with the anchor check `skipped` (PROTO-E701, retryable).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import {
-  ANCHOR_KEY,
-  DEPLOYER_KEY,
-  type LocalChain,
-  postAnchor,
-  startLocalChain,
-  TEST_CHAIN_ID,
-  testApp,
-} from '@proto/anchor/testing';
-import { deployAnchorContract } from '@proto/clients/contract';
+import { confirmedEvmReceipt, type LocalChain, startLocalChain } from '@proto/anchor/testing';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
 import { writeHugeAnswer } from '@proto/testing';
 import type { FastifyInstance } from 'fastify';
@@ -136,24 +127,7 @@ beforeAll(async () => {
     startLocalChain(),
     createStoreTarget('sqlite', 'verification-upstream'),
   ]);
-  const { contract } = await deployAnchorContract({ rpcUrl: chain.url, privateKey: DEPLOYER_KEY });
-  anchor = await testApp(
-    {
-      ETH_RPC_URL: chain.url,
-      ETH_CHAIN_ID: String(TEST_CHAIN_ID),
-      ETH_CONTRACT: contract,
-      ETH_PRIVATE_KEY: ANCHOR_KEY,
-      ETH_CONFIRMATIONS: '1',
-      BATCH_INTERVAL_MS: '0',
-    },
-    await target.open(),
-  );
-  expect((await postAnchor(anchor, sample.bundleHash, 'ethereum')).statusCode).toBe(202);
-  await anchor.anchorWorker.run('ethereum', true);
-  await chain.mine(1);
-  await anchor.anchorWorker.run('ethereum', true);
-  const res = await anchor.inject({ method: 'GET', url: `/anchor/${sample.bundleHash}?chain=ethereum` });
-  receipt = (res.json() as { anchor_receipt: Record<string, unknown> }).anchor_receipt;
+  ({ anchor, receipt } = await confirmedEvmReceipt(chain, await target.open(), sample.bundleHash));
 
   rpc = createServer((req, res) => {
     hostile(req, res).catch(() => res.destroy());

@@ -2,16 +2,7 @@
 // the real anchor service on a local chain, read through a counting JSON-RPC proxy (the operator's endpoint).
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import {
-  ANCHOR_KEY,
-  DEPLOYER_KEY,
-  type LocalChain,
-  postAnchor,
-  startLocalChain,
-  TEST_CHAIN_ID,
-  testApp,
-} from '@proto/anchor/testing';
-import { deployAnchorContract } from '@proto/clients/contract';
+import { confirmedEvmReceipts, type LocalChain, startLocalChain } from '@proto/anchor/testing';
 import { encodeBase64, selectCryptoBackend, signAttestation } from '@proto/core';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
 import type { FastifyInstance } from 'fastify';
@@ -48,12 +39,6 @@ async function listen(server: Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 }
 
-async function receiptOf(bundleHash: string): Promise<Record<string, unknown>> {
-  const res = await anchor.inject({ method: 'GET', url: `/anchor/${bundleHash}?chain=ethereum` });
-  if (res.statusCode !== 200) throw new Error(`GET /anchor: ${res.statusCode} ${res.body}`);
-  return (res.json() as { anchor_receipt: Record<string, unknown> }).anchor_receipt;
-}
-
 /** The bundle with one character of its outer signature changed: schema-valid, cryptographically false. */
 function badSignature(signed: Record<string, unknown>): Record<string, unknown> {
   const copy = structuredClone(signed);
@@ -77,27 +62,16 @@ function randomTx(): string {
 
 beforeAll(async () => {
   [chain, target] = await Promise.all([startLocalChain(), createStoreTarget('sqlite', 'verification-extio')]);
-  const { contract } = await deployAnchorContract({ rpcUrl: chain.url, privateKey: DEPLOYER_KEY });
-  anchor = await testApp(
-    {
-      ETH_RPC_URL: chain.url,
-      ETH_CHAIN_ID: String(TEST_CHAIN_ID),
-      ETH_CONTRACT: contract,
-      ETH_PRIVATE_KEY: ANCHOR_KEY,
-      ETH_CONFIRMATIONS: '1',
-      BATCH_INTERVAL_MS: '0',
-    },
+  const samples = { v1, v2, fresh };
+  const made = await confirmedEvmReceipts(
+    chain,
     await target.open(),
+    Object.values(samples).map((sample) => sample.bundleHash),
   );
-  for (const sample of [v1, v2, fresh]) {
-    expect((await postAnchor(anchor, sample.bundleHash, 'ethereum')).statusCode).toBe(202);
-  }
-  await anchor.anchorWorker.run('ethereum', true);
-  await chain.mine(1);
-  await anchor.anchorWorker.run('ethereum', true);
-  receipts['v1'] = await receiptOf(v1.bundleHash);
-  receipts['v2'] = await receiptOf(v2.bundleHash);
-  receipts['fresh'] = await receiptOf(fresh.bundleHash);
+  anchor = made.anchor;
+  Object.keys(samples).forEach((name, i) => {
+    receipts[name] = made.receipts[i]!;
+  });
 
   proxy = createServer((req, res) => {
     const chunks: Buffer[] = [];
