@@ -1,6 +1,7 @@
 // Repository of the key directory: which subject (agent or human id) each kid was bound to by a verified bundle.
 // Implements issue 15 item 1 (insert-if-new, idempotent, safe across replicas; lookup by kid; expiry honoured)
 // and item 5 (rotation, P45: a newer passport retires the keys it no longer lists; a marked key is retired).
+import { DEFAULT_MAX_CLOCK_SKEW_MS } from '@proto/core';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../schema.ts';
 
@@ -67,10 +68,11 @@ export interface PassportKeys {
 
 export interface PassportOutcome {
   /**
-   * Newest: this passport's key set now decides; older: its passport keys were not bound; foreign: the
-   * passport was not signed by a live key of the agent, so nothing was bound or retired for the agent.
+   * Newest: this passport's key set now decides; older: its passport keys were not bound; future: dated
+   * beyond the clock skew ahead of now, so it was placed nowhere and its passport keys were not bound (P173);
+   * foreign: the passport was not signed by a live key of the agent, so nothing was bound or retired for it.
    */
-  readonly order: 'newest' | 'same' | 'older' | 'foreign';
+  readonly order: 'newest' | 'same' | 'older' | 'future' | 'foreign';
   readonly bound: number;
   readonly retired: number;
 }
@@ -106,10 +108,19 @@ function normalisedInstant(text: string | undefined): string | undefined {
 export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
   readonly #db: Kysely<KeyDirectoryDatabase>;
   readonly #clock: () => Date;
+  readonly #maxClockSkewMs: number;
 
-  constructor(db: Kysely<Database>, options: { readonly clock: () => Date }) {
+  constructor(
+    db: Kysely<Database>,
+    options: {
+      readonly clock: () => Date;
+      /** How far a passport's `created_at` may lie ahead of now and still be placed (P173). */
+      readonly maxClockSkewMs?: number | undefined;
+    },
+  ) {
     this.#db = db as unknown as Kysely<KeyDirectoryDatabase>;
     this.#clock = options.clock;
+    this.#maxClockSkewMs = options.maxClockSkewMs ?? DEFAULT_MAX_CLOCK_SKEW_MS;
   }
 
   bind(bindings: readonly NewKeyBinding[]): Promise<number> {
@@ -145,7 +156,9 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
   }
 
   applyPassport(passport: PassportKeys): Promise<PassportOutcome> {
-    const now = this.#clock().toISOString();
+    const clock = this.#clock();
+    const now = clock.toISOString();
+    const horizon = new Date(clock.getTime() + this.#maxClockSkewMs).toISOString();
     const createdAt = normalisedInstant(passport.createdAt);
     return this.#db.transaction().execute(async (trx) => {
       // Continuity (P45): ids are self-asserted in a bundle, so once an agent (or human) has live keys here,
@@ -182,7 +195,7 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
             .executeTakeFirstOrThrow(),
         );
       }
-      const order = agentOwns ? await this.#placePassport(trx, passport, createdAt) : 'foreign';
+      const order = agentOwns ? await this.#placePassport(trx, passport, createdAt, horizon) : 'foreign';
       if (order === 'newest') {
         // Keys the newest passport no longer lists stop authorising for the agent (P45).
         const listed = passport.activeKids.length === 0 ? [''] : [...passport.activeKids];
@@ -198,7 +211,8 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
         );
       }
       const binding = passport.bindings.filter(
-        (b) => speaksFor.has(b.subject) && !(order === 'older' && b.role === 'passport'),
+        (b) =>
+          speaksFor.has(b.subject) && !((order === 'older' || order === 'future') && b.role === 'passport'),
       );
       const bound = await this.#insert(trx, binding);
       return { order, bound, retired };
@@ -227,11 +241,16 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
     return live.length === 0 || (signer !== undefined && live.includes(signer));
   }
 
-  /** Raises the agent's newest passport time if this one is later; says where this passport stands. */
+  /**
+   * Raises the agent's newest passport time if this one is later; says where this passport stands. A time
+   * beyond `horizon` (now plus the clock skew) is never placed, and one stored before that rule (P173) no longer
+   * holds: any dated passport within the horizon replaces it, so a pinned year-2999 passport cannot freeze rotation.
+   */
   async #placePassport(
     trx: Transaction<KeyDirectoryDatabase>,
     passport: PassportKeys,
     createdAt: string | undefined,
+    horizon: string,
   ): Promise<PassportOutcome['order']> {
     const known = await trx
       .selectFrom('key_passports')
@@ -239,6 +258,8 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
       .where('agent_id', '=', passport.agentId)
       .executeTakeFirst();
     if (createdAt === undefined) return known === undefined ? 'same' : 'older';
+    // Text order is time order only for four-digit years: `+010000-…` sorts before `2026-…`, so compare instants.
+    if (Date.parse(createdAt) > Date.parse(horizon)) return 'future';
     // Conditional upsert: of racing newer passports the row lock orders them, and each sees the other's time.
     const raised = await trx
       .insertInto('key_passports')
@@ -247,7 +268,12 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
         oc
           .column('agent_id')
           .doUpdateSet({ created_at: createdAt, evidence: passport.evidence })
-          .where('key_passports.created_at', '<', createdAt),
+          .where((eb) =>
+            eb.or([
+              eb('key_passports.created_at', '<', createdAt),
+              eb('key_passports.created_at', '>', horizon),
+            ]),
+          ),
       )
       .returning('agent_id')
       .executeTakeFirst();
