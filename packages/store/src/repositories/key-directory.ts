@@ -1,11 +1,12 @@
 // Repository of the key directory: which subject (agent or human id) each kid was bound to by a verified bundle.
 // Implements issue 15 item 1 (insert-if-new, idempotent, safe across replicas; lookup by kid; expiry honoured)
-// and item 5 (rotation, P45: a newer passport retires the keys it no longer lists; a marked key is retired).
+// and item 5 (rotation, P45: a newer passport retires the keys it no longer lists; a marked key is retired),
+// and P174 (a binding that never authorised a write and was not proven again for a set age can be pruned).
 import { DEFAULT_MAX_CLOCK_SKEW_MS } from '@proto/core';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../schema.ts';
 
-/** Kysely table types of migrations 0008 and 0012 (kept here so the key directory storage is one file). */
+/** Kysely table types of migrations 0008, 0012 and 0015 (kept here so the key directory storage is one file). */
 export interface KeyDirectoryTables {
   key_bindings: {
     kid: string;
@@ -22,6 +23,10 @@ export interface KeyDirectoryTables {
     retired_at: string | null;
     /** The verified bundle's hash that retired it. */
     retired_by: string | null;
+    /** Set once a /v2 write was authorised by it, never cleared: such a binding is never pruned (P174). */
+    authorised_at: string | null;
+    /** When a verified bundle last proved it (null only on rows a newer release wrote without it). */
+    seen_at: string | null;
   };
   key_passports: { agent_id: string; created_at: string; evidence: string };
 }
@@ -88,6 +93,20 @@ export interface KeyDirectoryRepository {
   applyPassport(passport: PassportKeys): Promise<PassportOutcome>;
   /** Every subject a kid is bound to, expired and retired bindings left out. */
   lookup(kid: string): Promise<KeyBindingRow[]>;
+  /**
+   * Records that `kid` authorised a write for `subjects` (P174): from then on those bindings are never pruned.
+   * False when none of them is bound and unretired any more (pruned or retired since the lookup): the write
+   * must then be refused, or a binding pruned a moment ago would have authorised it.
+   */
+  markAuthorised(kid: string, subjects: readonly string[]): Promise<boolean>;
+  /**
+   * Deletes up to `limit` bindings that never authorised a write, are not retired, and were last proven by a
+   * verified bundle before `provenBefore`; then the newest-passport time of agents left with no binding at all.
+   * Retired bindings are never deleted: pruning must not undo a retirement. Returns how many bindings went.
+   */
+  pruneUnused(provenBefore: Date, limit: number): Promise<number>;
+  /** How many bindings the directory holds (retired included). */
+  size(): Promise<number>;
 }
 
 /**
@@ -147,6 +166,8 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
           bound_at: boundAt,
           retired_at: null,
           retired_by: null,
+          authorised_at: null,
+          seen_at: boundAt,
         })),
       )
       // A retired pair stays retired: binding it again changes nothing.
@@ -215,6 +236,17 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
           speaksFor.has(b.subject) && !((order === 'older' || order === 'future') && b.role === 'passport'),
       );
       const bound = await this.#insert(trx, binding);
+      // Proven again by this bundle: not idle, whether or not it was new (P174).
+      if (binding.length > 0 && bound < binding.length) {
+        await trx
+          .updateTable('key_bindings')
+          .set({ seen_at: now })
+          .where((eb) =>
+            eb.or(binding.map((b) => eb.and([eb('kid', '=', b.kid), eb('subject', '=', b.subject)]))),
+          )
+          .where('retired_at', 'is', null)
+          .execute();
+      }
       return { order, bound, retired };
     });
   }
@@ -306,5 +338,68 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
         expiresAt: r.expires_at,
         boundAt: r.bound_at,
       }));
+  }
+
+  async markAuthorised(kid: string, subjects: readonly string[]): Promise<boolean> {
+    if (subjects.length === 0) return false;
+    const now = this.#clock().toISOString();
+    // One statement: on PostgreSQL it waits for, or is waited on by, a prune of the same rows, and a prune
+    // re-checks `authorised_at` after the wait, so a binding is either pruned before this (0 rows) or kept.
+    const result = await this.#db
+      .updateTable('key_bindings')
+      .set((eb) => ({ authorised_at: eb.fn.coalesce('authorised_at', eb.val(now)) }))
+      .where('kid', '=', kid)
+      .where('subject', 'in', [...subjects])
+      .where('retired_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  pruneUnused(provenBefore: Date, limit: number): Promise<number> {
+    const cutoff = provenBefore.toISOString();
+    return this.#db.transaction().execute(async (trx) => {
+      const idle = await trx
+        .selectFrom('key_bindings')
+        .select(['kid', 'subject'])
+        .where('authorised_at', 'is', null)
+        .where('retired_at', 'is', null)
+        .where('seen_at', '<', cutoff)
+        .orderBy('seen_at')
+        .limit(limit)
+        .execute();
+      if (idle.length === 0) return 0;
+      // The conditions again: a row proven, used or retired since the select stays.
+      const deleted = await trx
+        .deleteFrom('key_bindings')
+        .where((eb) => eb.or(idle.map((r) => eb.and([eb('kid', '=', r.kid), eb('subject', '=', r.subject)]))))
+        .where('authorised_at', 'is', null)
+        .where('retired_at', 'is', null)
+        .where('seen_at', '<', cutoff)
+        .executeTakeFirst();
+      // An agent with no binding left, retired or not, is forgotten whole: its passport time goes too.
+      const subjects = [...new Set(idle.map((r) => r.subject))];
+      await trx
+        .deleteFrom('key_passports')
+        .where('agent_id', 'in', subjects)
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('key_bindings')
+                .select('kid')
+                .whereRef('key_bindings.subject', '=', 'key_passports.agent_id'),
+            ),
+          ),
+        )
+        .execute();
+      return Number(deleted.numDeletedRows);
+    });
+  }
+
+  async size(): Promise<number> {
+    const row = await this.#db
+      .selectFrom('key_bindings')
+      .select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
   }
 }
