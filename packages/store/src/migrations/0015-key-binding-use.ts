@@ -2,7 +2,7 @@
 // a binding authorises a /v2 write and never cleared (such a binding is never pruned); `seen_at` is the last time a
 // verified bundle proved it. Bindings stored before this migration may have authorised writes already, and which
 // cannot be told without reading every record, so they count as having authorised: they are kept.
-import { sql, type Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Migration } from './migration.ts';
 
 export const keyBindingUseMigration: Migration = {
