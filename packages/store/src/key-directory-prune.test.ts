@@ -1,6 +1,7 @@
 // Pruning the key directory on every dialect (P174): a binding that never authorised a write and was not proven
 // again since the cut-off goes; one that authorised, one that is retired, and one proven since, stay. Pruning never
 // undoes a retirement, and a write cannot be authorised by a binding pruned after its lookup.
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NewKeyBinding, PassportKeys } from './repositories/key-directory.ts';
 import { createStoreTarget, dialectsUnderTest, type StoreTarget } from './testing.ts';
@@ -122,5 +123,22 @@ describe.each(dialectsUnderTest())('key directory pruning on %s', (dialect) => {
     // No passport time remains for it: its next passport, whatever its date, is placed as the first.
     const again = passport('agent:many1', '2025-01-01T00:00:00Z', 'sha256:n9', [kid('9x')]);
     expect(await store.keys.applyPassport(again)).toMatchObject({ order: 'same', bound: 1 });
+  });
+
+  it('keeps the bindings stored before migration 0015: they may have authorised writes already', async () => {
+    const options = target.fresh('legacy');
+    const store = await target.open({ ...options, clock: () => now });
+    await store.keys.applyPassport(passport('agent:legacy', '2026-01-01T00:00:00Z', 'sha256:l1', [kid('L')]));
+    // Back to the schema before 0015, the row kept as that release wrote it.
+    await sql`DROP INDEX key_bindings_unused_by_seen`.execute(store.db);
+    await sql`ALTER TABLE key_bindings DROP COLUMN authorised_at`.execute(store.db);
+    await sql`ALTER TABLE key_bindings DROP COLUMN seen_at`.execute(store.db);
+    await store.db.deleteFrom('store_migrations').where('name', '=', '0015_key_binding_use').execute();
+    await store.close();
+
+    later(365);
+    const upgraded = await target.open({ ...options, clock: () => now });
+    expect(await upgraded.keys.pruneUnused(now, 100)).toBe(0);
+    expect((await upgraded.keys.lookup(kid('L'))).length).toBe(1);
   });
 });
