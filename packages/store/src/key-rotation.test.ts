@@ -120,6 +120,32 @@ describe.each(dialectsUnderTest())('key rotation on %s', (dialect) => {
     expect(bound).toEqual([1, 0, 0, 0, 1]);
   });
 
+  it('a passport dated beyond the clock skew is placed nowhere, and one pinned before that rule gives way (P173)', async () => {
+    const at = new Date('2026-03-01T00:00:00Z');
+    const store = await target.open({ clock: () => at });
+    const agent = 'agent:future';
+    await store.keys.applyPassport(
+      passport(agent, '2026-02-01T00:00:00Z', 'sha256:f1', [kid('j'), kid('k')]),
+    );
+    // Signed with the agent's (perhaps stolen) key j, dated 2999: it neither binds its new key nor drops k.
+    const pinned = passport(agent, '2999-01-01T00:00:00Z', 'sha256:f2', [kid('j'), kid('l')]);
+    expect(await store.keys.applyPassport(pinned)).toEqual({ order: 'future', bound: 0, retired: 0 });
+    expect(await store.keys.lookup(kid('l'))).toEqual([]);
+    expect((await store.keys.lookup(kid('k'))).length).toBe(1);
+    // Within the skew (five minutes) it is an ordinary newer passport.
+    const soon = passport(agent, '2026-03-01T00:04:00Z', 'sha256:f3', [kid('j'), kid('m')]);
+    expect(await store.keys.applyPassport(soon)).toMatchObject({ order: 'newest', bound: 1, retired: 1 });
+
+    // A directory that stored a year-2999 passport before this rule (here: a store whose clock said 2999).
+    const legacyAgent = 'agent:pinned';
+    const then = await target.open({ clock: () => new Date('2999-01-01T00:00:00Z') });
+    await then.keys.applyPassport(passport(legacyAgent, '2026-02-01T00:00:00Z', 'sha256:g1', [kid('n')]));
+    await then.keys.applyPassport(passport(legacyAgent, '2999-01-01T00:00:00Z', 'sha256:g2', [kid('n')]));
+    const rotation = passport(legacyAgent, '2026-02-15T00:00:00Z', 'sha256:g3', [kid('o')], [], kid('n'));
+    expect(await store.keys.applyPassport(rotation)).toMatchObject({ order: 'newest', bound: 1, retired: 1 });
+    expect(await store.keys.lookup(kid('n'))).toEqual([]);
+  });
+
   it('a bundle claiming an agent with live keys, not signed by one of them, binds and retires nothing', async () => {
     const store = await target.open();
     const agent = 'agent:owned';

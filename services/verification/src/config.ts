@@ -281,6 +281,8 @@ export interface VerificationConfig extends SharedConfig {
   readonly OPERATOR_TOKEN?: string;
   readonly DATABASE_SCHEMA?: string;
   readonly V2_RATE_LIMIT_PER_MINUTE: number;
+  readonly KEY_DIRECTORY_PRUNE_AFTER_SECONDS: number;
+  readonly KEY_DIRECTORY_PRUNE_INTERVAL_SECONDS: number;
 }
 
 /** VERIFIER_POLICY holds JSON text (starts with `{`) or the path of a JSON file. */

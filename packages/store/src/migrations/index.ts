@@ -17,6 +17,7 @@ import { anchorSecondaryMigration } from './0011-anchor-secondary.ts';
 import { keyRotationMigration } from './0012-key-rotation.ts';
 import { rootAnchorPollsMigration } from './0013-root-anchor-polls.ts';
 import { logCosignaturesMigration } from './0014-log-cosignatures.ts';
+import { keyBindingUseMigration } from './0015-key-binding-use.ts';
 import type { Migration, StoreDialect } from './migration.ts';
 
 export type { Migration, StoreDialect } from './migration.ts';
@@ -37,6 +38,7 @@ export const MIGRATIONS: readonly Migration[] = [
   keyRotationMigration,
   rootAnchorPollsMigration,
   logCosignaturesMigration,
+  keyBindingUseMigration,
 ];
 
 export interface MigrateOptions {

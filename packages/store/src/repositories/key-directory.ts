@@ -1,10 +1,12 @@
 // Repository of the key directory: which subject (agent or human id) each kid was bound to by a verified bundle.
 // Implements issue 15 item 1 (insert-if-new, idempotent, safe across replicas; lookup by kid; expiry honoured)
-// and item 5 (rotation, P45: a newer passport retires the keys it no longer lists; a marked key is retired).
+// and item 5 (rotation, P45: a newer passport retires the keys it no longer lists; a marked key is retired),
+// and P174 (a binding that never authorised a write and was not proven again for a set age can be pruned).
+import { DEFAULT_MAX_CLOCK_SKEW_MS } from '@proto/core';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../schema.ts';
 
-/** Kysely table types of migrations 0008 and 0012 (kept here so the key directory storage is one file). */
+/** Kysely table types of migrations 0008, 0012 and 0015 (kept here so the key directory storage is one file). */
 export interface KeyDirectoryTables {
   key_bindings: {
     kid: string;
@@ -21,6 +23,10 @@ export interface KeyDirectoryTables {
     retired_at: string | null;
     /** The verified bundle's hash that retired it. */
     retired_by: string | null;
+    /** Set once a /v2 write was authorised by it, never cleared: such a binding is never pruned (P174). */
+    authorised_at: string | null;
+    /** When a verified bundle last proved it (null only on rows a newer release wrote without it). */
+    seen_at: string | null;
   };
   key_passports: { agent_id: string; created_at: string; evidence: string };
 }
@@ -67,10 +73,11 @@ export interface PassportKeys {
 
 export interface PassportOutcome {
   /**
-   * Newest: this passport's key set now decides; older: its passport keys were not bound; foreign: the
-   * passport was not signed by a live key of the agent, so nothing was bound or retired for the agent.
+   * Newest: this passport's key set now decides; older: its passport keys were not bound; future: dated
+   * beyond the clock skew ahead of now, so it was placed nowhere and its passport keys were not bound (P173);
+   * foreign: the passport was not signed by a live key of the agent, so nothing was bound or retired for it.
    */
-  readonly order: 'newest' | 'same' | 'older' | 'foreign';
+  readonly order: 'newest' | 'same' | 'older' | 'future' | 'foreign';
   readonly bound: number;
   readonly retired: number;
 }
@@ -86,6 +93,20 @@ export interface KeyDirectoryRepository {
   applyPassport(passport: PassportKeys): Promise<PassportOutcome>;
   /** Every subject a kid is bound to, expired and retired bindings left out. */
   lookup(kid: string): Promise<KeyBindingRow[]>;
+  /**
+   * Records that `kid` authorised a write for `subjects` (P174): from then on those bindings are never pruned.
+   * False when none of them is bound and unretired any more (pruned or retired since the lookup): the write
+   * must then be refused, or a binding pruned a moment ago would have authorised it.
+   */
+  markAuthorised(kid: string, subjects: readonly string[]): Promise<boolean>;
+  /**
+   * Deletes up to `limit` bindings that never authorised a write, are not retired, and were last proven by a
+   * verified bundle before `provenBefore`; then the newest-passport time of agents left with no binding at all.
+   * Retired bindings are never deleted: pruning must not undo a retirement. Returns how many bindings went.
+   */
+  pruneUnused(provenBefore: Date, limit: number): Promise<number>;
+  /** How many bindings the directory holds (retired included). */
+  size(): Promise<number>;
 }
 
 /**
@@ -106,10 +127,19 @@ function normalisedInstant(text: string | undefined): string | undefined {
 export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
   readonly #db: Kysely<KeyDirectoryDatabase>;
   readonly #clock: () => Date;
+  readonly #maxClockSkewMs: number;
 
-  constructor(db: Kysely<Database>, options: { readonly clock: () => Date }) {
+  constructor(
+    db: Kysely<Database>,
+    options: {
+      readonly clock: () => Date;
+      /** How far a passport's `created_at` may lie ahead of now and still be placed (P173). */
+      readonly maxClockSkewMs?: number | undefined;
+    },
+  ) {
     this.#db = db as unknown as Kysely<KeyDirectoryDatabase>;
     this.#clock = options.clock;
+    this.#maxClockSkewMs = options.maxClockSkewMs ?? DEFAULT_MAX_CLOCK_SKEW_MS;
   }
 
   bind(bindings: readonly NewKeyBinding[]): Promise<number> {
@@ -136,6 +166,8 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
           bound_at: boundAt,
           retired_at: null,
           retired_by: null,
+          authorised_at: null,
+          seen_at: boundAt,
         })),
       )
       // A retired pair stays retired: binding it again changes nothing.
@@ -145,7 +177,9 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
   }
 
   applyPassport(passport: PassportKeys): Promise<PassportOutcome> {
-    const now = this.#clock().toISOString();
+    const clock = this.#clock();
+    const now = clock.toISOString();
+    const horizon = new Date(clock.getTime() + this.#maxClockSkewMs).toISOString();
     const createdAt = normalisedInstant(passport.createdAt);
     return this.#db.transaction().execute(async (trx) => {
       // Continuity (P45): ids are self-asserted in a bundle, so once an agent (or human) has live keys here,
@@ -182,7 +216,7 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
             .executeTakeFirstOrThrow(),
         );
       }
-      const order = agentOwns ? await this.#placePassport(trx, passport, createdAt) : 'foreign';
+      const order = agentOwns ? await this.#placePassport(trx, passport, createdAt, horizon) : 'foreign';
       if (order === 'newest') {
         // Keys the newest passport no longer lists stop authorising for the agent (P45).
         const listed = passport.activeKids.length === 0 ? [''] : [...passport.activeKids];
@@ -198,9 +232,21 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
         );
       }
       const binding = passport.bindings.filter(
-        (b) => speaksFor.has(b.subject) && !(order === 'older' && b.role === 'passport'),
+        (b) =>
+          speaksFor.has(b.subject) && !((order === 'older' || order === 'future') && b.role === 'passport'),
       );
       const bound = await this.#insert(trx, binding);
+      // Proven again by this bundle: not idle, whether or not it was new (P174).
+      if (binding.length > 0 && bound < binding.length) {
+        await trx
+          .updateTable('key_bindings')
+          .set({ seen_at: now })
+          .where((eb) =>
+            eb.or(binding.map((b) => eb.and([eb('kid', '=', b.kid), eb('subject', '=', b.subject)]))),
+          )
+          .where('retired_at', 'is', null)
+          .execute();
+      }
       return { order, bound, retired };
     });
   }
@@ -227,11 +273,16 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
     return live.length === 0 || (signer !== undefined && live.includes(signer));
   }
 
-  /** Raises the agent's newest passport time if this one is later; says where this passport stands. */
+  /**
+   * Raises the agent's newest passport time if this one is later; says where this passport stands. A time
+   * beyond `horizon` (now plus the clock skew) is never placed, and one stored before that rule (P173) no longer
+   * holds: any dated passport within the horizon replaces it, so a pinned year-2999 passport cannot freeze rotation.
+   */
   async #placePassport(
     trx: Transaction<KeyDirectoryDatabase>,
     passport: PassportKeys,
     createdAt: string | undefined,
+    horizon: string,
   ): Promise<PassportOutcome['order']> {
     const known = await trx
       .selectFrom('key_passports')
@@ -239,6 +290,8 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
       .where('agent_id', '=', passport.agentId)
       .executeTakeFirst();
     if (createdAt === undefined) return known === undefined ? 'same' : 'older';
+    // Text order is time order only for four-digit years: `+010000-…` sorts before `2026-…`, so compare instants.
+    if (Date.parse(createdAt) > Date.parse(horizon)) return 'future';
     // Conditional upsert: of racing newer passports the row lock orders them, and each sees the other's time.
     const raised = await trx
       .insertInto('key_passports')
@@ -247,7 +300,12 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
         oc
           .column('agent_id')
           .doUpdateSet({ created_at: createdAt, evidence: passport.evidence })
-          .where('key_passports.created_at', '<', createdAt),
+          .where((eb) =>
+            eb.or([
+              eb('key_passports.created_at', '<', createdAt),
+              eb('key_passports.created_at', '>', horizon),
+            ]),
+          ),
       )
       .returning('agent_id')
       .executeTakeFirst();
@@ -280,5 +338,68 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
         expiresAt: r.expires_at,
         boundAt: r.bound_at,
       }));
+  }
+
+  async markAuthorised(kid: string, subjects: readonly string[]): Promise<boolean> {
+    if (subjects.length === 0) return false;
+    const now = this.#clock().toISOString();
+    // One statement: on PostgreSQL it waits for, or is waited on by, a prune of the same rows, and a prune
+    // re-checks `authorised_at` after the wait, so a binding is either pruned before this (0 rows) or kept.
+    const result = await this.#db
+      .updateTable('key_bindings')
+      .set((eb) => ({ authorised_at: eb.fn.coalesce('authorised_at', eb.val(now)) }))
+      .where('kid', '=', kid)
+      .where('subject', 'in', [...subjects])
+      .where('retired_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  pruneUnused(provenBefore: Date, limit: number): Promise<number> {
+    const cutoff = provenBefore.toISOString();
+    return this.#db.transaction().execute(async (trx) => {
+      const idle = await trx
+        .selectFrom('key_bindings')
+        .select(['kid', 'subject'])
+        .where('authorised_at', 'is', null)
+        .where('retired_at', 'is', null)
+        .where('seen_at', '<', cutoff)
+        .orderBy('seen_at')
+        .limit(limit)
+        .execute();
+      if (idle.length === 0) return 0;
+      // The conditions again: a row proven, used or retired since the select stays.
+      const deleted = await trx
+        .deleteFrom('key_bindings')
+        .where((eb) => eb.or(idle.map((r) => eb.and([eb('kid', '=', r.kid), eb('subject', '=', r.subject)]))))
+        .where('authorised_at', 'is', null)
+        .where('retired_at', 'is', null)
+        .where('seen_at', '<', cutoff)
+        .executeTakeFirst();
+      // An agent with no binding left, retired or not, is forgotten whole: its passport time goes too.
+      const subjects = [...new Set(idle.map((r) => r.subject))];
+      await trx
+        .deleteFrom('key_passports')
+        .where('agent_id', 'in', subjects)
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('key_bindings')
+                .select('kid')
+                .whereRef('key_bindings.subject', '=', 'key_passports.agent_id'),
+            ),
+          ),
+        )
+        .execute();
+      return Number(deleted.numDeletedRows);
+    });
+  }
+
+  async size(): Promise<number> {
+    const row = await this.#db
+      .selectFrom('key_bindings')
+      .select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
   }
 }

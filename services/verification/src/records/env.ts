@@ -32,6 +32,21 @@ export const RECORD_SETTINGS_ENV = {
     description:
       'PostgreSQL schema of the /v2 records, key directory and revocation watermarks (default: the server search_path)',
   },
+  // P174: the key directory forgets bindings nobody uses.
+  KEY_DIRECTORY_PRUNE_AFTER_SECONDS: {
+    type: 'integer',
+    minimum: 0,
+    default: 0,
+    description:
+      'Delete key bindings that never authorised a /v2 write, are not retired, and no verified bundle proved for this long (0: never; P174)',
+  },
+  KEY_DIRECTORY_PRUNE_INTERVAL_SECONDS: {
+    type: 'integer',
+    minimum: 1,
+    maximum: 86_400,
+    default: 3_600,
+    description: 'How often the key directory is pruned and counted (key_directory_bindings)',
+  },
   // Administrative /v2 writes (D22); unset: none are possible.
   OPERATOR_TOKEN: OPERATOR_TOKEN_ENV.OPERATOR_TOKEN,
 } as const satisfies EnvProperties;

@@ -13,24 +13,31 @@ export interface VerifiedBundleEvent {
   readonly passport: PassportKeys;
 }
 
+/** How long a passport applied here is not applied again: a re-proof refreshes its bindings' `seen_at` (P174). */
+export const DEFAULT_REAPPLY_AFTER_MS = 60 * 60 * 1000;
+
 /**
  * Returns the hook the verify path calls after a verdict: a promise that settles true once the passport's keys
- * are applied (or were before), false when the event applies nothing or the write failed. The write is deferred
- * with setImmediate, and passport keys applied before cost one Set look-up: they are known by their evidence,
- * which the worker keeps for each passport (P123), so another bundle with the same passport applies nothing new.
+ * are applied (or were recently), false when the event applies nothing or the write failed. The write is deferred
+ * with setImmediate, and passport keys applied within `reapplyAfterMs` cost one Map look-up: they are known by
+ * their evidence, which the worker keeps for each passport (P123). Past that they are applied again, so the
+ * directory sees that the passport is still in use and a pruned binding comes back (P174).
  */
 export function keyBindingFeeder(
   store: Store,
   log: { warn(obj: object, msg: string): void },
   seenLimit = 10_000,
+  reapplyAfterMs = DEFAULT_REAPPLY_AFTER_MS,
 ): (event: VerifiedBundleEvent) => Promise<boolean> {
-  const seen = new Set<string>();
+  const seen = new Map<string, number>();
   return async (event) => {
     if (!event.verified || !event.version.startsWith('2')) return false;
     const hash = event.passport.evidence;
-    if (seen.has(hash)) return true;
+    const at = Date.now();
+    const appliedAt = seen.get(hash);
+    if (appliedAt !== undefined && at - appliedAt < reapplyAfterMs) return true;
     if (seen.size >= seenLimit) seen.clear();
-    seen.add(hash);
+    seen.set(hash, at);
     await new Promise((resolve) => setImmediate(resolve));
     try {
       await store.keys.applyPassport(event.passport);
@@ -44,7 +51,8 @@ export function keyBindingFeeder(
 }
 
 /** The key directory as the write policy reads it, from the store. */
-export function storeKeyLookup(store: Store): KeyBindingLookup {
+export function storeKeyLookup(store: Store, authorisedLimit = 10_000): KeyBindingLookup {
+  const authorised = new Set<string>();
   return {
     async lookup(kid) {
       const rows = await store.keys.lookup(kid);
@@ -60,6 +68,15 @@ export function storeKeyLookup(store: Store): KeyBindingLookup {
         evidence: first.evidence,
       };
       return binding;
+    },
+    markAuthorised: async (kid, subjects) => {
+      // A binding that authorised once is never pruned (P174), so one confirmation per pair is enough.
+      const fresh = subjects.filter((s) => !authorised.has(`${kid}\n${s}`));
+      if (fresh.length === 0) return true;
+      if (!(await store.keys.markAuthorised(kid, fresh))) return false;
+      if (authorised.size >= authorisedLimit) authorised.clear();
+      for (const s of fresh) authorised.add(`${kid}\n${s}`);
+      return true;
     },
   };
 }

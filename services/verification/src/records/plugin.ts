@@ -8,7 +8,13 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
 import { RECORD_SETTINGS_ENV } from './env.ts';
 import { v2ResponseHeaders } from './headers.ts';
-import { keyBindingFeeder, storeKeyLookup, type VerifiedBundleEvent } from './key-binding-feeder.ts';
+import {
+  DEFAULT_REAPPLY_AFTER_MS,
+  keyBindingFeeder,
+  storeKeyLookup,
+  type VerifiedBundleEvent,
+} from './key-binding-feeder.ts';
+import { startKeyDirectoryPruner } from './key-directory-pruner.ts';
 import { keyDirectoryRoutes } from './keys-route.ts';
 import { type RevocationGate, revocationGate } from './revocation-gate.ts';
 import { recordRoutes } from './routes.ts';
@@ -29,6 +35,8 @@ export interface RecordsConfig {
   readonly RECORDS_WRITE_POLICY: WritePolicy;
   readonly OPERATOR_TOKEN?: string;
   readonly DATABASE_SCHEMA?: string;
+  readonly KEY_DIRECTORY_PRUNE_AFTER_SECONDS: number;
+  readonly KEY_DIRECTORY_PRUNE_INTERVAL_SECONDS: number;
 }
 
 /** Validates an explicit variable map (tests, embedding); the service passes its own validated config instead. */
@@ -113,8 +121,50 @@ async function recordsPlugin(app: FastifyInstance, options: RecordsPluginOptions
     authorizer,
   });
   await app.register(keyDirectoryRoutes, { store });
-  // POST /verify (routes/verify.ts) calls this after each fresh verdict: the directory learns new keys.
-  if (!app.hasDecorator('bundleVerified')) app.decorate('bundleVerified', keyBindingFeeder(store, app.log));
+  const pruneAfterMs = config.KEY_DIRECTORY_PRUNE_AFTER_SECONDS * 1000;
+  // POST /verify (routes/verify.ts) calls this after each fresh verdict: the directory learns new keys. A passport
+  // in use is applied again well within the prune age, so its bindings stay proven (P174).
+  const reapplyAfterMs =
+    pruneAfterMs > 0 ? Math.min(DEFAULT_REAPPLY_AFTER_MS, pruneAfterMs / 2) : DEFAULT_REAPPLY_AFTER_MS;
+  if (!app.hasDecorator('bundleVerified')) {
+    app.decorate('bundleVerified', keyBindingFeeder(store, app.log, undefined, reapplyAfterMs));
+  }
+  if (options.keys === undefined) installKeyDirectoryPruner(app, store, config, pruneAfterMs);
+}
+
+/** Prunes and counts the store's key directory for as long as the app runs (P174). */
+function installKeyDirectoryPruner(
+  app: FastifyInstance,
+  store: Store,
+  config: RecordsConfig,
+  pruneAfterMs: number,
+): void {
+  const pruner = startKeyDirectoryPruner({
+    store,
+    pruneAfterMs,
+    intervalMs: config.KEY_DIRECTORY_PRUNE_INTERVAL_SECONDS * 1000,
+    log: app.log,
+  });
+  app.addHook('onClose', () => pruner.stop());
+  const metrics = app.serviceMetrics as FastifyInstance['serviceMetrics'] | undefined;
+  if (metrics === undefined) return;
+  metrics.gauge(
+    'key_directory_bindings',
+    'Key bindings in the key directory, retired ones included (counted at each prune interval)',
+    [],
+    (g) => {
+      if (pruner.size !== undefined) g.set(pruner.size);
+    },
+  );
+  metrics.counter(
+    'key_directory_pruned_total',
+    'Idle key bindings this process pruned (KEY_DIRECTORY_PRUNE_AFTER_SECONDS)',
+    [],
+    (c) => {
+      c.reset();
+      c.inc(pruner.pruned);
+    },
+  );
 }
 
 /** The checker POST /verify uses, over every configured source (see revocation-gate.ts). */
@@ -157,6 +207,8 @@ export async function mountRecords(
     STORE_MAX_ENTRIES: config.STORE_MAX_ENTRIES,
     V2_RATE_LIMIT_PER_MINUTE: config.V2_RATE_LIMIT_PER_MINUTE,
     RECORDS_WRITE_POLICY: config.RECORDS_WRITE_POLICY,
+    KEY_DIRECTORY_PRUNE_AFTER_SECONDS: config.KEY_DIRECTORY_PRUNE_AFTER_SECONDS,
+    KEY_DIRECTORY_PRUNE_INTERVAL_SECONDS: config.KEY_DIRECTORY_PRUNE_INTERVAL_SECONDS,
     ...(config.OPERATOR_TOKEN === undefined ? {} : { OPERATOR_TOKEN: config.OPERATOR_TOKEN }),
     ...(config.DATABASE_SCHEMA === undefined ? {} : { DATABASE_SCHEMA: config.DATABASE_SCHEMA }),
   };

@@ -27,6 +27,11 @@ export interface KeyBinding {
 /** Resolves a kid to its binding; undefined when the kid is unknown, expired or revoked. */
 export interface KeyBindingLookup {
   lookup(kid: string): Promise<KeyBinding | undefined> | KeyBinding | undefined;
+  /**
+   * Records that `kid` authorised a write for `subjects`, so the directory keeps that binding (P174); false when
+   * it is no longer bound to any of them (pruned or retired since the lookup), and the write is then refused.
+   */
+  markAuthorised?(kid: string, subjects: readonly string[]): Promise<boolean>;
 }
 
 /** What a stored record's writer proved (returned with the record). */
@@ -138,12 +143,25 @@ export function createWriteAuthorizer(options: {
           { details: { kid: verdict.classicalKid, subjects } },
         );
       }
+      const spokenFor = subjects.filter((s) => classical.subjects.includes(s));
       // P43: the signing kids and the subjects they speak for here must not be on any revocation list.
       if (revocation !== undefined) {
-        const spokenFor = subjects.filter((s) => classical.subjects.includes(s));
         const kidsUsed =
           verdict.pqKid === null ? [verdict.classicalKid] : [verdict.classicalKid, verdict.pqKid];
         await refuseRevoked(revocation, [...spokenFor, ...kidsUsed]);
+      }
+      // P174: marked before the record is stored (a failed store leaves a kept binding, never a pruned author).
+      const used = [{ kid: verdict.classicalKid, binding: classical }];
+      if (verdict.pqKid !== null && pq !== undefined) used.push({ kid: verdict.pqKid, binding: pq });
+      for (const { kid, binding } of used) {
+        const mine = subjects.filter((s) => binding.subjects.includes(s));
+        if (keys.markAuthorised !== undefined && !(await keys.markAuthorised(kid, mine))) {
+          throw httpError(
+            'FORBIDDEN',
+            `Key ${kid} is no longer bound to ${mine.join(' or ')}. ${HOW_KEYS_ARE_BOUND}`,
+            { details: { kid, subjects } },
+          );
+        }
       }
       return { status: 'verified', kid: verdict.classicalKid, evidence: classical.evidence };
     },

@@ -1,0 +1,109 @@
+// P174 over HTTP against the real verification service: anyone can fill the key directory by verifying self-made
+// bundles with fresh agent ids. With KEY_DIRECTORY_PRUNE_AFTER_SECONDS set, a binding that never authorised a /v2
+// write and that no verified bundle proved again within that age is deleted; one that authorised a write stays,
+// and a pruned agent's next verified bundle binds it again.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  type BundleKeySet,
+  buildSignedBundle,
+  createNativeBackend,
+  generateBundleKeys,
+  PROFILES,
+  signRecord,
+} from '@proto/core';
+import { createStoreTarget, dialectsUnderTest, type StoreTarget } from '@proto/store/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadRecordsConfig, mountRecords } from '../../src/records/plugin.ts';
+import { example, type Json, withFields } from '../../src/records/test-support.ts';
+import { keyOnceItAnswers, metricValue, type RunningApp, startApp } from '../../src/test-support.ts';
+
+const backend = createNativeBackend();
+const PRUNE_AFTER_SECONDS = 3;
+
+describe.each(dialectsUnderTest())('key directory pruning through the service on %s', (dialect) => {
+  let target: StoreTarget;
+  let dataDir: string;
+  let running: RunningApp;
+
+  beforeAll(async () => {
+    target = await createStoreTarget(dialect, 'v2-key-prune');
+    dataDir = await mkdtemp(join(tmpdir(), 'proto-records-prune-'));
+    const env: Record<string, string> = {
+      ...(target.options.pgSchema === undefined
+        ? { DATA_DIR: target.options.dataDir as string }
+        : {
+            DATA_DIR: dataDir,
+            DATABASE_URL: target.options.databaseUrl as string,
+            DATABASE_SCHEMA: target.options.pgSchema,
+          }),
+      KEY_DIRECTORY_PRUNE_AFTER_SECONDS: String(PRUNE_AFTER_SECONDS),
+      KEY_DIRECTORY_PRUNE_INTERVAL_SECONDS: '1',
+    };
+    const mounted = await mountRecords(loadRecordsConfig(env));
+    running = await startApp({ ...env, VERIFY_WORKERS: '1', MAX_EVENT_LOOP_DELAY_MS: '0' }, [mounted]);
+  });
+  afterAll(async () => {
+    await running?.close();
+    await target?.cleanup();
+    if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  const post = async (path: string, body: unknown) => {
+    const res = await fetch(`${running.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, json: (await res.json()) as Json };
+  };
+  const until = async (kid: string, status: number, timeoutMs = 5_000) => {
+    const res = await keyOnceItAnswers(running.url, kid, status, timeoutMs);
+    await res.arrayBuffer();
+    return res.status;
+  };
+  const verify = async (built: ReturnType<typeof buildSignedBundle>) => {
+    const answer = await post('/verify', { signed_bundle: built.signed_bundle });
+    expect(answer.json['verified'], JSON.stringify(answer.json)).toBe(true);
+    const bundle = built.signed_bundle['bundle'] as Json;
+    return {
+      agentId: ((bundle['agent_passport'] as Json)['payload'] as Json)['agent_id'] as string,
+      humanId: ((bundle['responsible_principal_record'] as Json)['payload'] as Json)['human_id'] as string,
+    };
+  };
+  const certificate = (ids: { agentId: string; humanId: string }, keys: BundleKeySet) =>
+    signRecord(
+      backend,
+      PROFILES.proto,
+      'commissioning_certificate',
+      withFields(example('commissioning_certificate'), { agent_id: ids.agentId, human_id: ids.humanId }),
+      { classical: keys.classical, ...(keys.pq === undefined ? {} : { pq: keys.pq }) },
+    );
+
+  it('prunes an idle agent’s keys, keeps the keys that authorised a write, and a new bundle binds again', async () => {
+    const idleKeys = { agent: generateBundleKeys(backend), principal: generateBundleKeys(backend) };
+    const usedKeys = { agent: generateBundleKeys(backend), principal: generateBundleKeys(backend) };
+    const idle = await verify(buildSignedBundle({ keys: idleKeys }));
+    const used = await verify(buildSignedBundle({ keys: usedKeys }));
+    expect(await until(idleKeys.agent.classical.kid, 200)).toBe(200);
+    expect(await until(usedKeys.agent.classical.kid, 200)).toBe(200);
+    const stored = await post('/v2/lifecycle/commission', certificate(used, usedKeys.agent));
+    expect(stored.status, JSON.stringify(stored.json)).toBe(201);
+
+    // After the age the idle agent's passport and RPR keys are gone; the writer's passport key is not.
+    expect(await until(idleKeys.agent.classical.kid, 404, 10_000)).toBe(404);
+    expect(await until(idleKeys.principal.classical.kid, 404, 5_000)).toBe(404);
+    expect(await until(usedKeys.agent.classical.kid, 200)).toBe(200);
+    expect(await metricValue(running.url, 'proto_key_directory_pruned_total')).toBeGreaterThanOrEqual(4);
+    expect(await metricValue(running.url, 'proto_key_directory_bindings')).toBeGreaterThanOrEqual(1);
+    const refused = await post('/v2/lifecycle/commission', certificate(idle, idleKeys.agent));
+    expect(refused.status, JSON.stringify(refused.json)).toBe(403);
+
+    // The idle agent comes back with a new bundle: its keys bind again (first use), and its write is stored.
+    await verify(buildSignedBundle({ keys: idleKeys, now: new Date(Date.now() + 1000) }));
+    expect(await until(idleKeys.agent.classical.kid, 200)).toBe(200);
+    const back = await post('/v2/lifecycle/commission', certificate(idle, idleKeys.agent));
+    expect(back.status, JSON.stringify(back.json)).toBe(201);
+  });
+});
