@@ -7,7 +7,7 @@ import { type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import { type HttpError, httpError } from './http-errors.ts';
-import { REQUEST_ID_HEADER } from './logging.ts';
+import { genRequestId, REQUEST_ID_HEADER } from './logging.ts';
 import type { SecurityHeaders } from './security-headers.ts';
 
 export interface ClientErrorOptions {
@@ -54,8 +54,7 @@ function answerBytes(answer: HttpError, requestId: string, securityHeaders: Secu
 /**
  * Fastify's `clientErrorHandler`. Never throws: the socket may already be half-written or destroyed. A request
  * whose whole body had arrived keeps its answer (the error is in what was pipelined after it): the refusal
- * follows once that answer is sent. Otherwise the refusal takes the failed request's place, under its request id,
- * unless part of an answer already went out, when the connection is only closed.
+ * follows once that answer is sent. Otherwise the refusal takes the failed request's place, unless part of an answer already went out, when the connection is only closed.
  */
 export function clientErrorHandler(options: ClientErrorOptions): (error: Error, socket: Socket) => void {
   const refuse = (error: Error & { code?: string }, socket: Socket, pending?: ServerResponse): void => {
@@ -65,8 +64,8 @@ export function clientErrorHandler(options: ClientErrorOptions): (error: Error, 
         return;
       }
       const answer = clientErrorAnswer(error);
-      const given = pending?.getHeader(REQUEST_ID_HEADER);
-      const requestId = typeof given === 'string' ? given : randomUUID();
+      // The failed request's own X-Request-Id when it got that far and gave a plain one (the kit's rule).
+      const requestId = pending === undefined ? randomUUID() : genRequestId(pending.req);
       options
         .log()
         ?.info(

@@ -93,8 +93,14 @@ describe('errors raised by the HTTP parser are answered in the shared error shap
       'POST /verify HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{',
     );
     expectKitAnswer(lastAnswer(raw), 408, 'REQUEST_TIMEOUT', true);
-    expect(await errorCount('REQUEST_TIMEOUT')).toBe(before + 1);
-  }, 15_000);
+    // The timed-out request's own id, when it gave one.
+    const named = await exchange(
+      'POST /verify HTTP/1.1\r\nHost: x\r\nX-Request-Id: slow-client-1\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{',
+    );
+    expect(lastAnswer(named)).toMatchObject({ status: 408 });
+    expect(lastAnswer(named).headers.get('x-request-id')).toBe('slow-client-1');
+    expect(await errorCount('REQUEST_TIMEOUT')).toBe(before + 2);
+  }, 25_000);
 
   it('a malformed request line: 400 BAD_REQUEST, counted', async () => {
     const before = await errorCount('BAD_REQUEST');
