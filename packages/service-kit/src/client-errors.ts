@@ -54,7 +54,8 @@ function answerBytes(answer: HttpError, requestId: string, securityHeaders: Secu
 /**
  * Fastify's `clientErrorHandler`. Never throws: the socket may already be half-written or destroyed. A request
  * whose whole body had arrived keeps its answer (the error is in what was pipelined after it): the refusal
- * follows once that answer is sent. Otherwise the refusal takes the failed request's place, unless part of an answer already went out, when the connection is only closed.
+ * follows once that answer is sent. Otherwise the refusal takes the failed request's place, unless part of an
+ * answer already went out, when the connection is only closed.
  */
 export function clientErrorHandler(options: ClientErrorOptions): (error: Error, socket: Socket) => void {
   const refuse = (error: Error & { code?: string }, socket: Socket, pending?: ServerResponse): void => {
