@@ -11,7 +11,9 @@ import {
   type NoteVerifierKey,
   openLogCheckpoint,
   type PreparedReceipt,
+  parseSignedNote,
   parseVerifierKey,
+  sourceMalformed,
   toHex,
   verifyTlogConsistency,
   verifyTlogInclusion,
@@ -97,6 +99,16 @@ async function verifyLogSigned(
     keys.push(key.value);
   }
   const note = source.checkpoint ?? (await fetchCheckpoint(sources, logUrl));
+  // P169: a note that does not even parse (an HTML page, a note cut short, a garbled line) is anyone's answer
+  // and says nothing about the receipt: the log unavailable, as P161 reads every answer without its shape. A
+  // note that parses but is not signed by the configured key is refused as a signature failure: giving it
+  // `skipped` gains a key-less party nothing over an HTTP 503, and `fail` keeps a forgery visible.
+  const signed = parseSignedNote(note);
+  if (!signed.ok)
+    return sourceMalformed(
+      `log ${logUrl} answered a checkpoint that is not a signed note: ${signed.error.message}`,
+      'log',
+    );
   const checkpoint = openLogCheckpoint(note, keys);
   if (!checkpoint.ok) return fail(`log checkpoint: ${checkpoint.error.message}`, 'log');
   let tally: WitnessTally | undefined;

@@ -7,6 +7,7 @@ import {
   anchorFail,
   type CosignerKey,
   parseCosignerKey,
+  sourceMalformed,
   tallyWitnessCosignatures,
   type WitnessTally,
 } from '@proto/core';
@@ -65,12 +66,9 @@ export function checkWitnessedCheckpoint(
   requirement: { readonly keys: readonly CosignerKey[]; readonly quorum: number },
 ): { readonly tally: WitnessTally } | { readonly failed: AnchorCheck } {
   const tally = tallyWitnessCosignatures(note, requirement.keys, requirement.quorum);
+  // P169: the tally fails only on a note that does not parse, an answer without the shape of one (P161).
   if (!tally.ok)
-    return {
-      failed: anchorFail(`log checkpoint: ${tally.error.message}`, ANCHOR_CHECK_CODES.malformed, {
-        kind: 'log',
-      }),
-    };
+    return { failed: sourceMalformed(`log checkpoint cannot be tallied: ${tally.error.message}`, 'log') };
   if (!tally.value.met) {
     return {
       failed: anchorFail(

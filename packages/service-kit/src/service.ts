@@ -3,7 +3,13 @@
 
 import { tmpdir } from 'node:os';
 import { findProfile, type ProtocolProfile } from '@proto/core';
-import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyServerOptions,
+  LogController,
+} from 'fastify';
+import { clientErrorHandler } from './client-errors.ts';
 import type { SharedConfig, TrustProxySetting } from './config.ts';
 import { installDocs } from './docs.ts';
 import { installErrorHandling } from './error-handler.ts';
@@ -144,6 +150,8 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
   const securityHeaders = await computeSecurityHeaders();
   /** Set once the metrics exist; a router refusal before then (there is none: nothing listens yet) is not counted. */
   let countError: (error: HttpError) => void = () => {};
+  /** Set once the instance exists; the parser refuses nothing before the service listens. */
+  let serviceLog: FastifyBaseLogger | undefined;
   const app = Fastify({
     logger,
     routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
@@ -152,6 +160,12 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
       bodyLimit,
       securityHeaders,
       onError: (error) => countError(error),
+    }),
+    // The parser's refusals (a request past REQUEST_TIMEOUT_MS, a malformed request, headers too large) too (P170).
+    clientErrorHandler: clientErrorHandler({
+      securityHeaders,
+      onError: (error) => countError(error),
+      log: () => serviceLog,
     }),
     bodyLimit,
     // Fastify turns Node's whole-request timeout off by default: a client that declared a body and then sent
@@ -173,6 +187,7 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     forceCloseConnections: 'idle',
   }) as unknown as FastifyInstance;
 
+  serviceLog = app.log;
   if (config.TRUST_PROXY === true) {
     // Every hop trusted: the client's own X-Forwarded-For entry becomes its address (and its rate-limit key).
     app.log.warn(

@@ -22,6 +22,7 @@ export {
   anchorPass,
   anchorSkipped,
   type PreparedReceipt,
+  sourceMalformed,
 } from './check-outcome.ts';
 export {
   ANCHOR_FUNCTION_SELECTOR,
