@@ -90,7 +90,10 @@ export class TransparencyLogAdapter implements ChainAdapter {
     try {
       return JSON.parse(text) as unknown;
     } catch {
-      throw new DefinitiveError(`log ${path}: answer is not JSON`);
+      // A page from a proxy or portal in the log's place says nothing of the hash: the log may answer later (P168).
+      throw new TransientError(
+        `log ${path}: HTTP ${res.status} answer is not JSON (${(res.headers.get('content-type') ?? 'no content type').slice(0, 100)})`,
+      );
     }
   }
 
@@ -130,7 +133,8 @@ export class TransparencyLogAdapter implements ChainAdapter {
     })) as Record<string, unknown>;
     const index = added['log_index'];
     if (typeof index !== 'number' || !Number.isSafeInteger(index) || index < 0) {
-      throw new DefinitiveError('log /add answered without a log_index');
+      // Not an answer of a log (a misconfigured TL_URL, a proxy's JSON): retried, as an unreachable log is (P168).
+      throw new TransientError('log /add answered without a log_index');
     }
     const proof = (await this.#call(`/proof/${index}`)) as Record<string, unknown>;
     const size = proof['tree_size'];

@@ -3,7 +3,6 @@
 import { errorResponses, fetchBounded, HttpError, httpError } from '@proto/service-kit';
 import type { FastifyInstance } from 'fastify';
 
-const FORWARD_TIMEOUT_MS = 15_000;
 /** An anchor service's answer is a receipt of a few kB; anything past this is not one (P156). */
 const MAX_FORWARD_ANSWER_BYTES = 256 * 1024;
 
@@ -13,7 +12,11 @@ function badGateway(message: string): HttpError {
 
 export async function anchorRoute(
   app: FastifyInstance,
-  options: { readonly anchorServiceUrl?: string },
+  options: {
+    readonly anchorServiceUrl?: string;
+    /** The whole forward, the anchor service's answer included (ANCHOR_FORWARD_TIMEOUT_MS, P168). */
+    readonly timeoutMs: number;
+  },
 ): Promise<void> {
   const target = options.anchorServiceUrl
     ? new URL('anchor', options.anchorServiceUrl.replace(/\/?$/, '/'))
@@ -57,7 +60,7 @@ export async function anchorRoute(
         method: 'POST',
         headers,
         body: JSON.stringify(request.body),
-        timeoutMs: FORWARD_TIMEOUT_MS,
+        timeoutMs: options.timeoutMs,
         maxBytes: MAX_FORWARD_ANSWER_BYTES,
         failWith: (fault) => {
           switch (fault.kind) {
