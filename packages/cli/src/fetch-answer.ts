@@ -23,36 +23,37 @@ export interface FetchAnswerOptions {
   readonly maxBytes?: number;
 }
 
-function reason(cause: unknown): string {
-  if (!(cause instanceof Error)) return String(cause);
+function reason(cause: Error): string {
   // undici says only "fetch failed"; what failed (ECONNREFUSED, a bad certificate) is its cause.
   return cause.cause instanceof Error ? `${cause.message}: ${cause.cause.message}` : cause.message;
 }
 
 export async function fetchAnswer(url: string, options: FetchAnswerOptions): Promise<Answer> {
   // Loaded when a command fetches, as the rest of @proto/clients: help and usage errors stay fast.
-  const { AnswerTooLarge, DEFAULT_MAX_ANSWER_BYTES, isRedirect, readBoundedBytes } = await import(
-    '@proto/clients'
-  );
-  const signal = AbortSignal.timeout(options.timeoutMs);
-  try {
-    const response = await fetch(url, { signal, redirect: 'manual' });
-    if (isRedirect(response)) {
-      await response.body?.cancel().catch(() => undefined);
-      throw new UnusableAnswer(
-        `${url}: HTTP ${response.status} (redirects are not followed: give the final URL)`,
-      );
-    }
-    const bytes = await readBoundedBytes(response, options.maxBytes ?? DEFAULT_MAX_ANSWER_BYTES);
-    return { status: response.status, bytes, contentType: response.headers.get('content-type') ?? 'none' };
-  } catch (cause) {
-    if (cause instanceof UnusableAnswer) throw cause;
-    if (cause instanceof AnswerTooLarge) throw new UnusableAnswer(`${url}: ${cause.message}`);
-    if (signal.aborted) {
-      throw new UnusableAnswer(`${url}: did not answer within ${options.timeoutMs} ms (body included)`);
-    }
-    throw new UnusableAnswer(`${url}: ${reason(cause)}`);
-  }
+  const { fetchBounded } = await import('@proto/clients');
+  const answer = await fetchBounded(url, {
+    timeoutMs: options.timeoutMs,
+    ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
+    failWith: (fault) => {
+      switch (fault.kind) {
+        case 'redirect':
+          return new UnusableAnswer(
+            `${url}: HTTP ${fault.status} (redirects are not followed: give the final URL)`,
+          );
+        case 'too-large':
+          return new UnusableAnswer(`${url}: ${fault.error.message}`);
+        case 'timeout':
+          return new UnusableAnswer(`${url}: did not answer within ${options.timeoutMs} ms (body included)`);
+        case 'unreachable':
+          return new UnusableAnswer(`${url}: ${reason(fault.error)}`);
+      }
+    },
+  });
+  return {
+    status: answer.status,
+    bytes: answer.bytes,
+    contentType: answer.headers.get('content-type') ?? 'none',
+  };
 }
 
 /** The answer's body as text; any status other than 2xx is an UnusableAnswer naming the status. */

@@ -1,7 +1,7 @@
 // What an anchor receipt's verifier may ask (chains and logs, anchor-client.ts) and how it asks: one HTTP request
 // with a timeout, a source that does not answer usefully being SourceUnavailable (the check is then skipped).
 
-import { DEFAULT_MAX_ANSWER_BYTES, isRedirect, readBoundedText } from './bounded-body.ts';
+import { fetchBounded } from './fetch-bounded.ts';
 
 /** Where the verifier may read chains and logs. Receipts never choose a chain source; only `logs` may allow theirs. */
 export interface AnchorVerificationSources {
@@ -65,32 +65,30 @@ export async function request(
   url: string,
   init: RequestInit = {},
 ): Promise<{ status: number; text: string }> {
-  const doFetch = sources.fetch ?? fetch;
   const origin = new URL(url).origin;
-  let res: Response;
-  let text: string;
-  const timeoutMs = sources.timeoutMs ?? 10_000;
-  const signal = AbortSignal.timeout(timeoutMs);
-  try {
-    res = await doFetch(url, { ...init, redirect: 'manual', signal });
-    if (isRedirect(res)) {
-      await res.body?.cancel().catch(() => undefined);
-      throw new SourceUnavailable(
-        `${origin} answered HTTP ${res.status} (redirects are not followed: configure the final URL)`,
-      );
-    }
-    text = await readBoundedText(res, sources.maxResponseBytes ?? DEFAULT_MAX_ANSWER_BYTES);
-  } catch (error) {
-    if (error instanceof SourceUnavailable) throw error;
-    // "The operation was aborted" says nothing of why: a source that drips its answer must read as slow (P162).
-    if (signal.aborted)
-      throw new SourceUnavailable(
-        `${origin} unreachable: did not answer within ${timeoutMs} ms (timeout, body included)`,
-      );
-    throw new SourceUnavailable(`${origin} unreachable: ${(error as Error).message}`);
+  const answer = await fetchBounded(url, {
+    ...init,
+    timeoutMs: sources.timeoutMs ?? 10_000,
+    ...(sources.maxResponseBytes === undefined ? {} : { maxBytes: sources.maxResponseBytes }),
+    ...(sources.fetch === undefined ? {} : { fetch: sources.fetch }),
+    failWith: (fault) => {
+      switch (fault.kind) {
+        case 'redirect':
+          return new SourceUnavailable(
+            `${origin} answered HTTP ${fault.status} (redirects are not followed: configure the final URL)`,
+          );
+        // "The operation was aborted" says nothing of why: a source that drips its answer must read as slow (P162).
+        case 'timeout':
+          return new SourceUnavailable(
+            `${origin} unreachable: did not answer within ${fault.timeoutMs} ms (timeout, body included)`,
+          );
+        default:
+          return new SourceUnavailable(`${origin} unreachable: ${fault.error.message}`);
+      }
+    },
+  });
+  if (answer.status >= 500 || answer.status === 429) {
+    throw new SourceUnavailable(`${origin} answered HTTP ${answer.status}`);
   }
-  if (res.status >= 500 || res.status === 429) {
-    throw new SourceUnavailable(`${origin} answered HTTP ${res.status}`);
-  }
-  return { status: res.status, text };
+  return { status: answer.status, text: answer.text() };
 }

@@ -5,6 +5,16 @@
 /** The answer is larger than the caller accepts; nothing of it was kept. */
 export class AnswerTooLarge extends Error {
   override readonly name = 'AnswerTooLarge';
+  /** The cap the answer broke. */
+  readonly maxBytes: number;
+  /** The length the answer declared; undefined when it streamed past the cap instead. */
+  readonly declared: number | undefined;
+
+  constructor(message: string, maxBytes: number, declared?: number) {
+    super(message);
+    this.maxBytes = maxBytes;
+    this.declared = declared;
+  }
 }
 
 /** Default cap of one answer from a chain, explorer or log (a Bitcoin transaction's hex fits many times over). */
@@ -19,7 +29,11 @@ export async function readBoundedBytes(response: Response, maxBytes: number): Pr
   const declared = response.headers.get('content-length');
   if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > maxBytes) {
     await response.body?.cancel().catch(() => undefined);
-    throw new AnswerTooLarge(`the answer declares ${Number(declared)} bytes, larger than ${maxBytes} bytes`);
+    throw new AnswerTooLarge(
+      `the answer declares ${Number(declared)} bytes, larger than ${maxBytes} bytes`,
+      maxBytes,
+      Number(declared),
+    );
   }
   if (response.body === null) return new Uint8Array(0);
   const reader = response.body.getReader();
@@ -31,10 +45,11 @@ export async function readBoundedBytes(response: Response, maxBytes: number): Pr
     total += value.byteLength;
     if (total > maxBytes) {
       await reader.cancel().catch(() => undefined);
-      throw new AnswerTooLarge(`the answer is larger than ${maxBytes} bytes`);
+      throw new AnswerTooLarge(`the answer is larger than ${maxBytes} bytes`, maxBytes);
     }
     chunks.push(value);
   }
+  // Not concatBytes(...chunks): a source dripping tiny chunks would pass more arguments than a call takes.
   const joined = new Uint8Array(total);
   let at = 0;
   for (const chunk of chunks) {

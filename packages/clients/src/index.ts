@@ -2,4 +2,5 @@
 // docs/architecture.md §1: the CLI imports core and HTTP clients only, so these live outside service-kit.
 export * from './anchor-client.ts';
 export * from './bounded-body.ts';
+export * from './fetch-bounded.ts';
 export * from './log-witnesses.ts';

@@ -2,14 +2,16 @@
 // over HTTP, verified, kept by Cache-Control/ETag and revalidated with If-None-Match, refused on a rollback
 // (also across restarts, through the stored watermarks), the newest authentic list kept as evidence even
 // when it is stale. D20, D21; issue 12.
+
+import { fetchBounded } from '@proto/clients';
 import {
   type ProtocolProfile,
   type RevocationStatusProblem,
   type VerifiedRevocationList,
   verifyRevocationList,
 } from '@proto/core';
-import { freshnessLifetimeMs, readCapped } from './revocation-list-fetch.ts';
-import { redactUrl, withoutSecrets } from './revocation-source-url.ts';
+import { freshnessLifetimeMs, listFetchProblem } from './revocation-list-fetch.ts';
+import { redactUrl } from './revocation-source-url.ts';
 import { type RevocationSource, watermarkKey } from './revocation-sources.ts';
 
 /** Where the highest accepted list_number of each source is kept (the store's revocationWatermarks). */
@@ -136,26 +138,22 @@ export function createListCache(settings: ListCacheSettings): ListCache {
     if (state.accepted !== undefined && state.etag !== undefined) headers['if-none-match'] = state.etag;
     let status: number;
     let responseHeaders: Headers;
-    let body = '';
+    let body: string;
     try {
       // Redirects are not followed: one could lead to plain http: or to a host the operator never chose.
-      const response = await fetchImpl(source.url, {
+      const answer = await fetchBounded(source.url, {
         headers,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(timeoutMs),
+        timeoutMs,
+        maxBytes: maxListBytes,
+        ...(fetchImpl === undefined ? {} : { fetch: fetchImpl }),
+        readBody: (answered) => answered === 200,
+        failWith: (fault) => new Error(listFetchProblem(fault, shown, source.url)),
       });
-      status = response.status;
-      responseHeaders = response.headers;
-      if (status === 200) body = await readCapped(response, maxListBytes);
-      else await response.body?.cancel().catch(() => undefined);
+      status = answer.status;
+      responseHeaders = answer.headers;
+      body = answer.text();
     } catch (error) {
-      const why =
-        error instanceof Error
-          ? error.name === 'TimeoutError'
-            ? `timed out after ${timeoutMs} ms`
-            : error.message
-          : String(error);
-      refuse(jurisdiction, state, 'unavailable', `${shown}: ${withoutSecrets(why, source.url)}`);
+      refuse(jurisdiction, state, 'unavailable', (error as Error).message);
       return;
     }
     const now = clock().getTime();

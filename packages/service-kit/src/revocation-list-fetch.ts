@@ -1,26 +1,26 @@
-// Reading a revocation list over HTTP: a size cap while streaming, and the freshness lifetime from
-// Cache-Control and Age. Used by the revocation checker (revocation-client.ts); D20.
-class ListTooLarge extends Error {}
-
-export async function readCapped(response: Response, max: number): Promise<string> {
-  const declared = Number(response.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > max)
-    throw new ListTooLarge(`list of ${declared} bytes exceeds ${max}`);
-  if (response.body === null) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > max) {
-      await reader.cancel().catch(() => undefined);
-      throw new ListTooLarge(`list exceeds ${max} bytes`);
+// Reading a revocation list over HTTP: what a failed fetch (fetchBounded, P167) is called, and the freshness
+// lifetime from Cache-Control and Age. Used by the revocation checker (revocation-client.ts); D20.
+import type { BoundedFetchFault } from '@proto/clients';
+import { withoutSecrets } from './revocation-source-url.ts';
+/**
+ * Why a list could not be fetched, in the words the checker has always used (operators grep them; tests pin them).
+ * `shown` is the source's URL with its secrets redacted; an error's text is cleaned of them too.
+ */
+export function listFetchProblem(fault: BoundedFetchFault, shown: string, url: string): string {
+  switch (fault.kind) {
+    case 'redirect':
+      return `${shown} answered HTTP ${fault.status} (redirects are not followed: configure the final URL)`;
+    case 'timeout':
+      return `${shown}: timed out after ${fault.timeoutMs} ms`;
+    case 'too-large': {
+      const { declared, maxBytes } = fault.error;
+      return declared === undefined
+        ? `${shown}: list exceeds ${maxBytes} bytes`
+        : `${shown}: list of ${declared} bytes exceeds ${maxBytes}`;
     }
-    chunks.push(value);
+    case 'unreachable':
+      return `${shown}: ${withoutSecrets(fault.error.message, url)}`;
   }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Freshness lifetime from Cache-Control (max-age, minus Age); no-store/no-cache revalidate every time. */

@@ -165,6 +165,14 @@ export const ANCHOR_ENV = defineEnv({
     minLength: 1,
     description: "File holding the log's token (its generated operator-token), read when TL_TOKEN is unset",
   },
+  ANCHOR_UPSTREAM_TIMEOUT_MS: {
+    type: 'integer',
+    minimum: 1000,
+    maximum: 300_000,
+    default: 10_000,
+    description:
+      "Longest wait for one whole answer of a chain's API (EVM JSON-RPC, Esplora, the transparency log); slower is retried (P168)",
+  },
   TL_CONCURRENCY: {
     type: 'integer',
     minimum: 1,
@@ -217,6 +225,7 @@ export interface AnchorConfig extends SharedConfig {
   readonly TL_TOKEN?: string;
   readonly TL_TOKEN_FILE?: string;
   readonly TL_CONCURRENCY: number;
+  readonly ANCHOR_UPSTREAM_TIMEOUT_MS: number;
   readonly DATABASE_SCHEMA?: string;
   readonly ANCHOR_TEST_CRASH_AFTER_SEND: boolean;
 }

@@ -207,4 +207,13 @@ describe('configuration', () => {
       loadAnchorConfig({ BTC_ESPLORA_URL: 'http://127.0.0.1:3000', BTC_PRIVATE_KEY: 'not a key' }),
     ).toThrow(/BTC_PRIVATE_KEY/);
   });
+
+  it('P168: ANCHOR_UPSTREAM_TIMEOUT_MS defaults to 10 s and refuses a value outside 1 s to 5 min, naming it', () => {
+    expect(loadAnchorConfig({}).ANCHOR_UPSTREAM_TIMEOUT_MS).toBe(10_000);
+    expect(loadAnchorConfig({ ANCHOR_UPSTREAM_TIMEOUT_MS: '2500' }).ANCHOR_UPSTREAM_TIMEOUT_MS).toBe(2500);
+    for (const bad of ['0', '999', '300001', 'soon'])
+      expect(() => loadAnchorConfig({ ANCHOR_UPSTREAM_TIMEOUT_MS: bad })).toThrow(
+        /ANCHOR_UPSTREAM_TIMEOUT_MS/,
+      );
+  });
 });

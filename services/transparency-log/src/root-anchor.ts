@@ -3,7 +3,7 @@
 // DECISIONS D18 ("the signed root is anchored on a timer through the anchor service"), D19 (receipt status), D22.
 
 import { toHex } from '@proto/core';
-import { isRedirect, readBoundedText } from '@proto/service-kit';
+import { fetchBounded } from '@proto/service-kit';
 import type { LogRepository, RootAnchorOutcome, RootAnchorRecord } from '@proto/store';
 
 interface AnchorLog {
@@ -36,7 +36,7 @@ const DEFAULT_MAX_POLL_BACKOFF_MS = 15 * 60_000;
 const MAX_ANSWER_BYTES = 256 * 1024;
 
 /**
- * One call to the anchor service: its whole answer within `timeoutMs` (the caller's signal) and up to
+ * One call to the anchor service: its whole answer within `timeoutMs` and up to
  * MAX_ANSWER_BYTES; a redirect is refused, as it would carry the root and the token to a host the operator never
  * configured (P156). Throws on any of these; the caller treats it as the anchor service being unavailable.
  */
@@ -45,22 +45,19 @@ async function exchange(
   url: URL,
   init: RequestInit,
 ): Promise<{ status: number; ok: boolean; text: string }> {
-  const response = await (options.fetch ?? fetch)(url, {
+  const answer = await fetchBounded(url, {
     ...init,
-    redirect: 'manual',
-    signal: AbortSignal.timeout(options.timeoutMs),
+    timeoutMs: options.timeoutMs,
+    maxBytes: MAX_ANSWER_BYTES,
+    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+    failWith: (fault) =>
+      fault.kind === 'redirect'
+        ? new Error(
+            `HTTP ${fault.status}: redirects are not followed (configure the final ANCHOR_SERVICE_URL)`,
+          )
+        : fault.error,
   });
-  if (isRedirect(response)) {
-    await response.body?.cancel().catch(() => undefined);
-    throw new Error(
-      `HTTP ${response.status}: redirects are not followed (configure the final ANCHOR_SERVICE_URL)`,
-    );
-  }
-  return {
-    status: response.status,
-    ok: response.ok,
-    text: await readBoundedText(response, MAX_ANSWER_BYTES),
-  };
+  return { status: answer.status, ok: answer.ok, text: answer.text() };
 }
 
 /**

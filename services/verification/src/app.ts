@@ -155,10 +155,10 @@ export async function buildVerificationApp(options: BuildVerificationAppOptions)
     revocationListsChecked: Object.keys(config.REVOCATION_SOURCES).length > 0,
     logWitnesses: logWitnessQuorums(config),
   });
-  await app.register(
-    anchorRoute,
-    config.ANCHOR_SERVICE_URL ? { anchorServiceUrl: config.ANCHOR_SERVICE_URL } : {},
-  );
+  await app.register(anchorRoute, {
+    timeoutMs: config.ANCHOR_FORWARD_TIMEOUT_MS,
+    ...(config.ANCHOR_SERVICE_URL ? { anchorServiceUrl: config.ANCHOR_SERVICE_URL } : {}),
+  });
   // Issue 17: the verify page at `/`; it may fetch the configured log (inclusion checked in the browser).
   const consoleLogOrigin =
     config.CONSOLE_LOG_URL === undefined ? undefined : originOf(config.CONSOLE_LOG_URL);

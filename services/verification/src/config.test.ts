@@ -70,6 +70,18 @@ describe('verifier trust settings', () => {
     expect(error.message).toMatch(message);
   });
 
+  it('P168: ANCHOR_FORWARD_TIMEOUT_MS defaults to 15 s and refuses a value outside 1 s to 5 min, naming it', () => {
+    expect(loadVerificationConfig({}).ANCHOR_FORWARD_TIMEOUT_MS).toBe(15_000);
+    expect(loadVerificationConfig({ ANCHOR_FORWARD_TIMEOUT_MS: '4000' }).ANCHOR_FORWARD_TIMEOUT_MS).toBe(
+      4000,
+    );
+    for (const bad of ['0', '999', '300001', 'soon'])
+      expect(() => loadVerificationConfig({ ANCHOR_FORWARD_TIMEOUT_MS: bad })).toThrow(ConfigError);
+    expect(() => loadVerificationConfig({ ANCHOR_FORWARD_TIMEOUT_MS: '5' })).toThrow(
+      /ANCHOR_FORWARD_TIMEOUT_MS/,
+    );
+  });
+
   it('defaults the per-receipt anchor cache and the attestation maximum age (issue 12)', () => {
     expect(loadVerificationConfig({})).toMatchObject({
       ANCHOR_VERIFY_CACHE_MAX_ENTRIES: 10000,

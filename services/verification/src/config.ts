@@ -126,6 +126,14 @@ export const VERIFICATION_ENV = defineEnv({
     pattern: '^https?://',
     description: 'Anchor service that POST /anchor forwards to',
   },
+  ANCHOR_FORWARD_TIMEOUT_MS: {
+    type: 'integer',
+    minimum: 1000,
+    maximum: 300_000,
+    default: 15_000,
+    description:
+      "Longest wait for the anchor service's whole answer to a forwarded POST /anchor; slower is 504 (P168)",
+  },
   CRYPTO_BACKEND: {
     type: 'string',
     enum: ['auto', 'native', 'noble'],
@@ -246,6 +254,7 @@ export interface VerificationConfig extends SharedConfig {
   readonly VERIFY_BATCH_MAX_BYTES: number;
   readonly VERIFY_BATCH_GROUP: number;
   readonly ANCHOR_SERVICE_URL?: string;
+  readonly ANCHOR_FORWARD_TIMEOUT_MS: number;
   readonly CRYPTO_BACKEND: 'auto' | 'native' | 'noble';
   /** Parsed REVOCATION_SOURCES: jurisdiction → list URL and trusted list keys ({} when unset). */
   readonly REVOCATION_SOURCES: RevocationSources;

@@ -5,7 +5,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 // The committed artifact that services/anchor/src/contract/build-contract.ts writes, imported rather than read
 // from disk so that a bundled CLI (the single-file executable) carries it.
 import ARTIFACT from '../../../../contracts/ProtoAnchor.generated.json' with { type: 'json' };
-import { isRedirect } from '../bounded-body.ts';
+import { fetchBounded } from '../fetch-bounded.ts';
 
 /** What deployment needs of the artifact; the anchor service's compile.ts owns the full shape. */
 export interface DeployableArtifact {
@@ -40,29 +40,43 @@ export interface DeployResult {
   readonly deployer: string;
 }
 
-/** fetch, a redirect being an error that says so rather than a request to wherever it points. */
-async function fetchWithoutRedirect(input: string | URL | Request, init?: RequestInit): Promise<Response> {
-  const response = await fetch(input, { ...init, redirect: 'manual' });
-  if (isRedirect(response)) {
-    await response.body?.cancel().catch(() => undefined);
-    const origin = new URL(input instanceof Request ? input.url : input).origin;
-    throw new Error(
-      `${origin} answered HTTP ${response.status} (redirects are not followed: give the final URL)`,
-    );
-  }
-  return response;
+/** Statuses a Response may not be built with a body for (the Fetch standard's null body statuses). */
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+
+/**
+ * viem's fetch: one bounded exchange (fetchBounded) handed back as a Response for viem to read; a redirect is
+ * an error that says so rather than a request to wherever it points. viem's own timeout signal still applies.
+ */
+function boundedFetchFn(timeoutMs: number) {
+  return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const url = input instanceof Request ? input.url : input;
+    const answer = await fetchBounded(url, {
+      ...init,
+      timeoutMs,
+      failWith: (fault) =>
+        fault.kind === 'redirect'
+          ? new Error(
+              `${new URL(url).origin} answered HTTP ${fault.status} (redirects are not followed: give the final URL)`,
+            )
+          : fault.error,
+    });
+    return new Response(NULL_BODY_STATUSES.has(answer.status) ? null : answer.bytes, {
+      status: answer.status,
+      headers: answer.headers,
+    });
+  };
 }
 
 export async function deployAnchorContract(options: DeployOptions): Promise<DeployResult> {
   const artifact = loadAnchorArtifact();
   const key = (options.privateKey.startsWith('0x') ? options.privateKey : `0x${options.privateKey}`) as Hex;
   const account = privateKeyToAccount(key);
-  // viem times each request, body included, and caps its answer at 10 MiB; redirects it would follow, to a host
-  // the user never named (which then answers for the chain): refused here instead (P155, P162).
+  // Redirects viem would follow, to a host the user never named (which then answers for the chain): each request
+  // is one fetchBounded exchange instead, timed body included and read up to 16 MiB (P155, P162, P167).
   const transport = http(options.rpcUrl, {
     retryCount: 0,
     timeout: options.timeoutMs ?? 30_000,
-    fetchFn: fetchWithoutRedirect,
+    fetchFn: boundedFetchFn(options.timeoutMs ?? 30_000),
   });
   const served = await createPublicClient({ transport }).getChainId();
   if (options.chainId !== undefined && options.chainId !== served) {

@@ -1,13 +1,13 @@
 // Bitcoin adapter: one P2WPKH-funded transaction per batch with one OP_RETURN output `proto:v2:<root hex>` (73 bytes),
 // built and signed with @scure/btc-signer, sent and tracked through an Esplora-compatible API. D19, SPEC.md formats.
 import type { ProtocolProfile } from '@proto/core';
-import { DEFAULT_MAX_ANSWER_BYTES, isRedirect, readBoundedText } from '@proto/service-kit';
+import { fetchBounded } from '@proto/service-kit';
 import type { AnchorBatch, AnchorItem, WriteIntent } from '@proto/store';
 import * as btc from '@scure/btc-signer';
 import { pubECDSA } from '@scure/btc-signer/utils.js';
 import { buildAnchorPayload, opReturnScript } from '../core.ts';
 import type { BroadcastResult, ChainAdapter, TrackResult } from './types.ts';
-import { TransientError } from './types.ts';
+import { TransientError, transientFault } from './types.ts';
 
 export type BitcoinNetworkName = 'mainnet' | 'testnet' | 'regtest';
 
@@ -136,29 +136,18 @@ export class BitcoinAdapter implements ChainAdapter {
 
   /**
    * One exchange with the explorer, its answer read in full within the timeout and up to
-   * DEFAULT_MAX_ANSWER_BYTES; a redirect is not followed (a host or plain http: the operator never chose): P155.
+   * 16 MiB (fetchBounded); a redirect is not followed (a host or plain http: the operator never chose): P155.
    */
   async #request(
     path: string,
     init: RequestInit = {},
   ): Promise<{ status: number; ok: boolean; text: string }> {
-    try {
-      const res = await fetch(`${this.#base}${path}`, {
-        ...init,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.#timeoutMs),
-      });
-      if (isRedirect(res)) {
-        await res.body?.cancel().catch(() => undefined);
-        throw new TransientError(
-          `esplora ${path}: HTTP ${res.status} (redirects are not followed: configure the final URL)`,
-        );
-      }
-      return { status: res.status, ok: res.ok, text: await readBoundedText(res, DEFAULT_MAX_ANSWER_BYTES) };
-    } catch (error) {
-      if (error instanceof TransientError) throw error;
-      throw new TransientError(`esplora ${path}: ${(error as Error).message}`, { cause: error });
-    }
+    const res = await fetchBounded(`${this.#base}${path}`, {
+      ...init,
+      timeoutMs: this.#timeoutMs,
+      failWith: transientFault(`esplora ${path}`),
+    });
+    return { status: res.status, ok: res.ok, text: res.text() };
   }
 
   async #text(path: string): Promise<string | undefined> {

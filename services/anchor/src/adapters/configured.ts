@@ -26,6 +26,7 @@ export async function createAdapters(
         gasLimit: config.ETH_GAS_LIMIT,
         bumpAfterMs: config.ETH_BUMP_AFTER_MS,
         maxFeeGwei: config.ETH_MAX_FEE_GWEI,
+        timeoutMs: config.ANCHOR_UPSTREAM_TIMEOUT_MS,
       }),
     );
   }
@@ -41,6 +42,7 @@ export async function createAdapters(
         rbfAfterMs: config.BTC_RBF_AFTER_MS,
         maxFeeRate: config.BTC_MAX_FEE_RATE,
         profile,
+        timeoutMs: config.ANCHOR_UPSTREAM_TIMEOUT_MS,
       }),
     );
   }
@@ -51,6 +53,7 @@ export async function createAdapters(
         token: config.TL_TOKEN,
         tokenFile: config.TL_TOKEN_FILE,
         concurrency: config.TL_CONCURRENCY,
+        timeoutMs: config.ANCHOR_UPSTREAM_TIMEOUT_MS,
       }),
     );
   const byName = new Map<string, ChainAdapter>();

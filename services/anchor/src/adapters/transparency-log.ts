@@ -1,11 +1,11 @@
 // Transparency-log adapter: appends each hash to the log service (POST /add) and keeps its index and inclusion proof.
 // SPEC.md "Transparency log" receipt {log_url, log_index, merkle_proof, root_anchor?}; DECISIONS D18 (API, dedup), D19.
 import { readFileSync } from 'node:fs';
-import { DEFAULT_MAX_ANSWER_BYTES, isRedirect, readBoundedText } from '@proto/service-kit';
+import { fetchBounded } from '@proto/service-kit';
 import type { AnchorBatch, AnchorItem, WriteIntent } from '@proto/store';
 import { verifyAnchorInclusion } from '../core.ts';
 import type { BroadcastResult, ChainAdapter, TrackResult } from './types.ts';
-import { TransientError } from './types.ts';
+import { TransientError, transientFault } from './types.ts';
 
 export const LOG_CHAIN_NAME = 'transparency-log';
 
@@ -72,29 +72,16 @@ export class TransparencyLogAdapter implements ChainAdapter {
   }
 
   /**
-   * One call to the log. The timeout covers the whole answer, which is read up to DEFAULT_MAX_ANSWER_BYTES; a
+   * One call to the log. The timeout covers the whole answer, which is read up to 16 MiB (fetchBounded); a
    * redirect is not followed (it would carry the token's request to a host the operator never named): P155.
    */
   async #call(path: string, init: RequestInit = {}): Promise<unknown> {
-    let res: Response;
-    let text: string;
-    try {
-      res = await fetch(`${this.#base}${path}`, {
-        ...init,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.#timeoutMs),
-      });
-      if (isRedirect(res)) {
-        await res.body?.cancel().catch(() => undefined);
-        throw new TransientError(
-          `log ${path}: HTTP ${res.status} (redirects are not followed: configure the final URL)`,
-        );
-      }
-      text = await readBoundedText(res, DEFAULT_MAX_ANSWER_BYTES);
-    } catch (error) {
-      if (error instanceof TransientError) throw error;
-      throw new TransientError(`log ${path}: ${(error as Error).message}`, { cause: error });
-    }
+    const res = await fetchBounded(`${this.#base}${path}`, {
+      ...init,
+      timeoutMs: this.#timeoutMs,
+      failWith: transientFault(`log ${path}`),
+    });
+    const text = res.text();
     if (res.status >= 500 || res.status === 429 || res.status === 404) {
       // 404 on /proof: the entry is sequenced but not yet in the served tree.
       throw new TransientError(`log ${path}: HTTP ${res.status} ${text.slice(0, 200)}`);
@@ -103,7 +90,10 @@ export class TransparencyLogAdapter implements ChainAdapter {
     try {
       return JSON.parse(text) as unknown;
     } catch {
-      throw new DefinitiveError(`log ${path}: answer is not JSON`);
+      // A page from a proxy or portal in the log's place says nothing of the hash: the log may answer later (P168).
+      throw new TransientError(
+        `log ${path}: HTTP ${res.status} answer is not JSON (${(res.headers.get('content-type') ?? 'no content type').slice(0, 100)})`,
+      );
     }
   }
 
@@ -143,7 +133,8 @@ export class TransparencyLogAdapter implements ChainAdapter {
     })) as Record<string, unknown>;
     const index = added['log_index'];
     if (typeof index !== 'number' || !Number.isSafeInteger(index) || index < 0) {
-      throw new DefinitiveError('log /add answered without a log_index');
+      // Not an answer of a log (a misconfigured TL_URL, a proxy's JSON): retried, as an unreachable log is (P168).
+      throw new TransientError('log /add answered without a log_index');
     }
     const proof = (await this.#call(`/proof/${index}`)) as Record<string, unknown>;
     const size = proof['tree_size'];

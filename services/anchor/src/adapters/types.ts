@@ -1,5 +1,6 @@
 // What the worker needs from a chain: sign a batch's write, broadcast it, find where it is, shape the receipt.
 // SPEC.md "Anchor receipt" (three shapes) and DECISIONS D19 (status, confirmations, path per receipt).
+import type { BoundedFetchFault } from '@proto/service-kit';
 import type { AnchorBatch, AnchorItem, BatchProgress, WriteIntent } from '@proto/store';
 
 export type ChainKind = 'evm' | 'bitcoin' | 'log';
@@ -85,4 +86,17 @@ export class TransientError extends Error {
     super(message, options);
     this.name = 'TransientError';
   }
+}
+
+/**
+ * fetchBounded's `failWith` for a chain's API (`label`: `log /add`, `esplora /tx`): every fault of the exchange
+ * (unreachable, too slow, too large, a redirect) is transient, the request stays queued (P155).
+ */
+export function transientFault(label: string): (fault: BoundedFetchFault) => TransientError {
+  return (fault) =>
+    fault.kind === 'redirect'
+      ? new TransientError(
+          `${label}: HTTP ${fault.status} (redirects are not followed: configure the final URL)`,
+        )
+      : new TransientError(`${label}: ${fault.error.message}`, { cause: fault.error });
 }

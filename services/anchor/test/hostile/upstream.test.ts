@@ -25,7 +25,7 @@ import {
   TEST_CHAIN_ID,
 } from '../../src/testing/ganache.ts';
 
-type Mode = 'forward' | 'huge' | 'length-lie' | 'redirect' | 'huge-timestamp';
+type Mode = 'forward' | 'huge' | 'length-lie' | 'redirect' | 'huge-timestamp' | 'html' | 'stall';
 
 const LOG_TOKEN = 'log-operator-token-0123456789';
 const LOG = 'transparency-log';
@@ -112,6 +112,17 @@ async function hostile(req: IncomingMessage, res: ServerResponse): Promise<void>
       return;
     case 'redirect':
       res.writeHead(307, { location: `${elsewhereUrl}${req.url ?? '/'}` }).end();
+      return;
+    case 'html':
+      // A proxy's or a captive portal's page in place of the log: status 200, not JSON.
+      res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end('<html><body>Sign in to continue</body></html>');
+      return;
+    case 'stall':
+      // Headers, then nothing: only the adapter's timeout ends the exchange.
+      res.writeHead(200, json);
+      res.write('{"log_index":');
       return;
     case 'huge-timestamp': {
       // The log's own answer, with a timestamp no Date can hold.
@@ -277,6 +288,22 @@ describe('P155: a hostile transparency log cannot flood, redirect or break the a
     await confirmsAfterwards(h);
   });
 
+  it('P168: an HTML page with status 200 in place of the log is an upstream fault: retried, never a failed anchor', async () => {
+    const h = hashOf('upstream html');
+    const failures = await sendFailures(LOG);
+    // More passes than ANCHOR_MAX_ATTEMPTS (3): a refusal would have failed the request for good by now.
+    await passWith('html', LOG, h);
+    mode = 'html';
+    try {
+      for (let pass = 0; pass < 3; pass++) await app.anchorWorker.run(LOG, true);
+    } finally {
+      mode = 'forward';
+    }
+    expect(await getReceipt(app, h)).toMatchObject({ status: 'pending' });
+    expect(await sendFailures(LOG)).toBeGreaterThanOrEqual(failures + 4);
+    await confirmsAfterwards(h);
+  });
+
   it('a timestamp no date can hold is dropped, not retried for ever: the receipt is confirmed without one', async () => {
     const h = hashOf('upstream huge timestamp');
     await passWith('huge-timestamp', LOG, h);
@@ -318,4 +345,45 @@ describe('P155: a hostile Esplora explorer cannot flood or redirect the Bitcoin 
     btcMode = 'forward';
     expect(elsewhereHits - hits).toBe(0);
   });
+});
+
+describe('P168: ANCHOR_UPSTREAM_TIMEOUT_MS bounds every exchange with a chain API', () => {
+  let shortTarget: StoreTarget;
+  let shortApp: FastifyInstance;
+
+  beforeAll(async () => {
+    shortTarget = await createStoreTarget('sqlite', 'anchor-upstream-timeout');
+    shortApp = await testApp(
+      {
+        TL_URL: frontUrl,
+        TL_TOKEN: LOG_TOKEN,
+        BATCH_INTERVAL_MS: '0',
+        ANCHOR_UPSTREAM_TIMEOUT_MS: '1000',
+      },
+      await shortTarget.open(),
+    );
+  });
+
+  afterAll(async () => {
+    await shortApp?.close();
+    await shortTarget?.cleanup();
+  });
+
+  it('a log that stalls on /add is given up after the configured 1 s, not the default 10 s; the request stays queued', async () => {
+    const h = hashOf('upstream stall short timeout');
+    expect((await postAnchor(shortApp, h, LOG)).statusCode).toBe(202);
+    mode = 'stall';
+    const started = performance.now();
+    try {
+      await shortApp.anchorWorker.run(LOG, true);
+    } finally {
+      mode = 'forward';
+    }
+    const ms = performance.now() - started;
+    expect(ms).toBeGreaterThanOrEqual(900);
+    expect(ms).toBeLessThan(5000);
+    expect(await getReceipt(shortApp, h)).toMatchObject({ status: 'pending' });
+    await shortApp.anchorWorker.run(LOG, true);
+    expect(await getReceipt(shortApp, h)).toMatchObject({ status: 'confirmed' });
+  }, 30_000);
 });

@@ -1,16 +1,8 @@
 // POST /anchor: forwarded to the anchor service (ANCHOR_SERVICE_URL) with the caller's Authorization;
 // 501 when none is configured. SPEC.md "POST /anchor (optional)", DECISIONS D19, D22.
-import {
-  AnswerTooLarge,
-  errorResponses,
-  HttpError,
-  httpError,
-  isRedirect,
-  readBoundedText,
-} from '@proto/service-kit';
+import { errorResponses, fetchBounded, HttpError, httpError } from '@proto/service-kit';
 import type { FastifyInstance } from 'fastify';
 
-const FORWARD_TIMEOUT_MS = 15_000;
 /** An anchor service's answer is a receipt of a few kB; anything past this is not one (P156). */
 const MAX_FORWARD_ANSWER_BYTES = 256 * 1024;
 
@@ -20,7 +12,11 @@ function badGateway(message: string): HttpError {
 
 export async function anchorRoute(
   app: FastifyInstance,
-  options: { readonly anchorServiceUrl?: string },
+  options: {
+    readonly anchorServiceUrl?: string;
+    /** The whole forward, the anchor service's answer included (ANCHOR_FORWARD_TIMEOUT_MS, P168). */
+    readonly timeoutMs: number;
+  },
 ): Promise<void> {
   const target = options.anchorServiceUrl
     ? new URL('anchor', options.anchorServiceUrl.replace(/\/?$/, '/'))
@@ -60,39 +56,39 @@ export async function anchorRoute(
       headers['x-request-id'] = request.id;
       // The timeout covers the answer's body too; a redirect is not followed (it would carry the caller's
       // token to a URL the operator never configured), and the body is read up to a cap (P156).
-      let upstream: Response;
-      let text: string;
-      try {
-        upstream = await fetch(target, {
-          method: 'POST',
-          headers,
-          body: JSON.stringify(request.body),
-          redirect: 'manual',
-          signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
-        });
-        if (isRedirect(upstream)) {
-          await upstream.body?.cancel().catch(() => undefined);
-          request.log.warn({ target: target.origin, status: upstream.status }, 'anchor service redirected');
-          throw badGateway(
-            `The anchor service answered HTTP ${upstream.status}; redirects are not followed (configure ANCHOR_SERVICE_URL to the final URL)`,
-          );
-        }
-        text = await readBoundedText(upstream, MAX_FORWARD_ANSWER_BYTES);
-      } catch (error) {
-        if (error instanceof HttpError) throw error;
-        if (error instanceof AnswerTooLarge) {
-          request.log.warn({ target: target.origin, err: error }, 'anchor service answer too large');
-          throw badGateway(`The anchor service's answer is too large: ${error.message}`);
-        }
-        const timedOut = (error as Error).name === 'TimeoutError';
-        request.log.warn({ err: error, target: target.origin }, 'anchor service unreachable');
-        throw timedOut
-          ? httpError('GATEWAY_TIMEOUT', 'The anchor service did not answer in time', { retryable: true })
-          : httpError('BAD_GATEWAY', 'The anchor service is unreachable', { retryable: true });
-      }
+      const upstream = await fetchBounded(target, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(request.body),
+        timeoutMs: options.timeoutMs,
+        maxBytes: MAX_FORWARD_ANSWER_BYTES,
+        failWith: (fault) => {
+          switch (fault.kind) {
+            case 'redirect':
+              request.log.warn({ target: target.origin, status: fault.status }, 'anchor service redirected');
+              return badGateway(
+                `The anchor service answered HTTP ${fault.status}; redirects are not followed (configure ANCHOR_SERVICE_URL to the final URL)`,
+              );
+            case 'too-large':
+              request.log.warn(
+                { target: target.origin, err: fault.error },
+                'anchor service answer too large',
+              );
+              return badGateway(`The anchor service's answer is too large: ${fault.error.message}`);
+            case 'timeout':
+              request.log.warn({ err: fault.error, target: target.origin }, 'anchor service unreachable');
+              return httpError('GATEWAY_TIMEOUT', 'The anchor service did not answer in time', {
+                retryable: true,
+              });
+            case 'unreachable':
+              request.log.warn({ err: fault.error, target: target.origin }, 'anchor service unreachable');
+              return httpError('BAD_GATEWAY', 'The anchor service is unreachable', { retryable: true });
+          }
+        },
+      });
       let payload: unknown;
       try {
-        payload = JSON.parse(text);
+        payload = JSON.parse(upstream.text());
       } catch {
         throw badGateway('The anchor service sent a non-JSON answer');
       }

@@ -139,3 +139,33 @@ describe('P156: a hostile anchor service behind POST /anchor', () => {
     expect(elsewhereHits - before).toBe(0);
   });
 });
+
+describe('P168: ANCHOR_FORWARD_TIMEOUT_MS sets the forward timeout', () => {
+  let quick: RunningApp;
+
+  beforeAll(async () => {
+    quick = await startApp({
+      ANCHOR_SERVICE_URL: `http://127.0.0.1:${(upstream.address() as { port: number }).port}`,
+      ANCHOR_FORWARD_TIMEOUT_MS: '1500',
+      VERIFY_RATE_LIMIT_PER_MINUTE: '0',
+    });
+  });
+
+  afterAll(async () => {
+    await quick?.close();
+  });
+
+  it('a dripping anchor service gets 504 after the configured 1.5 s, not the default 15 s', async () => {
+    mode = 'drip';
+    const started = performance.now();
+    const res = await fetch(`${quick.url}/anchor`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer caller-token' },
+      body: JSON.stringify({ bundle_hash: `sha256:${'cd'.repeat(32)}` }),
+    });
+    const ms = performance.now() - started;
+    expect(res.status).toBe(504);
+    expect(ms).toBeGreaterThanOrEqual(1400);
+    expect(ms).toBeLessThan(6000);
+  }, 30_000);
+});
