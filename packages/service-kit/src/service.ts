@@ -4,6 +4,7 @@
 import { tmpdir } from 'node:os';
 import { findProfile, type ProtocolProfile } from '@proto/core';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
+import { declaresForeignCharset, FOREIGN_CHARSET } from './body-charset.ts';
 import type { SharedConfig, TrustProxySetting } from './config.ts';
 import { installDocs } from './docs.ts';
 import { installErrorHandling } from './error-handler.ts';
@@ -232,6 +233,11 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     const coding = request.headers['content-encoding'];
     if (coding !== undefined && !isIdentityCoding(coding)) {
       done(UNDECODED_BODY());
+      return;
+    }
+    const contentType = request.headers['content-type'];
+    if (contentType !== undefined && declaresForeignCharset(contentType)) {
+      done(FOREIGN_CHARSET());
       return;
     }
     done();
