@@ -30,6 +30,8 @@ export interface DeployOptions {
   /** Blocks to wait for (default 1). */
   readonly confirmations?: number;
   readonly timeoutMs?: number;
+  /** Each JSON-RPC request, body included (default 30 s); `timeoutMs` still bounds the wait for the receipt. */
+  readonly requestTimeoutMs?: number;
 }
 
 export interface DeployResult {
@@ -61,7 +63,7 @@ export async function deployAnchorContract(options: DeployOptions): Promise<Depl
   // the user never named (which then answers for the chain): refused here instead (P155, P162).
   const transport = http(options.rpcUrl, {
     retryCount: 0,
-    timeout: options.timeoutMs ?? 30_000,
+    timeout: options.requestTimeoutMs ?? options.timeoutMs ?? 30_000,
     fetchFn: fetchWithoutRedirect,
   });
   const served = await createPublicClient({ transport }).getChainId();
