@@ -6,6 +6,7 @@ import { fetchOkText } from './fetch-answer.ts';
 import { CliError, type CliIo, inputName, parseJson } from './io.ts';
 import { checkLogInclusion } from './log-inclusion.ts';
 import { progress } from './progress.ts';
+import { timeoutOption } from './timeout-option.ts';
 import { validateWitnessFlags, type WitnessFlags, witnessedLine, witnessFlags } from './witness-options.ts';
 
 export interface EvidenceOptions {
@@ -49,10 +50,7 @@ export function evidenceOptions(values: Readonly<Record<string, unknown>>, now: 
     }
     return value;
   };
-  const timeout = text('timeout');
-  if (timeout !== undefined && !/^\d+$/.test(timeout)) {
-    throw new CliError('--timeout must be a number of milliseconds', { showUsage: true });
-  }
+  const timeoutMs = timeoutOption(values['timeout']) ?? 10_000;
   const attestation = text('attestation');
   const revocationList = text('revocation-list');
   const receipt = text('receipt');
@@ -73,7 +71,7 @@ export function evidenceOptions(values: Readonly<Record<string, unknown>>, now: 
     ...(log === undefined ? {} : { log }),
     logKeys: list('log-key'),
     witnesses,
-    timeoutMs: timeout === undefined ? 10_000 : Number(timeout),
+    timeoutMs,
     now,
   };
 }

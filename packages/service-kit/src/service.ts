@@ -9,6 +9,7 @@ import Fastify, {
   type FastifyServerOptions,
   LogController,
 } from 'fastify';
+import { declaresForeignCharset, FOREIGN_CHARSET } from './body-charset.ts';
 import { clientErrorHandler } from './client-errors.ts';
 import type { SharedConfig, TrustProxySetting } from './config.ts';
 import { installDocs } from './docs.ts';
@@ -247,6 +248,11 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     const coding = request.headers['content-encoding'];
     if (coding !== undefined && !isIdentityCoding(coding)) {
       done(UNDECODED_BODY());
+      return;
+    }
+    const contentType = request.headers['content-type'];
+    if (contentType !== undefined && declaresForeignCharset(contentType)) {
+      done(FOREIGN_CHARSET());
       return;
     }
     done();

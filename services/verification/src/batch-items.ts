@@ -51,6 +51,16 @@ function tooMany(maxItems: number): SplitResult {
 }
 
 /**
+ * `[b1,b2,]`, `[,b1]`, `[b1,,b2]`: not JSON, and no element the caller could map an answer to. Refused whole, as an
+ * unclosed array is: the body is split before anything is verified, answered or charged (P175).
+ */
+const EMPTY_ELEMENT: SplitResult = {
+  ok: false,
+  reason: 'malformed',
+  message: 'The JSON batch array has an empty element (a comma with no value before or after it)',
+};
+
+/**
  * A JSON array: finds the top-level commas, skipping strings (and their escapes) and nested
  * brackets. Items are not checked here: a malformed one fails alone, in its worker.
  */
@@ -81,7 +91,9 @@ function splitJsonArray(body: Uint8Array, maxItems: number): SplitResult {
       depth--;
     } else if (byte === COMMA && depth === 0) {
       if (items.length === maxItems) return tooMany(maxItems);
-      items.push(trimmedCopy(body, itemStart, i));
+      const item = trimmedCopy(body, itemStart, i);
+      if (item.length === 0) return EMPTY_ELEMENT;
+      items.push(item);
       itemStart = i + 1;
     }
   }
@@ -91,7 +103,8 @@ function splitJsonArray(body: Uint8Array, maxItems: number): SplitResult {
       return { ok: false, reason: 'malformed', message: 'Data after the JSON batch array' };
   }
   const last = trimmedCopy(body, itemStart, closed);
-  if (last.length > 0 || items.length > 0) {
+  if (last.length === 0 && items.length > 0) return EMPTY_ELEMENT;
+  if (last.length > 0) {
     if (items.length === maxItems) return tooMany(maxItems);
     items.push(last);
   }

@@ -3,6 +3,7 @@
 import type { Command, ParsedCommandLine } from '../command.ts';
 import { CliError, type CliIo, EXIT_INTERNAL, EXIT_OK, printJson } from '../io.ts';
 import { progress } from '../progress.ts';
+import { timeoutOption } from '../timeout-option.ts';
 
 function integer(values: ParsedCommandLine['values'], name: string): number | undefined {
   const value = values[name];
@@ -23,6 +24,7 @@ async function deploy(values: ParsedCommandLine['values'], io: CliIo): Promise<n
   }
   const chainId = integer(values, 'chain-id');
   const confirmations = integer(values, 'confirmations');
+  const requestTimeoutMs = timeoutOption(values['timeout']);
   // viem loads only for this command; the deployment code is a framework-free client the anchor tests share.
   const { deployAnchorContract } = await import('@proto/clients/contract');
   progress(io, `deploying to ${rpc} and waiting for ${confirmations ?? 1} confirmation(s)`);
@@ -33,6 +35,7 @@ async function deploy(values: ParsedCommandLine['values'], io: CliIo): Promise<n
       privateKey: key,
       ...(chainId === undefined ? {} : { chainId }),
       ...(confirmations === undefined ? {} : { confirmations }),
+      ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
     });
   } catch (cause) {
     io.stderr(`proto anchor: the deployment failed: ${oneLine(cause)}\n`);
@@ -57,7 +60,7 @@ function oneLine(cause: unknown): string {
 const deployContractCommand: Command = {
   name: 'deploy-contract',
   summary: 'deploy contracts/ProtoAnchor.sol and print its address',
-  usage: ['--rpc URL [--key HEX] [--chain-id N] [--confirmations N]'],
+  usage: ['--rpc URL [--key HEX] [--chain-id N] [--confirmations N] [--timeout MS]'],
   description: `Deploys contracts/ProtoAnchor.sol (the committed solc 0.8.30 artifact, contracts/ProtoAnchor.generated.json)
 from the account of --key, waits for it, checks the code the chain stores, and prints
 {contract, tx_id, block_number, chain_id, deployer}. Set ETH_CONTRACT of the anchor service to "contract".`,
@@ -70,6 +73,10 @@ from the account of --key, waits for it, checks the code the chain stores, and p
     },
     { flags: '--chain-id <N>', description: 'refuse to deploy unless the RPC serves this chain id' },
     { flags: '--confirmations <N>', description: 'blocks to wait for (default 1)' },
+    {
+      flags: '--timeout <MS>',
+      description: 'each JSON-RPC request, the whole answer included, 1 to 600000 (default 30000)',
+    },
   ],
   epilog: `Exit codes: 0 deployed, 2 bad usage, 3 the deployment failed.
 `,

@@ -18,6 +18,7 @@ import type { ParsedCommandLine } from '../command.ts';
 import { fetchOkText } from '../fetch-answer.ts';
 import { CliError, type CliIo, EXIT_NOT_VERIFIED, EXIT_OK, printJson } from '../io.ts';
 import { progress } from '../progress.ts';
+import { timeoutOption } from '../timeout-option.ts';
 import { checkWitnesses, witnessFlags } from '../witness-options.ts';
 
 function count(text: unknown, name: string): number {
@@ -28,13 +29,6 @@ function count(text: unknown, name: string): number {
 
 /** A hash tile of width w is w hashes of 32 bytes (c2sp.org/tlog-tiles): no answer may be longer. */
 const HASH_BYTES = 32;
-
-function milliseconds(text: unknown): number {
-  if (text === undefined) return 10_000;
-  if (typeof text !== 'string' || !/^[1-9]\d{0,8}$/.test(text))
-    throw new CliError('--timeout must be a number of milliseconds', { showUsage: true });
-  return Number(text);
-}
 
 /** GET, bounded, timed body included, no redirect (P162); any failure is exit 2, as an unreadable input. */
 async function get(url: string, timeoutMs: number, maxBytes?: number): Promise<Uint8Array> {
@@ -48,7 +42,7 @@ export async function runProve(values: ParsedCommandLine['values'], io: CliIo): 
     throw new CliError('--tiles must be an http(s) URL');
   const prefix = base.replace(/\/+$/, '');
   const index = count(values.index, 'index');
-  const timeoutMs = milliseconds(values['timeout']);
+  const timeoutMs = timeoutOption(values['timeout']) ?? 10_000;
   const note = new TextDecoder().decode(await get(`${prefix}/checkpoint`, timeoutMs));
   // c2sp.org/tlog-checkpoint: origin, tree size, base64 root. Anything else (a sign-in page) is not the log's.
   if (!/^[^\n]+\n(0|[1-9]\d{0,15})\n[A-Za-z0-9+/]{43}=\n/.test(note))

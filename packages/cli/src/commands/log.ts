@@ -292,7 +292,7 @@ be signed by those keys, and with --witness-key carry --witness-quorum of their 
     ...WITNESS_OPTIONS,
     {
       flags: '--timeout <MS>',
-      description: 'per request, the whole answer included (default 10000)',
+      description: 'per request, the whole answer included, 1 to 600000 (default 10000)',
     },
   ],
   epilog: `Prints {verified, log_index, tree_size, leaf_hash, proof, root, matches_checkpoint?,

@@ -12,6 +12,7 @@ import {
   readJsonInput,
 } from '../io.ts';
 import { progress } from '../progress.ts';
+import { timeoutOption } from '../timeout-option.ts';
 import { validateWitnessFlags, WITNESS_OPTIONS, witnessFlags } from '../witness-options.ts';
 
 function text(values: ParsedCommandLine['values'], name: string): string | undefined {
@@ -62,7 +63,7 @@ async function verify(source: string, values: ParsedCommandLine['values'], io: C
   const witnesses = witnessFlags(values);
   await validateWitnessFlags(witnesses);
   const minConfirmations = count(values, 'min-confirmations');
-  const timeoutMs = count(values, 'timeout');
+  const timeoutMs = timeoutOption(values['timeout']);
 
   // The receipt verifier is a framework-free client (@proto/clients), loaded only when this command runs.
   const { verifyAnchorReceipt } = await import('@proto/clients');
@@ -143,7 +144,7 @@ const receiptVerifyCommand: Command = {
     },
     ...WITNESS_OPTIONS,
     { flags: '--min-confirmations <N>', description: 'confirmations required to pass (default 1)' },
-    { flags: '--timeout <MS>', description: 'per request (default 10000)' },
+    { flags: '--timeout <MS>', description: 'per request, 1 to 600000 (default 10000)' },
   ],
   epilog: `Prints {verified, status, kind, message, code?, retryable, confirmations?, witnesses?, warnings}.
 Exit codes: 0 verified, 1 not verified (failed, or skipped: see status and retryable), 2 bad usage.

@@ -81,7 +81,7 @@ FILE (or - for standard input) holds a signed bundle {bundle, signature} or a
     {
       flags: '--timeout <MS>',
       description:
-        'per remote request, the whole answer included (default 10000); an answer is read up to 16 MiB and a redirect is not followed (give the final URL)',
+        'per remote request, the whole answer included, 1 to 600000 (default 10000); an answer is read up to 16 MiB and a redirect is not followed (give the final URL)',
     },
     {
       flags: '--batch',

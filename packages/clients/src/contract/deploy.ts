@@ -30,6 +30,8 @@ export interface DeployOptions {
   /** Blocks to wait for (default 1). */
   readonly confirmations?: number;
   readonly timeoutMs?: number;
+  /** Each JSON-RPC request, body included (default 30 s); `timeoutMs` still bounds the wait for the receipt. */
+  readonly requestTimeoutMs?: number;
 }
 
 export interface DeployResult {
@@ -73,10 +75,11 @@ export async function deployAnchorContract(options: DeployOptions): Promise<Depl
   const account = privateKeyToAccount(key);
   // Redirects viem would follow, to a host the user never named (which then answers for the chain): each request
   // is one fetchBounded exchange instead, timed body included and read up to 16 MiB (P155, P162, P167).
+  const requestTimeoutMs = options.requestTimeoutMs ?? options.timeoutMs ?? 30_000;
   const transport = http(options.rpcUrl, {
     retryCount: 0,
-    timeout: options.timeoutMs ?? 30_000,
-    fetchFn: boundedFetchFn(options.timeoutMs ?? 30_000),
+    timeout: requestTimeoutMs,
+    fetchFn: boundedFetchFn(requestTimeoutMs),
   });
   const served = await createPublicClient({ transport }).getChainId();
   if (options.chainId !== undefined && options.chainId !== served) {

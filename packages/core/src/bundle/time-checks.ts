@@ -1,5 +1,6 @@
 // The time-dependent part of key_validity (key expiry/age, RPR expiry) and session_nonce (session expiry),
 // re-run against the clock at every finalize. DECISIONS D8 (E301/E302/E304), D5 (E501).
+import { instantOf } from './instant.ts';
 import type { AnalysisFinding, BundleAnalysis, ResolvedVerifierSettings } from './types.ts';
 
 const DAY_MS = 86_400_000;
@@ -24,7 +25,7 @@ export function timeFindings(
       });
     }
     if (key.expiresAt !== null) {
-      const expires = Date.parse(key.expiresAt);
+      const expires = instantOf(key.expiresAt);
       if (Number.isNaN(expires)) {
         out.push({
           check: 'key_validity',
@@ -39,7 +40,7 @@ export function timeFindings(
         });
       }
     }
-    const created = Date.parse(key.createdAt);
+    const created = instantOf(key.createdAt);
     if (Number.isNaN(created)) {
       out.push({
         check: 'key_validity',
@@ -55,7 +56,7 @@ export function timeFindings(
     }
   }
   if (typeof facts.rprExpiresAt === 'string') {
-    const expires = Date.parse(facts.rprExpiresAt);
+    const expires = instantOf(facts.rprExpiresAt);
     if (Number.isNaN(expires) || expires <= now) {
       out.push({
         check: 'key_validity',
@@ -65,7 +66,7 @@ export function timeFindings(
     }
   }
   if (typeof facts.sessionExpiresAt === 'string') {
-    const expires = Date.parse(facts.sessionExpiresAt);
+    const expires = instantOf(facts.sessionExpiresAt);
     if (Number.isNaN(expires) || expires <= now) {
       out.push({
         check: 'session_nonce',
