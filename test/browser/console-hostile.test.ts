@@ -166,6 +166,34 @@ describe('text the attacker controls', () => {
   });
 });
 
+describe('identifiers in look-alike letters (P172)', () => {
+  it('marks a kid that differs from a real one only by a Cyrillic letter, with its code point', async () => {
+    // The intent claims to be signed by the agent's key; its kid swaps an ASCII "a" for U+0430, so the two
+    // rows of the Signers table read the same.
+    const sample = sampleBundle({ tier: 'standard', entries: 2 });
+    const forged = structuredClone(sample.signed_bundle);
+    const bundle = forged['bundle'] as Record<string, { composite_sig: { classical: Json } }>;
+    const realKid = String(bundle['agent_passport']!.composite_sig.classical['kid']);
+    expect(realKid).toContain('a');
+    const lookalike = realKid.replace('a', '\u0430');
+    bundle['intent']!.composite_sig.classical['kid'] = lookalike;
+    const { page, cspViolations, pageErrors } = await verifyInPage(forged);
+    await page.waitForSelector('#signers');
+    const rows = page.locator('#signers tbody tr');
+    const marked = rows.filter({ hasText: 'U+0430' });
+    expect(await marked.count()).toBe(1);
+    expect(await marked.locator('.non-ascii').count()).toBe(1);
+    expect(await marked.locator('td').first().textContent()).toContain(
+      `${lookalike.slice(0, lookalike.indexOf('\u0430') + 1)}⟨U+0430⟩`,
+    );
+    expect(await rows.filter({ hasText: realKid }).locator('.non-ascii').count()).toBe(0);
+    expect(await page.locator('#signers .non-ascii').count()).toBe(1);
+    expect(cspViolations).toEqual([]);
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  });
+});
+
 describe('a bundle made to hang the page', () => {
   it('stays responsive with 100,000 audit entries and 15,000 checkpoints all over the first entry', async () => {
     const huge = structuredClone(logged.signed_bundle);

@@ -4,9 +4,16 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { revoke, startService as startRevocation } from '../../services/revocation/src/test-support.ts';
+import { signRevocationList } from '../../packages/core/src/index.ts';
+import { parseSecretKey } from '../../services/revocation/src/keys.ts';
+import {
+  ISSUER,
+  JURISDICTION,
+  revoke,
+  startService as startRevocation,
+} from '../../services/revocation/src/test-support.ts';
 import { buildTestLog } from '../../services/transparency-log/src/test-support.ts';
 import { type RunningApp, sampleBundle, startApp } from '../../services/verification/src/test-support.ts';
 import { appendToLog, type Desktop, openDesktop, watchedPage } from './harness.ts';
@@ -15,6 +22,10 @@ import { type FrontProxy, type Passed, type Rule, startProxy } from './proxy.ts'
 type Json = Record<string, unknown>;
 
 const LOG_TOKEN = 'console-stale-log-operator-token-0001';
+/** The revocation service's list key, known to the test so it can sign lists the service never issued (P172). */
+const LIST_KEY_B64 = Buffer.alloc(32, 0x5a).toString('base64');
+/** A second logged hash, for two look-ups on the log explorer (P171). */
+const OTHER_HASH = `sha256:${'ab'.repeat(32)}`;
 /** How long a page is given to draw something it should not, after the answer it would draw has arrived. */
 const SETTLE_MS = 1500;
 /** How long a held request is given to be aborted by the page before its answer is let go. */
@@ -40,7 +51,7 @@ beforeAll(async () => {
   // The page looks bundles up in the log through the proxy, so a test can hold a look-up back.
   verification = await startApp({ CONSOLE_LOG_URL: logProxy.url });
   verifyProxy = await startProxy(verification.url);
-  revocation = await startRevocation();
+  revocation = await startRevocation({ env: { REVOCATION_SIGNING_KEY: LIST_KEY_B64 } });
   revocationProxy = await startProxy(revocation.url);
   expect((await revoke(revocation, 'agent-console-stale-revoked', 'key compromise')).status).toBe(201);
 
@@ -48,9 +59,10 @@ beforeAll(async () => {
   valid = sample.signed_bundle;
   validHash = sample.bundleHash;
   expect((await appendToLog(logUrl, LOG_TOKEN, validHash)).status).toBe(201);
+  expect((await appendToLog(logUrl, LOG_TOKEN, OTHER_HASH)).status).toBe(201);
   for (let waited = 0; ; waited += 50) {
     const signed = (await (await fetch(`${logUrl}/root/signed`)).json()) as { tree_size: number };
-    if (signed.tree_size >= 1) break;
+    if (signed.tree_size >= 2) break;
     if (waited > 10_000) throw new Error('no checkpoint covers the logged bundle');
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -238,25 +250,62 @@ describe('the verify page drops the work of a verification the user has moved on
   });
 });
 
-describe('the revocation page shows freshness only for a list whose signature verified (P164)', () => {
-  /** A rule that rewrites the signed list on its way to the browser. */
-  const alterList = (change: (list: Json) => void): Rule => ({
-    matches: (method, path) => method === 'GET' && /^\/\.well-known\/[^/]*revocations\.json/.test(path),
-    rewrite: (body) => {
-      const list = JSON.parse(body.toString('utf8')) as Json;
-      change(list);
-      return Buffer.from(JSON.stringify(list));
-    },
-  });
-
-  async function openRevocationPage(rule: Rule) {
-    return withRule(revocationProxy, rule, async () => {
-      const watched = await watchedPage(desktop.context);
-      await watched.page.goto(`${revocationProxy.url}/`);
-      await watched.page.waitForSelector('body[data-ready="true"]');
-      return watched;
+describe('the log explorer shows the answer to the last look-up, whatever order the answers come in (P171)', () => {
+  it('never lets a slow answer to an earlier look-up overwrite a later one, and aborts it', async () => {
+    const held = gate();
+    const first = encodeURIComponent(validHash);
+    const isFirstLookup = (method: string, path: string) => isLookup(method, path) && path.includes(first);
+    await withRule(logProxy, { matches: isFirstLookup, holdBody: held.promise }, async () => {
+      const { page, cspViolations, pageErrors } = await watchedPage(desktop.context);
+      await page.goto(`${logProxy.url}/`);
+      await page.waitForSelector('body[data-ready="true"]');
+      await page.fill('#lookup-hash', validHash);
+      const lookedUp = logProxy.next('GET', /^\/lookup/);
+      await page.click('#lookup-form button[type="submit"]');
+      const slow = await lookedUp;
+      // The user looks up another hash while the first answer is still on its way; that one comes at once.
+      await page.fill('#lookup-hash', OTHER_HASH);
+      await page.click('#lookup-form button[type="submit"]');
+      await page.locator('#proof-result', { hasText: 'Entry #1' }).waitFor();
+      expect(await page.textContent('#lookup-status')).toContain('index 1');
+      await abortedOrLater(slow);
+      held.open();
+      await slow.done;
+      await page.waitForTimeout(SETTLE_MS);
+      expect(await page.textContent('#lookup-status')).toContain('index 1');
+      expect(await page.textContent('#proof-result')).toContain('Entry #1');
+      expect(await page.getAttribute('#proof-result', 'data-ok')).toBe('true');
+      expect(await page.locator('#entries tr[data-index="1"]').count()).toBe(1);
+      expect(slow.aborted).toBe(true);
+      expect(cspViolations).toEqual([]);
+      expect(pageErrors).toEqual([]);
+      await page.close();
     });
-  }
+  });
+});
+
+/** A rule that rewrites the signed list on its way to the browser (sent as no-store, so never cached). */
+const alterList = (change: (list: Json) => void): Rule => ({
+  matches: (method, path) => method === 'GET' && /^\/\.well-known\/[^/]*revocations\.json/.test(path),
+  rewrite: (body) => {
+    const list = JSON.parse(body.toString('utf8')) as Json;
+    change(list);
+    return Buffer.from(JSON.stringify(list));
+  },
+});
+
+/** The revocation page opened in `context` while `rule` applies to its requests. */
+async function openRevocationWith(context: BrowserContext, rule: Rule) {
+  return withRule(revocationProxy, rule, async () => {
+    const watched = await watchedPage(context);
+    await watched.page.goto(`${revocationProxy.url}/`);
+    await watched.page.waitForSelector('body[data-ready="true"]');
+    return watched;
+  });
+}
+
+describe('the revocation page shows freshness only for a list whose signature verified (P164)', () => {
+  const openRevocationPage = (rule: Rule) => openRevocationWith(desktop.context, rule);
 
   it('shows the list as fresh and green through the proxy when nothing was altered', async () => {
     const { page, cspViolations } = await openRevocationPage(alterList(() => {}));
@@ -315,6 +364,180 @@ describe('the revocation page shows freshness only for a list whose signature ve
     expect(await page.getAttribute('#list-signature', 'data-ok')).toBe('false');
     expect(await page.getAttribute('#freshness-banner', 'class')).toContain('fail');
     expect(await page.textContent('#freshness-banner')).not.toContain('FRESH');
+    await page.close();
+  });
+
+  it('keeps the entries of an unverified list out of the table, folded and marked as not the issuer’s', async () => {
+    // Someone in the path adds a revocation the issuer never made: an operator must not read it as one.
+    const framed = 'agent-framed-in-transit';
+    const { page, cspViolations, pageErrors } = await openRevocationPage(
+      alterList((list) => {
+        (list['entries'] as Json[]).push({
+          agent_id: framed,
+          revoked_at: new Date().toISOString(),
+          reason_hash: `sha256:${'0'.repeat(64)}`,
+        });
+      }),
+    );
+    expect(await page.getAttribute('#list-signature', 'data-ok')).toBe('false');
+    expect(await page.textContent('#revoked')).not.toContain(framed);
+    expect(await page.getByText(framed).isVisible()).toBe(false);
+    const folded = page.locator('#unverified-entries');
+    expect(await folded.getAttribute('open')).toBeNull();
+    expect(await folded.locator('summary').textContent()).toContain('unverified');
+    await folded.locator('summary').click();
+    expect(await page.getByText(framed).isVisible()).toBe(true);
+    expect(await folded.locator('table').getAttribute('class')).toContain('unverified');
+    expect(await folded.textContent()).toContain('not the issuer');
+    expect(cspViolations).toEqual([]);
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  });
+});
+
+describe('the revocation page remembers the newest list it verified, and says when one goes back (P172)', () => {
+  const isList = (method: string, path: string) =>
+    method === 'GET' && /^\/\.well-known\/[^/]*revocations\.json/.test(path);
+  /** A rule that answers the list request with `body` instead of what the service sent. */
+  const replay = (body: string): Rule => ({ matches: isList, rewrite: () => Buffer.from(body) });
+  /** A rule that passes the list unchanged and keeps a copy of it. */
+  function recorder(): { rule: Rule; last(): string } {
+    let seen = '';
+    return {
+      rule: {
+        matches: isList,
+        rewrite: (body) => {
+          seen = body.toString('utf8');
+          return body;
+        },
+      },
+      last: () => seen,
+    };
+  }
+
+  /**
+   * The page in `context`, the list answered as `rule` says, or passed unchanged (and as no-store: the service's
+   * max-age would otherwise let the browser answer the next look from its cache, never asking the proxy).
+   */
+  async function openIn(context: BrowserContext, rule: Rule = recorder().rule): Promise<Page> {
+    return (await openRevocationWith(context, rule)).page;
+  }
+
+  /** A list the issuer's own key signed, as the service would, with the fields given. */
+  function signedByIssuer(fields: Json): string {
+    const signed = signRevocationList(
+      {
+        issuer: ISSUER,
+        jurisdiction: JURISDICTION,
+        updated_at: new Date().toISOString(),
+        list_number: 1,
+        next_update: new Date(Date.now() + 86_400_000).toISOString(),
+        entries: [],
+        ...fields,
+      } as Parameters<typeof signRevocationList>[0],
+      parseSecretKey(LIST_KEY_B64, 'LIST_KEY_B64'),
+    );
+    if (!signed.ok) throw new Error(signed.error.message);
+    return JSON.stringify(signed.value);
+  }
+
+  it('calls an older, validly signed list replayed within its next_update a ROLLBACK, not FRESH', async () => {
+    const context = await desktop.browser.newContext();
+    try {
+      const older = recorder();
+      const first = await openIn(context, older.rule);
+      expect(await first.textContent('#freshness-banner')).toContain('FRESH');
+      const olderNumber = (JSON.parse(older.last()) as { list_number: number }).list_number;
+      await first.close();
+      // The issuer publishes a newer list; the page sees it.
+      expect((await revoke(revocation, `agent-console-rollback-${Date.now()}`)).status).toBe(201);
+      const newer = await openIn(context);
+      expect(await newer.textContent('#list')).toContain(String(olderNumber + 1));
+      expect(await newer.textContent('#freshness-banner')).toContain('FRESH');
+      await newer.close();
+      // Someone answers with the older list again: signed, within its next_update, one revocation short.
+      const replayed = await openIn(context, replay(older.last()));
+      expect(await replayed.getAttribute('#list-signature', 'data-ok')).toBe('true');
+      const banner = replayed.locator('#freshness-banner');
+      expect(await banner.getAttribute('data-state')).toBe('rollback');
+      expect(await banner.getAttribute('class')).toContain('fail');
+      expect(await banner.textContent()).toContain('ROLLBACK');
+      expect(await banner.textContent()).not.toContain('FRESH');
+      expect(await banner.textContent()).toContain(`list ${olderNumber + 1}`);
+      await replayed.close();
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('lets only a validly signed, current list move what it remembers', async () => {
+    const context = await desktop.browser.newContext();
+    try {
+      const genuine = await openIn(context);
+      expect(await genuine.textContent('#freshness-banner')).toContain('FRESH');
+      await genuine.close();
+      const huge = 9_000_000_000_000;
+      // A list number pushed far ahead in transit: the signature fails, so it is not remembered.
+      const altered = await openIn(context, {
+        matches: isList,
+        rewrite: (body) => {
+          const list = JSON.parse(body.toString('utf8')) as Json;
+          list['list_number'] = huge;
+          return Buffer.from(JSON.stringify(list));
+        },
+      });
+      expect(await altered.getAttribute('#list-signature', 'data-ok')).toBe('false');
+      await altered.close();
+      // A list the issuer's key really signed, but dated a month ahead: not valid yet, so not remembered either
+      // (a stolen or misused key could otherwise lock the page on ROLLBACK for every genuine list after it).
+      const ahead = await openIn(
+        context,
+        replay(
+          signedByIssuer({
+            list_number: huge,
+            updated_at: new Date(Date.now() + 30 * 86_400_000).toISOString(),
+            next_update: new Date(Date.now() + 31 * 86_400_000).toISOString(),
+          }),
+        ),
+      );
+      expect(await ahead.getAttribute('#list-signature', 'data-ok')).toBe('true');
+      expect(await ahead.textContent('#freshness-banner')).not.toContain('FRESH');
+      await ahead.close();
+      const after = await openIn(context);
+      expect(await after.getAttribute('#freshness-banner', 'data-state')).toBe('fresh');
+      expect(await after.textContent('#freshness-banner')).not.toContain('ROLLBACK');
+      await after.close();
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+describe('identifiers in look-alike letters are marked (P172)', () => {
+  it('marks each non-ASCII letter of an agent id with its code point', async () => {
+    // The service refuses such an id (400), so only a list altered on its way can carry one: "аgent-…" with a
+    // Cyrillic а (U+0430) reads on screen as the ASCII id beside it.
+    expect((await revoke(revocation, '\u0430gent-console-lookalike')).status).toBe(400);
+    const lookalike = (list: Json) => {
+      const entries = list['entries'] as Json[];
+      entries.push({ ...entries[0], agent_id: `\u0430${String(entries[0]!['agent_id']).slice(1)}` });
+    };
+    const { page, cspViolations, pageErrors } = await openRevocationWith(
+      desktop.context,
+      alterList(lookalike),
+    );
+    await page.locator('#unverified-entries summary').click();
+    const rows = page.locator('#unverified-entries tbody tr');
+    const marked = rows.filter({ hasText: 'U+0430' });
+    expect(await marked.count()).toBe(1);
+    expect(await marked.locator('.non-ascii').count()).toBe(1);
+    expect(await marked.locator('td').first().textContent()).toMatch(/^\u0430⟨U\+0430⟩gent-/);
+    const original = rows.filter({ hasText: /^agent-console-stale-revoked/ });
+    expect(await original.count()).toBe(1);
+    expect(await original.locator('.non-ascii').count()).toBe(0);
+    expect(await page.locator('#unverified-entries .non-ascii').count()).toBe(1);
+    expect(cspViolations).toEqual([]);
+    expect(pageErrors).toEqual([]);
     await page.close();
   });
 });

@@ -347,15 +347,21 @@ describe('revocation viewer (revocation service at /)', () => {
   });
 
   it('says plainly when the list is past next_update (the browser clock two days ahead)', async () => {
-    const { page } = await watchedPage(desktop.context);
-    await page.clock.setFixedTime(new Date(Date.now() + 2 * 86_400_000));
-    await page.goto(`${revocation.url}/`);
-    await page.waitForSelector('body[data-ready="true"]');
-    expect(await page.textContent('#freshness-banner')).toContain('STALE');
-    expect(await page.getAttribute('#freshness-banner', 'class')).toContain('fail');
-    // Stale is about time, not integrity: the signature still verifies.
-    expect(await page.getAttribute('#list-signature', 'data-ok')).toBe('true');
-    await page.close();
+    // page.clock is the context's clock: moved on the shared context, it would stay two days ahead for every
+    // later test in this file. This one has a context of its own.
+    const later = await desktop.browser.newContext();
+    try {
+      const { page } = await watchedPage(later);
+      await page.clock.setFixedTime(new Date(Date.now() + 2 * 86_400_000));
+      await page.goto(`${revocation.url}/`);
+      await page.waitForSelector('body[data-ready="true"]');
+      expect(await page.textContent('#freshness-banner')).toContain('STALE');
+      expect(await page.getAttribute('#freshness-banner', 'class')).toContain('fail');
+      // Stale is about time, not integrity: the signature still verifies.
+      expect(await page.getAttribute('#list-signature', 'data-ok')).toBe('true');
+    } finally {
+      await later.close();
+    }
   });
 
   it('flags a list altered in transit as INVALID', async () => {
@@ -368,6 +374,9 @@ describe('revocation viewer (revocation service at /)', () => {
     });
     await page.goto(`${revocation.url}/`);
     await page.waitForSelector('body[data-ready="true"]');
+    // This page keeps the real time: no earlier test's clock is left on the shared context.
+    expect(Math.abs((await page.evaluate(() => Date.now())) - Date.now())).toBeLessThan(60_000);
+    expect(await page.getAttribute('#freshness-banner', 'data-state')).toBe('unverified');
     expect(await page.getAttribute('#list-signature', 'data-ok')).toBe('false');
     expect(await page.textContent('#list-signature')).toContain('does not verify');
     await page.close();

@@ -2,21 +2,50 @@
 // inclusion proof verified in the browser and drawn as the path it climbs. Issue 17 item 2; D18; RFC 9162.
 import { fromBase64, toHex } from '../shared/bytes.js';
 import { proveEntry, signedCheckpoint } from '../shared/inclusion.js';
-import { badge, clear, el, facts, getJson, relative, short, timeEl } from '../shared/ui.js';
+import { badge, clear, el, facts, getJson, relative, short, textOf, timeEl } from '../shared/ui.js';
 
 const PAGE = 10;
 const $ = (selector) => document.querySelector(selector);
 let current; // {summary, signature, checkpoint}
 let pageEnd; // exclusive end index of the page shown (newest first)
 
-async function loadCheckpoint() {
+/**
+ * Runs of one kind of work (a look-up, the entries page, the proof panel): starting one aborts the previous
+ * one's requests and makes it draw nothing, so answers arriving out of order cannot put an older look-up's
+ * result over a newer one's (P171, as P163 on the verify page). A run started inside another (the page and
+ * proof a look-up opens) also ends when its parent does.
+ */
+function runs() {
+  let controller = new AbortController();
+  let generation = 0;
+  return (parent) => {
+    controller.abort();
+    controller = new AbortController();
+    generation += 1;
+    const id = generation;
+    const own = { signal: controller.signal, live: () => id === generation };
+    if (!parent) return own;
+    return {
+      signal: AbortSignal.any([own.signal, parent.signal]),
+      live: () => own.live() && parent.live(),
+    };
+  };
+}
+const nextLookup = runs();
+const nextPage = runs();
+const nextProof = runs();
+async function loadCheckpoint(run) {
   const box = $('#checkpoint');
+  let latest;
   try {
-    current = await signedCheckpoint('');
+    latest = await signedCheckpoint('', run.signal);
   } catch (error) {
+    if (!run.live()) return;
     clear(box).append(el('p', {}, `No signed checkpoint yet: ${error.message}`));
     return;
   }
+  if (!run.live()) return;
+  current = latest;
   const { summary, signature, checkpoint } = current;
   clear(box).append(
     el(
@@ -78,14 +107,28 @@ function verifierKeyLine(vkey) {
   );
 }
 
-async function loadPage(end) {
+async function loadPage(end, parent) {
+  const run = nextPage(parent);
+  try {
+    await drawPage(end, run);
+  } catch (error) {
+    if (run.live()) throw error; // an ended run's aborted request is not a failure
+  }
+}
+
+async function drawPage(end, run) {
   const size = current?.summary?.tree_size ?? 0;
-  const { body } = await getJson('/root');
+  const { body } = await getJson('/root', { signal: run.signal });
+  if (!run.live()) return;
   const total = body?.tree_size ?? size;
-  pageEnd = Math.max(0, Math.min(end ?? total, total));
-  const start = Math.max(0, pageEnd - PAGE);
+  const shownEnd = Math.max(0, Math.min(end ?? total, total));
+  const start = Math.max(0, shownEnd - PAGE);
+  const { status, body: page } = await getJson(`/entries?start=${start}&end=${shownEnd}`, {
+    signal: run.signal,
+  });
+  if (!run.live()) return;
+  pageEnd = shownEnd;
   const tbody = clear($('#entries tbody'));
-  const { status, body: page } = await getJson(`/entries?start=${start}&end=${pageEnd}`);
   if (status !== 200) {
     tbody.append(el('tr', {}, el('td', { colspan: 4 }, page?.error?.message ?? `error ${status}`)));
     return;
@@ -120,10 +163,12 @@ function entryRow(entry) {
   );
 }
 
-async function showProof(index, bundleHash) {
+async function showProof(index, bundleHash, parent) {
+  const run = nextProof(parent);
   const box = clear($('#proof'));
   box.append(el('p', {}, `Checking entry #${index}…`));
-  await loadCheckpoint();
+  await loadCheckpoint(run);
+  if (!run.live()) return;
   const checkpoint = current?.checkpoint;
   if (!checkpoint || !current.signature.ok) {
     clear(box).append(el('p', {}, badge('fail'), ' No verified checkpoint to check against.'));
@@ -141,7 +186,8 @@ async function showProof(index, bundleHash) {
     return;
   }
   try {
-    const proof = await proveEntry('', index, bundleHash, checkpoint);
+    const proof = await proveEntry('', index, bundleHash, checkpoint, run.signal);
+    if (!run.live()) return;
     clear(box).append(
       el(
         'p',
@@ -159,6 +205,7 @@ async function showProof(index, bundleHash) {
       drawClimb(proof, checkpoint),
     );
   } catch (error) {
+    if (!run.live()) return;
     clear(box).append(el('p', {}, badge('fail'), ` ${error.message}`));
   }
   $('#proof-panel').scrollIntoView({ block: 'nearest' });
@@ -220,30 +267,47 @@ function drawClimb(proof, checkpoint) {
 
 $('#lookup-form').addEventListener('submit', async (event) => {
   event.preventDefault();
+  // Started before the hash is even checked: an earlier look-up still on its way must not write over this one.
+  const run = nextLookup();
   const hash = $('#lookup-hash').value.trim();
   const out = $('#lookup-status');
   if (!/^sha256:[0-9a-f]{64}$/.test(hash)) {
     out.textContent = 'Enter a bundle hash as sha256:<64 lowercase hex>.';
     return;
   }
-  const { status, body } = await getJson(`/lookup?bundle_hash=${encodeURIComponent(hash)}`);
-  if (status === 404) {
-    out.textContent = 'Not in the log.';
-    return;
+  out.textContent = `Looking up ${hash}…`;
+  try {
+    const { status, body } = await getJson(`/lookup?bundle_hash=${encodeURIComponent(hash)}`, {
+      signal: run.signal,
+    });
+    if (!run.live()) return;
+    if (status === 404) {
+      out.textContent = 'Not in the log.';
+      return;
+    }
+    if (status !== 200) {
+      out.textContent = body?.error?.message ?? `error ${status}`;
+      return;
+    }
+    out.textContent = `Found at index ${textOf(body.log_index)}, sequenced ${textOf(body.timestamp)}.`;
+    await loadPage(body.log_index + 1, run);
+    await showProof(body.log_index, hash, run);
+  } catch (error) {
+    if (run.live() && error?.name !== 'AbortError') out.textContent = `The look-up failed: ${error.message}`;
   }
-  if (status !== 200) {
-    out.textContent = body?.error?.message ?? `error ${status}`;
-    return;
-  }
-  out.textContent = `Found at index ${body.log_index}, sequenced ${body.timestamp}.`;
-  await loadPage(body.log_index + 1);
-  await showProof(body.log_index, hash);
 });
-$('#older').addEventListener('click', () => loadPage(Math.max(PAGE, pageEnd - PAGE)));
-$('#newer').addEventListener('click', () => loadPage(pageEnd + PAGE));
+$('#older').addEventListener('click', () => loadPage(Math.max(PAGE, pageEnd - PAGE)).catch(pageFailed));
+$('#newer').addEventListener('click', () => loadPage(pageEnd + PAGE).catch(pageFailed));
 
-loadCheckpoint()
+/** A page load that failed: said in the pager, unless a newer one aborted it. */
+function pageFailed(error) {
+  if (error?.name !== 'AbortError')
+    $('#page-status').textContent = `Could not load entries: ${error.message}`;
+}
+
+loadCheckpoint(nextProof())
   .then(() => loadPage())
+  .catch(pageFailed)
   .finally(() => {
     document.body.dataset.ready = 'true';
   });

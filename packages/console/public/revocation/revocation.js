@@ -2,11 +2,14 @@
 // context ‖ 0x00 ‖ jcs(list without signature), and its freshness (next_update). Issue 17 item 3; D20.
 import { concat, equalBytes, fromBase64, utf8, verifyEd25519 } from '../shared/bytes.js';
 import { canonicalize } from '../shared/jcs.js';
-import { badge, clear, el, facts, getJson, relative, textOf, timeEl } from '../shared/ui.js';
+import { badge, clear, el, facts, getJson, identifier, relative, textOf, timeEl } from '../shared/ui.js';
+import { newestVerified, rememberVerified } from './newest.js';
 
 const $ = (selector) => document.querySelector(selector);
 /** The verifier's skew allowance for updated_at in the future (core DEFAULT_MAX_CLOCK_SKEW_MS). */
 const MAX_SKEW_MS = 5 * 60 * 1000;
+/** An unverified list may hold anything; its folded table draws this many entries at most. */
+const MAX_UNVERIFIED = 1000;
 
 async function verifySignature(list, config) {
   const signature = list?.signature;
@@ -51,12 +54,18 @@ function freshness(list) {
   };
 }
 
+/** Whether the list's updated_at is no further ahead of this clock than a verifier allows. */
+function issuedByNow(list) {
+  return Date.parse(list.updated_at) - Date.now() <= MAX_SKEW_MS;
+}
+
 /**
  * The banner over the list. Its dates are part of what the signature covers: a list whose signature does not
  * verify has no date worth judging (anyone in the path could have moved next_update), so it is never called
- * fresh, and never green (P164).
+ * fresh, and never green (P164). A verified list older than one this browser verified before is a replay, which
+ * its own dates cannot show: it is called a rollback, never fresh (P172).
  */
-function banner(list, check) {
+function banner(list, check, newest) {
   if (!check.ok)
     return el(
       'div',
@@ -66,6 +75,20 @@ function banner(list, check) {
         'span',
         {},
         `${check.message} Do not rely on this list: its entries and dates (next update ${textOf(list.next_update)}) are not the issuer's.`,
+      ),
+    );
+  if (newest && list.list_number < newest.list_number)
+    return el(
+      'div',
+      { class: 'verdict fail', id: 'freshness-banner', 'data-state': 'rollback' },
+      el('strong', {}, '✘ ROLLBACK'),
+      el(
+        'span',
+        {},
+        `This is list ${list.list_number}, but this browser verified list ${newest.list_number}` +
+          `${newest.updated_at ? ` (issued ${textOf(newest.updated_at)})` : ''} before. An older list can leave out ` +
+          'the revocations made since: do not rely on it, whatever its dates say. Someone is serving a list the ' +
+          'issuer has replaced.',
       ),
     );
   const fresh = freshness(list);
@@ -92,7 +115,9 @@ async function load() {
     return;
   }
   const check = await verifySignature(list, config);
-  clear($('#freshness')).append(banner(list, check));
+  const newest = check.ok ? newestVerified(list) : undefined;
+  clear($('#freshness')).append(banner(list, check, newest));
+  if (check.ok && issuedByNow(list)) rememberVerified(list);
   clear($('#list')).append(
     el(
       'p',
@@ -102,7 +127,7 @@ async function load() {
       check.message,
     ),
     facts([
-      ['Issuer', el('code', {}, list.issuer)],
+      ['Issuer', identifier(list.issuer)],
       ['Jurisdiction', list.jurisdiction],
       ['List number', String(list.list_number)],
       ['Issued', timeEl(list.updated_at)],
@@ -112,21 +137,76 @@ async function load() {
       ['Document', el('a', { href: config.list_path }, config.list_path)],
     ]),
   );
-  const tbody = clear($('#revoked tbody'));
   const entries = Array.isArray(list.entries) ? list.entries : [];
-  if (entries.length === 0)
-    tbody.append(el('tr', {}, el('td', { colspan: 3, class: 'muted' }, 'No agent is revoked.')));
-  for (const entry of entries) {
+  const tbody = clear($('#revoked tbody'));
+  if (!check.ok) {
     tbody.append(
       el(
         'tr',
         {},
-        el('td', {}, el('code', {}, entry.agent_id)),
-        el('td', {}, timeEl(entry.revoked_at)),
-        el('td', {}, el('code', {}, entry.reason_hash)),
+        el(
+          'td',
+          { colspan: 3, class: 'muted' },
+          'Not listed: the list did not verify, so these are not the issuer’s revocations.',
+        ),
       ),
     );
+    $('#revoked').closest('.table-wrap').after(unverifiedEntries(entries));
+    return;
   }
+  if (entries.length === 0)
+    tbody.append(el('tr', {}, el('td', { colspan: 3, class: 'muted' }, 'No agent is revoked.')));
+  for (const entry of entries) tbody.append(entryRow(entry));
+}
+
+function entryRow(entry) {
+  return el(
+    'tr',
+    {},
+    el('td', {}, identifier(entry?.agent_id)),
+    el('td', {}, timeEl(entry?.revoked_at)),
+    el('td', {}, el('code', {}, entry?.reason_hash)),
+  );
+}
+
+/**
+ * The entries of a list that did not verify, folded away and marked (P171): an operator may need to see what
+ * was received (a cache serving a wrong copy, entries dropped on the way), but an entry nobody signed must not
+ * read as a revocation, nor a missing one as a reinstatement.
+ */
+function unverifiedEntries(entries) {
+  return el(
+    'details',
+    { id: 'unverified-entries', class: 'unverified' },
+    el('summary', {}, `Show the ${entries.length} unverified entries received`),
+    el(
+      'p',
+      { class: 'verdict fail' },
+      'As received, not the issuer’s: the signature does not cover them. Do not act on any of them.',
+    ),
+    el(
+      'div',
+      { class: 'table-wrap' },
+      el(
+        'table',
+        { class: 'unverified' },
+        el('caption', {}, 'Unverified entries'),
+        el(
+          'thead',
+          {},
+          el(
+            'tr',
+            {},
+            ['Agent', 'Revoked', 'Reason hash'].map((h) => el('th', { scope: 'col' }, h)),
+          ),
+        ),
+        el('tbody', {}, entries.slice(0, MAX_UNVERIFIED).map(entryRow)),
+      ),
+    ),
+    entries.length > MAX_UNVERIFIED
+      ? el('p', { class: 'muted' }, `and ${entries.length - MAX_UNVERIFIED} more, not drawn`)
+      : null,
+  );
 }
 
 load()

@@ -8,13 +8,16 @@
  * look alike (P157); tab, line feed and carriage return are ordinary white space and stay.
  */
 const HIDDEN = /(?![\t\n\r])[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/gu;
+const HIDDEN_CHARACTER = new RegExp(HIDDEN.source, 'u');
+
+/** ⟨U+XXXX⟩: a character written as its code point. */
+function codePoint(c) {
+  return `⟨U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩`;
+}
 
 /** `text` with every hidden character written out as ⟨U+XXXX⟩, so what is on screen is what is in the data. */
 export function visible(text) {
-  return String(text).replace(
-    HIDDEN,
-    (c) => `⟨U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩`,
-  );
+  return String(text).replace(HIDDEN, codePoint);
 }
 
 /**
@@ -117,4 +120,50 @@ export async function getJson(url, init) {
 
 export function errorMessage(body, fallback) {
   return body?.error?.message ?? fallback;
+}
+
+/** Past this many marks an identifier is plainly not a key id; the rest is written out without marks (P158). */
+const MAX_MARKED = 32;
+/** Printable ASCII: what key ids, agent ids and issuers are written in when no one is trying to fool a reader. */
+const PLAIN = /^[\x20-\x7e]$/;
+
+/**
+ * A key id, agent id or issuer as `code`, with every character outside printable ASCII marked and followed by
+ * its code point (P172): "а" (U+0430, Cyrillic) and "a" look the same, and no table of confusables is needed to
+ * see that an identifier uses one. A hidden character shows as its code point alone.
+ */
+export function identifier(value, attributes = {}) {
+  if (typeof value !== 'string') return el('code', attributes, value);
+  const parts = [];
+  let plain = '';
+  let marked = 0;
+  const characters = Array.from(value);
+  for (const [i, c] of characters.entries()) {
+    if (PLAIN.test(c)) {
+      plain += c;
+      continue;
+    }
+    if (marked === MAX_MARKED) {
+      plain += `${visible(characters.slice(i).join(''))} (more characters outside ASCII, not marked)`;
+      break;
+    }
+    parts.push(plain);
+    plain = '';
+    marked += 1;
+    const shown = HIDDEN_CHARACTER.test(c) || c < ' ' ? '' : c;
+    parts.push(
+      el(
+        'mark',
+        { class: 'non-ascii', title: `${codePoint(c)}: not an ASCII character` },
+        shown,
+        codePoint(c),
+      ),
+    );
+  }
+  parts.push(plain);
+  return el(
+    'code',
+    { ...attributes, 'data-non-ascii': marked > 0 ? String(marked) : undefined },
+    parts.filter((p) => p !== ''),
+  );
 }

@@ -12,6 +12,7 @@ import {
   el,
   facts,
   getJson,
+  identifier,
   relative,
   short,
   textOf,
@@ -462,7 +463,7 @@ function signersTable(bundle, signed) {
     return el(
       'tr',
       {},
-      el('td', {}, el('code', {}, kid)),
+      el('td', {}, identifier(kid)),
       el('td', { class: 'short' }, use.alg ?? key?.alg ?? '?'),
       el('td', { class: 'short wide-only' }, key?.owner ?? 'not in the bundle’s key sets'),
       el(
