@@ -180,8 +180,8 @@ describe.concurrent('proto build', () => {
 
   it.each([
     [['--tier', 'extreme'], '--tier must be one of routine, standard, elevated, maximum'],
-    [['--entries', '0'], '--entries must be an integer from 1 to 10000'],
-    [['--entries', 'ten'], '--entries must be an integer'],
+    [['--entries', '0'], '--entries must be a whole number from 1 to 10000'],
+    [['--entries', 'ten'], '--entries must be a whole number'],
     [['--profile', 'other'], '--profile must be proto or dcp-ai'],
     [['--shape', 'cbor'], '--shape must be spec or sdk'],
     [['--v1', '--shape', 'sdk'], '--shape applies to V2 bundles only'],

@@ -149,7 +149,10 @@ describe('witness quorum in the CLI (k = 2 of a, b, c)', () => {
     [['--witness-key', 'not-a-key'], /--witness-key/],
     [['--witness-key', LOG_STYLE_KEY], /type 0x04/],
     [['--witness-quorum', '1'], /needs --witness-key/],
-    [['--witness-key', a.vkey, '--witness-quorum', 'two'], /positive integer/],
+    [
+      ['--witness-key', a.vkey, '--witness-quorum', 'two'],
+      /--witness-quorum must be a whole number from 1 to 999999/,
+    ],
   ])('bad witness flags %j are bad usage (exit 2)', async (flags, message) => {
     front.setWitnessing(both);
     const run = await proto(['verify', '--json', bundleFile, ...logFlags(), ...flags]);

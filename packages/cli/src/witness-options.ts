@@ -3,7 +3,11 @@
 // `proto verify --log`, `proto log verify` and `proto log prove`. docs/project-decisions.md P59, P60.
 import type { CoreError } from '@proto/core';
 import type { CommandOption } from './command.ts';
+import { type IntegerRange, integerOption } from './integer-option.ts';
 import { CliError } from './io.ts';
+
+/** More than the quorum checked against is refused later (1..n); six digits is far past any witness set. */
+const WITNESS_QUORUM: IntegerRange = { min: 1, max: 999_999 };
 
 export const WITNESS_OPTIONS: readonly CommandOption[] = [
   {
@@ -32,13 +36,10 @@ export function witnessFlags(values: Readonly<Record<string, unknown>>): Witness
   );
   const quorumText = values['witness-quorum'];
   if (quorumText === undefined) return { witnessKeys };
-  if (typeof quorumText !== 'string' || !/^[1-9]\d{0,5}$/.test(quorumText))
-    throw new CliError(`--witness-quorum must be a positive integer, got '${String(quorumText)}'`, {
-      showUsage: true,
-    });
+  const witnessQuorum = integerOption(quorumText, 'witness-quorum', WITNESS_QUORUM) as number;
   if (witnessKeys.length === 0)
     throw new CliError('--witness-quorum needs --witness-key', { showUsage: true });
-  return { witnessKeys, witnessQuorum: Number(quorumText) };
+  return { witnessKeys, witnessQuorum };
 }
 
 export interface WitnessCheck {

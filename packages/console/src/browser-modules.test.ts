@@ -6,6 +6,7 @@ import {
   canonicalizeV2,
   encodeBase64,
   formatVerifierKey,
+  instantOf,
   noteVerifierKey,
   signNote,
 } from '@proto/core';
@@ -38,6 +39,9 @@ const note = (await load('note')) as unknown as {
   verifyNote(note: string, vkeys: string[]): Promise<{ ok: boolean; results: { status: string }[] }>;
 };
 const jcs = (await load('jcs')) as unknown as { canonicalize(v: unknown): string };
+const instant = (await load('instant')) as unknown as {
+  instantOf(text: unknown, reading: 'earliest' | 'latest'): number;
+};
 const cbor = (await load('cbor')) as unknown as { decodeCbor(b: Uint8Array): unknown };
 
 function ed25519Signer(name: string) {
@@ -200,5 +204,24 @@ describe('cbor.js reads as strictly as the service (PROTOCOL §8.2, P82)', () =>
     );
     fc.assert(fc.property(cborTokenStreams, sameAsService), { numRuns: 2000 });
     fc.assert(fc.property(fc.uint8Array({ maxLength: 64 }), sameAsService), { numRuns: 1000 });
+  });
+});
+
+describe('instant.js reads times as core does (P178)', () => {
+  it('agrees with instantOf on leap seconds, ordinary times and garbage, on both sides', () => {
+    const texts = [
+      '2016-12-31T23:59:60Z',
+      '2016-12-31T23:59:60.5Z',
+      '2017-01-01T05:29:60+05:30',
+      '2016-12-31T12:30:60Z',
+      '2016-12-31T23:59:60',
+      '2030-06-30T23:59:59.5+01:00',
+      'soon',
+      '',
+    ];
+    for (const text of texts)
+      for (const reading of ['earliest', 'latest'] as const)
+        expect(instant.instantOf(text, reading), `${text} ${reading}`).toBe(instantOf(text, reading));
+    expect(instant.instantOf(undefined, 'earliest')).toBeNaN();
   });
 });

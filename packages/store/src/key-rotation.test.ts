@@ -146,6 +146,24 @@ describe.each(dialectsUnderTest())('key rotation on %s', (dialect) => {
     expect(await store.keys.lookup(kid('n'))).toEqual([]);
   });
 
+  it('a passport dated at a leap second is placed, read as the next midnight against the horizon (P178)', async () => {
+    // RFC 3339's `…:60` verifies (P175) but Date.parse called it NaN: the store took it as undated, so a real
+    // rotation written then was `older` and bound nothing.
+    const at = new Date('2026-03-01T00:00:00Z');
+    const store = await target.open({ clock: () => at });
+    const agent = 'agent:leap';
+    await store.keys.applyPassport(
+      passport(agent, '2026-02-01T00:00:00Z', 'sha256:l1', [kid('p'), kid('q')]),
+    );
+    const leap = passport(agent, '2026-02-28T23:59:60Z', 'sha256:l2', [kid('p'), kid('r')]);
+    expect(await store.keys.applyPassport(leap)).toMatchObject({ order: 'newest', bound: 1, retired: 1 });
+    expect(await store.keys.lookup(kid('q'))).toEqual([]);
+    // Five minutes before the next midnight it lies beyond the skew only when read no earlier than that midnight.
+    const early = await target.open({ clock: () => new Date('2026-03-01T23:54:59.999Z') });
+    const ahead = passport(agent, '2026-03-01T23:59:60Z', 'sha256:l3', [kid('p'), kid('s')]);
+    expect(await early.keys.applyPassport(ahead)).toEqual({ order: 'future', bound: 0, retired: 0 });
+  });
+
   it('a bundle claiming an agent with live keys, not signed by one of them, binds and retires nothing', async () => {
     const store = await target.open();
     const agent = 'agent:owned';

@@ -8,7 +8,7 @@ import {
   OPERATOR_TOKEN_ENV,
   type SharedConfig,
 } from '@proto/service-kit';
-import { parseTrustedKey, type TrustedKey } from './core.ts';
+import { instantOf, parseTrustedKey, type TrustedKey } from './core.ts';
 
 export const DEFAULT_ISSUER = 'urn:proto:revocation:unconfigured';
 export const DEFAULT_JURISDICTION = 'ZZ';
@@ -155,7 +155,9 @@ export function loadRevocationConfig(
 ): RevocationConfig {
   const raw = loadConfig<Record<string, unknown> & SharedConfig>(REVOCATION_ENV, env);
   const validFrom = raw['ATTESTATION_KEY_VALID_FROM'];
-  if (typeof validFrom === 'string' && Number.isNaN(Date.parse(validFrom))) {
+  // A key's window starts no earlier than written, a leap second included (P178).
+  const validFromMs = typeof validFrom === 'string' ? instantOf(validFrom, 'latest') : undefined;
+  if (validFromMs !== undefined && Number.isNaN(validFromMs)) {
     throw new ConfigError('ATTESTATION_KEY_VALID_FROM must be an ISO 8601 time', [
       'ATTESTATION_KEY_VALID_FROM',
     ]);
@@ -163,8 +165,6 @@ export function loadRevocationConfig(
   return {
     ...raw,
     ATTESTATION_PREVIOUS_KEYS: parsePreviousKeys(raw['ATTESTATION_PREVIOUS_KEYS'] as string | undefined),
-    ...(typeof validFrom === 'string'
-      ? { ATTESTATION_KEY_VALID_FROM: new Date(validFrom).toISOString() }
-      : {}),
+    ...(validFromMs !== undefined ? { ATTESTATION_KEY_VALID_FROM: new Date(validFromMs).toISOString() } : {}),
   } as unknown as RevocationConfig;
 }

@@ -2,6 +2,7 @@
 // Kept as one list so the service's use of core stays visible in one place. D20, D21.
 export {
   type IssuedAttestation,
+  instantOf,
   parseTrustedKey,
   type RevocationList,
   reasonHash,

@@ -173,6 +173,26 @@ describe.each(dialectsUnderTest())('revocation service on %s', (dialect) => {
     expect((await call(service, 'GET', '/revocations/agent:future-1')).status).toBe(404);
   });
 
+  it('takes a revoked_at at a leap second as the millisecond before it, never later (P178)', async () => {
+    // RFC 3339's `…:60` passes the date-time format; Date.parse called it NaN, so it was refused with 400.
+    const res = await call(service, 'POST', '/revocations', {
+      agent_id: 'agent:leap-1',
+      reason: 'r',
+      revoked_at: '2016-12-31T23:59:60Z',
+    });
+    expect([res.status, res.json['revoked_at']]).toEqual([201, '2016-12-31T23:59:59.999Z']);
+    const list = await currentList(service);
+    expect(list['entries']).toContainEqual(
+      expect.objectContaining({ agent_id: 'agent:leap-1', revoked_at: '2016-12-31T23:59:59.999Z' }),
+    );
+    const noLeap = await call(service, 'POST', '/revocations', {
+      agent_id: 'agent:leap-2',
+      reason: 'r',
+      revoked_at: '2016-12-31T12:30:60Z',
+    });
+    expect(noLeap.status).toBe(400);
+  });
+
   it('gives concurrent revocations distinct list numbers, and the last list carries all of them', async () => {
     // A second instance on the same database: another replica (PostgreSQL) or process (SQLite).
     const twin = await startService({ store: target.options, dataDir: service.dataDir, timer: false });

@@ -1,19 +1,16 @@
 // `proto anchor deploy-contract`: deploys the repository's ProtoAnchor contract (contracts/) to an EVM chain.
 // SPEC.md "Anchoring formats" (contract chain), DECISIONS D19; the anchor service then takes ETH_CONTRACT from its output.
 import type { Command, ParsedCommandLine } from '../command.ts';
+import { CHAIN_ID, CONFIRMATIONS, integerOption } from '../integer-option.ts';
 import { CliError, type CliIo, EXIT_INTERNAL, EXIT_OK, printJson } from '../io.ts';
 import { progress } from '../progress.ts';
 import { timeoutOption } from '../timeout-option.ts';
 
-function integer(values: ParsedCommandLine['values'], name: string): number | undefined {
-  const value = values[name];
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !/^\d+$/.test(value))
-    throw new CliError(`--${name} must be a positive integer`);
-  return Number(value);
-}
-
 async function deploy(values: ParsedCommandLine['values'], io: CliIo): Promise<number> {
+  // Numbers first: a bad one is bad usage whatever else is wrong (P178).
+  const chainId = integerOption(values['chain-id'], 'chain-id', CHAIN_ID);
+  const confirmations = integerOption(values['confirmations'], 'confirmations', CONFIRMATIONS);
+  const requestTimeoutMs = timeoutOption(values['timeout']);
   const rpc = values['rpc'];
   if (typeof rpc !== 'string' || !/^https?:\/\//.test(rpc)) {
     throw new CliError('--rpc URL (http or https) is required', { showUsage: true });
@@ -22,9 +19,6 @@ async function deploy(values: ParsedCommandLine['values'], io: CliIo): Promise<n
   if (key === undefined || !/^(0x)?[0-9a-fA-F]{64}$/.test(key)) {
     throw new CliError('--key HEX (or ETH_PRIVATE_KEY) must be a 64-hex private key', { showUsage: true });
   }
-  const chainId = integer(values, 'chain-id');
-  const confirmations = integer(values, 'confirmations');
-  const requestTimeoutMs = timeoutOption(values['timeout']);
   // viem loads only for this command; the deployment code is a framework-free client the anchor tests share.
   const { deployAnchorContract } = await import('@proto/clients/contract');
   progress(io, `deploying to ${rpc} and waiting for ${confirmations ?? 1} confirmation(s)`);
@@ -71,8 +65,11 @@ from the account of --key, waits for it, checks the code the chain stores, and p
       description:
         'secp256k1 private key of the paying account (64 hex, 0x optional); default: the ETH_PRIVATE_KEY environment variable (keeps it out of shell history)',
     },
-    { flags: '--chain-id <N>', description: 'refuse to deploy unless the RPC serves this chain id' },
-    { flags: '--confirmations <N>', description: 'blocks to wait for (default 1)' },
+    {
+      flags: '--chain-id <N>',
+      description: 'refuse to deploy unless the RPC serves this chain id (1 to 9007199254740991)',
+    },
+    { flags: '--confirmations <N>', description: 'blocks to wait for, 1 to 10000 (default 1)' },
     {
       flags: '--timeout <MS>',
       description: 'each JSON-RPC request, the whole answer included, 1 to 600000 (default 30000)',

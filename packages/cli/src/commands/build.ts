@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { Command } from '../command.ts';
 import type { BuildOptions } from '../core.ts';
+import { integerOption } from '../integer-option.ts';
 import { CliError, EXIT_OK, loadCore, printJson } from '../io.ts';
 
 export const buildCommand: Command = {
@@ -43,12 +44,7 @@ The intent is chosen so that the bundle resolves to exactly TIER.`,
     const tier = values['tier'] ?? 'standard';
     if (!isSecurityTier(tier))
       throw usage(`--tier must be one of ${SECURITY_TIERS.join(', ')}, got '${String(tier)}'`);
-    const entriesText = values['entries'] ?? '3';
-    const entries =
-      typeof entriesText === 'string' && /^[0-9]+$/.test(entriesText) ? Number(entriesText) : Number.NaN;
-    if (!Number.isSafeInteger(entries) || entries < 1 || entries > 10_000) {
-      throw usage(`--entries must be an integer from 1 to 10000, got '${String(entriesText)}'`);
-    }
+    const entries = integerOption(values['entries'], 'entries', { min: 1, max: 10_000 }) ?? 3;
     const profile = values['profile'] ?? 'proto';
     if (!isProfileName(profile)) throw usage(`--profile must be proto or dcp-ai, got '${String(profile)}'`);
     const shape = values['shape'];

@@ -16,15 +16,18 @@ import {
 } from '@proto/core';
 import type { ParsedCommandLine } from '../command.ts';
 import { fetchOkText } from '../fetch-answer.ts';
+import { INDEX, integerOption, SIZE } from '../integer-option.ts';
 import { CliError, type CliIo, EXIT_NOT_VERIFIED, EXIT_OK, printJson } from '../io.ts';
 import { progress } from '../progress.ts';
 import { timeoutOption } from '../timeout-option.ts';
 import { checkWitnesses, witnessFlags } from '../witness-options.ts';
 
-function count(text: unknown, name: string): number {
-  if (typeof text !== 'string' || !/^(0|[1-9]\d{0,15})$/.test(text))
-    throw new CliError(`--${name} must be an integer`);
-  return Number(text);
+/** The tree size a checkpoint states; past 2^53 - 1 a JavaScript number no longer holds it exactly. */
+function checkpointSize(text: string | undefined, url: string): number {
+  const size = Number(text);
+  if (!Number.isSafeInteger(size))
+    throw new CliError(`${url}: the checkpoint's tree size ${String(text)} is past 2^53 - 1`);
+  return size;
 }
 
 /** A hash tile of width w is w hashes of 32 bytes (c2sp.org/tlog-tiles): no answer may be longer. */
@@ -41,7 +44,10 @@ export async function runProve(values: ParsedCommandLine['values'], io: CliIo): 
   if (typeof base !== 'string' || !/^https?:\/\//.test(base))
     throw new CliError('--tiles must be an http(s) URL');
   const prefix = base.replace(/\/+$/, '');
-  const index = count(values.index, 'index');
+  // Every number before the network is asked (P178).
+  const index = integerOption(values.index, 'index', INDEX);
+  if (index === undefined) throw new CliError('--index is required', { showUsage: true });
+  const treeSizeOption = integerOption(values['tree-size'], 'tree-size', SIZE);
   const timeoutMs = timeoutOption(values['timeout']) ?? 10_000;
   const note = new TextDecoder().decode(await get(`${prefix}/checkpoint`, timeoutMs));
   // c2sp.org/tlog-checkpoint: origin, tree size, base64 root. Anything else (a sign-in page) is not the log's.
@@ -82,10 +88,7 @@ export async function runProve(values: ParsedCommandLine['values'], io: CliIo): 
   }
   // The checkpoint's second line is the tree size and third the base64 root (c2sp.org/tlog-checkpoint).
   const lines = note.split('\n');
-  const treeSize =
-    values['tree-size'] === undefined
-      ? count(lines[1], 'tree-size')
-      : count(values['tree-size'], 'tree-size');
+  const treeSize = treeSizeOption ?? checkpointSize(lines[1], `${prefix}/checkpoint`);
   if (index >= treeSize) throw new CliError(`--index ${index} is outside a tree of size ${treeSize}`);
   const fetchTile: TileFetcher = async (level, tileIndex, width) => {
     const url = `${prefix}/${tilePath(level, tileIndex, width)}`;

@@ -16,6 +16,7 @@ import {
   verifyTlogInclusion,
 } from '@proto/core';
 import type { Command, ParsedCommandLine } from '../command.ts';
+import { INDEX, integerOption } from '../integer-option.ts';
 import {
   CliError,
   type CliIo,
@@ -170,10 +171,7 @@ async function runVerify(values: ParsedCommandLine['values'], io: CliIo): Promis
   if ((oldSource === undefined) !== (consistencySource === undefined)) {
     throw new CliError('--old-checkpoint and --consistency go together', { showUsage: true });
   }
-  const indexText = stringOption(values, 'index');
-  if (indexText !== undefined && !/^(0|[1-9][0-9]*)$/.test(indexText)) {
-    throw new CliError(`--index must be a non-negative integer, got '${indexText}'`);
-  }
+  const indexOption = integerOption(values['index'], 'index', INDEX);
   const proof = proofSource === undefined ? undefined : await readProof(proofSource, io);
 
   const checkpointSource = stringOption(values, 'checkpoint');
@@ -205,7 +203,7 @@ async function runVerify(values: ParsedCommandLine['values'], io: CliIo): Promis
   }
 
   if (proof !== undefined && bundleHash !== undefined) {
-    const index = indexText === undefined ? proof.index : Number(indexText);
+    const index = indexOption ?? proof.index;
     if (index === undefined)
       throw new CliError('--index is required: the proof file does not name the index');
     if (proof.index !== undefined && proof.index !== index) {
@@ -281,8 +279,11 @@ const logProveCommand: Command = {
 be signed by those keys, and with --witness-key carry --witness-quorum of their cosignatures.`,
   options: [
     { flags: '--tiles <URL>', description: "the log's tiles base URL" },
-    { flags: '--index <I>', description: 'the log_index of the entry to prove' },
-    { flags: '--tree-size <N>', description: "the tree size to prove in (default: the checkpoint's)" },
+    { flags: '--index <I>', description: 'the log_index of the entry to prove, 0 to 9007199254740991' },
+    {
+      flags: '--tree-size <N>',
+      description: "the tree size to prove in, 1 to 9007199254740991 (default: the checkpoint's)",
+    },
     {
       flags: '--key <VKEY>',
       description:
@@ -329,7 +330,10 @@ FILE may be - for standard input, once.`,
       repeatable: true,
     },
     { flags: '--bundle-hash <H>', description: 'sha256:<64 lowercase hex>' },
-    { flags: '--index <I>', description: 'the log_index (optional when the proof file names it)' },
+    {
+      flags: '--index <I>',
+      description: 'the log_index, 0 to 9007199254740991 (optional when the proof file names it)',
+    },
     {
       flags: '--proof <FILE>',
       description:

@@ -1,6 +1,7 @@
 // `proto receipt verify`: checks an anchor receipt for a bundle hash: the Merkle path to the batch root, then the chain
 // (EVM JSON-RPC, Esplora) or the log. SPEC.md "Anchor receipt" and the anchor verification flow; DECISIONS D19.
 import type { Command, ParsedCommandLine } from '../command.ts';
+import { CONFIRMATIONS, integerOption } from '../integer-option.ts';
 import {
   CliError,
   type CliIo,
@@ -20,13 +21,6 @@ function text(values: ParsedCommandLine['values'], name: string): string | undef
   return typeof value === 'string' ? value : undefined;
 }
 
-function count(values: ParsedCommandLine['values'], name: string): number | undefined {
-  const value = text(values, name);
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value)) throw new CliError(`--${name} must be a non-negative integer`);
-  return Number(value);
-}
-
 function url(values: ParsedCommandLine['values'], name: string): string | undefined {
   const value = text(values, name);
   if (value !== undefined && !/^https?:\/\//.test(value))
@@ -35,6 +29,9 @@ function url(values: ParsedCommandLine['values'], name: string): string | undefi
 }
 
 async function verify(source: string, values: ParsedCommandLine['values'], io: CliIo): Promise<number> {
+  // Numbers first, before the receipt is read or any source asked (P178).
+  const minConfirmations = integerOption(values['min-confirmations'], 'min-confirmations', CONFIRMATIONS);
+  const timeoutMs = timeoutOption(values['timeout']);
   const bundleHash = text(values, 'bundle-hash');
   if (bundleHash === undefined || !/^sha256:[0-9a-f]{64}$/.test(bundleHash)) {
     throw new CliError('--bundle-hash sha256:<64 lowercase hex> is required', { showUsage: true });
@@ -62,8 +59,6 @@ async function verify(source: string, values: ParsedCommandLine['values'], io: C
   const logUrl = log ?? receiptLog;
   const witnesses = witnessFlags(values);
   await validateWitnessFlags(witnesses);
-  const minConfirmations = count(values, 'min-confirmations');
-  const timeoutMs = timeoutOption(values['timeout']);
 
   // The receipt verifier is a framework-free client (@proto/clients), loaded only when this command runs.
   const { verifyAnchorReceipt } = await import('@proto/clients');
@@ -143,7 +138,10 @@ const receiptVerifyCommand: Command = {
       repeatable: true,
     },
     ...WITNESS_OPTIONS,
-    { flags: '--min-confirmations <N>', description: 'confirmations required to pass (default 1)' },
+    {
+      flags: '--min-confirmations <N>',
+      description: 'confirmations required to pass, 1 to 10000 (default 1)',
+    },
     { flags: '--timeout <MS>', description: 'per request, 1 to 600000 (default 10000)' },
   ],
   epilog: `Prints {verified, status, kind, message, code?, retryable, confirmations?, witnesses?, warnings}.

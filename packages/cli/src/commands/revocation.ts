@@ -3,6 +3,7 @@
 
 import { DEFAULT_PROFILE, errorCode, findProfile, findRevocation, verifyRevocationList } from '@proto/core';
 import type { Command, ParsedCommandLine } from '../command.ts';
+import { INDEX, integerOption } from '../integer-option.ts';
 import { CliError, EXIT_NOT_VERIFIED, EXIT_OK, printJson, readJsonInput } from '../io.ts';
 
 function listOption(values: ParsedCommandLine['values'], name: string): string[] {
@@ -52,7 +53,7 @@ With --agent, also reports whether each agent is revoked by the list.`,
     },
     {
       flags: '--min-list-number <N>',
-      description: 'the highest list_number already accepted (refuse a rollback)',
+      description: 'the highest list_number already accepted (refuse a rollback), 0 to 9007199254740991',
     },
     { flags: '--jurisdiction <J>', description: 'the jurisdiction the list must be for' },
     { flags: '--at <TIME>', description: 'check freshness as of this ISO 8601 time instead of now' },
@@ -69,19 +70,14 @@ Exit codes: 0 verified and no --agent revoked, 1 not verified or an --agent revo
     const keys = listOption(values, 'key');
     if (keys.length === 0) throw new CliError('at least one --key is required', { showUsage: true });
     const { now, profile } = timeAndProfile(values);
-    const min = stringOption(values, 'min-list-number');
-    if (min !== undefined && !/^\d+$/.test(min)) {
-      throw new CliError(`--min-list-number must be a non-negative integer, got '${min}'`, {
-        showUsage: true,
-      });
-    }
+    const min = integerOption(values['min-list-number'], 'min-list-number', INDEX);
     const jurisdiction = stringOption(values, 'jurisdiction');
     const list = await readJsonInput(positionals[0] as string, io);
 
     const result = verifyRevocationList(list, keys, {
       now,
       profile,
-      ...(min === undefined ? {} : { minListNumber: Number(min) }),
+      ...(min === undefined ? {} : { minListNumber: min }),
       ...(jurisdiction === undefined ? {} : { expectedJurisdiction: jurisdiction }),
     });
     const verified = result.ok ? result.value : result.error.authentic;

@@ -1,6 +1,7 @@
 // The revocation viewer: the current signed list, its Ed25519 signature checked in the browser over
 // context ‖ 0x00 ‖ jcs(list without signature), and its freshness (next_update). Issue 17 item 3; D20.
 import { concat, equalBytes, fromBase64, utf8, verifyEd25519 } from '../shared/bytes.js';
+import { instantOf } from '../shared/instant.js';
 import { canonicalize } from '../shared/jcs.js';
 import { badge, clear, el, facts, getJson, identifier, relative, textOf, timeEl } from '../shared/ui.js';
 import { newestVerified, rememberVerified } from './newest.js';
@@ -35,8 +36,8 @@ async function verifySignature(list, config) {
 
 function freshness(list) {
   const now = Date.now();
-  const next = Date.parse(list.next_update);
-  const updated = Date.parse(list.updated_at);
+  const next = instantOf(list.next_update, 'earliest');
+  const updated = instantOf(list.updated_at, 'latest');
   if (Number.isNaN(next) || Number.isNaN(updated))
     return { state: 'stale', text: 'The list has no valid dates: do not rely on it.' };
   if (updated - now > MAX_SKEW_MS)
@@ -56,7 +57,7 @@ function freshness(list) {
 
 /** Whether the list's updated_at is no further ahead of this clock than a verifier allows. */
 function issuedByNow(list) {
-  return Date.parse(list.updated_at) - Date.now() <= MAX_SKEW_MS;
+  return instantOf(list.updated_at, 'latest') - Date.now() <= MAX_SKEW_MS;
 }
 
 /**

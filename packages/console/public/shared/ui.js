@@ -1,6 +1,8 @@
 // DOM helpers shared by the console pages: element building without innerHTML, times and ages, copy buttons.
 // Issue 17 item 4: no inline script or style (CSP), text always inserted as text (no markup injection).
 
+import { instantOf } from './instant.js';
+
 /**
  * Characters that change how the text around them reads without being seen: controls, format characters (the
  * bidi overrides and isolates, zero-width spaces and joiners, U+FEFF), lone surrogates and the Unicode line and
@@ -56,7 +58,7 @@ export function clear(node) {
 
 /** "3 min ago" / "in 2 h": a signed duration in plain words. */
 export function relative(iso, now = Date.now()) {
-  const at = typeof iso === 'string' ? Date.parse(iso) : Number.NaN;
+  const at = instantOf(iso, 'earliest');
   if (Number.isNaN(at)) return 'unknown time';
   const seconds = Math.round((at - now) / 1000);
   const abs = Math.abs(seconds);

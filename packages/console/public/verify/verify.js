@@ -4,6 +4,7 @@ import { concat, sha256, toHex, utf8 } from '../shared/bytes.js';
 import { decodeCbor } from '../shared/cbor.js';
 import { explain } from '../shared/errors.js';
 import { checkBundleInLog } from '../shared/inclusion.js';
+import { instantOf } from '../shared/instant.js';
 import { canonicalize } from '../shared/jcs.js';
 import {
   badge,
@@ -459,7 +460,8 @@ function signersTable(bundle, signed) {
   const rows = [...signedBy.entries()].map(([kid, use]) => {
     const key = keys.get(kid);
     const expires = typeof key?.expires_at === 'string' ? key.expires_at : undefined;
-    const expired = expires && Date.parse(expires) < Date.now();
+    // As the verifier judges it: unreadable counts as expired, a leap second ends no later than written.
+    const expired = expires !== undefined && !(instantOf(expires, 'earliest') > Date.now());
     return el(
       'tr',
       {},

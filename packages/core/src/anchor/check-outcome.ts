@@ -1,4 +1,5 @@
 // Outcome of an anchor receipt check and the helpers every chain's check shares. DECISIONS D19, D12.
+import { instantOf } from '../bundle/instant.ts';
 import type { ErrorName } from '../errors.ts';
 import type { ParsedAnchorReceipt } from './receipt.ts';
 
@@ -126,6 +127,11 @@ export function isoSeconds(seconds: bigint | number): string {
   return new Date(Number(seconds) * 1000).toISOString();
 }
 
+/**
+ * Whether a receipt's `anchored_at` names the chain's time. Chain times are POSIX seconds, which never name a leap
+ * second, so a claimed `…:60` (read as the millisecond before it, P178) never matches one.
+ */
 export function sameInstant(a: string, b: string): boolean {
-  return Date.parse(a) === Date.parse(b);
+  const at = instantOf(a, 'earliest');
+  return !Number.isNaN(at) && at === instantOf(b, 'earliest');
 }

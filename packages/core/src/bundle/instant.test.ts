@@ -1,19 +1,23 @@
-// instantOf: Date.parse, plus RFC 3339's leap second at the end of a UTC day (P175).
+// instantOf: Date.parse, plus RFC 3339's leap second at the end of a UTC day (P175), read on the side the caller
+// names (P178).
 import { describe, expect, it } from 'vitest';
+import { sameInstant } from '../anchor/check-outcome.ts';
 import { instantOf } from './instant.ts';
 
 describe('instantOf', () => {
-  it('reads what Date.parse reads, unchanged', () => {
+  it('reads what Date.parse reads, unchanged, whichever side is asked for', () => {
     for (const text of ['2030-06-30T23:59:59Z', '2030-06-30T23:59:59.5+01:00', '2030-06-30t23:59:59z'])
-      expect(instantOf(text)).toBe(Date.parse(text));
+      for (const reading of ['earliest', 'latest'] as const)
+        expect(instantOf(text, reading)).toBe(Date.parse(text));
   });
 
-  it('reads a leap second as the last millisecond of the second before it', () => {
+  it('reads a leap second as the last millisecond before it, or as the next midnight', () => {
     const before = Date.parse('2016-12-31T23:59:59Z');
-    expect(instantOf('2016-12-31T23:59:60Z')).toBe(before + 999);
-    expect(instantOf('2016-12-31T23:59:60.999999Z')).toBe(before + 999);
-    expect(instantOf('2017-01-01T05:29:60+05:30')).toBe(before + 999);
-    expect(instantOf('2016-12-31T23:59:60Z')).toBeLessThan(Date.parse('2017-01-01T00:00:00Z'));
+    const midnight = Date.parse('2017-01-01T00:00:00Z');
+    for (const text of ['2016-12-31T23:59:60Z', '2016-12-31T23:59:60.999999Z', '2017-01-01T05:29:60+05:30']) {
+      expect(instantOf(text, 'earliest'), text).toBe(before + 999);
+      expect(instantOf(text, 'latest'), text).toBe(midnight);
+    }
   });
 
   it('leaves :60 anywhere but the last minute of a UTC day, and garbage, unreadable', () => {
@@ -24,6 +28,15 @@ describe('instantOf', () => {
       'soon',
       '',
     ])
-      expect(instantOf(text), text).toBeNaN();
+      for (const reading of ['earliest', 'latest'] as const) expect(instantOf(text, reading), text).toBeNaN();
+  });
+});
+
+describe('sameInstant (an anchor receipt against the chain time)', () => {
+  it('never matches a leap second to a POSIX chain time on either side of it', () => {
+    expect(sameInstant('2016-12-31T23:59:60Z', '2016-12-31T23:59:59.000Z')).toBe(false);
+    expect(sameInstant('2016-12-31T23:59:60Z', '2017-01-01T00:00:00.000Z')).toBe(false);
+    expect(sameInstant('2017-01-01T01:00:00+01:00', '2017-01-01T00:00:00.000Z')).toBe(true);
+    expect(sameInstant('soon', 'soon')).toBe(false);
   });
 });

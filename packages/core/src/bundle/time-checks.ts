@@ -25,7 +25,7 @@ export function timeFindings(
       });
     }
     if (key.expiresAt !== null) {
-      const expires = instantOf(key.expiresAt);
+      const expires = instantOf(key.expiresAt, 'earliest');
       if (Number.isNaN(expires)) {
         out.push({
           check: 'key_validity',
@@ -40,7 +40,7 @@ export function timeFindings(
         });
       }
     }
-    const created = instantOf(key.createdAt);
+    const created = instantOf(key.createdAt, 'earliest');
     if (Number.isNaN(created)) {
       out.push({
         check: 'key_validity',
@@ -56,7 +56,7 @@ export function timeFindings(
     }
   }
   if (typeof facts.rprExpiresAt === 'string') {
-    const expires = instantOf(facts.rprExpiresAt);
+    const expires = instantOf(facts.rprExpiresAt, 'earliest');
     if (Number.isNaN(expires) || expires <= now) {
       out.push({
         check: 'key_validity',
@@ -66,7 +66,7 @@ export function timeFindings(
     }
   }
   if (typeof facts.sessionExpiresAt === 'string') {
-    const expires = instantOf(facts.sessionExpiresAt);
+    const expires = instantOf(facts.sessionExpiresAt, 'earliest');
     if (Number.isNaN(expires) || expires <= now) {
       out.push({
         check: 'session_nonce',

@@ -130,3 +130,50 @@ describe('attestations', () => {
     expect(signAttestation(sampleAttestation({ agent_id: 'abc' }), KEY.secretKey).ok).toBe(false);
   });
 });
+
+// RFC 3339 leap seconds (`…:60`), which the schema accepts and Date.parse calls NaN: each time is read on its safe
+// side (P178). Before, every case here failed as unreadable: a trusted key with such a window was dropped
+// (untrusted_key), and an attestation with such a time was a schema failure.
+describe('attestation times at a leap second', () => {
+  const LEAP = '2026-03-01T23:59:60Z';
+  const justBefore = new Date('2026-03-01T23:59:59.999Z');
+  const midnight = new Date('2026-03-02T00:00:00.000Z');
+
+  it('expires_at: expired from the last millisecond before it (as at 23:59:59.999), not at the next midnight', () => {
+    const att = issued({ expires_at: LEAP });
+    const valid = verifyAttestation(att, [KEY.publicKeyB64], { now: new Date('2026-03-01T23:59:59.998Z') });
+    expect(valid.ok).toBe(true);
+    const expired = verifyAttestation(att, [KEY.publicKeyB64], { now: justBefore });
+    expect(expired.ok === false && expired.error.reason).toBe('expired');
+  });
+
+  it('attested_at: not in the future from the next midnight on, counted against the clock skew', () => {
+    const att = issued({ attested_at: LEAP, expires_at: '2026-03-10T00:00:00Z' });
+    const skew = { maxClockSkewMs: 60_000 };
+    expect(
+      verifyAttestation(att, [KEY.publicKeyB64], { now: new Date('2026-03-01T23:59:00.000Z'), ...skew }).ok,
+    ).toBe(true);
+    const early = verifyAttestation(att, [KEY.publicKeyB64], {
+      now: new Date('2026-03-01T23:58:59.999Z'),
+      ...skew,
+    });
+    expect(early.ok === false && early.error.reason).toBe('not_yet_valid');
+  });
+
+  it('a trusted key window: valid_until ends at the millisecond before, valid_from starts at the next midnight', () => {
+    const att = issued({ attested_at: '2026-03-01T12:00:00Z', expires_at: '2026-03-10T00:00:00Z' });
+    const retiring = { public_key_b64: KEY.publicKeyB64, valid_from: null, valid_until: LEAP };
+    expect(verifyAttestation(att, [retiring], { now: justBefore }).ok).toBe(true);
+    const retired = verifyAttestation(att, [retiring], { now: midnight });
+    expect(retired.ok === false && retired.error.reason).toBe('key_retired');
+    const starting = { public_key_b64: KEY.publicKeyB64, valid_from: LEAP, valid_until: null };
+    const signedInLeap = issued({ attested_at: LEAP, expires_at: '2026-03-10T00:00:00Z' });
+    expect(verifyAttestation(signedInLeap, [starting], { now: midnight }).ok).toBe(true);
+    const signedBefore = issued({
+      attested_at: '2026-03-01T23:59:59.999Z',
+      expires_at: '2026-03-10T00:00:00Z',
+    });
+    const outside = verifyAttestation(signedBefore, [starting], { now: midnight });
+    expect(outside.ok === false && outside.error.reason).toBe('untrusted_key');
+  });
+});

@@ -1,5 +1,7 @@
 // Signing and offline verification of jurisdiction attestations issued by POST /attest.
 // DECISIONS D21 (fields; Ed25519 over context(JurisdictionAttestation) ‖ 0x00 ‖ jcs); PROTOCOL §9.6 (checks).
+
+import { instantOf } from '../bundle/instant.ts';
 import type { CryptoBackend } from '../crypto/backend.ts';
 import type { ErrorName } from '../errors.ts';
 import { DEFAULT_PROFILE, type ProtocolProfile } from '../profile.ts';
@@ -94,8 +96,11 @@ export function verifyAttestation(
   const verdict = validateSchema('v2', ATTESTATION_SCHEMA, attestation);
   if (!verdict.valid) return problem('schema', formatSchemaIssues(verdict.issues));
   const doc = attestation as IssuedAttestation;
-  const attestedAt = Date.parse(doc.attested_at);
-  const expiresAt = doc.expires_at === null ? null : Date.parse(doc.expires_at);
+  // A leap second (P178): attested_at must not be in the future, so it is read no earlier than written; the age
+  // of an attestation without expires_at counts from it read no later, like expires_at itself.
+  const attestedAt = instantOf(doc.attested_at, 'latest');
+  const ageFrom = instantOf(doc.attested_at, 'earliest');
+  const expiresAt = doc.expires_at === null ? null : instantOf(doc.expires_at, 'earliest');
   if (expiresAt !== null && !(expiresAt > attestedAt))
     return problem('schema', 'expires_at must be after attested_at');
 
@@ -116,7 +121,7 @@ export function verifyAttestation(
   if (!signature.ok) return problem(signature.reason, signature.message);
   const now = options.now.getTime();
   const retiredAt = signature.signer.valid_until;
-  if (typeof retiredAt === 'string' && now > Date.parse(retiredAt)) {
+  if (typeof retiredAt === 'string' && now > instantOf(retiredAt, 'earliest')) {
     return problem(
       'key_retired',
       `signing key ${signature.signer.key_id ?? ''} was retired at ${retiredAt}; it vouches for nothing now`,
@@ -139,7 +144,7 @@ export function verifyAttestation(
     return problem('expired', `expired at ${doc.expires_at}`);
   }
   const maxAgeMs = options.maxAgeMs ?? DEFAULT_ATTESTATION_MAX_AGE_MS;
-  if (expiresAt === null && now - attestedAt > maxAgeMs) {
+  if (expiresAt === null && now - ageFrom > maxAgeMs) {
     return problem(
       'too_old',
       `attested_at ${doc.attested_at} is older than the ${Math.floor(maxAgeMs / 86_400_000)}-day maximum age of an attestation without expires_at`,

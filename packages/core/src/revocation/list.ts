@@ -1,5 +1,7 @@
 // Signing, offline verification and lookup of the jurisdictional revocation list.
 // DECISIONS D20 (list_number, next_update, signature over context(Revocation) ‖ 0x00 ‖ jcs); SPEC.md revocation list.
+
+import { instantOf } from '../bundle/instant.ts';
 import type { CryptoBackend } from '../crypto/backend.ts';
 import type { ErrorName } from '../errors.ts';
 import { hexDigest } from '../hash/digest.ts';
@@ -95,8 +97,10 @@ export function verifyRevocationList(
   const verdict = validateSchema('v2', REVOCATION_LIST_SCHEMA, list);
   if (!verdict.valid) return problem('schema', `revocation list: ${formatSchemaIssues(verdict.issues)}`);
   const doc = list as RevocationList;
-  const updatedAt = Date.parse(doc.updated_at);
-  const nextUpdate = Date.parse(doc.next_update);
+  // A leap second (P178): next_update ends the list's life, so it is read no later than written; updated_at is
+  // checked against the clock skew, so no earlier. As the signing time it is the signer's own claim either way.
+  const updatedAt = instantOf(doc.updated_at, 'latest');
+  const nextUpdate = instantOf(doc.next_update, 'earliest');
   if (!(nextUpdate > updatedAt))
     return problem('schema', 'revocation list: next_update must be after updated_at');
   if (options.expectedIssuer !== undefined && doc.issuer !== options.expectedIssuer) {

@@ -1,5 +1,7 @@
 // Ed25519 signatures over context ‖ 0x00 ‖ jcs(document without `signature`), and trusted-key matching.
 // DECISIONS D20 (revocation list) and D21 (attestation, same construction); PROTOCOL §3 (domain separation).
+
+import { instantOf } from '../bundle/instant.ts';
 import { canonicalBytesV2 } from '../canonical/index.ts';
 import type { CryptoBackend } from '../crypto/backend.ts';
 import { domainSeparatedMessage } from '../crypto/domain.ts';
@@ -100,6 +102,7 @@ export function parseTrustedKey(input: unknown): Result<TrustedKey> {
       ),
     );
   }
+  // A key's window is read narrow at a leap second (P178): it starts no earlier and ends no later than written.
   const window: { valid_from?: string | null; valid_until?: string | null } = {};
   for (const field of ['valid_from', 'valid_until'] as const) {
     const value = entry[field];
@@ -107,7 +110,7 @@ export function parseTrustedKey(input: unknown): Result<TrustedKey> {
       if (value === null) window[field] = null;
       continue;
     }
-    if (typeof value !== 'string' || Number.isNaN(Date.parse(value))) {
+    if (typeof value !== 'string' || Number.isNaN(instantOf(value, 'earliest'))) {
       return err(
         coreError('ARTIFACT_SCHEMA_INVALID', `trusted key ${field} must be an ISO 8601 time or null`),
       );
@@ -117,7 +120,7 @@ export function parseTrustedKey(input: unknown): Result<TrustedKey> {
   if (
     typeof window.valid_from === 'string' &&
     typeof window.valid_until === 'string' &&
-    Date.parse(window.valid_from) > Date.parse(window.valid_until)
+    instantOf(window.valid_from, 'latest') > instantOf(window.valid_until, 'earliest')
   ) {
     return err(coreError('ARTIFACT_SCHEMA_INVALID', 'trusted key valid_from is after valid_until'));
   }
@@ -142,8 +145,8 @@ function resolveKeys(inputs: readonly TrustedKeyInput[]): ResolvedKey[] {
     resolved.push({
       key,
       bytes: decodeBase64Strict(key.public_key_b64) as Uint8Array,
-      from: typeof key.valid_from === 'string' ? Date.parse(key.valid_from) : undefined,
-      until: typeof key.valid_until === 'string' ? Date.parse(key.valid_until) : undefined,
+      from: typeof key.valid_from === 'string' ? instantOf(key.valid_from, 'latest') : undefined,
+      until: typeof key.valid_until === 'string' ? instantOf(key.valid_until, 'earliest') : undefined,
     });
   }
   return resolved;

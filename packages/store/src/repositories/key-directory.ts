@@ -2,7 +2,7 @@
 // Implements issue 15 item 1 (insert-if-new, idempotent, safe across replicas; lookup by kid; expiry honoured)
 // and item 5 (rotation, P45: a newer passport retires the keys it no longer lists; a marked key is retired),
 // and P174 (a binding that never authorised a write and was not proven again for a set age can be pruned).
-import { DEFAULT_MAX_CLOCK_SKEW_MS } from '@proto/core';
+import { DEFAULT_MAX_CLOCK_SKEW_MS, instantOf } from '@proto/core';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../schema.ts';
 
@@ -111,16 +111,18 @@ export interface KeyDirectoryRepository {
 
 /**
  * Compared as instants, not strings: a passport may write `2026-01-01T05:00:00+05:00` or omit the
- * milliseconds. An unreadable expiry counts as expired (the key cannot be shown to be current).
+ * milliseconds. An unreadable expiry counts as expired (the key cannot be shown to be current); a leap second
+ * ends no later than written (P178).
  */
 function notExpired(expiresAt: string, now: number): boolean {
-  const at = Date.parse(expiresAt);
+  const at = instantOf(expiresAt, 'earliest');
   return Number.isFinite(at) && at > now;
 }
 
+/** A passport's `created_at`; a leap second reads as the next midnight, no earlier, for the P173 horizon (P178). */
 function normalisedInstant(text: string | undefined): string | undefined {
   if (text === undefined) return undefined;
-  const at = Date.parse(text);
+  const at = instantOf(text, 'latest');
   return Number.isFinite(at) ? new Date(at).toISOString() : undefined;
 }
 

@@ -3,7 +3,7 @@
 import { errorResponses, httpError } from '@proto/service-kit';
 import type { RevocationEntryRecord, RevocationRepository } from '@proto/store';
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
-import { reasonHash } from '../core.ts';
+import { instantOf, reasonHash } from '../core.ts';
 import { assertAgentId, ID_PATTERN_SOURCE } from '../ids.ts';
 import type { ListPublisher } from '../publisher.ts';
 
@@ -83,7 +83,8 @@ export async function revocationRoutes(
       const now = options.clock();
       let revokedAt = now.toISOString();
       if (body.revoked_at !== undefined) {
-        const time = Date.parse(body.revoked_at);
+        // A leap second counts from the millisecond before it: a revocation is never later than written (P178).
+        const time = instantOf(body.revoked_at, 'earliest');
         if (Number.isNaN(time)) throw httpError('BAD_REQUEST', 'revoked_at must be an ISO 8601 date-time');
         if (time - now.getTime() > MAX_FUTURE_MS)
           throw httpError('BAD_REQUEST', 'revoked_at lies in the future');
