@@ -142,17 +142,27 @@ async function proveInWitnessedCheckpoint(
   timeoutMs: number,
   io: CliIo,
 ): Promise<LogInclusionOutcome> {
-  const { openLogCheckpoint, selectCryptoBackend, verifyTlogInclusion } = await import('@proto/core');
+  const { openLogCheckpoint, parseSignedNote, selectCryptoBackend, verifyTlogInclusion } = await import(
+    '@proto/core'
+  );
   const unreachable = (message: string): LogInclusionOutcome => ({
     status: 'fail',
     message,
     retryable: true,
+  });
+  // P169: what does not even parse as a signed note needs no key to send (a sign-in page, a cut answer), so it
+  // says nothing against the bundle: the log unavailable, retryable. A parsed note the key does not sign fails.
+  const notANote = (message: string): LogInclusionOutcome => ({
+    ...unreachable(`${base}/checkpoint answered a checkpoint that is not a signed note: ${message}`),
+    code: 'CIRCUIT_OPEN',
   });
   progress(io, `fetching the witnessed checkpoint of ${base}`);
   const answer = await get(`${base}/checkpoint`, timeoutMs);
   if (typeof answer === 'string') return unreachable(answer);
   if (!answer.ok) return unreachable(`${base}/checkpoint: HTTP ${answer.status}`);
   const note = answer.text;
+  const parsed = parseSignedNote(note);
+  if (!parsed.ok) return notANote(parsed.error.message);
   const opened = openLogCheckpoint(note, keys, { backend: selectCryptoBackend() });
   if (!opened.ok)
     return {
@@ -162,6 +172,7 @@ async function proveInWitnessedCheckpoint(
       retryable: false,
     };
   const witnessed = await checkWitnesses(note, witnesses);
+  if (witnessed?.unreadable === true) return notANote(witnessed.error?.message ?? 'unreadable');
   if (witnessed?.error !== undefined) {
     return {
       status: 'fail',

@@ -51,6 +51,8 @@ export interface WitnessCheck {
     readonly refused: readonly string[];
   };
   readonly error?: CoreError;
+  /** The tally could not read the note at all (a shape fault of the answer, not a quorum missed: P169). */
+  readonly unreadable?: true;
 }
 
 /** Parses the keys and k now, so a bad one is bad usage (exit 2) before anything is fetched. */
@@ -88,6 +90,7 @@ export async function checkWitnesses(note: string, flags: WitnessFlags): Promise
       verified: false,
       witnesses: { quorum: requirement.quorum, cosigned: [], refused: [] },
       error: tally.error,
+      unreadable: true,
     };
   }
   const witnesses = tallySummary(tally.value);

@@ -1,11 +1,11 @@
 // Deploys the committed ProtoAnchor artifact with viem and checks the code the chain stores; used by
 // `proto anchor deploy-contract` and the tests. SPEC.md "Anchoring formats" (contract chain), DECISIONS D19.
-import { createPublicClient, createWalletClient, defineChain, type Hex, http } from 'viem';
+import { createPublicClient, createWalletClient, defineChain, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 // The committed artifact that services/anchor/src/contract/build-contract.ts writes, imported rather than read
 // from disk so that a bundled CLI (the single-file executable) carries it.
 import ARTIFACT from '../../../../contracts/ProtoAnchor.generated.json' with { type: 'json' };
-import { fetchBounded } from '../fetch-bounded.ts';
+import { boundedHttpTransport } from '../json-rpc-transport.ts';
 
 /** What deployment needs of the artifact; the anchor service's compile.ts owns the full shape. */
 export interface DeployableArtifact {
@@ -42,33 +42,6 @@ export interface DeployResult {
   readonly deployer: string;
 }
 
-/** Statuses a Response may not be built with a body for (the Fetch standard's null body statuses). */
-const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
-
-/**
- * viem's fetch: one bounded exchange (fetchBounded) handed back as a Response for viem to read; a redirect is
- * an error that says so rather than a request to wherever it points. viem's own timeout signal still applies.
- */
-function boundedFetchFn(timeoutMs: number) {
-  return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const url = input instanceof Request ? input.url : input;
-    const answer = await fetchBounded(url, {
-      ...init,
-      timeoutMs,
-      failWith: (fault) =>
-        fault.kind === 'redirect'
-          ? new Error(
-              `${new URL(url).origin} answered HTTP ${fault.status} (redirects are not followed: give the final URL)`,
-            )
-          : fault.error,
-    });
-    return new Response(NULL_BODY_STATUSES.has(answer.status) ? null : answer.bytes, {
-      status: answer.status,
-      headers: answer.headers,
-    });
-  };
-}
-
 export async function deployAnchorContract(options: DeployOptions): Promise<DeployResult> {
   const artifact = loadAnchorArtifact();
   const key = (options.privateKey.startsWith('0x') ? options.privateKey : `0x${options.privateKey}`) as Hex;
@@ -76,11 +49,7 @@ export async function deployAnchorContract(options: DeployOptions): Promise<Depl
   // Redirects viem would follow, to a host the user never named (which then answers for the chain): each request
   // is one fetchBounded exchange instead, timed body included and read up to 16 MiB (P155, P162, P167).
   const requestTimeoutMs = options.requestTimeoutMs ?? options.timeoutMs ?? 30_000;
-  const transport = http(options.rpcUrl, {
-    retryCount: 0,
-    timeout: requestTimeoutMs,
-    fetchFn: boundedFetchFn(requestTimeoutMs),
-  });
+  const transport = boundedHttpTransport(options.rpcUrl, { timeoutMs: requestTimeoutMs });
   const served = await createPublicClient({ transport }).getChainId();
   if (options.chainId !== undefined && options.chainId !== served) {
     throw new Error(`the RPC serves chain id ${served}, not ${options.chainId}`);

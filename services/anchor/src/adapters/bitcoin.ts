@@ -157,9 +157,20 @@ export class BitcoinAdapter implements ChainAdapter {
     return res.text;
   }
 
+  /**
+   * A page that is not JSON (a proxy's or captive portal's, an answer cut short) is the explorer unavailable, as
+   * P161 and P168 read such answers: retried on the next pass, not a broken pass (P177).
+   */
   async #json<T>(path: string): Promise<T | undefined> {
     const text = await this.#text(path);
-    return text === undefined ? undefined : (JSON.parse(text) as T);
+    if (text === undefined) return undefined;
+    try {
+      return JSON.parse(text) as T;
+    } catch (error) {
+      throw new TransientError(`esplora ${path}: the answer is not JSON (${text.slice(0, 60)})`, {
+        cause: error,
+      });
+    }
   }
 
   async balance(): Promise<{ currency: string; amount: number }> {

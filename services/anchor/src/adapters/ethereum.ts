@@ -1,5 +1,6 @@
 // EVM adapter: one `anchor(root)` call per batch on our ProtoAnchor contract, signed locally and sent through any JSON-RPC node.
 // SPEC.md "Anchoring formats" (contract event), DECISIONS D19 (block-wide log index, tx hash in receipts); client: viem.
+import { boundedHttpTransport } from '@proto/clients/json-rpc-transport';
 import type { AnchorBatch, AnchorItem, WriteIntent } from '@proto/store';
 import {
   BaseError,
@@ -10,7 +11,6 @@ import {
   getAddress,
   type Hex,
   HttpRequestError,
-  http,
   keccak256,
   type PublicClient,
   parseAbi,
@@ -41,7 +41,7 @@ export interface EthereumAdapterOptions {
   readonly privateKey: string;
   readonly confirmations: number;
   readonly gasLimit?: number | undefined;
-  /** RPC timeout per call (default 10 s). */
+  /** Each JSON-RPC exchange, body included (ANCHOR_UPSTREAM_TIMEOUT_MS; default 10 s). */
   readonly timeoutMs?: number;
   /** A write still unmined this long after it was sent is replaced with higher fees (P64); 0 or absent: never. */
   readonly bumpAfterMs?: number;
@@ -102,12 +102,9 @@ export class EthereumAdapter implements ChainAdapter {
     });
     this.#client = createPublicClient({
       chain,
-      // viem bounds the answer (10 MiB) and times the whole exchange; redirects it would follow (P155).
-      transport: http(options.rpcUrl, {
-        retryCount: 0,
-        timeout: options.timeoutMs ?? 10_000,
-        fetchOptions: { redirect: 'error' },
-      }),
+      // Each request one bounded exchange (P167): ANCHOR_UPSTREAM_TIMEOUT_MS covers the body, the answer is cut
+      // at 16 MiB and a redirect refused, each a transport fault the worker retries (P155, P168, P177).
+      transport: boundedHttpTransport(options.rpcUrl, { timeoutMs: options.timeoutMs ?? 10_000 }),
     });
   }
 
