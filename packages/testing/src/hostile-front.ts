@@ -3,7 +3,8 @@
 // listens on 127.0.0.1:0, reads each request in full before the test's handler sees it (so a handler reads as the
 // answer it gives), records every request (so a test can say "that host was never asked"), and closes even while
 // answers are still dripping. docs/architecture.md §6 (end-to-end tests over real HTTP).
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import { buffer } from 'node:stream/consumers';
 
 /** One request as the front received it. */
 export interface FrontRequest {
@@ -36,15 +37,6 @@ export interface HostileFront {
   close(): Promise<void>;
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
-
 function handlerFor(answer: FrontHandler | FrontRoutes): FrontHandler {
   if (typeof answer === 'function') return answer;
   return (request, res) => {
@@ -62,7 +54,7 @@ export async function startHostileFront(answer: FrontHandler | FrontRoutes): Pro
   const handle = handlerFor(answer);
   const requests: FrontRequest[] = [];
   const server = createServer((req, res) => {
-    readBody(req)
+    buffer(req)
       .then(async (body) => {
         const url = req.url ?? '/';
         const request: FrontRequest = {

@@ -3,11 +3,10 @@
 // well, or with a huge body, a lying Content-Length or a redirect to another host. The caller gets a 502 at once,
 // the body is never buffered past the cap, and the other host never sees the caller's token.
 
-import type { ServerResponse } from 'node:http';
 import {
   answerJson,
   dripForever,
-  type FrontRequest,
+  type FrontHandler,
   type HostileFront,
   lieAboutLength,
   redirectTo,
@@ -28,7 +27,8 @@ let elsewhere: HostileFront;
 let cutShort = 0;
 let verifier: RunningApp;
 
-async function anchorService(_request: FrontRequest, res: ServerResponse): Promise<void> {
+/** The anchor service behind POST /anchor, answering as `mode` says. */
+const anchorService: FrontHandler = async (_request, res) => {
   switch (mode) {
     case 'honest':
       return answerJson(res, 202, ACCEPTED);
@@ -44,7 +44,7 @@ async function anchorService(_request: FrontRequest, res: ServerResponse): Promi
     case 'redirect':
       return redirectTo(res, `${elsewhere.url}/anchor`);
   }
-}
+};
 
 beforeAll(async () => {
   upstream = await startHostileFront(anchorService);
