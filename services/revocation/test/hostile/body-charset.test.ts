@@ -3,7 +3,7 @@
 // filter saw as harmless (or as nothing) would be acted on. Such a body is refused with the 415 an unsupported
 // Content-Type gets, before it is read, on every route. Over real HTTP, on the revocation service's write route
 // and the verification service's /verify and /verify/batch. P175.
-import { request } from 'node:http';
+import { requestAsIs } from '@proto/testing';
 import { type RunningApp, startApp } from '@proto/verification/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningService, startService, TOKEN } from '../../src/test-support.ts';
@@ -20,30 +20,9 @@ afterAll(async () => {
   await Promise.all([revocation?.close(), verification?.close()]);
 });
 
-interface Answer {
-  readonly status: number;
-  readonly text: string;
-}
-
 /** A POST with the headers exactly as given (fetch would add its own charset handling). */
-function post(url: string, body: Buffer, headers: Record<string, string>): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      { method: 'POST', headers: { ...headers, 'content-length': body.length } },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          text += chunk;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const post = (url: string, body: Buffer, headers: Record<string, string>) =>
+  requestAsIs(url, { body, headers });
 
 const revocationBody = (agent: string) =>
   Buffer.from(JSON.stringify({ agent_id: agent, reason: 'key compromise' }));

@@ -2,8 +2,8 @@
 // filter in front that honours the header reads something else (or nothing) where the service read a record to
 // write. RFC 9110 §15.5.16: 415 with the codings accepted. Over real HTTP, on the revocation service's write
 // route and the verification service's /verify. P160.
-import { request } from 'node:http';
 import { gzipSync } from 'node:zlib';
+import { requestAsIs } from '@proto/testing';
 import { type RunningApp, startApp } from '@proto/verification/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningService, startService, TOKEN } from '../../src/test-support.ts';
@@ -20,31 +20,9 @@ afterAll(async () => {
   await Promise.all([revocation?.close(), verification?.close()]);
 });
 
-interface Answer {
-  readonly status: number;
-  readonly headers: Record<string, string | string[] | undefined>;
-  readonly text: string;
-}
-
 /** A POST with the headers as given (fetch would refuse or rewrite some of them). */
-function post(url: string, body: Buffer, headers: Record<string, string>): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      { method: 'POST', headers: { ...headers, 'content-length': body.length } },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          text += chunk;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const post = (url: string, body: Buffer, headers: Record<string, string>) =>
+  requestAsIs(url, { body, headers });
 
 const revocationBody = (agent: string) =>
   Buffer.from(JSON.stringify({ agent_id: agent, reason: 'key compromise' }));
