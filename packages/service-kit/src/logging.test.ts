@@ -244,72 +244,80 @@ const everyFloodIndex = () => Array.from({ length: FLOOD_LINES }, (_, i) => i);
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * A logging child whose log shipper has stopped reading (the pipe fills): `send` runs its steps, `readerCatchesUp`
+ * lets the shipper read again, and `expectExit` checks it exited with `code` in time, wrote nothing to standard
+ * error and (with `everyFloodLine`) lost no flood line.
+ */
+async function childWithStuckReader() {
+  const logging = loggingChild();
+  await logging.readerStuck();
+  return {
+    out: logging.out,
+    send: (...steps: string[]) => logging.child.stdin.write(`${steps.join('\n')}\n`),
+    readerCatchesUp: () => logging.child.stdout.resume(),
+    async expectExit(code: number, options: { withinMs?: number; everyFloodLine?: boolean } = {}) {
+      expect(await logging.exit(options.withinMs ?? STUCK_EXIT_MS)).toBe(code);
+      if (options.everyFloodLine === true) expect(floodIndices(logging.out())).toEqual(everyFloodIndex());
+      expect(logging.err()).toBe('');
+    },
+  };
+}
+
 describe("standard output's synchronous flush with a stuck reader (P147)", () => {
   it('exits with its own code within the budget when the pipe is full and its reader never reads', async () => {
-    const { child, exit, readerStuck, err } = loggingChild();
-    await readerStuck();
+    const logging = await childWithStuckReader();
     const start = performance.now();
-    child.stdin.write('flood\nexit3\n');
-    expect(await exit(STUCK_EXIT_MS)).toBe(3);
+    logging.send('flood', 'exit3');
+    await logging.expectExit(3);
     expect(performance.now() - start).toBeLessThan(STUCK_EXIT_MS);
-    expect(err()).toBe('');
   }, 15_000);
 
   it('exits with its own code after a fatal line met the full pipe, and the exit met it again', async () => {
-    const { child, exit, readerStuck, err } = loggingChild();
-    await readerStuck();
+    const logging = await childWithStuckReader();
     // Each synchronous flush (the fatal line's, then the exit's) has a budget of its own: two budgets here.
-    child.stdin.write('flood\nfatal\nexit\n');
-    expect(await exit(2 * STUCK_EXIT_MS)).toBe(0);
-    expect(err()).toBe('');
+    logging.send('flood', 'fatal', 'exit');
+    await logging.expectExit(0, { withinMs: 2 * STUCK_EXIT_MS });
   }, 20_000);
 
   it('writes every held line to a reader that is behind but catches up within the budget', async () => {
-    const { child, exit, readerStuck, out, err } = loggingChild();
-    await readerStuck();
-    child.stdin.write('flood\nexit3\n');
+    const logging = await childWithStuckReader();
+    logging.send('flood', 'exit3');
     await pause(300);
-    child.stdout.resume();
-    expect(await exit(STUCK_EXIT_MS)).toBe(3);
-    expect(floodIndices(out())).toEqual(everyFloodIndex());
-    expect(err()).toBe('');
+    logging.readerCatchesUp();
+    await logging.expectExit(3, { everyFloodLine: true });
   }, 15_000);
 
   it('writes every line to a reader that was already behind before the exit, the parked write too', async () => {
-    const { child, exit, readerStuck, out, err } = loggingChild();
-    await readerStuck();
-    child.stdin.write('flood\n');
+    const logging = await childWithStuckReader();
+    logging.send('flood');
     // The asynchronous path fills the pipe meanwhile; its write that met the full pipe waits on a timer.
     await pause(300);
-    child.stdin.write('exit3\n');
+    logging.send('exit3');
     await pause(300);
-    child.stdout.resume();
-    expect(await exit(STUCK_EXIT_MS)).toBe(3);
-    expect(floodIndices(out())).toEqual(everyFloodIndex());
-    expect(err()).toBe('');
+    logging.readerCatchesUp();
+    await logging.expectExit(3, { everyFloodLine: true });
   }, 15_000);
 
   it('goes on logging, each line once and in order, after a fatal line took the parked write', async () => {
-    const { child, exit, readerStuck, out, err } = loggingChild();
-    await readerStuck();
-    child.stdin.write('flood\n');
+    const logging = await childWithStuckReader();
+    logging.send('flood');
     await pause(300);
     // The fatal line's synchronous flush writes the parked chunk and the lines behind it as the reader
     // catches up; sonic-boom's retry of the parked write then writes nothing and carries on.
-    child.stdin.write('fatal\n');
+    logging.send('fatal');
     await pause(300);
-    child.stdout.resume();
+    logging.readerCatchesUp();
     await pause(300);
-    child.stdin.write('exit\n');
-    expect(await exit(STUCK_EXIT_MS)).toBe(0);
-    const lines = loggedLines(out());
+    logging.send('exit');
+    await logging.expectExit(0);
+    const lines = loggedLines(logging.out());
     expect(lines.map((line) => line.i ?? line.msg)).toEqual([
       'ready',
       ...Array.from({ length: FLOOD_LINES }, (_, i) => i),
       'a fatal line',
       'the last line',
     ]);
-    expect(err()).toBe('');
   }, 15_000);
 });
 

@@ -1,7 +1,26 @@
 // Test support shared by every package's tests and the benches: temporary directories, an app on an ephemeral
-// port, a free port for a child, polling until something happened, an RFC 9162 reference Merkle tree, an
-// independent canonical JSON and running a program as a user does. Issue 13 item 5; imports no workspace package.
+// port, a hostile local front standing in for an upstream (and its hostile answers), a request sent as is, a free
+// port for a child, polling until something happened, an RFC 9162 reference Merkle tree, an independent canonical
+// JSON and running a program as a user does. Issue 13 item 5; imports no workspace package.
 export { freePort } from './free-port.ts';
+export {
+  answerJson,
+  type DripOptions,
+  dripForever,
+  HALF_A_GIGABYTE,
+  JSON_TYPE,
+  type LengthLieOptions,
+  lieAboutLength,
+  redirectTo,
+} from './hostile-answers.ts';
+export {
+  type FrontHandler,
+  type FrontRequest,
+  type FrontRoutes,
+  forwardTo,
+  type HostileFront,
+  startHostileFront,
+} from './hostile-front.ts';
 export { type HugeAnswerTarget, writeHugeAnswer } from './huge-answer.ts';
 export { jcs, jcsBytes, jcsSha256 } from './jcs.ts';
 export { type Listenable, type ListeningApp, listenOnPort0 } from './listen.ts';
@@ -14,6 +33,7 @@ export {
   referenceRangeRoot,
   referenceRoot,
 } from './merkle-reference.ts';
+export { type AsIsAnswer, type AsIsRequest, requestAsIs } from './request-as-is.ts';
 export { type ProcessRun, runProcess, runProcessSync } from './run-process.ts';
 export { type TempDir, tempDir, tempDirSync } from './temp-dir.ts';
 export { type Probe, waitFor } from './wait-for.ts';

@@ -3,50 +3,23 @@
 // filter saw as harmless (or as nothing) would be acted on. Such a body is refused with the 415 an unsupported
 // Content-Type gets, before it is read, on every route. Over real HTTP, on the revocation service's write route
 // and the verification service's /verify and /verify/batch. P175.
-import { request } from 'node:http';
-import { type RunningApp, startApp } from '@proto/verification/testing';
+import { requestAsIs } from '@proto/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningService, startService, TOKEN } from '../../src/test-support.ts';
+import { TOKEN } from '../../src/test-support.ts';
+import { revocationBody, startWriteRoutes, type WriteRoutes } from './test-helpers.ts';
 
-let revocation: RunningService;
-let verification: RunningApp;
+let routes: WriteRoutes;
 beforeAll(async () => {
-  [revocation, verification] = await Promise.all([
-    startService({ timer: false }),
-    startApp({ VERIFY_WORKERS: '1' }),
-  ]);
+  routes = await startWriteRoutes();
 });
 afterAll(async () => {
-  await Promise.all([revocation?.close(), verification?.close()]);
+  await routes?.close();
 });
 
-interface Answer {
-  readonly status: number;
-  readonly text: string;
-}
-
 /** A POST with the headers exactly as given (fetch would add its own charset handling). */
-function post(url: string, body: Buffer, headers: Record<string, string>): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      { method: 'POST', headers: { ...headers, 'content-length': body.length } },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          text += chunk;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const post = (url: string, body: Buffer, headers: Record<string, string>) =>
+  requestAsIs(url, { body, headers });
 
-const revocationBody = (agent: string) =>
-  Buffer.from(JSON.stringify({ agent_id: agent, reason: 'key compromise' }));
 const authorization = `Bearer ${TOKEN}`;
 
 const unsupported = { error: { code: 'UNSUPPORTED_MEDIA_TYPE', retryable: false } };
@@ -60,14 +33,14 @@ describe('a body labelled with a charset other than UTF-8', () => {
     'Application/JSON; Charset=Windows-1252',
   ])('a revocation sent as %s is refused with 415 and nothing is revoked', async (contentType) => {
     const agent = `did:web:charset.example:${contentType.replace(/\W/g, '')}`;
-    const answer = await post(`${revocation.url}/revocations`, revocationBody(agent), {
+    const answer = await post(`${routes.revocation.url}/revocations`, revocationBody(agent), {
       authorization,
       'content-type': contentType,
     });
     expect(answer.status).toBe(415);
     expect(JSON.parse(answer.text)).toMatchObject(unsupported);
     expect(JSON.parse(answer.text).error.message).toMatch(/charset/i);
-    const lookedUp = await fetch(`${revocation.url}/revocations/${encodeURIComponent(agent)}`, {
+    const lookedUp = await fetch(`${routes.revocation.url}/revocations/${encodeURIComponent(agent)}`, {
       headers: { authorization },
     });
     expect(lookedUp.status).toBe(404);
@@ -80,7 +53,7 @@ describe('a body labelled with a charset other than UTF-8', () => {
     ['application/json; charset=utf8', 'c'],
   ])('UTF-8 under any of its spellings (%s) is read as before', async (contentType, name) => {
     const agent = `did:web:charset.example:utf8:${name}`;
-    const answer = await post(`${revocation.url}/revocations`, revocationBody(agent), {
+    const answer = await post(`${routes.revocation.url}/revocations`, revocationBody(agent), {
       authorization,
       'content-type': contentType,
     });
@@ -89,7 +62,7 @@ describe('a body labelled with a charset other than UTF-8', () => {
 
   it('/verify refuses a UTF-16 body with the shared 415, not a verdict about garbled JSON', async () => {
     const body = Buffer.from('{"signed_bundle":{}}', 'utf16le');
-    const answer = await post(`${verification.url}/verify`, body, {
+    const answer = await post(`${routes.verification.url}/verify`, body, {
       'content-type': 'application/json; charset=utf-16le',
     });
     expect(answer.status).toBe(415);
@@ -99,7 +72,7 @@ describe('a body labelled with a charset other than UTF-8', () => {
   it.each(['application/json; charset=utf-16', 'application/x-ndjson; charset=iso-8859-1'])(
     '/verify/batch refuses a batch sent as %s whole',
     async (contentType) => {
-      const answer = await post(`${verification.url}/verify/batch`, Buffer.from('[{}]'), {
+      const answer = await post(`${routes.verification.url}/verify/batch`, Buffer.from('[{}]'), {
         'content-type': contentType,
       });
       expect(answer.status).toBe(415);

@@ -2,52 +2,24 @@
 // filter in front that honours the header reads something else (or nothing) where the service read a record to
 // write. RFC 9110 §15.5.16: 415 with the codings accepted. Over real HTTP, on the revocation service's write
 // route and the verification service's /verify. P160.
-import { request } from 'node:http';
 import { gzipSync } from 'node:zlib';
-import { type RunningApp, startApp } from '@proto/verification/testing';
+import { requestAsIs } from '@proto/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningService, startService, TOKEN } from '../../src/test-support.ts';
+import { TOKEN } from '../../src/test-support.ts';
+import { revocationBody, startWriteRoutes, type WriteRoutes } from './test-helpers.ts';
 
-let revocation: RunningService;
-let verification: RunningApp;
+let routes: WriteRoutes;
 beforeAll(async () => {
-  [revocation, verification] = await Promise.all([
-    startService({ timer: false }),
-    startApp({ VERIFY_WORKERS: '1' }),
-  ]);
+  routes = await startWriteRoutes();
 });
 afterAll(async () => {
-  await Promise.all([revocation?.close(), verification?.close()]);
+  await routes?.close();
 });
 
-interface Answer {
-  readonly status: number;
-  readonly headers: Record<string, string | string[] | undefined>;
-  readonly text: string;
-}
-
 /** A POST with the headers as given (fetch would refuse or rewrite some of them). */
-function post(url: string, body: Buffer, headers: Record<string, string>): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      { method: 'POST', headers: { ...headers, 'content-length': body.length } },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          text += chunk;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const post = (url: string, body: Buffer, headers: Record<string, string>) =>
+  requestAsIs(url, { body, headers });
 
-const revocationBody = (agent: string) =>
-  Buffer.from(JSON.stringify({ agent_id: agent, reason: 'key compromise' }));
 const writeHeaders = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
 
 describe('Content-Encoding the services do not decode', () => {
@@ -55,14 +27,14 @@ describe('Content-Encoding the services do not decode', () => {
     'a revocation labelled %s is refused with 415 and nothing is revoked',
     async (coding) => {
       const agent = `did:web:encoded.example:${coding.replace(/\W/g, '')}`;
-      const answer = await post(`${revocation.url}/revocations`, revocationBody(agent), {
+      const answer = await post(`${routes.revocation.url}/revocations`, revocationBody(agent), {
         ...writeHeaders,
         'content-encoding': coding,
       });
       expect(answer.status).toBe(415);
       expect(JSON.parse(answer.text)).toMatchObject({ error: { code: 'UNSUPPORTED_MEDIA_TYPE' } });
       expect(answer.headers['accept-encoding']).toBe('identity');
-      const lookedUp = await fetch(`${revocation.url}/revocations/${encodeURIComponent(agent)}`, {
+      const lookedUp = await fetch(`${routes.revocation.url}/revocations/${encodeURIComponent(agent)}`, {
         headers: { authorization: `Bearer ${TOKEN}` },
       });
       expect(lookedUp.status).toBe(404);
@@ -72,7 +44,7 @@ describe('Content-Encoding the services do not decode', () => {
 
   it('a gzip body that really is gzip is refused the same way, not inflated', async () => {
     const answer = await post(
-      `${revocation.url}/revocations`,
+      `${routes.revocation.url}/revocations`,
       gzipSync(revocationBody('did:web:zipped.example')),
       {
         ...writeHeaders,
@@ -83,15 +55,19 @@ describe('Content-Encoding the services do not decode', () => {
   });
 
   it('identity, in any case, is the body as sent', async () => {
-    const answer = await post(`${revocation.url}/revocations`, revocationBody('did:web:identity.example:a'), {
-      ...writeHeaders,
-      'content-encoding': 'Identity',
-    });
+    const answer = await post(
+      `${routes.revocation.url}/revocations`,
+      revocationBody('did:web:identity.example:a'),
+      {
+        ...writeHeaders,
+        'content-encoding': 'Identity',
+      },
+    );
     expect(answer.status).toBe(201);
   });
 
   it('/verify refuses a labelled body with 415 in the shared error shape', async () => {
-    const answer = await post(`${verification.url}/verify`, Buffer.from('{"signed_bundle":{}}'), {
+    const answer = await post(`${routes.verification.url}/verify`, Buffer.from('{"signed_bundle":{}}'), {
       'content-type': 'application/json',
       'content-encoding': 'gzip',
     });

@@ -2,8 +2,15 @@
 // (P156). The real transparency-log service; the "anchor service" is a local node:http server that answers well,
 // or with a huge body or a redirect to another host. A huge answer is cut and the round fails (retried next
 // round), a redirect is not followed, and neither becomes the root's anchor record.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { writeHugeAnswer } from '@proto/testing';
+import type { ServerResponse } from 'node:http';
+import {
+  answerJson,
+  type FrontRequest,
+  type HostileFront,
+  redirectTo,
+  startHostileFront,
+  writeHugeAnswer,
+} from '@proto/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestLog, bundleHash, OPERATOR_AUTH, tempDataDir } from '../../src/test-support.ts';
@@ -16,68 +23,40 @@ const CONFIRMED = JSON.stringify({
   anchor_receipt: { chain: 'bitcoin', tx_id: 'ab'.repeat(32), block_height: 840_000, status: 'confirmed' },
 });
 let mode: Mode = 'honest';
-let upstream: Server;
-let upstreamUrl: string;
-let elsewhere: Server;
-let elsewhereUrl: string;
-let elsewhereHits = 0;
+let upstream: HostileFront;
+/** Where a redirect leads: a host that must never see the root or the token. */
+let elsewhere: HostileFront;
 let cutShort = 0;
 
-async function listen(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-}
+/** POST /anchor queues the root (202 pending); GET /anchor/<hash> is the follow-up poll (here: confirmed). */
+const honestAnswer = (request: FrontRequest) =>
+  request.method === 'POST' ? { status: 202, body: PENDING } : { status: 200, body: CONFIRMED };
 
-/** Writes `bytes` of spaces then `tail`; counts an answer the client cut short. */
-const writeHuge = (res: ServerResponse, bytes: number, tail: string) =>
-  writeHugeAnswer(res, bytes, tail, () => {
-    cutShort += 1;
-  });
-
-async function anchorService(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  for await (const _ of req) {
-    // drain the request
-  }
-  const json = { 'content-type': 'application/json' };
-  // POST /anchor queues the root; GET /anchor/<hash> is the follow-up poll (here: confirmed).
-  const answer = req.method === 'POST' ? PENDING : CONFIRMED;
-  const status = req.method === 'POST' ? 202 : 200;
+async function anchorService(request: FrontRequest, res: ServerResponse): Promise<void> {
+  const { status, body } = honestAnswer(request);
   switch (mode) {
     case 'honest':
-      res.writeHead(status, json).end(answer);
-      return;
+      return answerJson(res, status, body);
     case 'huge':
-      res.writeHead(status, json);
-      await writeHuge(res, HUGE_PADDING, answer);
-      return;
+      res.writeHead(status, { 'content-type': 'application/json' });
+      return await writeHugeAnswer(res, HUGE_PADDING, body, () => {
+        cutShort += 1;
+      });
     case 'redirect':
-      res.writeHead(307, { location: `${elsewhereUrl}${req.url ?? '/'}` }).end();
-      return;
+      return redirectTo(res, `${elsewhere.url}${request.url}`);
   }
 }
 
 beforeAll(async () => {
-  upstream = createServer((req, res) => {
-    anchorService(req, res).catch(() => res.destroy());
+  upstream = await startHostileFront(anchorService);
+  elsewhere = await startHostileFront((request, res) => {
+    const { status, body } = honestAnswer(request);
+    answerJson(res, status, body);
   });
-  upstreamUrl = await listen(upstream);
-  elsewhere = createServer((req, res) => {
-    elsewhereHits += 1;
-    req.resume();
-    req.on('end', () =>
-      res
-        .writeHead(req.method === 'POST' ? 202 : 200, { 'content-type': 'application/json' })
-        .end(req.method === 'POST' ? PENDING : CONFIRMED),
-    );
-  });
-  elsewhereUrl = await listen(elsewhere);
 });
 
 afterAll(async () => {
-  for (const server of [upstream, elsewhere]) {
-    server?.closeAllConnections();
-    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-  }
+  await Promise.all([upstream?.close(), elsewhere?.close()]);
 });
 
 beforeEach(() => {
@@ -92,7 +71,7 @@ async function withLog(run: (app: FastifyInstance) => Promise<void>): Promise<vo
     app = await buildTestLog(
       data.dir,
       {
-        ANCHOR_SERVICE_URL: upstreamUrl,
+        ANCHOR_SERVICE_URL: upstream.url,
         ANCHOR_TOKEN: 'anchor-token-0123456789',
         ROOT_ANCHOR_INTERVAL_MS: '100',
       },
@@ -162,10 +141,10 @@ describe('P156: a hostile anchor service behind the log root anchoring', () => {
   it('a redirect of POST /anchor to another host is not followed: that host never sees the root or the token', async () => {
     await withLog(async (app) => {
       const anchorer = app.transparencyLog.anchorer!;
-      const before = elsewhereHits;
+      const before = elsewhere.hits();
       mode = 'redirect';
       await anchorer.tick();
-      expect(elsewhereHits - before).toBe(0);
+      expect(elsewhere.hits() - before).toBe(0);
       expect(await rootAnchor(app)).toBeUndefined();
     });
   });

@@ -4,8 +4,17 @@
 // served), end the round within LOG_WITNESS_TIMEOUT_MS, be counted per outcome, and catch up once the witness is
 // honest again. Defended before this brief (witness-client.ts: readLimited, redirect 'error', one signal for the
 // exchange); these tests keep it so (brief "upstream": checked, defended).
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { TempDir } from '@proto/testing';
+import type { ServerResponse } from 'node:http';
+import {
+  dripForever,
+  type FrontRequest,
+  forwardTo,
+  type HostileFront,
+  redirectTo,
+  startHostileFront,
+  type TempDir,
+  writeHugeAnswer,
+} from '@proto/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -24,54 +33,30 @@ type Mode = 'forward' | 'drip' | 'huge' | 'redirect';
 const TIMEOUT_MS = 1000;
 let mode: Mode = 'forward';
 let witness: RunningWitness;
-let front: Server;
-let frontUrl: string;
+let front: HostileFront;
 let log: FastifyInstance;
 const dirs: TempDir[] = [];
 const identity: TestLogIdentity = testLogIdentity('log.test/hostile-witness');
 let appended = 0;
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
+const TEXT = { 'content-type': 'text/plain' };
 
-async function hostile(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const body = await readBody(req);
+async function hostile(request: FrontRequest, res: ServerResponse): Promise<void> {
   switch (mode) {
     case 'forward': {
-      const answer = await fetch(`${witness.url}${req.url ?? '/'}`, {
-        method: req.method ?? 'POST',
-        headers: { 'content-type': req.headers['content-type'] ?? 'text/plain' },
-        body,
-      });
-      res.writeHead(answer.status, { 'content-type': 'text/plain' }).end(await answer.text());
+      const answer = await forwardTo(`${witness.url}${request.url}`, request);
+      res.writeHead(answer.status, TEXT).end(await answer.text());
       return;
     }
-    case 'drip': {
-      res.writeHead(200, { 'content-type': 'text/plain' });
-      res.write('\u2014 ');
-      const timer = setInterval(() => res.write(' '), 100);
-      res.on('close', () => clearInterval(timer));
-      return;
-    }
-    case 'huge': {
-      res.writeHead(200, { 'content-type': 'text/plain' });
-      const chunk = Buffer.alloc(64 * 1024, 0x20);
-      for (let i = 0; i < 512 && !res.destroyed; i += 1) {
-        if (!res.write(chunk)) await new Promise((resolve) => res.once('drain', resolve));
-      }
-      res.end();
-      return;
-    }
+    case 'drip':
+      return dripForever(res, { headers: TEXT, first: '\u2014 ' });
+    case 'huge':
+      // 32 MiB of spaces: no cosignature line, and far past what a witness answer may be.
+      res.writeHead(200, TEXT);
+      return await writeHugeAnswer(res, 32 * 1024 * 1024, '');
     case 'redirect':
       // To the real witness: following it would bring back a valid cosignature.
-      res.writeHead(307, { location: `${witness.url}${req.url ?? '/'}` }).end();
-      return;
+      return redirectTo(res, `${witness.url}${request.url}`);
   }
 }
 
@@ -95,16 +80,12 @@ async function submissions(outcome: string): Promise<number> {
 
 beforeAll(async () => {
   witness = await startWitness(await dir('hostile-witness'), 'witness.test/hostile', [identity]);
-  front = createServer((req, res) => {
-    hostile(req, res).catch(() => res.destroy());
-  });
-  await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
-  frontUrl = `http://127.0.0.1:${(front.address() as { port: number }).port}`;
+  front = await startHostileFront(hostile);
   log = await buildTestLog(
     await dir('hostile-witness-log'),
     {
       ...identity.env,
-      LOG_WITNESSES: logWitnessesEnv([{ url: frontUrl, vkey: witness.vkey }]),
+      LOG_WITNESSES: logWitnessesEnv([{ url: front.url, vkey: witness.vkey }]),
       LOG_WITNESS_TIMEOUT_MS: String(TIMEOUT_MS),
     },
     {},
@@ -115,8 +96,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await log?.close();
   await witness?.close();
-  front?.closeAllConnections();
-  await new Promise<void>((resolve) => (front ? front.close(() => resolve()) : resolve()));
+  await front?.close();
   for (const made of dirs) await made.remove().catch(() => undefined);
 });
 

@@ -2,8 +2,17 @@
 // (P156). The real verification service over HTTP; the "anchor service" is a local node:http server that answers
 // well, or with a huge body, a lying Content-Length or a redirect to another host. The caller gets a 502 at once,
 // the body is never buffered past the cap, and the other host never sees the caller's token.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { writeHugeAnswer } from '@proto/testing';
+
+import {
+  answerJson,
+  dripForever,
+  type FrontHandler,
+  type HostileFront,
+  lieAboutLength,
+  redirectTo,
+  startHostileFront,
+  writeHugeAnswer,
+} from '@proto/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningApp, startApp } from '../../src/test-support.ts';
 
@@ -12,75 +21,40 @@ type Mode = 'honest' | 'huge' | 'length-lie' | 'drip' | 'redirect';
 const HUGE_PADDING = 32 * 1024 * 1024;
 const ACCEPTED = JSON.stringify({ accepted: true, status: 'pending' });
 let mode: Mode = 'honest';
-let upstream: Server;
-let elsewhere: Server;
-let elsewhereUrl: string;
-let elsewhereHits = 0;
+let upstream: HostileFront;
+/** Where a redirect leads: a host the caller's token must never reach. */
+let elsewhere: HostileFront;
 let cutShort = 0;
 let verifier: RunningApp;
 
-async function listen(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-}
-
-/** Writes `bytes` of spaces then `tail`; counts an answer the client cut short. */
-const writeHuge = (res: ServerResponse, bytes: number, tail: string) =>
-  writeHugeAnswer(res, bytes, tail, () => {
-    cutShort += 1;
-  });
-
-async function anchorService(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  for await (const _ of req) {
-    // drain the forwarded request
-  }
-  const json = { 'content-type': 'application/json' };
+/** The anchor service behind POST /anchor, answering as `mode` says. */
+const anchorService: FrontHandler = async (_request, res) => {
   switch (mode) {
     case 'honest':
-      res.writeHead(202, json).end(ACCEPTED);
-      return;
+      return answerJson(res, 202, ACCEPTED);
     case 'huge':
-      res.writeHead(202, json);
-      await writeHuge(res, HUGE_PADDING, ACCEPTED);
-      return;
+      res.writeHead(202, { 'content-type': 'application/json' });
+      return await writeHugeAnswer(res, HUGE_PADDING, ACCEPTED, () => {
+        cutShort += 1;
+      });
     case 'length-lie':
-      res.writeHead(202, { ...json, 'content-length': String(500 * 1024 * 1024) });
-      res.write('{"accepted":');
-      return;
-    case 'drip': {
-      // Headers at once, then a byte every 100 ms, never the end of the answer.
-      res.writeHead(202, json);
-      res.write('{"accepted":');
-      const timer = setInterval(() => res.write(' '), 100);
-      res.on('close', () => clearInterval(timer));
-      return;
-    }
+      return lieAboutLength(res, { status: 202, first: '{"accepted":' });
+    case 'drip':
+      return dripForever(res, { status: 202, first: '{"accepted":' });
     case 'redirect':
-      res.writeHead(307, { location: `${elsewhereUrl}/anchor` }).end();
-      return;
+      return redirectTo(res, `${elsewhere.url}/anchor`);
   }
-}
+};
 
 beforeAll(async () => {
-  upstream = createServer((req, res) => {
-    anchorService(req, res).catch(() => res.destroy());
-  });
-  const upstreamUrl = await listen(upstream);
-  elsewhere = createServer((req, res) => {
-    elsewhereHits += 1;
-    req.resume();
-    req.on('end', () => res.writeHead(202, { 'content-type': 'application/json' }).end(ACCEPTED));
-  });
-  elsewhereUrl = await listen(elsewhere);
-  verifier = await startApp({ ANCHOR_SERVICE_URL: upstreamUrl, VERIFY_RATE_LIMIT_PER_MINUTE: '0' });
+  upstream = await startHostileFront(anchorService);
+  elsewhere = await startHostileFront((_request, res) => answerJson(res, 202, ACCEPTED));
+  verifier = await startApp({ ANCHOR_SERVICE_URL: upstream.url, VERIFY_RATE_LIMIT_PER_MINUTE: '0' });
 });
 
 afterAll(async () => {
   await verifier?.close();
-  for (const server of [upstream, elsewhere]) {
-    server?.closeAllConnections();
-    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-  }
+  await Promise.all([upstream?.close(), elsewhere?.close()]);
 });
 
 beforeEach(() => {
@@ -132,11 +106,11 @@ describe('P156: a hostile anchor service behind POST /anchor', () => {
 
   it('a redirect to another host is not followed: 502, that host never sees the request or its token', async () => {
     mode = 'redirect';
-    const before = elsewhereHits;
+    const before = elsewhere.hits();
     const { status, json } = await postAnchor();
     expect(status).toBe(502);
     expect(JSON.stringify(json)).toMatch(/redirect/);
-    expect(elsewhereHits - before).toBe(0);
+    expect(elsewhere.hits() - before).toBe(0);
   });
 });
 
@@ -145,7 +119,7 @@ describe('P168: ANCHOR_FORWARD_TIMEOUT_MS sets the forward timeout', () => {
 
   beforeAll(async () => {
     quick = await startApp({
-      ANCHOR_SERVICE_URL: `http://127.0.0.1:${(upstream.address() as { port: number }).port}`,
+      ANCHOR_SERVICE_URL: upstream.url,
       ANCHOR_FORWARD_TIMEOUT_MS: '1500',
       VERIFY_RATE_LIMIT_PER_MINUTE: '0',
     });

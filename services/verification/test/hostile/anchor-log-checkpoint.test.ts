@@ -5,9 +5,9 @@
 // line) says nothing about the receipt: `skipped` PROTO-E701, retryable. A note that parses but is not signed by
 // the configured key (a signature that does not verify, no line from the key) still fails: only the key's holder
 // can speak for the log. And a forged receipt never passes through a faulty log: skipped at best.
-import { createServer, type Server } from 'node:http';
 import { startWitnessedAnchoring, type WitnessedAnchoring } from '@proto/anchor/testing';
 import { buildAnchorBatch } from '@proto/core';
+import { type FrontRequest, forwardTo, type HostileFront, startHostileFront } from '@proto/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { postVerify, type RunningApp, sampleBundle, startApp } from '../../src/test-support.ts';
 
@@ -17,8 +17,7 @@ type Rewrite = (note: string) => string;
 const HTML = '<!doctype html>\n<html><body><h1>Sign in to continue</h1></body></html>\n';
 
 let anchoring: WitnessedAnchoring;
-let hostile: Server;
-let hostileUrl: string;
+let hostile: HostileFront;
 let rewrite: Rewrite | undefined;
 /** Checkpoint answers are sent as this content type with 200 (the log's own otherwise). */
 let htmlPage = false;
@@ -38,11 +37,11 @@ function flipSignature(note: string): string {
   return `${note.slice(0, split + 2)}${lines.join('\n')}\n`;
 }
 
-async function answer(path: string): Promise<{ status: number; type: string; body: string }> {
-  const upstream = await fetch(`${anchoring.front.url}${path}`);
+async function answer(request: FrontRequest): Promise<{ status: number; type: string; body: string }> {
+  const upstream = await forwardTo(`${anchoring.front.url}${request.url}`, request);
   const body = await upstream.text();
   const type = upstream.headers.get('content-type') ?? 'text/plain';
-  const route = path.split('?')[0];
+  const route = request.path;
   if (upstream.status !== 200 || (route !== '/checkpoint' && route !== '/root/signed'))
     return { status: upstream.status, type, body };
   if (htmlPage) return { status: 200, type: 'text/html', body: HTML };
@@ -56,27 +55,24 @@ beforeAll(async () => {
   anchoring = await startWitnessedAnchoring('verification-log-checkpoint', sample.bundleHash, {
     BATCH_INTERVAL_MS: '0',
   });
-  hostile = createServer((req, res) => {
-    answer(req.url ?? '/')
-      .then((a) => res.writeHead(a.status, { 'content-type': a.type }).end(a.body))
-      .catch(() => res.destroy());
+  hostile = await startHostileFront(async (request, res) => {
+    const a = await answer(request);
+    res.writeHead(a.status, { 'content-type': a.type }).end(a.body);
   });
-  await new Promise<void>((resolve) => hostile.listen(0, '127.0.0.1', resolve));
-  hostileUrl = `http://127.0.0.1:${(hostile.address() as { port: number }).port}`;
   // The receipt names the log where this verifier reads it: the hostile front (log_url is not signed).
-  receipt = { ...anchoring.receipt, log_url: hostileUrl };
+  receipt = { ...anchoring.receipt, log_url: hostile.url };
   app = await startApp({
     VERIFY_WORKERS: '1',
     VERIFY_RATE_LIMIT_PER_MINUTE: '0',
     ANCHOR_VERIFY_CACHE_MAX_ENTRIES: '0',
-    ANCHOR_VERIFY_LOG_URL: hostileUrl,
+    ANCHOR_VERIFY_LOG_URL: hostile.url,
     ANCHOR_VERIFY_LOG_KEY: anchoring.log.verifierKey,
   });
 });
 
 afterAll(async () => {
   await app?.close();
-  await new Promise<void>((resolve) => (hostile ? hostile.close(() => resolve()) : resolve()));
+  await hostile?.close();
   await anchoring?.close();
 });
 

@@ -4,9 +4,15 @@
 // an answer (a field missing or of the wrong type, about another transaction than asked) says nothing about the
 // receipt: `skipped` PROTO-E701, retryable, kept only for the retry TTL. A well-formed answer that contradicts the
 // receipt (no such transaction, reverted, another block, no Anchored event) still fails the bundle.
-import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { confirmedEvmReceipt, type LocalChain, startLocalChain, TEST_CHAIN_ID } from '@proto/anchor/testing';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
+import {
+  answerJson,
+  type FrontRequest,
+  forwardTo,
+  type HostileFront,
+  startHostileFront,
+} from '@proto/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { postVerify, type RunningApp, sampleBundle, startApp } from '../../src/test-support.ts';
@@ -23,8 +29,7 @@ const RETRY_TTL_MS = 1500;
 let chain: LocalChain;
 let target: StoreTarget;
 let anchor: FastifyInstance;
-let rpc: Server;
-let rpcUrl: string;
+let rpc: HostileFront;
 let rewrite: Rewrite | undefined;
 /** Every request asks the front again (anchor cache off). */
 let uncached: RunningApp;
@@ -33,31 +38,12 @@ let cached: RunningApp;
 const sample = sampleBundle({});
 let receipt: Record<string, unknown>;
 
-async function listen(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
 /** The chain's true answer, then the test's rewrite of its `result` (the id stays the request's). */
-async function front(body: string): Promise<string> {
-  const request = JSON.parse(body) as Rpc;
-  const answer = await fetch(chain.url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body,
-  });
-  const json = (await answer.json()) as Rpc;
+async function front(request: FrontRequest): Promise<string> {
+  const { method } = JSON.parse(request.text()) as Rpc;
+  const json = (await (await forwardTo(chain.url, request)).json()) as Rpc;
   if (rewrite === undefined || json.result === undefined) return JSON.stringify(json);
-  const result = rewrite(request.method ?? '', json.result);
+  const result = rewrite(method ?? '', json.result);
   if (result === NO_RESULT) return JSON.stringify({ jsonrpc: json.jsonrpc, id: json.id });
   return JSON.stringify({ ...json, result });
 }
@@ -83,17 +69,11 @@ beforeAll(async () => {
   ({ anchor, receipt } = await confirmedEvmReceipt(chain, await target.open(), sample.bundleHash));
   expect(receipt).toMatchObject({ status: 'confirmed' });
 
-  rpc = createServer((req, res) => {
-    readBody(req)
-      .then(front)
-      .then((text) => res.writeHead(200, { 'content-type': 'application/json' }).end(text))
-      .catch(() => res.destroy());
-  });
-  rpcUrl = await listen(rpc);
+  rpc = await startHostileFront(async (request, res) => answerJson(res, 200, await front(request)));
   const env = {
     VERIFY_WORKERS: '1',
     VERIFY_RATE_LIMIT_PER_MINUTE: '0',
-    ANCHOR_VERIFY_ETH_RPC_URL: JSON.stringify({ ethereum: rpcUrl }),
+    ANCHOR_VERIFY_ETH_RPC_URL: JSON.stringify({ ethereum: rpc.url }),
     ANCHOR_VERIFY_TIMEOUT_MS: '3000',
   };
   uncached = await startApp({ ...env, ANCHOR_VERIFY_CACHE_MAX_ENTRIES: '0' });
@@ -107,8 +87,7 @@ afterAll(async () => {
   await anchor?.close();
   await target?.cleanup();
   await chain?.close();
-  rpc?.closeAllConnections();
-  await new Promise<void>((resolve) => (rpc ? rpc.close(() => resolve()) : resolve()));
+  await rpc?.close();
 });
 
 beforeEach(() => {

@@ -3,10 +3,20 @@
 // ANCHOR_VERIFY_ETH_RPC_URL is a local server that forwards to the chain, or misbehaves as each test asks: an
 // answer that never ends, a huge or lying answer, a redirect elsewhere, an error or an answer to another request.
 // Whatever it does, /verify answers in bounded time with the anchor check `skipped` (PROTO-E701, retryable).
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { confirmedEvmReceipt, type LocalChain, startLocalChain } from '@proto/anchor/testing';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
-import { writeHugeAnswer } from '@proto/testing';
+import {
+  answerJson,
+  dripForever,
+  type FrontRequest,
+  forwardTo,
+  type HostileFront,
+  lieAboutLength,
+  redirectTo,
+  startHostileFront,
+  writeHugeAnswer,
+} from '@proto/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { postVerify, type RunningApp, sampleBundle, startApp } from '../../src/test-support.ts';
@@ -31,94 +41,53 @@ const HUGE_PADDING = 32 * 1024 * 1024;
 let chain: LocalChain;
 let target: StoreTarget;
 let anchor: FastifyInstance;
-let rpc: Server;
-let rpcUrl: string;
+let rpc: HostileFront;
 let mode: Mode = 'forward';
 /** Where a redirect leads: another host the operator never configured (here it forwards to the chain too). */
-let elsewhere: Server;
-let elsewhereUrl: string;
-let elsewhereHits = 0;
+let elsewhere: HostileFront;
 /** Responses of the hostile server that were cut before all their bytes were delivered. */
 let cutShort = 0;
 let verifier: RunningApp;
 const sample = sampleBundle({});
 let receipt: Record<string, unknown>;
 
-async function listen(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-}
+const forward = async (request: FrontRequest) => await (await forwardTo(chain.url, request)).text();
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-async function forward(body: string): Promise<string> {
-  const answer = await fetch(chain.url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body,
-  });
-  return await answer.text();
-}
-
-/** Writes `bytes` of spaces then `tail`; counts an answer the client cut short. */
-const writeHuge = (res: ServerResponse, bytes: number, tail: string) =>
-  writeHugeAnswer(res, bytes, tail, () => {
-    cutShort += 1;
-  });
-
-async function hostile(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const body = await readBody(req);
-  const json = { 'content-type': 'application/json' };
+async function hostile(request: FrontRequest, res: ServerResponse): Promise<void> {
   switch (mode) {
     case 'forward':
-      res.writeHead(200, json).end(await forward(body));
-      return;
+      return answerJson(res, 200, await forward(request));
     case 'silent':
       return; // never answers, never closes
-    case 'drip': {
+    case 'drip':
       // Headers at once, then one byte of a never-ending JSON answer every 100 ms.
-      res.writeHead(200, json);
-      res.write('{"jsonrpc":"2.0","id":1,"result":');
-      const timer = setInterval(() => res.write(' '), 100);
-      res.on('close', () => clearInterval(timer));
-      return;
-    }
+      return dripForever(res, { first: '{"jsonrpc":"2.0","id":1,"result":' });
     case 'huge':
-      res.writeHead(200, json);
-      await writeHuge(res, HUGE_PADDING, await forward(body));
-      return;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return await writeHugeAnswer(res, HUGE_PADDING, await forward(request), () => {
+        cutShort += 1;
+      });
     case 'length-lie':
       // Declares half a gigabyte, sends a few bytes and then nothing.
-      res.writeHead(200, { ...json, 'content-length': String(500 * 1024 * 1024) });
-      res.write('{"jsonrpc":"2.0",');
-      return;
+      return lieAboutLength(res, { first: '{"jsonrpc":"2.0",' });
     case 'redirect':
-      res.writeHead(307, { location: `${elsewhereUrl}/rpc` }).end();
-      return;
+      return redirectTo(res, `${elsewhere.url}/rpc`);
     case 'rpc-error':
-      res
-        .writeHead(200, json)
-        .end(JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code: -32000, message: 'header not found' } }));
-      return;
+      return answerJson(res, 200, {
+        jsonrpc: '2.0',
+        id: 1,
+        error: { code: -32000, message: 'header not found' },
+      });
     case 'wrong-id': {
       // The chain's true answer, but labelled as the answer to another request.
-      const answer = JSON.parse(await forward(body)) as Record<string, unknown>;
-      res.writeHead(200, json).end(JSON.stringify({ ...answer, id: 77 }));
-      return;
+      const answer = JSON.parse(await forward(request)) as Record<string, unknown>;
+      return answerJson(res, 200, { ...answer, id: 77 });
     }
     case 'not-json':
       res.writeHead(200, { 'content-type': 'text/html' }).end('<html>502 Bad Gateway</html>');
       return;
     case 'null':
-      res.writeHead(200, json).end('null');
-      return;
+      return answerJson(res, 200, 'null');
   }
 }
 
@@ -129,21 +98,12 @@ beforeAll(async () => {
   ]);
   ({ anchor, receipt } = await confirmedEvmReceipt(chain, await target.open(), sample.bundleHash));
 
-  rpc = createServer((req, res) => {
-    hostile(req, res).catch(() => res.destroy());
-  });
-  rpcUrl = await listen(rpc);
-  elsewhere = createServer((req, res) => {
-    elsewhereHits += 1;
-    void readBody(req)
-      .then(forward)
-      .then((text) => res.writeHead(200, { 'content-type': 'application/json' }).end(text));
-  });
-  elsewhereUrl = await listen(elsewhere);
+  rpc = await startHostileFront(hostile);
+  elsewhere = await startHostileFront(async (request, res) => answerJson(res, 200, await forward(request)));
   verifier = await startApp({
     VERIFY_WORKERS: '1',
     VERIFY_RATE_LIMIT_PER_MINUTE: '0',
-    ANCHOR_VERIFY_ETH_RPC_URL: JSON.stringify({ ethereum: rpcUrl }),
+    ANCHOR_VERIFY_ETH_RPC_URL: JSON.stringify({ ethereum: rpc.url }),
     ANCHOR_VERIFY_TIMEOUT_MS: String(TIMEOUT_MS),
     ANCHOR_VERIFY_MAX_RESPONSE_BYTES: String(MAX_BYTES),
     // Every request asks the upstream again.
@@ -156,10 +116,7 @@ afterAll(async () => {
   await anchor?.close();
   await target?.cleanup();
   await chain?.close();
-  for (const server of [rpc, elsewhere]) {
-    server?.closeAllConnections();
-    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-  }
+  await Promise.all([rpc?.close(), elsewhere?.close()]);
 });
 
 beforeEach(() => {
@@ -220,9 +177,9 @@ describe('P154: a hostile EVM JSON-RPC cannot hang, flood, redirect or confuse t
 
   it('a redirect to another host is not followed (that host is never asked)', async () => {
     mode = 'redirect';
-    const before = elsewhereHits;
+    const before = elsewhere.hits();
     await expectSkipped(/HTTP 307.*redirects are not followed/);
-    expect(elsewhereHits - before).toBe(0);
+    expect(elsewhere.hits() - before).toBe(0);
   });
 
   it('a JSON-RPC error object: skipped, its message shown', async () => {

@@ -1,10 +1,10 @@
 // Issue 12 row i: unverified input must not spend the operator's paid I/O. POST /verify with EVM receipts made by
 // the real anchor service on a local chain, read through a counting JSON-RPC proxy (the operator's endpoint).
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
 import { confirmedEvmReceipts, type LocalChain, startLocalChain } from '@proto/anchor/testing';
 import { encodeBase64, selectCryptoBackend, signAttestation } from '@proto/core';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
+import { answerJson, forwardTo, type HostileFront, startHostileFront } from '@proto/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postVerify, type RunningApp, sampleBundle, startApp } from '../../src/test-support.ts';
@@ -13,15 +13,12 @@ let chain: LocalChain;
 let target: StoreTarget;
 let anchor: FastifyInstance;
 /** The operator's RPC endpoint: forwards to the chain and counts every JSON-RPC call. */
-let proxy: Server;
-let proxyUrl: string;
+let proxy: HostileFront;
 let rpcCalls = 0;
 /** While true the proxy answers 503 (an RPC outage), without forwarding. */
 let rpcDown = false;
 /** The operator's revocation list URL: counts fetches and has no list (any fetch is a cost). */
-let lists: Server;
-let listsUrl: string;
-let listFetches = 0;
+let lists: HostileFront;
 
 let verifier: RunningApp; // analysis cache on (default)
 let uncached: RunningApp; // VERIFICATION_CACHE_MAX_ENTRIES=0, revocation and attestation configured too
@@ -33,11 +30,6 @@ const v2 = sampleBundle({});
 const fresh = sampleBundle({});
 const receipts: Record<string, Record<string, unknown>> = {};
 const attestationPair = selectCryptoBackend().generateKeyPair('ed25519');
-
-async function listen(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-}
 
 /** The bundle with one character of its outer signature changed: schema-valid, cryptographically false. */
 function badSignature(signed: Record<string, unknown>): Record<string, unknown> {
@@ -73,41 +65,19 @@ beforeAll(async () => {
     receipts[name] = made.receipts[i]!;
   });
 
-  proxy = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      void (async () => {
-        const body = Buffer.concat(chunks).toString('utf8');
-        const parsed = JSON.parse(body) as unknown;
-        rpcCalls += Array.isArray(parsed) ? parsed.length : 1;
-        if (rpcDown) {
-          res.writeHead(503);
-          res.end();
-          return;
-        }
-        const answer = await fetch(chain.url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body,
-        });
-        res.writeHead(answer.status, { 'content-type': 'application/json' });
-        res.end(await answer.text());
-      })();
-    });
+  proxy = await startHostileFront(async (request, res) => {
+    const parsed = JSON.parse(request.text()) as unknown;
+    rpcCalls += Array.isArray(parsed) ? parsed.length : 1;
+    if (rpcDown) return res.writeHead(503).end();
+    const answer = await forwardTo(chain.url, request);
+    return answerJson(res, answer.status, await answer.text());
   });
-  proxyUrl = await listen(proxy);
-  lists = createServer((_req, res) => {
-    listFetches += 1;
-    res.writeHead(404);
-    res.end();
-  });
-  listsUrl = await listen(lists);
+  lists = await startHostileFront((_request, res) => res.writeHead(404).end());
 
   const common = {
     VERIFY_WORKERS: '1',
     VERIFY_RATE_LIMIT_PER_MINUTE: '0',
-    ANCHOR_VERIFY_ETH_RPC_URL: JSON.stringify({ ethereum: proxyUrl }),
+    ANCHOR_VERIFY_ETH_RPC_URL: JSON.stringify({ ethereum: proxy.url }),
   };
   [verifier, uncached, tiny, shortRetry] = await Promise.all([
     startApp(common),
@@ -115,7 +85,7 @@ beforeAll(async () => {
       ...common,
       VERIFICATION_CACHE_MAX_ENTRIES: '0',
       REVOCATION_SOURCES: JSON.stringify({
-        US: { url: `${listsUrl}/list.json`, keys: [encodeBase64(attestationPair.publicKey)] },
+        US: { url: `${lists.url}/list.json`, keys: [encodeBase64(attestationPair.publicKey)] },
       }),
       ATTESTATION_TRUSTED_KEYS: JSON.stringify({ US: [encodeBase64(attestationPair.publicKey)] }),
     }),
@@ -129,11 +99,7 @@ afterAll(async () => {
   await anchor?.close();
   await target?.cleanup();
   await chain?.close();
-  await Promise.all(
-    [proxy, lists].map(
-      (server) => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())),
-    ),
-  );
+  await Promise.all([proxy?.close(), lists?.close()]);
 });
 
 describe('issue 12 row i: only verified bundles cost the operator I/O', () => {
@@ -184,7 +150,7 @@ describe('issue 12 row i: only verified bundles cost the operator I/O', () => {
       attestationPair.secretKey,
     );
     if (!attestation.ok) throw new Error(attestation.error.message);
-    const [rpcBefore, listsBefore] = [rpcCalls, listFetches];
+    const [rpcBefore, listsBefore] = [rpcCalls, lists.hits()];
     const { json } = await postVerify(uncached.url, {
       signed_bundle: forged,
       anchor_receipt: receipts['v2'],
@@ -201,7 +167,7 @@ describe('issue 12 row i: only verified bundles cost the operator I/O', () => {
         expect.stringMatching(/^revocation not checked: .*not verified/),
       ]),
     );
-    expect([rpcCalls - rpcBefore, listFetches - listsBefore]).toEqual([0, 0]);
+    expect([rpcCalls - rpcBefore, lists.hits() - listsBefore]).toEqual([0, 0]);
   });
 
   it('50 requests with the same good bundle and receipt: RPC calls for the first only (per-receipt cache)', async () => {

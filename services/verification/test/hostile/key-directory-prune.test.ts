@@ -2,9 +2,6 @@
 // bundles with fresh agent ids. With KEY_DIRECTORY_PRUNE_AFTER_SECONDS set, a binding that never authorised a /v2
 // write and that no verified bundle proved again within that age is deleted; one that authorised a write stays,
 // and a pruned agent's next verified bundle binds it again.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   type BundleKeySet,
   buildSignedBundle,
@@ -13,58 +10,28 @@ import {
   PROFILES,
   signRecord,
 } from '@proto/core';
-import { createStoreTarget, dialectsUnderTest, type StoreTarget } from '@proto/store/testing';
+import { dialectsUnderTest } from '@proto/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadRecordsConfig, mountRecords } from '../../src/records/plugin.ts';
 import { example, type Json, withFields } from '../../src/records/test-support.ts';
-import { keyOnceItAnswers, metricValue, type RunningApp, startApp } from '../../src/test-support.ts';
+import { metricValue } from '../../src/test-support.ts';
+import { startVerifierWithRecords, type VerifierWithRecords } from './verifier-with-records.ts';
 
 const backend = createNativeBackend();
 const PRUNE_AFTER_SECONDS = 3;
 
 describe.each(dialectsUnderTest())('key directory pruning through the service on %s', (dialect) => {
-  let target: StoreTarget;
-  let dataDir: string;
-  let running: RunningApp;
-
+  let verifier: VerifierWithRecords;
   beforeAll(async () => {
-    target = await createStoreTarget(dialect, 'v2-key-prune');
-    dataDir = await mkdtemp(join(tmpdir(), 'proto-records-prune-'));
-    const env: Record<string, string> = {
-      ...(target.options.pgSchema === undefined
-        ? { DATA_DIR: target.options.dataDir as string }
-        : {
-            DATA_DIR: dataDir,
-            DATABASE_URL: target.options.databaseUrl as string,
-            DATABASE_SCHEMA: target.options.pgSchema,
-          }),
+    verifier = await startVerifierWithRecords(dialect, 'v2-key-prune', {
       KEY_DIRECTORY_PRUNE_AFTER_SECONDS: String(PRUNE_AFTER_SECONDS),
       KEY_DIRECTORY_PRUNE_INTERVAL_SECONDS: '1',
-    };
-    const mounted = await mountRecords(loadRecordsConfig(env));
-    running = await startApp({ ...env, VERIFY_WORKERS: '1', MAX_EVENT_LOOP_DELAY_MS: '0' }, [mounted]);
+    });
   });
   afterAll(async () => {
-    await running?.close();
-    await target?.cleanup();
-    if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
+    await verifier?.close();
   });
-
-  const post = async (path: string, body: unknown) => {
-    const res = await fetch(`${running.url}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    return { status: res.status, json: (await res.json()) as Json };
-  };
-  const until = async (kid: string, status: number, timeoutMs = 5_000) => {
-    const res = await keyOnceItAnswers(running.url, kid, status, timeoutMs);
-    await res.arrayBuffer();
-    return res.status;
-  };
   const verify = async (built: ReturnType<typeof buildSignedBundle>) => {
-    const answer = await post('/verify', { signed_bundle: built.signed_bundle });
+    const answer = await verifier.post('/verify', { signed_bundle: built.signed_bundle });
     expect(answer.json['verified'], JSON.stringify(answer.json)).toBe(true);
     const bundle = built.signed_bundle['bundle'] as Json;
     return {
@@ -86,24 +53,24 @@ describe.each(dialectsUnderTest())('key directory pruning through the service on
     const usedKeys = { agent: generateBundleKeys(backend), principal: generateBundleKeys(backend) };
     const idle = await verify(buildSignedBundle({ keys: idleKeys }));
     const used = await verify(buildSignedBundle({ keys: usedKeys }));
-    expect(await until(idleKeys.agent.classical.kid, 200)).toBe(200);
-    expect(await until(usedKeys.agent.classical.kid, 200)).toBe(200);
-    const stored = await post('/v2/lifecycle/commission', certificate(used, usedKeys.agent));
+    expect(await verifier.keyStatusOnce(idleKeys.agent.classical.kid, 200)).toBe(200);
+    expect(await verifier.keyStatusOnce(usedKeys.agent.classical.kid, 200)).toBe(200);
+    const stored = await verifier.post('/v2/lifecycle/commission', certificate(used, usedKeys.agent));
     expect(stored.status, JSON.stringify(stored.json)).toBe(201);
 
     // After the age the idle agent's passport and RPR keys are gone; the writer's passport key is not.
-    expect(await until(idleKeys.agent.classical.kid, 404, 10_000)).toBe(404);
-    expect(await until(idleKeys.principal.classical.kid, 404, 5_000)).toBe(404);
-    expect(await until(usedKeys.agent.classical.kid, 200)).toBe(200);
-    expect(await metricValue(running.url, 'proto_key_directory_pruned_total')).toBeGreaterThanOrEqual(4);
-    expect(await metricValue(running.url, 'proto_key_directory_bindings')).toBeGreaterThanOrEqual(1);
-    const refused = await post('/v2/lifecycle/commission', certificate(idle, idleKeys.agent));
+    expect(await verifier.keyStatusOnce(idleKeys.agent.classical.kid, 404, 10_000)).toBe(404);
+    expect(await verifier.keyStatusOnce(idleKeys.principal.classical.kid, 404, 5_000)).toBe(404);
+    expect(await verifier.keyStatusOnce(usedKeys.agent.classical.kid, 200)).toBe(200);
+    expect(await metricValue(verifier.url, 'proto_key_directory_pruned_total')).toBeGreaterThanOrEqual(4);
+    expect(await metricValue(verifier.url, 'proto_key_directory_bindings')).toBeGreaterThanOrEqual(1);
+    const refused = await verifier.post('/v2/lifecycle/commission', certificate(idle, idleKeys.agent));
     expect(refused.status, JSON.stringify(refused.json)).toBe(403);
 
     // The idle agent comes back with a new bundle: its keys bind again (first use), and its write is stored.
     await verify(buildSignedBundle({ keys: idleKeys, now: new Date(Date.now() + 1000) }));
-    expect(await until(idleKeys.agent.classical.kid, 200)).toBe(200);
-    const back = await post('/v2/lifecycle/commission', certificate(idle, idleKeys.agent));
+    expect(await verifier.keyStatusOnce(idleKeys.agent.classical.kid, 200)).toBe(200);
+    const back = await verifier.post('/v2/lifecycle/commission', certificate(idle, idleKeys.agent));
     expect(back.status, JSON.stringify(back.json)).toBe(201);
   });
 });

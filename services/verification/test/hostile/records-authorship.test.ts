@@ -27,6 +27,7 @@ import {
 } from '../../src/records/test-support.ts';
 import { MemoryKeyDirectory } from '../../src/records/write-authorization.ts';
 import { keyOnceItAnswers, startApp } from '../../src/test-support.ts';
+import { storeEnvOf } from './verifier-with-records.ts';
 
 const backend = createNativeBackend();
 const OPERATOR_TOKEN = 'operator-token-for-records-tests-0001';
@@ -331,15 +332,7 @@ describe.each(dialectsUnderTest())(
       await rm(dataDir, { recursive: true, force: true });
     });
 
-    /** The service's variables for this dialect: a SQLite file under DATA_DIR, or this file's PostgreSQL schema. */
-    const storeEnv = (): Record<string, string> =>
-      target.options.pgSchema === undefined
-        ? { DATA_DIR: target.options.dataDir as string }
-        : {
-            DATA_DIR: dataDir,
-            DATABASE_URL: target.options.databaseUrl as string,
-            DATABASE_SCHEMA: target.options.pgSchema,
-          };
+    const storeEnv = () => storeEnvOf(target, dataDir);
 
     it('a verified bundle binds its keys; records signed with them are stored as verified; others are 403', async () => {
       const mounted = await mountRecords(loadRecordsConfig({ ...storeEnv(), OPERATOR_TOKEN }));

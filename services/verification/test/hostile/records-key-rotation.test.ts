@@ -1,8 +1,5 @@
 // Issue 15 item 5 (P45) over HTTP against the real verification service: a key the newest verified passport
 // drops, or marks revoked, stops authorising /v2 writes; an older bundle verified later does not bring it back.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   type BundleKeySet,
   buildSignedBundle,
@@ -13,11 +10,10 @@ import {
   type SigningKey,
   signRecord,
 } from '@proto/core';
-import { createStoreTarget, dialectsUnderTest, type StoreTarget } from '@proto/store/testing';
+import { dialectsUnderTest } from '@proto/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadRecordsConfig, mountRecords } from '../../src/records/plugin.ts';
 import { example, type Json, withFields } from '../../src/records/test-support.ts';
-import { keyOnceItAnswers, type RunningApp, startApp } from '../../src/test-support.ts';
+import { startVerifierWithRecords, type VerifierWithRecords } from './verifier-with-records.ts';
 
 const backend = createNativeBackend();
 const MINUTE = 60_000;
@@ -28,48 +24,13 @@ const signingKeys = (set: BundleKeySet): { classical: SigningKey; pq?: SigningKe
 });
 
 describe.each(dialectsUnderTest())('key rotation through POST /verify on %s', (dialect) => {
-  let target: StoreTarget;
-  let dataDir: string;
-  let running: RunningApp;
-
+  let verifier: VerifierWithRecords;
   beforeAll(async () => {
-    target = await createStoreTarget(dialect, 'v2-key-rotation');
-    dataDir = await mkdtemp(join(tmpdir(), 'proto-records-rotation-'));
-    const env: Record<string, string> =
-      target.options.pgSchema === undefined
-        ? { DATA_DIR: target.options.dataDir as string }
-        : {
-            DATA_DIR: dataDir,
-            DATABASE_URL: target.options.databaseUrl as string,
-            DATABASE_SCHEMA: target.options.pgSchema,
-          };
-    const mounted = await mountRecords(loadRecordsConfig(env));
-    running = await startApp({ ...env, VERIFY_WORKERS: '1', MAX_EVENT_LOOP_DELAY_MS: '0' }, [mounted]);
+    verifier = await startVerifierWithRecords(dialect, 'v2-key-rotation');
   });
   afterAll(async () => {
-    await running?.close();
-    await target?.cleanup();
-    if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
+    await verifier?.close();
   });
-
-  const post = async (path: string, body: unknown) => {
-    const res = await fetch(`${running.url}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    return { status: res.status, json: (await res.json()) as Json };
-  };
-  const keyStatus = async (kid: string) => {
-    const res = await fetch(`${running.url}/v2/keys/${kid}`);
-    await res.arrayBuffer();
-    return res.status;
-  };
-  const until = async (kid: string, status: number) => {
-    const res = await keyOnceItAnswers(running.url, kid, status);
-    await res.arrayBuffer();
-    return res.status;
-  };
 
   const agent = generateBundleKeys(backend);
   const principal = generateBundleKeys(backend);
@@ -97,7 +58,7 @@ describe.each(dialectsUnderTest())('key rotation through POST /verify on %s', (d
     });
   };
   const verify = async (built: ReturnType<typeof buildSignedBundle>) => {
-    const answer = await post('/verify', { signed_bundle: built.signed_bundle });
+    const answer = await verifier.post('/verify', { signed_bundle: built.signed_bundle });
     expect(answer.json['verified'], JSON.stringify(answer.json)).toBe(true);
     return ((built.signed_bundle['bundle'] as Json)['agent_passport'] as Json)['payload'] as Json;
   };
@@ -113,7 +74,7 @@ describe.each(dialectsUnderTest())('key rotation through POST /verify on %s', (d
   it('a dropped key stops authorising, an older bundle does not revive it, a key marked revoked stops too', async () => {
     const first = await verify(bundleAt(0, [{ keys: spare, status: 'active' }]));
     const agentId = first['agent_id'] as string;
-    expect(await until(spare.classical.kid, 200)).toBe(200);
+    expect(await verifier.keyStatusOnce(spare.classical.kid, 200)).toBe(200);
     const humanId = (
       ((bundleAt(0, []).signed_bundle['bundle'] as Json)['responsible_principal_record'] as Json)[
         'payload'
@@ -127,30 +88,36 @@ describe.each(dialectsUnderTest())('key rotation through POST /verify on %s', (d
       withFields(example('commissioning_certificate'), { agent_id: agentId, human_id: humanId }),
       signingKeys(spare),
     );
-    const admitted = await post('/v2/lifecycle/commission', certificate);
+    const admitted = await verifier.post('/v2/lifecycle/commission', certificate);
     expect(admitted.status, JSON.stringify(admitted.json)).toBe(201);
 
     // A newer passport drops the spare key and lists a successor.
     await verify(bundleAt(10, [{ keys: successor, status: 'active' }]));
-    expect(await until(spare.classical.kid, 404)).toBe(404);
-    const dropped = await post('/v2/lifecycle/transition', transition(agentId, 'active', spare));
+    expect(await verifier.keyStatusOnce(spare.classical.kid, 404)).toBe(404);
+    const dropped = await verifier.post('/v2/lifecycle/transition', transition(agentId, 'active', spare));
     expect(dropped.status, JSON.stringify(dropped.json)).toBe(403);
 
     // An older bundle (between the two) still listing the spare key verifies, but binds nothing back.
     await verify(bundleAt(5, [{ keys: spare, status: 'active' }]));
     await new Promise((r) => setTimeout(r, 500));
-    expect(await keyStatus(spare.classical.kid)).toBe(404);
+    expect(await verifier.keyStatus(spare.classical.kid)).toBe(404);
 
     // The successor authorises until the newest passport marks it revoked.
-    expect(await until(successor.classical.kid, 200)).toBe(200);
-    const bySuccessor = await post('/v2/lifecycle/transition', transition(agentId, 'active', successor));
+    expect(await verifier.keyStatusOnce(successor.classical.kid, 200)).toBe(200);
+    const bySuccessor = await verifier.post(
+      '/v2/lifecycle/transition',
+      transition(agentId, 'active', successor),
+    );
     expect(bySuccessor.status, JSON.stringify(bySuccessor.json)).toBe(200);
     await verify(bundleAt(20, [{ keys: successor, status: 'revoked' }]));
-    expect(await until(successor.classical.kid, 404)).toBe(404);
-    const marked = await post('/v2/lifecycle/transition', transition(agentId, 'declining', successor));
+    expect(await verifier.keyStatusOnce(successor.classical.kid, 404)).toBe(404);
+    const marked = await verifier.post(
+      '/v2/lifecycle/transition',
+      transition(agentId, 'declining', successor),
+    );
     expect(marked.status, JSON.stringify(marked.json)).toBe(403);
     // The agent's own passport key, listed all along, still does.
-    const own = await post('/v2/lifecycle/transition', transition(agentId, 'declining', agent));
+    const own = await verifier.post('/v2/lifecycle/transition', transition(agentId, 'declining', agent));
     expect(own.status, JSON.stringify(own.json)).toBe(200);
   });
 
@@ -161,7 +128,7 @@ describe.each(dialectsUnderTest())('key rotation through POST /verify on %s', (d
     const humanId = ((owner.signed_bundle['bundle'] as Json)['responsible_principal_record'] as Json)[
       'payload'
     ] as Json;
-    expect(await until(owner.keys.agent.classical.kid, 200)).toBe(200);
+    expect(await verifier.keyStatusOnce(owner.keys.agent.classical.kid, 200)).toBe(200);
 
     // The attacker's own keys, the victim's ids, a later date, and the victim's kid "revoked": it verifies.
     const hijack = buildSignedBundle({
@@ -183,8 +150,8 @@ describe.each(dialectsUnderTest())('key rotation through POST /verify on %s', (d
     });
     await verify(hijack);
     await new Promise((r) => setTimeout(r, 500));
-    expect(await keyStatus(hijack.keys.agent.classical.kid)).toBe(404);
-    expect(await keyStatus(hijack.keys.principal.classical.kid)).toBe(404);
+    expect(await verifier.keyStatus(hijack.keys.agent.classical.kid)).toBe(404);
+    expect(await verifier.keyStatus(hijack.keys.principal.classical.kid)).toBe(404);
 
     const forged = signRecord(
       backend,
@@ -193,7 +160,7 @@ describe.each(dialectsUnderTest())('key rotation through POST /verify on %s', (d
       withFields(example('commissioning_certificate'), { agent_id: agentId, human_id: humanId['human_id'] }),
       signingKeys(hijack.keys.agent),
     );
-    const refused = await post('/v2/lifecycle/commission', forged);
+    const refused = await verifier.post('/v2/lifecycle/commission', forged);
     expect(refused.status, JSON.stringify(refused.json)).toBe(403);
     const mandate = signRecord(
       backend,
@@ -205,7 +172,7 @@ describe.each(dialectsUnderTest())('key rotation through POST /verify on %s', (d
       }),
       signingKeys(hijack.keys.principal),
     );
-    expect((await post('/v2/delegation/mandate', mandate)).status).toBe(403);
+    expect((await verifier.post('/v2/delegation/mandate', mandate)).status).toBe(403);
 
     // The owner's key was not retired by the stranger's mark, and still signs.
     const genuine = signRecord(
@@ -215,7 +182,7 @@ describe.each(dialectsUnderTest())('key rotation through POST /verify on %s', (d
       withFields(example('commissioning_certificate'), { agent_id: agentId, human_id: humanId['human_id'] }),
       signingKeys(owner.keys.agent),
     );
-    const stored = await post('/v2/lifecycle/commission', genuine);
+    const stored = await verifier.post('/v2/lifecycle/commission', genuine);
     expect(stored.status, JSON.stringify(stored.json)).toBe(201);
   });
 });

@@ -2,12 +2,12 @@
 // applies, an older list is refused after a restart, and list URLs never leak credentials into /verify.
 
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { currentList, type RunningService, revoke, startService, tempDir } from '@proto/revocation/testing';
 import { ConfigError } from '@proto/service-kit';
 import { createStoreTarget, dialectsUnderTest, type StoreTarget } from '@proto/store/testing';
+import { type FrontHandler, type HostileFront, redirectTo, startHostileFront } from '@proto/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildVerificationApp } from '../../src/app.ts';
 import { loadVerificationConfig } from '../../src/config.ts';
@@ -21,11 +21,9 @@ const dirs: { remove(): void }[] = [];
 let usKey: string;
 let frKey: string;
 /** A loopback mirror serving whatever `served` holds (row k) and echoing its request URL (row l). */
-let mirror: Server;
-let mirrorUrl: string;
+let mirror: HostileFront;
 let served = '';
 let mirrorStatus = 200;
-let lastMirrorRequest: { url: string | undefined; authorization: string | undefined } | undefined;
 
 let both: RunningApp; // US and FR sources
 let allowZz: RunningApp; // same, with ZZ in the allow-list of unlisted jurisdictions
@@ -47,6 +45,12 @@ function bundleDeclaring(jurisdiction: string, tier: Tier = 'elevated') {
 const checksOf = (json: Record<string, unknown>) => json['checks'] as Record<string, string>;
 const detailsOf = (json: Record<string, unknown>) =>
   (json['error_details'] ?? []) as { code: string; check: string; message: string; retryable: boolean }[];
+
+/** The mirror's list answer: whatever `served` holds, or `mirrorStatus` echoing the URL asked. */
+const serveList: FrontHandler = (request, res) => {
+  res.writeHead(mirrorStatus, { 'content-type': 'application/json', 'cache-control': 'max-age=0' });
+  res.end(mirrorStatus === 200 ? served : JSON.stringify({ echoed: request.url }));
+};
 
 async function keyOf(service: RunningService): Promise<string> {
   const health = (await (await fetch(`${service.url}/health`)).json()) as Record<string, unknown>;
@@ -77,19 +81,12 @@ beforeAll(async () => {
   ]);
   [usKey, frKey] = await Promise.all([keyOf(us), keyOf(fr)]);
 
-  mirror = createServer((req, res) => {
-    lastMirrorRequest = { url: req.url, authorization: req.headers.authorization };
-    if (req.url === '/redirect.json') {
-      // Where a redirect could lead: here the real list, elsewhere plain http: to anyone.
-      res.writeHead(302, { location: us.listUrl });
-      res.end();
-      return;
-    }
-    res.writeHead(mirrorStatus, { 'content-type': 'application/json', 'cache-control': 'max-age=0' });
-    res.end(mirrorStatus === 200 ? served : JSON.stringify({ echoed: req.url }));
+  mirror = await startHostileFront({
+    // Where a redirect could lead: here the real list, elsewhere plain http: to anyone.
+    '/redirect.json': (_request, res) => redirectTo(res, us.listUrl, 302),
+    '/list.json': serveList,
+    '/replica.json': serveList,
   });
-  await new Promise<void>((resolve) => mirror.listen(0, '127.0.0.1', resolve));
-  mirrorUrl = `http://127.0.0.1:${(mirror.address() as { port: number }).port}`;
 
   const sources = JSON.stringify({ US: source(us.listUrl, usKey), FR: source(fr.listUrl, frKey) });
   // Load shedding off (as the revocation test support does): a busy test machine must not answer 503.
@@ -107,7 +104,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all([both, allowZz].map((app) => app?.close()));
-  await new Promise<void>((resolve) => (mirror ? mirror.close(() => resolve()) : resolve()));
+  await mirror?.close();
   await Promise.all([us, fr].map((service) => service?.close()));
   for (const dir of dirs) dir.remove();
 });
@@ -245,7 +242,7 @@ describe('row k: the highest list_number survives a restart', () => {
     try {
       const env = {
         DATA_DIR: dataDir,
-        REVOCATION_SOURCES: JSON.stringify({ US: source(`${mirrorUrl}/list.json`, usKey) }),
+        REVOCATION_SOURCES: JSON.stringify({ US: source(`${mirror.url}/list.json`, usKey) }),
       };
       const victim = bundleDeclaring('US', 'standard');
       await revoke(us, victim.agentId!);
@@ -298,7 +295,7 @@ describe('row k: the highest list_number survives a restart', () => {
     });
 
     it('row k: a new replica sharing the store refuses an older list another replica moved past', async () => {
-      const env = { REVOCATION_SOURCES: JSON.stringify({ US: source(`${mirrorUrl}/replica.json`, usKey) }) };
+      const env = { REVOCATION_SOURCES: JSON.stringify({ US: source(`${mirror.url}/replica.json`, usKey) }) };
       const older = JSON.stringify(await currentList(us));
       await revoke(us, `agent:row-k-replica-${Date.now()}`);
       served = JSON.stringify(await currentList(us));
@@ -355,7 +352,7 @@ describe('row k: redirects', () => {
       VERIFY_WORKERS: '1',
       VERIFY_RATE_LIMIT_PER_MINUTE: '0',
       MAX_EVENT_LOOP_DELAY_MS: '0',
-      REVOCATION_SOURCES: JSON.stringify({ US: source(`${mirrorUrl}/redirect.json`, usKey) }),
+      REVOCATION_SOURCES: JSON.stringify({ US: source(`${mirror.url}/redirect.json`, usKey) }),
     });
     try {
       const { json } = await postVerify(app.url, { signed_bundle: bundleDeclaring('US').signed_bundle });
@@ -375,7 +372,7 @@ describe('row k: redirects', () => {
 describe('row l: revocation source URLs never reach /verify with their secrets', () => {
   it('row l: a source URL with userinfo and a query token is shown without them in /verify warnings and errors', async () => {
     mirrorStatus = 503;
-    const secretUrl = `${mirrorUrl.replace('http://', 'http://listuser:s3cr3t-pass@')}/list.json?token=tok-s3cr3t&x=1`;
+    const secretUrl = `${mirror.url.replace('http://', 'http://listuser:s3cr3t-pass@')}/list.json?token=tok-s3cr3t&x=1`;
     const app = await startApp({
       VERIFY_WORKERS: '1',
       VERIFY_RATE_LIMIT_PER_MINUTE: '0',
@@ -390,11 +387,12 @@ describe('row l: revocation source URLs never reach /verify with their secrets',
         const text = JSON.stringify(json);
         expect(checksOf(json)['revocation'], text).not.toBe('pass');
         // The source is named (so the operator can tell which one failed), its secrets are not.
-        expect(text).toContain(`${mirrorUrl}/list.json`);
+        expect(text).toContain(`${mirror.url}/list.json`);
         expect(text).not.toMatch(/s3cr3t|listuser|token=/);
       }
       // The secrets still reach the source: userinfo as Basic credentials, the query as given.
-      expect(lastMirrorRequest).toEqual({
+      const last = mirror.requests.at(-1);
+      expect({ url: last?.url, authorization: last?.headers.authorization }).toEqual({
         url: '/list.json?token=tok-s3cr3t&x=1',
         authorization: `Basic ${Buffer.from('listuser:s3cr3t-pass').toString('base64')}`,
       });

@@ -2,9 +2,9 @@
 // its 100 characters) over real HTTP: they get the service's error shape, request id and security headers
 // (and the /v2 headers, D17) like every other answer, and never echo the attacker's URL. P148.
 import { mkdtemp, rm } from 'node:fs/promises';
-import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type AsIsAnswer, requestAsIs } from '@proto/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadRecordsConfig, mountRecords } from '../../src/records/plugin.ts';
 import { metricValue, type RunningApp, startApp } from '../../src/test-support.ts';
@@ -22,29 +22,11 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-interface Answer {
-  readonly status: number;
-  readonly headers: Record<string, string | string[] | undefined>;
-  readonly text: string;
-}
-
 /** A GET with the path sent byte for byte (fetch would re-encode it). */
-function get(path: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(`${running.url}/`, { path, headers: { 'x-request-id': 'pinned-id' } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        text += chunk;
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+const get = (path: string) =>
+  requestAsIs(`${running.url}/`, { path, headers: { 'x-request-id': 'pinned-id' } });
 
-function expectServiceAnswer(answer: Answer, code: string, attackerText: string): void {
+function expectServiceAnswer(answer: AsIsAnswer, code: string, attackerText: string): void {
   expect(answer.status).toBe(400);
   const body = JSON.parse(answer.text) as { error: { code: string; message: string; retryable: boolean } };
   expect(body.error).toMatchObject({ code, retryable: false });

@@ -1,0 +1,81 @@
+// The real verification service with the /v2 records mounted on a store of each dialect under test, as the
+// key-directory attacks replay against it (a thief's far-future passport, a dropped key, a directory flood): POST
+// /verify feeds the key directory, GET /v2/keys/<kid> shows what it holds.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { StoreDialect } from '@proto/store';
+import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
+import { loadRecordsConfig, mountRecords } from '../../src/records/plugin.ts';
+import type { Json } from '../../src/records/test-support.ts';
+import { keyOnceItAnswers, type RunningApp, startApp } from '../../src/test-support.ts';
+
+/** The service's store variables for `target`: its SQLite file under DATA_DIR, or its PostgreSQL schema. */
+export function storeEnvOf(target: StoreTarget, dataDir: string): Record<string, string> {
+  return target.options.pgSchema === undefined
+    ? { DATA_DIR: target.options.dataDir as string }
+    : {
+        DATA_DIR: dataDir,
+        DATABASE_URL: target.options.databaseUrl as string,
+        DATABASE_SCHEMA: target.options.pgSchema,
+      };
+}
+
+export interface VerifierWithRecords {
+  readonly url: string;
+  /** POST `body` as JSON to `path`; the status and the JSON answer. */
+  post(path: string, body: unknown): Promise<{ status: number; json: Json }>;
+  /** GET /v2/keys/<kid>'s status now. */
+  keyStatus(kid: string): Promise<number>;
+  /** GET /v2/keys/<kid>'s status once it is `status` (the directory is written after the answer), or at timeout. */
+  keyStatusOnce(kid: string, status: number, timeoutMs?: number): Promise<number>;
+  /** Closes the service and removes its store. */
+  close(): Promise<void>;
+}
+
+/** Starts the service on a fresh store of `dialect` named after `label`; `env` is read by both service and records. */
+export async function startVerifierWithRecords(
+  dialect: StoreDialect,
+  label: string,
+  env: Record<string, string> = {},
+): Promise<VerifierWithRecords> {
+  const target = await createStoreTarget(dialect, label);
+  const dataDir = await mkdtemp(join(tmpdir(), `proto-${label}-`));
+  let running: RunningApp | undefined;
+  const close = async () => {
+    await running?.close();
+    await target.cleanup();
+    await rm(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const serviceEnv = { ...storeEnvOf(target, dataDir), ...env };
+    const mounted = await mountRecords(loadRecordsConfig(serviceEnv));
+    running = await startApp({ ...serviceEnv, VERIFY_WORKERS: '1', MAX_EVENT_LOOP_DELAY_MS: '0' }, [mounted]);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  const url = running.url;
+  return {
+    url,
+    post: async (path, body) => {
+      const res = await fetch(`${url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return { status: res.status, json: (await res.json()) as Json };
+    },
+    keyStatus: async (kid) => {
+      const res = await fetch(`${url}/v2/keys/${kid}`);
+      await res.arrayBuffer();
+      return res.status;
+    },
+    keyStatusOnce: async (kid, status, timeoutMs) => {
+      const res = await keyOnceItAnswers(url, kid, status, timeoutMs);
+      await res.arrayBuffer();
+      return res.status;
+    },
+    close,
+  };
+}
