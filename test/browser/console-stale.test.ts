@@ -16,7 +16,7 @@ import {
 } from '../../services/revocation/src/test-support.ts';
 import { buildTestLog } from '../../services/transparency-log/src/test-support.ts';
 import { type RunningApp, sampleBundle, startApp } from '../../services/verification/src/test-support.ts';
-import { appendToLog, type Desktop, openDesktop, watchedPage } from './harness.ts';
+import { appendToLog, type Desktop, openDesktop, seriousAxeViolations, watchedPage } from './harness.ts';
 import { type FrontProxy, type Passed, type Rule, startProxy } from './proxy.ts';
 
 type Json = Record<string, unknown>;
@@ -765,6 +765,7 @@ describe('the revocation page forgets a remembered list number only when its use
       await page.click('#forget-newest');
       const confirm = page.locator('#forget-confirm');
       expect(await confirm.textContent()).toContain('1000000');
+      expect(await seriousAxeViolations(page)).toEqual([]);
       await page.click('#forget-cancel');
       expect(await confirm.isVisible()).toBe(false);
       await page.close();
