@@ -16,7 +16,7 @@ import {
 } from '../../services/revocation/src/test-support.ts';
 import { buildTestLog } from '../../services/transparency-log/src/test-support.ts';
 import { type RunningApp, sampleBundle, startApp } from '../../services/verification/src/test-support.ts';
-import { appendToLog, type Desktop, openDesktop, watchedPage } from './harness.ts';
+import { appendToLog, type Desktop, openDesktop, seriousAxeViolations, watchedPage } from './harness.ts';
 import { type FrontProxy, type Passed, type Rule, startProxy } from './proxy.ts';
 
 type Json = Record<string, unknown>;
@@ -395,52 +395,52 @@ describe('the revocation page shows freshness only for a list whose signature ve
   });
 });
 
-describe('the revocation page remembers the newest list it verified, and says when one goes back (P172)', () => {
-  const isList = (method: string, path: string) =>
-    method === 'GET' && /^\/\.well-known\/[^/]*revocations\.json/.test(path);
-  /** A rule that answers the list request with `body` instead of what the service sent. */
-  const replay = (body: string): Rule => ({ matches: isList, rewrite: () => Buffer.from(body) });
-  /** A rule that passes the list unchanged and keeps a copy of it. */
-  function recorder(): { rule: Rule; last(): string } {
-    let seen = '';
-    return {
-      rule: {
-        matches: isList,
-        rewrite: (body) => {
-          seen = body.toString('utf8');
-          return body;
-        },
+const isList = (method: string, path: string) =>
+  method === 'GET' && /^\/\.well-known\/[^/]*revocations\.json/.test(path);
+/** A rule that answers the list request with `body` instead of what the service sent. */
+const replay = (body: string): Rule => ({ matches: isList, rewrite: () => Buffer.from(body) });
+/** A rule that passes the list unchanged and keeps a copy of it. */
+function recorder(): { rule: Rule; last(): string } {
+  let seen = '';
+  return {
+    rule: {
+      matches: isList,
+      rewrite: (body) => {
+        seen = body.toString('utf8');
+        return body;
       },
-      last: () => seen,
-    };
-  }
+    },
+    last: () => seen,
+  };
+}
 
-  /**
-   * The page in `context`, the list answered as `rule` says, or passed unchanged (and as no-store: the service's
-   * max-age would otherwise let the browser answer the next look from its cache, never asking the proxy).
-   */
-  async function openIn(context: BrowserContext, rule: Rule = recorder().rule): Promise<Page> {
-    return (await openRevocationWith(context, rule)).page;
-  }
+/**
+ * The page in `context`, the list answered as `rule` says, or passed unchanged (and as no-store: the service's
+ * max-age would otherwise let the browser answer the next look from its cache, never asking the proxy).
+ */
+async function openIn(context: BrowserContext, rule: Rule = recorder().rule): Promise<Page> {
+  return (await openRevocationWith(context, rule)).page;
+}
 
-  /** A list the issuer's own key signed, as the service would, with the fields given. */
-  function signedByIssuer(fields: Json): string {
-    const signed = signRevocationList(
-      {
-        issuer: ISSUER,
-        jurisdiction: JURISDICTION,
-        updated_at: new Date().toISOString(),
-        list_number: 1,
-        next_update: new Date(Date.now() + 86_400_000).toISOString(),
-        entries: [],
-        ...fields,
-      } as Parameters<typeof signRevocationList>[0],
-      parseSecretKey(LIST_KEY_B64, 'LIST_KEY_B64'),
-    );
-    if (!signed.ok) throw new Error(signed.error.message);
-    return JSON.stringify(signed.value);
-  }
+/** A list the issuer's own key signed, as the service would, with the fields given. */
+function signedByIssuer(fields: Json): string {
+  const signed = signRevocationList(
+    {
+      issuer: ISSUER,
+      jurisdiction: JURISDICTION,
+      updated_at: new Date().toISOString(),
+      list_number: 1,
+      next_update: new Date(Date.now() + 86_400_000).toISOString(),
+      entries: [],
+      ...fields,
+    } as Parameters<typeof signRevocationList>[0],
+    parseSecretKey(LIST_KEY_B64, 'LIST_KEY_B64'),
+  );
+  if (!signed.ok) throw new Error(signed.error.message);
+  return JSON.stringify(signed.value);
+}
 
+describe('the revocation page remembers the newest list it verified, and says when one goes back (P172)', () => {
   it('calls an older, validly signed list replayed within its next_update a ROLLBACK, not FRESH', async () => {
     const context = await desktop.browser.newContext();
     try {
@@ -539,5 +539,279 @@ describe('identifiers in look-alike letters are marked (P172)', () => {
     expect(cspViolations).toEqual([]);
     expect(pageErrors).toEqual([]);
     await page.close();
+  });
+});
+
+describe('the log explorer shows the answer to the last look-up when the proofs come out of order (P171)', () => {
+  it('never lets a slow proof of an earlier look-up replace a later one, and aborts it', async () => {
+    const held = gate();
+    // validHash is entry 0: its look-up is answered, only its proof is slow.
+    const isFirstProof = (method: string, path: string) => method === 'GET' && path.startsWith('/proof/0?');
+    await withRule(logProxy, { matches: isFirstProof, holdBody: held.promise }, async () => {
+      const { page, cspViolations, pageErrors } = await watchedPage(desktop.context);
+      await page.goto(`${logProxy.url}/`);
+      await page.waitForSelector('body[data-ready="true"]');
+      await page.fill('#lookup-hash', validHash);
+      const proving = logProxy.next('GET', /^\/proof\/0\?/);
+      await page.click('#lookup-form button[type="submit"]');
+      const slow = await proving;
+      expect(await page.textContent('#lookup-status')).toContain('index 0');
+      await page.fill('#lookup-hash', OTHER_HASH);
+      await page.click('#lookup-form button[type="submit"]');
+      await page.locator('#proof-result', { hasText: 'Entry #1' }).waitFor();
+      await abortedOrLater(slow);
+      held.open();
+      await slow.done;
+      await page.waitForTimeout(SETTLE_MS);
+      expect(await page.textContent('#lookup-status')).toContain('index 1');
+      expect(await page.textContent('#proof-result')).toContain('Entry #1');
+      expect(await page.textContent('#proof-result')).not.toContain('Entry #0');
+      expect(await page.getAttribute('#proof-result', 'data-ok')).toBe('true');
+      expect(slow.aborted).toBe(true);
+      expect(cspViolations).toEqual([]);
+      expect(pageErrors).toEqual([]);
+      await page.close();
+    });
+  });
+});
+
+describe('the log explorer marks what the log sends that is not what it should be (P179)', () => {
+  const isEntries = (method: string, path: string) => method === 'GET' && path.startsWith('/entries?');
+  const isSigned = (method: string, path: string) => method === 'GET' && path === '/root/signed';
+
+  it('folds each verifier key to its name and type, the ML-DSA key written out only when opened', async () => {
+    const { page, cspViolations, pageErrors } = await watchedPage(desktop.context);
+    await page.goto(`${logProxy.url}/`);
+    await page.waitForSelector('body[data-ready="true"]');
+    const keys = ((await (await fetch(`${logProxy.url}/root/signed`)).json()) as { verifier_keys: string[] })
+      .verifier_keys;
+    const mldsa = keys.find((k) => k.length > 2000);
+    expect(mldsa).toBeDefined();
+    const box = page.locator('#checkpoint');
+    // The box as drawn, before anything is opened: one line per key, none running to thousands of characters.
+    expect((await box.boundingBox())?.height).toBeLessThan(500);
+    expect(await box.locator('code.vkey-full').first().isVisible()).toBe(false);
+    const lines = box.locator('details.vkey');
+    expect(await lines.count()).toBe(keys.length);
+    expect(await box.textContent()).toContain('Ed25519');
+    const pq = lines.filter({ hasText: 'ML-DSA-65' });
+    expect(await pq.count()).toBe(1);
+    await pq.locator('summary').click();
+    expect(await pq.locator('code.vkey-full').textContent()).toBe(mldsa);
+    expect(cspViolations).toEqual([]);
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  });
+
+  it('bounds hostile verifier keys: how many are drawn and how much of each', async () => {
+    const rule: Rule = {
+      matches: isSigned,
+      rewrite: (body) => {
+        const signed = JSON.parse(body.toString('utf8')) as Json;
+        const junk = Array.from(
+          { length: 200 },
+          (_, i) => `junk${i}+0000000${i % 10}+${'A'.repeat(100_000)}`,
+        );
+        signed['verifier_keys'] = [...(signed['verifier_keys'] as string[]), ...junk];
+        return Buffer.from(JSON.stringify(signed));
+      },
+    };
+    await withRule(logProxy, rule, async () => {
+      const { page, pageErrors } = await watchedPage(desktop.context);
+      await page.goto(`${logProxy.url}/`);
+      await page.waitForSelector('body[data-ready="true"]');
+      const box = page.locator('#checkpoint');
+      expect((await box.boundingBox())?.height).toBeLessThan(700);
+      expect((await box.textContent())?.length ?? 0).toBeLessThan(100_000);
+      expect(await box.textContent()).toContain('more keys, not drawn');
+      expect(pageErrors).toEqual([]);
+      await page.close();
+    });
+  });
+
+  it('marks entry hashes that are not sha256 hex and indexes that are not indexes', async () => {
+    const lookalike = validHash.replace(/a/, '\u0430'); // a Cyrillic а in place of one hex a
+    expect(lookalike).not.toBe(validHash);
+    const rule: Rule = {
+      matches: isEntries,
+      rewrite: (body) => {
+        const page = JSON.parse(body.toString('utf8')) as { entries: Json[] };
+        const [first] = page.entries;
+        page.entries.push(
+          { ...first, log_index: 2, bundle_hash: lookalike },
+          { ...first, log_index: 3, bundle_hash: validHash.toUpperCase() },
+          { ...first, log_index: 4, bundle_hash: `sha256:${'f'.repeat(200_000)}` },
+          { ...first, log_index: 5, bundle_hash: { toString: 1 } },
+          { ...first, log_index: '6\u202e', bundle_hash: validHash },
+          { ...first, log_index: -1, bundle_hash: validHash },
+        );
+        return Buffer.from(JSON.stringify(page));
+      },
+    };
+    await withRule(logProxy, rule, async () => {
+      const { page, cspViolations, pageErrors } = await watchedPage(desktop.context);
+      await page.goto(`${logProxy.url}/`);
+      await page.waitForSelector('body[data-ready="true"]');
+      const rows = page.locator('#entries tbody tr');
+      await rows.nth(7).waitFor();
+      const hashCell = (i: number) => rows.nth(i).locator('td').nth(1);
+      const indexCell = (i: number) => rows.nth(i).locator('td').nth(0);
+      // Newest first: the six hostile entries, then entries 1 and 0 as the log holds them.
+      const texts = await Promise.all(
+        [0, 1, 2, 3, 4, 5, 6, 7].map((i) =>
+          hashCell(i)
+            .textContent()
+            .then((t) => t ?? ''),
+        ),
+      );
+      const marked = await Promise.all(
+        [0, 1, 2, 3, 4, 5, 6, 7].map((i) => hashCell(i).locator('.malformed').count()),
+      );
+      const wellFormed = [6, 7, 0, 1];
+      for (const i of wellFormed) expect(marked[i], texts[i]).toBe(0);
+      for (const i of [2, 3, 4, 5]) expect(marked[i], texts[i]).toBe(1);
+      expect(texts[5]).toContain('⟨U+0430⟩');
+      expect(texts[2]).toContain('toString');
+      expect(texts[3]?.length).toBeLessThan(400);
+      expect(await indexCell(0).locator('.malformed').count()).toBe(1);
+      expect(await indexCell(1).locator('.malformed').count()).toBe(1);
+      expect(await indexCell(0).textContent()).toContain('-1');
+      expect(await indexCell(1).textContent()).toContain('⟨U+202E⟩');
+      expect(await indexCell(6).locator('.malformed').count()).toBe(0);
+      // A malformed entry cannot be proved: its button says so instead of sending the log a request.
+      for (const i of [0, 1, 2, 3, 4, 5]) expect(await rows.nth(i).locator('button').isDisabled()).toBe(true);
+      expect(await rows.nth(6).locator('button').isDisabled()).toBe(false);
+      expect(cspViolations).toEqual([]);
+      expect(pageErrors).toEqual([]);
+      await page.close();
+    });
+  });
+
+  it('does not page or prove a look-up answered with an index that is not one', async () => {
+    const rule: Rule = {
+      matches: (method, path) => isLookup(method, path),
+      rewrite: (body) => {
+        const found = JSON.parse(body.toString('utf8')) as Json;
+        found['log_index'] = '0\u202e1';
+        return Buffer.from(JSON.stringify(found));
+      },
+    };
+    await withRule(logProxy, rule, async () => {
+      const { page, pageErrors } = await watchedPage(desktop.context);
+      await page.goto(`${logProxy.url}/`);
+      await page.waitForSelector('body[data-ready="true"]');
+      const before = logProxy.passed.length;
+      await page.fill('#lookup-hash', validHash);
+      await page.click('#lookup-form button[type="submit"]');
+      await page.locator('#lookup-status', { hasText: 'not an index' }).waitFor();
+      await page.waitForTimeout(SETTLE_MS);
+      expect(await page.textContent('#lookup-status')).toContain('⟨U+202E⟩');
+      const after = logProxy.passed.slice(before).map((p) => p.path);
+      expect(after.filter((p) => p.startsWith('/proof') || p.startsWith('/entries'))).toEqual([]);
+      expect(pageErrors).toEqual([]);
+      await page.close();
+    });
+  });
+});
+
+describe('the revocation page asks the service again on every load (P179)', () => {
+  it('shows a changed list on reload, and revalidates an unchanged one instead of fetching it whole', async () => {
+    const context = await desktop.browser.newContext();
+    try {
+      // No rule: the list passes with the service's own ETag, Last-Modified and max-age.
+      const { page, pageErrors } = await watchedPage(context);
+      await page.goto(`${revocationProxy.url}/`);
+      await page.waitForSelector('body[data-ready="true"]');
+      const listNumber = page
+        .locator('#list dt', { hasText: 'List number' })
+        .locator('xpath=following-sibling::dd[1]');
+      const before = await listNumber.textContent();
+      const agent = `agent-console-reload-${Date.now()}`;
+      expect(await page.textContent('#revoked')).not.toContain(agent);
+      const seenBefore = revocation.seen.length;
+      await page.reload();
+      await page.waitForSelector('body[data-ready="true"]');
+      const unchanged = revocation.seen.slice(seenBefore).filter((r) => r.url.includes('revocations'));
+      expect(unchanged.map((r) => r.status)).toEqual([304]);
+      expect(await listNumber.textContent()).toBe(before);
+      expect(await page.getAttribute('#list-signature', 'data-ok')).toBe('true');
+      expect((await revoke(revocation, agent)).status).toBe(201);
+      await page.reload();
+      await page.waitForSelector('body[data-ready="true"]');
+      expect(await page.textContent('#revoked')).toContain(agent);
+      expect(await page.getAttribute('#list-signature', 'data-ok')).toBe('true');
+      expect(pageErrors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+describe('the revocation page forgets a remembered list number only when its user says so (P179)', () => {
+  /** Memory of list 1,000,000 from the issuer's key, then the issuer's real (restarted, lower) numbering. */
+  async function rolledBack(context: BrowserContext): Promise<Page> {
+    const before = await openIn(context, replay(signedByIssuer({ list_number: 1_000_000 })));
+    expect(await before.getAttribute('#freshness-banner', 'data-state')).toBe('fresh');
+    await before.close();
+    const page = await openIn(context);
+    expect(await page.getAttribute('#freshness-banner', 'data-state')).toBe('rollback');
+    return page;
+  }
+
+  it('offers to forget after a rollback, asks first, and afterwards judges the current list fresh', async () => {
+    const context = await desktop.browser.newContext();
+    try {
+      const page = await rolledBack(context);
+      await page.click('#forget-newest');
+      const confirm = page.locator('#forget-confirm');
+      expect(await confirm.textContent()).toContain('1000000');
+      expect(await seriousAxeViolations(page)).toEqual([]);
+      await page.click('#forget-cancel');
+      expect(await confirm.isVisible()).toBe(false);
+      await page.close();
+      const again = await openIn(context);
+      expect(await again.getAttribute('#freshness-banner', 'data-state')).toBe('rollback');
+      await again.click('#forget-newest');
+      await withRule(revocationProxy, recorder().rule, async () => {
+        await again.click('#forget-yes');
+        await again.waitForSelector('body[data-ready="true"] #freshness-banner[data-state="fresh"]');
+      });
+      await again.close();
+      // The current list is now the one remembered: the old high number replayed is not a rollback of it,
+      // but a list below the current one is.
+      const next = await openIn(context);
+      expect(await next.getAttribute('#freshness-banner', 'data-state')).toBe('fresh');
+      await next.close();
+      const older = await openIn(context, replay(signedByIssuer({ list_number: 0 })));
+      expect(await older.getAttribute('#freshness-banner', 'data-state')).toBe('rollback');
+      await older.close();
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('cannot be made to forget by anything the server sends or a script dispatches', async () => {
+    const context = await desktop.browser.newContext();
+    try {
+      const page = await rolledBack(context);
+      // A click a script makes is not the user's: nothing is forgotten.
+      await page.evaluate(
+        "document.querySelector('#forget-newest').click(); document.querySelector('#forget-yes').click();",
+      );
+      await page.waitForTimeout(SETTLE_MS);
+      await page.close();
+      // Lists the issuer's key signed that look like a restart (numbered from 0 or 1) do not forget either.
+      for (const fields of [{ list_number: 0 }, { list_number: 1, entries: [] }]) {
+        const served = await openIn(context, replay(signedByIssuer(fields)));
+        expect(await served.getAttribute('#freshness-banner', 'data-state')).toBe('rollback');
+        await served.close();
+      }
+      const after = await openIn(context);
+      expect(await after.getAttribute('#freshness-banner', 'data-state')).toBe('rollback');
+      expect(await after.textContent('#freshness-banner')).toContain('1000000');
+      await after.close();
+    } finally {
+      await context.close();
+    }
   });
 });

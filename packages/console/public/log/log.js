@@ -2,7 +2,23 @@
 // inclusion proof verified in the browser and drawn as the path it climbs. Issue 17 item 2; D18; RFC 9162.
 import { fromBase64, toHex } from '../shared/bytes.js';
 import { proveEntry, signedCheckpoint } from '../shared/inclusion.js';
-import { badge, clear, el, facts, getJson, relative, short, textOf, timeEl } from '../shared/ui.js';
+import {
+  badge,
+  bounded,
+  bundleHashEl,
+  clear,
+  el,
+  facts,
+  getJson,
+  identifier,
+  isBundleHash,
+  isLogIndex,
+  logIndexEl,
+  relative,
+  short,
+  textOf,
+  timeEl,
+} from '../shared/ui.js';
 
 const PAGE = 10;
 const $ = (selector) => document.querySelector(selector);
@@ -72,14 +88,7 @@ async function loadCheckpoint(run) {
             )
           : '—',
       ],
-      [
-        'Verifier keys',
-        el(
-          'div',
-          {},
-          (summary.verifier_keys ?? []).map((k) => el('div', {}, el('code', {}, k))),
-        ),
-      ],
+      ['Verifier keys', verifierKeys(summary.verifier_keys)],
       [
         'Signatures',
         el(
@@ -92,18 +101,48 @@ async function loadCheckpoint(run) {
   );
 }
 
-/** A verifier key shown by name, id and algorithm; an ML-DSA key runs to 2,600 characters, so it folds. */
+/** A log has two keys (Ed25519 and ML-DSA-65); past this many the answer is plainly not a log's (P158). */
+const MAX_VERIFIER_KEYS = 8;
+/** Longer than any verifier key we sign with (ML-DSA-65: about 2,620 characters; ML-DSA-87: 3,470). */
+const MAX_VERIFIER_KEY_CHARS = 4000;
+
+/** The log's verifier keys, each folded to one line (P179); a bounded number of them. */
+function verifierKeys(keys) {
+  const list = Array.isArray(keys) ? keys : [];
+  return el(
+    'div',
+    {},
+    list.slice(0, MAX_VERIFIER_KEYS).map(verifierKeyLine),
+    list.length > MAX_VERIFIER_KEYS
+      ? el('p', { class: 'muted' }, `and ${list.length - MAX_VERIFIER_KEYS} more keys, not drawn`)
+      : null,
+  );
+}
+
+/** The key type a signed-note verifier key names in its first byte (0xFF: our ML-DSA-65, see core's note.ts). */
+function keyType(key) {
+  const type = fromBase64(key)?.[0];
+  if (type === 0x01) return 'Ed25519';
+  if (type === 0xff) return 'ML-DSA-65 (checked by `proto log verify`, not in the browser)';
+  return 'unknown key type';
+}
+
+/**
+ * A verifier key (name+id+key) shown by name, id and type; the key itself only when opened, since an ML-DSA key
+ * runs to 2,600 characters (P179).
+ */
 function verifierKeyLine(vkey) {
-  const [, name = '?', id = '?', key = ''] = /^([^+]+)\+([0-9a-f]{8})\+(.*)$/s.exec(String(vkey)) ?? [];
-  const type =
-    fromBase64(key)?.[0] === 0x01
-      ? 'Ed25519'
-      : 'ML-DSA-65 (checked by `proto log verify`, not in the browser)';
+  const text = typeof vkey === 'string' ? vkey : textOf(vkey);
+  const [, name, id, key = ''] = /^([^+]{1,200})\+([0-9a-f]{8})\+(.*)$/s.exec(text) ?? [];
+  const summary =
+    name === undefined
+      ? [el('code', {}, bounded(text, 40)), ' · not a verifier key']
+      : [identifier(name), el('code', {}, `+${id}`), ` · ${keyType(key)}`];
   return el(
     'details',
     { class: 'vkey' },
-    el('summary', {}, el('code', {}, `${name}+${id}`), ` · ${type}`),
-    el('code', {}, vkey),
+    el('summary', {}, summary),
+    el('code', { class: 'vkey-full' }, bounded(text, MAX_VERIFIER_KEY_CHARS)),
   );
 }
 
@@ -142,23 +181,31 @@ async function drawPage(end, run) {
   $('#older').disabled = start === 0;
 }
 
+/**
+ * One entry as the log sent it. Its hash and index are drawn as what they are, or marked if they are not (P179);
+ * an entry whose hash or index is malformed cannot be proved, so its button is off and says why.
+ */
 function entryRow(entry) {
+  const index = entry?.log_index;
+  const hash = entry?.bundle_hash;
+  const provable = isLogIndex(index) && isBundleHash(hash);
   const button = el(
     'button',
     {
       type: 'button',
       class: 'secondary',
-      'aria-label': `Verify proof of entry ${entry.log_index}`,
+      disabled: !provable,
+      'aria-label': provable ? `Verify proof of entry ${index}` : 'Cannot verify a malformed entry',
     },
-    'Verify proof',
+    provable ? 'Verify proof' : 'Malformed',
   );
-  button.addEventListener('click', () => showProof(entry.log_index, entry.bundle_hash));
+  if (provable) button.addEventListener('click', () => showProof(index, hash));
   return el(
     'tr',
-    { 'data-index': entry.log_index },
-    el('td', {}, String(entry.log_index)),
-    el('td', {}, el('code', { title: entry.bundle_hash }, short(entry.bundle_hash, 30))),
-    el('td', { class: 'wide-only' }, entry.timestamp ? timeEl(entry.timestamp) : '—'),
+    { 'data-index': isLogIndex(index) ? String(index) : undefined },
+    el('td', {}, logIndexEl(index)),
+    el('td', {}, bundleHashEl(hash)),
+    el('td', { class: 'wide-only' }, entry?.timestamp ? timeEl(entry.timestamp) : '—'),
     el('td', {}, button),
   );
 }
@@ -289,7 +336,12 @@ $('#lookup-form').addEventListener('submit', async (event) => {
       out.textContent = body?.error?.message ?? `error ${status}`;
       return;
     }
-    out.textContent = `Found at index ${textOf(body.log_index)}, sequenced ${textOf(body.timestamp)}.`;
+    if (!isLogIndex(body?.log_index)) {
+      // A hostile or broken log: nothing to page to or prove (P179).
+      out.textContent = `The log answered with ${bounded(textOf(body?.log_index), 120)}, which is not an index.`;
+      return;
+    }
+    out.textContent = `Found at index ${body.log_index}, sequenced ${bounded(textOf(body.timestamp), 120)}.`;
     await loadPage(body.log_index + 1, run);
     await showProof(body.log_index, hash, run);
   } catch (error) {

@@ -44,3 +44,18 @@ export function rememberVerified(list) {
     // storage full or disabled: the page still judges this list, it just cannot remember it
   }
 }
+
+/**
+ * Forgets what was remembered for `list`'s slot, if that is still `listNumber` (another tab may have remembered a
+ * newer one meanwhile, which this user was not asked about). Called only from the user's own confirmed click
+ * (P179): nothing a server sends, neither a list nor a page script's synthetic click, reaches it.
+ */
+export function forgetVerified(list, listNumber) {
+  try {
+    if (newestVerified(list)?.list_number !== listNumber) return false;
+    localStorage.removeItem(slotOf(list));
+    return true;
+  } catch {
+    return false;
+  }
+}

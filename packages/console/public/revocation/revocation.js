@@ -4,7 +4,7 @@ import { concat, equalBytes, fromBase64, utf8, verifyEd25519 } from '../shared/b
 import { instantOf } from '../shared/instant.js';
 import { canonicalize } from '../shared/jcs.js';
 import { badge, clear, el, facts, getJson, identifier, relative, textOf, timeEl } from '../shared/ui.js';
-import { newestVerified, rememberVerified } from './newest.js';
+import { forgetVerified, newestVerified, rememberVerified } from './newest.js';
 
 const $ = (selector) => document.querySelector(selector);
 /** The verifier's skew allowance for updated_at in the future (core DEFAULT_MAX_CLOCK_SKEW_MS). */
@@ -107,7 +107,12 @@ function banner(list, check, newest) {
 
 async function load() {
   const { body: config } = await getJson('/console/config.json');
-  const response = await fetch(config.list_path, { headers: { accept: 'application/json' } });
+  // Revalidated on every load (P179): the service sends max-age, and a viewer whose purpose is freshness must not
+  // show a copy its cache kept without asking; an unchanged list still costs only a 304 (ETag, Last-Modified).
+  const response = await fetch(config.list_path, {
+    headers: { accept: 'application/json' },
+    cache: 'no-cache',
+  });
   const list = await response.json().catch(() => undefined);
   if (!response.ok || typeof list?.list_number !== 'number') {
     clear($('#list')).append(
@@ -118,6 +123,8 @@ async function load() {
   const check = await verifySignature(list, config);
   const newest = check.ok ? newestVerified(list) : undefined;
   clear($('#freshness')).append(banner(list, check, newest));
+  if (check.ok && newest && list.list_number < newest.list_number)
+    $('#freshness').append(forgetControl(list, newest));
   if (check.ok && issuedByNow(list)) rememberVerified(list);
   clear($('#list')).append(
     el(
@@ -158,6 +165,63 @@ async function load() {
   if (entries.length === 0)
     tbody.append(el('tr', {}, el('td', { colspan: 3, class: 'muted' }, 'No agent is revoked.')));
   for (const entry of entries) tbody.append(entryRow(entry));
+}
+
+/**
+ * The way out of a ROLLBACK when the issuer really restarted its numbering (P179): forget the remembered number
+ * for this issuer, jurisdiction and key, after a confirmation that names it. Only a person's clicks count
+ * (`isTrusted`), and no list field leads here: whoever can only answer the list request cannot wipe the memory.
+ */
+function forgetControl(list, newest) {
+  const ask = el(
+    'button',
+    { type: 'button', class: 'secondary', id: 'forget-newest', 'aria-expanded': 'false' },
+    'Forget the remembered list number for this issuer…',
+  );
+  const yes = el(
+    'button',
+    { type: 'button', class: 'danger', id: 'forget-yes' },
+    `Forget list ${newest.list_number}`,
+  );
+  const no = el('button', { type: 'button', class: 'secondary', id: 'forget-cancel' }, 'Cancel');
+  const confirm = el(
+    'div',
+    {
+      id: 'forget-confirm',
+      class: 'confirm',
+      role: 'group',
+      'aria-label': 'Confirm forgetting',
+      hidden: true,
+    },
+    el(
+      'p',
+      {},
+      `Forget that this browser verified list ${newest.list_number} for issuer `,
+      identifier(list.issuer),
+      `, jurisdiction ${textOf(list.jurisdiction)}, signed with key `,
+      el('code', {}, textOf(list.signature?.public_key_b64)),
+      '? Do this only if the issuer told you, by some other channel than this service, that it restarted its ' +
+        'list numbers. A replayed old list looks exactly like this. Afterwards the list shown now is the newest ' +
+        'this browser knows of.',
+    ),
+    yes,
+    ' ',
+    no,
+  );
+  const show = (open) => {
+    confirm.hidden = !open;
+    ask.setAttribute('aria-expanded', String(open));
+  };
+  ask.addEventListener('click', (event) => {
+    if (event.isTrusted) show(true);
+  });
+  no.addEventListener('click', () => show(false));
+  yes.addEventListener('click', (event) => {
+    if (!event.isTrusted) return;
+    forgetVerified(list, newest.list_number);
+    location.reload();
+  });
+  return el('div', { class: 'forget' }, ask, confirm);
 }
 
 function entryRow(entry) {

@@ -169,3 +169,50 @@ export function identifier(value, attributes = {}) {
     parts.filter((p) => p !== ''),
   );
 }
+
+/** `text` cut to `max` characters, saying how many were left out: a server may send a string of any length. */
+export function bounded(text, max) {
+  const characters = Array.from(text);
+  if (characters.length <= max) return text;
+  return `${characters.slice(0, max).join('')}… (${characters.length - max} more characters, not shown)`;
+}
+
+/** How much of a malformed value is drawn: enough to recognise it, not enough to bury the page (P158). */
+const MAX_MALFORMED = 120;
+
+/**
+ * A value that is not what its place requires, marked as such with `reason`, written out (bounded, every
+ * character outside printable ASCII marked) so that it cannot pass for a well-formed one (P179).
+ */
+export function malformed(value, reason) {
+  const text = typeof value === 'string' ? value : textOf(value);
+  return el(
+    'span',
+    { class: 'malformed', title: reason },
+    badge('malformed'),
+    ' ',
+    identifier(bounded(text, MAX_MALFORMED)),
+    el('span', { class: 'muted' }, ` (${reason})`),
+  );
+}
+
+const BUNDLE_HASH = /^sha256:[0-9a-f]{64}$/;
+
+export function isBundleHash(value) {
+  return typeof value === 'string' && BUNDLE_HASH.test(value);
+}
+
+export function isLogIndex(value) {
+  return Number.isSafeInteger(value) && value >= 0;
+}
+
+/** A bundle hash from a server: `sha256:` and 64 lowercase hex, shortened; anything else marked (P179). */
+export function bundleHashEl(value, keep = 30) {
+  if (!isBundleHash(value)) return malformed(value, 'not sha256:<64 lowercase hex>');
+  return el('code', { title: value }, short(value, keep));
+}
+
+/** A log index from a server: a non-negative integer; anything else marked (P179). */
+export function logIndexEl(value) {
+  return isLogIndex(value) ? String(value) : malformed(value, 'not a log index');
+}
