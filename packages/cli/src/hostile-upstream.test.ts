@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
-import { buildAnchorBatch, buildSignedBundle, formatVerifierKey, noteVerifierKey } from '@proto/core';
+import { buildSignedBundle, formatVerifierKey, noteVerifierKey } from '@proto/core';
 import {
   answerJson,
   dripForever,
@@ -18,7 +18,7 @@ import {
   writeHugeAnswer,
 } from '@proto/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliRun, runCli } from './test-support.ts';
+import { type CliRun, runCli, writePendingEthereumReceipt } from './test-support.ts';
 
 const work = tempDirSync('cli-hostile-upstream');
 const HUGE = 64 * 1024 * 1024;
@@ -253,25 +253,7 @@ describe('proto log prove --tiles URL (checkpoint and tiles): exit 2, unusable i
 describe('proto receipt verify --rpc URL (through @proto/clients, P154): skipped, retryable, exit 1', {
   timeout: 30_000,
 }, () => {
-  // A receipt whose path to its root holds offline: only the chain's answers are left to judge.
-  const bundleHash = `sha256:${'ab'.repeat(32)}`;
-  const tree = buildAnchorBatch([bundleHash]);
-  if (!tree.ok) throw new Error(tree.error.message);
-  const receiptFile = `${work.dir}/receipt.json`;
-  writeFileSync(
-    receiptFile,
-    JSON.stringify({
-      chain: 'ethereum',
-      contract: `0x${'12'.repeat(20)}`,
-      tx_id: `0x${'34'.repeat(32)}`,
-      bundle_hash: bundleHash,
-      status: 'pending',
-      batch_root: tree.value.root,
-      batch_size: 1,
-      leaf_index: 0,
-      merkle_path: [],
-    }),
-  );
+  const { receiptFile, bundleHash } = writePendingEthereumReceipt(work.dir);
 
   for (const which of ['drip', 'huge', 'redirect', 'html'] as const) {
     it(`${which} answering the JSON-RPC`, async () => {

@@ -6,11 +6,11 @@
 // been asked for its checkpoint. The real CLI is spawned with the pinned Node against a local server that
 // records what it is asked. P178.
 import { writeFileSync } from 'node:fs';
-import { buildAnchorBatch, signRevocationList } from '@proto/core';
+import { signRevocationList } from '@proto/core';
 import { sampleList, T0, testKey } from '@proto/core/testing';
 import { answerJson, type HostileFront, startHostileFront, tempDirSync } from '@proto/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli as proto } from './test-support.ts';
+import { runCli as proto, writePendingEthereumReceipt } from './test-support.ts';
 
 const work = tempDirSync('cli-integer-option');
 
@@ -31,24 +31,7 @@ afterAll(async () => {
   work.remove();
 });
 
-const bundleHash = `sha256:${'ab'.repeat(32)}`;
-const tree = buildAnchorBatch([bundleHash]);
-if (!tree.ok) throw new Error(tree.error.message);
-const receiptFile = `${work.dir}/receipt.json`;
-writeFileSync(
-  receiptFile,
-  JSON.stringify({
-    chain: 'ethereum',
-    contract: `0x${'12'.repeat(20)}`,
-    tx_id: `0x${'34'.repeat(32)}`,
-    bundle_hash: bundleHash,
-    status: 'pending',
-    batch_root: tree.value.root,
-    batch_size: 1,
-    leaf_index: 0,
-    merkle_path: [],
-  }),
-);
+const { receiptFile, bundleHash } = writePendingEthereumReceipt(work.dir);
 const listSigner = testKey(7);
 const listFile = `${work.dir}/list.json`;
 const signedList = signRevocationList(sampleList(), listSigner.secretKey);

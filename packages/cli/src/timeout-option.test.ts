@@ -5,10 +5,10 @@
 // (viem's 30 s before). The real CLI is spawned with the pinned Node against a local server that records what
 // it is asked. P176.
 import { writeFileSync } from 'node:fs';
-import { buildAnchorBatch, buildSignedBundle } from '@proto/core';
+import { buildSignedBundle } from '@proto/core';
 import { dripForever, type HostileFront, startHostileFront, tempDirSync } from '@proto/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli as proto } from './test-support.ts';
+import { runCli as proto, writePendingEthereumReceipt } from './test-support.ts';
 
 const work = tempDirSync('cli-timeout-option');
 /** Every request it gets is recorded and answered with headers, then a byte every 200 ms for ever. */
@@ -36,24 +36,7 @@ afterAll(async () => {
 
 const bundleFile = `${work.dir}/bundle.json`;
 writeFileSync(bundleFile, JSON.stringify(buildSignedBundle({ tier: 'standard' }).signed_bundle));
-const bundleHash = `sha256:${'ab'.repeat(32)}`;
-const tree = buildAnchorBatch([bundleHash]);
-if (!tree.ok) throw new Error(tree.error.message);
-const receiptFile = `${work.dir}/receipt.json`;
-writeFileSync(
-  receiptFile,
-  JSON.stringify({
-    chain: 'ethereum',
-    contract: `0x${'12'.repeat(20)}`,
-    tx_id: `0x${'34'.repeat(32)}`,
-    bundle_hash: bundleHash,
-    status: 'pending',
-    batch_root: tree.value.root,
-    batch_size: 1,
-    leaf_index: 0,
-    merkle_path: [],
-  }),
-);
+const { receiptFile, bundleHash } = writePendingEthereumReceipt(work.dir);
 
 /** Each command that reads a URL, asked of the recording server. */
 const COMMANDS: Record<string, () => string[]> = {
