@@ -72,7 +72,7 @@ module.exports = {
       comment:
         'the CLI imports core (and HTTP clients), never a service, the service kit, the store or a framework.',
       severity: 'error',
-      from: { path: '^packages/cli/src/', pathNot: '\\.test\\.ts$' },
+      from: { path: '^packages/cli/src/', pathNot: TEST_CODE },
       to: {
         path: [
           '^services/',

@@ -2,17 +2,24 @@
 // a 64 MiB answer, a redirect to another local server, an answer that is not what was asked (HTML). The real CLI
 // is spawned with the pinned Node; each case must end within a few seconds with a message that says what happened,
 // the exit code the command documents, the huge answer cut before its end and the other server never asked.
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
-import { buildAnchorBatch, buildSignedBundle, formatVerifierKey, noteVerifierKey } from '@proto/core';
-import { tempDirSync } from '@proto/testing';
+import type { ServerResponse } from 'node:http';
+import { buildSignedBundle, formatVerifierKey, noteVerifierKey } from '@proto/core';
+import {
+  answerJson,
+  dripForever,
+  type FrontRequest,
+  type HostileFront,
+  JSON_TYPE,
+  redirectTo,
+  startHostileFront,
+  tempDirSync,
+  writeHugeAnswer,
+} from '@proto/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CliRun, runCli, writePendingEthereumReceipt } from './test-support.ts';
 
-const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
 const work = tempDirSync('cli-hostile-upstream');
 const HUGE = 64 * 1024 * 1024;
 /** Long enough for the CLI to start on a busy machine, far above the 1.5 s timeout of the drip cases. */
@@ -20,109 +27,47 @@ const LIMIT_MS = 20_000;
 
 type Mode = 'drip' | 'huge' | 'redirect' | 'html';
 
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-  readonly ms: number;
-}
-
 /** The real CLI; killed (code null) if it is still running after LIMIT_MS, which the cases count as a hang. */
-function proto(args: readonly string[]): Promise<Run> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), LIMIT_MS);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({
-        code,
-        stdout: Buffer.concat(out).toString('utf8'),
-        stderr: Buffer.concat(err).toString('utf8'),
-        ms: Date.now() - started,
-      });
-    });
-  });
-}
+const proto = (args: readonly string[]): Promise<CliRun> => runCli(args, LIMIT_MS);
 
-async function listen(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-/** What the hostile server did: requests per path, bytes of the huge answer written, whether it was all sent. */
-const seen = { paths: [] as string[], hugeSent: 0, hugeCompleted: false, otherHits: 0 };
+/** What the hostile server did: paths asked, whether the huge answer was all sent, the other server's hits. */
+const seen = { paths: [] as string[], hugeCompleted: false, otherHitsBefore: 0 };
 let mode: Mode = 'drip';
 /** Paths answered honestly (with these bodies) whatever the mode: a case's earlier steps. */
 let honest: Record<string, string> = {};
-const drips = new Set<ServerResponse>();
+let other: HostileFront;
+let hostile: HostileFront;
+let url = '';
 
-function sendHuge(response: ServerResponse): void {
-  // Chunked, no Content-Length: the cap must hold while reading, not only on a declared size.
-  response.writeHead(200, { 'content-type': 'application/json' });
-  const chunk = Buffer.alloc(1024 * 1024, 0x20);
-  const pump = (): void => {
-    while (seen.hugeSent < HUGE) {
-      if (response.destroyed) return;
-      seen.hugeSent += chunk.byteLength;
-      if (!response.write(chunk)) {
-        response.once('drain', pump);
-        return;
-      }
-    }
-    seen.hugeCompleted = true;
-    response.end('{}');
-  };
-  pump();
-}
-
-const other = createServer((_request, response) => {
-  seen.otherHits += 1;
-  response.end('{}');
-});
-let otherUrl = '';
-
-const hostile = createServer((request, response) => {
-  const path = request.url ?? '/';
-  seen.paths.push(path);
-  const known = honest[path.split('?')[0] ?? path];
+/** The hostile answer of the current mode, or an honest one for a path in `honest`. */
+async function answerHostile(request: FrontRequest, response: ServerResponse): Promise<void> {
+  seen.paths.push(request.url);
+  const known = honest[request.path];
   if (known !== undefined) {
     response.end(known);
     return;
   }
-  if (mode === 'drip') {
-    // Headers at once, then a byte every 200 ms for ever: only a timeout on the body ends it.
-    response.writeHead(200, { 'content-type': 'application/json' });
-    drips.add(response);
-    const timer = setInterval(() => response.write(' '), 200);
-    response.on('close', () => {
-      clearInterval(timer);
-      drips.delete(response);
-    });
-  } else if (mode === 'huge') sendHuge(response);
-  else if (mode === 'redirect') {
-    response.writeHead(307, { location: `${otherUrl}${path}` });
-    response.end();
-  } else {
+  if (mode === 'drip') dripForever(response, { everyMs: 200 });
+  else if (mode === 'huge') {
+    // Chunked, no Content-Length: the cap must hold while reading, not only on a declared size.
+    response.writeHead(200, JSON_TYPE);
+    await writeHugeAnswer(response, HUGE, '{}');
+    seen.hugeCompleted = !response.destroyed;
+  } else if (mode === 'redirect') redirectTo(response, `${other.url}${request.url}`);
+  else {
     response.writeHead(200, { 'content-type': 'text/html' });
     response.end('<html><body>Sign in to continue</body></html>');
   }
-});
-let url = '';
+}
 
 beforeAll(async () => {
-  otherUrl = await listen(other);
-  url = await listen(hostile);
+  other = await startHostileFront((_request, response) => answerJson(response, 200, {}));
+  hostile = await startHostileFront(answerHostile);
+  url = hostile.url;
 });
 afterAll(async () => {
-  for (const response of drips) response.destroy();
-  await new Promise((resolve) => hostile.close(resolve));
-  await new Promise((resolve) => other.close(resolve));
+  await hostile.close();
+  await other.close();
   work.remove();
 });
 
@@ -130,9 +75,8 @@ function reset(next: Mode, answers: Record<string, string> = {}): void {
   mode = next;
   honest = answers;
   seen.paths = [];
-  seen.hugeSent = 0;
   seen.hugeCompleted = false;
-  seen.otherHits = 0;
+  seen.otherHitsBefore = other.hits();
 }
 
 const bundleFile = `${work.dir}/bundle.json`;
@@ -142,12 +86,12 @@ if (!logKey.ok) throw new Error(logKey.error.message);
 const LOG_KEY = formatVerifierKey(logKey.value);
 
 /** What every case expects: a prompt end, no stack trace, and for the huge answer and the redirect their traces. */
-function expectHandled(run: Run, which: Mode): void {
+function expectHandled(run: CliRun, which: Mode): void {
   expect(run.code, `killed after ${run.ms} ms: ${run.stderr}`).not.toBeNull();
   expect(run.ms).toBeLessThan(LIMIT_MS);
   expect(run.stderr).not.toMatch(/internal error|\n\s+at /);
   if (which === 'huge') expect(seen.hugeCompleted).toBe(false);
-  if (which === 'redirect') expect(seen.otherHits).toBe(0);
+  if (which === 'redirect') expect(other.hits()).toBe(seen.otherHitsBefore);
 }
 
 /**
@@ -218,14 +162,12 @@ describe('proto verify --log URL --log-key K (lookup and proof): the check fails
     it(`${which} answering the proof after an honest lookup`, async () => {
       reset(which);
       // A front answers every lookup with entry 0 and hands the rest (GET /tlog-proof/0) to the hostile server.
-      const front = createServer((request, response) => {
-        if (request.url?.startsWith('/lookup/')) {
-          response.end(JSON.stringify({ log_index: 0 }));
-          return;
-        }
-        hostile.emit('request', request, response);
-      });
-      const frontUrl = await listen(front);
+      const front = await startHostileFront((request, response) =>
+        request.path.startsWith('/lookup/')
+          ? answerJson(response, 200, { log_index: 0 })
+          : answerHostile(request, response),
+      );
+      const frontUrl = front.url;
       try {
         const run = await proto([
           'verify',
@@ -252,8 +194,7 @@ describe('proto verify --log URL --log-key K (lookup and proof): the check fails
           expect(detail?.message).toMatch(REASON[which]);
         }
       } finally {
-        front.closeAllConnections();
-        await new Promise((resolve) => front.close(resolve));
+        await front.close();
       }
     });
   }
@@ -312,25 +253,7 @@ describe('proto log prove --tiles URL (checkpoint and tiles): exit 2, unusable i
 describe('proto receipt verify --rpc URL (through @proto/clients, P154): skipped, retryable, exit 1', {
   timeout: 30_000,
 }, () => {
-  // A receipt whose path to its root holds offline: only the chain's answers are left to judge.
-  const bundleHash = `sha256:${'ab'.repeat(32)}`;
-  const tree = buildAnchorBatch([bundleHash]);
-  if (!tree.ok) throw new Error(tree.error.message);
-  const receiptFile = `${work.dir}/receipt.json`;
-  writeFileSync(
-    receiptFile,
-    JSON.stringify({
-      chain: 'ethereum',
-      contract: `0x${'12'.repeat(20)}`,
-      tx_id: `0x${'34'.repeat(32)}`,
-      bundle_hash: bundleHash,
-      status: 'pending',
-      batch_root: tree.value.root,
-      batch_size: 1,
-      leaf_index: 0,
-      merkle_path: [],
-    }),
-  );
+  const { receiptFile, bundleHash } = writePendingEthereumReceipt(work.dir);
 
   for (const which of ['drip', 'huge', 'redirect', 'html'] as const) {
     it(`${which} answering the JSON-RPC`, async () => {

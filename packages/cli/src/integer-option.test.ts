@@ -5,81 +5,33 @@
 // (`9007199254740993` became 9007199254740992), and `log prove --tree-size x` was refused only after the log had
 // been asked for its checkpoint. The real CLI is spawned with the pinned Node against a local server that
 // records what it is asked. P178.
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
-import { buildAnchorBatch, signRevocationList } from '@proto/core';
+import { signRevocationList } from '@proto/core';
 import { sampleList, T0, testKey } from '@proto/core/testing';
-import { tempDirSync } from '@proto/testing';
+import { answerJson, type HostileFront, startHostileFront, tempDirSync } from '@proto/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli as proto, writePendingEthereumReceipt } from './test-support.ts';
 
-const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
 const work = tempDirSync('cli-integer-option');
 
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function proto(args: readonly string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({
-        code,
-        stdout: Buffer.concat(out).toString('utf8'),
-        stderr: Buffer.concat(err).toString('utf8'),
-      });
-    });
-  });
-}
-
 /** Records every request and answers it at once with something no command can use. */
-const asked: string[] = [];
-const server = createServer((request, response) => {
-  asked.push(`${request.method} ${request.url}`);
-  request.resume();
-  response.writeHead(503, { 'content-type': 'application/json' }).end('{}');
-});
+let server: HostileFront;
 let url = '';
+let mark = 0;
+/** What the server was asked since the last `mark = server.hits()`. */
+const asked = (): string[] =>
+  server.requests.slice(mark).map((request) => `${request.method} ${request.url}`);
 
 beforeAll(async () => {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await startHostileFront((_request, response) => answerJson(response, 503, {}));
+  url = server.url;
 });
 afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
+  await server.close();
   work.remove();
 });
 
-const bundleHash = `sha256:${'ab'.repeat(32)}`;
-const tree = buildAnchorBatch([bundleHash]);
-if (!tree.ok) throw new Error(tree.error.message);
-const receiptFile = `${work.dir}/receipt.json`;
-writeFileSync(
-  receiptFile,
-  JSON.stringify({
-    chain: 'ethereum',
-    contract: `0x${'12'.repeat(20)}`,
-    tx_id: `0x${'34'.repeat(32)}`,
-    bundle_hash: bundleHash,
-    status: 'pending',
-    batch_root: tree.value.root,
-    batch_size: 1,
-    leaf_index: 0,
-    merkle_path: [],
-  }),
-);
+const { receiptFile, bundleHash } = writePendingEthereumReceipt(work.dir);
 const listSigner = testKey(7);
 const listFile = `${work.dir}/list.json`;
 const signedList = signRevocationList(sampleList(), listSigner.secretKey);
@@ -177,7 +129,7 @@ describe('a whole-number option outside its range is bad usage: exit 2, nothing 
 }, () => {
   for (const c of CASES) {
     it(`${c.command} --${c.option} (${c.range})`, async () => {
-      asked.length = 0;
+      mark = server.hits();
       // One at a time: the machine running the tests may have few cores.
       for (const value of [...c.outside, ...MALFORMED]) {
         const run = await proto([...c.args(), `--${c.option}`, value]);
@@ -186,7 +138,7 @@ describe('a whole-number option outside its range is bad usage: exit 2, nothing 
         expect(run.stderr, value).toContain('Usage:');
         expect(run.stderr, value).not.toMatch(/\n\s+at /);
       }
-      expect(asked).toEqual([]);
+      expect(asked()).toEqual([]);
     });
   }
 });
@@ -194,18 +146,18 @@ describe('a whole-number option outside its range is bad usage: exit 2, nothing 
 describe('a value inside the range is taken', { timeout: 120_000 }, () => {
   it('receipt verify --min-confirmations 1 and 10000 ask the node', async () => {
     for (const value of ['1', '10000']) {
-      asked.length = 0;
+      mark = server.hits();
       const run = await proto([...CASES[0]!.args(), '--min-confirmations', value]);
       expect(run.code, run.stderr).not.toBe(2);
-      expect(asked.length, value).toBeGreaterThan(0);
+      expect(asked().length, value).toBeGreaterThan(0);
     }
   });
 
   it(`deploy-contract --chain-id ${SAFE_MAX} asks the node`, async () => {
-    asked.length = 0;
+    mark = server.hits();
     const run = await proto([...CASES[1]!.args(), '--chain-id', SAFE_MAX, '--confirmations', '10000']);
     expect(run.code, run.stderr).toBe(3);
-    expect(asked.length).toBeGreaterThan(0);
+    expect(asked().length).toBeGreaterThan(0);
   });
 
   it('revocation verify --min-list-number 0 and the list number itself verify', async () => {

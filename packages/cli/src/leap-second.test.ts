@@ -5,15 +5,13 @@
 // still unreadable (fails closed). The real CLI process verifies the bundles. P175.
 // The revocation list's times read a leap second on the safe side (P178): next_update, an end, as the millisecond
 // before it; updated_at, which must not lie beyond the clock skew, as the next midnight.
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { buildSignedBundle, type JsonObject, signRevocationList } from '@proto/core';
 import { sampleList, testKey } from '@proto/core/testing';
 import { tempDirSync } from '@proto/testing';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from './test-support.ts';
 
-const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
 const work = tempDirSync('cli-leap-second');
 afterAll(() => work.remove());
 
@@ -22,24 +20,9 @@ interface Verdict {
   readonly error_details?: readonly { readonly check: string; readonly message: string }[];
 }
 
-function verify(file: string): Promise<{ code: number | null; verdict: Verdict; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, 'verify', '--json', file], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    child.on('error', reject);
-    child.on('close', (code) =>
-      resolve({
-        code,
-        verdict: JSON.parse(Buffer.concat(out).toString('utf8')) as Verdict,
-        stderr: Buffer.concat(err).toString('utf8'),
-      }),
-    );
-  });
+async function verify(file: string): Promise<{ code: number | null; verdict: Verdict; stderr: string }> {
+  const run = await runCli(['verify', '--json', file]);
+  return { code: run.code, verdict: JSON.parse(run.stdout) as Verdict, stderr: run.stderr };
 }
 
 /** A bundle whose principal record and agent keys expire at `expiresAt`, signed as it stands. */
@@ -78,35 +61,24 @@ describe('expires_at at a leap second', { timeout: 60_000 }, () => {
 
 const listSigner = testKey(7);
 
+interface ListVerdict {
+  readonly verified: boolean;
+  readonly error?: { readonly reason: string };
+}
+
 /** The real CLI's `revocation verify --json` of a list signed with these times, as of `at`. */
-function verifyList(
+async function verifyList(
   name: string,
   times: { readonly updated_at: string; readonly next_update: string },
   at: string,
-): Promise<{ code: number | null; out: { verified: boolean; error?: { reason: string } }; stderr: string }> {
+): Promise<{ code: number | null; out: ListVerdict; stderr: string }> {
   const signed = signRevocationList(sampleList(times), listSigner.secretKey);
   if (!signed.ok) throw new Error(signed.error.message);
   const file = `${work.dir}/list-${name}.json`;
   writeFileSync(file, JSON.stringify(signed.value));
   const args = ['revocation', 'verify', file, '--key', listSigner.publicKeyB64, '--at', at];
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    child.on('error', reject);
-    child.on('close', (code) =>
-      resolve({
-        code,
-        out: JSON.parse(Buffer.concat(out).toString('utf8')) as {
-          verified: boolean;
-          error?: { reason: string };
-        },
-        stderr: Buffer.concat(err).toString('utf8'),
-      }),
-    );
-  });
+  const run = await runCli(args);
+  return { code: run.code, out: JSON.parse(run.stdout) as ListVerdict, stderr: run.stderr };
 }
 
 describe('a revocation list dated at a leap second', { timeout: 60_000 }, () => {

@@ -4,11 +4,7 @@
 // retryable failed check (PROTO-E701, exit 1 as the README documents for `verify --log`); a note that parses but
 // whose log signature does not verify, or that has no line from the log's key, still fails for good. The real CLI
 // process, against the real log and anchor service behind a local front that rewrites the checkpoint.
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import {
   cosignatureLine,
   startWitnessedAnchoring,
@@ -16,59 +12,22 @@ import {
   type WitnessedAnchoring,
 } from '@proto/anchor/testing';
 import { buildSignedBundle, computeBundleHash } from '@proto/core';
-import { tempDirSync } from '@proto/testing';
+import { forwardTo, type HostileFront, startHostileFront, tempDirSync } from '@proto/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli as proto } from './test-support.ts';
 
-const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
 const work = tempDirSync('cli-log-witnessed-shape');
 const { a, b, c } = testWitnessSet();
 const WITNESS_FLAGS = [...[a, b, c].flatMap((w) => ['--witness-key', w.vkey]), '--witness-quorum', '2'];
-/** Generous: a loaded machine may take many seconds to start the CLI. */
-const LIMIT_MS = 60_000;
 
 type Rewrite = (note: string) => string;
 
 let anchoring: WitnessedAnchoring;
-let hostile: Server;
+let hostile: HostileFront;
 let hostileUrl: string;
 let rewrite: Rewrite | undefined;
 let contentType = 'text/plain; charset=utf-8';
 const bundleFile = `${work.dir}/bundle.json`;
-
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function proto(args: readonly string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), LIMIT_MS);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({
-        code,
-        stdout: Buffer.concat(out).toString('utf8'),
-        stderr: Buffer.concat(err).toString('utf8'),
-      });
-    });
-  });
-}
-
-async function forwarded(request: IncomingMessage): Promise<{ status: number; type: string; text: string }> {
-  const answer = await fetch(`${anchoring.front.url}${request.url ?? '/'}`);
-  return {
-    status: answer.status,
-    type: answer.headers.get('content-type') ?? 'text/plain',
-    text: await answer.text(),
-  };
-}
 
 beforeAll(async () => {
   const signed = buildSignedBundle({ tier: 'standard' }).signed_bundle;
@@ -77,24 +36,22 @@ beforeAll(async () => {
   writeFileSync(bundleFile, JSON.stringify(signed));
   anchoring = await startWitnessedAnchoring('cli-log-witnessed-shape', hash.value);
   anchoring.front.setWitnessing((text) => cosignatureLine(text, a) + cosignatureLine(text, b));
-  hostile = createServer((request, response) => {
-    void (async () => {
-      const answer = await forwarded(request);
-      const path = (request.url ?? '').split('?')[0];
-      if (rewrite !== undefined && path === '/checkpoint' && answer.status === 200) {
-        response.writeHead(200, { 'content-type': contentType }).end(rewrite(answer.text));
-        return;
-      }
-      response.writeHead(answer.status, { 'content-type': answer.type }).end(answer.text);
-    })().catch(() => response.destroy());
+  hostile = await startHostileFront(async (request, response) => {
+    const answer = await forwardTo(`${anchoring.front.url}${request.url}`, request);
+    const text = await answer.text();
+    if (rewrite !== undefined && request.path === '/checkpoint' && answer.status === 200) {
+      response.writeHead(200, { 'content-type': contentType }).end(rewrite(text));
+      return;
+    }
+    response
+      .writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'text/plain' })
+      .end(text);
   });
-  await new Promise<void>((resolve) => hostile.listen(0, '127.0.0.1', resolve));
-  hostileUrl = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}`;
+  hostileUrl = hostile.url;
 }, 120_000);
 
 afterAll(async () => {
-  hostile?.closeAllConnections();
-  await new Promise((resolve) => (hostile ? hostile.close(resolve) : resolve(undefined)));
+  await hostile?.close();
   await anchoring?.close();
   work.remove();
 });

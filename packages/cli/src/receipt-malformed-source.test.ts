@@ -5,11 +5,10 @@
 // `proto receipt verify` says not verified, skipped, retryable (exit 1). A well-formed proof that does not verify
 // still fails the bundle (exit 1).
 import { writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import { getReceipt, type LogTestServer, postAnchor, startLogServer, testApp } from '@proto/anchor/testing';
 import { buildSignedBundle, computeBundleHash } from '@proto/core';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
-import { tempDirSync } from '@proto/testing';
+import { answerJson, type HostileFront, startHostileFront, tempDirSync } from '@proto/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runInProcess } from './run-in-process.ts';
 
@@ -18,7 +17,7 @@ const work = tempDirSync('cli-receipt-malformed');
 let log: LogTestServer;
 let target: StoreTarget;
 let anchor: Awaited<ReturnType<typeof testApp>>;
-let front: Server;
+let front: HostileFront;
 let frontUrl: string;
 /** Rewrites the log's GET /proof answer; undefined: forwarded as it is. */
 let rewriteProof: ((answer: Record<string, unknown>) => unknown) | undefined;
@@ -33,31 +32,27 @@ const proto = (args: readonly string[]) => runInProcess(args);
 
 beforeAll(async () => {
   log = await startLogServer({ token: LOG_TOKEN });
-  front = createServer((req, res) => {
-    void (async () => {
-      if (proofStatus !== undefined && (req.url ?? '').startsWith('/proof/')) {
-        res.writeHead(proofStatus, { 'content-type': 'application/json' }).end('{"error":"overloaded"}');
-        return;
-      }
-      const chunks: Buffer[] = [];
-      for await (const chunk of req) chunks.push(chunk as Buffer);
-      const upstream = await fetch(`${log.url}${req.url ?? '/'}`, {
-        method: req.method ?? 'GET',
-        headers: {
-          'content-type': req.headers['content-type'] ?? 'application/json',
-          ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}),
-        },
-        ...(chunks.length > 0 ? { body: Buffer.concat(chunks) } : {}),
-      });
-      let text = await upstream.text();
-      if (rewriteProof !== undefined && (req.url ?? '').startsWith('/proof/') && upstream.status === 200) {
-        text = JSON.stringify(rewriteProof(JSON.parse(text) as Record<string, unknown>));
-      }
-      res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(text);
-    })().catch(() => res.destroy());
+  front = await startHostileFront(async (request, res) => {
+    const isProof = request.path.startsWith('/proof/');
+    if (proofStatus !== undefined && isProof) {
+      answerJson(res, proofStatus, { error: 'overloaded' });
+      return;
+    }
+    const upstream = await fetch(`${log.url}${request.url}`, {
+      method: request.method,
+      headers: {
+        'content-type': request.headers['content-type'] ?? 'application/json',
+        ...(request.headers.authorization ? { authorization: request.headers.authorization } : {}),
+      },
+      ...(request.body.length > 0 ? { body: request.body } : {}),
+    });
+    let text = await upstream.text();
+    if (rewriteProof !== undefined && isProof && upstream.status === 200) {
+      text = JSON.stringify(rewriteProof(JSON.parse(text) as Record<string, unknown>));
+    }
+    answerJson(res, upstream.status, text);
   });
-  await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
-  frontUrl = `http://127.0.0.1:${(front.address() as { port: number }).port}`;
+  frontUrl = front.url;
   target = await createStoreTarget('sqlite', 'cli-receipt-malformed');
   // The anchor service writes through the front: the receipt's log_url is the front's.
   anchor = await testApp({ TL_URL: frontUrl, TL_TOKEN: LOG_TOKEN }, await target.open());
@@ -83,8 +78,7 @@ afterAll(async () => {
   await anchor?.close();
   await target?.cleanup();
   await log?.close();
-  front?.closeAllConnections();
-  await new Promise<void>((resolve) => (front ? front.close(() => resolve()) : resolve()));
+  await front?.close();
   work.remove();
 });
 

@@ -4,98 +4,39 @@
 // before anything is asked of the network. `anchor deploy-contract` takes it too, for each JSON-RPC request
 // (viem's 30 s before). The real CLI is spawned with the pinned Node against a local server that records what
 // it is asked. P176.
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
-import { buildAnchorBatch, buildSignedBundle } from '@proto/core';
-import { tempDirSync } from '@proto/testing';
+import { buildSignedBundle } from '@proto/core';
+import { dripForever, type HostileFront, startHostileFront, tempDirSync } from '@proto/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli as proto, writePendingEthereumReceipt } from './test-support.ts';
 
-const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
 const work = tempDirSync('cli-timeout-option');
-/** Generous: a loaded machine may take many seconds to start the CLI; the server times the requests itself. */
-const LIMIT_MS = 60_000;
-
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-  readonly ms: number;
-}
-
-function proto(args: readonly string[]): Promise<Run> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), LIMIT_MS);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({
-        code,
-        stdout: Buffer.concat(out).toString('utf8'),
-        stderr: Buffer.concat(err).toString('utf8'),
-        ms: Date.now() - started,
-      });
-    });
-  });
-}
-
 /** Every request it gets is recorded and answered with headers, then a byte every 200 ms for ever. */
-const asked: string[] = [];
+let server: HostileFront;
+let mark = 0;
+/** What the server was asked since the last `mark = server.hits()`. */
+const asked = (): string[] =>
+  server.requests.slice(mark).map((request) => `${request.method} ${request.url}`);
 /** How long each request was held open before the client gave up on it. */
 const heldMs: number[] = [];
-const drips = new Set<ServerResponse>();
-const server = createServer((request, response) => {
-  asked.push(`${request.method} ${request.url}`);
-  const started = Date.now();
-  response.writeHead(200, { 'content-type': 'application/json' });
-  drips.add(response);
-  const timer = setInterval(() => response.write(' '), 200);
-  response.on('close', () => {
-    heldMs.push(Date.now() - started);
-    clearInterval(timer);
-    drips.delete(response);
-  });
-});
 let url = '';
 
 beforeAll(async () => {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await startHostileFront((_request, response) => {
+    const started = Date.now();
+    response.on('close', () => heldMs.push(Date.now() - started));
+    dripForever(response, { everyMs: 200 });
+  });
+  url = server.url;
 });
 afterAll(async () => {
-  for (const response of drips) response.destroy();
-  await new Promise((resolve) => server.close(resolve));
+  await server.close();
   work.remove();
 });
 
 const bundleFile = `${work.dir}/bundle.json`;
 writeFileSync(bundleFile, JSON.stringify(buildSignedBundle({ tier: 'standard' }).signed_bundle));
-const bundleHash = `sha256:${'ab'.repeat(32)}`;
-const tree = buildAnchorBatch([bundleHash]);
-if (!tree.ok) throw new Error(tree.error.message);
-const receiptFile = `${work.dir}/receipt.json`;
-writeFileSync(
-  receiptFile,
-  JSON.stringify({
-    chain: 'ethereum',
-    contract: `0x${'12'.repeat(20)}`,
-    tx_id: `0x${'34'.repeat(32)}`,
-    bundle_hash: bundleHash,
-    status: 'pending',
-    batch_root: tree.value.root,
-    batch_size: 1,
-    leaf_index: 0,
-    merkle_path: [],
-  }),
-);
+const { receiptFile, bundleHash } = writePendingEthereumReceipt(work.dir);
 
 /** Each command that reads a URL, asked of the recording server. */
 const COMMANDS: Record<string, () => string[]> = {
@@ -110,7 +51,7 @@ const BAD = ['0', '-1', '1.5', '1e3', '007', '600001', '4294967296', 'soon', '']
 const HARMFUL = ['0', '4294967296'];
 
 async function expectUsageErrors(args: readonly string[], values: readonly string[]): Promise<void> {
-  asked.length = 0;
+  mark = server.hits();
   // One at a time: the machine running the tests may have few cores.
   for (const value of values) {
     const run = await proto([...args, '--timeout', value]);
@@ -118,7 +59,7 @@ async function expectUsageErrors(args: readonly string[], values: readonly strin
     expect(run.stderr, value).toMatch(/--timeout must be a whole number of milliseconds from 1 to 600000/);
     expect(run.stderr, value).not.toMatch(/\n\s+at /);
   }
-  expect(asked).toEqual([]);
+  expect(asked()).toEqual([]);
 }
 
 describe('--timeout outside 1..600000 ms is bad usage: exit 2, nothing asked', { timeout: 240_000 }, () => {
@@ -134,12 +75,12 @@ describe('--timeout outside 1..600000 ms is bad usage: exit 2, nothing asked', {
 
 describe('anchor deploy-contract --timeout bounds each JSON-RPC request', { timeout: 60_000 }, () => {
   it('a node that never finishes its answer fails the deployment after --timeout, exit 3', async () => {
-    asked.length = 0;
+    mark = server.hits();
     heldMs.length = 0;
     const run = await proto([...COMMANDS['anchor deploy-contract']!(), '--timeout', '1500']);
     expect(run.code, run.stderr).toBe(3);
     expect(run.stderr).toMatch(/^proto anchor: the deployment failed: .*took too long/);
-    expect(asked).toHaveLength(1);
+    expect(asked()).toHaveLength(1);
     // Given up after about 1.5 s of the client's clock, not viem's default 30 s (room left for a loaded machine,
     // where the server may see the request late).
     expect(heldMs[0]).toBeLessThan(10_000);

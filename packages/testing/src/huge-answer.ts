@@ -8,6 +8,7 @@ export interface HugeAnswerTarget {
   end(tail: string): unknown;
   once(event: 'drain' | 'close', listener: () => void): unknown;
   on(event: 'close', listener: () => void): unknown;
+  off(event: 'drain' | 'close', listener: () => void): unknown;
   readonly destroyed: boolean;
   readonly writableFinished: boolean;
 }
@@ -29,9 +30,15 @@ export async function writeHugeAnswer(
   });
   for (let sent = 0; sent < bytes && !res.destroyed; sent += PADDING.length) {
     if (!res.write(PADDING)) {
+      // Whichever comes first removes the other: a 64 MiB answer waits a thousand times.
       await new Promise<void>((resolve) => {
-        res.once('drain', resolve);
-        res.once('close', resolve);
+        const done = (): void => {
+          res.off('drain', done);
+          res.off('close', done);
+          resolve();
+        };
+        res.once('drain', done);
+        res.once('close', done);
       });
     }
   }

@@ -13,22 +13,32 @@ export interface ProcessRun {
 export function runProcess(
   file: string,
   args: readonly string[],
-  options: { readonly input?: string; readonly cwd?: string } = {},
+  options: {
+    readonly input?: string;
+    readonly cwd?: string;
+    /** Kills the program (SIGKILL, code null) still running after this long: a hang the test then sees. */
+    readonly killAfterMs?: number;
+  } = {},
 ): Promise<ProcessRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(file, [...args], { stdio: ['pipe', 'pipe', 'pipe'], cwd: options.cwd });
+    const timer =
+      options.killAfterMs === undefined
+        ? undefined
+        : setTimeout(() => child.kill('SIGKILL'), options.killAfterMs);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
     child.on('error', reject);
-    child.on('close', (code) =>
+    child.on('close', (code) => {
+      clearTimeout(timer);
       resolve({
         code,
         stdout: Buffer.concat(out).toString('utf8'),
         stderr: Buffer.concat(err).toString('utf8'),
-      }),
-    );
+      });
+    });
     child.stdin.end(options.input ?? '');
   });
 }

@@ -2,8 +2,8 @@
 // portal's page with status 200, or an answer cut short. That is the explorer unavailable (a TransientError: the
 // pass is logged at warn as the chain unreachable and counted, the request stays queued), not a broken pass logged
 // at error. A local node:http front sits in front of the test Esplora server and answers HTML on the path aimed at.
-import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
+import { type HostileFront, startHostileFront } from '@proto/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { bitcoinPrivateKey, bitcoinWallet } from '../../src/adapters/bitcoin.ts';
@@ -15,22 +15,13 @@ const BTC_KEY_HEX = '46'.repeat(32);
 const wallet = bitcoinWallet(bitcoinPrivateKey(BTC_KEY_HEX, 'regtest'), 'regtest');
 
 let esplora: EsploraTestServer;
-let front: Server;
+let front: HostileFront;
 let target: StoreTarget;
 let app: FastifyInstance;
 /** A path ending the front answers with a page instead of the explorer's JSON; undefined: forward everything. */
 let pageFor: string | undefined;
 let page = '<html><body>Sign in to continue</body></html>';
 const logLines: { level: number; msg: string; err?: unknown }[] = [];
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
 
 const failedPasses = () => logLines.filter((l) => l.msg === 'anchor: pass failed');
 const unreachable = () =>
@@ -39,24 +30,19 @@ const unreachable = () =>
 beforeAll(async () => {
   esplora = await startEsploraServer('regtest');
   esplora.fund(wallet.address, 100_000);
-  front = createServer((req, res) => {
-    void (async () => {
-      const body = await readBody(req);
-      const path = req.url ?? '/';
-      if (pageFor !== undefined && req.method === 'GET' && path.endsWith(pageFor)) {
-        res.writeHead(200, { 'content-type': 'text/html' }).end(page);
-        return;
-      }
-      const answer = await fetch(`${esplora.url}${path}`, {
-        method: req.method ?? 'GET',
-        ...(req.method === 'POST' ? { body, headers: { 'content-type': 'text/plain' } } : {}),
-      });
-      res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'text/plain' });
-      res.end(await answer.text());
-    })().catch(() => res.destroy());
+  front = await startHostileFront(async (request, res) => {
+    if (pageFor !== undefined && request.method === 'GET' && request.url.endsWith(pageFor)) {
+      res.writeHead(200, { 'content-type': 'text/html' }).end(page);
+      return;
+    }
+    const answer = await fetch(`${esplora.url}${request.url}`, {
+      method: request.method,
+      ...(request.method === 'POST' ? { body: request.body, headers: { 'content-type': 'text/plain' } } : {}),
+    });
+    res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'text/plain' });
+    res.end(await answer.text());
   });
-  await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
-  const frontUrl = `http://127.0.0.1:${(front.address() as { port: number }).port}`;
+  const frontUrl = front.url;
   target = await createStoreTarget('sqlite', 'anchor-esplora-non-json');
   app = await testApp(
     {
@@ -86,8 +72,7 @@ afterAll(async () => {
   await app?.close();
   await target?.cleanup();
   await esplora?.close();
-  front?.closeAllConnections();
-  await new Promise<void>((resolve) => (front ? front.close(() => resolve()) : resolve()));
+  await front?.close();
 });
 
 beforeEach(() => {

@@ -3,10 +3,20 @@
 // in front of the real local chain and forwards, or misbehaves on the one method a test aims at. Whatever it does,
 // the request stays queued and is retried (a transient fault, logged at warn), never failed for good and never
 // logged as a broken pass; an honest node then confirms it.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { deployAnchorContract } from '@proto/clients/contract';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
-import { writeHugeAnswer } from '@proto/testing';
+import {
+  answerJson,
+  dripForever,
+  type FrontRequest,
+  type HostileFront,
+  JSON_TYPE,
+  lieAboutLength,
+  redirectTo,
+  startHostileFront,
+  writeHugeAnswer,
+} from '@proto/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { getReceipt, hashOf, postAnchor, testApp } from '../../src/testing/app.ts';
@@ -27,12 +37,10 @@ const UPSTREAM_TIMEOUT_MS = 3000;
 
 let chain: LocalChain;
 let contract: string;
-let front: Server;
+let front: HostileFront;
 let frontUrl: string;
 /** Another host a redirect points at; it forwards too, so following the redirect would "work". */
-let elsewhere: Server;
-let elsewhereUrl: string;
-let elsewhereHits = 0;
+let elsewhere: HostileFront;
 let cutShort = 0;
 let mode: Mode = 'forward';
 /** The JSON-RPC method the front misbehaves on; every other call is forwarded. */
@@ -41,20 +49,6 @@ let target: StoreTarget;
 let app: FastifyInstance;
 /** The service's log lines at warn and above, parsed. */
 const logLines: { level: number; msg: string; err?: unknown }[] = [];
-
-async function listen(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
 
 async function forward(body: Buffer): Promise<{ status: number; text: string }> {
   const answer = await fetch(chain.url, {
@@ -65,40 +59,32 @@ async function forward(body: Buffer): Promise<{ status: number; text: string }> 
   return { status: answer.status, text: await answer.text() };
 }
 
-async function hostile(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const body = await readBody(req);
-  const json = { 'content-type': 'application/json' };
+async function hostile(request: FrontRequest, res: ServerResponse): Promise<void> {
+  const { body } = request;
   if (mode === 'forward' || !body.includes(aimedAt)) {
     const { status, text } = await forward(body);
-    res.writeHead(status, json).end(text);
+    answerJson(res, status, text);
     return;
   }
   switch (mode) {
     case 'huge': {
       const { status, text } = await forward(body);
-      res.writeHead(status, json);
+      res.writeHead(status, JSON_TYPE);
       await writeHugeAnswer(res, HUGE_PADDING, text, () => {
         cutShort += 1;
       });
       return;
     }
     case 'length-lie':
-      res.writeHead(200, { ...json, 'content-length': String(500 * 1024 * 1024) });
-      res.write('{"jsonrpc":"2.0",');
+      lieAboutLength(res, { first: '{"jsonrpc":"2.0",' });
       return;
     case 'redirect':
-      res.writeHead(307, { location: `${elsewhereUrl}/` }).end();
+      redirectTo(res, `${elsewhere.url}/`);
       return;
-    case 'drip': {
+    case 'drip':
       // Headers at once, then a byte every 200 ms for far longer than the configured timeout.
-      res.writeHead(200, json);
-      for (let i = 0; i < 100 && !res.destroyed; i++) {
-        res.write(' ');
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
-      if (!res.destroyed) res.end('{}');
+      dripForever(res, { everyMs: 200 });
       return;
-    }
   }
 }
 
@@ -109,17 +95,12 @@ const unreachable = () =>
 beforeAll(async () => {
   chain = await startLocalChain();
   ({ contract } = await deployAnchorContract({ rpcUrl: chain.url, privateKey: DEPLOYER_KEY }));
-  front = createServer((req, res) => {
-    hostile(req, res).catch(() => res.destroy());
+  front = await startHostileFront(hostile);
+  frontUrl = front.url;
+  elsewhere = await startHostileFront(async (request, res) => {
+    const { status, text } = await forward(request.body);
+    answerJson(res, status, text);
   });
-  frontUrl = await listen(front);
-  elsewhere = createServer((req, res) => {
-    elsewhereHits += 1;
-    void readBody(req)
-      .then(forward)
-      .then(({ status, text }) => res.writeHead(status, { 'content-type': 'application/json' }).end(text));
-  });
-  elsewhereUrl = await listen(elsewhere);
   target = await createStoreTarget('sqlite', 'anchor-evm-upstream');
   app = await testApp(
     {
@@ -151,10 +132,8 @@ afterAll(async () => {
   await app?.close();
   await target?.cleanup();
   await chain?.close();
-  for (const server of [front, elsewhere]) {
-    server?.closeAllConnections();
-    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-  }
+  await front?.close();
+  await elsewhere?.close();
 });
 
 beforeEach(() => {
@@ -238,9 +217,9 @@ describe('P177: a hostile EVM JSON-RPC cannot flood, redirect or hold the anchor
 
   it('a redirect is not followed, and the warning says why', async () => {
     const h = hashOf('evm upstream redirect read');
-    const hits = elsewhereHits;
+    const hits = elsewhere.hits();
     await passWith('redirect', 'eth_getTransactionCount', h);
-    expect(elsewhereHits - hits).toBe(0);
+    expect(elsewhere.hits() - hits).toBe(0);
     expectTransient();
     expect(JSON.stringify(unreachable())).toContain('redirects are not followed');
     await confirmsAfterwards(h);

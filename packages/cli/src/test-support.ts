@@ -1,0 +1,51 @@
+// The real `proto` process as the end-to-end tests of the CLI run it: the pinned Node on main.ts, stdin closed,
+// killed after a limit so that a hang is a failed case and not a stuck suite, with the time it took.
+import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { buildAnchorBatch } from '@proto/core';
+import { type ProcessRun, runProcess } from '@proto/testing';
+
+const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
+
+/** Generous: a loaded machine may take many seconds to start the CLI. */
+export const CLI_LIMIT_MS = 60_000;
+
+export interface CliRun extends ProcessRun {
+  readonly ms: number;
+}
+
+/** Runs `proto …args`; code null when it was still running after `limitMs` and was killed. */
+export async function runCli(args: readonly string[], limitMs = CLI_LIMIT_MS): Promise<CliRun> {
+  const started = Date.now();
+  const run = await runProcess(process.execPath, [MAIN, ...args], { killAfterMs: limitMs });
+  return { ...run, ms: Date.now() - started };
+}
+
+/**
+ * Writes `dir/receipt.json`: a pending Ethereum receipt for a one-bundle batch, whose path to its root holds
+ * offline, so that only the chain's answers are left to judge.
+ */
+export function writePendingEthereumReceipt(dir: string): {
+  readonly receiptFile: string;
+  readonly bundleHash: string;
+} {
+  const bundleHash = `sha256:${'ab'.repeat(32)}`;
+  const tree = buildAnchorBatch([bundleHash]);
+  if (!tree.ok) throw new Error(tree.error.message);
+  const receiptFile = `${dir}/receipt.json`;
+  writeFileSync(
+    receiptFile,
+    JSON.stringify({
+      chain: 'ethereum',
+      contract: `0x${'12'.repeat(20)}`,
+      tx_id: `0x${'34'.repeat(32)}`,
+      bundle_hash: bundleHash,
+      status: 'pending',
+      batch_root: tree.value.root,
+      batch_size: 1,
+      leaf_index: 0,
+      merkle_path: [],
+    }),
+  );
+  return { receiptFile, bundleHash };
+}
