@@ -815,3 +815,46 @@ describe('the revocation page forgets a remembered list number only when its use
     }
   });
 });
+
+describe('the verify page checks the index the log answers before using it (P181)', () => {
+  // What a hostile log, or whatever answers in front of it, could put where an index belongs: a path that climbs
+  // out of /proof/, a number in a string, an object no text conversion accepts, a fraction, a negative.
+  const hostile: ReadonlyArray<[string, unknown]> = [
+    ['a path', '0/../../x'],
+    ['a number in a string', '1e3'],
+    ['an object', { toString: 1 }],
+    ['a fraction', 0.5],
+    ['a negative', -1],
+  ];
+  for (const [what, index] of hostile) {
+    it(`says the log answered a malformed index (${what}) and requests nothing more`, async () => {
+      const rule: Rule = {
+        matches: isLookup,
+        rewrite: (body) => {
+          const found = JSON.parse(body.toString('utf8')) as Json;
+          found['log_index'] = index;
+          return Buffer.from(JSON.stringify(found));
+        },
+      };
+      await withRule(logProxy, rule, async () => {
+        const { page, cspViolations, pageErrors } = await openVerifyPage();
+        await page.fill('#bundle-text', JSON.stringify(valid));
+        const lookedUp = logProxy.next('GET', /^\/lookup/);
+        await page.click('#verify-button');
+        const lookup = await lookedUp;
+        const before = logProxy.passed.indexOf(lookup);
+        await page.locator('#log-inclusion[data-state]').waitFor();
+        await page.waitForTimeout(SETTLE_MS);
+        const shown = (await page.textContent('#log-inclusion')) ?? '';
+        expect(shown).toContain('malformed index');
+        expect(shown).not.toContain('Included');
+        expect(shown).not.toContain('not yet covered');
+        expect(await page.getAttribute('#log-inclusion', 'data-state')).toBe('fail');
+        expect(logProxy.passed.slice(before + 1).map((p) => p.path)).toEqual([]);
+        expect(cspViolations).toEqual([]);
+        expect(pageErrors).toEqual([]);
+        await page.close();
+      });
+    });
+  }
+});
