@@ -858,3 +858,30 @@ describe('the verify page checks the index the log answers before using it (P181
     });
   }
 });
+
+describe('the revocation page marks a reason hash that is not one and a jurisdiction in look-alike letters (P181)', () => {
+  it('marks a look-alike reason hash and the non-ASCII letters of a jurisdiction', async () => {
+    const lookalike = `sha256:${'\u0430'.repeat(64)}`; // Cyrillic а in place of every hex a
+    const { page, cspViolations, pageErrors } = await openRevocationWith(
+      desktop.context,
+      alterList((list) => {
+        list['jurisdiction'] = '\u0415U'; // a Cyrillic Е: reads as EU
+        (list['entries'] as Json[]).push({
+          agent_id: 'agent-with-odd-reason',
+          revoked_at: new Date().toISOString(),
+          reason_hash: lookalike,
+        });
+      }),
+    );
+    const folded = page.locator('#unverified-entries');
+    await folded.locator('summary').click();
+    const row = folded.locator('tr', { hasText: 'agent-with-odd-reason' });
+    expect(await row.locator('.malformed').count()).toBe(1);
+    expect(await row.textContent()).toContain('⟨U+0430⟩');
+    const jurisdiction = page.locator('#list dd', { hasText: 'U+0415' });
+    expect(await jurisdiction.locator('code[data-non-ascii="1"]').count()).toBe(1);
+    expect(cspViolations).toEqual([]);
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  });
+});
