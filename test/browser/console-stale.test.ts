@@ -885,3 +885,63 @@ describe('the revocation page marks a reason hash that is not one and a jurisdic
     await page.close();
   });
 });
+
+describe('the log explorer pages only with a tree size that is one (P181)', () => {
+  const hostileSizes: ReadonlyArray<[string, unknown]> = [
+    ['a path', '2/../../x'],
+    ['a fraction', 1.5],
+    ['an unsafe integer', 1e21],
+  ];
+  for (const [what, size] of hostileSizes) {
+    it(`marks a /root tree size that is ${what} and asks for no entries with it`, async () => {
+      const rule: Rule = {
+        matches: (method, path) => method === 'GET' && path === '/root',
+        rewrite: (body) => {
+          const root = JSON.parse(body.toString('utf8')) as Json;
+          root['tree_size'] = size;
+          return Buffer.from(JSON.stringify(root));
+        },
+      };
+      await withRule(logProxy, rule, async () => {
+        const { page, cspViolations, pageErrors } = await watchedPage(desktop.context);
+        await page.goto(`${logProxy.url}/`);
+        await page.waitForSelector('body[data-ready="true"]');
+        await page.waitForTimeout(SETTLE_MS);
+        const entries = logProxy.passed.filter((p) => p.path.startsWith('/entries'));
+        for (const request of entries) expect(request.path).toMatch(/^\/entries\?start=\d+&end=\d+$/);
+        expect(await page.locator('#entries .malformed').count()).toBeGreaterThan(0);
+        expect(cspViolations).toEqual([]);
+        expect(pageErrors).toEqual([]);
+        await page.close();
+      });
+    });
+  }
+});
+
+describe('the log explorer marks the checkpoint summary it falls back to (P181)', () => {
+  it('marks a summary origin, tree size and root that are not what they should be', async () => {
+    const rule: Rule = {
+      matches: (method, path) => method === 'GET' && path === '/root/signed',
+      rewrite: (body) => {
+        const signed = JSON.parse(body.toString('utf8')) as Json;
+        signed['checkpoint'] = 'not a checkpoint';
+        signed['origin'] = 'l\u043eg.example'; // a Cyrillic о
+        signed['tree_size'] = '2/../x';
+        signed['root'] = 'ab'.repeat(31) + '\u0430b';
+        return Buffer.from(JSON.stringify(signed));
+      },
+    };
+    await withRule(logProxy, rule, async () => {
+      const { page, cspViolations, pageErrors } = await watchedPage(desktop.context);
+      await page.goto(`${logProxy.url}/`);
+      await page.waitForSelector('body[data-ready="true"]');
+      const box = page.locator('#checkpoint');
+      await box.locator('#checkpoint-signature').waitFor();
+      expect(await box.locator('.malformed').count()).toBe(2);
+      expect(await box.locator('dd', { hasText: 'U+043E' }).locator('code[data-non-ascii]').count()).toBe(1);
+      expect(cspViolations).toEqual([]);
+      expect(pageErrors).toEqual([]);
+      await page.close();
+    });
+  });
+});
