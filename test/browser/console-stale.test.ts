@@ -815,3 +815,133 @@ describe('the revocation page forgets a remembered list number only when its use
     }
   });
 });
+
+describe('the verify page checks the index the log answers before using it (P181)', () => {
+  // What a hostile log, or whatever answers in front of it, could put where an index belongs: a path that climbs
+  // out of /proof/, a number in a string, an object no text conversion accepts, a fraction, a negative.
+  const hostile: ReadonlyArray<[string, unknown]> = [
+    ['a path', '0/../../x'],
+    ['a number in a string', '1e3'],
+    ['an object', { toString: 1 }],
+    ['a fraction', 0.5],
+    ['a negative', -1],
+  ];
+  for (const [what, index] of hostile) {
+    it(`says the log answered a malformed index (${what}) and requests nothing more`, async () => {
+      const rule: Rule = {
+        matches: isLookup,
+        rewrite: (body) => {
+          const found = JSON.parse(body.toString('utf8')) as Json;
+          found['log_index'] = index;
+          return Buffer.from(JSON.stringify(found));
+        },
+      };
+      await withRule(logProxy, rule, async () => {
+        const { page, cspViolations, pageErrors } = await openVerifyPage();
+        await page.fill('#bundle-text', JSON.stringify(valid));
+        const lookedUp = logProxy.next('GET', /^\/lookup/);
+        await page.click('#verify-button');
+        const lookup = await lookedUp;
+        const before = logProxy.passed.indexOf(lookup);
+        await page.locator('#log-inclusion[data-state]').waitFor();
+        await page.waitForTimeout(SETTLE_MS);
+        const shown = (await page.textContent('#log-inclusion')) ?? '';
+        expect(shown).toContain('malformed index');
+        expect(shown).not.toContain('Included');
+        expect(shown).not.toContain('not yet covered');
+        expect(await page.getAttribute('#log-inclusion', 'data-state')).toBe('fail');
+        expect(logProxy.passed.slice(before + 1).map((p) => p.path)).toEqual([]);
+        expect(cspViolations).toEqual([]);
+        expect(pageErrors).toEqual([]);
+        await page.close();
+      });
+    });
+  }
+});
+
+describe('the revocation page marks a reason hash that is not one and a jurisdiction in look-alike letters (P181)', () => {
+  it('marks a look-alike reason hash and the non-ASCII letters of a jurisdiction', async () => {
+    const lookalike = `sha256:${'\u0430'.repeat(64)}`; // Cyrillic а in place of every hex a
+    const { page, cspViolations, pageErrors } = await openRevocationWith(
+      desktop.context,
+      alterList((list) => {
+        list['jurisdiction'] = '\u0415U'; // a Cyrillic Е: reads as EU
+        (list['entries'] as Json[]).push({
+          agent_id: 'agent-with-odd-reason',
+          revoked_at: new Date().toISOString(),
+          reason_hash: lookalike,
+        });
+      }),
+    );
+    const folded = page.locator('#unverified-entries');
+    await folded.locator('summary').click();
+    const row = folded.locator('tr', { hasText: 'agent-with-odd-reason' });
+    expect(await row.locator('.malformed').count()).toBe(1);
+    expect(await row.textContent()).toContain('⟨U+0430⟩');
+    const jurisdiction = page.locator('#list dd', { hasText: 'U+0415' });
+    expect(await jurisdiction.locator('code[data-non-ascii="1"]').count()).toBe(1);
+    expect(cspViolations).toEqual([]);
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  });
+});
+
+describe('the log explorer pages only with a tree size that is one (P181)', () => {
+  const hostileSizes: ReadonlyArray<[string, unknown]> = [
+    ['a path', '2/../../x'],
+    ['a fraction', 1.5],
+    ['an unsafe integer', 1e21],
+  ];
+  for (const [what, size] of hostileSizes) {
+    it(`marks a /root tree size that is ${what} and asks for no entries with it`, async () => {
+      const rule: Rule = {
+        matches: (method, path) => method === 'GET' && path === '/root',
+        rewrite: (body) => {
+          const root = JSON.parse(body.toString('utf8')) as Json;
+          root['tree_size'] = size;
+          return Buffer.from(JSON.stringify(root));
+        },
+      };
+      await withRule(logProxy, rule, async () => {
+        const { page, cspViolations, pageErrors } = await watchedPage(desktop.context);
+        await page.goto(`${logProxy.url}/`);
+        await page.waitForSelector('body[data-ready="true"]');
+        await page.waitForTimeout(SETTLE_MS);
+        const entries = logProxy.passed.filter((p) => p.path.startsWith('/entries'));
+        for (const request of entries) expect(request.path).toMatch(/^\/entries\?start=\d+&end=\d+$/);
+        expect(await page.locator('#entries .malformed').count()).toBeGreaterThan(0);
+        expect(cspViolations).toEqual([]);
+        expect(pageErrors).toEqual([]);
+        await page.close();
+      });
+    });
+  }
+});
+
+describe('the log explorer marks the checkpoint summary it falls back to (P181)', () => {
+  it('marks a summary origin, tree size and root that are not what they should be', async () => {
+    const rule: Rule = {
+      matches: (method, path) => method === 'GET' && path === '/root/signed',
+      rewrite: (body) => {
+        const signed = JSON.parse(body.toString('utf8')) as Json;
+        signed['checkpoint'] = 'not a checkpoint';
+        signed['origin'] = 'l\u043eg.example'; // a Cyrillic о
+        signed['tree_size'] = '2/../x';
+        signed['root'] = 'ab'.repeat(31) + '\u0430b';
+        return Buffer.from(JSON.stringify(signed));
+      },
+    };
+    await withRule(logProxy, rule, async () => {
+      const { page, cspViolations, pageErrors } = await watchedPage(desktop.context);
+      await page.goto(`${logProxy.url}/`);
+      await page.waitForSelector('body[data-ready="true"]');
+      const box = page.locator('#checkpoint');
+      await box.locator('#checkpoint-signature').waitFor();
+      expect(await box.locator('.malformed').count()).toBe(2);
+      expect(await box.locator('dd', { hasText: 'U+043E' }).locator('code[data-non-ascii]').count()).toBe(1);
+      expect(cspViolations).toEqual([]);
+      expect(pageErrors).toEqual([]);
+      await page.close();
+    });
+  });
+});

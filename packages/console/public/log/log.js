@@ -14,6 +14,7 @@ import {
   isBundleHash,
   isLogIndex,
   logIndexEl,
+  malformed,
   relative,
   short,
   textOf,
@@ -21,6 +22,7 @@ import {
 } from '../shared/ui.js';
 
 const PAGE = 10;
+const HEX32 = /^[0-9a-f]{64}$/;
 const $ = (selector) => document.querySelector(selector);
 let current; // {summary, signature, checkpoint}
 let pageEnd; // exclusive end index of the page shown (newest first)
@@ -74,9 +76,24 @@ async function loadCheckpoint(run) {
         : `Checkpoint signature does not verify: ${signature.reason}.`,
     ),
     facts([
-      ['Origin', el('code', {}, checkpoint?.origin ?? summary.origin)],
-      ['Tree size', String(checkpoint?.size ?? summary.tree_size)],
-      ['Root', el('code', { id: 'checkpoint-root' }, checkpoint ? toHex(checkpoint.root) : summary.root)],
+      // P181: without a parsed checkpoint these come from the summary, unchecked by any signature: marked if odd.
+      ['Origin', checkpoint ? el('code', {}, checkpoint.origin) : identifier(summary.origin)],
+      [
+        'Tree size',
+        checkpoint
+          ? String(checkpoint.size)
+          : isLogIndex(summary.tree_size)
+            ? String(summary.tree_size)
+            : malformed(summary.tree_size, 'not a tree size'),
+      ],
+      [
+        'Root',
+        checkpoint
+          ? el('code', { id: 'checkpoint-root' }, toHex(checkpoint.root))
+          : typeof summary.root === 'string' && HEX32.test(summary.root)
+            ? el('code', { id: 'checkpoint-root' }, summary.root)
+            : malformed(summary.root, 'not 64 lowercase hex'),
+      ],
       [
         'Signed',
         summary.timestamp
@@ -160,6 +177,25 @@ async function drawPage(end, run) {
   const { body } = await getJson('/root', { signal: run.signal });
   if (!run.live()) return;
   const total = body?.tree_size ?? size;
+  // P181: the size bounds the /entries request; a value that is not a count must not shape it.
+  if (!isLogIndex(total)) {
+    clear($('#entries tbody')).append(
+      el(
+        'tr',
+        {},
+        el(
+          'td',
+          { colspan: 4 },
+          'The log answered a malformed tree size: ',
+          malformed(total, 'not a tree size'),
+        ),
+      ),
+    );
+    $('#page-status').textContent = '';
+    $('#newer').disabled = true;
+    $('#older').disabled = true;
+    return;
+  }
   const shownEnd = Math.max(0, Math.min(end ?? total, total));
   const start = Math.max(0, shownEnd - PAGE);
   const { status, body: page } = await getJson(`/entries?start=${start}&end=${shownEnd}`, {

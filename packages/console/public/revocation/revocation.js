@@ -3,7 +3,18 @@
 import { concat, equalBytes, fromBase64, utf8, verifyEd25519 } from '../shared/bytes.js';
 import { instantOf } from '../shared/instant.js';
 import { canonicalize } from '../shared/jcs.js';
-import { badge, clear, el, facts, getJson, identifier, relative, textOf, timeEl } from '../shared/ui.js';
+import {
+  badge,
+  clear,
+  el,
+  facts,
+  getJson,
+  identifier,
+  reasonHashEl,
+  relative,
+  textOf,
+  timeEl,
+} from '../shared/ui.js';
 import { forgetVerified, newestVerified, rememberVerified } from './newest.js';
 
 const $ = (selector) => document.querySelector(selector);
@@ -136,7 +147,7 @@ async function load() {
     ),
     facts([
       ['Issuer', identifier(list.issuer)],
-      ['Jurisdiction', list.jurisdiction],
+      ['Jurisdiction', identifier(list.jurisdiction)],
       ['List number', String(list.list_number)],
       ['Issued', timeEl(list.updated_at)],
       ['Next update', timeEl(list.next_update)],
@@ -230,7 +241,7 @@ function entryRow(entry) {
     {},
     el('td', {}, identifier(entry?.agent_id)),
     el('td', {}, timeEl(entry?.revoked_at)),
-    el('td', {}, el('code', {}, entry?.reason_hash)),
+    el('td', {}, reasonHashEl(entry?.reason_hash)),
   );
 }
 

@@ -3,6 +3,7 @@
 import { fromHex } from './bytes.js';
 import { leafHash, verifyInclusion } from './merkle.js';
 import { parseCheckpoint, verifyNote } from './note.js';
+import { bounded, isLogIndex, textOf } from './ui.js';
 import { checkWitnessQuorum, describeWitnesses } from './witnesses.js';
 
 /** GET `url` as JSON; `signal` aborts it (the verify page's look-up of a result that was cleared, P163). */
@@ -51,6 +52,14 @@ export async function checkBundleInLog(logUrl, bundleHash, witnesses, signal) {
   const found = await json(`${logUrl}/lookup?bundle_hash=${encodeURIComponent(bundleHash)}`, signal);
   if (found.status === 404) return { state: 'missing', message: 'This bundle hash is not in the log.' };
   if (found.status !== 200) throw new Error(found.body?.error?.message ?? `the log answered ${found.status}`);
+  const index = found.body?.log_index;
+  // P181: the index goes into a comparison and the /proof/ path; anything but an index could steer that request.
+  if (!isLogIndex(index)) {
+    return {
+      state: 'fail',
+      message: `The log answered a malformed index (${bounded(textOf(typeof index === 'string' ? JSON.stringify(index) : index), 120)}); nothing more was asked of it.`,
+    };
+  }
   const { summary, signature, checkpoint } = await signedCheckpoint(logUrl, signal);
   if (!signature.ok || !checkpoint) {
     return { state: 'fail', message: `The log's checkpoint does not verify (${signature.reason}).` };
@@ -67,7 +76,6 @@ export async function checkBundleInLog(logUrl, bundleHash, witnesses, signal) {
     }
     witnessed = ` Checkpoint ${describeWitnesses(quorum)}.`;
   }
-  const index = found.body.log_index;
   if (index >= checkpoint.size) {
     return {
       state: 'pending',

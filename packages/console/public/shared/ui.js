@@ -212,6 +212,12 @@ export function bundleHashEl(value, keep = 30) {
   return el('code', { title: value }, short(value, keep));
 }
 
+/** A revocation entry's reason hash: `sha256:` and 64 lowercase hex, written whole; anything else marked (P181). */
+export function reasonHashEl(value) {
+  if (!isBundleHash(value)) return malformed(value, 'not sha256:<64 lowercase hex>');
+  return el('code', {}, value);
+}
+
 /** A log index from a server: a non-negative integer; anything else marked (P179). */
 export function logIndexEl(value) {
   return isLogIndex(value) ? String(value) : malformed(value, 'not a log index');
