@@ -354,7 +354,7 @@ $('#lookup-form').addEventListener('submit', async (event) => {
   const run = nextLookup();
   const hash = $('#lookup-hash').value.trim();
   const out = $('#lookup-status');
-  if (!/^sha256:[0-9a-f]{64}$/.test(hash)) {
+  if (!isBundleHash(hash)) {
     out.textContent = 'Enter a bundle hash as sha256:<64 lowercase hex>.';
     return;
   }
