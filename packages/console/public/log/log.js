@@ -172,22 +172,31 @@ async function loadPage(end, parent) {
   }
 }
 
+/**
+ * The entries page, within the size of the verified signed checkpoint (P186): `/root` is the log's word alone,
+ * and a size far beyond what it signed (2^53 − 1 against 10) paged to a range the log then refused. `/root` is
+ * still asked, so that a log whose two answers disagree is said to.
+ */
 async function drawPage(end, run) {
-  const size = current?.summary?.tree_size ?? 0;
-  const { body } = await getJson('/root', { signal: run.signal });
+  let claimed;
+  try {
+    claimed = (await getJson('/root', { signal: run.signal })).body?.tree_size;
+  } catch (error) {
+    if (error?.name === 'AbortError') throw error;
+    claimed = undefined; // no word from /root: nothing to compare, the signed size still bounds the page
+  }
   if (!run.live()) return;
-  const total = body?.tree_size ?? size;
-  // P181: the size bounds the /entries request; a value that is not a count must not shape it.
-  if (!isLogIndex(total)) {
+  const signed = current?.signature?.ok ? current.checkpoint : undefined;
+  sizeNote(claimed, signed?.size);
+  if (!signed) {
     clear($('#entries tbody')).append(
       el(
         'tr',
         {},
         el(
           'td',
-          { colspan: 4 },
-          'The log answered a malformed tree size: ',
-          malformed(total, 'not a tree size'),
+          { colspan: 4, class: 'muted' },
+          'Not listed: there is no verified signed checkpoint, and entries are listed only up to the size one signs.',
         ),
       ),
     );
@@ -196,6 +205,7 @@ async function drawPage(end, run) {
     $('#older').disabled = true;
     return;
   }
+  const total = signed.size;
   const shownEnd = Math.max(0, Math.min(end ?? total, total));
   const start = Math.max(0, shownEnd - PAGE);
   const { status, body: page } = await getJson(`/entries?start=${start}&end=${shownEnd}`, {
@@ -212,9 +222,38 @@ async function drawPage(end, run) {
   if (rows.length === 0)
     tbody.append(el('tr', {}, el('td', { colspan: 4, class: 'muted' }, 'The log is empty.')));
   for (const entry of rows) tbody.append(entryRow(entry));
-  $('#page-status').textContent = total === 0 ? '' : `Entries ${start}–${pageEnd - 1} of ${total}`;
+  $('#page-status').textContent =
+    total === 0 ? '' : `Entries ${start}–${pageEnd - 1} of ${total} (signed checkpoint)`;
   $('#newer').disabled = pageEnd >= total;
   $('#older').disabled = start === 0;
+}
+
+/**
+ * The table's note when `/root` and the signed checkpoint disagree (P186): a `/root` ahead is normal for a moment
+ * (entries not signed yet) and absurd by 2^53; one behind contradicts the log's own signature. Either way the
+ * page lists what was signed and says what `/root` claimed. A malformed claim is marked as P181 marked it.
+ */
+function sizeNote(claimed, signedSize) {
+  const note = clear($('#entries-note'));
+  note.hidden = signedSize === undefined || claimed === undefined || claimed === signedSize;
+  if (note.hidden) return;
+  if (!isLogIndex(claimed)) {
+    note.append(
+      "The log's /root answered a malformed tree size: ",
+      malformed(claimed, 'not a tree size'),
+      `. Its signed checkpoint covers ${signedSize}: those entries are listed.`,
+    );
+  } else if (claimed > signedSize) {
+    note.append(
+      `The log's /root says it holds ${claimed} entries; its signed checkpoint covers ${signedSize}. ` +
+        `Only those ${signedSize} are listed: entries no checkpoint has signed yet are not shown.`,
+    );
+  } else {
+    note.append(
+      `The log's /root says it holds ${claimed} entries, but its signed checkpoint covers ${signedSize}: ` +
+        `the log contradicts its own signature. The ${signedSize} signed entries are listed.`,
+    );
+  }
 }
 
 /**

@@ -117,6 +117,8 @@ function banner(list, check, newest) {
 }
 
 async function load() {
+  // Run again after a "Forget…" (P186): nothing of the previous run may stay.
+  $('#unverified-entries')?.remove();
   const { body: config } = await getJson('/console/config.json');
   // Revalidated on every load (P179): the service sends max-age, and a viewer whose purpose is freshness must not
   // show a copy its cache kept without asking; an unchanged list still costs only a 304 (ETag, Last-Modified).
@@ -134,8 +136,9 @@ async function load() {
   const check = await verifySignature(list, config);
   const newest = check.ok ? newestVerified(list) : undefined;
   clear($('#freshness')).append(banner(list, check, newest));
-  if (check.ok && newest && list.list_number < newest.list_number)
-    $('#freshness').append(forgetControl(list, newest));
+  // P186: outside the live region, which would otherwise read the control and its question out as news.
+  const forget = clear($('#forget-area'));
+  if (check.ok && newest && list.list_number < newest.list_number) forget.append(forgetControl(list, newest));
   if (check.ok && issuedByNow(list)) rememberVerified(list);
   clear($('#list')).append(
     el(
@@ -186,15 +189,26 @@ async function load() {
 function forgetControl(list, newest) {
   const ask = el(
     'button',
-    { type: 'button', class: 'secondary', id: 'forget-newest', 'aria-expanded': 'false' },
+    {
+      type: 'button',
+      class: 'secondary',
+      id: 'forget-newest',
+      'aria-expanded': 'false',
+      'aria-controls': 'forget-confirm',
+    },
     'Forget the remembered list number for this issuer…',
   );
+  // Both answers carry the question as their description: focus lands on one of them, not on the text (P186).
   const yes = el(
     'button',
-    { type: 'button', class: 'danger', id: 'forget-yes' },
+    { type: 'button', class: 'danger', id: 'forget-yes', 'aria-describedby': 'forget-question' },
     `Forget list ${newest.list_number}`,
   );
-  const no = el('button', { type: 'button', class: 'secondary', id: 'forget-cancel' }, 'Cancel');
+  const no = el(
+    'button',
+    { type: 'button', class: 'secondary', id: 'forget-cancel', 'aria-describedby': 'forget-question' },
+    'Cancel',
+  );
   const confirm = el(
     'div',
     {
@@ -206,7 +220,7 @@ function forgetControl(list, newest) {
     },
     el(
       'p',
-      {},
+      { id: 'forget-question' },
       `Forget that this browser verified list ${newest.list_number} for issuer `,
       identifier(list.issuer),
       `, jurisdiction ${textOf(list.jurisdiction)}, signed with key `,
@@ -219,18 +233,32 @@ function forgetControl(list, newest) {
     ' ',
     no,
   );
+  // P186: focus follows the question. Opened, it is on Cancel (the answer that changes nothing, as for any
+  // destructive confirmation); closed by Cancel or Escape, back on the button that opened it.
   const show = (open) => {
     confirm.hidden = !open;
     ask.setAttribute('aria-expanded', String(open));
+    (open ? no : ask).focus();
   };
   ask.addEventListener('click', (event) => {
     if (event.isTrusted) show(true);
   });
   no.addEventListener('click', () => show(false));
-  yes.addEventListener('click', (event) => {
+  confirm.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape') show(false);
+  });
+  yes.addEventListener('click', async (event) => {
     if (!event.isTrusted) return;
     forgetVerified(list, newest.list_number);
-    location.reload();
+    // The list is asked for again in place, and focus goes to the new verdict: a reload would drop it at the top
+    // of the page, and the control it was on is gone.
+    yes.disabled = true;
+    await load().catch(loadFailed);
+    const verdict = $('#freshness-banner');
+    if (verdict) {
+      verdict.tabIndex = -1;
+      verdict.focus();
+    }
   });
   return el('div', { class: 'forget' }, ask, confirm);
 }
@@ -285,10 +313,12 @@ function unverifiedEntries(entries) {
   );
 }
 
+function loadFailed(error) {
+  clear($('#list')).append(el('p', {}, `Could not load the list: ${error.message}`));
+}
+
 load()
-  .catch((error) => {
-    clear($('#list')).append(el('p', {}, `Could not load the list: ${error.message}`));
-  })
+  .catch(loadFailed)
   .finally(() => {
     document.body.dataset.ready = 'true';
   });

@@ -24,8 +24,22 @@ export async function signedCheckpoint(logUrl, signal) {
   return { summary: body, signature, checkpoint: parsed };
 }
 
-/** Proof of the leaf at `index` against a checkpoint; leaf hash recomputed from the bundle hash. */
+/** A value the log sent, as text for a message: strings quoted (so `"1e3"` is told from 1000), bounded. */
+function shown(value) {
+  return bounded(textOf(typeof value === 'string' ? JSON.stringify(value) : value), 120);
+}
+
+/**
+ * Proof of the leaf at `index` against a checkpoint; leaf hash recomputed from the bundle hash. The index is
+ * checked here too, whatever the caller checked (P186): it goes into the `/proof/` path, where `-1` or
+ * `"0/../../x"` (which the URL parser turns into `/x`) would ask the log for something else, and a proof only
+ * exists for an index below the checkpoint's size.
+ */
 export async function proveEntry(logUrl, index, bundleHash, checkpoint, signal) {
+  const size = checkpoint?.size;
+  if (!isLogIndex(size) || !isLogIndex(index) || index >= size) {
+    throw new Error(`no inclusion proof exists for index ${shown(index)} in a tree of size ${shown(size)}`);
+  }
   const digest = fromHex(String(bundleHash).replace(/^sha256:/, ''));
   if (digest?.length !== 32) throw new Error('the bundle hash is not sha256:<64 hex>');
   const leaf = await leafHash(digest);
@@ -57,7 +71,7 @@ export async function checkBundleInLog(logUrl, bundleHash, witnesses, signal) {
   if (!isLogIndex(index)) {
     return {
       state: 'fail',
-      message: `The log answered a malformed index (${bounded(textOf(typeof index === 'string' ? JSON.stringify(index) : index), 120)}); nothing more was asked of it.`,
+      message: `The log answered a malformed index (${shown(index)}); nothing more was asked of it.`,
     };
   }
   const { summary, signature, checkpoint } = await signedCheckpoint(logUrl, signal);

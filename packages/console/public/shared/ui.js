@@ -212,6 +212,27 @@ export function bundleHashEl(value, keep = 30) {
   return el('code', { title: value }, short(value, keep));
 }
 
+/** The forms a hash takes in a bundle (PROTOCOL §2.1, D3): V2 prefixed, V1 bare; lowercase hex only. */
+const DIGEST_FORMS = {
+  sha256: [/^sha256:[0-9a-f]{64}$/, 'sha256:<64 lowercase hex>'],
+  'sha3-256': [/^sha3-256:[0-9a-f]{64}$/, 'sha3-256:<64 lowercase hex>'],
+  hex: [/^[0-9a-f]{64}$/, '64 lowercase hex'],
+};
+
+/**
+ * A hash a bundle states (an audit entry's chain link or intent hash), shortened when it has the form its place
+ * requires (`form`: a key of DIGEST_FORMS; `genesis`: the chain's "GENESIS" allowed too), marked whole otherwise
+ * (P186). Shortened, a look-alike letter or a wrong digit in the middle of a malformed hash would be cut out of
+ * sight, and the value would read as the well-formed one it imitates.
+ */
+export function digestEl(value, form, { genesis = false, keep = 16 } = {}) {
+  const [pattern, expected] = DIGEST_FORMS[form];
+  if (genesis && value === 'GENESIS') return el('code', {}, value);
+  if (typeof value === 'string' && pattern.test(value))
+    return el('code', { title: value }, short(value, keep));
+  return malformed(value, `not ${genesis ? 'GENESIS or ' : ''}${expected}`);
+}
+
 /** A revocation entry's reason hash: `sha256:` and 64 lowercase hex, written whole; anything else marked (P181). */
 export function reasonHashEl(value) {
   if (!isBundleHash(value)) return malformed(value, 'not sha256:<64 lowercase hex>');

@@ -8,8 +8,10 @@ import { instantOf } from '../shared/instant.js';
 import { canonicalize } from '../shared/jcs.js';
 import {
   badge,
+  bundleHashEl,
   clear,
   copyButton,
+  digestEl,
   el,
   facts,
   getJson,
@@ -217,7 +219,7 @@ async function render(answer, signed, run) {
   if (failures) result.append(section('Errors', 'errors-title', failures));
   result.append(section('Warnings', 'warnings-title', warningList(answer)));
   result.append(section('Signers', 'signers-title', signersTable(bundle, signed)));
-  const trail = await timeline(bundle, details, run);
+  const trail = await timeline(bundle, details, isV2(signed), run);
   if (!run.live()) return;
   result.append(section('Audit trail', 'timeline-title', trail));
 }
@@ -508,15 +510,17 @@ function signersTable(bundle, signed) {
   );
 }
 
-async function entryHash(entry) {
+/** An entry's link as the next entry must state it: V2 `sha256:<hex>`, V1 bare hex (PROTOCOL §2.1, D3). */
+async function entryHash(entry, v2) {
   try {
-    return `sha256:${toHex(await sha256(utf8(canonicalize(entry))))}`;
+    const hex = toHex(await sha256(utf8(canonicalize(entry))));
+    return v2 ? `sha256:${hex}` : hex;
   } catch {
     return undefined;
   }
 }
 
-async function timeline(bundle, details, run) {
+async function timeline(bundle, details, v2, run) {
   const entries = Array.isArray(bundle.audit_entries) ? bundle.audit_entries : [];
   if (entries.length === 0) return el('p', { class: 'muted' }, 'This bundle has no audit entries.');
   const checkpoints = Array.isArray(bundle.pq_checkpoints) ? bundle.pq_checkpoints : [];
@@ -547,7 +551,7 @@ async function timeline(bundle, details, run) {
     const expected = i === 0 ? 'GENESIS' : previous;
     const brokenHere =
       (entry?.prev_hash !== undefined && entry.prev_hash !== expected) || serverBreaks.has(i);
-    previous = await entryHash(entry);
+    previous = await entryHash(entry, v2);
     if (!run.live()) return undefined; // superseded: the rest would be drawn for nothing
     while (below < counts.length && counts[below] <= i) below++;
     // What the checkpoints closing here add: the entries after the largest count up to this one (D6).
@@ -575,15 +579,16 @@ async function timeline(bundle, details, run) {
               ? el(
                   'span',
                   {},
-                  el('code', {}, short(entry.intent_hash)),
+                  digestEl(entry.intent_hash, v2 ? 'sha256' : 'hex'),
                   intentHash && entry.intent_hash !== intentHash
                     ? ' (differs from the manifest’s intent_hash)'
                     : '',
                 )
               : (entry?.intent_id ?? '—'),
           ],
-          ['prev_hash', el('code', {}, short(entry?.prev_hash ?? '—'))],
-          ['prev_hash_secondary', el('code', {}, short(entry?.prev_hash_secondary ?? '—'))],
+          // P186: each link as the bundle states it, or marked when it is no hash of the form its place takes.
+          ['prev_hash', linkEl(entry?.prev_hash, v2 ? 'sha256' : 'hex')],
+          ['prev_hash_secondary', linkEl(entry?.prev_hash_secondary, 'sha3-256')],
           ['decision', entry?.policy_decision ?? '—'],
         ]),
         covering
@@ -624,6 +629,11 @@ async function timeline(bundle, details, run) {
   return el('div', {}, coverage, truncated, el('ol', { class: 'timeline', id: 'timeline' }, items));
 }
 
+/** A chain link: absent is a dash; "GENESIS" or a hash of `form` is drawn; anything else is marked (P186). */
+function linkEl(value, form) {
+  return value === undefined ? el('code', {}, '—') : digestEl(value, form, { genesis: true });
+}
+
 /** What a checkpoint adds: the entries from the largest count at or below this entry, up to it (D6). */
 function checkpointCoverage(checkpoint, lastIndex, from) {
   const added = from === lastIndex ? `#${lastIndex}` : `#${from}–#${lastIndex}`;
@@ -633,9 +643,9 @@ function checkpointCoverage(checkpoint, lastIndex, from) {
 /** V2 as the service detects it (core detectBundleVersion): a bundle version or manifest, or a composite_sig. */
 function isV2(signed) {
   return (
-    signed.bundle.dcp_bundle_version !== undefined ||
-    signed.bundle.manifest !== undefined ||
-    signed.signature.composite_sig !== undefined
+    signed?.bundle?.dcp_bundle_version !== undefined ||
+    signed?.bundle?.manifest !== undefined ||
+    signed?.signature?.composite_sig !== undefined
   );
 }
 
@@ -680,7 +690,7 @@ async function hashPanel(signed, run) {
           { id: 'stated-hash' },
           badge('fail'),
           ' The bundle states bundle_hash ',
-          el('code', {}, short(stated, 80)),
+          bundleHashEl(stated, 80),
           ', which does not match its content. The hash above is computed in this browser; it is the one looked up in the log.',
         )
       : null,
