@@ -13,6 +13,7 @@ import {
 import { openStore, type Store, type StoreOptions } from '@proto/store';
 import type { FastifyInstance } from 'fastify';
 import packageJson from '../package.json' with { type: 'json' };
+import { cacheReadRoutes } from './cache-control.ts';
 import { Checkpointer } from './checkpointer.ts';
 import type { TransparencyLogConfig } from './config.ts';
 import { allowCrossOriginReads, lookupRoute } from './console-routes.ts';
@@ -344,6 +345,7 @@ export async function buildTransparencyLog(options: BuildTransparencyLogOptions)
     });
     // Issue 17: the log explorer at `/`, look-up by bundle hash, and cross-origin reads for other pages.
     allowCrossOriginReads(app);
+    cacheReadRoutes(app);
     await app.register(lookupRoute, { repository, inFlight, nodes });
     await app.register(tileRoutes, { repository, inFlight, nodes });
     await installConsole(app, { page: 'log' });

@@ -18,11 +18,16 @@ const CROSS_ORIGIN_READS = [
   /^\/lookup(\/[^/]+)?$/,
 ];
 
+/** One of the log's public read routes (`path` without its query). */
+export function isPublicRead(path: string): boolean {
+  return CROSS_ORIGIN_READS.some((pattern) => pattern.test(path));
+}
+
 export function allowCrossOriginReads(app: FastifyInstance): void {
   app.addHook('onSend', async (request, reply, payload) => {
     if (request.method !== 'GET' && request.method !== 'HEAD') return payload;
     const path = request.url.split('?', 1)[0] ?? '';
-    if (CROSS_ORIGIN_READS.some((pattern) => pattern.test(path))) {
+    if (isPublicRead(path)) {
       reply.header('access-control-allow-origin', '*');
     }
     return payload;

@@ -33,11 +33,11 @@ export interface RootAnchorOptions {
 const DEFAULT_POLLS_PER_ROUND = 16;
 const DEFAULT_MAX_POLL_BACKOFF_MS = 15 * 60_000;
 /** An anchor service's answer is a receipt of a few kB; anything past this is not one (P156). */
-const MAX_ANSWER_BYTES = 256 * 1024;
+export const MAX_ANCHOR_ANSWER_BYTES = 256 * 1024;
 
 /**
  * One call to the anchor service: its whole answer within `timeoutMs` and up to
- * MAX_ANSWER_BYTES; a redirect is refused, as it would carry the root and the token to a host the operator never
+ * MAX_ANCHOR_ANSWER_BYTES; a redirect is refused, as it would carry the root and the token to a host the operator never
  * configured (P156). Throws on any of these; the caller treats it as the anchor service being unavailable.
  */
 async function exchange(
@@ -48,7 +48,7 @@ async function exchange(
   const answer = await fetchBounded(url, {
     ...init,
     timeoutMs: options.timeoutMs,
-    maxBytes: MAX_ANSWER_BYTES,
+    maxBytes: MAX_ANCHOR_ANSWER_BYTES,
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
     failWith: (fault) =>
       fault.kind === 'redirect'

@@ -13,6 +13,7 @@ import {
 import { errorResponses, type HttpError, httpError, protocolError, rateLimitPerIp } from '@proto/service-kit';
 import type { LogCheckpointRecord, LogRepository } from '@proto/store';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { CACHE_IMMUTABLE } from './cache-control.ts';
 import type { Checkpointer } from './checkpointer.ts';
 import { decimalIndexes } from './decimal-index.ts';
 import type { InFlight } from './in-flight.ts';
@@ -319,7 +320,7 @@ export async function logRoutes(app: FastifyInstance, options: LogRoutesOptions)
         response: { 200: entriesResponse, ...errorResponses },
       },
     },
-    tracked(inFlight, async (request) => {
+    tracked(inFlight, async (request, reply) => {
       const head = await repository.head();
       const start = request.query.start ?? 0;
       const requestedEnd = request.query.end ?? start + options.entriesPageMax;
@@ -327,6 +328,13 @@ export async function logRoutes(app: FastifyInstance, options: LogRoutesOptions)
         throw httpError('BAD_REQUEST', `end (${requestedEnd}) is before start (${start})`);
       const end = Math.max(start, Math.min(requestedEnd, start + options.entriesPageMax, head.size));
       const rows = await repository.entries(start, end);
+      // P183: entries under a published checkpoint are fixed for good (a store restored from a backup may lose and
+      // rewrite unsigned ones, never signed ones), so such a range, asked for exactly, is immutable. A range the
+      // log shaped (no end, clamped to the page or the tree) or reaching past the signed size is not: the
+      // read-route hook marks it no-cache. `tree_size` in a kept answer is the size when it was first served.
+      const signedSize = checkpointer.published?.size ?? 0;
+      if (request.query.end !== undefined && end === requestedEnd && end <= signedSize)
+        reply.header('cache-control', CACHE_IMMUTABLE);
       return {
         start,
         end,

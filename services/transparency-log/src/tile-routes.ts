@@ -4,10 +4,11 @@ import { TILE_WIDTH } from '@proto/core';
 import { httpError } from '@proto/service-kit';
 import { type LogRepository, logNodeKey } from '@proto/store';
 import type { FastifyInstance } from 'fastify';
+import { CACHE_IMMUTABLE } from './cache-control.ts';
 import type { InFlight } from './in-flight.ts';
 import type { NodeCache } from './tree.ts';
 
-const FULL_TILE_CACHE = 'public, max-age=31536000, immutable';
+const FULL_TILE_CACHE = CACHE_IMMUTABLE;
 // A partial tile's bytes never change either, but clients should move on to the wider tile soon.
 const PARTIAL_TILE_CACHE = 'public, max-age=5';
 const TILE_PATH = /^(entries|0|[1-9]\d?)\/((?:x\d{3}\/)*\d{3})(?:\.p\/([1-9]\d{0,2}))?$/;

@@ -2,6 +2,7 @@
 // and the signed checkpoint; read back its cosignature, a 409's known size, or why it refused. Nothing it answers
 // is trusted here: the caller verifies the cosignature. Issue 18 item 2, the log side; docs/project-decisions.md P57.
 import { formatAddCheckpointRequest } from '@proto/core';
+import { type BoundedFetchFault, fetchBounded } from '@proto/service-kit';
 import type { WitnessEndpoint } from './witness-config.ts';
 
 /** A cosignature answer is a few lines; anything longer is not a witness speaking. */
@@ -22,24 +23,34 @@ export class WitnessUnavailableError extends Error {
   }
 }
 
+function unavailable(witness: WitnessEndpoint, fault: BoundedFetchFault): WitnessUnavailableError {
+  switch (fault.kind) {
+    case 'timeout':
+      return new WitnessUnavailableError('timeout', `witness ${witness.id} did not answer in time`, {
+        cause: fault.error,
+      });
+    case 'redirect':
+      return new WitnessUnavailableError(
+        'unavailable',
+        `witness ${witness.id} answered HTTP ${fault.status}: redirects are not followed (configure its final URL)`,
+      );
+    case 'too-large':
+      return new WitnessUnavailableError(
+        'unavailable',
+        `witness ${witness.id} answered more than ${MAX_WITNESS_ANSWER_BYTES} bytes`,
+        { cause: fault.error },
+      );
+    case 'unreachable':
+      return new WitnessUnavailableError('unavailable', `witness ${witness.id} could not be reached`, {
+        cause: fault.error,
+      });
+  }
+}
+
 export interface SubmitCheckpoint {
   readonly oldSize: number;
   readonly proof: readonly Uint8Array[];
   readonly note: string;
-}
-
-async function readLimited(response: Response): Promise<string> {
-  const declared = Number(response.headers.get('content-length') ?? '0');
-  if (declared > MAX_WITNESS_ANSWER_BYTES) throw new Error('witness answer is too large');
-  if (response.body === null) return '';
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for await (const chunk of response.body) {
-    total += chunk.byteLength;
-    if (total > MAX_WITNESS_ANSWER_BYTES) throw new Error('witness answer is too large');
-    chunks.push(chunk);
-  }
-  return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
 }
 
 export async function submitToWitness(
@@ -52,30 +63,33 @@ export async function submitToWitness(
     proof: request.proof,
     checkpoint: request.note,
   });
-  const signal = AbortSignal.timeout(options.timeoutMs);
-  let response: Response;
+  // P183: the one bounded exchange every upstream call uses (timeout over the whole exchange, body included; a
+  // redirect refused, as following it would carry the checkpoint to a host the operator never named; the body cut
+  // at the cap, a declared length past it refused before reading). Each fault keeps the outcome the log counts.
+  const answer = await fetchBounded(`${witness.url}/add-checkpoint`, {
+    method: 'POST',
+    headers: { 'content-type': 'text/plain; charset=utf-8' },
+    body,
+    timeoutMs: options.timeoutMs,
+    maxBytes: MAX_WITNESS_ANSWER_BYTES,
+    fetch: options.fetch,
+    failWith: (fault) => unavailable(witness, fault),
+  });
   let text: string;
   try {
-    response = await options.fetch(`${witness.url}/add-checkpoint`, {
-      method: 'POST',
-      headers: { 'content-type': 'text/plain; charset=utf-8' },
-      body,
-      signal,
-      redirect: 'error',
-    });
-    text = await readLimited(response);
+    // A witness speaks UTF-8 text; bytes that are not are an unreadable answer, not a refusal to judge.
+    text = new TextDecoder('utf-8', { fatal: true }).decode(answer.bytes);
   } catch (error) {
-    if (signal.aborted) {
-      throw new WitnessUnavailableError('timeout', `witness ${witness.id} did not answer in time`, {
+    throw new WitnessUnavailableError(
+      'unavailable',
+      `witness ${witness.id} answered bytes that are not UTF-8`,
+      {
         cause: error,
-      });
-    }
-    throw new WitnessUnavailableError('unavailable', `witness ${witness.id} could not be reached`, {
-      cause: error,
-    });
+      },
+    );
   }
-  if (response.status === 200) return { kind: 'cosigned', body: text };
-  if (response.status === 409) {
+  if (answer.status === 200) return { kind: 'cosigned', body: text };
+  if (answer.status === 409) {
     // The body is the size the witness last cosigned for this log, in decimal (text/x.tlog.size).
     const size = text.trim();
     if (/^(0|[1-9][0-9]{0,15})$/.test(size) && Number.isSafeInteger(Number(size))) {
@@ -83,9 +97,9 @@ export async function submitToWitness(
     }
     return { kind: 'refused', status: 409, reason: 'conflict without a readable size' };
   }
-  if (response.status >= 500) {
-    throw new WitnessUnavailableError('unavailable', `witness ${witness.id} answered ${response.status}`);
+  if (answer.status >= 500) {
+    throw new WitnessUnavailableError('unavailable', `witness ${witness.id} answered ${answer.status}`);
   }
   // 4xx: the witness refuses this checkpoint (bad signature, unknown log, inconsistent proof…).
-  return { kind: 'refused', status: response.status, reason: text.slice(0, 200).trim() };
+  return { kind: 'refused', status: answer.status, reason: text.slice(0, 200).trim() };
 }

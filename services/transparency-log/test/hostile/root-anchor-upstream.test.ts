@@ -1,7 +1,10 @@
 // The log's root anchoring calls the anchor service (ANCHOR_SERVICE_URL): that upstream, seen as faulty or hostile
 // (P156). The real transparency-log service; the "anchor service" is a local node:http server that answers well,
 // or with a huge body or a redirect to another host. A huge answer is cut and the round fails (retried next
-// round), a redirect is not followed, and neither becomes the root's anchor record.
+// round), a redirect is not followed, and neither becomes the root's anchor record. The answers just past the
+// log's own cap (MAX_ANCHOR_ANSWER_BYTES) arrive at once, long before ANCHOR_TIMEOUT_MS and far below
+// fetchBounded's 16 MiB default, so only that cap can cut them; the same answer 64 KiB shorter is read (P183).
+// They fit the sockets' buffers, so the server finishes writing them: what the log did is read from its state.
 import type { ServerResponse } from 'node:http';
 import {
   answerJson,
@@ -13,11 +16,18 @@ import {
 } from '@proto/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { MAX_ANCHOR_ANSWER_BYTES } from '../../src/root-anchor.ts';
 import { buildTestLog, bundleHash, OPERATOR_AUTH, tempDataDir } from '../../src/test-support.ts';
 
-type Mode = 'honest' | 'huge' | 'redirect';
+type Mode = 'honest' | 'huge' | 'over' | 'under' | 'redirect';
 
 const HUGE_PADDING = 32 * 1024 * 1024;
+/** Spaces before the honest answer: exactly the cap, so the answer is the cap plus its JSON. */
+const OVER_PADDING = MAX_ANCHOR_ANSWER_BYTES;
+/** One 64 KiB block of padding fewer: the same answer, inside the cap. */
+const UNDER_PADDING = MAX_ANCHOR_ANSWER_BYTES - 64 * 1024;
+/** Far longer than any answer here takes, so that a round that ends fast was not ended by it. */
+const ANCHOR_TIMEOUT_MS = 30_000;
 const PENDING = JSON.stringify({ accepted: true, status: 'pending' });
 const CONFIRMED = JSON.stringify({
   anchor_receipt: { chain: 'bitcoin', tx_id: 'ab'.repeat(32), block_height: 840_000, status: 'confirmed' },
@@ -38,10 +48,14 @@ async function anchorService(request: FrontRequest, res: ServerResponse): Promis
     case 'honest':
       return answerJson(res, status, body);
     case 'huge':
+    case 'over':
+    case 'under': {
+      const padding = { huge: HUGE_PADDING, over: OVER_PADDING, under: UNDER_PADDING }[mode];
       res.writeHead(status, { 'content-type': 'application/json' });
-      return await writeHugeAnswer(res, HUGE_PADDING, body, () => {
+      return await writeHugeAnswer(res, padding, body, () => {
         cutShort += 1;
       });
+    }
     case 'redirect':
       return redirectTo(res, `${elsewhere.url}${request.url}`);
   }
@@ -74,6 +88,7 @@ async function withLog(run: (app: FastifyInstance) => Promise<void>): Promise<vo
         ANCHOR_SERVICE_URL: upstream.url,
         ANCHOR_TOKEN: 'anchor-token-0123456789',
         ROOT_ANCHOR_INTERVAL_MS: '100',
+        ANCHOR_TIMEOUT_MS: String(ANCHOR_TIMEOUT_MS),
       },
       {},
       { timers: false },
@@ -96,6 +111,26 @@ async function withLog(run: (app: FastifyInstance) => Promise<void>): Promise<vo
 
 async function rootAnchor(app: FastifyInstance): Promise<Record<string, unknown> | undefined> {
   return (await app.inject({ url: '/root/signed' })).json().root_anchor;
+}
+
+/** One anchoring round and how long it took. */
+async function timedTick(app: FastifyInstance): Promise<number> {
+  const started = performance.now();
+  await app.transparencyLog.anchorer!.tick();
+  return performance.now() - started;
+}
+
+/** Rounds until the root anchor reads `status` (a poll that learnt nothing waits its backoff first). */
+async function tickUntil(app: FastifyInstance, status: string): Promise<void> {
+  await expect
+    .poll(
+      async () => {
+        await app.transparencyLog.anchorer!.tick();
+        return (await rootAnchor(app))?.['status'];
+      },
+      { timeout: 10_000, interval: 200 },
+    )
+    .toBe(status);
 }
 
 describe('P156: a hostile anchor service behind the log root anchoring', () => {
@@ -124,17 +159,39 @@ describe('P156: a hostile anchor service behind the log root anchoring', () => {
     });
   });
 
-  it('a 32 MiB answer to the receipt poll is cut: the anchor stays pending', async () => {
+  it('an answer to POST /anchor just past the cap is cut by the cap, fast: no anchor recorded; one block shorter is read', async () => {
     await withLog(async (app) => {
-      const anchorer = app.transparencyLog.anchorer!;
-      await anchorer.tick();
+      mode = 'over';
+      const ms = await timedTick(app);
+      expect(await rootAnchor(app)).toBeUndefined();
+      // The round failed on the cap: the record says so, and it ended long before the timeout could.
+      const failed = await app.transparencyLog.store.log.latestRootAnchor();
+      expect(failed).toMatchObject({ status: 'failed' });
+      expect(failed?.error).toContain(`larger than ${MAX_ANCHOR_ANSWER_BYTES} bytes`);
+      expect(ms).toBeLessThan(ANCHOR_TIMEOUT_MS / 6);
+      mode = 'under';
+      await app.transparencyLog.anchorer!.tick();
+      expect(await rootAnchor(app)).toMatchObject({ tree_size: 3, status: 'pending' });
+    });
+  });
+
+  it('a receipt poll answered just past the cap is cut by the cap, fast: the anchor stays pending; one block shorter confirms it', async () => {
+    await withLog(async (app) => {
+      await app.transparencyLog.anchorer!.tick();
       expect(await rootAnchor(app)).toMatchObject({ status: 'pending' });
       await new Promise((resolve) => setTimeout(resolve, 300));
-      const before = cutShort;
-      mode = 'huge';
-      await anchorer.tick();
+      mode = 'over';
+      const ms = await timedTick(app);
+      // Read in full, this answer says confirmed (as the 'under' one below does): only the cap keeps it pending.
       expect(await rootAnchor(app)).toMatchObject({ status: 'pending' });
-      await expect.poll(() => cutShort - before, { timeout: 5000 }).toBeGreaterThan(0);
+      expect(ms).toBeLessThan(ANCHOR_TIMEOUT_MS / 6);
+      mode = 'under';
+      await tickUntil(app, 'confirmed');
+      expect(await rootAnchor(app)).toMatchObject({
+        tree_size: 3,
+        status: 'confirmed',
+        block_height: 840_000,
+      });
     });
   });
 

@@ -1,15 +1,16 @@
 // The log's witnesses (c2sp.org/tlog-witness), seen as faulty or hostile upstreams. The real log, the real witness
-// service behind a node:http front that forwards, or answers with headers then a drip, a huge body, or a redirect
-// to the real witness itself. Each must leave the newest checkpoint unpublished (the previous cosigned one is
-// served), end the round within LOG_WITNESS_TIMEOUT_MS, be counted per outcome, and catch up once the witness is
-// honest again. Defended before this brief (witness-client.ts: readLimited, redirect 'error', one signal for the
-// exchange); these tests keep it so (brief "upstream": checked, defended).
+// service behind a node:http front that forwards, or answers with headers then a drip, a huge body, a length it
+// never sends, bytes that are not UTF-8, or a redirect to the real witness itself. Each must leave the newest
+// checkpoint unpublished (the previous cosigned one is served), end the round within LOG_WITNESS_TIMEOUT_MS, be
+// counted per outcome, and catch up once the witness is honest again; a declared length past the cap is closed at
+// once (P183: witness-client.ts reads through fetchBounded).
 import type { ServerResponse } from 'node:http';
 import {
   dripForever,
   type FrontRequest,
   forwardTo,
   type HostileFront,
+  lieAboutLength,
   redirectTo,
   startHostileFront,
   type TempDir,
@@ -28,7 +29,7 @@ import {
 } from '../../src/test-helpers.ts';
 import { buildTestLog, bundleHash, tempDataDir } from '../../src/test-support.ts';
 
-type Mode = 'forward' | 'drip' | 'huge' | 'redirect';
+type Mode = 'forward' | 'drip' | 'huge' | 'redirect' | 'lie' | 'latin1';
 
 const TIMEOUT_MS = 1000;
 let mode: Mode = 'forward';
@@ -38,6 +39,8 @@ let log: FastifyInstance;
 const dirs: TempDir[] = [];
 const identity: TestLogIdentity = testLogIdentity('log.test/hostile-witness');
 let appended = 0;
+/** For each answer that declared a length past the cap: ms from its headers until the log closed it. */
+const lieClosedAfterMs: number[] = [];
 
 const TEXT = { 'content-type': 'text/plain' };
 
@@ -57,6 +60,19 @@ async function hostile(request: FrontRequest, res: ServerResponse): Promise<void
     case 'redirect':
       // To the real witness: following it would bring back a valid cosignature.
       return redirectTo(res, `${witness.url}${request.url}`);
+    case 'lie': {
+      // Declares 500 MiB, sends the start of a cosignature line, then nothing: refused on the header alone.
+      const sent = performance.now();
+      res.on('close', () => lieClosedAfterMs.push(performance.now() - sent));
+      return lieAboutLength(res, { headers: TEXT, first: '\u2014 ' });
+    }
+    case 'latin1': {
+      // The real cosignature with one byte that is not UTF-8 put in front: not text a witness speaks.
+      const answer = await forwardTo(`${witness.url}${request.url}`, request);
+      const bytes = Buffer.from(await answer.arrayBuffer());
+      res.writeHead(answer.status, TEXT).end(Buffer.concat([Buffer.from([0xff]), bytes]));
+      return;
+    }
   }
 }
 
@@ -127,6 +143,8 @@ describe('hostile witnesses: nothing published without a valid cosignature, noth
     ['drip', 'timeout'],
     ['huge', 'unavailable'],
     ['redirect', 'unavailable'],
+    ['lie', 'unavailable'],
+    ['latin1', 'unavailable'],
   ] as const) {
     it(`${m}: the previous checkpoint stays served, the round ends in time, counted as ${outcome}; then it catches up`, async () => {
       const before = await submissions(outcome);
@@ -138,4 +156,12 @@ describe('hostile witnesses: nothing published without a valid cosignature, noth
       expect((await roundWith('forward')).size).toBe(appended);
     });
   }
+
+  it('an answer declaring a length past the cap is closed at once, not held open until the timeout', async () => {
+    const before = lieClosedAfterMs.length;
+    await roundWith('lie');
+    await expect.poll(() => lieClosedAfterMs.length, { timeout: TIMEOUT_MS + 2000 }).toBeGreaterThan(before);
+    // The timeout would close it at TIMEOUT_MS; refusing on the header closes it within a few milliseconds.
+    for (const ms of lieClosedAfterMs.slice(before)) expect(ms).toBeLessThan(TIMEOUT_MS / 2);
+  });
 });
