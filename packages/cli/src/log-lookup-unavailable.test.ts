@@ -28,7 +28,7 @@ type Rewrite = (request: FrontRequest, real: { status: number; text: string }) =
 interface Answer {
   readonly status: number;
   readonly type: string;
-  readonly body: string;
+  readonly body: string | Buffer;
 }
 let rewrite: Rewrite | undefined;
 
@@ -177,6 +177,16 @@ describe('P182: `proto verify --log` without witnesses reads a log that gives no
         return { status: 200, type: TEXT, body: `${head}\n\n${note.slice(0, note.lastIndexOf('\n\n') + 1)}` };
       }),
       /not a signed note/,
+    ],
+    [
+      '/tlog-proof answered a checkpoint with a byte that is not UTF-8',
+      on(TLOG_PROOF, (real) => {
+        const bytes = Buffer.from(real.text, 'utf8');
+        // The first byte of the checkpoint's origin line: 0xFF starts no UTF-8 sequence.
+        bytes[Buffer.byteLength(real.text.slice(0, real.text.indexOf('\n\n') + 2))] = 0xff;
+        return { status: 200, type: TEXT, body: bytes };
+      }),
+      /not a signed note: signed note is not valid UTF-8/,
     ],
     [
       '/tlog-proof answered the proof of another entry',
