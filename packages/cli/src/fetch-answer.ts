@@ -11,7 +11,15 @@ export class UnusableAnswer extends CliError {
 
 export interface Answer {
   readonly status: number;
+  /** A 2xx status. */
+  readonly ok: boolean;
   readonly bytes: Uint8Array;
+  /**
+   * The body as UTF-8 text, decoded when first read (a tile never is). Not fatal on purpose: a byte that is not
+   * UTF-8 becomes U+FFFD, which a signed note refuses by name ("not valid UTF-8", P169) and which breaks a signed
+   * document's signature; a fatal decoder would throw where those checks give their verdict.
+   */
+  readonly text: string;
   /** The Content-Type, for a message when the answer is not what was asked (a sign-in page is text/html). */
   readonly contentType: string;
 }
@@ -51,17 +59,18 @@ export async function fetchAnswer(url: string, options: FetchAnswerOptions): Pro
   });
   return {
     status: answer.status,
+    ok: answer.ok,
     bytes: answer.bytes,
+    get text() {
+      return answer.text();
+    },
     contentType: answer.headers.get('content-type') ?? 'none',
   };
 }
 
-/** The answer's body as text; any status other than 2xx is an UnusableAnswer naming the status. */
-export async function fetchOkText(
-  url: string,
-  options: FetchAnswerOptions,
-): Promise<Answer & { text: string }> {
+/** The answer, when its status is 2xx; any other is an UnusableAnswer naming the status. */
+export async function fetchOkText(url: string, options: FetchAnswerOptions): Promise<Answer> {
   const answer = await fetchAnswer(url, options);
-  if (answer.status < 200 || answer.status > 299) throw new UnusableAnswer(`${url}: HTTP ${answer.status}`);
-  return { ...answer, text: new TextDecoder().decode(answer.bytes) };
+  if (!answer.ok) throw new UnusableAnswer(`${url}: HTTP ${answer.status}`);
+  return answer;
 }

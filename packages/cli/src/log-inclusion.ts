@@ -4,10 +4,29 @@
 // the keys the user trusts, the proof against the checkpoint's root. The log's own word is never taken
 // (the lookup's root and proof are unsigned; only its index is used, and a proof passes only for this bundle's leaf).
 import type { ErrorName, NoteVerifierKey } from '@proto/core';
-import { fetchAnswer, UnusableAnswer } from './fetch-answer.ts';
+import { type Answer, fetchAnswer, UnusableAnswer } from './fetch-answer.ts';
 import { CliError, type CliIo } from './io.ts';
 import { progress } from './progress.ts';
 import { checkWitnesses, type WitnessFlags, witnessedLine } from './witness-options.ts';
+
+/**
+ * P182, as core's check-outcome.ts reads a source (P161, P169): a log that is not there or answers something that
+ * is not an answer (an HTTP error, a page that is not JSON or not a tlog-proof, a note that does not parse, an
+ * answer about another entry) says nothing about the bundle: E701, retryable. An entry the log holds but no
+ * signed checkpoint covers yet is E702, retryable. Only a well-formed answer that contradicts the bundle (not in
+ * the log, a signature that does not verify, a proof that does not lead to the signed root) is E202 or the
+ * signature's own code, and only a signed answer fails for good.
+ */
+const UNAVAILABLE: ErrorName = 'CIRCUIT_OPEN';
+const NOT_YET: ErrorName = 'BACKPRESSURE';
+
+function unavailable(message: string): LogInclusionOutcome {
+  return { status: 'fail', code: UNAVAILABLE, message, retryable: true };
+}
+
+function notYet(message: string): LogInclusionOutcome {
+  return { status: 'fail', code: NOT_YET, message, retryable: true };
+}
 
 export interface LogInclusionOutcome {
   readonly status: 'pass' | 'fail';
@@ -21,20 +40,13 @@ export interface LogInclusionOutcome {
   readonly witnessed?: string;
 }
 
-interface LogAnswer {
-  readonly status: number;
-  readonly ok: boolean;
-  readonly text: string;
-}
-
 /**
  * One GET of the log, bounded, timed body included, no redirect (P162); a failure is its one-line message,
- * which the caller reports as a retryable failure of the check.
+ * which the caller reports as the log unavailable.
  */
-async function get(url: string, timeoutMs: number): Promise<LogAnswer | string> {
+async function get(url: string, timeoutMs: number): Promise<Answer | string> {
   try {
-    const { status, bytes } = await fetchAnswer(url, { timeoutMs });
-    return { status, ok: status >= 200 && status <= 299, text: new TextDecoder().decode(bytes) };
+    return await fetchAnswer(url, { timeoutMs });
   } catch (cause) {
     if (cause instanceof UnusableAnswer) return cause.message;
     throw cause;
@@ -62,7 +74,8 @@ export async function checkLogInclusion(
   io: CliIo,
   witnesses: WitnessFlags = { witnessKeys: [] },
 ): Promise<LogInclusionOutcome> {
-  const { parseVerifierKey, selectCryptoBackend, verifyTlogProof } = await import('@proto/core');
+  const { parseSignedNote, parseTlogProof, parseVerifierKey, selectCryptoBackend, verifyTlogProof } =
+    await import('@proto/core');
   if (keyTexts.length === 0) {
     throw new CliError('--log without --receipt needs --log-key: an unsigned answer proves nothing', {
       showUsage: true,
@@ -74,15 +87,10 @@ export async function checkLogInclusion(
     return key.value;
   });
   const base = logUrl.replace(/\/+$/, '');
-  const unreachable = (message: string): LogInclusionOutcome => ({
-    status: 'fail',
-    message,
-    retryable: true,
-  });
 
   progress(io, `looking ${bundleHash} up in ${base}`);
   const lookup = await get(`${base}/lookup/${encodeURIComponent(bundleHash)}`, timeoutMs);
-  if (typeof lookup === 'string') return unreachable(lookup);
+  if (typeof lookup === 'string') return unavailable(lookup);
   if (lookup.status === 404) {
     return {
       status: 'fail',
@@ -91,12 +99,12 @@ export async function checkLogInclusion(
       retryable: true,
     };
   }
-  if (!lookup.ok) return unreachable(`${base}/lookup: HTTP ${lookup.status}`);
+  if (!lookup.ok) return unavailable(`${base}/lookup: HTTP ${lookup.status}`);
   const found = jsonObject(lookup.text);
-  if (found === undefined) return unreachable(`${base}/lookup: the answer is not JSON`);
+  if (found === undefined) return unavailable(`${base}/lookup: the answer is not JSON`);
   const index = found['log_index'];
   if (typeof index !== 'number' || !Number.isSafeInteger(index) || index < 0) {
-    return unreachable(`${base}/lookup: the answer has no log_index`);
+    return unavailable(`${base}/lookup: the answer has no log_index`);
   }
 
   if (witnesses.witnessKeys.length > 0) {
@@ -104,12 +112,22 @@ export async function checkLogInclusion(
   }
 
   progress(io, `fetching the inclusion proof of entry ${index}`);
-  const proofAnswer = await get(`${base}/tlog-proof/${index}`, timeoutMs);
-  if (typeof proofAnswer === 'string') return unreachable(proofAnswer);
-  if (proofAnswer.status === 404) {
-    return unreachable(`entry ${index} is not in a signed checkpoint of ${base} yet`);
-  }
-  if (!proofAnswer.ok) return unreachable(`${base}/tlog-proof/${index}: HTTP ${proofAnswer.status}`);
+  const proofUrl = `${base}/tlog-proof/${index}`;
+  const proofAnswer = await get(proofUrl, timeoutMs);
+  if (typeof proofAnswer === 'string') return unavailable(proofAnswer);
+  if (proofAnswer.status === 404)
+    return notYet(`entry ${index} is not in a signed checkpoint of ${base} yet`);
+  if (!proofAnswer.ok) return unavailable(`${proofUrl}: HTTP ${proofAnswer.status}`);
+  // The shape first, as P169 reads a checkpoint: what needs no key to send (a sign-in page, a cut answer, a proof
+  // of another entry) is not the log's word; only what parses is handed to the signature and proof checks.
+  const shaped = parseTlogProof(proofAnswer.text);
+  if (!shaped.ok)
+    return unavailable(`${proofUrl} answered something that is not a tlog-proof: ${shaped.error.message}`);
+  if (shaped.value.index !== index)
+    return unavailable(`${proofUrl} answered the proof of another entry (index ${shaped.value.index})`);
+  const note = parseSignedNote(shaped.value.checkpoint);
+  if (!note.ok)
+    return unavailable(`${proofUrl} answered a checkpoint that is not a signed note: ${note.error.message}`);
   const verified = verifyTlogProof(proofAnswer.text, bundleHash, keys, { backend: selectCryptoBackend() });
   if (!verified.ok) {
     return {
@@ -145,21 +163,14 @@ async function proveInWitnessedCheckpoint(
   const { openLogCheckpoint, parseSignedNote, selectCryptoBackend, verifyTlogInclusion } = await import(
     '@proto/core'
   );
-  const unreachable = (message: string): LogInclusionOutcome => ({
-    status: 'fail',
-    message,
-    retryable: true,
-  });
   // P169: what does not even parse as a signed note needs no key to send (a sign-in page, a cut answer), so it
   // says nothing against the bundle: the log unavailable, retryable. A parsed note the key does not sign fails.
-  const notANote = (message: string): LogInclusionOutcome => ({
-    ...unreachable(`${base}/checkpoint answered a checkpoint that is not a signed note: ${message}`),
-    code: 'CIRCUIT_OPEN',
-  });
+  const notANote = (message: string): LogInclusionOutcome =>
+    unavailable(`${base}/checkpoint answered a checkpoint that is not a signed note: ${message}`);
   progress(io, `fetching the witnessed checkpoint of ${base}`);
   const answer = await get(`${base}/checkpoint`, timeoutMs);
-  if (typeof answer === 'string') return unreachable(answer);
-  if (!answer.ok) return unreachable(`${base}/checkpoint: HTTP ${answer.status}`);
+  if (typeof answer === 'string') return unavailable(answer);
+  if (!answer.ok) return unavailable(`${base}/checkpoint: HTTP ${answer.status}`);
   const note = answer.text;
   const parsed = parseSignedNote(note);
   if (!parsed.ok) return notANote(parsed.error.message);
@@ -185,21 +196,21 @@ async function proveInWitnessedCheckpoint(
   const head = opened.value;
   if (index >= head.size) {
     return {
-      ...unreachable(`entry ${index} is not yet in a witnessed checkpoint of ${base} (size ${head.size})`),
+      ...notYet(`entry ${index} is not yet in a witnessed checkpoint of ${base} (size ${head.size})`),
       ...(line === undefined ? {} : { witnessed: line }),
     };
   }
   progress(io, `fetching the inclusion proof of entry ${index} at size ${head.size}`);
   const proofAnswer = await get(`${base}/proof/${index}?tree_size=${head.size}`, timeoutMs);
-  if (typeof proofAnswer === 'string') return unreachable(proofAnswer);
-  if (!proofAnswer.ok) return unreachable(`${base}/proof/${index}: HTTP ${proofAnswer.status}`);
+  if (typeof proofAnswer === 'string') return unavailable(proofAnswer);
+  if (!proofAnswer.ok) return unavailable(`${base}/proof/${index}: HTTP ${proofAnswer.status}`);
   const body = jsonObject(proofAnswer.text);
-  if (body === undefined) return unreachable(`${base}/proof/${index}: the answer is not JSON`);
-  const included = verifyTlogInclusion(head, {
-    bundleHash,
-    index,
-    proof: Array.isArray(body['proof']) ? (body['proof'] as string[]) : [],
-  });
+  if (body === undefined) return unavailable(`${base}/proof/${index}: the answer is not JSON`);
+  // P161: an answer without a list of hashes is not an empty proof (which would fail the bundle for good).
+  const path = body['proof'];
+  if (!Array.isArray(path) || !path.every((hash) => typeof hash === 'string'))
+    return unavailable(`${base}/proof/${index}: the answer has no proof[] of hashes`);
+  const included = verifyTlogInclusion(head, { bundleHash, index, proof: path as string[] });
   if (!included.ok)
     return {
       status: 'fail',

@@ -6,6 +6,7 @@ import {
   errorCode,
   inclusionProofFromTiles,
   openLogCheckpoint,
+  parseSignedNote,
   parseVerifierKey,
   rootFromTiles,
   selectCryptoBackend,
@@ -49,13 +50,20 @@ export async function runProve(values: ParsedCommandLine['values'], io: CliIo): 
   if (index === undefined) throw new CliError('--index is required', { showUsage: true });
   const treeSizeOption = integerOption(values['tree-size'], 'tree-size', SIZE);
   const timeoutMs = timeoutOption(values['timeout']) ?? 10_000;
-  const note = new TextDecoder().decode(await get(`${prefix}/checkpoint`, timeoutMs));
+  const { text: note } = await fetchOkText(`${prefix}/checkpoint`, { timeoutMs });
   // c2sp.org/tlog-checkpoint: origin, tree size, base64 root. Anything else (a sign-in page) is not the log's.
   if (!/^[^\n]+\n(0|[1-9]\d{0,15})\n[A-Za-z0-9+/]{43}=\n/.test(note))
     throw new CliError(`${prefix}/checkpoint: the answer is not a checkpoint (c2sp.org/tlog-checkpoint)`);
   const keyTexts = values.key === undefined ? [] : [values.key].flat();
+  // P182, as P169/P177 for `verify --log`: with a key to check, an answer that is not a signed note at all (cut
+  // before its signatures, a garbled signature line) needs no key to send and says nothing of the log: unusable,
+  // exit 2, as the page refused above. A note that parses is judged by its signature (exit 1 when it fails).
+  const notANote = (reason: string) =>
+    new CliError(`${prefix}/checkpoint: the answer is not a signed note: ${reason}`);
   let signedBy: string[] | undefined;
   if (keyTexts.length > 0) {
+    const parsed = parseSignedNote(note);
+    if (!parsed.ok) throw notANote(parsed.error.message);
     const keys = keyTexts.map((text) => {
       const key = parseVerifierKey(String(text));
       if (!key.ok) throw new CliError(`--key ${String(text).slice(0, 40)}…: ${key.error.message}`);
@@ -77,6 +85,8 @@ export async function runProve(values: ParsedCommandLine['values'], io: CliIo): 
   if (witnesses.witnessKeys.length > 0 && keyTexts.length === 0)
     throw new CliError("--witness-key needs --key (the log's own verifier key)", { showUsage: true });
   const witnessed = await checkWitnesses(note, witnesses);
+  // Unreachable after the parse above; kept so the order of the checks cannot turn it into a verdict.
+  if (witnessed?.unreadable === true) throw notANote(witnessed.error?.message ?? 'unreadable');
   if (witnessed?.error !== undefined) {
     const { code, message } = witnessed.error;
     printJson(io, {

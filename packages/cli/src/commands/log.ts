@@ -6,6 +6,7 @@ import {
   errorCode,
   type NoteVerifierKey,
   openLogCheckpoint,
+  parseSignedNote,
   parseTlogProof,
   parseVerifierKey,
   selectCryptoBackend,
@@ -102,6 +103,21 @@ async function readJsonFile(source: string, io: CliIo): Promise<unknown> {
   }
 }
 
+/**
+ * P182, as P169/P177 read the log's answer for `verify --log`: a checkpoint that is not a signed note at all (a
+ * saved sign-in page, a note cut before its signatures) is no verdict on the log, so it is unreadable input (exit
+ * 2), as a proof file that is not one already is; a note that parses is judged (a bad signature: exit 1).
+ */
+function signedNote(text: string, name: string): string {
+  const parsed = parseSignedNote(text);
+  if (!parsed.ok) throw notANote(name, parsed.error.message);
+  return text;
+}
+
+function notANote(name: string, reason: string): CliError {
+  return new CliError(`${name}: the checkpoint is not a signed note: ${reason}`);
+}
+
 function describe(error: CoreError) {
   return { code: errorCode(error.code, DEFAULT_PROFILE), name: error.code, message: error.message };
 }
@@ -176,16 +192,20 @@ async function runVerify(values: ParsedCommandLine['values'], io: CliIo): Promis
 
   const checkpointSource = stringOption(values, 'checkpoint');
   let noteText: string;
+  let noteName: string;
   if (checkpointSource !== undefined) {
-    noteText = checkpointText(await readInput(checkpointSource, io), inputName(checkpointSource));
+    noteName = inputName(checkpointSource);
+    noteText = checkpointText(await readInput(checkpointSource, io), noteName);
     if (proof?.checkpoint !== undefined && proof.checkpoint !== noteText) {
       throw new CliError('the tlog-proof carries another checkpoint than --checkpoint');
     }
-  } else if (proof?.checkpoint !== undefined) {
+  } else if (proof?.checkpoint !== undefined && proofSource !== undefined) {
+    noteName = `${inputName(proofSource)} (its checkpoint)`;
     noteText = proof.checkpoint;
   } else {
     throw new CliError('--checkpoint is required', { showUsage: true });
   }
+  signedNote(noteText, noteName);
 
   const fail = (error: CoreError, partial: Record<string, unknown> = {}): number => {
     printJson(io, { verified: false, ...partial, error: describe(error) });
@@ -197,6 +217,9 @@ async function runVerify(values: ParsedCommandLine['values'], io: CliIo): Promis
   const out: Record<string, unknown> = { checkpoint: summary(checkpoint.value) };
   // P60: with --witness-key, the checkpoint counts only with its witness quorum.
   const witnessed = await checkWitnesses(noteText, witnesses);
+  // The tally's "cannot read the note" is the same outcome as the parse above (unreachable after it; kept so the
+  // order of the checks cannot turn it into a verdict).
+  if (witnessed?.unreadable === true) throw notANote(noteName, witnessed.error?.message ?? 'unreadable');
   if (witnessed !== undefined) {
     out['witnesses'] = witnessed.witnesses;
     if (witnessed.error !== undefined) return fail(witnessed.error, out);
@@ -233,11 +256,8 @@ async function runVerify(values: ParsedCommandLine['values'], io: CliIo): Promis
   }
 
   if (oldSource !== undefined && consistencySource !== undefined) {
-    const older = openLogCheckpoint(
-      checkpointText(await readInput(oldSource, io), inputName(oldSource)),
-      keys,
-      openOptions,
-    );
+    const olderText = checkpointText(await readInput(oldSource, io), inputName(oldSource));
+    const older = openLogCheckpoint(signedNote(olderText, inputName(oldSource)), keys, openOptions);
     if (!older.ok) return fail(older.error, out);
     const json = await readJsonFile(consistencySource, io);
     const hashes = Array.isArray(json) ? json : isPlainObject(json) ? json['proof'] : undefined;
@@ -299,7 +319,8 @@ be signed by those keys, and with --witness-key carry --witness-quorum of their 
   epilog: `Prints {verified, log_index, tree_size, leaf_hash, proof, root, matches_checkpoint?,
 checkpoint_signed_by?, checkpoint_witnesses?, error?}.
 The checkpoint is read up to 16 MiB and each tile at its exact size; a redirect is not followed
-(give the final URL). A log that is unreachable, slow, oversized or redirects is exit 2.
+(give the final URL). A log that is unreachable, slow, oversized or redirects is exit 2, and so is,
+with --key, a checkpoint that is not a signed note at all (one whose signature fails is exit 1).
 ${EPILOG_EXIT}`,
   positionals: { min: 0, max: 0 },
   run: ({ values }, io) => runProve(values, io),
@@ -353,6 +374,8 @@ FILE may be - for standard input, once.`,
   ],
   epilog: `Prints {verified, checkpoint, witnesses?, inclusion?, consistency?, error?}; witnesses: {quorum,
 cosigned, refused}: the witnesses that cosigned and configured witnesses' lines that did not count.
+A checkpoint that is not a signed note at all (a saved sign-in page, a note cut before its signatures)
+is unreadable input (exit 2); one whose signature does not verify is not verified (exit 1).
 ${EPILOG_EXIT}`,
   positionals: { min: 0, max: 0 },
   run: ({ values }, io) => runVerify(values, io),

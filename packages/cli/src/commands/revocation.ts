@@ -2,6 +2,7 @@
 // freshness, rollback) and looks an agent up. DECISIONS D20; SPEC.md "Revocation record and … list".
 
 import { DEFAULT_PROFILE, errorCode, findProfile, findRevocation, verifyRevocationList } from '@proto/core';
+import { atOption } from '../at-option.ts';
 import type { Command, ParsedCommandLine } from '../command.ts';
 import { INDEX, integerOption } from '../integer-option.ts';
 import { CliError, EXIT_NOT_VERIFIED, EXIT_OK, printJson, readJsonInput } from '../io.ts';
@@ -19,10 +20,7 @@ function stringOption(values: ParsedCommandLine['values'], name: string): string
 
 /** --at TIME (default now) and --profile, shared with `proto attestation verify`. */
 export function timeAndProfile(values: ParsedCommandLine['values']) {
-  const at = stringOption(values, 'at');
-  const now = at === undefined ? new Date() : new Date(at);
-  if (Number.isNaN(now.getTime()))
-    throw new CliError(`--at must be an ISO 8601 time, got '${at}'`, { showUsage: true });
+  const now = atOption(values['at']) ?? new Date();
   const profileName = stringOption(values, 'profile');
   const profile = profileName === undefined ? DEFAULT_PROFILE : findProfile(profileName);
   if (profile === undefined) {
@@ -56,7 +54,10 @@ With --agent, also reports whether each agent is revoked by the list.`,
       description: 'the highest list_number already accepted (refuse a rollback), 0 to 9007199254740991',
     },
     { flags: '--jurisdiction <J>', description: 'the jurisdiction the list must be for' },
-    { flags: '--at <TIME>', description: 'check freshness as of this ISO 8601 time instead of now' },
+    {
+      flags: '--at <TIME>',
+      description: 'check freshness as of this RFC 3339 instant (2026-01-01T12:00:00Z) instead of now',
+    },
     {
       flags: '--profile <P>',
       description: 'proto (default) or dcp-ai: signing context and error-code prefix',

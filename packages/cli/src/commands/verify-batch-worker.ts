@@ -3,16 +3,21 @@
 import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createVerifier, type VerifierOptions } from '@proto/core';
+import { rfc3339Instant } from '../at-option.ts';
 
 export interface BatchWorkerSetup {
   readonly options: Omit<VerifierOptions, 'clock'>;
-  /** ISO time for --at (a clock cannot cross threads). */
+  /** --at as given, an RFC 3339 instant (a clock cannot cross threads). */
   readonly at?: string;
   readonly key?: string;
 }
 
 const setup = workerData as BatchWorkerSetup;
-const at = setup.at === undefined ? undefined : new Date(setup.at);
+// Checked by the command before the workers start (exit 2); read here the same way, a leap second included.
+const atMs = setup.at === undefined ? undefined : rfc3339Instant(setup.at);
+if (setup.at !== undefined && atMs === undefined)
+  throw new Error(`--at ${setup.at} is not an RFC 3339 instant`);
+const at = atMs === undefined ? undefined : new Date(atMs);
 const built = createVerifier({ ...setup.options, ...(at === undefined ? {} : { clock: () => at }) });
 if (!built.ok) throw new Error(built.error.message);
 const verifier = built.value;

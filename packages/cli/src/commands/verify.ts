@@ -1,5 +1,6 @@
 // `proto verify`: runs the /verify checklist locally and prints exactly the JSON POST /verify answers.
 // SPEC.md "POST /verify" and "Verification modes"; DECISIONS D9–D12 (modes, tiers, response shape).
+import { atOption } from '../at-option.ts';
 import type { Command } from '../command.ts';
 import type { VerifierOptions } from '../core.ts';
 import { applyEvidence, evidenceOptions, wantsEvidence } from '../evidence-checks.ts';
@@ -40,7 +41,11 @@ FILE (or - for standard input) holds a signed bundle {bundle, signature} or a
       description: 'proto (default) or dcp-ai: signing contexts and error-code prefix',
     },
     { flags: '--policy <FILE>', description: 'VerifierPolicy JSON (SPEC.md shape)' },
-    { flags: '--at <TIME>', description: 'verify as of this ISO 8601 time instead of now (expiry checks)' },
+    {
+      flags: '--at <TIME>',
+      description:
+        'verify as of this RFC 3339 instant (2026-01-01T12:00:00Z; a leap second counts as the next midnight) instead of now',
+    },
     { flags: '--json', description: 'print the POST /verify JSON even on a terminal' },
     {
       flags: '--revocation-list <FILE|URL>',
@@ -108,12 +113,8 @@ input or bad option (a list or receipt that cannot be read or fetched), 3 intern
       throw usage('--key must be standard padded base64');
     }
     const at = values['at'];
-    let clock: (() => Date) | undefined;
-    if (at !== undefined) {
-      const time = typeof at === 'string' ? new Date(at) : new Date(Number.NaN);
-      if (Number.isNaN(time.getTime())) throw usage(`--at must be an ISO 8601 time, got '${String(at)}'`);
-      clock = () => time;
-    }
+    const time = atOption(at);
+    const clock = time === undefined ? undefined : () => time;
     const policyPath = values['policy'];
     if (policyPath === '-' && source === '-')
       throw usage('--policy and the bundle cannot both be read from standard input');
