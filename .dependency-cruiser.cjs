@@ -45,12 +45,21 @@ module.exports = {
     },
     {
       name: 'clients-import-core-only',
-      comment: 'the framework-free clients (used by the CLI) import core only.',
+      comment:
+        'the framework-free clients (used by the CLI) import core only; their tests may add the shared test kit.',
       severity: 'error',
       from: { path: '^packages/clients/src/' },
       to: {
-        path: ['^services/', '^packages/(service-kit|store|cli|testing)/', SERVER_FRAMEWORK_DB],
+        path: ['^services/', '^packages/(service-kit|store|cli)/', SERVER_FRAMEWORK_DB],
       },
+    },
+    {
+      name: 'clients-use-the-test-kit-in-tests-only',
+      comment:
+        'a clients test meets its hostile upstream through @proto/testing (startHostileFront); the clients never do.',
+      severity: 'error',
+      from: { path: '^packages/clients/src/', pathNot: '\\.test\\.ts$' },
+      to: { path: ['^packages/testing/', '^@proto/testing(/|$)'] },
     },
     {
       name: 'services-never-import-each-other',

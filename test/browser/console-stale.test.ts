@@ -16,7 +16,14 @@ import {
 } from '../../services/revocation/src/test-support.ts';
 import { buildTestLog } from '../../services/transparency-log/src/test-support.ts';
 import { type RunningApp, sampleBundle, startApp } from '../../services/verification/src/test-support.ts';
-import { appendToLog, type Desktop, openDesktop, seriousAxeViolations, watchedPage } from './harness.ts';
+import {
+  appendToLog,
+  type Desktop,
+  openDesktop,
+  seriousAxeViolations,
+  type Watched,
+  watchedPage,
+} from './harness.ts';
 import { type FrontProxy, type Passed, type Rule, startProxy } from './proxy.ts';
 
 type Json = Record<string, unknown>;
@@ -82,6 +89,16 @@ afterAll(async () => {
   if (logDir) await rm(logDir, { recursive: true, force: true });
 });
 
+/** Runs `body` in a browser context of its own (its own storage and clock), closed after. */
+async function inOwnContext(body: (context: BrowserContext) => Promise<void>): Promise<void> {
+  const context = await desktop.browser.newContext();
+  try {
+    await body(context);
+  } finally {
+    await context.close();
+  }
+}
+
 /** A promise the test settles by hand: an answer held until the test lets it go. */
 function gate(): { promise: Promise<void>; open(): void } {
   let open = () => {};
@@ -100,6 +117,13 @@ async function abortedOrLater(request: Passed): Promise<void> {
   await Promise.race([request.done, new Promise((r) => setTimeout(r, ABORT_WAIT_MS))]);
 }
 
+/** Lets a held answer go once the page has abandoned its request (abortedOrLater), and waits for its end. */
+async function releaseAfterAbort(held: ReturnType<typeof gate>, request: Passed): Promise<void> {
+  await abortedOrLater(request);
+  held.open();
+  await request.done;
+}
+
 /** Adds a rule for the length of a test. */
 async function withRule<T>(proxy: FrontProxy, rule: Rule, body: () => Promise<T>): Promise<T> {
   proxy.rules.push(rule);
@@ -110,14 +134,59 @@ async function withRule<T>(proxy: FrontProxy, rule: Rule, body: () => Promise<T>
   }
 }
 
+/** A rule that rewrites, as JSON, the answers to the requests `matches` picks. */
+function rewriteJson<T = Json>(matches: Rule['matches'], change: (value: T) => void): Rule {
+  return {
+    matches,
+    rewrite: (body) => {
+      const value = JSON.parse(body.toString('utf8')) as T;
+      change(value);
+      return Buffer.from(JSON.stringify(value));
+    },
+  };
+}
+
 const isVerify = (method: string, path: string) => method === 'POST' && path === '/verify';
 const isLookup = (method: string, path: string) => method === 'GET' && path.startsWith('/lookup');
+/** The log's look-up answered with `index` where its entry's index belongs. */
+const lookupAnswering = (index: unknown): Rule =>
+  rewriteJson(isLookup, (found) => {
+    found['log_index'] = index;
+  });
 
-async function openVerifyPage() {
-  const watched = await watchedPage(desktop.context);
-  await watched.page.goto(`${verifyProxy.url}/`);
+/** A watched page in `context`, opened at `url` and ready. */
+async function openAt(url: string, context: BrowserContext = desktop.context): Promise<Watched> {
+  const watched = await watchedPage(context);
+  await watched.page.goto(url);
   await watched.page.waitForSelector('body[data-ready="true"]');
   return watched;
+}
+
+const openVerifyPage = () => openAt(`${verifyProxy.url}/`);
+const openLogExplorer = () => openAt(`${logProxy.url}/`);
+
+/** What every page must end with: no CSP violation, no page error; then it is closed. */
+async function expectCleanAndClose({ page, cspViolations, pageErrors }: Watched): Promise<void> {
+  expect(cspViolations).toEqual([]);
+  expect(pageErrors).toEqual([]);
+  await page.close();
+}
+
+/**
+ * Verifies `bundle` on the verify page with the answer held back, does `meanwhile` while it is held, then lets it
+ * go once the page has abandoned the request. Returns that request.
+ */
+async function verifyWhileHeld(page: Page, bundle: Json, meanwhile: () => Promise<void>): Promise<Passed> {
+  const held = gate();
+  return withRule(verifyProxy, { matches: isVerify, holdBody: held.promise }, async () => {
+    await page.fill('#bundle-text', JSON.stringify(bundle));
+    const posted = verifyProxy.next('POST', /^\/verify$/);
+    await page.click('#verify-button');
+    const request = await posted;
+    await meanwhile();
+    await releaseAfterAbort(held, request);
+    return request;
+  });
 }
 
 /** Everything the result area and status line show, once the page has had time to draw what it was going to. */
@@ -132,86 +201,58 @@ async function shownAfterSettling(page: Page): Promise<{ result: string; status:
 
 describe('the verify page drops the work of a verification the user has moved on from (P163)', () => {
   it('shows nothing of a slow answer that arrives after Clear, and aborts its request', async () => {
-    const held = gate();
-    await withRule(verifyProxy, { matches: isVerify, holdBody: held.promise }, async () => {
-      const { page, cspViolations, pageErrors } = await openVerifyPage();
-      await page.fill('#bundle-text', JSON.stringify(tampered));
-      const posted = verifyProxy.next('POST', /^\/verify$/);
-      await page.click('#verify-button');
-      const request = await posted;
-      await page.click('#clear-button');
-      await abortedOrLater(request);
-      held.open();
-      await request.done;
-      expect(await shownAfterSettling(page)).toEqual({ result: '', status: '', verdicts: 0 });
-      expect(request.aborted).toBe(true);
-      // Clear gives the page back: Verify can be pressed at once.
-      expect(await page.isEnabled('#verify-button')).toBe(true);
-      expect(cspViolations).toEqual([]);
-      expect(pageErrors).toEqual([]);
-      await page.close();
-    });
+    const watched = await openVerifyPage();
+    const { page } = watched;
+    const request = await verifyWhileHeld(page, tampered, () => page.click('#clear-button'));
+    expect(await shownAfterSettling(page)).toEqual({ result: '', status: '', verdicts: 0 });
+    expect(request.aborted).toBe(true);
+    // Clear gives the page back: Verify can be pressed at once.
+    expect(await page.isEnabled('#verify-button')).toBe(true);
+    await expectCleanAndClose(watched);
   });
 
   it('never draws the old verdict under a file chosen while the answer was on its way', async () => {
-    const held = gate();
-    const { page, cspViolations, pageErrors } = await openVerifyPage();
-    await withRule(verifyProxy, { matches: isVerify, holdBody: held.promise }, async () => {
-      await page.fill('#bundle-text', JSON.stringify(tampered));
-      const posted = verifyProxy.next('POST', /^\/verify$/);
-      await page.click('#verify-button');
-      const request = await posted;
+    const watched = await openVerifyPage();
+    const { page } = watched;
+    const request = await verifyWhileHeld(page, tampered, async () => {
       await page.setInputFiles('#bundle-file', {
         name: 'second.json',
         mimeType: 'application/json',
         buffer: Buffer.from(JSON.stringify(valid)),
       });
       await page.locator('#status', { hasText: 'second.json' }).waitFor();
-      await abortedOrLater(request);
-      held.open();
-      await request.done;
-      const shown = await shownAfterSettling(page);
-      expect(shown.verdicts).toBe(0);
-      expect(shown.result).toBe('');
-      expect(shown.status).toContain('second.json');
-      expect(request.aborted).toBe(true);
     });
+    const shown = await shownAfterSettling(page);
+    expect(shown.verdicts).toBe(0);
+    expect(shown.result).toBe('');
+    expect(shown.status).toContain('second.json');
+    expect(request.aborted).toBe(true);
     // The file chosen is the one verified, and its verdict is the only one on the page.
     await page.click('#verify-button');
     await page.waitForSelector('#verdict');
     expect(await page.textContent('#verdict')).toContain('✔ VERIFIED');
     expect(await page.locator('#verdict').count()).toBe(1);
     expect(await page.textContent('#bundle-hash')).toBe(validHash);
-    expect(cspViolations).toEqual([]);
-    expect(pageErrors).toEqual([]);
-    await page.close();
+    await expectCleanAndClose(watched);
   });
 
   it('drops a slow answer when the pasted bundle is edited before it arrives', async () => {
-    const held = gate();
-    await withRule(verifyProxy, { matches: isVerify, holdBody: held.promise }, async () => {
-      const { page, cspViolations, pageErrors } = await openVerifyPage();
-      await page.fill('#bundle-text', JSON.stringify(tampered));
-      const posted = verifyProxy.next('POST', /^\/verify$/);
-      await page.click('#verify-button');
-      const request = await posted;
-      await page.fill('#bundle-text', JSON.stringify(valid));
-      await abortedOrLater(request);
-      held.open();
-      await request.done;
-      const shown = await shownAfterSettling(page);
-      expect(shown.verdicts).toBe(0);
-      expect(shown.status).toContain('changed');
-      expect(request.aborted).toBe(true);
-      expect(await page.isEnabled('#verify-button')).toBe(true);
-      expect(cspViolations).toEqual([]);
-      expect(pageErrors).toEqual([]);
-      await page.close();
-    });
+    const watched = await openVerifyPage();
+    const { page } = watched;
+    const request = await verifyWhileHeld(page, tampered, () =>
+      page.fill('#bundle-text', JSON.stringify(valid)),
+    );
+    const shown = await shownAfterSettling(page);
+    expect(shown.verdicts).toBe(0);
+    expect(shown.status).toContain('changed');
+    expect(request.aborted).toBe(true);
+    expect(await page.isEnabled('#verify-button')).toBe(true);
+    await expectCleanAndClose(watched);
   });
 
   it('stops drawing a result when Clear is pressed as its verdict appears', async () => {
-    const { page, cspViolations, pageErrors } = await openVerifyPage();
+    const watched = await openVerifyPage();
+    const { page } = watched;
     await page.fill('#bundle-text', JSON.stringify(tampered));
     // A person pressing Clear the moment the verdict shows, before the page has finished the sections below it:
     // the click is made from inside the page, as soon as the verdict is in the document.
@@ -222,15 +263,14 @@ describe('the verify page drops the work of a verification the user has moved on
     }).observe(document.querySelector('#result'), { childList: true })`);
     await page.click('#verify-button');
     expect(await shownAfterSettling(page)).toEqual({ result: '', status: '', verdicts: 0 });
-    expect(cspViolations).toEqual([]);
-    expect(pageErrors).toEqual([]);
-    await page.close();
+    await expectCleanAndClose(watched);
   });
 
   it('aborts the log look-up of a result that was cleared, and writes nothing of it', async () => {
     const held = gate();
     await withRule(logProxy, { matches: isLookup, holdBody: held.promise }, async () => {
-      const { page, cspViolations, pageErrors } = await openVerifyPage();
+      const watched = await openVerifyPage();
+      const { page } = watched;
       await page.fill('#bundle-text', JSON.stringify(valid));
       const lookedUp = logProxy.next('GET', /^\/lookup/);
       await page.click('#verify-button');
@@ -238,14 +278,10 @@ describe('the verify page drops the work of a verification the user has moved on
       await page.waitForSelector('#timeline');
       expect(await page.textContent('#log-inclusion')).toContain('Checking');
       await page.click('#clear-button');
-      await abortedOrLater(lookup);
-      held.open();
-      await lookup.done;
+      await releaseAfterAbort(held, lookup);
       expect(await shownAfterSettling(page)).toEqual({ result: '', status: '', verdicts: 0 });
       expect(lookup.aborted).toBe(true);
-      expect(cspViolations).toEqual([]);
-      expect(pageErrors).toEqual([]);
-      await page.close();
+      await expectCleanAndClose(watched);
     });
   });
 });
@@ -256,9 +292,8 @@ describe('the log explorer shows the answer to the last look-up, whatever order 
     const first = encodeURIComponent(validHash);
     const isFirstLookup = (method: string, path: string) => isLookup(method, path) && path.includes(first);
     await withRule(logProxy, { matches: isFirstLookup, holdBody: held.promise }, async () => {
-      const { page, cspViolations, pageErrors } = await watchedPage(desktop.context);
-      await page.goto(`${logProxy.url}/`);
-      await page.waitForSelector('body[data-ready="true"]');
+      const watched = await openLogExplorer();
+      const { page } = watched;
       await page.fill('#lookup-hash', validHash);
       const lookedUp = logProxy.next('GET', /^\/lookup/);
       await page.click('#lookup-form button[type="submit"]');
@@ -268,40 +303,26 @@ describe('the log explorer shows the answer to the last look-up, whatever order 
       await page.click('#lookup-form button[type="submit"]');
       await page.locator('#proof-result', { hasText: 'Entry #1' }).waitFor();
       expect(await page.textContent('#lookup-status')).toContain('index 1');
-      await abortedOrLater(slow);
-      held.open();
-      await slow.done;
+      await releaseAfterAbort(held, slow);
       await page.waitForTimeout(SETTLE_MS);
       expect(await page.textContent('#lookup-status')).toContain('index 1');
       expect(await page.textContent('#proof-result')).toContain('Entry #1');
       expect(await page.getAttribute('#proof-result', 'data-ok')).toBe('true');
       expect(await page.locator('#entries tr[data-index="1"]').count()).toBe(1);
       expect(slow.aborted).toBe(true);
-      expect(cspViolations).toEqual([]);
-      expect(pageErrors).toEqual([]);
-      await page.close();
+      await expectCleanAndClose(watched);
     });
   });
 });
 
+const isList = (method: string, path: string) =>
+  method === 'GET' && /^\/\.well-known\/[^/]*revocations\.json/.test(path);
 /** A rule that rewrites the signed list on its way to the browser (sent as no-store, so never cached). */
-const alterList = (change: (list: Json) => void): Rule => ({
-  matches: (method, path) => method === 'GET' && /^\/\.well-known\/[^/]*revocations\.json/.test(path),
-  rewrite: (body) => {
-    const list = JSON.parse(body.toString('utf8')) as Json;
-    change(list);
-    return Buffer.from(JSON.stringify(list));
-  },
-});
+const alterList = (change: (list: Json) => void): Rule => rewriteJson(isList, change);
 
 /** The revocation page opened in `context` while `rule` applies to its requests. */
-async function openRevocationWith(context: BrowserContext, rule: Rule) {
-  return withRule(revocationProxy, rule, async () => {
-    const watched = await watchedPage(context);
-    await watched.page.goto(`${revocationProxy.url}/`);
-    await watched.page.waitForSelector('body[data-ready="true"]');
-    return watched;
-  });
+async function openRevocationWith(context: BrowserContext, rule: Rule): Promise<Watched> {
+  return withRule(revocationProxy, rule, () => openAt(`${revocationProxy.url}/`, context));
 }
 
 describe('the revocation page shows freshness only for a list whose signature verified (P164)', () => {
@@ -317,20 +338,19 @@ describe('the revocation page shows freshness only for a list whose signature ve
   });
 
   it('shows a red failure, never FRESH, for a list whose revocations were dropped in transit', async () => {
-    const { page, cspViolations, pageErrors } = await openRevocationPage(
+    const watched = await openRevocationPage(
       alterList((list) => {
         list['entries'] = [];
       }),
     );
+    const { page } = watched;
     expect(await page.getAttribute('#list-signature', 'data-ok')).toBe('false');
     const banner = page.locator('#freshness-banner');
     expect(await banner.getAttribute('class')).toContain('fail');
     expect(await banner.getAttribute('class')).not.toContain('pass');
     expect(await banner.textContent()).not.toContain('FRESH');
     expect(await banner.textContent()).toContain('signature does not verify');
-    expect(cspViolations).toEqual([]);
-    expect(pageErrors).toEqual([]);
-    await page.close();
+    await expectCleanAndClose(watched);
   });
 
   it('does not call a stale list fresh because someone pushed its next_update forward', async () => {
@@ -370,7 +390,7 @@ describe('the revocation page shows freshness only for a list whose signature ve
   it('keeps the entries of an unverified list out of the table, folded and marked as not the issuer’s', async () => {
     // Someone in the path adds a revocation the issuer never made: an operator must not read it as one.
     const framed = 'agent-framed-in-transit';
-    const { page, cspViolations, pageErrors } = await openRevocationPage(
+    const watched = await openRevocationPage(
       alterList((list) => {
         (list['entries'] as Json[]).push({
           agent_id: framed,
@@ -379,6 +399,7 @@ describe('the revocation page shows freshness only for a list whose signature ve
         });
       }),
     );
+    const { page } = watched;
     expect(await page.getAttribute('#list-signature', 'data-ok')).toBe('false');
     expect(await page.textContent('#revoked')).not.toContain(framed);
     expect(await page.getByText(framed).isVisible()).toBe(false);
@@ -389,14 +410,10 @@ describe('the revocation page shows freshness only for a list whose signature ve
     expect(await page.getByText(framed).isVisible()).toBe(true);
     expect(await folded.locator('table').getAttribute('class')).toContain('unverified');
     expect(await folded.textContent()).toContain('not the issuer');
-    expect(cspViolations).toEqual([]);
-    expect(pageErrors).toEqual([]);
-    await page.close();
+    await expectCleanAndClose(watched);
   });
 });
 
-const isList = (method: string, path: string) =>
-  method === 'GET' && /^\/\.well-known\/[^/]*revocations\.json/.test(path);
 /** A rule that answers the list request with `body` instead of what the service sent. */
 const replay = (body: string): Rule => ({ matches: isList, rewrite: () => Buffer.from(body) });
 /** A rule that passes the list unchanged and keeps a copy of it. */
@@ -441,9 +458,8 @@ function signedByIssuer(fields: Json): string {
 }
 
 describe('the revocation page remembers the newest list it verified, and says when one goes back (P172)', () => {
-  it('calls an older, validly signed list replayed within its next_update a ROLLBACK, not FRESH', async () => {
-    const context = await desktop.browser.newContext();
-    try {
+  it('calls an older, validly signed list replayed within its next_update a ROLLBACK, not FRESH', () =>
+    inOwnContext(async (context) => {
       const older = recorder();
       const first = await openIn(context, older.rule);
       expect(await first.textContent('#freshness-banner')).toContain('FRESH');
@@ -465,27 +481,21 @@ describe('the revocation page remembers the newest list it verified, and says wh
       expect(await banner.textContent()).not.toContain('FRESH');
       expect(await banner.textContent()).toContain(`list ${olderNumber + 1}`);
       await replayed.close();
-    } finally {
-      await context.close();
-    }
-  });
+    }));
 
-  it('lets only a validly signed, current list move what it remembers', async () => {
-    const context = await desktop.browser.newContext();
-    try {
+  it('lets only a validly signed, current list move what it remembers', () =>
+    inOwnContext(async (context) => {
       const genuine = await openIn(context);
       expect(await genuine.textContent('#freshness-banner')).toContain('FRESH');
       await genuine.close();
       const huge = 9_000_000_000_000;
       // A list number pushed far ahead in transit: the signature fails, so it is not remembered.
-      const altered = await openIn(context, {
-        matches: isList,
-        rewrite: (body) => {
-          const list = JSON.parse(body.toString('utf8')) as Json;
+      const altered = await openIn(
+        context,
+        alterList((list) => {
           list['list_number'] = huge;
-          return Buffer.from(JSON.stringify(list));
-        },
-      });
+        }),
+      );
       expect(await altered.getAttribute('#list-signature', 'data-ok')).toBe('false');
       await altered.close();
       // A list the issuer's key really signed, but dated a month ahead: not valid yet, so not remembered either
@@ -507,10 +517,7 @@ describe('the revocation page remembers the newest list it verified, and says wh
       expect(await after.getAttribute('#freshness-banner', 'data-state')).toBe('fresh');
       expect(await after.textContent('#freshness-banner')).not.toContain('ROLLBACK');
       await after.close();
-    } finally {
-      await context.close();
-    }
-  });
+    }));
 });
 
 describe('identifiers in look-alike letters are marked (P172)', () => {
@@ -522,10 +529,8 @@ describe('identifiers in look-alike letters are marked (P172)', () => {
       const entries = list['entries'] as Json[];
       entries.push({ ...entries[0], agent_id: `\u0430${String(entries[0]!['agent_id']).slice(1)}` });
     };
-    const { page, cspViolations, pageErrors } = await openRevocationWith(
-      desktop.context,
-      alterList(lookalike),
-    );
+    const watched = await openRevocationWith(desktop.context, alterList(lookalike));
+    const { page } = watched;
     await page.locator('#unverified-entries summary').click();
     const rows = page.locator('#unverified-entries tbody tr');
     const marked = rows.filter({ hasText: 'U+0430' });
@@ -536,9 +541,7 @@ describe('identifiers in look-alike letters are marked (P172)', () => {
     expect(await original.count()).toBe(1);
     expect(await original.locator('.non-ascii').count()).toBe(0);
     expect(await page.locator('#unverified-entries .non-ascii').count()).toBe(1);
-    expect(cspViolations).toEqual([]);
-    expect(pageErrors).toEqual([]);
-    await page.close();
+    await expectCleanAndClose(watched);
   });
 });
 
@@ -548,9 +551,8 @@ describe('the log explorer shows the answer to the last look-up when the proofs 
     // validHash is entry 0: its look-up is answered, only its proof is slow.
     const isFirstProof = (method: string, path: string) => method === 'GET' && path.startsWith('/proof/0?');
     await withRule(logProxy, { matches: isFirstProof, holdBody: held.promise }, async () => {
-      const { page, cspViolations, pageErrors } = await watchedPage(desktop.context);
-      await page.goto(`${logProxy.url}/`);
-      await page.waitForSelector('body[data-ready="true"]');
+      const watched = await openLogExplorer();
+      const { page } = watched;
       await page.fill('#lookup-hash', validHash);
       const proving = logProxy.next('GET', /^\/proof\/0\?/);
       await page.click('#lookup-form button[type="submit"]');
@@ -559,18 +561,14 @@ describe('the log explorer shows the answer to the last look-up when the proofs 
       await page.fill('#lookup-hash', OTHER_HASH);
       await page.click('#lookup-form button[type="submit"]');
       await page.locator('#proof-result', { hasText: 'Entry #1' }).waitFor();
-      await abortedOrLater(slow);
-      held.open();
-      await slow.done;
+      await releaseAfterAbort(held, slow);
       await page.waitForTimeout(SETTLE_MS);
       expect(await page.textContent('#lookup-status')).toContain('index 1');
       expect(await page.textContent('#proof-result')).toContain('Entry #1');
       expect(await page.textContent('#proof-result')).not.toContain('Entry #0');
       expect(await page.getAttribute('#proof-result', 'data-ok')).toBe('true');
       expect(slow.aborted).toBe(true);
-      expect(cspViolations).toEqual([]);
-      expect(pageErrors).toEqual([]);
-      await page.close();
+      await expectCleanAndClose(watched);
     });
   });
 });
@@ -580,9 +578,8 @@ describe('the log explorer marks what the log sends that is not what it should b
   const isSigned = (method: string, path: string) => method === 'GET' && path === '/root/signed';
 
   it('folds each verifier key to its name and type, the ML-DSA key written out only when opened', async () => {
-    const { page, cspViolations, pageErrors } = await watchedPage(desktop.context);
-    await page.goto(`${logProxy.url}/`);
-    await page.waitForSelector('body[data-ready="true"]');
+    const watched = await openLogExplorer();
+    const { page } = watched;
     const keys = ((await (await fetch(`${logProxy.url}/root/signed`)).json()) as { verifier_keys: string[] })
       .verifier_keys;
     const mldsa = keys.find((k) => k.length > 2000);
@@ -598,28 +595,16 @@ describe('the log explorer marks what the log sends that is not what it should b
     expect(await pq.count()).toBe(1);
     await pq.locator('summary').click();
     expect(await pq.locator('code.vkey-full').textContent()).toBe(mldsa);
-    expect(cspViolations).toEqual([]);
-    expect(pageErrors).toEqual([]);
-    await page.close();
+    await expectCleanAndClose(watched);
   });
 
   it('bounds hostile verifier keys: how many are drawn and how much of each', async () => {
-    const rule: Rule = {
-      matches: isSigned,
-      rewrite: (body) => {
-        const signed = JSON.parse(body.toString('utf8')) as Json;
-        const junk = Array.from(
-          { length: 200 },
-          (_, i) => `junk${i}+0000000${i % 10}+${'A'.repeat(100_000)}`,
-        );
-        signed['verifier_keys'] = [...(signed['verifier_keys'] as string[]), ...junk];
-        return Buffer.from(JSON.stringify(signed));
-      },
-    };
+    const rule = rewriteJson(isSigned, (signed) => {
+      const junk = Array.from({ length: 200 }, (_, i) => `junk${i}+0000000${i % 10}+${'A'.repeat(100_000)}`);
+      signed['verifier_keys'] = [...(signed['verifier_keys'] as string[]), ...junk];
+    });
     await withRule(logProxy, rule, async () => {
-      const { page, pageErrors } = await watchedPage(desktop.context);
-      await page.goto(`${logProxy.url}/`);
-      await page.waitForSelector('body[data-ready="true"]');
+      const { page, pageErrors } = await openLogExplorer();
       const box = page.locator('#checkpoint');
       expect((await box.boundingBox())?.height).toBeLessThan(700);
       expect((await box.textContent())?.length ?? 0).toBeLessThan(100_000);
@@ -632,26 +617,20 @@ describe('the log explorer marks what the log sends that is not what it should b
   it('marks entry hashes that are not sha256 hex and indexes that are not indexes', async () => {
     const lookalike = validHash.replace(/a/, '\u0430'); // a Cyrillic а in place of one hex a
     expect(lookalike).not.toBe(validHash);
-    const rule: Rule = {
-      matches: isEntries,
-      rewrite: (body) => {
-        const page = JSON.parse(body.toString('utf8')) as { entries: Json[] };
-        const [first] = page.entries;
-        page.entries.push(
-          { ...first, log_index: 2, bundle_hash: lookalike },
-          { ...first, log_index: 3, bundle_hash: validHash.toUpperCase() },
-          { ...first, log_index: 4, bundle_hash: `sha256:${'f'.repeat(200_000)}` },
-          { ...first, log_index: 5, bundle_hash: { toString: 1 } },
-          { ...first, log_index: '6\u202e', bundle_hash: validHash },
-          { ...first, log_index: -1, bundle_hash: validHash },
-        );
-        return Buffer.from(JSON.stringify(page));
-      },
-    };
+    const rule = rewriteJson<{ entries: Json[] }>(isEntries, (page) => {
+      const [first] = page.entries;
+      page.entries.push(
+        { ...first, log_index: 2, bundle_hash: lookalike },
+        { ...first, log_index: 3, bundle_hash: validHash.toUpperCase() },
+        { ...first, log_index: 4, bundle_hash: `sha256:${'f'.repeat(200_000)}` },
+        { ...first, log_index: 5, bundle_hash: { toString: 1 } },
+        { ...first, log_index: '6\u202e', bundle_hash: validHash },
+        { ...first, log_index: -1, bundle_hash: validHash },
+      );
+    });
     await withRule(logProxy, rule, async () => {
-      const { page, cspViolations, pageErrors } = await watchedPage(desktop.context);
-      await page.goto(`${logProxy.url}/`);
-      await page.waitForSelector('body[data-ready="true"]');
+      const watched = await openLogExplorer();
+      const { page } = watched;
       const rows = page.locator('#entries tbody tr');
       await rows.nth(7).waitFor();
       const hashCell = (i: number) => rows.nth(i).locator('td').nth(1);
@@ -681,25 +660,13 @@ describe('the log explorer marks what the log sends that is not what it should b
       // A malformed entry cannot be proved: its button says so instead of sending the log a request.
       for (const i of [0, 1, 2, 3, 4, 5]) expect(await rows.nth(i).locator('button').isDisabled()).toBe(true);
       expect(await rows.nth(6).locator('button').isDisabled()).toBe(false);
-      expect(cspViolations).toEqual([]);
-      expect(pageErrors).toEqual([]);
-      await page.close();
+      await expectCleanAndClose(watched);
     });
   });
 
   it('does not page or prove a look-up answered with an index that is not one', async () => {
-    const rule: Rule = {
-      matches: (method, path) => isLookup(method, path),
-      rewrite: (body) => {
-        const found = JSON.parse(body.toString('utf8')) as Json;
-        found['log_index'] = '0\u202e1';
-        return Buffer.from(JSON.stringify(found));
-      },
-    };
-    await withRule(logProxy, rule, async () => {
-      const { page, pageErrors } = await watchedPage(desktop.context);
-      await page.goto(`${logProxy.url}/`);
-      await page.waitForSelector('body[data-ready="true"]');
+    await withRule(logProxy, lookupAnswering('0\u202e1'), async () => {
+      const { page, pageErrors } = await openLogExplorer();
       const before = logProxy.passed.length;
       await page.fill('#lookup-hash', validHash);
       await page.click('#lookup-form button[type="submit"]');
@@ -715,13 +682,10 @@ describe('the log explorer marks what the log sends that is not what it should b
 });
 
 describe('the revocation page asks the service again on every load (P179)', () => {
-  it('shows a changed list on reload, and revalidates an unchanged one instead of fetching it whole', async () => {
-    const context = await desktop.browser.newContext();
-    try {
+  it('shows a changed list on reload, and revalidates an unchanged one instead of fetching it whole', () =>
+    inOwnContext(async (context) => {
       // No rule: the list passes with the service's own ETag, Last-Modified and max-age.
-      const { page, pageErrors } = await watchedPage(context);
-      await page.goto(`${revocationProxy.url}/`);
-      await page.waitForSelector('body[data-ready="true"]');
+      const { page, pageErrors } = await openAt(`${revocationProxy.url}/`, context);
       const listNumber = page
         .locator('#list dt', { hasText: 'List number' })
         .locator('xpath=following-sibling::dd[1]');
@@ -741,10 +705,7 @@ describe('the revocation page asks the service again on every load (P179)', () =
       expect(await page.textContent('#revoked')).toContain(agent);
       expect(await page.getAttribute('#list-signature', 'data-ok')).toBe('true');
       expect(pageErrors).toEqual([]);
-    } finally {
-      await context.close();
-    }
-  });
+    }));
 });
 
 describe('the revocation page forgets a remembered list number only when its user says so (P179)', () => {
@@ -758,9 +719,8 @@ describe('the revocation page forgets a remembered list number only when its use
     return page;
   }
 
-  it('offers to forget after a rollback, asks first, and afterwards judges the current list fresh', async () => {
-    const context = await desktop.browser.newContext();
-    try {
+  it('offers to forget after a rollback, asks first, and afterwards judges the current list fresh', () =>
+    inOwnContext(async (context) => {
       const page = await rolledBack(context);
       await page.click('#forget-newest');
       const confirm = page.locator('#forget-confirm');
@@ -785,14 +745,10 @@ describe('the revocation page forgets a remembered list number only when its use
       const older = await openIn(context, replay(signedByIssuer({ list_number: 0 })));
       expect(await older.getAttribute('#freshness-banner', 'data-state')).toBe('rollback');
       await older.close();
-    } finally {
-      await context.close();
-    }
-  });
+    }));
 
-  it('cannot be made to forget by anything the server sends or a script dispatches', async () => {
-    const context = await desktop.browser.newContext();
-    try {
+  it('cannot be made to forget by anything the server sends or a script dispatches', () =>
+    inOwnContext(async (context) => {
       const page = await rolledBack(context);
       // A click a script makes is not the user's: nothing is forgotten.
       await page.evaluate(
@@ -810,10 +766,7 @@ describe('the revocation page forgets a remembered list number only when its use
       expect(await after.getAttribute('#freshness-banner', 'data-state')).toBe('rollback');
       expect(await after.textContent('#freshness-banner')).toContain('1000000');
       await after.close();
-    } finally {
-      await context.close();
-    }
-  });
+    }));
 });
 
 describe('the verify page checks the index the log answers before using it (P181)', () => {
@@ -828,16 +781,9 @@ describe('the verify page checks the index the log answers before using it (P181
   ];
   for (const [what, index] of hostile) {
     it(`says the log answered a malformed index (${what}) and requests nothing more`, async () => {
-      const rule: Rule = {
-        matches: isLookup,
-        rewrite: (body) => {
-          const found = JSON.parse(body.toString('utf8')) as Json;
-          found['log_index'] = index;
-          return Buffer.from(JSON.stringify(found));
-        },
-      };
-      await withRule(logProxy, rule, async () => {
-        const { page, cspViolations, pageErrors } = await openVerifyPage();
+      await withRule(logProxy, lookupAnswering(index), async () => {
+        const watched = await openVerifyPage();
+        const { page } = watched;
         await page.fill('#bundle-text', JSON.stringify(valid));
         const lookedUp = logProxy.next('GET', /^\/lookup/);
         await page.click('#verify-button');
@@ -851,9 +797,7 @@ describe('the verify page checks the index the log answers before using it (P181
         expect(shown).not.toContain('not yet covered');
         expect(await page.getAttribute('#log-inclusion', 'data-state')).toBe('fail');
         expect(logProxy.passed.slice(before + 1).map((p) => p.path)).toEqual([]);
-        expect(cspViolations).toEqual([]);
-        expect(pageErrors).toEqual([]);
-        await page.close();
+        await expectCleanAndClose(watched);
       });
     });
   }
@@ -862,7 +806,7 @@ describe('the verify page checks the index the log answers before using it (P181
 describe('the revocation page marks a reason hash that is not one and a jurisdiction in look-alike letters (P181)', () => {
   it('marks a look-alike reason hash and the non-ASCII letters of a jurisdiction', async () => {
     const lookalike = `sha256:${'\u0430'.repeat(64)}`; // Cyrillic а in place of every hex a
-    const { page, cspViolations, pageErrors } = await openRevocationWith(
+    const watched = await openRevocationWith(
       desktop.context,
       alterList((list) => {
         list['jurisdiction'] = '\u0415U'; // a Cyrillic Е: reads as EU
@@ -873,6 +817,7 @@ describe('the revocation page marks a reason hash that is not one and a jurisdic
         });
       }),
     );
+    const { page } = watched;
     const folded = page.locator('#unverified-entries');
     await folded.locator('summary').click();
     const row = folded.locator('tr', { hasText: 'agent-with-odd-reason' });
@@ -880,9 +825,7 @@ describe('the revocation page marks a reason hash that is not one and a jurisdic
     expect(await row.textContent()).toContain('⟨U+0430⟩');
     const jurisdiction = page.locator('#list dd', { hasText: 'U+0415' });
     expect(await jurisdiction.locator('code[data-non-ascii="1"]').count()).toBe(1);
-    expect(cspViolations).toEqual([]);
-    expect(pageErrors).toEqual([]);
-    await page.close();
+    await expectCleanAndClose(watched);
   });
 });
 
@@ -894,25 +837,20 @@ describe('the log explorer pages only with a tree size that is one (P181)', () =
   ];
   for (const [what, size] of hostileSizes) {
     it(`marks a /root tree size that is ${what} and asks for no entries with it`, async () => {
-      const rule: Rule = {
-        matches: (method, path) => method === 'GET' && path === '/root',
-        rewrite: (body) => {
-          const root = JSON.parse(body.toString('utf8')) as Json;
+      const rule = rewriteJson(
+        (method, path) => method === 'GET' && path === '/root',
+        (root) => {
           root['tree_size'] = size;
-          return Buffer.from(JSON.stringify(root));
         },
-      };
+      );
       await withRule(logProxy, rule, async () => {
-        const { page, cspViolations, pageErrors } = await watchedPage(desktop.context);
-        await page.goto(`${logProxy.url}/`);
-        await page.waitForSelector('body[data-ready="true"]');
+        const watched = await openLogExplorer();
+        const { page } = watched;
         await page.waitForTimeout(SETTLE_MS);
         const entries = logProxy.passed.filter((p) => p.path.startsWith('/entries'));
         for (const request of entries) expect(request.path).toMatch(/^\/entries\?start=\d+&end=\d+$/);
         expect(await page.locator('#entries .malformed').count()).toBeGreaterThan(0);
-        expect(cspViolations).toEqual([]);
-        expect(pageErrors).toEqual([]);
-        await page.close();
+        await expectCleanAndClose(watched);
       });
     });
   }
@@ -920,28 +858,23 @@ describe('the log explorer pages only with a tree size that is one (P181)', () =
 
 describe('the log explorer marks the checkpoint summary it falls back to (P181)', () => {
   it('marks a summary origin, tree size and root that are not what they should be', async () => {
-    const rule: Rule = {
-      matches: (method, path) => method === 'GET' && path === '/root/signed',
-      rewrite: (body) => {
-        const signed = JSON.parse(body.toString('utf8')) as Json;
+    const rule = rewriteJson(
+      (method, path) => method === 'GET' && path === '/root/signed',
+      (signed) => {
         signed['checkpoint'] = 'not a checkpoint';
         signed['origin'] = 'l\u043eg.example'; // a Cyrillic о
         signed['tree_size'] = '2/../x';
         signed['root'] = 'ab'.repeat(31) + '\u0430b';
-        return Buffer.from(JSON.stringify(signed));
       },
-    };
+    );
     await withRule(logProxy, rule, async () => {
-      const { page, cspViolations, pageErrors } = await watchedPage(desktop.context);
-      await page.goto(`${logProxy.url}/`);
-      await page.waitForSelector('body[data-ready="true"]');
+      const watched = await openLogExplorer();
+      const { page } = watched;
       const box = page.locator('#checkpoint');
       await box.locator('#checkpoint-signature').waitFor();
       expect(await box.locator('.malformed').count()).toBe(2);
       expect(await box.locator('dd', { hasText: 'U+043E' }).locator('code[data-non-ascii]').count()).toBe(1);
-      expect(cspViolations).toEqual([]);
-      expect(pageErrors).toEqual([]);
-      await page.close();
+      await expectCleanAndClose(watched);
     });
   });
 });

@@ -107,13 +107,39 @@ const REASON: Record<Mode, RegExp> = {
   html: /not JSON|not a (signed )?checkpoint/,
 };
 
+/** The real CLI with the mode's --timeout, held to what every case expects (expectHandled). */
+async function protoAgainst(which: Mode, args: readonly string[]): Promise<CliRun> {
+  const run = await proto([...args, '--timeout', timeoutFor(which)]);
+  expectHandled(run, which);
+  return run;
+}
+
+const verifyWithLog = (logUrl: string): string[] => [
+  'verify',
+  '--json',
+  bundleFile,
+  '--log',
+  logUrl,
+  '--log-key',
+  LOG_KEY,
+];
+const proveFromTiles = (): string[] => ['log', 'prove', '--tiles', url, '--index', '0'];
+
+/** The log_inclusion entry of `proto verify --json`'s error_details. */
+function logInclusionDetail(run: CliRun): { message: string; retryable: boolean } | undefined {
+  const out = JSON.parse(run.stdout) as {
+    error_details: { check: string; message: string; retryable: boolean }[];
+  };
+  return out.error_details.find((d) => d.check === 'log_inclusion');
+}
+
 describe('proto verify --revocation-list URL (a document read from a URL): exit 2, unusable input', {
   timeout: 30_000,
 }, () => {
   for (const which of ['drip', 'huge', 'redirect', 'html'] as const) {
     it(`${which}`, async () => {
       reset(which);
-      const run = await proto([
+      const run = await protoAgainst(which, [
         'verify',
         '--json',
         bundleFile,
@@ -121,10 +147,7 @@ describe('proto verify --revocation-list URL (a document read from a URL): exit 
         `${url}/revocations/list`,
         '--revocation-key',
         'unused',
-        '--timeout',
-        timeoutFor(which),
       ]);
-      expectHandled(run, which);
       expect(run.code, run.stderr).toBe(2);
       expect(run.stderr).toMatch(REASON[which]);
     });
@@ -137,22 +160,9 @@ describe('proto verify --log URL --log-key K (lookup and proof): the check fails
   for (const which of ['drip', 'huge', 'redirect', 'html'] as const) {
     it(`${which} answering the lookup`, async () => {
       reset(which);
-      const run = await proto([
-        'verify',
-        '--json',
-        bundleFile,
-        '--log',
-        url,
-        '--log-key',
-        LOG_KEY,
-        '--timeout',
-        timeoutFor(which),
-      ]);
-      expectHandled(run, which);
+      const run = await protoAgainst(which, verifyWithLog(url));
       expect(run.code, run.stderr).toBe(1);
-      const detail = (
-        JSON.parse(run.stdout) as { error_details: { check: string; message: string; retryable: boolean }[] }
-      ).error_details.find((d) => d.check === 'log_inclusion');
+      const detail = logInclusionDetail(run);
       expect(detail?.retryable).toBe(true);
       expect(detail?.message).toMatch(REASON[which]);
     });
@@ -167,27 +177,11 @@ describe('proto verify --log URL --log-key K (lookup and proof): the check fails
           ? answerJson(response, 200, { log_index: 0 })
           : answerHostile(request, response),
       );
-      const frontUrl = front.url;
       try {
-        const run = await proto([
-          'verify',
-          '--json',
-          bundleFile,
-          '--log',
-          frontUrl,
-          '--log-key',
-          LOG_KEY,
-          '--timeout',
-          timeoutFor(which),
-        ]);
-        expectHandled(run, which);
+        const run = await protoAgainst(which, verifyWithLog(front.url));
         expect(seen.paths).toContain('/tlog-proof/0');
         expect(run.code, run.stderr).toBe(1);
-        const detail = (
-          JSON.parse(run.stdout) as {
-            error_details: { check: string; message: string; retryable: boolean }[];
-          }
-        ).error_details.find((d) => d.check === 'log_inclusion');
+        const detail = logInclusionDetail(run);
         // An HTML page where the tlog-proof should be is a malformed proof, judged by verifyTlogProof as before.
         if (which !== 'html') {
           expect(detail?.retryable).toBe(true);
@@ -206,17 +200,7 @@ describe('proto log prove --tiles URL (checkpoint and tiles): exit 2, unusable i
   for (const which of ['drip', 'huge', 'redirect', 'html'] as const) {
     it(`${which} answering the checkpoint`, async () => {
       reset(which);
-      const run = await proto([
-        'log',
-        'prove',
-        '--tiles',
-        url,
-        '--index',
-        '0',
-        '--timeout',
-        timeoutFor(which),
-      ]);
-      expectHandled(run, which);
+      const run = await protoAgainst(which, proveFromTiles());
       expect(run.code, run.stderr).toBe(2);
       expect(run.stderr).toMatch(REASON[which]);
     });
@@ -226,17 +210,7 @@ describe('proto log prove --tiles URL (checkpoint and tiles): exit 2, unusable i
     it(`${which} answering a tile after an honest checkpoint`, async () => {
       // A checkpoint of size 1 (unchecked without --key): the first tile asked is the hostile answer.
       reset(which, { '/checkpoint': `log.example\n1\n${Buffer.alloc(32).toString('base64')}\n` });
-      const run = await proto([
-        'log',
-        'prove',
-        '--tiles',
-        url,
-        '--index',
-        '0',
-        '--timeout',
-        timeoutFor(which),
-      ]);
-      expectHandled(run, which);
+      const run = await protoAgainst(which, proveFromTiles());
       expect(seen.paths.some((path) => path.startsWith('/tile/'))).toBe(true);
       expect(run.code, run.stderr).toBe(2);
       expect(run.stderr).toMatch(REASON[which]);
@@ -244,7 +218,7 @@ describe('proto log prove --tiles URL (checkpoint and tiles): exit 2, unusable i
   }
 
   it('--timeout must be a number of milliseconds (exit 2)', async () => {
-    const run = await proto(['log', 'prove', '--tiles', url, '--index', '0', '--timeout', 'soon']);
+    const run = await proto([...proveFromTiles(), '--timeout', 'soon']);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/--timeout/);
   });
@@ -258,7 +232,7 @@ describe('proto receipt verify --rpc URL (through @proto/clients, P154): skipped
   for (const which of ['drip', 'huge', 'redirect', 'html'] as const) {
     it(`${which} answering the JSON-RPC`, async () => {
       reset(which);
-      const run = await proto([
+      const run = await protoAgainst(which, [
         'receipt',
         'verify',
         receiptFile,
@@ -266,10 +240,7 @@ describe('proto receipt verify --rpc URL (through @proto/clients, P154): skipped
         bundleHash,
         '--rpc',
         url,
-        '--timeout',
-        timeoutFor(which),
       ]);
-      expectHandled(run, which);
       expect(run.code, run.stderr).toBe(1);
       const out = JSON.parse(run.stdout) as { status: string; retryable: boolean; message: string };
       expect(out).toMatchObject({ status: 'skipped', retryable: true });

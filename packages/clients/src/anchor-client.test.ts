@@ -1,8 +1,8 @@
 // The receipt verifier's handling of its sources over real HTTP on 127.0.0.1: unreachable or failing sources give
 // `skipped` with a retryable code, unconfigured ones `skipped`, malformed receipts `fail`. DECISIONS D19, D12.
 import { createHash } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
 import { buildAnchorBatch } from '@proto/core';
+import { answerJson, type HostileFront, startHostileFront } from '@proto/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyAnchorReceipt } from './anchor-client.ts';
 
@@ -22,24 +22,21 @@ const evm = {
   merkle_path: [],
 };
 
-let server: Server;
+let front: HostileFront;
 let base: string;
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    if (req.url === '/500') {
+  front = await startHostileFront((request, res) => {
+    if (request.url === '/500') {
       res.writeHead(500).end('boom');
       return;
     }
     // A JSON-RPC endpoint that refuses every method.
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'method not found' } }));
+    answerJson(res, 200, { jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'method not found' } });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  base = front.url;
 });
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await front.close();
 });
 
 describe('verifyAnchorReceipt sources', () => {

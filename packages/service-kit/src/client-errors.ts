@@ -65,7 +65,8 @@ export function clientErrorHandler(options: ClientErrorOptions): (error: Error, 
         return;
       }
       const answer = clientErrorAnswer(error);
-      // The failed request's own X-Request-Id when it got that far and gave a plain one (the kit's rule).
+      // The id the failed request was logged under when it got that far (its own X-Request-Id when plain, else
+      // the UUID it was given then: genRequestId answers the same for the same request), else a fresh one.
       const requestId = pending === undefined ? randomUUID() : genRequestId(pending.req);
       options
         .log()

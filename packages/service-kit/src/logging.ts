@@ -45,10 +45,21 @@ export const REDACT_PATHS: readonly string[] = [
   '*.*.private_key',
 ];
 
-/** Takes a caller's X-Request-Id when it is short and plain (no log injection), else a fresh UUID. */
+/** The id each request was given, so that asking again (the parser's refusal of it, P170) gives the same one. */
+const givenIds = new WeakMap<IncomingMessage, string>();
+
+/**
+ * Takes a caller's X-Request-Id when it is short and plain (no log injection), else a fresh UUID; the same id
+ * for the same request every time. A 408 for a request Fastify had already logged under a fresh id carried
+ * another fresh one, so the answer a client reports could not be found in the log (P187).
+ */
 export function genRequestId(request: IncomingMessage): string {
+  const known = givenIds.get(request);
+  if (known !== undefined) return known;
   const given = request.headers[REQUEST_ID_HEADER];
-  return typeof given === 'string' && SAFE_REQUEST_ID.test(given) ? given : randomUUID();
+  const id = typeof given === 'string' && SAFE_REQUEST_ID.test(given) ? given : randomUUID();
+  givenIds.set(request, id);
+  return id;
 }
 
 export interface LoggerSettings {

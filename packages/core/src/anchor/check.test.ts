@@ -69,6 +69,49 @@ function prepared(receipt: unknown, hash: string): PreparedReceipt {
   return p.value;
 }
 
+// One Bitcoin transaction whose OP_RETURN carries the batch root, and a receipt for hashes[1] in it.
+const bitcoinTx = handMadeTransaction(utf8Encode(`proto:v2:${batch.root}`), true);
+const bitcoinStatus = { confirmed: true, block_height: 100, block_time: time };
+
+function bitcoinReceipt(extra: Record<string, unknown> = {}) {
+  return {
+    chain: 'bitcoin',
+    network: 'regtest',
+    tx_id: bitcoinTx.txid,
+    block_height: 100,
+    bundle_hash: hashes[1],
+    status: 'confirmed',
+    batch_root: batch.root,
+    batch_size: 3,
+    leaf_index: 1,
+    merkle_path: batch.paths[1],
+    ...extra,
+  };
+}
+
+// A log holding the three hashes, a receipt for the third, and the log's answer proving it.
+const logLeaves = hashes.map((h) => rfc9162LeafHash(fromHex(h.slice(7)) as Uint8Array));
+const logRoot = toHex(rfc9162Root(logLeaves));
+const logProof = rfc9162InclusionProof(logLeaves, 2).map(toHex);
+const logReceipt = {
+  log_url: 'http://127.0.0.1:3002',
+  log_index: 2,
+  merkle_proof: logProof,
+  bundle_hash: hashes[2],
+  status: 'confirmed',
+  batch_root: logRoot,
+  batch_size: 3,
+  leaf_index: 2,
+  merkle_path: logProof,
+};
+const logAnswer = {
+  log_index: 2,
+  tree_size: 3,
+  leaf_hash: toHex(logLeaves[2]!),
+  proof: logProof,
+  root: logRoot,
+};
+
 describe('offline receipt check', () => {
   it('accepts each batch member and refuses a receipt naming another hash', () => {
     for (let i = 0; i < 3; i++) expect(prepareReceiptCheck(evmReceipt(i), hashes[i]!).ok).toBe(true);
@@ -140,18 +183,12 @@ describe('EVM chain data', () => {
     expect(run(moved).status).toBe('fail');
     expect(run(nodeReceipt(batch.root, { status: '0x0' })).message).toMatch(/reverted/);
     expect(run(nodeReceipt(batch.root, { blockNumber: '0x15' })).message).toMatch(/block 21/);
-    expect(
-      checkEvmChainData(prepared(evmReceipt(0, { event_index: 0 }), hashes[0]!), {
-        txReceipt: nodeReceipt(batch.root),
-        tipBlock: 40,
-      }).status,
-    ).toBe('fail');
-    expect(
-      checkEvmChainData(prepared(evmReceipt(0, { anchored_at: '2020-01-01T00:00:00Z' }), hashes[0]!), {
-        txReceipt: nodeReceipt(batch.root),
-        tipBlock: 40,
-      }).status,
-    ).toBe('fail');
+    for (const claim of [{ event_index: 0 }, { anchored_at: '2020-01-01T00:00:00Z' }]) {
+      const claimed = prepared(evmReceipt(0, claim), hashes[0]!);
+      expect(checkEvmChainData(claimed, { txReceipt: nodeReceipt(batch.root), tipBlock: 40 }).status).toBe(
+        'fail',
+      );
+    }
     expect(run(null).message).toMatch(/no transaction/);
   });
 
@@ -178,23 +215,10 @@ describe('EVM chain data', () => {
 });
 
 describe('Bitcoin chain data', () => {
-  const payload = utf8Encode(`proto:v2:${batch.root}`);
-  const { raw, txid } = handMadeTransaction(payload, true);
-  const receipt = (extra: Record<string, unknown> = {}) => ({
-    chain: 'bitcoin',
-    network: 'regtest',
-    tx_id: txid,
-    block_height: 100,
-    bundle_hash: hashes[1],
-    status: 'confirmed',
-    anchored_at: new Date(time * 1000).toISOString(),
-    batch_root: batch.root,
-    batch_size: 3,
-    leaf_index: 1,
-    merkle_path: batch.paths[1],
-    ...extra,
-  });
-  const status = { confirmed: true, block_height: 100, block_time: time };
+  const { raw } = bitcoinTx;
+  const receipt = (extra: Record<string, unknown> = {}) =>
+    bitcoinReceipt({ anchored_at: new Date(time * 1000).toISOString(), ...extra });
+  const status = bitcoinStatus;
 
   it('passes when the raw transaction hashes to tx_id and its OP_RETURN carries the root', () => {
     const check = checkBitcoinChainData(
@@ -241,21 +265,9 @@ describe('Bitcoin chain data', () => {
 });
 
 describe('log proof data', () => {
-  const leaves = hashes.map((h) => rfc9162LeafHash(fromHex(h.slice(7)) as Uint8Array));
-  const root = toHex(rfc9162Root(leaves));
-  const proof = rfc9162InclusionProof(leaves, 2).map(toHex);
-  const receipt = {
-    log_url: 'http://127.0.0.1:3002',
-    log_index: 2,
-    merkle_proof: proof,
-    bundle_hash: hashes[2],
-    status: 'confirmed',
-    batch_root: root,
-    batch_size: 3,
-    leaf_index: 2,
-    merkle_path: proof,
-  };
-  const answer = { log_index: 2, tree_size: 3, leaf_hash: toHex(leaves[2]!), proof, root };
+  const leaves = logLeaves;
+  const receipt = logReceipt;
+  const answer = logAnswer;
 
   it('passes when the log proves the same root at the same size', () => {
     expect(checkLogProofData(prepared(receipt, hashes[2]!), hashes[2]!, answer).status).toBe('pass');
@@ -311,24 +323,9 @@ describe('P161: an answer that is not an answer is the source unavailable (E701,
   });
 
   it('Bitcoin: no hex, no transaction, a status of the wrong shape', () => {
-    const payload = utf8Encode(`proto:v2:${batch.root}`);
-    const { raw, txid } = handMadeTransaction(payload, true);
-    const p = prepared(
-      {
-        chain: 'bitcoin',
-        network: 'regtest',
-        tx_id: txid,
-        block_height: 100,
-        bundle_hash: hashes[1],
-        status: 'confirmed',
-        batch_root: batch.root,
-        batch_size: 3,
-        leaf_index: 1,
-        merkle_path: batch.paths[1],
-      },
-      hashes[1]!,
-    );
-    const status = { confirmed: true, block_height: 100, block_time: time };
+    const { raw } = bitcoinTx;
+    const p = prepared(bitcoinReceipt(), hashes[1]!);
+    const status = bitcoinStatus;
     const run = (rawTx: Uint8Array | string, s: unknown) =>
       checkBitcoinChainData(p, { rawTx, status: s, tipHeight: 105 });
     expect(run(raw, status).status).toBe('pass');
@@ -342,24 +339,9 @@ describe('P161: an answer that is not an answer is the source unavailable (E701,
   });
 
   it('log: an answer without {tree_size, proof[], root}, or about another entry', () => {
-    const leaves = hashes.map((h) => rfc9162LeafHash(fromHex(h.slice(7)) as Uint8Array));
-    const root = toHex(rfc9162Root(leaves));
-    const proof = rfc9162InclusionProof(leaves, 2).map(toHex);
-    const p = prepared(
-      {
-        log_url: 'http://127.0.0.1:3002',
-        log_index: 2,
-        merkle_proof: proof,
-        bundle_hash: hashes[2],
-        status: 'confirmed',
-        batch_root: root,
-        batch_size: 3,
-        leaf_index: 2,
-        merkle_path: proof,
-      },
-      hashes[2]!,
-    );
-    const answer = { log_index: 2, tree_size: 3, leaf_hash: toHex(leaves[2]!), proof, root };
+    const proof = logProof;
+    const p = prepared(logReceipt, hashes[2]!);
+    const answer = logAnswer;
     const run = (a: unknown) => checkLogProofData(p, hashes[2]!, a);
     expect(run(answer).status).toBe('pass');
     for (const bad of [

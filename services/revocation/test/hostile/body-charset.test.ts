@@ -3,24 +3,10 @@
 // filter saw as harmless (or as nothing) would be acted on. Such a body is refused with the 415 an unsupported
 // Content-Type gets, before it is read, on every route. Over real HTTP, on the revocation service's write route
 // and the verification service's /verify and /verify/batch. P175.
-import { requestAsIs } from '@proto/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TOKEN } from '../../src/test-support.ts';
-import { revocationBody, startWriteRoutes, type WriteRoutes } from './test-helpers.ts';
+import { describe, expect, it } from 'vitest';
+import * as write from './test-helpers.ts';
 
-let routes: WriteRoutes;
-beforeAll(async () => {
-  routes = await startWriteRoutes();
-});
-afterAll(async () => {
-  await routes?.close();
-});
-
-/** A POST with the headers exactly as given (fetch would add its own charset handling). */
-const post = (url: string, body: Buffer, headers: Record<string, string>) =>
-  requestAsIs(url, { body, headers });
-
-const authorization = `Bearer ${TOKEN}`;
+const routes = write.writeRoutesForFile();
 
 const unsupported = { error: { code: 'UNSUPPORTED_MEDIA_TYPE', retryable: false } };
 
@@ -33,18 +19,13 @@ describe('a body labelled with a charset other than UTF-8', () => {
     'Application/JSON; Charset=Windows-1252',
   ])('a revocation sent as %s is refused with 415 and nothing is revoked', async (contentType) => {
     const agent = `did:web:charset.example:${contentType.replace(/\W/g, '')}`;
-    const answer = await post(`${routes.revocation.url}/revocations`, revocationBody(agent), {
-      authorization,
+    const answer = await write.postRevocation(routes(), write.revocationBody(agent), {
       'content-type': contentType,
     });
     expect(answer.status).toBe(415);
     expect(JSON.parse(answer.text)).toMatchObject(unsupported);
     expect(JSON.parse(answer.text).error.message).toMatch(/charset/i);
-    const lookedUp = await fetch(`${routes.revocation.url}/revocations/${encodeURIComponent(agent)}`, {
-      headers: { authorization },
-    });
-    expect(lookedUp.status).toBe(404);
-    await lookedUp.arrayBuffer();
+    expect(await write.lookUpStatus(routes(), agent)).toBe(404);
   });
 
   it.each([
@@ -53,8 +34,7 @@ describe('a body labelled with a charset other than UTF-8', () => {
     ['application/json; charset=utf8', 'c'],
   ])('UTF-8 under any of its spellings (%s) is read as before', async (contentType, name) => {
     const agent = `did:web:charset.example:utf8:${name}`;
-    const answer = await post(`${routes.revocation.url}/revocations`, revocationBody(agent), {
-      authorization,
+    const answer = await write.postRevocation(routes(), write.revocationBody(agent), {
       'content-type': contentType,
     });
     expect(answer.status).toBe(201);
@@ -62,7 +42,7 @@ describe('a body labelled with a charset other than UTF-8', () => {
 
   it('/verify refuses a UTF-16 body with the shared 415, not a verdict about garbled JSON', async () => {
     const body = Buffer.from('{"signed_bundle":{}}', 'utf16le');
-    const answer = await post(`${routes.verification.url}/verify`, body, {
+    const answer = await write.postAsIs(`${routes().verification.url}/verify`, body, {
       'content-type': 'application/json; charset=utf-16le',
     });
     expect(answer.status).toBe(415);
@@ -72,7 +52,7 @@ describe('a body labelled with a charset other than UTF-8', () => {
   it.each(['application/json; charset=utf-16', 'application/x-ndjson; charset=iso-8859-1'])(
     '/verify/batch refuses a batch sent as %s whole',
     async (contentType) => {
-      const answer = await post(`${routes.verification.url}/verify/batch`, Buffer.from('[{}]'), {
+      const answer = await write.postAsIs(`${routes().verification.url}/verify/batch`, Buffer.from('[{}]'), {
         'content-type': contentType,
       });
       expect(answer.status).toBe(415);

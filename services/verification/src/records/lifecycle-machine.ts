@@ -1,6 +1,6 @@
 // The agent lifecycle state machine and the body of POST /v2/lifecycle/transition.
 // Implements SPEC.md "States and transitions" (four moves only) and D16 (transition body, 409 with moves).
-import type { ProtocolProfile } from '@proto/core';
+import { instantOf, type ProtocolProfile } from '@proto/core';
 import { isJsonObject } from './body.ts';
 import { badBody, invalidId } from './errors.ts';
 import { isValidId } from './ids.ts';
@@ -33,6 +33,20 @@ const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2
 
 const isState = (value: unknown): value is LifecycleState =>
   typeof value === 'string' && (LIFECYCLE_STATES as readonly string[]).includes(value);
+
+/**
+ * The move's time as the history records it, or undefined when it is no time. A leap second (`…T23:59:60Z`, which
+ * the schemas' date-time accepts) has no POSIX instant of its own, so it is read on the move's safe side (P178's
+ * rule, P187) and recorded as that instant: into `active` is a time before which the agent does not count (the
+ * next midnight); every other move ends `active` or `declining`, a time after which it stops counting (the last
+ * millisecond before). Any other time is recorded as sent.
+ */
+function recordedTime(timestamp: string, to: unknown): string | undefined {
+  if (!DATE_TIME.test(timestamp)) return undefined;
+  if (!Number.isNaN(Date.parse(timestamp))) return timestamp;
+  const at = instantOf(timestamp, to === 'active' ? 'latest' : 'earliest');
+  return Number.isNaN(at) ? undefined : new Date(at).toISOString();
+}
 
 /** JSON Schema of the transition body (documentation; `readTransitionRequest` enforces the same rules). */
 export const transitionBodySchema = {
@@ -86,10 +100,8 @@ export function readTransitionRequest(profile: ProtocolProfile, body: unknown): 
   ) {
     issues.push({ path: '/reason', message: `must be a string of 1 to ${MAX_REASON_LENGTH} characters` });
   }
-  if (
-    timestamp !== undefined &&
-    (typeof timestamp !== 'string' || !DATE_TIME.test(timestamp) || Number.isNaN(Date.parse(timestamp)))
-  ) {
+  const recorded = typeof timestamp === 'string' ? recordedTime(timestamp, to_state) : undefined;
+  if (timestamp !== undefined && recorded === undefined) {
     issues.push({ path: '/timestamp', message: 'must be an RFC 3339 date-time, e.g. 2026-05-01T08:00:00Z' });
   }
   if (issues.length > 0) {
@@ -101,6 +113,6 @@ export function readTransitionRequest(profile: ProtocolProfile, body: unknown): 
     to_state: to_state as LifecycleState,
     ...(from_state === undefined ? {} : { from_state: from_state as LifecycleState }),
     ...(reason === undefined ? {} : { reason: reason as string }),
-    ...(timestamp === undefined ? {} : { timestamp: timestamp as string }),
+    ...(recorded === undefined ? {} : { timestamp: recorded }),
   };
 }

@@ -1,5 +1,6 @@
 // Lifecycle tests on every dialect: SPEC.md's machine, commissioning, decommissioning, the vitality chain,
 // and atomic moves under parallel HTTP requests. Covers D16 (issue item 3).
+import type { Store } from '@proto/store';
 import { createStoreTarget, dialectsUnderTest, type StoreTarget } from '@proto/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIFECYCLE_STATES, type LifecycleState } from './lifecycle-machine.ts';
@@ -44,11 +45,13 @@ let agentCounter = 0;
 
 describe.each(dialectsUnderTest())('/v2 lifecycle on %s', (dialect) => {
   let target: StoreTarget;
+  let store: Store;
   let service: RecordsApp;
 
   beforeAll(async () => {
     target = await createStoreTarget(dialect, 'v2-lifecycle');
-    service = await startRecordsApp({ store: await target.open(), listen: true });
+    store = await target.open();
+    service = await startRecordsApp({ store, listen: true });
   });
   afterAll(async () => {
     await service?.close();
@@ -134,6 +137,41 @@ describe.each(dialectsUnderTest())('/v2 lifecycle on %s', (dialect) => {
     }
     const bad = await post(service.app, TRANSITION, { agent_id: 'agent:x-000001', to_state: 'retired' });
     expect(errorOf(bad).details).toEqual([expect.objectContaining({ path: '/to_state' })]);
+  });
+
+  it('P187: reads a leap-second timestamp on the safe side of its move, over HTTP', async () => {
+    // The transition as a client sends it: signed like every write, JSON over a real connection.
+    const send = async (body: Json) => {
+      const answer = await fetch(`${service.url}${TRANSITION}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(sentRecord(service, TRANSITION, body)),
+      });
+      return { status: answer.status, body: (await answer.json()) as Json };
+    };
+    const agentId = await agentIn('commissioned');
+    const moves = [
+      // Into `active`, a time before which the agent does not count: the leap second is the next midnight.
+      { to_state: 'active', sent: '2015-06-30T23:59:60Z', recorded: '2015-07-01T00:00:00.000Z' },
+      // Out of `active`, a time after which it stops counting: the last millisecond before the leap second.
+      { to_state: 'decommissioned', sent: '2016-12-31T23:59:60.5Z', recorded: '2016-12-31T23:59:59.999Z' },
+    ];
+    for (const move of moves) {
+      const moved = await send({ agent_id: agentId, to_state: move.to_state, timestamp: move.sent });
+      expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+      expect(moved.body).toMatchObject({ state: move.to_state, timestamp: move.recorded });
+    }
+    const recorded = (await store.lifecycle.history(agentId)).map((entry) => [entry.to_state, entry.at]);
+    expect(recorded.slice(1)).toEqual([
+      ['active', '2015-07-01T00:00:00.000Z'],
+      ['decommissioned', '2016-12-31T23:59:59.999Z'],
+    ]);
+    // `:60` anywhere but the last minute of a UTC day is no leap second, and nothing moves.
+    const other = await agentIn('commissioned');
+    const noLeap = await send({ agent_id: other, to_state: 'active', timestamp: '2016-12-31T12:30:60Z' });
+    expect(noLeap.status).toBe(400);
+    expect(noLeap.body).toMatchObject({ error: { code: 'PROTO-E002' } });
+    expect((await store.lifecycle.get(other))?.state).toBe('commissioned');
   });
 
   it('commissions once: the same certificate again is 200, another certificate for the agent is 409', async () => {
