@@ -3,40 +3,10 @@
 // undoes a retirement, and a write cannot be authorised by a binding pruned after its lookup.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { NewKeyBinding, PassportKeys } from './repositories/key-directory.ts';
+import { kid, passport } from './key-directory-testing.ts';
 import { createStoreTarget, dialectsUnderTest, type StoreTarget } from './testing.ts';
 
-const kid = (c: string) => c.repeat(32);
 const DAY = 86_400_000;
-
-function passport(
-  agentId: string,
-  createdAt: string,
-  evidence: string,
-  active: string[],
-  marked: string[] = [],
-  signer: string | undefined = active[0],
-): PassportKeys {
-  const binding = (k: string): NewKeyBinding => ({
-    kid: k,
-    subject: agentId,
-    alg: 'ed25519',
-    publicKeyB64: 'AAAA',
-    role: 'passport',
-    evidence,
-    expiresAt: null,
-  });
-  return {
-    agentId,
-    passportSignerKid: signer,
-    createdAt,
-    evidence,
-    activeKids: active,
-    retiredKids: marked,
-    subjects: [agentId],
-    bindings: active.map(binding),
-  };
-}
 
 describe.each(dialectsUnderTest())('key directory pruning on %s', (dialect) => {
   let target: StoreTarget;
@@ -125,20 +95,119 @@ describe.each(dialectsUnderTest())('key directory pruning on %s', (dialect) => {
     expect(await store.keys.applyPassport(again)).toMatchObject({ order: 'same', bound: 1 });
   });
 
-  it('keeps the bindings stored before migration 0015: they may have authorised writes already', async () => {
+  it('prunes a full batch of 1,000 in one statement (SQLite once refused it as too deep)', async () => {
+    const store = await target.open({ clock: () => now });
+    later(1);
+    await store.keys.pruneUnused(now, 5000);
+    await store.keys.bind(
+      Array.from({ length: 1001 }, (_, i) => ({
+        ...passport(`agent:batch${i}`, undefined, 'sha256:b', [kid('b')]).bindings[0]!,
+        kid: i.toString(16).padStart(32, 'f'),
+      })),
+    );
+    later(60);
+    const cutoff = new Date(now.getTime() - 30 * DAY);
+    expect(await store.keys.pruneUnused(cutoff, 1000)).toBe(1000);
+    expect(await store.keys.pruneUnused(cutoff, 1000)).toBe(1);
+  });
+
+  it('keeps every binding of an id a stored record names, the keys it binds later included (P185)', async () => {
+    const store = await target.open({ clock: () => now });
+    later(1);
+    await store.keys.pruneUnused(now, 1000);
+    await store.keys.applyPassport(passport('agent:held', '2026-01-01T00:00:00Z', 'sha256:h1', [kid('H')]));
+    await store.keys.applyPassport(passport('agent:loose', '2026-01-01T00:00:00Z', 'sha256:o1', [kid('O')]));
+    // An operator's write names the agent: no key of its authorised anything.
+    await store.keys.holdSubjects(['agent:held', 'human:held']);
+    await store.keys.holdSubjects(['agent:held']);
+    // It rotates later; the successor never signs a record either.
+    later(1);
+    await store.keys.applyPassport(
+      passport('agent:held', '2026-01-02T00:00:00Z', 'sha256:h2', [kid('I')], [], kid('H')),
+    );
+    later(60);
+    expect(await store.keys.pruneUnused(new Date(now.getTime() - 30 * DAY), 100)).toBe(1);
+    expect(await store.keys.lookup(kid('O'))).toEqual([]);
+    expect((await store.keys.lookup(kid('I'))).map((r) => r.subject)).toEqual(['agent:held']);
+    // Continuity holds: a stranger's passport for the held id binds nothing.
+    const stranger = passport('agent:held', '2026-03-01T00:00:00Z', 'sha256:x1', [kid('X')], [], kid('X'));
+    expect(await store.keys.applyPassport(stranger)).toMatchObject({ order: 'foreign', bound: 0 });
+  });
+
+  it('gives bindings from before migration 0015 the migration time as their proof, keeping the authors (P185)', async () => {
     const options = target.fresh('legacy');
     const store = await target.open({ ...options, clock: () => now });
-    await store.keys.applyPassport(passport('agent:legacy', '2026-01-01T00:00:00Z', 'sha256:l1', [kid('L')]));
-    // Back to the schema before 0015, the row kept as that release wrote it.
+    const legacy = (agent: string, k: string) =>
+      store.keys.applyPassport(passport(agent, '2026-01-01T00:00:00Z', `sha256:${k}`, [kid(k)]));
+    await legacy('agent:legacy', 'L');
+    await legacy('agent:signer', 'S');
+    await legacy('human:named', 'N');
+    await legacy('agent:marked', 'M');
+    await store.keys.applyPassport(
+      passport('agent:marked', '2026-01-01T00:00:00Z', 'sha256:M2', [], [kid('M')], kid('M')),
+    );
+    // S signed a write whose record is gone (retention keeps its signature row); a record names human:named.
+    await store.records.putAuthorship('interaction_record', 'sha256:gone', {
+      status: 'verified',
+      kid: kid('S'),
+      evidence: 'sha256:S',
+    });
+    await store.records.put('delegation_mandate', 'mandate:1', {
+      mandate_id: 'mandate:1',
+      human_id: 'human:named',
+    });
+    // Back to the schema before 0015, the rows kept as that release wrote them.
+    await sql`DROP TABLE key_record_subjects`.execute(store.db);
+    await sql`DROP INDEX key_bindings_by_subject`.execute(store.db);
     await sql`DROP INDEX key_bindings_unused_by_seen`.execute(store.db);
     await sql`ALTER TABLE key_bindings DROP COLUMN authorised_at`.execute(store.db);
     await sql`ALTER TABLE key_bindings DROP COLUMN seen_at`.execute(store.db);
-    await store.db.deleteFrom('store_migrations').where('name', '=', '0015_key_binding_use').execute();
+    await store.db
+      .deleteFrom('store_migrations')
+      .where('name', 'in', ['0015_key_binding_use', '0016_key_record_subjects'])
+      .execute();
     await store.close();
 
     later(365);
     const upgraded = await target.open({ ...options, clock: () => now });
-    expect(await upgraded.keys.pruneUnused(now, 100)).toBe(0);
-    expect((await upgraded.keys.lookup(kid('L'))).length).toBe(1);
+    const migratedAt = Date.now();
+    // Proven when the migration ran: nothing is idle for a day yet.
+    expect(await upgraded.keys.pruneUnused(new Date(migratedAt - DAY), 100)).toBe(0);
+    // One age later the idle legacy binding goes; the author, the named human's and the retired one stay.
+    expect(await upgraded.keys.pruneUnused(new Date(migratedAt + DAY), 100)).toBe(1);
+    expect(await upgraded.keys.lookup(kid('L'))).toEqual([]);
+    expect((await upgraded.keys.lookup(kid('S'))).length).toBe(1);
+    expect((await upgraded.keys.lookup(kid('N'))).length).toBe(1);
+    const retired = await sql<{ retired_at: string | null }>`SELECT retired_at FROM key_bindings
+      WHERE kid = ${kid('M')}`.execute(upgraded.db);
+    expect(retired.rows.map((r) => r.retired_at === null)).toEqual([false]);
+  });
+
+  it('estimates the directory without reading the table', async () => {
+    const options = target.fresh('estimate');
+    const store = await target.open({ ...options, clock: () => now });
+    for (const n of [1, 2, 3]) {
+      await store.keys.applyPassport(
+        passport(`agent:count${n}`, '2026-01-01T00:00:00Z', `sha256:c${n}`, [kid(`${n}c`)]),
+      );
+    }
+    expect(await store.keys.size()).toBe(3);
+    if (dialect === 'postgres') {
+      // Until the table is analysed there is no estimate; after, the planner's count.
+      expect(await store.keys.estimatedSize()).toBeUndefined();
+      await sql`ANALYZE key_bindings`.execute(store.db);
+      // With the table locked by another session, a count waits; the estimate does not.
+      const other = await target.open(options);
+      await other.db.transaction().execute(async (trx) => {
+        await sql`LOCK TABLE key_bindings IN ACCESS EXCLUSIVE MODE`.execute(trx);
+        const estimate = await Promise.race([
+          store.keys.estimatedSize(),
+          new Promise((resolve) => setTimeout(() => resolve('waited'), 3_000)),
+        ]);
+        expect(estimate).toBe(3);
+      });
+    } else {
+      expect(await store.keys.estimatedSize()).toBe(3);
+    }
   });
 });

@@ -1,15 +1,11 @@
 // The key directory on every dialect: bindings survive reopening, the first evidence is kept, expiry hides a key.
 // Issue 15 item 1 (store-backed, shared by replicas, honours key expiry).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { passportBinding } from './key-directory-testing.ts';
 import { createStoreTarget, dialectsUnderTest, type StoreTarget } from './testing.ts';
 
 const binding = (kid: string, subject: string, evidence: string, expiresAt: string | null = null) => ({
-  kid,
-  subject,
-  alg: 'ed25519',
-  publicKeyB64: 'AAAA',
-  role: 'passport' as const,
-  evidence,
+  ...passportBinding(kid, subject, evidence),
   expiresAt,
 });
 

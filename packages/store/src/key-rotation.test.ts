@@ -1,39 +1,9 @@
 // Key rotation in the key directory on every dialect (issue 15 item 5, P45): the newest passport's key list
 // decides, an older passport binds no passport key, a marked key is retired only for the bundle's own subjects.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { NewKeyBinding, PassportKeys } from './repositories/key-directory.ts';
+import { kid, passport, passportBinding } from './key-directory-testing.ts';
+import type { PassportKeys } from './repositories/key-directory.ts';
 import { createStoreTarget, dialectsUnderTest, type StoreTarget } from './testing.ts';
-
-const kid = (c: string) => c.repeat(32);
-const passportBinding = (k: string, agent: string, evidence: string): NewKeyBinding => ({
-  kid: k,
-  subject: agent,
-  alg: 'ed25519',
-  publicKeyB64: 'AAAA',
-  role: 'passport',
-  evidence,
-  expiresAt: null,
-});
-
-function passport(
-  agentId: string,
-  createdAt: string | undefined,
-  evidence: string,
-  active: string[],
-  marked: string[] = [],
-  signer: string | undefined = active[0],
-): PassportKeys {
-  return {
-    agentId,
-    passportSignerKid: signer,
-    createdAt,
-    evidence,
-    activeKids: active,
-    retiredKids: marked,
-    subjects: [agentId],
-    bindings: active.map((k) => passportBinding(k, agentId, evidence)),
-  };
-}
 
 describe.each(dialectsUnderTest())('key rotation on %s', (dialect) => {
   let target: StoreTarget;

@@ -96,6 +96,7 @@ describe.each(dialectsUnderTest())('migrations on %s', (dialect) => {
       'issuer_keys',
       'key_bindings',
       'key_passports',
+      'key_record_subjects',
       'lifecycle_agents',
       'lifecycle_history',
       'revocation_entries',

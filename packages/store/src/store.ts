@@ -222,7 +222,7 @@ class KyselyStore implements Store {
       revocation: new KyselyRevocationRepository(db, { dialect: this.dialect, clock: this.#options.clock }),
       anchor: new KyselyAnchorRepository(db, { dialect: this.dialect, clock: this.#options.clock }),
       revocationWatermarks: new KyselyRevocationWatermarkRepository(db, { clock: this.#options.clock }),
-      keys: new KyselyKeyDirectoryRepository(db, { clock: this.#options.clock }),
+      keys: new KyselyKeyDirectoryRepository(db, { dialect: this.dialect, clock: this.#options.clock }),
       witness: new KyselyWitnessRepository(db, { clock: this.#options.clock }),
     };
   }

@@ -18,6 +18,7 @@ import { keyRotationMigration } from './0012-key-rotation.ts';
 import { rootAnchorPollsMigration } from './0013-root-anchor-polls.ts';
 import { logCosignaturesMigration } from './0014-log-cosignatures.ts';
 import { keyBindingUseMigration } from './0015-key-binding-use.ts';
+import { keyRecordSubjectsMigration } from './0016-key-record-subjects.ts';
 import type { Migration, StoreDialect } from './migration.ts';
 
 export type { Migration, StoreDialect } from './migration.ts';
@@ -39,6 +40,7 @@ export const MIGRATIONS: readonly Migration[] = [
   rootAnchorPollsMigration,
   logCosignaturesMigration,
   keyBindingUseMigration,
+  keyRecordSubjectsMigration,
 ];
 
 export interface MigrateOptions {

@@ -1,12 +1,14 @@
 // Repository of the key directory: which subject (agent or human id) each kid was bound to by a verified bundle.
 // Implements issue 15 item 1 (insert-if-new, idempotent, safe across replicas; lookup by kid; expiry honoured)
 // and item 5 (rotation, P45: a newer passport retires the keys it no longer lists; a marked key is retired),
-// and P174 (a binding that never authorised a write and was not proven again for a set age can be pruned).
+// and P174 (a binding that never authorised a write and was not proven again for a set age can be pruned), P185
+// (never the bindings of an id a stored record names).
 import { DEFAULT_MAX_CLOCK_SKEW_MS, instantOf } from '@proto/core';
-import type { Kysely, Transaction } from 'kysely';
+import { type ExpressionBuilder, type Kysely, sql, type Transaction } from 'kysely';
+import type { StoreDialect } from '../migrations/index.ts';
 import type { Database } from '../schema.ts';
 
-/** Kysely table types of migrations 0008, 0012 and 0015 (kept here so the key directory storage is one file). */
+/** Kysely table types of migrations 0008, 0012, 0015 and 0016 (kept here so the key directory storage is one file). */
 export interface KeyDirectoryTables {
   key_bindings: {
     kid: string;
@@ -29,6 +31,8 @@ export interface KeyDirectoryTables {
     seen_at: string | null;
   };
   key_passports: { agent_id: string; created_at: string; evidence: string };
+  /** Ids a stored /v2 record names (0016): their bindings are never pruned (P185). Never deleted. */
+  key_record_subjects: { subject: string; since: string };
 }
 
 type KeyDirectoryDatabase = Database & KeyDirectoryTables;
@@ -100,13 +104,25 @@ export interface KeyDirectoryRepository {
    */
   markAuthorised(kid: string, subjects: readonly string[]): Promise<boolean>;
   /**
-   * Deletes up to `limit` bindings that never authorised a write, are not retired, and were last proven by a
-   * verified bundle before `provenBefore`; then the newest-passport time of agents left with no binding at all.
-   * Retired bindings are never deleted: pruning must not undo a retirement. Returns how many bindings went.
+   * Records that a /v2 record naming `subjects` is about to be stored (P185): from then on no binding of theirs is
+   * pruned, whichever key (or the operator token) authorised the write, and whichever key they bind later.
+   */
+  holdSubjects(subjects: readonly string[]): Promise<void>;
+  /**
+   * Deletes up to `limit` bindings that never authorised a write, are not retired, whose subject no stored record
+   * names, and were last proven by a verified bundle before `provenBefore`; then the newest-passport time of
+   * agents left with no binding at all. Retired bindings are never deleted: pruning must not undo a retirement.
+   * Returns how many bindings went.
    */
   pruneUnused(provenBefore: Date, limit: number): Promise<number>;
-  /** How many bindings the directory holds (retired included). */
+  /** How many bindings the directory holds (retired included): counts every row. */
   size(): Promise<number>;
+  /**
+   * About how many bindings the directory holds, without reading the table: PostgreSQL's planner estimate
+   * (`pg_class.reltuples`, as of the last ANALYZE or VACUUM; undefined before the first), SQLite's largest rowid
+   * (exact while nothing was deleted, an upper bound after).
+   */
+  estimatedSize(): Promise<number | undefined>;
 }
 
 /**
@@ -130,10 +146,12 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
   readonly #db: Kysely<KeyDirectoryDatabase>;
   readonly #clock: () => Date;
   readonly #maxClockSkewMs: number;
+  readonly #dialect: StoreDialect;
 
   constructor(
     db: Kysely<Database>,
     options: {
+      readonly dialect: StoreDialect;
       readonly clock: () => Date;
       /** How far a passport's `created_at` may lie ahead of now and still be placed (P173). */
       readonly maxClockSkewMs?: number | undefined;
@@ -141,6 +159,7 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
   ) {
     this.#db = db as unknown as Kysely<KeyDirectoryDatabase>;
     this.#clock = options.clock;
+    this.#dialect = options.dialect;
     this.#maxClockSkewMs = options.maxClockSkewMs ?? DEFAULT_MAX_CLOCK_SKEW_MS;
   }
 
@@ -357,8 +376,27 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
     return Number(result.numUpdatedRows) > 0;
   }
 
+  async holdSubjects(subjects: readonly string[]): Promise<void> {
+    if (subjects.length === 0) return;
+    const since = this.#clock().toISOString();
+    await this.#db
+      .insertInto('key_record_subjects')
+      .values([...new Set(subjects)].map((subject) => ({ subject, since })))
+      .onConflict((oc) => oc.column('subject').doNothing())
+      .execute();
+  }
+
   pruneUnused(provenBefore: Date, limit: number): Promise<number> {
     const cutoff = provenBefore.toISOString();
+    // A held subject keeps every binding (P185); checked again by the delete, so a hold committed in between counts.
+    const unheld = ({ not, exists, selectFrom }: ExpressionBuilder<KeyDirectoryDatabase, 'key_bindings'>) =>
+      not(
+        exists(
+          selectFrom('key_record_subjects')
+            .select('subject')
+            .whereRef('key_record_subjects.subject', '=', 'key_bindings.subject'),
+        ),
+      );
     return this.#db.transaction().execute(async (trx) => {
       const idle = await trx
         .selectFrom('key_bindings')
@@ -366,6 +404,7 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
         .where('authorised_at', 'is', null)
         .where('retired_at', 'is', null)
         .where('seen_at', '<', cutoff)
+        .where(unheld)
         .orderBy('seen_at')
         .limit(limit)
         .execute();
@@ -373,10 +412,18 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
       // The conditions again: a row proven, used or retired since the select stays.
       const deleted = await trx
         .deleteFrom('key_bindings')
-        .where((eb) => eb.or(idle.map((r) => eb.and([eb('kid', '=', r.kid), eb('subject', '=', r.subject)]))))
+        // A flat row-value list: an OR of 1,000 pairs nests deeper than SQLite's expression limit (1,000).
+        .where((eb) =>
+          eb(
+            eb.refTuple('kid', 'subject'),
+            'in',
+            idle.map((r) => eb.tuple(r.kid, r.subject)),
+          ),
+        )
         .where('authorised_at', 'is', null)
         .where('retired_at', 'is', null)
         .where('seen_at', '<', cutoff)
+        .where(unheld)
         .executeTakeFirst();
       // An agent with no binding left, retired or not, is forgotten whole: its passport time goes too.
       const subjects = [...new Set(idle.map((r) => r.subject))];
@@ -403,5 +450,17 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
       .select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
       .executeTakeFirstOrThrow();
     return Number(row.n);
+  }
+
+  async estimatedSize(): Promise<number | undefined> {
+    if (this.#dialect === 'postgres') {
+      // The table the connection's search_path resolves, as every other query here does; -1: never analysed.
+      const found = await sql<{ n: number | string | null }>`SELECT reltuples AS n FROM pg_class
+        WHERE oid = to_regclass('key_bindings')`.execute(this.#db);
+      const n = Number(found.rows[0]?.n ?? -1);
+      return n >= 0 ? Math.round(n) : undefined;
+    }
+    const found = await sql<{ n: number | null }>`SELECT max(rowid) AS n FROM key_bindings`.execute(this.#db);
+    return Number(found.rows[0]?.n ?? 0);
   }
 }

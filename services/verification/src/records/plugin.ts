@@ -145,17 +145,31 @@ function installKeyDirectoryPruner(
     intervalMs: config.KEY_DIRECTORY_PRUNE_INTERVAL_SECONDS * 1000,
     log: app.log,
   });
+  // Registered after the store's own onClose hook, so it runs before it (Fastify runs them last-in first-out): a
+  // run in flight ends at its current batch before the store closes.
   app.addHook('onClose', () => pruner.stop());
   const metrics = app.serviceMetrics as FastifyInstance['serviceMetrics'] | undefined;
   if (metrics === undefined) return;
-  metrics.gauge(
-    'key_directory_bindings',
-    'Key bindings in the key directory, retired ones included (counted at each prune interval)',
-    [],
-    (g) => {
-      if (pruner.size !== undefined) g.set(pruner.size);
-    },
-  );
+  // One of the two sizes, by whether pruning is on: a count read after each prune run, or an estimate (P185).
+  if (pruneAfterMs > 0) {
+    metrics.gauge(
+      'key_directory_bindings',
+      'Key bindings in the key directory, retired ones included (counted after each prune run)',
+      [],
+      (g) => {
+        if (pruner.size !== undefined) g.set(pruner.size);
+      },
+    );
+  } else {
+    metrics.gauge(
+      'key_directory_bindings_estimate',
+      'Key bindings in the key directory, estimated without reading it (pruning off): PostgreSQL pg_class.reltuples, -1 until analysed; SQLite the largest rowid',
+      [],
+      (g) => {
+        if (pruner.estimate !== undefined) g.set(pruner.estimate);
+      },
+    );
+  }
   metrics.counter(
     'key_directory_pruned_total',
     'Idle key bindings this process pruned (KEY_DIRECTORY_PRUNE_AFTER_SECONDS)',

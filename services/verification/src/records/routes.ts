@@ -1,6 +1,6 @@
 // The Fastify plugin of the 37 /v2 record endpoints (`recordRoutes`): 18 POST + 18 GET + the transition.
 // Implements SPEC.md Lifecycle…Delegation endpoint tables with D14–D17; writes authorised per issue 15 (write-authorization.ts).
-import { DEFAULT_PROFILE, type ProtocolProfile } from '@proto/core';
+import { DEFAULT_PROFILE, type ProtocolProfile, recordSubjects } from '@proto/core';
 import { RecordIdRetiredError, type Store } from '@proto/store';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { isJsonObject, readRecordBody } from './body.ts';
@@ -83,6 +83,14 @@ async function withAuthorship(store: Store, kind: string, answer: RecordAnswer) 
   return { ...answer, signature: found ?? UNCHECKED };
 }
 
+/**
+ * P185: the ids a record names keep their key bindings from now on, however the write was authorised (an operator
+ * write proves no key). Held before the record is stored, so no prune can fall between the record and the hold.
+ */
+function holdSubjects(store: Store, kind: string, record: Readonly<Record<string, unknown>>): Promise<void> {
+  return store.keys.holdSubjects(recordSubjects(kind, record));
+}
+
 /** A testament version in `?version=`: a positive integer of at most nine digits. */
 const VERSION_PATTERN = /^[1-9]\d{0,8}$/;
 
@@ -124,6 +132,7 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
         const administrative = authorizer?.administrative(request) === true;
         const record = readRecordBody(profile, route, request.body, { administrative });
         const signature = (await authorizer?.authorize(request, route.kind, record)) ?? UNCHECKED;
+        await holdSubjects(store, route.kind, record);
         const outcome = await post(store, record).catch((error: unknown) => {
           if (!(error instanceof RecordIdRetiredError)) throw error;
           throw conflict(
@@ -160,6 +169,7 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
         ...statement,
         ...(statementSig === undefined ? {} : { composite_sig: statementSig }),
       })) ?? UNCHECKED;
+    await holdSubjects(store, 'lifecycle_transition', { agent_id: transition.agent_id });
     return { ...(await postTransition(store, transition)), signature };
   });
 }

@@ -8,6 +8,7 @@ import {
   createNativeBackend,
   generateBundleKeys,
   PROFILES,
+  type SigningKey,
   signRecord,
 } from '@proto/core';
 import { dialectsUnderTest } from '@proto/store/testing';
@@ -18,6 +19,11 @@ import { startVerifierWithRecords, type VerifierWithRecords } from './verifier-w
 
 const backend = createNativeBackend();
 const PRUNE_AFTER_SECONDS = 3;
+const OPERATOR_TOKEN = 'key-prune-operator-token-0000000001';
+const signingKeys = (set: BundleKeySet): { classical: SigningKey; pq?: SigningKey } => ({
+  classical: set.classical,
+  ...(set.pq === undefined ? {} : { pq: set.pq }),
+});
 
 describe.each(dialectsUnderTest())('key directory pruning through the service on %s', (dialect) => {
   let verifier: VerifierWithRecords;
@@ -25,6 +31,7 @@ describe.each(dialectsUnderTest())('key directory pruning through the service on
     verifier = await startVerifierWithRecords(dialect, 'v2-key-prune', {
       KEY_DIRECTORY_PRUNE_AFTER_SECONDS: String(PRUNE_AFTER_SECONDS),
       KEY_DIRECTORY_PRUNE_INTERVAL_SECONDS: '1',
+      OPERATOR_TOKEN,
     });
   });
   afterAll(async () => {
@@ -72,5 +79,59 @@ describe.each(dialectsUnderTest())('key directory pruning through the service on
     expect(await verifier.keyStatusOnce(idleKeys.agent.classical.kid, 200)).toBe(200);
     const back = await verifier.post('/v2/lifecycle/commission', certificate(idle, idleKeys.agent));
     expect(back.status, JSON.stringify(back.json)).toBe(201);
+  });
+
+  it('keeps the keys of an agent the operator wrote a record for: after the age its id is not first-come (P185)', async () => {
+    const ownerKeys = { agent: generateBundleKeys(backend), principal: generateBundleKeys(backend) };
+    const idleKeys = { agent: generateBundleKeys(backend), principal: generateBundleKeys(backend) };
+    const owner = await verify(buildSignedBundle({ keys: ownerKeys }));
+    await verify(buildSignedBundle({ keys: idleKeys }));
+    expect(await verifier.keyStatusOnce(ownerKeys.agent.classical.kid, 200)).toBe(200);
+    expect(await verifier.keyStatusOnce(idleKeys.agent.classical.kid, 200)).toBe(200);
+    // The operator commissions the agent: no key of the agent authorises this write.
+    const administrative = await verifier.post(
+      '/v2/lifecycle/commission',
+      withFields(example('commissioning_certificate'), { agent_id: owner.agentId, human_id: owner.humanId }),
+      { authorization: `Bearer ${OPERATOR_TOKEN}` },
+    );
+    expect(administrative.status, JSON.stringify(administrative.json)).toBe(201);
+    expect(administrative.json['signature']).toEqual({ status: 'administrative' });
+
+    // Past the age (the idle agent's key is pruned), the agent with a record keeps its passport and RPR keys.
+    expect(await verifier.keyStatusOnce(idleKeys.agent.classical.kid, 404, 10_000)).toBe(404);
+    expect(await verifier.keyStatus(ownerKeys.agent.classical.kid)).toBe(200);
+    expect(await verifier.keyStatus(ownerKeys.principal.classical.kid)).toBe(200);
+
+    // A stranger's self-made bundle claiming the agent's and human's ids verifies but binds nothing to them.
+    const stranger = { agent: generateBundleKeys(backend), principal: generateBundleKeys(backend) };
+    await verify(
+      buildSignedBundle({
+        keys: stranger,
+        hooks: {
+          payloads: (payloads) => {
+            const passport = payloads.agent_passport as Json;
+            passport['agent_id'] = owner.agentId;
+            passport['principal_binding_reference'] = owner.humanId;
+            (payloads.intent as Json)['agent_id'] = owner.agentId;
+            (payloads.intent as Json)['human_id'] = owner.humanId;
+            (payloads.responsible_principal_record as Json)['human_id'] = owner.humanId;
+          },
+        },
+      }),
+    );
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await verifier.keyStatus(stranger.agent.classical.kid)).toBe(404);
+    const transition = (keys: BundleKeySet) =>
+      signRecord(
+        backend,
+        PROFILES.proto,
+        'lifecycle_transition',
+        { agent_id: owner.agentId, to_state: 'active', reason: `by ${keys.classical.kid}` },
+        signingKeys(keys),
+      );
+    const hijack = await verifier.post('/v2/lifecycle/transition', transition(stranger.agent));
+    expect(hijack.status, JSON.stringify(hijack.json)).toBe(403);
+    const genuine = await verifier.post('/v2/lifecycle/transition', transition(ownerKeys.agent));
+    expect(genuine.status, JSON.stringify(genuine.json)).toBe(200);
   });
 });

@@ -23,8 +23,12 @@ export function storeEnvOf(target: StoreTarget, dataDir: string): Record<string,
 
 export interface VerifierWithRecords {
   readonly url: string;
-  /** POST `body` as JSON to `path`; the status and the JSON answer. */
-  post(path: string, body: unknown): Promise<{ status: number; json: Json }>;
+  /** POST `body` as JSON to `path` (with `headers`, e.g. the operator token); the status and the JSON answer. */
+  post(
+    path: string,
+    body: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; json: Json }>;
   /** GET /v2/keys/<kid>'s status now. */
   keyStatus(kid: string): Promise<number>;
   /** GET /v2/keys/<kid>'s status once it is `status` (the directory is written after the answer), or at timeout. */
@@ -58,10 +62,10 @@ export async function startVerifierWithRecords(
   const url = running.url;
   return {
     url,
-    post: async (path, body) => {
+    post: async (path, body, headers = {}) => {
       const res = await fetch(`${url}${path}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...headers },
         body: JSON.stringify(body),
       });
       return { status: res.status, json: (await res.json()) as Json };
