@@ -50,7 +50,10 @@ jurisdiction, and that it has not expired. FILE holds {attestation} or the attes
     },
     { flags: '--agent <ID>', description: 'the agent id it must name' },
     { flags: '--jurisdiction <J>', description: 'the jurisdiction it must name' },
-    { flags: '--at <TIME>', description: 'check expiry as of this RFC 3339 instant (2026-01-01T12:00:00Z) instead of now' },
+    {
+      flags: '--at <TIME>',
+      description: 'check expiry as of this RFC 3339 instant (2026-01-01T12:00:00Z) instead of now',
+    },
     { flags: '--profile <P>', description: 'proto (default) or dcp-ai' },
   ],
   epilog: `Prints {verified, issuer, jurisdiction, agent_id, rpr_hash, attested_at, expires_at, signer?, error?}.
