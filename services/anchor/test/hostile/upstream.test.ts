@@ -1,16 +1,26 @@
 // The anchor service's own upstreams, seen as faulty or hostile (P155): the transparency log it appends to and the
-// EVM JSON-RPC it writes through. A local node:http server sits in front of the real transparency-log service (or
-// the local chain) and forwards, or misbehaves as each test asks. Whatever it does, a worker pass ends in bounded
-// time, the request stays queued (retried later, counted in proto_anchor_send_failures_total), and nothing the upstream
-// was not trusted for ends up in a receipt.
+// EVM JSON-RPC it writes through. A hostile front (@proto/testing's startHostileFront) sits in front of the real
+// transparency-log service (or the local chain) and forwards, or misbehaves as each test asks. Whatever it does, a
+// worker pass ends in bounded time, the request stays queued (retried later, counted in
+// proto_anchor_send_failures_total), and nothing the upstream was not trusted for ends up in a receipt.
 import { mkdtempSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deployAnchorContract } from '@proto/clients/contract';
 import type { Store } from '@proto/store';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
-import { writeHugeAnswer } from '@proto/testing';
+import {
+  answerJson,
+  type FrontRequest,
+  forwardTo,
+  type HostileFront,
+  JSON_TYPE,
+  lieAboutLength,
+  redirectTo,
+  startHostileFront,
+  writeHugeAnswer,
+} from '@proto/testing';
 import { buildTransparencyLog, loadTransparencyLogConfig } from '@proto/transparency-log';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -39,44 +49,23 @@ let target: StoreTarget;
 let store: Store;
 let app: FastifyInstance;
 let mode: Mode = 'forward';
-let front: Server;
+let front: HostileFront;
 let frontUrl: string;
 /** Another host a redirect points at; it forwards too, so following the redirect would "work". */
-let elsewhere: Server;
-let elsewhereUrl: string;
-let elsewhereHits = 0;
+let elsewhere: HostileFront;
 let cutShort = 0;
 /** Where the front forwards: the log, or the chain for the EVM tests. */
 let upstreamOf: (path: string) => string;
 /** The Esplora explorer the Bitcoin adapter reads and broadcasts through, behind its own front. */
 let esplora: EsploraTestServer;
-let btcFront: Server;
+let btcFront: HostileFront;
 let btcMode: 'forward' | 'huge-utxo' | 'redirect-tx' = 'forward';
 const BTC_KEY_HEX = '45'.repeat(32);
 const btcWallet = bitcoinWallet(bitcoinPrivateKey(BTC_KEY_HEX, 'regtest'), 'regtest');
 
-async function listen(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
-
-async function forward(req: IncomingMessage, body: Buffer): Promise<{ status: number; text: string }> {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (typeof req.headers.authorization === 'string') headers['authorization'] = req.headers.authorization;
-  const answer = await fetch(upstreamOf(req.url ?? '/'), {
-    method: req.method ?? 'GET',
-    headers,
-    ...(req.method === 'GET' || req.method === 'HEAD' ? {} : { body }),
-  });
+/** The log's or the chain's own answer to `request`, the operator's token passed on (forwardTo). */
+async function forward(request: FrontRequest): Promise<{ status: number; text: string }> {
+  const answer = await forwardTo(upstreamOf(request.url), request);
   return { status: answer.status, text: await answer.text() };
 }
 
@@ -87,31 +76,28 @@ const writeHuge = (res: ServerResponse, bytes: number, tail: string) =>
   });
 
 /** Is this the request that matters: the log's /add, or the chain's eth_sendRawTransaction? */
-function targeted(req: IncomingMessage, body: Buffer): boolean {
-  return req.url === '/add' || body.includes('eth_sendRawTransaction');
+function targeted(request: FrontRequest): boolean {
+  return request.url === '/add' || request.body.includes('eth_sendRawTransaction');
 }
 
-async function hostile(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const body = await readBody(req);
-  const json = { 'content-type': 'application/json' };
-  if (mode === 'forward' || !targeted(req, body)) {
-    const { status, text } = await forward(req, body);
-    res.writeHead(status, json).end(text);
+async function hostile(request: FrontRequest, res: ServerResponse): Promise<void> {
+  if (mode === 'forward' || !targeted(request)) {
+    const { status, text } = await forward(request);
+    answerJson(res, status, text);
     return;
   }
   switch (mode) {
     case 'huge': {
-      const { status, text } = await forward(req, body);
-      res.writeHead(status, json);
+      const { status, text } = await forward(request);
+      res.writeHead(status, JSON_TYPE);
       await writeHuge(res, HUGE_PADDING, text);
       return;
     }
     case 'length-lie':
-      res.writeHead(200, { ...json, 'content-length': String(500 * 1024 * 1024) });
-      res.write('{"log_index":');
+      lieAboutLength(res, { first: '{"log_index":' });
       return;
     case 'redirect':
-      res.writeHead(307, { location: `${elsewhereUrl}${req.url ?? '/'}` }).end();
+      redirectTo(res, `${elsewhere.url}${request.url}`);
       return;
     case 'html':
       // A proxy's or a captive portal's page in place of the log: status 200, not JSON.
@@ -121,14 +107,14 @@ async function hostile(req: IncomingMessage, res: ServerResponse): Promise<void>
       return;
     case 'stall':
       // Headers, then nothing: only the adapter's timeout ends the exchange.
-      res.writeHead(200, json);
+      res.writeHead(200, JSON_TYPE);
       res.write('{"log_index":');
       return;
     case 'huge-timestamp': {
       // The log's own answer, with a timestamp no Date can hold.
-      const { status, text } = await forward(req, body);
+      const { status, text } = await forward(request);
       const answer = JSON.parse(text) as Record<string, unknown>;
-      res.writeHead(status, json).end(JSON.stringify({ ...answer, timestamp: 1e300 }));
+      answerJson(res, status, { ...answer, timestamp: 1e300 });
       return;
     }
   }
@@ -162,38 +148,29 @@ beforeAll(async () => {
   chain = await startLocalChain();
   const { contract } = await deployAnchorContract({ rpcUrl: chain.url, privateKey: DEPLOYER_KEY });
   upstreamOf = (path) => (path === '/' ? chain.url : `${logUrl}${path}`);
-  front = createServer((req, res) => {
-    hostile(req, res).catch(() => res.destroy());
+  front = await startHostileFront(hostile);
+  frontUrl = front.url;
+  elsewhere = await startHostileFront(async (request, res) => {
+    const { status, text } = await forward(request);
+    answerJson(res, status, text);
   });
-  frontUrl = await listen(front);
-  elsewhere = createServer((req, res) => {
-    elsewhereHits += 1;
-    void readBody(req)
-      .then((body) => forward(req, body))
-      .then(({ status, text }) => res.writeHead(status, { 'content-type': 'application/json' }).end(text));
-  });
-  elsewhereUrl = await listen(elsewhere);
   esplora = await startEsploraServer('regtest');
   esplora.fund(btcWallet.address, 100_000);
-  btcFront = createServer((req, res) => {
-    void (async () => {
-      const body = await readBody(req);
-      const path = req.url ?? '/';
-      if (btcMode === 'redirect-tx' && req.method === 'POST' && path === '/tx') {
-        res.writeHead(307, { location: `${elsewhereUrl}/tx` }).end();
-        return;
-      }
-      const answer = await fetch(`${esplora.url}${path}`, {
-        method: req.method ?? 'GET',
-        ...(req.method === 'POST' ? { body, headers: { 'content-type': 'text/plain' } } : {}),
-      });
-      const text = await answer.text();
-      res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'text/plain' });
-      if (btcMode === 'huge-utxo' && path.endsWith('/utxo')) await writeHuge(res, HUGE_PADDING, text);
-      else res.end(text);
-    })().catch(() => res.destroy());
+  btcFront = await startHostileFront(async (request, res) => {
+    const path = request.url;
+    if (btcMode === 'redirect-tx' && request.method === 'POST' && path === '/tx') {
+      redirectTo(res, `${elsewhere.url}/tx`);
+      return;
+    }
+    const answer = await fetch(`${esplora.url}${path}`, {
+      method: request.method,
+      ...(request.method === 'POST' ? { body: request.body, headers: { 'content-type': 'text/plain' } } : {}),
+    });
+    const text = await answer.text();
+    res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'text/plain' });
+    if (btcMode === 'huge-utxo' && path.endsWith('/utxo')) await writeHuge(res, HUGE_PADDING, text);
+    else res.end(text);
   });
-  const btcFrontUrl = await listen(btcFront);
   target = await createStoreTarget('sqlite', 'anchor-upstream');
   store = await target.open();
   app = await testApp(
@@ -205,7 +182,7 @@ beforeAll(async () => {
       ETH_CONTRACT: contract,
       ETH_PRIVATE_KEY: ANCHOR_KEY,
       ETH_CONFIRMATIONS: '1',
-      BTC_ESPLORA_URL: btcFrontUrl,
+      BTC_ESPLORA_URL: btcFront.url,
       BTC_PRIVATE_KEY: BTC_KEY_HEX,
       BTC_NETWORK: 'regtest',
       BTC_CONFIRMATIONS: '1',
@@ -221,10 +198,9 @@ afterAll(async () => {
   await log?.close();
   await chain?.close();
   await esplora?.close();
-  for (const server of [front, elsewhere, btcFront]) {
-    server?.closeAllConnections();
-    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-  }
+  await front?.close();
+  await elsewhere?.close();
+  await btcFront?.close();
 });
 
 beforeEach(() => {
@@ -281,9 +257,9 @@ describe('P155: a hostile transparency log cannot flood, redirect or break the a
 
   it('a redirect of /add to another host is not followed (the token and the hash never reach it)', async () => {
     const h = hashOf('upstream redirect');
-    const hits = elsewhereHits;
+    const hits = elsewhere.hits();
     await passWith('redirect', LOG, h);
-    expect(elsewhereHits - hits).toBe(0);
+    expect(elsewhere.hits() - hits).toBe(0);
     expect(await getReceipt(app, h)).toMatchObject({ status: 'pending' });
     await confirmsAfterwards(h);
   });
@@ -316,9 +292,9 @@ describe('P155: a hostile transparency log cannot flood, redirect or break the a
 describe('P155: a hostile EVM JSON-RPC cannot redirect the anchor writes', () => {
   it('a redirect of eth_sendRawTransaction to another host is not followed', async () => {
     const h = hashOf('upstream evm redirect');
-    const hits = elsewhereHits;
+    const hits = elsewhere.hits();
     await passWith('redirect', 'ethereum', h);
-    expect(elsewhereHits - hits).toBe(0);
+    expect(elsewhere.hits() - hits).toBe(0);
     expect((await getReceipt(app, h))['status']).not.toBe('confirmed');
   });
 });
@@ -338,12 +314,12 @@ describe('P155: a hostile Esplora explorer cannot flood or redirect the Bitcoin 
 
   it('a redirect of POST /tx to another host is not followed (the signed transaction never reaches it)', async () => {
     const h = hashOf('upstream btc redirect');
-    const hits = elsewhereHits;
+    const hits = elsewhere.hits();
     expect((await postAnchor(app, h, 'bitcoin')).statusCode).toBe(202);
     btcMode = 'redirect-tx';
     await app.anchorWorker.run('bitcoin', true).catch(() => undefined);
     btcMode = 'forward';
-    expect(elsewhereHits - hits).toBe(0);
+    expect(elsewhere.hits() - hits).toBe(0);
   });
 });
 
