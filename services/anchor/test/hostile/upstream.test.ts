@@ -35,7 +35,7 @@ import {
   TEST_CHAIN_ID,
 } from '../../src/testing/ganache.ts';
 
-type Mode = 'forward' | 'huge' | 'length-lie' | 'redirect' | 'huge-timestamp' | 'html' | 'stall';
+type Mode = 'forward' | 'huge' | 'length-lie' | 'redirect' | 'timestamp' | 'html' | 'stall';
 
 const LOG_TOKEN = 'log-operator-token-0123456789';
 const LOG = 'transparency-log';
@@ -49,6 +49,8 @@ let target: StoreTarget;
 let store: Store;
 let app: FastifyInstance;
 let mode: Mode = 'forward';
+/** 'timestamp': the `timestamp` the log's own /add answer carries instead of its own. */
+let timestamp: unknown;
 let front: HostileFront;
 let frontUrl: string;
 /** Another host a redirect points at; it forwards too, so following the redirect would "work". */
@@ -110,11 +112,11 @@ async function hostile(request: FrontRequest, res: ServerResponse): Promise<void
       res.writeHead(200, JSON_TYPE);
       res.write('{"log_index":');
       return;
-    case 'huge-timestamp': {
-      // The log's own answer, with a timestamp no Date can hold.
+    case 'timestamp': {
+      // The log's own answer, with another time.
       const { status, text } = await forward(request);
       const answer = JSON.parse(text) as Record<string, unknown>;
-      answerJson(res, status, { ...answer, timestamp: 1e300 });
+      answerJson(res, status, { ...answer, timestamp });
       return;
     }
   }
@@ -279,10 +281,69 @@ describe('P155: a hostile transparency log cannot flood, redirect or break the a
     expect(await sendFailures(LOG)).toBeGreaterThanOrEqual(failures + 4);
     await confirmsAfterwards(h);
   });
+});
 
-  it('a timestamp no date can hold is dropped, not retried for ever: the receipt is confirmed without one', async () => {
-    const h = hashOf('upstream huge timestamp');
-    await passWith('huge-timestamp', LOG, h);
+/** Appends `hash` while the log answers `value` as its time; the receipt after two such passes. */
+async function appendWithTime(hash: string, value: unknown): Promise<Record<string, unknown>> {
+  timestamp = value;
+  await passWith('timestamp', LOG, hash);
+  mode = 'timestamp';
+  try {
+    await app.anchorWorker.run(LOG, true);
+  } finally {
+    mode = 'forward';
+  }
+  return await getReceipt(app, hash);
+}
+
+describe('P184: the time a log reports is an RFC 3339 time or a bounded number, or the answer is malformed', () => {
+  it.each([
+    ['a timestamp no date can hold', 1e300],
+    ['year 275760 in milliseconds', 8.64e15],
+    ['before year 0 in seconds', -1e11 + 1],
+    ['an extended year', '+275760-09-13T00:00:00.000Z'],
+    ['a five-digit year', '10000-01-01T00:00:00Z'],
+    ['a time that is UTC year 10000', '9999-12-31T23:30:00-01:00'],
+    ['prose Date.parse reads', 'March 7, 2026'],
+    ['a date alone', '2026-03-07'],
+    ['a year alone', '2026'],
+    ['February 30th', '2026-02-30T00:00:00Z'],
+    ['hour 24', '2026-03-07T24:00:00Z'],
+    ['no zone', '2026-03-07T12:00:00'],
+    ['a leap second in the middle of a day', '2026-03-07T12:30:60Z'],
+    ['a boolean', true],
+    ['an object', { seconds: 1 }],
+  ] as const)(
+    '%s (%j) is retried as a malformed answer, never written into the receipt',
+    async (_what, value) => {
+      const h = hashOf(`upstream timestamp ${JSON.stringify(value)}`);
+      const failures = await sendFailures(LOG);
+      const receipt = await appendWithTime(h, value);
+      expect(receipt).toMatchObject({ status: 'pending' });
+      expect(await sendFailures(LOG)).toBeGreaterThanOrEqual(failures + 2);
+      const confirmed = await confirmsAfterwards(h);
+      expect(confirmed['anchored_at']).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    },
+  );
+
+  it.each([
+    ['an RFC 3339 time with an offset', '2026-03-07T12:00:00+05:30', '2026-03-07T06:30:00.000Z'],
+    ['lower-case separators', '2026-03-07t12:00:00.5z', '2026-03-07T12:00:00.500Z'],
+    ['a leap second, read on its earliest side', '2016-12-31T23:59:60Z', '2016-12-31T23:59:59.999Z'],
+    ['seconds since the epoch', 1_772_884_800, '2026-03-07T12:00:00.000Z'],
+    ['milliseconds since the epoch', 1_772_884_800_123, '2026-03-07T12:00:00.123Z'],
+    ['the last millisecond of year 9999', '9999-12-31T23:59:59.999Z', '9999-12-31T23:59:59.999Z'],
+  ] as const)('%s (%j) is the receipt time', async (_what, value, expected) => {
+    const h = hashOf(`upstream timestamp ok ${JSON.stringify(value)}`);
+    timestamp = value;
+    await passWith('timestamp', LOG, h);
+    expect(await getReceipt(app, h)).toMatchObject({ status: 'confirmed', anchored_at: expected });
+  });
+
+  it('no timestamp at all (a log that does not say) gives a receipt without anchored_at', async () => {
+    const h = hashOf('upstream timestamp absent');
+    timestamp = undefined;
+    await passWith('timestamp', LOG, h);
     const receipt = await getReceipt(app, h);
     expect(receipt).toMatchObject({ status: 'confirmed' });
     expect(receipt['anchored_at']).toBeUndefined();
