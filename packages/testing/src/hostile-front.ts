@@ -92,12 +92,51 @@ export async function startHostileFront(answer: FrontHandler | FrontRoutes): Pro
   };
 }
 
-/** Sends `request` on to `target` (a full URL) as it came, for a front that passes honest traffic through. */
+/**
+ * Headers of one connection (RFC 9110 §7.6.1), and the two fetch sets itself from the URL and the body: a front
+ * that passed them on would speak for its own connection to the upstream, or be refused by fetch.
+ */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'expect',
+  'host',
+  'content-length',
+]);
+
+/** The request's end-to-end headers: the token of a guarded upstream included, as a transparent proxy passes it. */
+function endToEndHeaders(headers: IncomingHttpHeaders): Headers {
+  const named = String(headers.connection ?? '')
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter((name) => name !== '');
+  const out = new Headers();
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || named.includes(name)) continue;
+    for (const one of Array.isArray(value) ? value : [value]) out.append(name, one);
+  }
+  // What the fronts sent before they passed headers on: a JSON-RPC or log call without one still reads as JSON.
+  if (!out.has('content-type')) out.set('content-type', 'application/json');
+  return out;
+}
+
+/**
+ * Sends `request` on to `target` (a full URL) as it came, end-to-end headers included (`authorization` too: a front
+ * before the log's /add or the anchor service's POST /anchor must not turn every honest call into a 401), for a
+ * front that passes honest traffic through.
+ */
 export async function forwardTo(target: string, request: FrontRequest): Promise<Response> {
   const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
   return await fetch(target, {
     method: request.method,
-    headers: { 'content-type': String(request.headers['content-type'] ?? 'application/json') },
+    headers: endToEndHeaders(request.headers),
     ...(hasBody ? { body: request.body } : {}),
   });
 }

@@ -7,6 +7,7 @@ import {
   type Chain,
   createPublicClient,
   defineChain,
+  Eip1559FeesNotSupportedError,
   encodeFunctionData,
   getAddress,
   type Hex,
@@ -15,6 +16,7 @@ import {
   type PublicClient,
   parseAbi,
   parseTransaction,
+  RpcRequestError,
   TimeoutError,
   TransactionNotFoundError,
   TransactionReceiptNotFoundError,
@@ -61,14 +63,86 @@ function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Runs an RPC read; transport failures become TransientError (the worker retries on its next turn). */
-async function rpc<T>(what: string, call: () => Promise<T>): Promise<T> {
+/** The node answered the call with a JSON-RPC error: its own word on the request (a revert, an unknown method). */
+function isNodeError(error: unknown): boolean {
+  return error instanceof BaseError && error.walk((e) => e instanceof RpcRequestError) !== null;
+}
+
+/** A check of a read's result: what is wrong with it, or undefined when it is what the method returns. */
+type ResultCheck<T> = (value: T) => string | undefined;
+
+/**
+ * Runs an RPC read. Transport failures become TransientError (the worker retries on its next turn), and so does a
+ * sound envelope around a result that is not what the method returns (P184): viem's own reading of it (a hex
+ * quantity, a receipt's fields) throws TypeErrors, SyntaxErrors or its own errors, and `check` refuses what viem
+ * lets through. Such an answer says nothing of the chain, so it may neither fail a write for good nor end a pass
+ * as broken. Only the node's JSON-RPC errors pass through as they are.
+ */
+async function rpc<T>(what: string, call: () => Promise<T>, check?: ResultCheck<T>): Promise<T> {
+  let value: T;
   try {
-    return await call();
+    value = await call();
   } catch (error) {
     if (isTransport(error)) throw new TransientError(`${what}: ${describeError(error)}`, { cause: error });
-    throw error;
+    if (isNodeError(error)) throw error;
+    throw new TransientError(`${what}: malformed answer (${describeError(error).slice(0, 200)})`, {
+      cause: error,
+    });
   }
+  const problem = check?.(value);
+  if (problem !== undefined) throw new TransientError(`${what}: malformed answer (${problem})`);
+  return value;
+}
+
+const UINT256_LIMIT = 2n ** 256n;
+/** A transaction's gas is a uint64; the estimate is raised by 25 % before it is signed. */
+const GAS_ESTIMATE_LIMIT = 2n ** 63n;
+/** 9999-12-31T23:59:59Z: the last second an RFC 3339 time (four-digit year) can name. */
+const LAST_RFC3339_SECOND = 253_402_300_799n;
+const HASH32 = /^0x[0-9a-fA-F]{64}$/;
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+/** The Anchored event's data: one uint256 (the block timestamp). */
+const ONE_WORD = /^0x[0-9a-fA-F]{64}$/;
+
+const isSafeCount = (n: unknown): boolean => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
+const isQuantity = (n: unknown): boolean => typeof n === 'bigint' && n >= 0n && n < UINT256_LIMIT;
+const isSafeQuantity = (n: unknown): boolean =>
+  typeof n === 'bigint' && n >= 0n && n <= BigInt(Number.MAX_SAFE_INTEGER);
+
+const checkNonce: ResultCheck<number> = (n) => (isSafeCount(n) ? undefined : `nonce ${String(n)}`);
+const checkGas: ResultCheck<bigint> = (gas) =>
+  typeof gas === 'bigint' && gas > 0n && gas < GAS_ESTIMATE_LIMIT ? undefined : 'gas estimate out of range';
+const checkGasPrice: ResultCheck<bigint> = (price) =>
+  isQuantity(price) ? undefined : 'gas price out of range';
+const checkFees: ResultCheck<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | undefined> = (fees) =>
+  fees === undefined || (isQuantity(fees.maxFeePerGas) && isQuantity(fees.maxPriorityFeePerGas))
+    ? undefined
+    : 'fee per gas out of range';
+const checkBlockNumber: ResultCheck<bigint> = (n) =>
+  isSafeQuantity(n) ? undefined : 'block number past 2^53';
+
+/** What the adapter reads of a receipt, checked field by field: viem formats whatever the node sent. */
+function receiptProblem(receipt: unknown): string | undefined {
+  if (receipt === null) return undefined;
+  if (typeof receipt !== 'object') return 'receipt is not an object';
+  const r = receipt as Record<string, unknown>;
+  if (r['status'] !== 'success' && r['status'] !== 'reverted') return 'receipt status is neither 0x0 nor 0x1';
+  if (!isSafeQuantity(r['blockNumber'])) return 'receipt block number';
+  if (typeof r['blockHash'] !== 'string' || !HASH32.test(r['blockHash'])) return 'receipt block hash';
+  const logs = r['logs'];
+  if (!Array.isArray(logs)) return 'receipt logs are not a list';
+  for (const log of logs as unknown[]) {
+    if (typeof log !== 'object' || log === null) return 'receipt log is not an object';
+    const l = log as Record<string, unknown>;
+    if (typeof l['address'] !== 'string' || !ADDRESS.test(l['address'])) return 'receipt log address';
+    const topics = l['topics'];
+    if (!Array.isArray(topics) || !topics.every((t) => typeof t === 'string' && HASH32.test(t)))
+      return 'receipt log topics';
+    if (typeof l['data'] !== 'string' || !/^0x(?:[0-9a-fA-F]{2})*$/.test(l['data']))
+      return 'receipt log data';
+    if (!isSafeCount(l['logIndex'])) return 'receipt log index';
+  }
+  return undefined;
 }
 
 export class EthereumAdapter implements ChainAdapter {
@@ -125,7 +199,8 @@ export class EthereumAdapter implements ChainAdapter {
   }
 
   async ready(): Promise<void> {
-    const chainId = await this.#client.getChainId();
+    // Through rpc() (P184): a fault of the exchange or a malformed id is the chain unreachable, as for every read.
+    const chainId = await rpc('chain id', () => this.#client.getChainId(), checkNonce);
     if (chainId !== this.#chainId)
       throw new Error(`RPC serves chain id ${chainId}, ETH_CHAIN_ID is ${this.#chainId}`);
   }
@@ -137,25 +212,34 @@ export class EthereumAdapter implements ChainAdapter {
   ): Promise<WriteIntent> {
     const client = this.#client;
     const from = this.#account.address;
-    const pending = await rpc('nonce', () =>
-      client.getTransactionCount({ address: from, blockTag: 'pending' }),
+    const pending = await rpc(
+      'nonce',
+      () => client.getTransactionCount({ address: from, blockTag: 'pending' }),
+      checkNonce,
     );
     // A write we stored but the node does not count yet keeps its nonce; the next one follows it.
     const nonce = Math.max(pending, ...context.inFlightNonces.map((n) => n + 1));
     const data = encodeFunctionData({ abi: ANCHOR_ABI, functionName: 'anchor', args: [`0x${batch.root}`] });
     const gas =
       this.#gasLimit ??
-      ((await rpc('gas estimate', () => client.estimateGas({ account: from, to: this.#contract, data }))) *
+      ((await rpc(
+        'gas estimate',
+        () => client.estimateGas({ account: from, to: this.#contract, data }),
+        checkGas,
+      )) *
         125n) /
         100n;
     let fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | { gasPrice: bigint };
     try {
-      const estimate = await rpc('fees', () => client.estimateFeesPerGas({ type: 'eip1559' }));
-      fees = { maxFeePerGas: estimate.maxFeePerGas, maxPriorityFeePerGas: estimate.maxPriorityFeePerGas };
+      const estimate = await this.#eip1559Fees();
+      fees =
+        estimate === undefined
+          ? { gasPrice: await rpc('gas price', () => client.getGasPrice(), checkGasPrice) }
+          : estimate;
     } catch (error) {
       if (error instanceof TransientError) throw error;
-      // Chains without EIP-1559 take a legacy gas price.
-      fees = { gasPrice: await rpc('gas price', () => client.getGasPrice()) };
+      // The node refused the fee calls (no eth_maxPriorityFeePerGas on a pre-London chain): a legacy gas price.
+      fees = { gasPrice: await rpc('gas price', () => client.getGasPrice(), checkGasPrice) };
     }
     const base = { chainId: this.#chainId, nonce, to: this.#contract, data, gas };
     const rawTx =
@@ -192,12 +276,35 @@ export class EthereumAdapter implements ChainAdapter {
     return { txId: keccak256(rawTx), rawTx, nonce: tx.nonce, detail };
   }
 
-  /** The chain's fee estimate in the original's model; undefined when the node does not answer (12.5 % then). */
+  /**
+   * The EIP-1559 fee estimate; undefined on a chain whose blocks carry no base fee (it takes a legacy gas price).
+   * viem calls that case an error of its own, which rpc() would take for a malformed answer: it is told apart here.
+   */
+  async #eip1559Fees(): Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | undefined> {
+    const estimate = await rpc(
+      'fees',
+      () =>
+        this.#client.estimateFeesPerGas({ type: 'eip1559' }).catch((error: unknown) => {
+          if (error instanceof Eip1559FeesNotSupportedError) return undefined;
+          throw error;
+        }),
+      checkFees,
+    );
+    return estimate === undefined
+      ? undefined
+      : { maxFeePerGas: estimate.maxFeePerGas, maxPriorityFeePerGas: estimate.maxPriorityFeePerGas };
+  }
+
+  /**
+   * The chain's fee estimate in the original's model, read through rpc() like every other read (P184); undefined
+   * when it cannot be had, whatever the reason (unreachable, malformed, refused): the replacement then offers the
+   * 12.5 % every node requires (P64), which is what a bump needs; waiting for an estimate would leave it stuck.
+   */
   async #currentFees(old: EvmFees): Promise<Partial<EvmFees> | undefined> {
     try {
-      if ('gasPrice' in old) return { gasPrice: await this.#client.getGasPrice() };
-      const estimate = await this.#client.estimateFeesPerGas({ type: 'eip1559' });
-      return { maxFeePerGas: estimate.maxFeePerGas, maxPriorityFeePerGas: estimate.maxPriorityFeePerGas };
+      if ('gasPrice' in old)
+        return { gasPrice: await rpc('gas price', () => this.#client.getGasPrice(), checkGasPrice) };
+      return await this.#eip1559Fees();
     } catch {
       return undefined;
     }
@@ -249,11 +356,14 @@ export class EthereumAdapter implements ChainAdapter {
   async #trackTx(batch: AnchorBatch, txId: string): Promise<TrackResult> {
     const hash = txId as Hex;
     const client = this.#client;
-    const receipt = await rpc('receipt', () =>
-      client.getTransactionReceipt({ hash }).catch((error: unknown) => {
-        if (error instanceof TransactionReceiptNotFoundError) return null;
-        throw error;
-      }),
+    const receipt = await rpc(
+      'receipt',
+      () =>
+        client.getTransactionReceipt({ hash }).catch((error: unknown) => {
+          if (error instanceof TransactionReceiptNotFoundError) return null;
+          throw error;
+        }),
+      receiptProblem,
     );
     if (receipt === null) {
       const tx = await rpc('transaction', () =>
@@ -274,14 +384,18 @@ export class EthereumAdapter implements ChainAdapter {
     );
     if (log === undefined)
       return { state: 'failed', error: `transaction ${hash} emitted no Anchored(${batch.root})` };
-    const tip = await rpc('block number', () => client.getBlockNumber({ cacheTime: 0 }));
+    // The event's one word is the block's timestamp; one no RFC 3339 time can name is no answer of a chain.
+    const seconds = ONE_WORD.test(log.data) ? BigInt(log.data) : undefined;
+    if (seconds === undefined || seconds > LAST_RFC3339_SECOND)
+      throw new TransientError(`receipt: malformed answer (Anchored event data ${log.data.slice(0, 80)})`);
+    const tip = await rpc('block number', () => client.getBlockNumber({ cacheTime: 0 }), checkBlockNumber);
     const blockNumber = Number(receipt.blockNumber);
     return {
       state: 'included',
       blockNumber,
       blockHash: receipt.blockHash,
       eventIndex: log.logIndex,
-      anchoredAt: new Date(Number(BigInt(log.data)) * 1000).toISOString(),
+      anchoredAt: new Date(Number(seconds) * 1000).toISOString(),
       confirmations: Math.max(0, Number(tip) - blockNumber + 1),
     };
   }

@@ -1,16 +1,26 @@
 // The anchor service's own upstreams, seen as faulty or hostile (P155): the transparency log it appends to and the
-// EVM JSON-RPC it writes through. A local node:http server sits in front of the real transparency-log service (or
-// the local chain) and forwards, or misbehaves as each test asks. Whatever it does, a worker pass ends in bounded
-// time, the request stays queued (retried later, counted in proto_anchor_send_failures_total), and nothing the upstream
-// was not trusted for ends up in a receipt.
+// EVM JSON-RPC it writes through. A hostile front (@proto/testing's startHostileFront) sits in front of the real
+// transparency-log service (or the local chain) and forwards, or misbehaves as each test asks. Whatever it does, a
+// worker pass ends in bounded time, the request stays queued (retried later, counted in
+// proto_anchor_send_failures_total), and nothing the upstream was not trusted for ends up in a receipt.
 import { mkdtempSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deployAnchorContract } from '@proto/clients/contract';
 import type { Store } from '@proto/store';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
-import { writeHugeAnswer } from '@proto/testing';
+import {
+  answerJson,
+  type FrontRequest,
+  forwardTo,
+  type HostileFront,
+  JSON_TYPE,
+  lieAboutLength,
+  redirectTo,
+  startHostileFront,
+  writeHugeAnswer,
+} from '@proto/testing';
 import { buildTransparencyLog, loadTransparencyLogConfig } from '@proto/transparency-log';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -25,7 +35,7 @@ import {
   TEST_CHAIN_ID,
 } from '../../src/testing/ganache.ts';
 
-type Mode = 'forward' | 'huge' | 'length-lie' | 'redirect' | 'huge-timestamp' | 'html' | 'stall';
+type Mode = 'forward' | 'huge' | 'length-lie' | 'redirect' | 'timestamp' | 'html' | 'stall';
 
 const LOG_TOKEN = 'log-operator-token-0123456789';
 const LOG = 'transparency-log';
@@ -39,44 +49,25 @@ let target: StoreTarget;
 let store: Store;
 let app: FastifyInstance;
 let mode: Mode = 'forward';
-let front: Server;
+/** 'timestamp': the `timestamp` the log's own /add answer carries instead of its own. */
+let timestamp: unknown;
+let front: HostileFront;
 let frontUrl: string;
 /** Another host a redirect points at; it forwards too, so following the redirect would "work". */
-let elsewhere: Server;
-let elsewhereUrl: string;
-let elsewhereHits = 0;
+let elsewhere: HostileFront;
 let cutShort = 0;
 /** Where the front forwards: the log, or the chain for the EVM tests. */
 let upstreamOf: (path: string) => string;
 /** The Esplora explorer the Bitcoin adapter reads and broadcasts through, behind its own front. */
 let esplora: EsploraTestServer;
-let btcFront: Server;
+let btcFront: HostileFront;
 let btcMode: 'forward' | 'huge-utxo' | 'redirect-tx' = 'forward';
 const BTC_KEY_HEX = '45'.repeat(32);
 const btcWallet = bitcoinWallet(bitcoinPrivateKey(BTC_KEY_HEX, 'regtest'), 'regtest');
 
-async function listen(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
-
-async function forward(req: IncomingMessage, body: Buffer): Promise<{ status: number; text: string }> {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (typeof req.headers.authorization === 'string') headers['authorization'] = req.headers.authorization;
-  const answer = await fetch(upstreamOf(req.url ?? '/'), {
-    method: req.method ?? 'GET',
-    headers,
-    ...(req.method === 'GET' || req.method === 'HEAD' ? {} : { body }),
-  });
+/** The log's or the chain's own answer to `request`, the operator's token passed on (forwardTo). */
+async function forward(request: FrontRequest): Promise<{ status: number; text: string }> {
+  const answer = await forwardTo(upstreamOf(request.url), request);
   return { status: answer.status, text: await answer.text() };
 }
 
@@ -87,31 +78,28 @@ const writeHuge = (res: ServerResponse, bytes: number, tail: string) =>
   });
 
 /** Is this the request that matters: the log's /add, or the chain's eth_sendRawTransaction? */
-function targeted(req: IncomingMessage, body: Buffer): boolean {
-  return req.url === '/add' || body.includes('eth_sendRawTransaction');
+function targeted(request: FrontRequest): boolean {
+  return request.url === '/add' || request.body.includes('eth_sendRawTransaction');
 }
 
-async function hostile(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const body = await readBody(req);
-  const json = { 'content-type': 'application/json' };
-  if (mode === 'forward' || !targeted(req, body)) {
-    const { status, text } = await forward(req, body);
-    res.writeHead(status, json).end(text);
+async function hostile(request: FrontRequest, res: ServerResponse): Promise<void> {
+  if (mode === 'forward' || !targeted(request)) {
+    const { status, text } = await forward(request);
+    answerJson(res, status, text);
     return;
   }
   switch (mode) {
     case 'huge': {
-      const { status, text } = await forward(req, body);
-      res.writeHead(status, json);
+      const { status, text } = await forward(request);
+      res.writeHead(status, JSON_TYPE);
       await writeHuge(res, HUGE_PADDING, text);
       return;
     }
     case 'length-lie':
-      res.writeHead(200, { ...json, 'content-length': String(500 * 1024 * 1024) });
-      res.write('{"log_index":');
+      lieAboutLength(res, { first: '{"log_index":' });
       return;
     case 'redirect':
-      res.writeHead(307, { location: `${elsewhereUrl}${req.url ?? '/'}` }).end();
+      redirectTo(res, `${elsewhere.url}${request.url}`);
       return;
     case 'html':
       // A proxy's or a captive portal's page in place of the log: status 200, not JSON.
@@ -121,14 +109,14 @@ async function hostile(req: IncomingMessage, res: ServerResponse): Promise<void>
       return;
     case 'stall':
       // Headers, then nothing: only the adapter's timeout ends the exchange.
-      res.writeHead(200, json);
+      res.writeHead(200, JSON_TYPE);
       res.write('{"log_index":');
       return;
-    case 'huge-timestamp': {
-      // The log's own answer, with a timestamp no Date can hold.
-      const { status, text } = await forward(req, body);
+    case 'timestamp': {
+      // The log's own answer, with another time.
+      const { status, text } = await forward(request);
       const answer = JSON.parse(text) as Record<string, unknown>;
-      res.writeHead(status, json).end(JSON.stringify({ ...answer, timestamp: 1e300 }));
+      answerJson(res, status, { ...answer, timestamp });
       return;
     }
   }
@@ -162,38 +150,29 @@ beforeAll(async () => {
   chain = await startLocalChain();
   const { contract } = await deployAnchorContract({ rpcUrl: chain.url, privateKey: DEPLOYER_KEY });
   upstreamOf = (path) => (path === '/' ? chain.url : `${logUrl}${path}`);
-  front = createServer((req, res) => {
-    hostile(req, res).catch(() => res.destroy());
+  front = await startHostileFront(hostile);
+  frontUrl = front.url;
+  elsewhere = await startHostileFront(async (request, res) => {
+    const { status, text } = await forward(request);
+    answerJson(res, status, text);
   });
-  frontUrl = await listen(front);
-  elsewhere = createServer((req, res) => {
-    elsewhereHits += 1;
-    void readBody(req)
-      .then((body) => forward(req, body))
-      .then(({ status, text }) => res.writeHead(status, { 'content-type': 'application/json' }).end(text));
-  });
-  elsewhereUrl = await listen(elsewhere);
   esplora = await startEsploraServer('regtest');
   esplora.fund(btcWallet.address, 100_000);
-  btcFront = createServer((req, res) => {
-    void (async () => {
-      const body = await readBody(req);
-      const path = req.url ?? '/';
-      if (btcMode === 'redirect-tx' && req.method === 'POST' && path === '/tx') {
-        res.writeHead(307, { location: `${elsewhereUrl}/tx` }).end();
-        return;
-      }
-      const answer = await fetch(`${esplora.url}${path}`, {
-        method: req.method ?? 'GET',
-        ...(req.method === 'POST' ? { body, headers: { 'content-type': 'text/plain' } } : {}),
-      });
-      const text = await answer.text();
-      res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'text/plain' });
-      if (btcMode === 'huge-utxo' && path.endsWith('/utxo')) await writeHuge(res, HUGE_PADDING, text);
-      else res.end(text);
-    })().catch(() => res.destroy());
+  btcFront = await startHostileFront(async (request, res) => {
+    const path = request.url;
+    if (btcMode === 'redirect-tx' && request.method === 'POST' && path === '/tx') {
+      redirectTo(res, `${elsewhere.url}/tx`);
+      return;
+    }
+    const answer = await fetch(`${esplora.url}${path}`, {
+      method: request.method,
+      ...(request.method === 'POST' ? { body: request.body, headers: { 'content-type': 'text/plain' } } : {}),
+    });
+    const text = await answer.text();
+    res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'text/plain' });
+    if (btcMode === 'huge-utxo' && path.endsWith('/utxo')) await writeHuge(res, HUGE_PADDING, text);
+    else res.end(text);
   });
-  const btcFrontUrl = await listen(btcFront);
   target = await createStoreTarget('sqlite', 'anchor-upstream');
   store = await target.open();
   app = await testApp(
@@ -205,7 +184,7 @@ beforeAll(async () => {
       ETH_CONTRACT: contract,
       ETH_PRIVATE_KEY: ANCHOR_KEY,
       ETH_CONFIRMATIONS: '1',
-      BTC_ESPLORA_URL: btcFrontUrl,
+      BTC_ESPLORA_URL: btcFront.url,
       BTC_PRIVATE_KEY: BTC_KEY_HEX,
       BTC_NETWORK: 'regtest',
       BTC_CONFIRMATIONS: '1',
@@ -221,10 +200,9 @@ afterAll(async () => {
   await log?.close();
   await chain?.close();
   await esplora?.close();
-  for (const server of [front, elsewhere, btcFront]) {
-    server?.closeAllConnections();
-    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-  }
+  await front?.close();
+  await elsewhere?.close();
+  await btcFront?.close();
 });
 
 beforeEach(() => {
@@ -281,9 +259,9 @@ describe('P155: a hostile transparency log cannot flood, redirect or break the a
 
   it('a redirect of /add to another host is not followed (the token and the hash never reach it)', async () => {
     const h = hashOf('upstream redirect');
-    const hits = elsewhereHits;
+    const hits = elsewhere.hits();
     await passWith('redirect', LOG, h);
-    expect(elsewhereHits - hits).toBe(0);
+    expect(elsewhere.hits() - hits).toBe(0);
     expect(await getReceipt(app, h)).toMatchObject({ status: 'pending' });
     await confirmsAfterwards(h);
   });
@@ -303,10 +281,69 @@ describe('P155: a hostile transparency log cannot flood, redirect or break the a
     expect(await sendFailures(LOG)).toBeGreaterThanOrEqual(failures + 4);
     await confirmsAfterwards(h);
   });
+});
 
-  it('a timestamp no date can hold is dropped, not retried for ever: the receipt is confirmed without one', async () => {
-    const h = hashOf('upstream huge timestamp');
-    await passWith('huge-timestamp', LOG, h);
+/** Appends `hash` while the log answers `value` as its time; the receipt after two such passes. */
+async function appendWithTime(hash: string, value: unknown): Promise<Record<string, unknown>> {
+  timestamp = value;
+  await passWith('timestamp', LOG, hash);
+  mode = 'timestamp';
+  try {
+    await app.anchorWorker.run(LOG, true);
+  } finally {
+    mode = 'forward';
+  }
+  return await getReceipt(app, hash);
+}
+
+describe('P184: the time a log reports is an RFC 3339 time or a bounded number, or the answer is malformed', () => {
+  it.each([
+    ['a timestamp no date can hold', 1e300],
+    ['year 275760 in milliseconds', 8.64e15],
+    ['before year 0 in seconds', -1e11 + 1],
+    ['an extended year', '+275760-09-13T00:00:00.000Z'],
+    ['a five-digit year', '10000-01-01T00:00:00Z'],
+    ['a time that is UTC year 10000', '9999-12-31T23:30:00-01:00'],
+    ['prose Date.parse reads', 'March 7, 2026'],
+    ['a date alone', '2026-03-07'],
+    ['a year alone', '2026'],
+    ['February 30th', '2026-02-30T00:00:00Z'],
+    ['hour 24', '2026-03-07T24:00:00Z'],
+    ['no zone', '2026-03-07T12:00:00'],
+    ['a leap second in the middle of a day', '2026-03-07T12:30:60Z'],
+    ['a boolean', true],
+    ['an object', { seconds: 1 }],
+  ] as const)(
+    '%s (%j) is retried as a malformed answer, never written into the receipt',
+    async (_what, value) => {
+      const h = hashOf(`upstream timestamp ${JSON.stringify(value)}`);
+      const failures = await sendFailures(LOG);
+      const receipt = await appendWithTime(h, value);
+      expect(receipt).toMatchObject({ status: 'pending' });
+      expect(await sendFailures(LOG)).toBeGreaterThanOrEqual(failures + 2);
+      const confirmed = await confirmsAfterwards(h);
+      expect(confirmed['anchored_at']).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    },
+  );
+
+  it.each([
+    ['an RFC 3339 time with an offset', '2026-03-07T12:00:00+05:30', '2026-03-07T06:30:00.000Z'],
+    ['lower-case separators', '2026-03-07t12:00:00.5z', '2026-03-07T12:00:00.500Z'],
+    ['a leap second, read on its earliest side', '2016-12-31T23:59:60Z', '2016-12-31T23:59:59.999Z'],
+    ['seconds since the epoch', 1_772_884_800, '2026-03-07T12:00:00.000Z'],
+    ['milliseconds since the epoch', 1_772_884_800_123, '2026-03-07T12:00:00.123Z'],
+    ['the last millisecond of year 9999', '9999-12-31T23:59:59.999Z', '9999-12-31T23:59:59.999Z'],
+  ] as const)('%s (%j) is the receipt time', async (_what, value, expected) => {
+    const h = hashOf(`upstream timestamp ok ${JSON.stringify(value)}`);
+    timestamp = value;
+    await passWith('timestamp', LOG, h);
+    expect(await getReceipt(app, h)).toMatchObject({ status: 'confirmed', anchored_at: expected });
+  });
+
+  it('no timestamp at all (a log that does not say) gives a receipt without anchored_at', async () => {
+    const h = hashOf('upstream timestamp absent');
+    timestamp = undefined;
+    await passWith('timestamp', LOG, h);
     const receipt = await getReceipt(app, h);
     expect(receipt).toMatchObject({ status: 'confirmed' });
     expect(receipt['anchored_at']).toBeUndefined();
@@ -316,9 +353,9 @@ describe('P155: a hostile transparency log cannot flood, redirect or break the a
 describe('P155: a hostile EVM JSON-RPC cannot redirect the anchor writes', () => {
   it('a redirect of eth_sendRawTransaction to another host is not followed', async () => {
     const h = hashOf('upstream evm redirect');
-    const hits = elsewhereHits;
+    const hits = elsewhere.hits();
     await passWith('redirect', 'ethereum', h);
-    expect(elsewhereHits - hits).toBe(0);
+    expect(elsewhere.hits() - hits).toBe(0);
     expect((await getReceipt(app, h))['status']).not.toBe('confirmed');
   });
 });
@@ -338,12 +375,12 @@ describe('P155: a hostile Esplora explorer cannot flood or redirect the Bitcoin 
 
   it('a redirect of POST /tx to another host is not followed (the signed transaction never reaches it)', async () => {
     const h = hashOf('upstream btc redirect');
-    const hits = elsewhereHits;
+    const hits = elsewhere.hits();
     expect((await postAnchor(app, h, 'bitcoin')).statusCode).toBe(202);
     btcMode = 'redirect-tx';
     await app.anchorWorker.run('bitcoin', true).catch(() => undefined);
     btcMode = 'forward';
-    expect(elsewhereHits - hits).toBe(0);
+    expect(elsewhere.hits() - hits).toBe(0);
   });
 });
 
