@@ -8,7 +8,7 @@ import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
 import type { FastifyInstance } from 'fastify';
 import { parseTransaction } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bumpedFees } from './adapters/evm-fee-bump.ts';
+import { bumpedFees, cappedFees } from './adapters/evm-fee-bump.ts';
 import { getReceipt, hashOf, postAnchor, testApp } from './testing/app.ts';
 import {
   ANCHOR_KEY,
@@ -154,5 +154,23 @@ describe('EVM fee bump against ganache with its miner stopped', () => {
     await chain.mine(2);
     await app.anchorWorker.run('ethereum', true);
     expect(await getReceipt(app, bundleHash)).toMatchObject({ status: 'confirmed' });
+  });
+});
+
+describe('cappedFees (P192): a first write offers at most the cap', () => {
+  const cap = 500n * 1_000_000_000n;
+  it('a legacy gas price above the cap is the cap; one below is kept', () => {
+    expect(cappedFees({ gasPrice: cap * 2000n }, cap)).toEqual({ gasPrice: cap });
+    expect(cappedFees({ gasPrice: 7n }, cap)).toEqual({ gasPrice: 7n });
+  });
+  it('an EIP-1559 fee cap above the cap is the cap, and the tip never exceeds it', () => {
+    expect(cappedFees({ maxFeePerGas: cap * 3n, maxPriorityFeePerGas: cap * 2n }, cap)).toEqual({
+      maxFeePerGas: cap,
+      maxPriorityFeePerGas: cap,
+    });
+    expect(cappedFees({ maxFeePerGas: 9n, maxPriorityFeePerGas: 2n }, cap)).toEqual({
+      maxFeePerGas: 9n,
+      maxPriorityFeePerGas: 2n,
+    });
   });
 });

@@ -24,7 +24,7 @@ import {
 } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { ANCHORED_EVENT_TOPIC0 } from '../core.ts';
-import { bumpedFees, type EvmFees, type EvmWriteDetail, replacedTxIds } from './evm-fee-bump.ts';
+import { bumpedFees, cappedFees, type EvmFees, type EvmWriteDetail, replacedTxIds } from './evm-fee-bump.ts';
 import type { BroadcastResult, ChainAdapter, PrepareContext, TrackResult } from './types.ts';
 import { TransientError } from './types.ts';
 
@@ -229,18 +229,19 @@ export class EthereumAdapter implements ChainAdapter {
       )) *
         125n) /
         100n;
-    let fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | { gasPrice: bigint };
+    let quoted: EvmFees;
     try {
       const estimate = await this.#eip1559Fees();
-      fees =
+      quoted =
         estimate === undefined
           ? { gasPrice: await rpc('gas price', () => client.getGasPrice(), checkGasPrice) }
           : estimate;
     } catch (error) {
       if (error instanceof TransientError) throw error;
       // The node refused the fee calls (no eth_maxPriorityFeePerGas on a pre-London chain): a legacy gas price.
-      fees = { gasPrice: await rpc('gas price', () => client.getGasPrice(), checkGasPrice) };
+      quoted = { gasPrice: await rpc('gas price', () => client.getGasPrice(), checkGasPrice) };
     }
+    const fees = cappedFees(quoted, this.#maxFeeWei);
     const base = { chainId: this.#chainId, nonce, to: this.#contract, data, gas };
     const rawTx =
       'gasPrice' in fees

@@ -1,6 +1,6 @@
 // EVM fee bumps (P64, the EVM side of P53): a write stuck unmined is replaced by the same call at the same nonce
 // with fees raised by at least 12.5 % (what nodes require of a replacement: geth 10 %, others up to 12.5 %) or to
-// the chain's current estimate when that is higher, never above ETH_MAX_FEE_GWEI.
+// the chain's current estimate when that is higher, never above ETH_MAX_FEE_GWEI, which also caps a first write (P192).
 
 /** The fee fields of a signed transaction: legacy `gasPrice`, or EIP-1559 `maxFeePerGas` + tip. */
 export type EvmFees =
@@ -33,6 +33,17 @@ function atLeast(a: bigint, b: bigint | undefined): bigint {
 function atMost(a: bigint, cap: bigint): bigint {
   if (a > cap) return cap;
   return a;
+}
+
+/**
+ * The fees of a first write as the node quoted them, at most `capWei` (P192): the node's quote is its word, and a
+ * faulty or hostile node quoting 1,000,000 gwei would otherwise set what the write pays, up to the wallet's balance.
+ * The tip never exceeds the fee cap (a node refuses such a transaction).
+ */
+export function cappedFees(quoted: EvmFees, capWei: bigint): EvmFees {
+  if ('gasPrice' in quoted) return { gasPrice: atMost(quoted.gasPrice, capWei) };
+  const maxFeePerGas = atMost(quoted.maxFeePerGas, capWei);
+  return { maxFeePerGas, maxPriorityFeePerGas: atMost(quoted.maxPriorityFeePerGas, maxFeePerGas) };
 }
 
 /**

@@ -461,3 +461,45 @@ describe('P184: readiness and the fee bump read through the same classification'
     await bumpTarget.cleanup();
   }, 60_000);
 });
+
+describe('P192: the first write offers at most ETH_MAX_FEE_GWEI, whatever the node quotes', () => {
+  const CAP_GWEI = 500n;
+  const capWei = CAP_GWEI * 1_000_000_000n;
+  /** A well-formed quote far above the cap: 1,000,000 gwei a gas (about 50 ETH for one anchor call). */
+  const QUOTE = `0x${(1_000_000n * 1_000_000_000n).toString(16)}`;
+  const firstSent = (from: number) =>
+    front.requests
+      .slice(from)
+      .filter((r) => methodOf(r.body) === 'eth_sendRawTransaction')
+      .map((r) => parseTransaction((JSON.parse(r.text()) as { params: [`0x${string}`] }).params[0]));
+
+  it.each([
+    ['an EIP-1559 tip', { eth_maxPriorityFeePerGas: (): unknown => QUOTE }],
+    [
+      'a base fee (so the max fee)',
+      { eth_getBlockByNumber: (block: unknown): unknown => ({ ...(block as Json), baseFeePerGas: QUOTE }) },
+    ],
+  ] as const)(
+    'a node quoting %s of 1,000,000 gwei gets a write capped at the setting, which still confirms',
+    async (_what, change) => {
+      const from = front.requests.length;
+      const h = hashOf(`evm first write with a quote above the cap: ${_what}`);
+      expect((await postAnchor(app, h, CHAIN)).statusCode).toBe(202);
+      mode = 'malformed';
+      malform = change;
+      try {
+        await app.anchorWorker.run(CHAIN, true);
+      } finally {
+        mode = 'forward';
+        malform = {};
+      }
+      const [tx] = firstSent(from);
+      expect(tx?.type).toBe('eip1559');
+      expect(tx?.maxFeePerGas).toBeLessThanOrEqual(capWei);
+      expect(tx?.maxPriorityFeePerGas).toBeLessThanOrEqual(tx?.maxFeePerGas ?? 0n);
+      expect(failedPasses()).toEqual([]);
+      await confirmsAfterwards(h);
+    },
+    60_000,
+  );
+});
