@@ -86,6 +86,8 @@ const ARTIFACTS = ['responsible_principal_record', 'agent_passport', 'intent', '
  * service checks every entry; the timeline says how many it leaves out.
  */
 const MAX_TIMELINE_ENTRIES = 1000;
+/** Characters of a service finding quoted under the entry it names (the Errors section has it in full). */
+const MAX_REPORTED_LENGTH = 300;
 /** Checkpoint marks drawn under one entry (a bundle may put thousands on the same entry). */
 const MAX_MARKS_PER_ENTRY = 5;
 /** The service's body limit when its config does not say (service-kit DEFAULT_BODY_LIMIT). */
@@ -524,10 +526,7 @@ async function timeline(bundle, details, v2, run) {
   const entries = Array.isArray(bundle.audit_entries) ? bundle.audit_entries : [];
   if (entries.length === 0) return el('p', { class: 'muted' }, 'This bundle has no audit entries.');
   const checkpoints = Array.isArray(bundle.pq_checkpoints) ? bundle.pq_checkpoints : [];
-  const serverBreaks = new Set();
-  for (const d of details)
-    for (const m of String(d.message).matchAll(/entr(?:y|ies)\[(\d+)\]/g))
-      if (d.check === 'hash_chain') serverBreaks.add(Number(m[1]));
+  const serverBreaks = serviceBreaks(details);
   const intentHash = payloadOf(bundle.intent) && bundle.manifest?.intent_hash;
   const shown = entries.slice(0, MAX_TIMELINE_ENTRIES);
   // Checkpoints by the entry they close (entry_count - 1), and every count in order: one pass over each,
@@ -551,6 +550,7 @@ async function timeline(bundle, details, v2, run) {
     const expected = i === 0 ? 'GENESIS' : previous;
     const brokenHere =
       (entry?.prev_hash !== undefined && entry.prev_hash !== expected) || serverBreaks.has(i);
+    const reported = serverBreaks.get(i);
     previous = await entryHash(entry, v2);
     if (!run.live()) return undefined; // superseded: the rest would be drawn for nothing
     while (below < counts.length && counts[below] <= i) below++;
@@ -560,7 +560,11 @@ async function timeline(bundle, details, v2, run) {
     items.push(
       el(
         'li',
-        { class: brokenHere ? 'broken' : '', 'data-entry': i },
+        {
+          class: brokenHere ? 'broken' : '',
+          'data-entry': i,
+          'data-service-break': reported ? 'true' : undefined,
+        },
         el('strong', {}, `#${i} `, entry?.event_type ?? entry?.outcome ?? entry?.action ?? 'entry'),
         ' ',
         entry?.timestamp ? timeEl(entry.timestamp) : null,
@@ -570,6 +574,14 @@ async function timeline(bundle, details, v2, run) {
               { class: 'break-note' },
               badge('break'),
               ` Chain breaks here: prev_hash should be ${short(expected ?? '?', 24)}.`,
+            )
+          : null,
+        // The service's own words for this entry: its finding stands even where this page's hash agreed.
+        reported
+          ? el(
+              'div',
+              { class: 'break-note service-break' },
+              `The service reports: ${reported.map((m) => bounded(m, MAX_REPORTED_LENGTH)).join(' · ')}`,
             )
           : null,
         facts([
@@ -627,6 +639,30 @@ async function timeline(bundle, details, v2, run) {
         )
       : null;
   return el('div', {}, coverage, truncated, el('ol', { class: 'timeline', id: 'timeline' }, items));
+}
+
+/**
+ * The entries the service names in its hash_chain findings, with their messages: V2 writes `entry[3]` or
+ * `entries[3]`, V1 `prev_hash chain (entry 3)` (core bundle/v1/checks/hash-chain.ts). A finding without an
+ * index (a policy refusal, "2 more prev_hash chain breaks") names no entry.
+ */
+function serviceBreaks(details) {
+  const named = new Map();
+  for (const d of details) {
+    if (d?.check !== 'hash_chain') continue;
+    const message = textOf(d.message);
+    for (const m of message.matchAll(/entr(?:y|ies)\[(\d+)\]|\(entry (\d+)\)/g)) {
+      const index = Number(m[1] ?? m[2]);
+      const messages = named.get(index) ?? [];
+      if (!messages.includes(message)) named.set(index, [...messages, message]);
+    }
+  }
+  return named;
+}
+
+/** `text` cut to `max` characters (a service message quotes the bundle's value, which may be long). */
+function bounded(text, max) {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
 /** A chain link: absent is a dash; "GENESIS" or a hash of `form` is drawn; anything else is marked (P186). */
