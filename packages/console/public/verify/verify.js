@@ -144,10 +144,12 @@ function fromJsonText(source) {
   } catch (error) {
     throw new Error(`This is not valid JSON: ${error.message}`);
   }
-  const signed = isRecord(parsed) && 'signed_bundle' in parsed ? parsed.signed_bundle : parsed;
+  const wrapped = isRecord(parsed) && 'signed_bundle' in parsed;
   return {
-    signed,
-    body: JSON.stringify({ signed_bundle: signed }),
+    signed: wrapped ? parsed.signed_bundle : parsed,
+    // The text as pasted, wrapped as text when bare (P193): the service's strict reading (duplicate keys, numbers
+    // with no finite value) must judge the bytes the person holds, not what JSON.parse kept of them.
+    body: wrapped ? source : `{"signed_bundle":${source}}`,
     type: 'application/json',
     format: 'JSON',
   };
