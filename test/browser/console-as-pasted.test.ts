@@ -25,9 +25,10 @@ async function verifyText(text: string) {
   await watched.page.waitForSelector('body[data-ready="true"]');
   await watched.page.fill('#bundle-text', text);
   await watched.page.click('#verify-button');
-  await watched.page.waitForFunction(
-    () => !document.querySelector('#status')?.textContent?.includes('Verifying'),
-  );
+  // Polled from here: the page's CSP refuses the string evaluation waitForFunction would use.
+  await expect
+    .poll(async () => watched.page.textContent('#status'), { timeout: 30_000 })
+    .toMatch(/HTTP \d{3}/);
   return watched;
 }
 

@@ -409,7 +409,10 @@ describe('phone width and dark mode', () => {
           "[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > 392).slice(0, 5).map((e) => e.tagName + '#' + e.id + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))",
         );
         expect(wide, `${name}: elements wider than the screen`).toEqual([]);
-        expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+        expect(
+          await page.evaluate('document.documentElement.scrollWidth'),
+          `${name}: ${await page.evaluate("[...document.querySelectorAll('body *')].filter((e) => e.scrollWidth > 392 || e.getBoundingClientRect().left < 0).slice(0, 5).map((e) => e.tagName + '#' + e.id + '.' + e.className + ' ' + e.scrollWidth + ' ' + Math.round(e.getBoundingClientRect().left)).join(', ')")}`,
+        ).toBeLessThanOrEqual(390);
         expect(await seriousAxeViolations(page)).toEqual([]);
         await screenshot(page, `${name}-phone-dark`);
         expect(cspViolations).toEqual([]);
