@@ -16,7 +16,14 @@ import {
 } from '../../services/revocation/src/test-support.ts';
 import { buildTestLog } from '../../services/transparency-log/src/test-support.ts';
 import { type RunningApp, sampleBundle, startApp } from '../../services/verification/src/test-support.ts';
-import { appendToLog, type Desktop, openDesktop, seriousAxeViolations, watchedPage } from './harness.ts';
+import {
+  appendToLog,
+  type Desktop,
+  freshContext,
+  openDesktop,
+  seriousAxeViolations,
+  watchedPage,
+} from './harness.ts';
 import { type FrontProxy, type Rule, startProxy } from './proxy.ts';
 
 type Json = Record<string, unknown>;
@@ -172,7 +179,7 @@ describe('the verify page marks hash fields that are not hashes (P186)', () => {
 
 describe('proveEntry checks the index itself (P186)', () => {
   it('asks the log for no proof of an index that is not one, or not under the tree size', async () => {
-    const { page, pageErrors } = await watchedPage(desktop.context);
+    const { page, pageErrors } = await watchedPage(await freshContext(desktop));
     await page.goto(`${logProxy.url}/`);
     await page.waitForSelector('body[data-ready="true"]');
     const before = logProxy.passed.length;
@@ -216,7 +223,7 @@ describe('the log explorer pages only within its verified signed checkpoint (P18
       };
       await withRule(logProxy, rule, async () => {
         const before = logProxy.passed.length;
-        const { page, cspViolations, pageErrors } = await watchedPage(desktop.context);
+        const { page, cspViolations, pageErrors } = await watchedPage(await freshContext(desktop));
         await page.goto(`${logProxy.url}/`);
         await page.waitForSelector('body[data-ready="true"]');
         await page.waitForTimeout(SETTLE_MS);
@@ -246,7 +253,7 @@ describe('the log explorer pages only within its verified signed checkpoint (P18
     };
     await withRule(logProxy, rule, async () => {
       const before = logProxy.passed.length;
-      const { page, pageErrors } = await watchedPage(desktop.context);
+      const { page, pageErrors } = await watchedPage(await freshContext(desktop));
       await page.goto(`${logProxy.url}/`);
       await page.waitForSelector('body[data-ready="true"]');
       await page.waitForTimeout(SETTLE_MS);
@@ -261,7 +268,7 @@ describe('the log explorer pages only within its verified signed checkpoint (P18
   });
 
   it('still lists and proves the entries when /root and the checkpoint agree, with no note', async () => {
-    const { page, cspViolations, pageErrors } = await watchedPage(desktop.context);
+    const { page, cspViolations, pageErrors } = await watchedPage(await freshContext(desktop));
     await page.goto(`${logProxy.url}/`);
     await page.waitForSelector('body[data-ready="true"]');
     expect(await page.locator('#entries tbody tr[data-index]').count()).toBe(signedSize);

@@ -19,6 +19,7 @@ import { type RunningApp, sampleBundle, startApp } from '../../services/verifica
 import {
   appendToLog,
   type Desktop,
+  freshContext,
   openDesktop,
   seriousAxeViolations,
   type Watched,
@@ -163,7 +164,8 @@ async function openAt(url: string, context: BrowserContext = desktop.context): P
 }
 
 const openVerifyPage = () => openAt(`${verifyProxy.url}/`);
-const openLogExplorer = () => openAt(`${logProxy.url}/`);
+// Its own context: full /entries ranges are cached as immutable (P183), and these tests rewrite them at the proxy.
+const openLogExplorer = async () => openAt(`${logProxy.url}/`, await freshContext(desktop));
 
 /** What every page must end with: no CSP violation, no page error; then it is closed. */
 async function expectCleanAndClose({ page, cspViolations, pageErrors }: Watched): Promise<void> {

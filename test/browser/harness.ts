@@ -55,6 +55,15 @@ export async function openDesktop(): Promise<Desktop> {
   }
 }
 
+/**
+ * A context of its own, with an empty HTTP cache, as a first visit has: the log serves full `/entries` ranges as
+ * `immutable` (P183), so a test that rewrites or counts them at a proxy must not get them from an earlier test's
+ * cache. Closed with the browser.
+ */
+export function freshContext(desktop: Desktop): Promise<BrowserContext> {
+  return desktop.browser.newContext({ viewport: { width: 1100, height: 900 }, deviceScaleFactor: 1 });
+}
+
 /** Appends a bundle hash to the transparency log, with its operator token (P7). */
 export function appendToLog(logUrl: string, token: string, bundleHash: string): Promise<Response> {
   return fetch(`${logUrl}/add`, {
