@@ -116,6 +116,92 @@ describe('P183: the read routes say how long a cache may keep them', () => {
     }
   });
 
+  it('P189: a proof between sizes the log has signed is immutable', async () => {
+    for (const path of [
+      '/proof/1?tree_size=3', // the signed size itself
+      '/proof/0?tree_size=2', // a smaller tree: its root never changes either
+      '/consistency?first=1&second=3',
+      '/consistency?first=2&second=2',
+    ]) {
+      expect({ path, ...(await cacheOf(path)) }).toEqual({ path, status: 200, cache: IMMUTABLE });
+    }
+  });
+
+  it('P189: a proof whose size is absent or beyond the signed size is asked for again', async () => {
+    for (const path of [
+      '/proof/1', // the current tree
+      '/proof/1?tree_size=4', // committed, under no signed checkpoint yet
+      '/proof/1?tree_size=5',
+      '/consistency?first=1', // second defaults to the current tree
+      '/consistency?first=1&second=4',
+      '/consistency?first=3&second=5',
+    ]) {
+      expect({ path, ...(await cacheOf(path)) }).toEqual({ path, status: 200, cache: REVALIDATE });
+    }
+    for (const path of [
+      '/proof/1?tree_size=9',
+      '/consistency?first=1&second=9',
+      '/consistency?first=3&second=2',
+    ]) {
+      expect({ path, ...(await cacheOf(path)) }).toMatchObject({ path, cache: REVALIDATE });
+    }
+  });
+
+  it('P189: HEAD answers with the headers of GET, and revalidates the same way', async () => {
+    const head = async (path: string, ifNoneMatch?: string) => {
+      const answer = await fetch(`${base}${path}`, {
+        method: 'HEAD',
+        headers: ifNoneMatch === undefined ? {} : { 'if-none-match': ifNoneMatch },
+      });
+      return {
+        status: answer.status,
+        cache: answer.headers.get('cache-control'),
+        etag: answer.headers.get('etag'),
+        length: answer.headers.get('content-length'),
+        body: await answer.text(),
+      };
+    };
+    for (const [path, cache] of [
+      ['/tile/0/000.p/5', 'public, max-age=5'], // the partial tile of the five committed leaves
+      ['/tile/entries/000.p/5', 'public, max-age=5'],
+      ['/checkpoint', REVALIDATE],
+    ] as const) {
+      const got = await fetch(`${base}${path}`);
+      const bytes = Buffer.from(await got.arrayBuffer());
+      const headed = await head(path);
+      expect({ path, ...headed }).toEqual({
+        path,
+        status: 200,
+        cache,
+        etag: got.headers.get('etag'),
+        length: String(bytes.length),
+        body: '',
+      });
+      expect(headed.etag).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
+      expect({ path, ...(await head(path, headed.etag as string)) }).toEqual({
+        path,
+        status: 304,
+        cache,
+        etag: headed.etag,
+        length: String(bytes.length), // RFC 9110 §8.6: a 304 may say the length of the 200
+        body: '',
+      });
+      const revalidated = await fetch(`${base}${path}`, {
+        headers: { 'if-none-match': headed.etag as string },
+      });
+      expect(revalidated.status).toBe(304);
+      expect(revalidated.headers.get('content-length')).toBeNull();
+      expect(await revalidated.text()).toBe('');
+    }
+    expect(await head('/proof/9')).toEqual({
+      status: 404,
+      cache: REVALIDATE,
+      etag: null,
+      length: expect.any(String),
+      body: '',
+    });
+  });
+
   it('an error is never kept: what is not there yet may be there at the next request', async () => {
     const absent = encodeURIComponent(bundleHash(99, 'cache'));
     for (const [path, status] of [

@@ -1,5 +1,7 @@
 // How long a CDN or proxy in front of the log may keep each read answer (P183). c2sp.org/tlog-tiles: a mutable
-// endpoint (the checkpoint) SHOULD NOT be cached beyond a few seconds, an immutable one SHOULD be long-lived.
+// endpoint (the checkpoint) SHOULD NOT be cached beyond a few seconds, an immutable one SHOULD be long-lived. With a
+// strong ETag a revalidation of an unchanged answer is a 304 without a body (P189; RFC 9110 §8.8.3, §13.1.2).
+import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { isPublicRead } from './console-routes.ts';
 
@@ -15,9 +17,31 @@ export const CACHE_REVALIDATE = 'no-cache';
 const TILE = /^\/tile\//;
 
 /**
+ * A strong entity tag: the SHA-256 of the exact answer bytes. The service never varies an answer by content
+ * coding, so equal tags mean equal bytes; a late witness's line or a grown tree changes the bytes, so the tag.
+ */
+export function entityTag(payload: string | Buffer): string {
+  return `"${createHash('sha256').update(payload).digest('base64url')}"`;
+}
+
+/**
+ * Whether If-None-Match names `tag` (RFC 9110 §13.1.2: weak comparison, so `W/` is ignored; `*` matches any
+ * answer that exists). Our tags hold no comma, so splitting on commas cannot make a foreign tag match.
+ */
+export function noneMatchHits(header: string | undefined, tag: string): boolean {
+  if (header === undefined) return false;
+  return header.split(',').some((part) => {
+    const candidate = part.trim();
+    return candidate === '*' || (candidate.startsWith('W/') ? candidate.slice(2) : candidate) === tag;
+  });
+}
+
+/**
  * Every GET of a read route leaves with a Cache-Control: the route's own when it set one on a success, else
  * CACHE_REVALIDATE. Without one, a CDN applies its default lifetime (an hour is common) to a tree head, a proof in
- * the current tree, or a 404 for an entry not yet signed.
+ * the current tree, or a 404 for an entry not yet signed. A 200 also carries an ETag, so that a CDN revalidating
+ * `no-cache` (every few seconds for /checkpoint) fetches the answer again only when it changed (P189); an error
+ * carries none, so no "not there yet" is ever confirmed by a 304.
  */
 export function cacheReadRoutes(app: FastifyInstance): void {
   app.addHook('onSend', async (request, reply, payload) => {
@@ -26,6 +50,15 @@ export function cacheReadRoutes(app: FastifyInstance): void {
     if (!isPublicRead(path) && !TILE.test(path)) return payload;
     const success = reply.statusCode >= 200 && reply.statusCode <= 299;
     if (!success || !reply.hasHeader('cache-control')) reply.header('cache-control', CACHE_REVALIDATE);
-    return payload;
+    if (reply.statusCode !== 200 || (typeof payload !== 'string' && !Buffer.isBuffer(payload)))
+      return payload;
+    const tag = entityTag(payload);
+    reply.header('etag', tag);
+    if (!noneMatchHits(request.headers['if-none-match'], tag)) return payload;
+    // RFC 9110 §15.4.5: a 304 keeps ETag and Cache-Control and has no content. GET hands on null (no body, no
+    // Content-Length); HEAD hands on the answer, which Fastify's HEAD handler only measures (§8.6 allows a 304 the
+    // Content-Length of the 200) and then drops.
+    reply.code(304).removeHeader('content-type');
+    return request.method === 'HEAD' ? payload : null;
   });
 }

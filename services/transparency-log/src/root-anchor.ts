@@ -3,7 +3,7 @@
 // DECISIONS D18 ("the signed root is anchored on a timer through the anchor service"), D19 (receipt status), D22.
 
 import { toHex } from '@proto/core';
-import { fetchBounded } from '@proto/service-kit';
+import { fetchBounded, redactUrl } from '@proto/service-kit';
 import type { LogRepository, RootAnchorOutcome, RootAnchorRecord } from '@proto/store';
 
 interface AnchorLog {
@@ -104,26 +104,44 @@ export function rootAnchorView(record: RootAnchorRecord): RootAnchorView {
 }
 
 /**
+ * `text` without the userinfo of the configured URL: fetch refuses a URL with credentials and names it, userinfo
+ * included, in its error, which would carry them into a log line and the stored record (P189).
+ */
+function withoutUserinfo(text: string, configured: string): string {
+  let url: URL;
+  try {
+    url = new URL(configured);
+  } catch {
+    return text;
+  }
+  if (url.username === '' && url.password === '') return text;
+  return text.split(`${url.username}${url.password === '' ? '' : `:${url.password}`}@`).join('');
+}
+
+/** What one receipt poll gave: an outcome, nothing learnt, or a fault the operator is told of (P189). */
+type PollResult =
+  | { readonly outcome: RootAnchorOutcome; readonly fault?: undefined }
+  | { readonly outcome?: undefined; readonly fault?: string };
+
+/**
  * Follows a root anchor while the anchor service reports it pending (issue 18): its receipt moves through
  * submitted and confirmed as the chain buries the write, or back to pending after a reorganisation. Asks
- * GET <url>/anchor/<bundle_hash>; an unreachable service or an unknown hash leaves the record as it is.
+ * GET <url>/anchor/<bundle_hash>; an unreachable service or an unknown hash leaves the record as it is, and is
+ * returned as a fault for the caller to log.
  */
-async function pollReceipt(
-  options: RootAnchorOptions,
-  record: RootAnchorRecord,
-): Promise<RootAnchorOutcome | undefined> {
+async function pollReceipt(options: RootAnchorOptions, record: RootAnchorRecord): Promise<PollResult> {
   const bundleHash = `sha256:${toHex(record.root)}`;
   try {
     const response = await exchange(options, new URL(`anchor/${bundleHash}`, withSlash(options.url)), {
       headers: { accept: 'application/json' },
     });
-    if (!response.ok) return undefined;
+    if (!response.ok) return { fault: `anchor service answered ${response.status}` };
     const body = JSON.parse(response.text) as { anchor_receipt?: { status?: unknown } } | null;
     // GET answers 200 for a pending receipt too: without the receipt's own status nothing is learnt.
-    if (typeof body?.anchor_receipt?.status !== 'string') return undefined;
-    return outcomeFromResponse(response.status, body, record.chain ?? options.chain);
-  } catch {
-    return undefined;
+    if (typeof body?.anchor_receipt?.status !== 'string') return {};
+    return { outcome: outcomeFromResponse(response.status, body, record.chain ?? options.chain) };
+  } catch (error) {
+    return { fault: withoutUserinfo((error as Error).message, options.url) };
   }
 }
 
@@ -182,6 +200,11 @@ export class RootAnchorer {
   #latest: RootAnchorRecord | undefined;
   #running: Promise<void> | undefined;
   #timer: NodeJS.Timeout | undefined;
+  /**
+   * Sizes whose receipt poll failed and was logged (P189): one line per anchor until a poll of it gets an
+   * answer again, as a fault that lasts (the cap, a down service) would otherwise repeat at every backoff.
+   */
+  readonly #pollFaultsLogged = new Set<number>();
 
   constructor(options: RootAnchorOptions) {
     this.#options = options;
@@ -206,7 +229,15 @@ export class RootAnchorer {
     const due = await repository.dueRootAnchors(clock(), limit);
     let latestChanged = false;
     for (const record of due) {
-      const outcome = await pollReceipt(this.#options, record);
+      const { outcome, fault } = await pollReceipt(this.#options, record);
+      if (fault === undefined) this.#pollFaultsLogged.delete(record.size);
+      else if (!this.#pollFaultsLogged.has(record.size)) {
+        this.#pollFaultsLogged.add(record.size);
+        this.#options.log.warn(
+          { tree_size: record.size, url: redactUrl(this.#options.url), error: fault },
+          'root anchor receipt poll failed; asked again after its backoff',
+        );
+      }
       if (
         outcome === undefined ||
         (outcome.status === record.status && (outcome.txId ?? null) === record.txId)
@@ -289,7 +320,10 @@ export class RootAnchorer {
         };
       }
     } catch (error) {
-      outcome = { status: 'failed', error: `anchor request failed: ${(error as Error).message}` };
+      outcome = {
+        status: 'failed',
+        error: `anchor request failed: ${withoutUserinfo((error as Error).message, this.#options.url)}`,
+      };
     }
     await repository.finishRootAnchor(checkpoint.size, outcome, clock());
     if (outcome.status === 'failed') {

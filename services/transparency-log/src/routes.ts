@@ -170,7 +170,7 @@ export async function logRoutes(app: FastifyInstance, options: LogRoutesOptions)
         response: { 200: proofResponse, ...errorResponses },
       },
     },
-    tracked(inFlight, async (request) => {
+    tracked(inFlight, async (request, reply) => {
       const index = request.params.log_index;
       const head = await repository.head();
       if (index >= head.size) throw notFound(`log_index ${index} is beyond the log (size ${head.size})`);
@@ -180,6 +180,10 @@ export async function logRoutes(app: FastifyInstance, options: LogRoutesOptions)
         throw httpError('BAD_REQUEST', `log_index ${index} is not inside a tree of size ${treeSize}`);
       }
       const answer = await inclusionAnswer(nodes, index, treeSize);
+      // P189: a proof in a tree the log has signed is as fixed as the entries under it (P183). Without tree_size
+      // it follows the current tree, and above the signed size a restore from backup could rewrite the leaves.
+      if (request.query.tree_size !== undefined && treeSize <= (checkpointer.published?.size ?? 0))
+        reply.header('cache-control', CACHE_IMMUTABLE);
       return {
         log_index: index,
         tree_size: treeSize,
@@ -292,7 +296,7 @@ export async function logRoutes(app: FastifyInstance, options: LogRoutesOptions)
         response: { 200: consistencyResponse, ...errorResponses },
       },
     },
-    tracked(inFlight, async (request) => {
+    tracked(inFlight, async (request, reply) => {
       const head = await repository.head();
       const { first } = request.query;
       const second = request.query.second ?? head.size;
@@ -300,6 +304,9 @@ export async function logRoutes(app: FastifyInstance, options: LogRoutesOptions)
       if (first > second)
         throw httpError('BAD_REQUEST', `first (${first}) must not exceed second (${second})`);
       const answer = await consistencyAnswer(nodes, first, second);
+      // P189: both sizes named and signed (first ≤ second): the proof between two signed trees never changes.
+      if (request.query.second !== undefined && second <= (checkpointer.published?.size ?? 0))
+        reply.header('cache-control', CACHE_IMMUTABLE);
       return {
         first,
         second,

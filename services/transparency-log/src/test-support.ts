@@ -69,7 +69,11 @@ export async function buildTestLog(
   dataDir: string,
   env: Record<string, string> = {},
   store: Partial<StoreOptions> = {},
-  extra: { timers?: boolean; fetch?: typeof fetch } = {},
+  extra: { timers?: boolean; fetch?: typeof fetch; logLines?: string[] } = {},
 ): Promise<FastifyInstance> {
-  return buildTransparencyLog({ config: testConfig(dataDir, env), store, logger: false, ...extra });
+  const { logLines, ...rest } = extra;
+  // With `logLines`, the log's lines (JSON, at env's LOG_LEVEL) are kept there for the test to read.
+  const logger =
+    logLines === undefined ? false : { stream: { write: (line: string) => logLines.push(line) } };
+  return buildTransparencyLog({ config: testConfig(dataDir, env), store, logger, ...rest });
 }

@@ -26,6 +26,8 @@ const HUGE_PADDING = 32 * 1024 * 1024;
 const OVER_PADDING = MAX_ANCHOR_ANSWER_BYTES;
 /** One 64 KiB block of padding fewer: the same answer, inside the cap. */
 const UNDER_PADDING = MAX_ANCHOR_ANSWER_BYTES - 64 * 1024;
+/** The operator's line for a receipt poll that failed (P189). */
+const POLL_FAULT = 'root anchor receipt poll failed; asked again after its backoff';
 /** Far longer than any answer here takes, so that a round that ends fast was not ended by it. */
 const ANCHOR_TIMEOUT_MS = 30_000;
 const PENDING = JSON.stringify({ accepted: true, status: 'pending' });
@@ -75,24 +77,40 @@ afterAll(async () => {
 
 beforeEach(() => {
   mode = 'honest';
+  lines = [];
 });
 
+/** The log's warn and error lines of the current test (P189). */
+let lines: string[] = [];
+
+function logged(msg: string): Array<Record<string, unknown>> {
+  return lines
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((line) => line['msg'] === msg);
+}
+
+/** A log anchoring through `anchorUrl`, its warn lines kept in `lines`. */
+function anchoringLog(dir: string, anchorUrl: string): Promise<FastifyInstance> {
+  return buildTestLog(
+    dir,
+    {
+      ANCHOR_SERVICE_URL: anchorUrl,
+      ANCHOR_TOKEN: 'anchor-token-0123456789',
+      ROOT_ANCHOR_INTERVAL_MS: '100',
+      ANCHOR_TIMEOUT_MS: String(ANCHOR_TIMEOUT_MS),
+      LOG_LEVEL: 'warn',
+    },
+    {},
+    { timers: false, logLines: lines },
+  );
+}
+
 /** A log with three entries and a signed checkpoint, anchoring through the hostile server; `run` gets it. */
-async function withLog(run: (app: FastifyInstance) => Promise<void>): Promise<void> {
+async function withLog(run: (app: FastifyInstance, dir: string) => Promise<void>): Promise<void> {
   const data = await tempDataDir('root-anchor-upstream');
   let app: FastifyInstance | undefined;
   try {
-    app = await buildTestLog(
-      data.dir,
-      {
-        ANCHOR_SERVICE_URL: upstream.url,
-        ANCHOR_TOKEN: 'anchor-token-0123456789',
-        ROOT_ANCHOR_INTERVAL_MS: '100',
-        ANCHOR_TIMEOUT_MS: String(ANCHOR_TIMEOUT_MS),
-      },
-      {},
-      { timers: false },
-    );
+    app = await anchoringLog(data.dir, upstream.url);
     for (let i = 0; i < 3; i++) {
       await app.inject({
         method: 'POST',
@@ -102,7 +120,7 @@ async function withLog(run: (app: FastifyInstance) => Promise<void>): Promise<vo
       });
     }
     await app.transparencyLog.checkpointer.tick();
-    await run(app);
+    await run(app, data.dir);
   } finally {
     await app?.close();
     await data.remove();
@@ -192,6 +210,69 @@ describe('P156: a hostile anchor service behind the log root anchoring', () => {
         status: 'confirmed',
         block_height: 840_000,
       });
+    });
+  });
+
+  it('P189: a receipt poll cut by the cap is told to the operator, once per anchor until a poll succeeds', async () => {
+    await withLog(async (app) => {
+      const anchorer = app.transparencyLog.anchorer!;
+      await anchorer.tick();
+      expect(await rootAnchor(app)).toMatchObject({ status: 'pending' });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      mode = 'over';
+      await anchorer.tick();
+      expect(await rootAnchor(app)).toMatchObject({ status: 'pending' });
+      const faults = logged(POLL_FAULT);
+      expect(faults).toHaveLength(1);
+      expect(faults[0]).toMatchObject({ level: 40, tree_size: 3, url: new URL(upstream.url).href });
+      expect(faults[0]?.['error']).toContain(`larger than ${MAX_ANCHOR_ANSWER_BYTES} bytes`);
+      // The next fault of the same anchor (after its backoff) adds no line.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const before = upstream.hits();
+      await anchorer.tick();
+      expect(upstream.hits()).toBeGreaterThan(before);
+      expect(logged(POLL_FAULT)).toHaveLength(1);
+      mode = 'under';
+      await tickUntil(app, 'confirmed');
+    });
+  });
+
+  it('P189: a fault line never shows the userinfo of ANCHOR_SERVICE_URL', async () => {
+    const secret = 's3cret-pass-0123456789';
+    const withUserinfo = new URL(upstream.url);
+    withUserinfo.username = 'operator';
+    withUserinfo.password = secret;
+    await withLog(async (app, dir) => {
+      await app.transparencyLog.anchorer!.tick();
+      expect(await rootAnchor(app)).toMatchObject({ status: 'pending' });
+      await app.close();
+      // The same log restarted with credentials in the URL: fetch refuses it and names it in its error.
+      const restarted = await anchoringLog(dir, withUserinfo.href);
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await restarted.transparencyLog.anchorer!.tick();
+        const faults = logged(POLL_FAULT);
+        expect(faults).toHaveLength(1);
+        expect(faults[0]).toMatchObject({ tree_size: 3, url: new URL(upstream.url).href });
+        expect(faults[0]?.['error']).toContain('credentials');
+        // The anchoring of a new root fails the same way; its line and its stored error keep no secret either.
+        await restarted.inject({
+          method: 'POST',
+          url: '/add',
+          payload: { bundle_hash: bundleHash(7, 'upstream') },
+          headers: OPERATOR_AUTH,
+        });
+        await restarted.transparencyLog.checkpointer.tick();
+        await restarted.transparencyLog.anchorer!.tick();
+        expect(logged('root anchoring failed; retried next round')).toHaveLength(1);
+        const failed = await restarted.transparencyLog.store.log.latestRootAnchor();
+        expect(failed).toMatchObject({ size: 4, status: 'failed' });
+        expect(failed?.error).toContain('credentials');
+        expect(failed?.error).not.toContain(secret);
+        expect(lines.join('\n')).not.toContain(secret);
+      } finally {
+        await restarted.close();
+      }
     });
   });
 
