@@ -34,4 +34,5 @@ export * from './records/signature.ts';
 export * from './result.ts';
 export * from './revocation/index.ts';
 export * from './schema/index.ts';
+export * from './time/index.ts';
 export * from './tlog/index.ts';

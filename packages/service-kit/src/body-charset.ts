@@ -27,7 +27,7 @@ export function declaresForeignCharset(contentType: string): boolean {
   return false;
 }
 
-/** The 415 an unsupported Content-Type gets (error-handler.ts), saying what is accepted. */
+/** The 415 a foreign charset gets, saying what is accepted; sent as the profile's E001 (error-handler.ts, P202). */
 export const FOREIGN_CHARSET = () =>
   httpError(
     'UNSUPPORTED_MEDIA_TYPE',

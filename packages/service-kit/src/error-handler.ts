@@ -9,6 +9,7 @@ import {
   type HttpErrorName,
   httpError,
   protocolError,
+  unsupportedMediaType,
 } from './http-errors.ts';
 
 const NAME_BY_STATUS: ReadonlyMap<number, HttpErrorName> = new Map(
@@ -26,7 +27,10 @@ interface ValidationIssue {
 
 /** Maps anything thrown inside a request to the HttpError the caller sees. */
 export function toHttpError(error: unknown, profile: ProtocolProfile, bodyLimit: number): HttpError {
-  if (error instanceof HttpError) return error;
+  if (error instanceof HttpError)
+    return error.statusCode === 415
+      ? unsupportedMediaType(profile, error.message, { headers: error.headers })
+      : error;
   const e = (error ?? {}) as Partial<FastifyError> & { validation?: ValidationIssue[] };
   const status = typeof e.statusCode === 'number' ? e.statusCode : 500;
 
@@ -54,8 +58,8 @@ export function toHttpError(error: unknown, profile: ProtocolProfile, bodyLimit:
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return bodyTooLarge(bodyLimit);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return httpError(
-        'UNSUPPORTED_MEDIA_TYPE',
+      return unsupportedMediaType(
+        profile,
         'Unsupported Content-Type (use application/json or application/cbor)',
       );
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
@@ -65,6 +69,7 @@ export function toHttpError(error: unknown, profile: ProtocolProfile, bodyLimit:
   }
   if (status === 413) return bodyTooLarge(bodyLimit);
   if (status === 429) return protocolError('RATE_LIMIT_EXCEEDED', profile);
+  if (status === 415) return unsupportedMediaType(profile, e.message || 'Unsupported Content-Type');
   if (status >= 400 && status < 500) {
     // Client errors raised by Fastify and its plugins carry safe, fixed messages.
     const name = NAME_BY_STATUS.get(status) ?? 'BAD_REQUEST';

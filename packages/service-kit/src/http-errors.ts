@@ -17,6 +17,7 @@ export const HTTP_ERROR_STATUS = {
   REQUEST_TIMEOUT: 408,
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
+  /** Raised under this name where no profile is at hand; sent as the profile's E001 (unsupportedMediaType). */
   UNSUPPORTED_MEDIA_TYPE: 415,
   HEADERS_TOO_LARGE: 431,
   NOT_IMPLEMENTED: 501,
@@ -89,6 +90,19 @@ export interface ErrorOptions {
 /** An HTTP-level error under its stable name (`NOT_FOUND`, `UNAUTHORIZED`, …). */
 export function httpError(name: HttpErrorName, message: string, options: ErrorOptions = {}): HttpError {
   return new HttpError({ statusCode: HTTP_ERROR_STATUS[name], code: name, message, ...options });
+}
+
+/**
+ * The 415 a body the service cannot read gets (a Content-Type it does not take, a charset other than UTF-8, a
+ * Content-Encoding): the profile's E001, as a body that is not JSON gets (400), since neither is a document this
+ * service can read; the status still says why (P202). The error handler sends every 415 through here.
+ */
+export function unsupportedMediaType(
+  profile: ProtocolProfile,
+  message: string,
+  options: Pick<ErrorOptions, 'headers'> = {},
+): HttpError {
+  return protocolError('BUNDLE_SCHEMA_INVALID', profile, message, { ...options, statusCode: 415 });
 }
 
 /** The 413 a body over `bodyLimit` bytes gets: the error handler's, and a batch item's in its place (P142). */

@@ -59,22 +59,7 @@ export class ServiceMetrics {
     labelNames: readonly L[] = [],
     collect?: (counter: Counter<L>) => void | Promise<void>,
   ): Counter<L> {
-    return new Counter<L>({
-      name: this.prefix + name,
-      help,
-      labelNames,
-      registers: [this.registry],
-      ...(collect
-        ? {
-            collect(this: Counter<L>) {
-              return guardedCollect(
-                () => collect(this),
-                () => this.reset(),
-              );
-            },
-          }
-        : {}),
-    });
+    return new Counter<L>(this.#scraped(name, help, labelNames, collect));
   }
 
   gauge<L extends string = never>(
@@ -83,14 +68,27 @@ export class ServiceMetrics {
     labelNames: readonly L[] = [],
     collect?: (gauge: Gauge<L>) => void | Promise<void>,
   ): Gauge<L> {
-    return new Gauge<L>({
+    return new Gauge<L>(this.#scraped(name, help, labelNames, collect));
+  }
+
+  /**
+   * What a counter and a gauge are made of: the prefixed name, this registry, and a scrape-time `collect` that a
+   * failing or hanging source cannot break the scrape with (guardedCollect resets the metric instead).
+   */
+  #scraped<M extends { reset(): void }, L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[],
+    collect: ((metric: M) => void | Promise<void>) | undefined,
+  ) {
+    return {
       name: this.prefix + name,
       help,
       labelNames,
       registers: [this.registry],
       ...(collect
         ? {
-            collect(this: Gauge<L>) {
+            collect(this: M) {
               return guardedCollect(
                 () => collect(this),
                 () => this.reset(),
@@ -98,7 +96,7 @@ export class ServiceMetrics {
             },
           }
         : {}),
-    });
+    };
   }
 
   histogram<L extends string = never>(

@@ -165,7 +165,7 @@ describe('error shape', () => {
       payload: '<a/>',
     });
     expect(res.statusCode).toBe(415);
-    expect(res.json().error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+    expect(res.json().error.code).toBe('PROTO-E001');
   });
 });
 

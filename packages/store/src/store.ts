@@ -44,7 +44,7 @@ export interface StoreOptions {
   onPoolError?: ((error: Error) => void) | undefined;
 }
 
-/** Repositories bound to one transaction; see `Store.transaction`. */
+/** The repositories, each bound to the store's database or, in `Store.transaction`, to one transaction. */
 export interface StoreTransaction {
   readonly anchor: AnchorRepository;
   readonly records: RecordRepository;
@@ -52,26 +52,17 @@ export interface StoreTransaction {
   readonly log: LogRepository;
   readonly logCosignatures: LogCosignatureRepository;
   readonly revocation: RevocationRepository;
-  readonly revocationWatermarks: RevocationWatermarkRepository;
-  readonly keys: KeyDirectoryRepository;
-  readonly witness: WitnessRepository;
-}
-
-export interface Store {
-  readonly dialect: StoreDialect;
-  readonly db: Kysely<Database>;
-  readonly records: RecordRepository;
-  readonly lifecycle: LifecycleRepository;
-  readonly log: LogRepository;
-  readonly logCosignatures: LogCosignatureRepository;
-  readonly revocation: RevocationRepository;
   /** A verifier's highest accepted revocation list_number per source (issue 12 row k). */
   readonly revocationWatermarks: RevocationWatermarkRepository;
-  readonly anchor: AnchorRepository;
   /** The key directory (issue 15): kids bound to agents and humans by verified bundles. */
   readonly keys: KeyDirectoryRepository;
   /** A tlog witness's last cosigned head per log origin (issue 18 item 2, P49). */
   readonly witness: WitnessRepository;
+}
+
+export interface Store extends StoreTransaction {
+  readonly dialect: StoreDialect;
+  readonly db: Kysely<Database>;
   /**
    * Runs several repository calls as one transaction (e.g. advance the vitality chain and store the
    * report): all of them commit, or none if `work` throws.
@@ -129,7 +120,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     await db.destroy().catch(() => undefined);
     throw error;
   }
-  return new KyselyStore(db, dialect, { maxEntriesPerKind, clock });
+  return kyselyStore(db, dialect, { maxEntriesPerKind, clock });
 }
 
 function sqliteFile(options: StoreOptions): string {
@@ -166,64 +157,36 @@ interface RepositoryOptions {
   readonly clock: () => Date;
 }
 
-class KyselyStore implements Store {
-  readonly dialect: StoreDialect;
-  readonly db: Kysely<Database>;
-  readonly records: RecordRepository;
-  readonly lifecycle: LifecycleRepository;
-  readonly log: LogRepository;
-  readonly logCosignatures: LogCosignatureRepository;
-  readonly revocation: RevocationRepository;
-  readonly revocationWatermarks: RevocationWatermarkRepository;
-  readonly anchor: AnchorRepository;
-  readonly keys: KeyDirectoryRepository;
-  readonly witness: WitnessRepository;
-  readonly #options: RepositoryOptions;
-  #closed: Promise<void> | undefined;
-
-  constructor(db: Kysely<Database>, dialect: StoreDialect, options: RepositoryOptions) {
-    this.db = db;
-    this.dialect = dialect;
-    this.#options = options;
-    const repositories = this.#repositories(db);
-    this.records = repositories.records;
-    this.lifecycle = repositories.lifecycle;
-    this.log = repositories.log;
-    this.logCosignatures = repositories.logCosignatures;
-    this.revocation = repositories.revocation;
-    this.revocationWatermarks = repositories.revocationWatermarks;
-    this.anchor = repositories.anchor;
-    this.keys = repositories.keys;
-    this.witness = repositories.witness;
-  }
-
-  transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
-    return this.db
-      .transaction()
-      .setIsolationLevel('read committed')
-      .execute((trx) => work(this.#repositories(trx)));
-  }
-
-  async ping(): Promise<void> {
-    await sql`SELECT 1`.execute(this.db);
-  }
-
-  close(): Promise<void> {
-    this.#closed ??= this.db.destroy();
-    return this.#closed;
-  }
-
-  #repositories(db: Kysely<Database>): StoreTransaction {
-    return {
-      records: new KyselyRecordRepository(db, { ...this.#options, dialect: this.dialect }),
-      lifecycle: new KyselyLifecycleRepository(db, { dialect: this.dialect, clock: this.#options.clock }),
-      log: new KyselyLogRepository(db, { dialect: this.dialect, clock: this.#options.clock }),
-      logCosignatures: new KyselyLogCosignatureRepository(db, { clock: this.#options.clock }),
-      revocation: new KyselyRevocationRepository(db, { dialect: this.dialect, clock: this.#options.clock }),
-      anchor: new KyselyAnchorRepository(db, { dialect: this.dialect, clock: this.#options.clock }),
-      revocationWatermarks: new KyselyRevocationWatermarkRepository(db, { clock: this.#options.clock }),
-      keys: new KyselyKeyDirectoryRepository(db, { dialect: this.dialect, clock: this.#options.clock }),
-      witness: new KyselyWitnessRepository(db, { clock: this.#options.clock }),
-    };
-  }
+/** A store over `db`: one list of repositories, built on the database and again on each transaction. */
+function kyselyStore(db: Kysely<Database>, dialect: StoreDialect, options: RepositoryOptions): Store {
+  const { clock } = options;
+  const repositoriesOn = (handle: Kysely<Database>): StoreTransaction => ({
+    records: new KyselyRecordRepository(handle, { ...options, dialect }),
+    lifecycle: new KyselyLifecycleRepository(handle, { dialect, clock }),
+    log: new KyselyLogRepository(handle, { dialect, clock }),
+    logCosignatures: new KyselyLogCosignatureRepository(handle, { clock }),
+    revocation: new KyselyRevocationRepository(handle, { dialect, clock }),
+    anchor: new KyselyAnchorRepository(handle, { dialect, clock }),
+    revocationWatermarks: new KyselyRevocationWatermarkRepository(handle, { clock }),
+    keys: new KyselyKeyDirectoryRepository(handle, { dialect, clock }),
+    witness: new KyselyWitnessRepository(handle, { clock }),
+  });
+  let closed: Promise<void> | undefined;
+  return {
+    dialect,
+    db,
+    ...repositoriesOn(db),
+    transaction: (work) =>
+      db
+        .transaction()
+        .setIsolationLevel('read committed')
+        .execute((trx) => work(repositoriesOn(trx))),
+    async ping() {
+      await sql`SELECT 1`.execute(db);
+    },
+    close() {
+      closed ??= db.destroy();
+      return closed;
+    },
+  };
 }

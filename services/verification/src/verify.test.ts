@@ -187,7 +187,7 @@ describe('request errors', () => {
       body: 'x',
     });
     expect(res.status).toBe(415);
-    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('PROTO-E001');
   });
 });
 

@@ -1,6 +1,7 @@
 // Outcome of an anchor receipt check and the helpers every chain's check shares. DECISIONS D19, D12.
-import { instantOf } from '../bundle/instant.ts';
+
 import type { ErrorName } from '../errors.ts';
+import { instantOf } from '../time/instant.ts';
 import type { ParsedAnchorReceipt } from './receipt.ts';
 
 export type AnchorCheckStatus = 'pass' | 'fail' | 'skipped';

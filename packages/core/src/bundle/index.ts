@@ -7,7 +7,6 @@ export {
   secondaryBundleHash,
 } from './bundle-hashes.ts';
 export { type DetectedVersion, detectBundleVersion } from './detect.ts';
-export { instantOf, type LeapSecondReading } from './instant.ts';
 export { V1_CHECK_ORDER, V2_CHECK_ORDER } from './ledger.ts';
 export {
   DEFAULT_MAX_AUDIT_ENTRIES,

@@ -1,6 +1,6 @@
 // The time-dependent part of key_validity (key expiry/age, RPR expiry) and session_nonce (session expiry),
 // re-run against the clock at every finalize. DECISIONS D8 (E301/E302/E304), D5 (E501).
-import { instantOf } from './instant.ts';
+import { instantOf } from '../time/instant.ts';
 import type { AnalysisFinding, BundleAnalysis, ResolvedVerifierSettings } from './types.ts';
 
 const DAY_MS = 86_400_000;

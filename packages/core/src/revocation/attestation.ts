@@ -1,13 +1,13 @@
 // Signing and offline verification of jurisdiction attestations issued by POST /attest.
 // DECISIONS D21 (fields; Ed25519 over context(JurisdictionAttestation) ‖ 0x00 ‖ jcs); PROTOCOL §9.6 (checks).
 
-import { instantOf } from '../bundle/instant.ts';
 import type { CryptoBackend } from '../crypto/backend.ts';
 import type { ErrorName } from '../errors.ts';
 import { DEFAULT_PROFILE, type ProtocolProfile } from '../profile.ts';
 import { coreError, err, ok, type Result } from '../result.ts';
 import { formatSchemaIssues } from '../schema/issues.ts';
 import { validateSchema } from '../schema/registry.ts';
+import { instantOf } from '../time/instant.ts';
 import { DEFAULT_MAX_CLOCK_SKEW_MS } from './list.ts';
 import {
   backendOf,

@@ -1,7 +1,6 @@
 // Signing, offline verification and lookup of the jurisdictional revocation list.
 // DECISIONS D20 (list_number, next_update, signature over context(Revocation) ‖ 0x00 ‖ jcs); SPEC.md revocation list.
 
-import { instantOf } from '../bundle/instant.ts';
 import type { CryptoBackend } from '../crypto/backend.ts';
 import type { ErrorName } from '../errors.ts';
 import { hexDigest } from '../hash/digest.ts';
@@ -10,6 +9,7 @@ import { DEFAULT_PROFILE, type ProtocolProfile } from '../profile.ts';
 import { coreError, err, ok, type Result } from '../result.ts';
 import { formatSchemaIssues } from '../schema/issues.ts';
 import { validateSchema } from '../schema/registry.ts';
+import { instantOf } from '../time/instant.ts';
 import {
   backendOf,
   checkSignature,

@@ -1,7 +1,6 @@
 // Ed25519 signatures over context ‖ 0x00 ‖ jcs(document without `signature`), and trusted-key matching.
 // DECISIONS D20 (revocation list) and D21 (attestation, same construction); PROTOCOL §3 (domain separation).
 
-import { instantOf } from '../bundle/instant.ts';
 import { canonicalBytesV2 } from '../canonical/index.ts';
 import type { CryptoBackend } from '../crypto/backend.ts';
 import { domainSeparatedMessage } from '../crypto/domain.ts';
@@ -12,6 +11,7 @@ import { type ContextName, contextString, DEFAULT_PROFILE, type ProtocolProfile 
 import { coreError, err, ok, type Result } from '../result.ts';
 import { formatSchemaIssues } from '../schema/issues.ts';
 import { validateSchema } from '../schema/registry.ts';
+import { instantOf } from '../time/instant.ts';
 import type { Ed25519SignatureObject, TrustedKey, TrustedKeyInput } from './types.ts';
 
 const ED25519_PUBLIC_KEY_BYTES = 32;

@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildSignedBundle } from '../bundle/build/index.ts';
 import { type JsonPath, jsonPaths } from '../bundle/test-support.ts';
-import { isCommonDateTime } from './date-time.ts';
+import { isCommonDateTime } from '../time/date-time.ts';
 import { toSchemaIssues } from './issues.ts';
 import { SCHEMA_NAMES, type SchemaVersion, schemaId } from './names.ts';
 import { createAjv, getSchema, type SchemaVerdict, validateSchema } from './registry.ts';

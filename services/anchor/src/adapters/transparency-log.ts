@@ -1,7 +1,7 @@
 // Transparency-log adapter: appends each hash to the log service (POST /add) and keeps its index and inclusion proof.
 // SPEC.md "Transparency log" receipt {log_url, log_index, merkle_proof, root_anchor?}; DECISIONS D18 (API, dedup), D19.
 import { readFileSync } from 'node:fs';
-import { instantOf } from '@proto/core';
+import { dateTimeInstant } from '@proto/core';
 import { fetchBounded } from '@proto/service-kit';
 import type { AnchorBatch, AnchorItem, WriteIntent } from '@proto/store';
 import { verifyAnchorInclusion } from '../core.ts';
@@ -34,35 +34,14 @@ export interface LogEntryDetail {
 
 class DefinitiveError extends Error {}
 
-/** RFC 3339 `date-time` (§5.6; the separator as the schemas' check takes it). Date.parse reads far more. */
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$/;
-const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] as const;
 /** 0000-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z: what toISOString writes as RFC 3339 (four digits). */
 const FIRST_MS = -62_167_219_200_000;
 const LAST_MS = 253_402_300_799_999;
 
-/** Whether `text` is an RFC 3339 time naming a day of the calendar and a time of that day. */
-function isDateTime(text: string): boolean {
-  const m = DATE_TIME.exec(text);
-  if (m === null) return false;
-  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
-  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  const days = month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] ?? 0);
-  if (month < 1 || day < 1 || day > days || hour > 23 || minute > 59 || second > 60) return false;
-  return m[9] === undefined || (Number(m[9]) <= 23 && Number(m[10]) <= 59);
-}
-
 /**
  * The time a log reports for an entry, as the receipt's `anchored_at`: null when the log says none. A string must
- * be an RFC 3339 time (a leap second read on its earliest side, as receipts' times are, P178); a number is seconds
- * or milliseconds since the epoch. Either must name an instant RFC 3339 can write (years 0000–9999): Date took
+ * be a PROTOCOL date-time, by core's one check (the schemas' RFC 3339, P202; a leap second read on its earliest
+ * side, as receipts' times are, P178); a number is seconds or milliseconds since the epoch. Either must name an instant RFC 3339 can write (years 0000–9999): Date took
  * `March 7`, `2026-02-30` and 8.64e15 (written `+275760-09-13T…`, no RFC 3339 time). Anything else is a malformed
  * answer, retried like a log answering HTML (P184; before, P155 dropped a time out of range and kept the entry).
  */
@@ -71,8 +50,7 @@ function isoTime(value: unknown): string | null {
   let ms = Number.NaN;
   // Seconds or milliseconds since the epoch.
   if (typeof value === 'number' && Number.isFinite(value)) ms = Math.abs(value) < 1e11 ? value * 1000 : value;
-  else if (typeof value === 'string' && isDateTime(value))
-    ms = instantOf(value.toUpperCase().replace(' ', 'T'), 'earliest');
+  else if (typeof value === 'string') ms = dateTimeInstant(value, 'earliest');
   if (Number.isNaN(ms) || ms < FIRST_MS || ms > LAST_MS) {
     const shown =
       typeof value === 'string'

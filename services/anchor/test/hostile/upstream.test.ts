@@ -333,6 +333,15 @@ describe('P184: the time a log reports is an RFC 3339 time or a bounded number, 
     ['seconds since the epoch', 1_772_884_800, '2026-03-07T12:00:00.000Z'],
     ['milliseconds since the epoch', 1_772_884_800_123, '2026-03-07T12:00:00.123Z'],
     ['the last millisecond of year 9999', '9999-12-31T23:59:59.999Z', '9999-12-31T23:59:59.999Z'],
+    // P202: what the schemas' date-time accepts, read by core's one checker (before, the adapter's own refused these).
+    ['an offset without its colon', '2026-03-07T12:00:00+0530', '2026-03-07T06:30:00.000Z'],
+    ['an offset of whole hours', '2026-03-07T12:00:00+05', '2026-03-07T07:00:00.000Z'],
+    ['a tab between date and time', '2026-03-07\t12:00:00Z', '2026-03-07T12:00:00.000Z'],
+    [
+      'a leap second after a space, read on its earliest side',
+      '2016-12-31 23:59:60Z',
+      '2016-12-31T23:59:59.999Z',
+    ],
   ] as const)('%s (%j) is the receipt time', async (_what, value, expected) => {
     const h = hashOf(`upstream timestamp ok ${JSON.stringify(value)}`);
     timestamp = value;

@@ -8,7 +8,7 @@ import * as write from './test-helpers.ts';
 
 const routes = write.writeRoutesForFile();
 
-const unsupported = { error: { code: 'UNSUPPORTED_MEDIA_TYPE', retryable: false } };
+const unsupported = { error: { code: 'PROTO-E001', retryable: false } };
 
 describe('a body labelled with a charset other than UTF-8', () => {
   it.each([

@@ -20,7 +20,7 @@ describe('Content-Encoding the services do not decode', () => {
         'content-encoding': coding,
       });
       expect(answer.status).toBe(415);
-      expect(JSON.parse(answer.text)).toMatchObject({ error: { code: 'UNSUPPORTED_MEDIA_TYPE' } });
+      expect(JSON.parse(answer.text)).toMatchObject({ error: { code: 'PROTO-E001' } });
       expect(answer.headers['accept-encoding']).toBe('identity');
       expect(await write.lookUpStatus(routes(), agent)).toBe(404);
     },
@@ -48,7 +48,7 @@ describe('Content-Encoding the services do not decode', () => {
       },
     );
     expect(answer.status).toBe(415);
-    expect(JSON.parse(answer.text)).toMatchObject({ error: { code: 'UNSUPPORTED_MEDIA_TYPE' } });
+    expect(JSON.parse(answer.text)).toMatchObject({ error: { code: 'PROTO-E001' } });
     expect(answer.headers['x-request-id']).toMatch(/\S/);
   });
 });

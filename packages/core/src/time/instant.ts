@@ -1,6 +1,6 @@
 // A PROTOCOL `date-time` (RFC 3339, as the schemas' ajv-formats full check accepts it) as milliseconds since the
-// epoch. Date.parse reads every such form but one: a leap second (`…T23:59:60Z`, RFC 3339 §5.6–5.7), which it
-// calls NaN, so a key valid until a leap second years away read as unreadable, that is expired (P175). POSIX time
+// epoch. Date.parse reads every common form but a leap second (`…T23:59:60Z`, RFC 3339 §5.6–5.7), which it
+// calls NaN (the rarer forms it misses, `+05` and a leap second after a space, dateTimeInstant rewrites first), so a key valid until a leap second years away read as unreadable, that is expired (P175). POSIX time
 // has no room for the leap second: it lies after the last millisecond of 23:59:59 and before midnight, so each
 // reader says which neighbour is the safe side for its check (P178).
 
