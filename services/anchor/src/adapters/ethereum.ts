@@ -97,12 +97,12 @@ async function rpc<T>(what: string, call: () => Promise<T>, check?: ResultCheck<
 const UINT256_LIMIT = 2n ** 256n;
 /**
  * The most gas an estimate of our one contract call may name (P196). `anchor(bytes32)` stores nothing and emits one
- * event: about 25,000 gas on every EVM chain we know, a few times that on a rollup that counts its data as gas. An
- * estimate above this is not a price of that call: the node (or whatever answers for it) is unreliable, and a
- * write signed with it would spend an attempt on the node's refusal (above the block gas limit) or reserve gas for
- * nothing. ETH_GAS_LIMIT, when set, is used as given and never estimated.
+ * event, a few tens of thousands of gas; on Arbitrum the estimate also carries the L1 data cost in L2 gas, which
+ * grows with L1 fees, hence the wide margin. An estimate above this is not a price of that call: the node (or
+ * whatever answers for it) is unreliable, and a write signed with it would spend an attempt on the node's refusal
+ * (above the block gas limit) or reserve gas for nothing. ETH_GAS_LIMIT, when set, is used as given, never estimated.
  */
-export const MAX_ANCHOR_CALL_GAS = 1_000_000n;
+export const MAX_ANCHOR_CALL_GAS = 5_000_000n;
 /** 9999-12-31T23:59:59Z: the last second an RFC 3339 time (four-digit year) can name. */
 const LAST_RFC3339_SECOND = 253_402_300_799n;
 const HASH32 = /^0x[0-9a-fA-F]{64}$/;
