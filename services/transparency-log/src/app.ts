@@ -18,7 +18,7 @@ import { Checkpointer } from './checkpointer.ts';
 import type { TransparencyLogConfig } from './config.ts';
 import { allowCrossOriginReads, lookupRoute } from './console-routes.ts';
 import { InFlight } from './in-flight.ts';
-import { RootAnchorer } from './root-anchor.ts';
+import { ROOT_ANCHOR_FAILURE_REASONS, RootAnchorer } from './root-anchor.ts';
 import { logRoutes } from './routes.ts';
 import { Sequencer } from './sequencer.ts';
 import { type LogSigningKeys, loadLogSigningKeys } from './signing-keys.ts';
@@ -277,6 +277,16 @@ export async function buildTransparencyLog(options: BuildTransparencyLogOptions)
     state.sequencer = sequencer;
     state.checkpointer = checkpointer;
 
+    const anchorFailures =
+      config.ANCHOR_SERVICE_URL === undefined
+        ? undefined
+        : metrics.counter(
+            'log_root_anchor_failures_total',
+            'Root anchoring steps that failed, by reason (request_unavailable, request_refused, anchor_failed, poll_failed)',
+            ['reason'],
+          );
+    // Every reason at 0 from the start, so the alert's increase() sees the first fault of each.
+    for (const reason of ROOT_ANCHOR_FAILURE_REASONS) anchorFailures?.inc({ reason }, 0);
     const anchorer =
       config.ANCHOR_SERVICE_URL === undefined
         ? undefined
@@ -290,6 +300,7 @@ export async function buildTransparencyLog(options: BuildTransparencyLogOptions)
             clock,
             log: app.log,
             ...(options.fetch ? { fetch: options.fetch } : {}),
+            onFailure: (reason) => anchorFailures?.inc({ reason }),
           });
 
     // Cosignatures gathered before a restart are published at once, whether or not a witness answers now.

@@ -183,5 +183,27 @@ export function loadTransparencyLogConfig(
       ['LOG_ORIGIN'],
     );
   }
+  refuseAnchorUrlCredentials(config.ANCHOR_SERVICE_URL);
   return config;
+}
+
+/**
+ * P196: fetch refuses a URL with userinfo, so such an ANCHOR_SERVICE_URL could never anchor a root; it is refused at
+ * boot. The message never repeats the URL: the userinfo is most likely a password.
+ */
+function refuseAnchorUrlCredentials(url: string | undefined): void {
+  if (url === undefined) return;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError('ANCHOR_SERVICE_URL is not a URL', ['ANCHOR_SERVICE_URL']);
+  }
+  if (parsed.username !== '' || parsed.password !== '' || /^[a-z]+:\/\/[^/?#]*@/i.test(url)) {
+    throw new ConfigError(
+      'ANCHOR_SERVICE_URL must not carry credentials ("user:password@"): requests cannot be sent to such a URL; ' +
+        "remove them and give the anchor service's operator token in ANCHOR_TOKEN",
+      ['ANCHOR_SERVICE_URL'],
+    );
+  }
 }

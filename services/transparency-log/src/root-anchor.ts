@@ -12,6 +12,19 @@ interface AnchorLog {
   error(obj: object, msg: string): void;
 }
 
+/**
+ * Why a root anchoring step failed, the bounded `reason` of proto_log_root_anchor_failures_total (P196): the POST
+ * could not be exchanged (unreachable, timeout, the cap, a redirect), the anchor service answered it with an error
+ * status, the anchor service reported the anchor failed, or a receipt poll failed.
+ */
+export const ROOT_ANCHOR_FAILURE_REASONS = [
+  'request_unavailable',
+  'request_refused',
+  'anchor_failed',
+  'poll_failed',
+] as const;
+export type RootAnchorFailure = (typeof ROOT_ANCHOR_FAILURE_REASONS)[number];
+
 export interface RootAnchorOptions {
   readonly repository: LogRepository;
   /** Base URL of the anchor service; requests go to `<url>/anchor`. */
@@ -24,6 +37,8 @@ export interface RootAnchorOptions {
   readonly log: AnchorLog;
   readonly fetch?: typeof fetch;
   readonly onAnchored?: (record: RootAnchorRecord) => void;
+  /** Every failed step, including those whose warn line is written once per anchor (metrics; P196). */
+  readonly onFailure?: (reason: RootAnchorFailure) => void;
   /** Pending receipts asked for per round at most, oldest first (P63; default 16). */
   readonly pollsPerRound?: number;
   /** Longest wait between two polls of one receipt that learnt nothing (P63; default 15 minutes). */
@@ -230,6 +245,9 @@ export class RootAnchorer {
     let latestChanged = false;
     for (const record of due) {
       const { outcome, fault } = await pollReceipt(this.#options, record);
+      if (fault !== undefined) this.#options.onFailure?.('poll_failed');
+      if (outcome?.status === 'failed' && record.status !== 'failed')
+        this.#options.onFailure?.('anchor_failed');
       if (fault === undefined) this.#pollFaultsLogged.delete(record.size);
       else if (!this.#pollFaultsLogged.has(record.size)) {
         this.#pollFaultsLogged.add(record.size);
@@ -290,6 +308,7 @@ export class RootAnchorer {
     if (!(await repository.claimRootAnchor(checkpoint.size, checkpoint.root, now, staleBefore))) return;
     const bundleHash = `sha256:${toHex(checkpoint.root)}`;
     let outcome: RootAnchorOutcome;
+    let failure: RootAnchorFailure = 'anchor_failed';
     try {
       const response = await exchange(this.#options, new URL('anchor', withSlash(this.#options.url)), {
         method: 'POST',
@@ -313,6 +332,7 @@ export class RootAnchorer {
       if (response.ok) {
         outcome = outcomeFromResponse(response.status, body, this.#options.chain);
       } else {
+        failure = 'request_refused';
         outcome = {
           status: 'failed',
           receiptJson: JSON.stringify(body),
@@ -320,6 +340,7 @@ export class RootAnchorer {
         };
       }
     } catch (error) {
+      failure = 'request_unavailable';
       outcome = {
         status: 'failed',
         error: `anchor request failed: ${withoutUserinfo((error as Error).message, this.#options.url)}`,
@@ -327,6 +348,7 @@ export class RootAnchorer {
     }
     await repository.finishRootAnchor(checkpoint.size, outcome, clock());
     if (outcome.status === 'failed') {
+      this.#options.onFailure?.(failure);
       this.#options.log.warn(
         { tree_size: checkpoint.size, error: outcome.error },
         'root anchoring failed; retried next round',

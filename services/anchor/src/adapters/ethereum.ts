@@ -95,8 +95,14 @@ async function rpc<T>(what: string, call: () => Promise<T>, check?: ResultCheck<
 }
 
 const UINT256_LIMIT = 2n ** 256n;
-/** A transaction's gas is a uint64; the estimate is raised by 25 % before it is signed. */
-const GAS_ESTIMATE_LIMIT = 2n ** 63n;
+/**
+ * The most gas an estimate of our one contract call may name (P196). `anchor(bytes32)` stores nothing and emits one
+ * event, a few tens of thousands of gas; on Arbitrum the estimate also carries the L1 data cost in L2 gas, which
+ * grows with L1 fees, hence the wide margin. An estimate above this is not a price of that call: the node (or
+ * whatever answers for it) is unreliable, and a write signed with it would spend an attempt on the node's refusal
+ * (above the block gas limit) or reserve gas for nothing. ETH_GAS_LIMIT, when set, is used as given, never estimated.
+ */
+export const MAX_ANCHOR_CALL_GAS = 5_000_000n;
 /** 9999-12-31T23:59:59Z: the last second an RFC 3339 time (four-digit year) can name. */
 const LAST_RFC3339_SECOND = 253_402_300_799n;
 const HASH32 = /^0x[0-9a-fA-F]{64}$/;
@@ -110,8 +116,26 @@ const isSafeQuantity = (n: unknown): boolean =>
   typeof n === 'bigint' && n >= 0n && n <= BigInt(Number.MAX_SAFE_INTEGER);
 
 const checkNonce: ResultCheck<number> = (n) => (isSafeCount(n) ? undefined : `nonce ${String(n)}`);
-const checkGas: ResultCheck<bigint> = (gas) =>
-  typeof gas === 'bigint' && gas > 0n && gas < GAS_ESTIMATE_LIMIT ? undefined : 'gas estimate out of range';
+/** The estimate is raised by 25 % before it is signed; the ceiling keeps that far inside a uint64 (P184). */
+const checkGas: ResultCheck<bigint> = (gas) => {
+  if (typeof gas !== 'bigint' || gas <= 0n) return 'gas estimate out of range';
+  if (gas > MAX_ANCHOR_CALL_GAS)
+    return `gas estimate ${gas > UINT256_LIMIT ? 'past 2^256' : String(gas)} above the ${MAX_ANCHOR_CALL_GAS} an anchor call can need`;
+  return undefined;
+};
+/**
+ * A transaction looked up by hash (P196): its presence is read as "the node holds our write" (pending, or found on
+ * chain by the reconciliation), so it must be the transaction asked for, not another one or one without a hash.
+ */
+const checkTransactionFor =
+  (hash: string): ResultCheck<{ hash?: unknown } | null> =>
+  (tx) => {
+    if (tx === null) return undefined;
+    if (typeof tx !== 'object') return 'transaction is not an object';
+    if (typeof tx.hash !== 'string' || tx.hash.toLowerCase() !== hash.toLowerCase())
+      return `transaction ${typeof tx.hash === 'string' ? tx.hash.slice(0, 80) : 'without hash'} is not ${hash}`;
+    return undefined;
+  };
 const checkGasPrice: ResultCheck<bigint> = (price) =>
   isQuantity(price) ? undefined : 'gas price out of range';
 const checkFees: ResultCheck<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | undefined> = (fees) =>
@@ -367,11 +391,14 @@ export class EthereumAdapter implements ChainAdapter {
       receiptProblem,
     );
     if (receipt === null) {
-      const tx = await rpc('transaction', () =>
-        client.getTransaction({ hash }).catch((error: unknown) => {
-          if (error instanceof TransactionNotFoundError) return null;
-          throw error;
-        }),
+      const tx = await rpc(
+        'transaction',
+        () =>
+          client.getTransaction({ hash }).catch((error: unknown) => {
+            if (error instanceof TransactionNotFoundError) return null;
+            throw error;
+          }),
+        checkTransactionFor(hash),
       );
       return tx === null ? { state: 'unknown' } : { state: 'pending' };
     }

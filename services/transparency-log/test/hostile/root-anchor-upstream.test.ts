@@ -16,8 +16,9 @@ import {
 } from '@proto/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { buildTransparencyLog } from '../../src/app.ts';
 import { MAX_ANCHOR_ANSWER_BYTES } from '../../src/root-anchor.ts';
-import { buildTestLog, bundleHash, OPERATOR_AUTH, tempDataDir } from '../../src/test-support.ts';
+import { buildTestLog, bundleHash, OPERATOR_AUTH, tempDataDir, testConfig } from '../../src/test-support.ts';
 
 type Mode = 'honest' | 'huge' | 'over' | 'under' | 'redirect';
 
@@ -89,20 +90,36 @@ function logged(msg: string): Array<Record<string, unknown>> {
     .filter((line) => line['msg'] === msg);
 }
 
+const ANCHORING_ENV = {
+  ANCHOR_TOKEN: 'anchor-token-0123456789',
+  ROOT_ANCHOR_INTERVAL_MS: '100',
+  ANCHOR_TIMEOUT_MS: String(ANCHOR_TIMEOUT_MS),
+  LOG_LEVEL: 'warn',
+};
+
 /** A log anchoring through `anchorUrl`, its warn lines kept in `lines`. */
 function anchoringLog(dir: string, anchorUrl: string): Promise<FastifyInstance> {
   return buildTestLog(
     dir,
-    {
-      ANCHOR_SERVICE_URL: anchorUrl,
-      ANCHOR_TOKEN: 'anchor-token-0123456789',
-      ROOT_ANCHOR_INTERVAL_MS: '100',
-      ANCHOR_TIMEOUT_MS: String(ANCHOR_TIMEOUT_MS),
-      LOG_LEVEL: 'warn',
-    },
+    { ...ANCHORING_ENV, ANCHOR_SERVICE_URL: anchorUrl },
     {},
     { timers: false, logLines: lines },
   );
+}
+
+/**
+ * The same log with `anchorUrl` set past the config loader, which refuses a URL with credentials since P196: what
+ * P189's messages must still withstand if the URL reaches the anchorer some other way.
+ */
+function anchoringLogPastConfig(dir: string, anchorUrl: string): Promise<FastifyInstance> {
+  return buildTransparencyLog({
+    config: {
+      ...testConfig(dir, { ...ANCHORING_ENV, ANCHOR_SERVICE_URL: upstream.url }),
+      ANCHOR_SERVICE_URL: anchorUrl,
+    },
+    logger: { stream: { write: (line: string) => lines.push(line) } },
+    timers: false,
+  });
 }
 
 /** A log with three entries and a signed checkpoint, anchoring through the hostile server; `run` gets it. */
@@ -247,7 +264,7 @@ describe('P156: a hostile anchor service behind the log root anchoring', () => {
       expect(await rootAnchor(app)).toMatchObject({ status: 'pending' });
       await app.close();
       // The same log restarted with credentials in the URL: fetch refuses it and names it in its error.
-      const restarted = await anchoringLog(dir, withUserinfo.href);
+      const restarted = await anchoringLogPastConfig(dir, withUserinfo.href);
       try {
         await new Promise((resolve) => setTimeout(resolve, 300));
         await restarted.transparencyLog.anchorer!.tick();
