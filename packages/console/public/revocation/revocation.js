@@ -2,7 +2,7 @@
 // context ‖ 0x00 ‖ jcs(list without signature), and its freshness (next_update). Issue 17 item 3; D20.
 import { concat, equalBytes, fromBase64, utf8, verifyEd25519 } from '../shared/bytes.js';
 import { instantOf } from '../shared/instant.js';
-import { canonicalize } from '../shared/jcs.js';
+import { CanonicalRefusal, canonicalize } from '../shared/jcs.js';
 import {
   badge,
   clear,
@@ -35,7 +35,18 @@ async function verifySignature(list, config) {
     return { ok: false, message: 'The list is signed by a key other than the one this service publishes.' };
   }
   const { signature: _unsigned, ...unsigned } = list;
-  const message = concat(utf8(config.context), Uint8Array.of(0), utf8(canonicalize(unsigned)));
+  let canonical;
+  try {
+    canonical = canonicalize(unsigned);
+  } catch (error) {
+    // P197: core has no dcp-jcs-v1 form for it either (a fraction, an unsafe integer, nesting past 64).
+    if (!(error instanceof CanonicalRefusal)) throw error;
+    return {
+      ok: false,
+      message: `The list has no canonical form, so no signature can cover it: ${error.message}.`,
+    };
+  }
+  const message = concat(utf8(config.context), Uint8Array.of(0), utf8(canonical));
   const ok = await verifyEd25519(publicKey, sig, message);
   return {
     ok,
