@@ -78,14 +78,10 @@ async function open(context: BrowserContext, rule: Rule): Promise<Page> {
 }
 
 /** The texts of the page's live regions that hold `words`: what a screen reader would announce with them. */
-function liveRegionsSaying(page: Page, words: string): Promise<string[]> {
-  return page.evaluate(
-    (needle) =>
-      [...document.querySelectorAll('[aria-live], [role="status"], [role="alert"]')]
-        .map((node) => (node.textContent ?? '').replace(/\s+/g, ' ').trim())
-        .filter((text) => text.includes(needle)),
-    words,
-  );
+async function liveRegionsSaying(page: Page, words: string): Promise<string[]> {
+  return (await page.evaluate(`[...document.querySelectorAll('[aria-live], [role="status"], [role="alert"]')]
+    .map((node) => (node.textContent ?? '').replace(/\\s+/g, ' ').trim())
+    .filter((text) => text.includes(${JSON.stringify(words)}))`)) as string[];
 }
 
 const inLiveRegion = (page: Page, selector: string) =>
@@ -123,7 +119,7 @@ describe('the revocation verdict is announced once (P197)', () => {
         await page.waitForSelector('#freshness-banner[data-state="fresh"]');
       });
       await expect
-        .poll(() => page.evaluate(() => document.activeElement?.id ?? ''), { timeout: 5_000 })
+        .poll(async () => String(await page.evaluate("document.activeElement?.id ?? ''")), { timeout: 5_000 })
         .toBe('freshness-banner');
       expect(await inLiveRegion(page, '#freshness-banner')).toBe(false);
       // Focus reads the verdict; a live region holding it too would read it a second time.
