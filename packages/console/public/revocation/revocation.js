@@ -2,7 +2,7 @@
 // context ‖ 0x00 ‖ jcs(list without signature), and its freshness (next_update). Issue 17 item 3; D20.
 import { concat, equalBytes, fromBase64, utf8, verifyEd25519 } from '../shared/bytes.js';
 import { instantOf } from '../shared/instant.js';
-import { canonicalize } from '../shared/jcs.js';
+import { CanonicalRefusal, canonicalize } from '../shared/jcs.js';
 import {
   badge,
   clear,
@@ -35,7 +35,18 @@ async function verifySignature(list, config) {
     return { ok: false, message: 'The list is signed by a key other than the one this service publishes.' };
   }
   const { signature: _unsigned, ...unsigned } = list;
-  const message = concat(utf8(config.context), Uint8Array.of(0), utf8(canonicalize(unsigned)));
+  let canonical;
+  try {
+    canonical = canonicalize(unsigned);
+  } catch (error) {
+    // P197: core has no dcp-jcs-v1 form for it either (a fraction, an unsafe integer, nesting past 64).
+    if (!(error instanceof CanonicalRefusal)) throw error;
+    return {
+      ok: false,
+      message: `The list has no canonical form, so no signature can cover it: ${error.message}.`,
+    };
+  }
+  const message = concat(utf8(config.context), Uint8Array.of(0), utf8(canonical));
   const ok = await verifyEd25519(publicKey, sig, message);
   return {
     ok,
@@ -116,9 +127,15 @@ function banner(list, check, newest) {
   );
 }
 
-async function load() {
+/**
+ * Draws the list. `focusVerdict` (after "Forget…"): focus goes to the new verdict, which a screen reader then reads;
+ * otherwise the live region announces it. Never both, or it is read twice (P197): the verdict box itself sits in no
+ * live region, and the region carries its words only when focus does not.
+ */
+async function load({ focusVerdict = false } = {}) {
   // Run again after a "Forget…" (P186): nothing of the previous run may stay.
   $('#unverified-entries')?.remove();
+  const news = clear($('#freshness-news'));
   const { body: config } = await getJson('/console/config.json');
   // Revalidated on every load (P179): the service sends max-age, and a viewer whose purpose is freshness must not
   // show a copy its cache kept without asking; an unchanged list still costs only a 304 (ETag, Last-Modified).
@@ -128,14 +145,20 @@ async function load() {
   });
   const list = await response.json().catch(() => undefined);
   if (!response.ok || typeof list?.list_number !== 'number') {
-    clear($('#list')).append(
-      el('p', {}, badge('missing'), ` No list: ${list?.error?.message ?? `HTTP ${response.status}`}`),
-    );
+    const missing = `No list: ${textOf(list?.error?.message ?? `HTTP ${response.status}`)}`;
+    clear($('#list')).append(el('p', {}, badge('missing'), ` ${missing}`));
+    // No verdict to move focus to: the region says what happened instead.
+    news.textContent = missing;
     return;
   }
   const check = await verifySignature(list, config);
   const newest = check.ok ? newestVerified(list) : undefined;
-  clear($('#freshness')).append(banner(list, check, newest));
+  const verdict = banner(list, check, newest);
+  clear($('#freshness')).append(verdict);
+  if (focusVerdict) {
+    verdict.tabIndex = -1;
+    verdict.focus();
+  } else news.textContent = [...verdict.children].map((part) => part.textContent).join(' ');
   // P186: outside the live region, which would otherwise read the control and its question out as news.
   const forget = clear($('#forget-area'));
   if (check.ok && newest && list.list_number < newest.list_number) forget.append(forgetControl(list, newest));
@@ -253,12 +276,7 @@ function forgetControl(list, newest) {
     // The list is asked for again in place, and focus goes to the new verdict: a reload would drop it at the top
     // of the page, and the control it was on is gone.
     yes.disabled = true;
-    await load().catch(loadFailed);
-    const verdict = $('#freshness-banner');
-    if (verdict) {
-      verdict.tabIndex = -1;
-      verdict.focus();
-    }
+    await load({ focusVerdict: true }).catch(loadFailed);
   });
   return el('div', { class: 'forget' }, ask, confirm);
 }
@@ -314,7 +332,9 @@ function unverifiedEntries(entries) {
 }
 
 function loadFailed(error) {
-  clear($('#list')).append(el('p', {}, `Could not load the list: ${error.message}`));
+  const failed = `Could not load the list: ${textOf(error?.message)}`;
+  clear($('#list')).append(el('p', {}, failed));
+  $('#freshness-news').textContent = failed;
 }
 
 load()

@@ -5,7 +5,7 @@ import { decodeCbor } from '../shared/cbor.js';
 import { explain } from '../shared/errors.js';
 import { checkBundleInLog } from '../shared/inclusion.js';
 import { instantOf } from '../shared/instant.js';
-import { canonicalize } from '../shared/jcs.js';
+import { CanonicalRefusal, canonicalize, canonicalizeV1 } from '../shared/jcs.js';
 import {
   badge,
   bundleHashEl,
@@ -514,13 +514,24 @@ function signersTable(bundle, signed) {
   );
 }
 
-/** An entry's link as the next entry must state it: V2 `sha256:<hex>`, V1 bare hex (PROTOCOL §2.1, D3). */
+/**
+ * An entry's link as the next entry must state it, `{hash}`: V2 `sha256:<hex>`, V1 bare hex (PROTOCOL §2.1, D3).
+ * `{refused}` when the entry has no canonical form in its version (core refuses it too, P197).
+ */
 async function entryHash(entry, v2) {
+  const canonical = canonicalText(entry, v2);
+  if ('refused' in canonical) return canonical;
+  const hex = toHex(await sha256(utf8(canonical.text)));
+  return { hash: v2 ? `sha256:${hex}` : hex };
+}
+
+/** `{text}` of `value` in its version's canonical form (V2 dcp-jcs-v1, V1 floats allowed), or `{refused}`: why not. */
+function canonicalText(value, v2) {
   try {
-    const hex = toHex(await sha256(utf8(canonicalize(entry))));
-    return v2 ? `sha256:${hex}` : hex;
-  } catch {
-    return undefined;
+    return { text: v2 ? canonicalize(value) : canonicalizeV1(value) };
+  } catch (error) {
+    if (error instanceof CanonicalRefusal) return { refused: error.message };
+    return { refused: 'the value could not be read' };
   }
 }
 
@@ -547,13 +558,15 @@ async function timeline(bundle, details, v2, run) {
     .sort((a, b) => a - b);
   let below = 0; // counts[0..below) are ≤ the current entry's index
   const items = [];
-  let previous;
+  let previous; // the entry before: {hash} as the next link must state it, or {refused} with core's reason
   for (const [i, entry] of shown.entries()) {
-    const expected = i === 0 ? 'GENESIS' : previous;
-    const brokenHere =
-      (entry?.prev_hash !== undefined && entry.prev_hash !== expected) || serverBreaks.has(i);
+    const expected = i === 0 ? { hash: 'GENESIS' } : previous;
+    // No hash of the entry before, no comparison: a link is neither right nor wrong against a hash core refuses.
+    const linkChecked = entry?.prev_hash !== undefined && expected.hash !== undefined;
+    const brokenHere = (linkChecked && entry.prev_hash !== expected.hash) || serverBreaks.has(i);
     const reported = serverBreaks.get(i);
-    previous = await entryHash(entry, v2);
+    const own = await entryHash(entry, v2);
+    previous = own;
     if (!run.live()) return undefined; // superseded: the rest would be drawn for nothing
     while (below < counts.length && counts[below] <= i) below++;
     // What the checkpoints closing here add: the entries after the largest count up to this one (D6).
@@ -563,19 +576,37 @@ async function timeline(bundle, details, v2, run) {
       el(
         'li',
         {
-          class: brokenHere ? 'broken' : '',
+          class: [brokenHere ? 'broken' : '', own.refused ? 'unhashable' : ''].join(' ').trim(),
           'data-entry': i,
           'data-service-break': reported ? 'true' : undefined,
+          'data-unhashable': own.refused ? 'true' : undefined,
         },
         el('strong', {}, `#${i} `, entry?.event_type ?? entry?.outcome ?? entry?.action ?? 'entry'),
         ' ',
         entry?.timestamp ? timeEl(entry.timestamp) : null,
-        brokenHere
+        brokenHere && expected.hash !== undefined
           ? el(
               'div',
               { class: 'break-note' },
               badge('break'),
-              ` Chain breaks here: prev_hash should be ${short(expected ?? '?', 24)}.`,
+              ` Chain breaks here: prev_hash should be ${short(expected.hash, 24)}.`,
+            )
+          : null,
+        // P197: the link to an entry this page could not hash is unchecked here, and says why, not "should be ?".
+        expected.refused && entry?.prev_hash !== undefined
+          ? el(
+              'div',
+              { class: 'break-note unchecked-link' },
+              badge('unchecked'),
+              ` This page could not hash entry #${i - 1}, so it cannot check this prev_hash: ${bounded(expected.refused, MAX_REPORTED_LENGTH)}.`,
+            )
+          : null,
+        own.refused
+          ? el(
+              'div',
+              { class: 'break-note unhashable-note' },
+              badge('unhashable'),
+              ` This page could not hash this entry, as the ${v2 ? 'V2 (dcp-jcs-v1)' : 'V1'} canonical form has none for it: ${bounded(own.refused, MAX_REPORTED_LENGTH)}.`,
             )
           : null,
         // The service's own words for this entry: its finding stands even where this page's hash agreed.
@@ -697,16 +728,15 @@ async function bundleHashOf(signed) {
   if (!isRecord(signed?.bundle) || !isRecord(signed?.signature)) return {};
   const v2 = isV2(signed);
   const stated = v2 ? undefined : signed.signature.bundle_hash;
-  try {
-    const subject = v2 ? { bundle: signed.bundle, signature: signed.signature } : signed.bundle;
-    return { hash: `sha256:${toHex(await sha256(utf8(canonicalize(subject))))}`, stated };
-  } catch {
-    return { stated };
-  }
+  const subject = v2 ? { bundle: signed.bundle, signature: signed.signature } : signed.bundle;
+  // P197: in the bundle's own version's form, so a bundle core has no hash for gets none here either.
+  const canonical = canonicalText(subject, v2);
+  if ('refused' in canonical) return { stated, refused: canonical.refused };
+  return { hash: `sha256:${toHex(await sha256(utf8(canonical.text)))}`, stated };
 }
 
 async function hashPanel(signed, run) {
-  const { hash, stated } = await bundleHashOf(signed);
+  const { hash, stated, refused } = await bundleHashOf(signed);
   const copied = el('span', { class: 'muted', role: 'status' });
   const log = el('p', { id: 'log-inclusion' });
   const panel = section(
@@ -721,8 +751,14 @@ async function hashPanel(signed, run) {
           ' ',
           copied,
         )
-      : el('p', {}, 'No bundle hash could be computed.'),
-    stated !== undefined && stated !== hash
+      : el(
+          'p',
+          { id: 'no-bundle-hash' },
+          refused
+            ? `No bundle hash could be computed: ${bounded(refused, MAX_REPORTED_LENGTH)}.`
+            : 'No bundle hash could be computed.',
+        ),
+    hash && stated !== undefined && stated !== hash
       ? el(
           'p',
           { id: 'stated-hash' },
