@@ -16,3 +16,20 @@ export function assertAgentId(value: unknown): asserts value is string {
     throw httpError('INVALID_ID', `agent_id must be at least ${MIN_AGENT_ID_LENGTH} characters`);
   }
 }
+
+/** The form of a key id (deriveKid: 32 lowercase hex), which the list's entries share with agent ids. */
+const KEY_ID_FORM = /^[0-9a-f]{32}$/;
+
+/**
+ * Throws 400 INVALID_ID when `value` has the form of a key id. A list entry revokes the agent of that id and every
+ * key of that kid (verifiers look up each signer kid too), so an agent named after another agent's kid would get
+ * that key revoked by its own emergency secret, or by any revocation of "itself" (P201).
+ */
+export function assertNotKeyIdForm(value: string): void {
+  if (KEY_ID_FORM.test(value)) {
+    throw httpError(
+      'INVALID_ID',
+      'agent_id must not have the form of a key id (32 lowercase hex): the revocation list names keys and agents alike',
+    );
+  }
+}

@@ -96,10 +96,18 @@ export class Witnessing {
     const checkpoint = await repository.checkpoint(size);
     if (checkpoint === undefined) return undefined;
     const stored = new Map((await cosignatures.forSize(size)).map((row) => [row.witness, row.line]));
-    // Configured order, so every replica publishes the same bytes.
+    // Configured order, so every replica publishes the same bytes. Each line is checked alone first: one bad
+    // line (stored before P200) would otherwise fail the whole note, and one faulty witness stop a k-of-n log.
     const lines = witnesses.flatMap((w) => {
       const line = stored.get(w.id);
-      return line === undefined ? [] : [line];
+      if (line === undefined) return [];
+      const alone = verifyCosignatures(checkpoint.note + line, [w.key], backend);
+      if (alone.ok && alone.value.length === 1) return [line];
+      this.#options.log.warn(
+        { tree_size: size, witness: w.id },
+        'stored cosignature does not verify over this checkpoint; left out',
+      );
+      return [];
     });
     const note = checkpoint.note + lines.join('');
     const verified = checkWitnessQuorum(note, { witnesses: witnesses.map((w) => w.key), quorum }, backend);
@@ -193,10 +201,13 @@ export class Witnessing {
     const answer = body.endsWith('\n') ? body : `${body}\n`;
     if (!answer.startsWith('— ')) return undefined;
     const candidate = target.note + answer;
+    // A blank line in the answer moves the note's split: its lines would then be checked over the log's note plus
+    // the witness's own lines, not over the checkpoint text (P200). The text must be the one the log signed.
+    const parsed = parseSignedNote(candidate);
+    const sent = parseSignedNote(target.note);
+    if (!parsed.ok || !sent.ok || parsed.value.text !== sent.value.text) return undefined;
     const verified = verifyCosignatures(candidate, [witness.key], this.#options.backend);
     if (!verified.ok || verified.value.length !== 1) return undefined;
-    const parsed = parseSignedNote(candidate);
-    if (!parsed.ok) return undefined;
     const mine = parsed.value.signatures.find(
       (s) => s.keyName === witness.key.name && s.keyId === witness.key.keyId,
     );

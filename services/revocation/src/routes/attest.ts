@@ -4,7 +4,7 @@ import { errorResponses, httpError, protocolError } from '@proto/service-kit';
 import type { RevocationRepository } from '@proto/store';
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import { signAttestation } from '../core.ts';
-import { assertAgentId } from '../ids.ts';
+import { assertAgentId, assertNotKeyIdForm } from '../ids.ts';
 import type { SigningKey } from '../keys.ts';
 
 export interface AttestRoutesOptions {
@@ -76,6 +76,7 @@ export async function attestRoutes(app: FastifyInstance, options: AttestRoutesOp
     async (request) => {
       const { rpr_hash: rprHash, agent_id: agentId } = request.body;
       assertAgentId(agentId);
+      assertNotKeyIdForm(agentId);
       // The authority does not vouch for an agent it has revoked.
       if ((await options.repository.getEntry(options.jurisdiction, agentId)) !== undefined) {
         throw protocolError(

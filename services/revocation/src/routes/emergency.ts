@@ -6,7 +6,7 @@ import type { EmergencyTokenRecord, RevocationRepository } from '@proto/store';
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { reasonHash } from '../core.ts';
 import { EMERGENCY_REASON, registrationFromBundle, secretMatchesToken, tokenOfSecret } from '../emergency.ts';
-import { assertAgentId, ID_PATTERN_SOURCE } from '../ids.ts';
+import { assertAgentId, assertNotKeyIdForm, ID_PATTERN_SOURCE } from '../ids.ts';
 import type { ListPublisher } from '../publisher.ts';
 
 export interface EmergencyRoutesOptions {
@@ -155,6 +155,7 @@ export async function emergencyRoutes(app: FastifyInstance, options: EmergencyRo
         );
       }
       assertAgentId(registration.agent_id);
+      assertNotKeyIdForm(registration.agent_id);
       // Anyone can sign a bundle naming any agent id; an attestation of ours ties the id to this RPR.
       if (
         options.registration === 'attested' &&
