@@ -218,7 +218,7 @@ export async function applyEvidence(
       warnings.push(`anchor_receipt: ${witnessedLine(check.witnesses)}`);
     if (check.status === 'fail') {
       fail('anchor', {
-        code: errorCode(check.code ?? 'MERKLE_ROOT_MISMATCH', profile),
+        code: errorCode(check.code, profile),
         message: check.message,
         retryable: check.retryable,
       });
@@ -240,7 +240,7 @@ export async function applyEvidence(
     if (outcome.status === 'pass') checks['log_inclusion'] = 'pass';
     else {
       fail('log_inclusion', {
-        code: errorCode(outcome.code ?? 'MERKLE_ROOT_MISMATCH', profile),
+        code: errorCode(outcome.code, profile),
         message: `transparency log: ${outcome.message}`,
         retryable: outcome.retryable,
       });

@@ -13,9 +13,9 @@ import { checkWitnesses, type WitnessFlags, witnessedLine } from './witness-opti
  * P182, as core's check-outcome.ts reads a source (P161, P169): a log that is not there or answers something that
  * is not an answer (an HTTP error, a page that is not JSON or not a tlog-proof, a note that does not parse, an
  * answer about another entry) says nothing about the bundle: E701, retryable. An entry the log holds but no
- * signed checkpoint covers yet is E702, retryable. Only a well-formed answer that contradicts the bundle (not in
- * the log, a signature that does not verify, a proof that does not lead to the signed root) is E202 or the
- * signature's own code, and only a signed answer fails for good.
+ * signed checkpoint covers yet, or does not hold at all (P194: a log cannot prove absence), is E702, retryable.
+ * Only a signed answer that contradicts the bundle (a signature that does not verify, a proof that does not lead
+ * to the signed root) fails, with E202 or the signature's own code, and for good.
  */
 const UNAVAILABLE: ErrorName = 'CIRCUIT_OPEN';
 const NOT_YET: ErrorName = 'BACKPRESSURE';
@@ -28,10 +28,8 @@ function notYet(message: string): LogInclusionOutcome {
   return { status: 'fail', code: NOT_YET, message, retryable: true };
 }
 
-export interface LogInclusionOutcome {
-  readonly status: 'pass' | 'fail';
+interface LogInclusionFacts {
   readonly message: string;
-  readonly code?: ErrorName;
   /** True when asking again later may pass (the log unreachable, the entry not yet in a checkpoint). */
   readonly retryable: boolean;
   readonly logIndex?: number;
@@ -39,6 +37,10 @@ export interface LogInclusionOutcome {
   /** With --witness-key: who cosigned the checkpoint the proof was checked against. */
   readonly witnessed?: string;
 }
+
+/** P194: a failure always names its cause's code, by type; nothing downstream picks one for it. */
+export type LogInclusionOutcome = LogInclusionFacts &
+  ({ readonly status: 'pass' } | { readonly status: 'fail'; readonly code: ErrorName });
 
 /**
  * One GET of the log, bounded, timed body included, no redirect (P162); a failure is its one-line message,
@@ -91,14 +93,9 @@ export async function checkLogInclusion(
   progress(io, `looking ${bundleHash} up in ${base}`);
   const lookup = await get(`${base}/lookup/${encodeURIComponent(bundleHash)}`, timeoutMs);
   if (typeof lookup === 'string') return unavailable(lookup);
-  if (lookup.status === 404) {
-    return {
-      status: 'fail',
-      code: 'MERKLE_ROOT_MISMATCH',
-      message: `${bundleHash} is not in ${base}`,
-      retryable: true,
-    };
-  }
+  // P194: a log proves inclusion, never absence, and the 404 is unsigned; the entry may also be on its way in.
+  // So it is "not included yet" (E702, retryable), as core's anchor checks name it, not a contradiction.
+  if (lookup.status === 404) return notYet(`${bundleHash} is not in ${base} (yet)`);
   if (!lookup.ok) return unavailable(`${base}/lookup: HTTP ${lookup.status}`);
   const found = jsonObject(lookup.text);
   if (found === undefined) return unavailable(`${base}/lookup: the answer is not JSON`);

@@ -16,6 +16,7 @@ import {
   tempDirSync,
 } from '@proto/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runInProcess } from './run-in-process.ts';
 import { runCli as proto } from './test-support.ts';
 
 const work = tempDirSync('cli-log-unavailable');
@@ -219,13 +220,60 @@ describe('P182: `proto verify --log` without witnesses reads a log that gives no
     expect(detail?.message).toMatch(/not in a signed checkpoint .* yet/);
   });
 
-  it('a /lookup that is not found stays "not in the log" (E202, retryable: it may be added)', async () => {
+  it('a /lookup that is not found is "not in the log yet" (E702, retryable), not a contradiction (P194)', async () => {
     const { run, detail } = await verifyAgainst(
       front.url,
       on(LOOKUP, () => ({ status: 404, type: 'application/json', body: '{"error":"not found"}' })),
     );
     expect(run.code, run.stderr).toBe(1);
-    expect(detail).toMatchObject({ code: 'PROTO-E202', retryable: true });
+    expect(detail).toMatchObject({ code: 'PROTO-E702', retryable: true });
+    expect(detail?.message).toMatch(/is not in .* \(yet\)/);
+  });
+
+  // P194: on a terminal the report says that the log could not decide it, and that asking again may pass; a
+  // contradiction says no such thing.
+  const readable: [string, Rewrite, string][] = [
+    ['the log answering 503', on(LOOKUP, () => ({ status: 503, type: TEXT, body: 'down' })), 'PROTO-E701'],
+    [
+      'an entry not in a signed checkpoint yet',
+      on(TLOG_PROOF, () => ({ status: 404, type: 'application/json', body: '{"error":"not yet"}' })),
+      'PROTO-E702',
+    ],
+  ];
+  for (const [what, how, code] of readable) {
+    it(`the readable report of ${what} says ${code} and that it may pass later`, async () => {
+      rewrite = how;
+      try {
+        const run = await runInProcess(
+          ['verify', bundleFile, '--log', front.url, '--log-key', log.verifierKey, '--timeout', '5000'],
+          { terminal: true },
+        );
+        expect(run.code).toBe(1);
+        expect(run.stdout).toMatch(/^NOT VERIFIED/);
+        expect(run.stdout).toMatch(new RegExp(`${code} \\(log_inclusion\\): .*\\(retryable\\)`));
+        expect(run.stdout).toMatch(/could not be decided now: asking again later may pass/);
+      } finally {
+        rewrite = undefined;
+      }
+    });
+  }
+
+  it('the readable report of a contradiction does not offer a retry', async () => {
+    rewrite = on(TLOG_PROOF, (real) => {
+      const { head, note } = splitTlogProof(real.text);
+      return { status: 200, type: TEXT, body: `${head}\n\n${flipSignatures(note)}` };
+    });
+    try {
+      const run = await runInProcess(
+        ['verify', bundleFile, '--log', front.url, '--log-key', log.verifierKey, '--timeout', '5000'],
+        { terminal: true },
+      );
+      expect(run.code).toBe(1);
+      expect(run.stdout).toMatch(/^NOT VERIFIED/);
+      expect(run.stdout).not.toMatch(/retryable|asking again/);
+    } finally {
+      rewrite = undefined;
+    }
   });
 
   const contradictions: [string, Rewrite][] = [

@@ -8,7 +8,12 @@ interface VerdictLike {
   readonly resolved_tier?: string;
   readonly checks: Readonly<Record<string, string | undefined>>;
   readonly warnings?: readonly string[];
-  readonly error_details?: readonly { code: string; check?: string; message: string }[];
+  readonly error_details?: readonly {
+    code: string;
+    check?: string;
+    message: string;
+    retryable?: boolean;
+  }[];
   readonly errors?: readonly string[];
 }
 
@@ -33,8 +38,14 @@ export function renderVerdict(response: VerdictLike): string {
     lines.push('  errors');
     for (const detail of details) {
       lines.push(
-        `    ${detail.code}${detail.check === undefined ? '' : ` (${detail.check})`}: ${detail.message}`,
+        `    ${detail.code}${detail.check === undefined ? '' : ` (${detail.check})`}: ${detail.message}${
+          detail.retryable === true ? ' (retryable)' : ''
+        }`,
       );
+    }
+    // P194: when every failure is a source that could not answer, the verdict is not the bundle's last word.
+    if (details.every((detail) => detail.retryable === true)) {
+      lines.push('  could not be decided now: asking again later may pass');
     }
   } else if ((response.errors ?? []).length > 0) {
     lines.push('  errors', ...(response.errors ?? []).map((error) => `    ${error}`));

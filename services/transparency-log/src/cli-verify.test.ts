@@ -1,7 +1,7 @@
 // `proto log verify` on material saved from the log, run as the real command (a child process), with no live
 // call: checkpoint signatures, inclusion (JSON and C2SP tlog-proof), consistency. SPEC.md; DECISIONS D18.
 import { execFile } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -160,4 +160,40 @@ describe('proto log verify', () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/--key/);
   });
+
+  // P194: a proof file's log_index and tree_size are the user's input, not the log's word: one that is not a
+  // non-negative safe integer is a bad file (exit 2, the field named), never a verdict and never silently ignored.
+  const badCounts: [string, string][] = [
+    ['-1', '-1'],
+    ['1.5', '1.5'],
+    ['1e300', '1e300'],
+    ['2^53 + 1', '9007199254740993'],
+    ['a string', '"9"'],
+    ['null', 'null'],
+  ];
+  for (const field of ['log_index', 'tree_size'] as const) {
+    for (const [what, literal] of badCounts) {
+      it(`refuses a proof file whose ${field} is ${what}: bad input, exit 2`, async () => {
+        const real = JSON.parse(await readFile(file('proof.json'), 'utf8')) as Record<string, unknown>;
+        const { [field]: _dropped, ...rest } = real;
+        const text = `${JSON.stringify(rest).slice(0, -1)},"${field}":${literal}}`;
+        await writeFile(file(`bad-${field}.json`), text);
+        const result = await proto([
+          'log',
+          'verify',
+          '--checkpoint',
+          file('signed.json'),
+          '--key',
+          file('keys.txt'),
+          '--bundle-hash',
+          bundleHash(9, 'cli'),
+          '--proof',
+          file(`bad-${field}.json`),
+        ]);
+        expect(result.code, result.stdout).toBe(2);
+        expect(result.stdout).toBe('');
+        expect(result.stderr).toMatch(new RegExp(field));
+      });
+    }
+  }
 });

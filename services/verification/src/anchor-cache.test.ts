@@ -7,7 +7,13 @@ import { anchorCacheKey, createAnchorCheckCache } from './anchor-cache.ts';
 const HASH_A = `sha256:${'aa'.repeat(32)}`;
 const HASH_B = `sha256:${'bb'.repeat(32)}`;
 const passed: AnchorCheck = { status: 'pass', message: 'ok', retryable: false, warnings: [] };
-const outage: AnchorCheck = { status: 'skipped', message: 'down', retryable: true, warnings: [] };
+const outage: AnchorCheck = {
+  status: 'skipped',
+  code: 'CIRCUIT_OPEN',
+  message: 'down',
+  retryable: true,
+  warnings: [],
+};
 
 function counted(answer: AnchorCheck) {
   const calls = { n: 0 };

@@ -159,11 +159,27 @@ async function readProof(source: string, io: CliIo): Promise<ProofInput> {
   if (Array.isArray(json)) return { proof: json };
   if (!isPlainObject(json) || !Array.isArray(json['proof']))
     throw new CliError(`${name}: expected JSON with a "proof" array`);
+  const index = proofCount(json, 'log_index', name);
+  const treeSize = proofCount(json, 'tree_size', name);
   return {
     proof: json['proof'],
-    ...(typeof json['log_index'] === 'number' ? { index: json['log_index'] } : {}),
-    ...(typeof json['tree_size'] === 'number' ? { treeSize: json['tree_size'] } : {}),
+    ...(index === undefined ? {} : { index }),
+    ...(treeSize === undefined ? {} : { treeSize }),
   };
+}
+
+/**
+ * P194: a count the proof file names is the user's input, so one that is not a non-negative safe integer is a bad
+ * file (exit 2), not a verdict: ignored, a string "9" would skip the comparison with --index; passed on, -1 or 1.5
+ * came back as "not verified" as if the log had been caught out.
+ */
+function proofCount(json: Record<string, unknown>, field: string, name: string): number | undefined {
+  if (!Object.hasOwn(json, field)) return undefined;
+  const value = json[field];
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
+  throw new CliError(
+    `${name}: ${field} must be a non-negative integer below 2^53, not ${JSON.stringify(value)}`,
+  );
 }
 
 async function runVerify(values: ParsedCommandLine['values'], io: CliIo): Promise<number> {

@@ -13,11 +13,8 @@ export type AnchorCheckStatus = 'pass' | 'fail' | 'skipped';
  * an answer, not yet anchored or confirmed, no source configured); `retryable` says whether asking again later
  * may decide it.
  */
-export interface AnchorCheck {
-  readonly status: AnchorCheckStatus;
+interface AnchorCheckFacts {
   readonly message: string;
-  /** Registry name; absent only on `pass`. */
-  readonly code?: ErrorName;
   readonly retryable: boolean;
   readonly warnings: readonly string[];
   readonly kind?: ParsedAnchorReceipt['kind'];
@@ -30,6 +27,19 @@ export interface AnchorCheck {
     readonly refused: readonly string[];
   };
 }
+
+/**
+ * P194: a `fail` or `skipped` always carries the registry name of its cause, by type, so no reader has to pick
+ * one for it (a default would report a failure under a code it did not earn).
+ */
+export type AnchorCheck = AnchorCheckFacts &
+  (
+    | { readonly status: 'pass'; readonly code?: undefined }
+    | { readonly status: 'fail' | 'skipped'; readonly code: ErrorName }
+  );
+
+/** What a helper below may add to the outcome it builds; never its status or code. */
+export type AnchorCheckExtra = Partial<Omit<AnchorCheckFacts, 'message'>>;
 
 /**
  * Codes used by anchor checks (registry names, rendered with the profile's prefix):
@@ -46,14 +56,14 @@ export const ANCHOR_CHECK_CODES = {
   witnessQuorum: 'SIGNATURE_MISSING',
 } as const satisfies Record<string, ErrorName>;
 
-export function anchorPass(message: string, extra: Partial<AnchorCheck> = {}): AnchorCheck {
+export function anchorPass(message: string, extra: AnchorCheckExtra = {}): AnchorCheck {
   return { status: 'pass', message, retryable: false, warnings: [], ...extra };
 }
 
 export function anchorFail(
   message: string,
   code: ErrorName = ANCHOR_CHECK_CODES.contradiction,
-  extra: Partial<AnchorCheck> = {},
+  extra: AnchorCheckExtra = {},
 ): AnchorCheck {
   return { status: 'fail', message, code, retryable: false, warnings: [], ...extra };
 }
@@ -62,7 +72,7 @@ export function anchorSkipped(
   message: string,
   code: ErrorName,
   retryable: boolean,
-  extra: Partial<AnchorCheck> = {},
+  extra: AnchorCheckExtra = {},
 ): AnchorCheck {
   return {
     status: 'skipped',
@@ -84,7 +94,7 @@ export function anchorSkipped(
 export function sourceMalformed(
   message: string,
   kind: ParsedAnchorReceipt['kind'],
-  extra: Partial<AnchorCheck> = {},
+  extra: AnchorCheckExtra = {},
 ): AnchorCheck {
   return anchorSkipped(message, ANCHOR_CHECK_CODES.unreachable, true, { kind, ...extra });
 }

@@ -6,6 +6,7 @@ import { rfc9162InclusionProof, rfc9162LeafHash, rfc9162Root } from '../merkle/i
 import {
   ANCHORED_EVENT_TOPIC0,
   type AnchorCheck,
+  anchorFail,
   buildAnchorBatch,
   checkBitcoinChainData,
   checkEvmChainData,
@@ -363,5 +364,26 @@ describe('P161: an answer that is not an answer is the source unavailable (E701,
       status: 'fail',
       code: 'MERKLE_ROOT_MISMATCH',
     });
+  });
+});
+
+describe('P194: a failing or skipped outcome names its cause by type', () => {
+  it('a fail or skipped without a code does not compile; a pass without one does', () => {
+    // @ts-expect-error a fail must carry the registry name of its cause (typecheck fails if this compiles)
+    const failWithoutCode: AnchorCheck = { status: 'fail', message: 'x', retryable: false, warnings: [] };
+    // @ts-expect-error a skipped outcome too
+    const skippedWithoutCode: AnchorCheck = {
+      status: 'skipped',
+      message: 'x',
+      retryable: true,
+      warnings: [],
+    };
+    const passed: AnchorCheck = { status: 'pass', message: 'x', retryable: false, warnings: [] };
+    expect([failWithoutCode.code, skippedWithoutCode.code, passed.code]).toEqual([
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    expect(anchorFail('x').code).toBe('MERKLE_ROOT_MISMATCH');
   });
 });
