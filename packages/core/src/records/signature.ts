@@ -20,7 +20,9 @@ export interface RecordSignatureRule {
   readonly signatureMember: 'composite_sig' | 'human_composite_sig';
   /**
    * Fields naming who the record is about: a key bound to any id found there (string or array of
-   * strings) may sign it. Empty: no party is named, so only an administrative write can store it.
+   * strings) may sign it; the verification service asks a record naming `agent_id` beside a human for
+   * a key acting for that agent (P199). Empty: no party is named, so only an administrative write can
+   * store it.
    */
   readonly subjectFields: readonly string[];
 }

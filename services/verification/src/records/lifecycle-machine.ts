@@ -2,6 +2,7 @@
 // Implements SPEC.md "States and transitions" (four moves only) and D16 (transition body, 409 with moves).
 import { instantOf, type ProtocolProfile } from '@proto/core';
 import { isJsonObject } from './body.ts';
+import { hasCalendarFields } from './calendar-time.ts';
 import { badBody, invalidId } from './errors.ts';
 import { isValidId } from './ids.ts';
 
@@ -28,8 +29,6 @@ export interface TransitionRequest {
 }
 
 const MAX_REASON_LENGTH = 1024;
-/** RFC 3339 date-time, as the record schemas' `format: date-time`. */
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
 
 const isState = (value: unknown): value is LifecycleState =>
   typeof value === 'string' && (LIFECYCLE_STATES as readonly string[]).includes(value);
@@ -42,7 +41,7 @@ const isState = (value: unknown): value is LifecycleState =>
  * millisecond before). Any other time is recorded as sent.
  */
 function recordedTime(timestamp: string, to: unknown): string | undefined {
-  if (!DATE_TIME.test(timestamp)) return undefined;
+  if (!hasCalendarFields(timestamp)) return undefined;
   if (!Number.isNaN(Date.parse(timestamp))) return timestamp;
   const at = instantOf(timestamp, to === 'active' ? 'latest' : 'earliest');
   return Number.isNaN(at) ? undefined : new Date(at).toISOString();

@@ -6,6 +6,7 @@ import { type EnvProperties, loadConfig, parseTokenList, SHARED_ENV_PROPERTIES }
 import { openStore, type Store } from '@proto/store';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
+import { storePrincipalLookup } from './agent-principal.ts';
 import { RECORD_SETTINGS_ENV } from './env.ts';
 import { v2ResponseHeaders } from './headers.ts';
 import {
@@ -112,6 +113,7 @@ async function recordsPlugin(app: FastifyInstance, options: RecordsPluginOptions
     keys: options.keys ?? storeKeyLookup(store),
     operatorTokens,
     revocation: options.revocation ?? appRevocationGate(app, options.revocationJurisdictions ?? []),
+    principalOf: storePrincipalLookup(store),
   });
   await app.register(v2ResponseHeaders);
   await app.register(recordRoutes, {

@@ -9,6 +9,7 @@ import {
 } from '@proto/core';
 import { HttpError, httpError, protocolError, tokenMatches } from '@proto/service-kit';
 import type { FastifyRequest } from 'fastify';
+import { actsForAgent, agentActedFor, type PrincipalLookup } from './agent-principal.ts';
 import type { RevocationGate } from './revocation-gate.ts';
 
 export const WRITE_POLICIES = ['signed', 'open'] as const;
@@ -64,8 +65,13 @@ export function createWriteAuthorizer(options: {
   readonly operatorTokens: readonly string[];
   /** The revocation lists /verify uses; undefined when no source is configured (P43). */
   readonly revocation?: RevocationGate | undefined;
+  /**
+   * An agent's principal by its stored commissioning certificate (P199). Without it, only keys bound to the agent
+   * itself sign the records about it that also name a human.
+   */
+  readonly principalOf?: PrincipalLookup | undefined;
 }): WriteAuthorizer {
-  const { policy, profile, backend, keys, operatorTokens, revocation } = options;
+  const { policy, profile, backend, keys, operatorTokens, revocation, principalOf } = options;
 
   const bearer = (request: FastifyRequest): string | undefined => {
     const header = request.headers.authorization;
@@ -142,6 +148,20 @@ export function createWriteAuthorizer(options: {
             : `The signature is valid but key ${verdict.classicalKid} is not bound to ${subjects.join(' or ')}. ${HOW_KEYS_ARE_BOUND}`,
           { details: { kid: verdict.classicalKid, subjects } },
         );
+      }
+      // P199: a record about an agent that also names a human is the agent's or its principal's to sign, not any
+      // human's who names itself there.
+      const agentId = agentActedFor(kind, rule?.subjectFields ?? [], record);
+      if (agentId !== undefined) {
+        const principal = await principalOf?.(agentId);
+        const acts = (binding: KeyBinding | undefined) => actsForAgent(binding, agentId, record, principal);
+        if (!acts(classical) || (verdict.pqKid !== null && !acts(pq))) {
+          throw httpError(
+            'FORBIDDEN',
+            `The signature is valid but key ${verdict.classicalKid} does not act for agent ${agentId}: a record about an agent is signed by a key bound to the agent, or to the human its commissioning certificate here names. ${HOW_KEYS_ARE_BOUND}`,
+            { details: { kid: verdict.classicalKid, subjects, agent_id: agentId } },
+          );
+        }
       }
       const spokenFor = subjects.filter((s) => classical.subjects.includes(s));
       // P43: the signing kids and the subjects they speak for here must not be on any revocation list.

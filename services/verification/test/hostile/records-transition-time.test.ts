@@ -1,0 +1,106 @@
+// P198 over HTTP against the real verification service with the /v2 records mounted, on every store dialect: a
+// lifecycle move signed by the agent's own bound key, dated a day or an hour no calendar has (30 February,
+// 31 April, 29 February of a common year, 24:00). The route's pattern took any two digits and Date.parse rolled
+// them over (30 February read as 2 March), so the history stored, as a verified signed move, a time that the
+// protocol's `date-time` (RFC 3339 §5.6–5.7, the schemas' full check) refuses and that readers place differently.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildSignedBundle, createNativeBackend, PROFILES, signRecord } from '@proto/core';
+import { createStoreTarget, dialectsUnderTest, type StoreTarget } from '@proto/store/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadRecordsConfig, mountRecords } from '../../src/records/plugin.ts';
+import { example, type Json, withFields } from '../../src/records/test-support.ts';
+import { keyOnceItAnswers, type RunningApp, startApp } from '../../src/test-support.ts';
+import { storeEnvOf } from './verifier-with-records.ts';
+
+const backend = createNativeBackend();
+const TRANSITION = '/v2/lifecycle/transition';
+
+describe.each(dialectsUnderTest())('a lifecycle move dated a day no calendar has, on %s', (dialect) => {
+  let target: StoreTarget;
+  let dataDir: string;
+  let running: RunningApp;
+  const built = buildSignedBundle();
+  const bundle = built.signed_bundle['bundle'] as Json;
+  const agentId = ((bundle['agent_passport'] as Json)['payload'] as Json)['agent_id'] as string;
+  const humanId = ((bundle['responsible_principal_record'] as Json)['payload'] as Json)['human_id'] as string;
+  const agentKeys = {
+    classical: built.keys.agent.classical,
+    ...(built.keys.agent.pq === undefined ? {} : { pq: built.keys.agent.pq }),
+  };
+
+  const postJson = async (path: string, body: unknown) => {
+    const res = await fetch(`${running.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, json: (await res.json()) as Json };
+  };
+  const move = (fields: Json) =>
+    postJson(TRANSITION, signRecord(backend, PROFILES.proto, 'lifecycle_transition', fields, agentKeys));
+  const state = async () => {
+    const res = await fetch(`${running.url}/v2/lifecycle/commission/${agentId}`);
+    return ((await res.json()) as Json)['state'];
+  };
+
+  beforeAll(async () => {
+    target = await createStoreTarget(dialect, 'v2-transition-time');
+    dataDir = await mkdtemp(join(tmpdir(), 'proto-transition-time-'));
+    const storeEnv = storeEnvOf(target, dataDir);
+    const mounted = await mountRecords(loadRecordsConfig(storeEnv));
+    running = await startApp({ ...storeEnv, VERIFY_WORKERS: '1', MAX_EVENT_LOOP_DELAY_MS: '0' }, [mounted]);
+    // The agent's own bundle binds its key; its certificate and moves are then verified writes.
+    expect((await postJson('/verify', { signed_bundle: built.signed_bundle })).json['verified']).toBe(true);
+    await (await keyOnceItAnswers(running.url, agentKeys.classical.kid)).arrayBuffer();
+    const certificate = signRecord(
+      backend,
+      PROFILES.proto,
+      'commissioning_certificate',
+      withFields(example('commissioning_certificate'), { agent_id: agentId, human_id: humanId }),
+      agentKeys,
+    );
+    expect((await postJson('/v2/lifecycle/commission', certificate)).status).toBe(201);
+  });
+  afterAll(async () => {
+    await running?.close();
+    await target?.cleanup();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it.each([
+    ['30 February', '2026-02-30T09:00:00Z'],
+    ['31 April', '2026-04-31T09:00:00Z'],
+    ['29 February of a common year', '2025-02-29T09:00:00Z'],
+    ['hour 24', '2026-01-01T24:00:00Z'],
+    ['hour 24 in lower case', '2026-01-01t24:00:00z'],
+    ['month 00', '2026-00-10T09:00:00Z'],
+    ['day 00', '2026-03-00T09:00:00Z'],
+  ])('P198: %s (%s) is 400 PROTO-E002 and the agent does not move', async (_what, timestamp) => {
+    const refused = await move({ agent_id: agentId, to_state: 'active', timestamp });
+    expect(refused.status, JSON.stringify(refused.json)).toBe(400);
+    expect(refused.json).toMatchObject({ error: { code: 'PROTO-E002' } });
+    expect(JSON.stringify(refused.json)).toContain('/timestamp');
+    expect(await state()).toBe('commissioned');
+  });
+
+  it('P198: real days, the widest offsets and a leap second still move it, recorded as before', async () => {
+    // 29 February of a leap year, an offset of 23:59, lower-case separators: RFC 3339 times, recorded as sent.
+    const leapDay = await move({
+      agent_id: agentId,
+      to_state: 'active',
+      timestamp: '2024-02-29T09:00:00-23:59',
+    });
+    expect(leapDay.status, JSON.stringify(leapDay.json)).toBe(200);
+    expect(leapDay.json).toMatchObject({ state: 'active', timestamp: '2024-02-29T09:00:00-23:59' });
+    // A leap second out of `active` is still read as the millisecond before it (P187).
+    const leapSecond = await move({
+      agent_id: agentId,
+      to_state: 'declining',
+      timestamp: '2016-12-31t23:59:60z',
+    });
+    expect(leapSecond.status, JSON.stringify(leapSecond.json)).toBe(200);
+    expect(leapSecond.json).toMatchObject({ state: 'declining', timestamp: '2016-12-31T23:59:59.999Z' });
+  });
+});
