@@ -240,6 +240,10 @@ export const DASHBOARDS = {
         ['increase(proto_tlog_batch_failures_total[5m])', 'failed batches {{instance}}'],
       ],
     },
+    {
+      title: 'Root anchoring failures (RootAnchorFailing)',
+      exprs: [['increase(proto_log_root_anchor_failures_total[1h])', '{{reason}} {{instance}}']],
+    },
   ]),
   revocation: dashboard('signed-bundles-revocation', 'Signed Bundles: revocation', [
     {
