@@ -2,6 +2,13 @@
 // docs/architecture.md §1 (service-kit: config, logs, metrics, errors, limits), §3 (runtime), §6 (conventions).
 
 export * from '@proto/clients';
+export {
+  answerNotModified,
+  CACHE_NO_STORE,
+  CACHE_REVALIDATE,
+  noneMatchHits,
+  strongEntityTag,
+} from './cache-control.ts';
 export { CborError, decodeCbor, encodeCbor } from './cbor.ts';
 export { clientAddressKey } from './client-address.ts';
 export {

@@ -1,4 +1,4 @@
-// The Fastify instance every service starts from: logging, headers, limits, errors, load shedding,
+// The Fastify instance every service starts from: logging, headers, cache defaults, limits, errors, load shedding,
 // CBOR, metrics, rate limits, OpenAPI docs, health and readiness. docs/architecture.md §3 and §6.
 
 import { tmpdir } from 'node:os';
@@ -10,6 +10,7 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import { declaresForeignCharset, FOREIGN_CHARSET } from './body-charset.ts';
+import { installCacheDefaults } from './cache-control.ts';
 import { clientErrorHandler } from './client-errors.ts';
 import type { SharedConfig, TrustProxySetting } from './config.ts';
 import { installDocs } from './docs.ts';
@@ -207,6 +208,8 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
   });
   installRequestLog(app, logger === false ? undefined : requestLineLogger(logger));
   installCloseOnUnreadBody(app);
+  // First of the onSend hooks: every reply says how long a cache may keep it, and any later hook may say otherwise.
+  installCacheDefaults(app);
   app.decorate('protocolProfile', profile);
   app.decorate('serviceMetrics', metrics);
   app.decorate('serviceInfo', {

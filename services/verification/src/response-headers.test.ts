@@ -88,6 +88,7 @@ describe('response headers on the wire', () => {
       'x-verification-cache: miss',
       'vary: Accept',
       'content-type: application/json; charset=utf-8',
+      'cache-control: no-cache',
       expect.stringMatching(/^content-length: \d+$/),
       ...CONNECTION,
     ]);
@@ -101,6 +102,7 @@ describe('response headers on the wire', () => {
       'x-request-id: pinned-id',
       'content-type: application/json; charset=utf-8',
       'vary: Accept',
+      'cache-control: no-store',
       expect.stringMatching(/^content-length: \d+$/),
       ...CONNECTION,
     ]);
@@ -117,6 +119,7 @@ describe('response headers on the wire', () => {
       'x-ratelimit-reset: <n>',
       'content-type: application/json; charset=utf-8',
       'vary: Accept',
+      'cache-control: no-store',
       expect.stringMatching(/^content-length: \d+$/),
       ...CONNECTION,
     ]);

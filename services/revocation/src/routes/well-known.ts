@@ -1,7 +1,7 @@
 // The published documents: the signed revocation list (ETag, Last-Modified, Cache-Control, 304) and the
 // attestation issuer keys. SPEC.md "Revocation service", "Jurisdiction attestation"; DECISIONS D20, D21.
 import { createHash } from 'node:crypto';
-import { httpError } from '@proto/service-kit';
+import { answerNotModified, CACHE_REVALIDATE, httpError } from '@proto/service-kit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TrustedKey } from '../core.ts';
 import type { ListPublisher } from '../publisher.ts';
@@ -82,6 +82,8 @@ export async function wellKnownRoutes(app: FastifyInstance, options: WellKnownOp
   app.get(
     profile.wellKnown.attestationKeys,
     {
+      // A strong ETag and 304: the document changes only with a restart, so revalidating costs headers (P195).
+      onSend: answerNotModified,
       schema: {
         summary: 'Public keys of the attestation issuer, with ids and validity windows (D21)',
         tags: ['attestation'],
@@ -111,7 +113,9 @@ export async function wellKnownRoutes(app: FastifyInstance, options: WellKnownOp
       },
     },
     async (_request, reply) => {
-      reply.header('cache-control', `public, max-age=${options.maxAgeSeconds}`);
+      // P195: asked again before each use. A key the operator retired (dropped from ATTESTATION_PREVIOUS_KEYS)
+      // must leave the published document at the restart, not LIST_MAX_AGE_S later.
+      reply.header('cache-control', CACHE_REVALIDATE);
       const doc = options.attestationKeys();
       return {
         issuer: doc.issuer,

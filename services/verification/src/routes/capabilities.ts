@@ -1,6 +1,7 @@
 // GET /.well-known/<profile>-capabilities.json: what this running verifier really supports.
 // SPEC.md "Capabilities document", PROTOCOL §8.1; features not implemented here are reported false.
 import type { CryptoBackend, Verifier } from '@proto/core';
+import { answerNotModified, CACHE_REVALIDATE } from '@proto/service-kit';
 import type { FastifyInstance } from 'fastify';
 
 /** /v2 record areas and the route whose presence means the area is served by this instance. */
@@ -99,6 +100,8 @@ export async function capabilitiesRoute(
   app.get(
     options.verifier.profile.wellKnown.capabilities,
     {
+      // A strong ETag and 304: revalidating the unchanged document (it changes only with a restart) costs headers.
+      onSend: answerNotModified,
       schema: {
         summary: 'Capabilities of this verifier (versions, algorithms, wire formats, features)',
         tags: ['verification'],
@@ -129,8 +132,10 @@ export async function capabilitiesRoute(
         options.revocationListsChecked === true,
         options.logWitnesses,
       );
+      // P195: asked again before each use, not believed for minutes: after a restart that drops an algorithm, a
+      // witness key or the V1 floor, a cached document would promise what this verifier no longer accepts.
       return reply
-        .header('cache-control', 'public, max-age=300')
+        .header('cache-control', CACHE_REVALIDATE)
         .header('dcp-version', options.protocolVersion)
         .send(document);
     },
