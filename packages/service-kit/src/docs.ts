@@ -20,6 +20,13 @@ export async function installDocs(app: FastifyInstance, options: DocsOptions): P
         version: options.version,
         ...(options.description ? { description: options.description } : {}),
       },
+      // P206: a route marks its operator-only operations with `security: [{ bearerAuth: [] }]` (D22); without
+      // the scheme defined here @fastify/swagger fails the whole document, and /docs/json answered 500.
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'the operator token (D22)' },
+        },
+      },
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
