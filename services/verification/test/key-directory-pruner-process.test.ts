@@ -89,16 +89,15 @@ describe.each(dialectsUnderTest())('the key directory pruner in the service proc
         left,
         `the run must still be going when the service is stopped\n${service.output()}`,
       ).toBeGreaterThan(0);
-      const stopping = Date.now();
       service.child.kill('SIGTERM');
+      // Exit 0 is the bound: a drain longer than SHUTDOWN_TIMEOUT_MS logs that and exits 1 (run.ts), which is what
+      // the whole backlog did before P185. No wall-clock bound here: a loaded host stretched it past 5 s once.
       expect(await service.exit, service.output()).toBe(0);
-      const tookMs = Date.now() - stopping;
       expect(service.output()).not.toMatch(/pruning or counting failed|pool|destroyed|"level":50/i);
       // Whole batches only, and not the whole backlog: the run ended early instead of holding the shutdown.
       const after = await bindings(store);
       expect((FLOOD - after) % 1000).toBe(0);
       expect(after).toBeGreaterThan(0);
-      expect(tookMs).toBeLessThan(5_000);
     },
     400_000,
   );
