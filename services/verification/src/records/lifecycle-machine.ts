@@ -1,6 +1,6 @@
 // The agent lifecycle state machine and the body of POST /v2/lifecycle/transition.
 // Implements SPEC.md "States and transitions" (four moves only) and D16 (transition body, 409 with moves).
-import { instantOf, type ProtocolProfile } from '@proto/core';
+import { DEFAULT_MAX_CLOCK_SKEW_MS, instantOf, type ProtocolProfile } from '@proto/core';
 import { isJsonObject } from './body.ts';
 import { hasCalendarFields } from './calendar-time.ts';
 import { badBody, invalidId } from './errors.ts';
@@ -47,6 +47,16 @@ function recordedTime(timestamp: string, to: unknown): string | undefined {
   return Number.isNaN(at) ? undefined : new Date(at).toISOString();
 }
 
+/**
+ * Whether the recorded time lies beyond the clock skew ahead of `now` (P203). A signed move dated ahead has not
+ * happened: a decommissioning dated 2999 would keep the agent counting in every reader's view until then. The bound
+ * is the one revocations, revocation lists and passports are judged by (5 minutes, P173); a past time is the
+ * signer's statement and is kept as sent.
+ */
+function isAheadOfClock(recorded: string, now: number): boolean {
+  return Date.parse(recorded) - now > DEFAULT_MAX_CLOCK_SKEW_MS;
+}
+
 /** JSON Schema of the transition body (documentation; `readTransitionRequest` enforces the same rules). */
 export const transitionBodySchema = {
   type: 'object',
@@ -61,7 +71,11 @@ export const transitionBodySchema = {
       description: 'When given, the move applies only if this is still the current state (else 409).',
     },
     reason: { type: 'string', minLength: 1, maxLength: MAX_REASON_LENGTH },
-    timestamp: { type: 'string', format: 'date-time', description: 'Time of the move (default: now).' },
+    timestamp: {
+      type: 'string',
+      format: 'date-time',
+      description: 'Time of the move (default: now); at most 5 minutes ahead of the service clock.',
+    },
     composite_sig: {
       type: 'object',
       description:
@@ -71,7 +85,11 @@ export const transitionBodySchema = {
 } as const;
 
 /** Validates the transition body; throws the HttpError to answer (400 E002, or INVALID_ID for agent_id). */
-export function readTransitionRequest(profile: ProtocolProfile, body: unknown): TransitionRequest {
+export function readTransitionRequest(
+  profile: ProtocolProfile,
+  body: unknown,
+  now: number = Date.now(),
+): TransitionRequest {
   if (!isJsonObject(body)) {
     throw badBody(
       profile,
@@ -102,6 +120,11 @@ export function readTransitionRequest(profile: ProtocolProfile, body: unknown): 
   const recorded = typeof timestamp === 'string' ? recordedTime(timestamp, to_state) : undefined;
   if (timestamp !== undefined && recorded === undefined) {
     issues.push({ path: '/timestamp', message: 'must be an RFC 3339 date-time, e.g. 2026-05-01T08:00:00Z' });
+  } else if (recorded !== undefined && isAheadOfClock(recorded, now)) {
+    issues.push({
+      path: '/timestamp',
+      message: `must not lie more than ${DEFAULT_MAX_CLOCK_SKEW_MS / 60_000} minutes ahead of the service's clock (${new Date(now).toISOString()}): a move is recorded once it has happened`,
+    });
   }
   if (issues.length > 0) {
     const shown = issues.map((i) => `${i.path === '' ? '(root)' : i.path} ${i.message}`).join('; ');

@@ -7,6 +7,7 @@ import { openStore, type Store } from '@proto/store';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
 import { storePrincipalLookup } from './agent-principal.ts';
+import { storeDisputePartiesLookup } from './arbitration-panel.ts';
 import { RECORD_SETTINGS_ENV } from './env.ts';
 import { v2ResponseHeaders } from './headers.ts';
 import {
@@ -114,6 +115,7 @@ async function recordsPlugin(app: FastifyInstance, options: RecordsPluginOptions
     operatorTokens,
     revocation: options.revocation ?? appRevocationGate(app, options.revocationJurisdictions ?? []),
     principalOf: storePrincipalLookup(store),
+    disputePartiesOf: storeDisputePartiesLookup(store, storePrincipalLookup(store)),
   });
   await app.register(v2ResponseHeaders);
   await app.register(recordRoutes, {

@@ -10,6 +10,8 @@ import {
 import { HttpError, httpError, protocolError, tokenMatches } from '@proto/service-kit';
 import type { FastifyRequest } from 'fastify';
 import { actsForAgent, agentActedFor, type PrincipalLookup } from './agent-principal.ts';
+import { ARBITRATION, type DisputePartiesLookup, judgePanel } from './arbitration-panel.ts';
+import { conflict } from './errors.ts';
 import type { RevocationGate } from './revocation-gate.ts';
 
 export const WRITE_POLICIES = ['signed', 'open'] as const;
@@ -70,8 +72,14 @@ export function createWriteAuthorizer(options: {
    * itself sign the records about it that also name a human.
    */
   readonly principalOf?: PrincipalLookup | undefined;
+  /**
+   * The parties of a dispute stored here (P203). Without it, a signed arbitration resolution is refused: whether its
+   * signer is a party to the dispute, or the dispute exists, cannot be told.
+   */
+  readonly disputePartiesOf?: DisputePartiesLookup | undefined;
 }): WriteAuthorizer {
-  const { policy, profile, backend, keys, operatorTokens, revocation, principalOf } = options;
+  const { policy, profile, backend, keys, operatorTokens, revocation, principalOf, disputePartiesOf } =
+    options;
 
   const bearer = (request: FastifyRequest): string | undefined => {
     const header = request.headers.authorization;
@@ -163,6 +171,9 @@ export function createWriteAuthorizer(options: {
           );
         }
       }
+      if (kind === ARBITRATION) {
+        await refuseUnfitPanel(record, pq === undefined ? [classical] : [classical, pq], disputePartiesOf);
+      }
       const spokenFor = subjects.filter((s) => classical.subjects.includes(s));
       // P43: the signing kids and the subjects they speak for here must not be on any revocation list.
       if (revocation !== undefined) {
@@ -186,6 +197,33 @@ export function createWriteAuthorizer(options: {
       return { status: 'verified', kid: verdict.classicalKid, evidence: classical.evidence };
     },
   };
+}
+
+/** P203: a signed resolution resolves a dispute filed here, and no party to it sits on its panel or signs it. */
+async function refuseUnfitPanel(
+  record: Readonly<Record<string, unknown>>,
+  signers: readonly KeyBinding[],
+  partiesOf: DisputePartiesLookup | undefined,
+): Promise<void> {
+  const disputeId = record['dispute_id'];
+  const verdict =
+    partiesOf === undefined
+      ? ({ ok: false, reason: 'dispute_unknown' } as const)
+      : await judgePanel(record, signers, partiesOf);
+  if (verdict.ok) return;
+  if (verdict.reason === 'dispute_unknown') {
+    throw conflict(
+      `No dispute ${String(disputeId)} is filed here: a signed arbitration resolution resolves a dispute record stored on this service (POST /v2/dispute/record first), or is written with the operator token`,
+      { dispute_id: disputeId },
+    );
+  }
+  throw httpError(
+    'FORBIDDEN',
+    verdict.reason === 'party_on_panel'
+      ? `${verdict.party} is a party to dispute ${String(disputeId)}, so it cannot sit on the panel that resolves it`
+      : `The signature is valid but its key is bound to ${verdict.party}, a party to dispute ${String(disputeId)}: a party cannot sign the resolution of its own dispute`,
+    { details: { dispute_id: disputeId, party: verdict.party } },
+  );
 }
 
 async function refuseRevoked(gate: RevocationGate, ids: readonly string[]): Promise<void> {

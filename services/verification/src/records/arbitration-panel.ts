@@ -1,0 +1,52 @@
+// Who may resolve a dispute (P203). An arbitration resolution names its arbitrators itself (`arbitrator_ids`), so a
+// key bound to any id listed there authorised it: a party to a dispute, or anyone, verified its own bundle, named
+// itself arbitrator and resolved the dispute, even one never filed here. PROTOCOL gives no source for a panel (no
+// appointment record, one composite signature per resolution), so this judges only what the service holds: the
+// dispute must be filed here, and no party to it (its agents or the principals their certificates here name) may
+// sit on the panel or sign the resolution. Who appoints an arbitrator stays open (docs/security.md Known limits).
+import type { Store } from '@proto/store';
+import type { PrincipalLookup } from './agent-principal.ts';
+import type { KeyBinding } from './write-authorization.ts';
+
+export const ARBITRATION = 'arbitration_resolution';
+const DISPUTE = 'dispute_record';
+const PARTY_FIELDS = ['initiator_agent_id', 'respondent_agent_id'] as const;
+
+/** The ids that are party to a stored dispute, or undefined when no dispute with that id is stored here. */
+export type DisputePartiesLookup = (disputeId: string) => Promise<readonly string[] | undefined>;
+
+export function storeDisputePartiesLookup(store: Store, principalOf: PrincipalLookup): DisputePartiesLookup {
+  return async (disputeId) => {
+    const stored = await store.records.get(DISPUTE, disputeId);
+    const record = stored?.record;
+    if (typeof record !== 'object' || record === null) return undefined;
+    const agents = PARTY_FIELDS.map((field) => (record as Record<string, unknown>)[field]).filter(
+      (id): id is string => typeof id === 'string',
+    );
+    const principals = await Promise.all(agents.map((agent) => principalOf(agent)));
+    return [...new Set([...agents, ...principals.filter((id): id is string => id !== undefined)])];
+  };
+}
+
+export type PanelVerdict =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly reason: 'dispute_unknown' }
+  | { readonly ok: false; readonly reason: 'party_on_panel' | 'party_signed'; readonly party: string };
+
+/** Whether the keys that signed `record` (a resolution) may resolve the dispute it names. */
+export async function judgePanel(
+  record: Readonly<Record<string, unknown>>,
+  signers: readonly KeyBinding[],
+  partiesOf: DisputePartiesLookup,
+): Promise<PanelVerdict> {
+  const disputeId = record['dispute_id'];
+  const parties = typeof disputeId === 'string' ? await partiesOf(disputeId) : undefined;
+  if (parties === undefined) return { ok: false, reason: 'dispute_unknown' };
+  const arbitrators = Array.isArray(record['arbitrator_ids']) ? (record['arbitrator_ids'] as unknown[]) : [];
+  const seated = parties.find((party) => arbitrators.includes(party));
+  if (seated !== undefined) return { ok: false, reason: 'party_on_panel', party: seated };
+  // A key bound to a party speaks for it even when it is also bound to a named arbitrator (a principal's RPR key).
+  const signedBy = parties.find((party) => signers.some((binding) => binding.subjects.includes(party)));
+  if (signedBy !== undefined) return { ok: false, reason: 'party_signed', party: signedBy };
+  return { ok: true };
+}
