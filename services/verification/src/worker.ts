@@ -169,7 +169,8 @@ function verdictOf(task: VerifyTask, moved?: ArrayBuffer[]): VerifyTaskResult {
   const evidence = evidenceOf(read.request);
   // P123: the bundle hash is the directory's evidence, taken only for passport keys this thread has not yet
   // seen in a verified bundle; otherwise that bundle's hash stands for it and this one is not hashed whole.
-  const keys = task.wantBindings === true ? passportKeysOf(read.request) : undefined;
+  const keys =
+    task.wantBindings === true ? passportKeysOf(read.request, verifier.settings.maxKeyAgeDays) : undefined;
   const seenWith = keys === undefined ? undefined : passportEvidence.of(keys);
   const forKeys = keys !== undefined && seenWith === undefined;
   const analysis = verifier.analyze(read.request, analyzeOptionsFor(evidence, forKeys));

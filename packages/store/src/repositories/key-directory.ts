@@ -98,6 +98,11 @@ export interface KeyDirectoryRepository {
   /** Every subject a kid is bound to, expired and retired bindings left out. */
   lookup(kid: string): Promise<KeyBindingRow[]>;
   /**
+   * Whether `agentId` has a passport key bound here, neither retired nor expired: such an agent cannot be claimed
+   * by a stranger's bundle (P45), so its commissioning can require a key bound to the agent itself (P205).
+   */
+  hasLivePassportKeys(agentId: string): Promise<boolean>;
+  /**
    * Records that `kid` authorised a write for `subjects` (P174): from then on those bindings are never pruned.
    * False when none of them is bound and unretired any more (pruned or retired since the lookup): the write
    * must then be refused, or a binding pruned a moment ago would have authorised it.
@@ -280,18 +285,29 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
     signer: string | undefined,
     now: string,
   ): Promise<boolean> {
-    const rows = await trx
+    const live = await this.#liveKids(trx, subject, role, Date.parse(now));
+    return live.length === 0 || (signer !== undefined && live.includes(signer));
+  }
+
+  /** The kids bound to `subject` in `role`, neither retired nor expired at `nowMs`. */
+  async #liveKids(
+    db: Kysely<KeyDirectoryDatabase> | Transaction<KeyDirectoryDatabase>,
+    subject: string,
+    role: 'passport' | 'principal',
+    nowMs: number,
+  ): Promise<string[]> {
+    const rows = await db
       .selectFrom('key_bindings')
       .select(['kid', 'expires_at'])
       .where('subject', '=', subject)
       .where('role', '=', role)
       .where('retired_at', 'is', null)
       .execute();
-    const nowMs = Date.parse(now);
-    const live = rows
-      .filter((r) => r.expires_at === null || notExpired(r.expires_at, nowMs))
-      .map((r) => r.kid);
-    return live.length === 0 || (signer !== undefined && live.includes(signer));
+    return rows.filter((r) => r.expires_at === null || notExpired(r.expires_at, nowMs)).map((r) => r.kid);
+  }
+
+  async hasLivePassportKeys(agentId: string): Promise<boolean> {
+    return (await this.#liveKids(this.#db, agentId, 'passport', this.#clock().getTime())).length > 0;
   }
 
   /**

@@ -3,6 +3,7 @@
 // the kids it marks other than active, who signed it). Issue 15 items 1 and 5 (P27, P45). Runs in the
 // verification worker, beside the analysis, so the main thread never re-reads a body (issue 14 item 1, P34).
 import { hash } from 'node:crypto';
+import { instantOf } from '@proto/core';
 import { decodeBase64Strict, deriveKid } from '@proto/core/verifier';
 import type { NewKeyBinding, PassportKeys } from '@proto/store';
 
@@ -15,6 +16,30 @@ function signerKid(artifact: unknown): string | undefined {
   const classical = isObject(sig) ? sig['classical'] : undefined;
   const kid = isObject(classical) ? classical['kid'] : undefined;
   return typeof kid === 'string' ? kid : undefined;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * When a listed key stops being one /verify accepts: the earlier of its `expires_at` and its `created_at` plus the
+ * maximum key age (P204), read as the verifier reads them (a leap second at its earliest). Undefined when its
+ * `created_at` cannot be read: the verifier counts such a key expired, so it is not bound. An unreadable
+ * `expires_at` is kept as written; the directory counts it expired (P178).
+ */
+function ageCappedExpiry(
+  createdAt: unknown,
+  expires: unknown,
+  maxKeyAgeDays: number,
+): string | null | undefined {
+  const created = typeof createdAt === 'string' ? instantOf(createdAt, 'earliest') : Number.NaN;
+  if (!Number.isFinite(created)) return undefined;
+  const agedAt = created + maxKeyAgeDays * DAY_MS;
+  if (typeof expires === 'string') {
+    const at = instantOf(expires, 'earliest');
+    if (Number.isNaN(at) || at <= agedAt) return expires;
+  }
+  // Beyond the years Date can write, the age limit is no limit.
+  return Number.isFinite(new Date(agedAt).getTime()) ? new Date(agedAt).toISOString() : null;
 }
 
 /** A bundle's passport keys before the evidence (a verified bundle's hash) is known (P123). */
@@ -31,9 +56,10 @@ export interface PassportKeysDraft {
 /**
  * What a V2 bundle says about its agent's keys (bindings, the passport's time, listed and marked kids), before
  * the evidence (a verified bundle's hash) is known; read from the request as it is (not the covered view). Keys
- * whose kid does not derive from their bytes are skipped.
+ * whose kid does not derive from their bytes, or whose `created_at` cannot be read, are skipped; a binding expires
+ * when /verify would refuse its key for age under `maxKeyAgeDays` (P204).
  */
-export function passportKeysOf(request: unknown): PassportKeysDraft | undefined {
+export function passportKeysOf(request: unknown, maxKeyAgeDays: number): PassportKeysDraft | undefined {
   const signed = isObject(request) ? request['signed_bundle'] : undefined;
   const bundle = isObject(signed) ? signed['bundle'] : undefined;
   if (!isObject(bundle)) return undefined;
@@ -51,7 +77,7 @@ export function passportKeysOf(request: unknown): PassportKeysDraft | undefined 
     if (!Array.isArray(entries)) return;
     for (const entry of entries) {
       if (!isObject(entry)) continue;
-      const { kid, alg, public_key_b64: b64, expires_at: expires, status } = entry;
+      const { kid, alg, public_key_b64: b64, expires_at: expires, created_at: created, status } = entry;
       if (typeof kid !== 'string') continue;
       if (status !== undefined && status !== 'active') {
         retiredKids.push(kid);
@@ -61,6 +87,8 @@ export function passportKeysOf(request: unknown): PassportKeysDraft | undefined 
       if (typeof alg !== 'string' || typeof b64 !== 'string') continue;
       const raw = decodeBase64Strict(b64);
       if (raw === undefined || deriveKid(alg, raw) !== kid) continue;
+      const expiresAt = ageCappedExpiry(created, expires, maxKeyAgeDays);
+      if (expiresAt === undefined) continue;
       for (const subject of subjects) {
         rows.push({
           kid,
@@ -69,7 +97,7 @@ export function passportKeysOf(request: unknown): PassportKeysDraft | undefined 
           publicKeyB64: b64,
           role,
           evidence: '',
-          expiresAt: typeof expires === 'string' ? expires : null,
+          expiresAt,
         });
       }
     }

@@ -1,0 +1,27 @@
+// P205's store query on every dialect: an agent has live passport keys while one is bound, unretired and unexpired.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { passportBinding } from './key-directory-testing.ts';
+import { createStoreTarget, dialectsUnderTest, type StoreTarget } from './testing.ts';
+
+describe.each(dialectsUnderTest())('live passport keys on %s', (dialect) => {
+  let target: StoreTarget;
+  beforeAll(async () => {
+    target = await createStoreTarget(dialect, 'key-directory-live-keys');
+  });
+  afterAll(async () => {
+    await target?.cleanup();
+  });
+
+  it('counts an unexpired passport binding, not an expired one, a principal one or another agent’s', async () => {
+    const store = await target.open();
+    await store.keys.bind([
+      { ...passportBinding('c'.repeat(32), 'agent:expired', 'sha256:e'), expiresAt: '2001-01-01T00:00:00Z' },
+      { ...passportBinding('d'.repeat(32), 'agent:principal-only', 'sha256:p'), role: 'principal' },
+      { ...passportBinding('e'.repeat(32), 'agent:live', 'sha256:l'), expiresAt: null },
+    ]);
+    expect(await store.keys.hasLivePassportKeys('agent:live')).toBe(true);
+    expect(await store.keys.hasLivePassportKeys('agent:expired')).toBe(false);
+    expect(await store.keys.hasLivePassportKeys('agent:principal-only')).toBe(false);
+    expect(await store.keys.hasLivePassportKeys('agent:unknown')).toBe(false);
+  });
+});

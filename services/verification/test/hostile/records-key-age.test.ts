@@ -1,0 +1,84 @@
+// P204 over HTTP against the real verification service: a passport may list an active key it never used that is
+// older than the operator's maximum key age. /verify would refuse that key
+// as a signer, so the key directory must not let it sign a /v2 record either.
+import {
+  type BundleKeySet,
+  buildSignedBundle,
+  createNativeBackend,
+  generateBundleKeys,
+  keyEntry,
+  PROFILES,
+  type SigningKey,
+  signRecord,
+} from '@proto/core';
+import { dialectsUnderTest } from '@proto/store/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { example, type Json, withFields } from '../../src/records/test-support.ts';
+import { startVerifierWithRecords, type VerifierWithRecords } from './verifier-with-records.ts';
+
+const backend = createNativeBackend();
+const DAY = 86_400_000;
+const MAX_AGE_DAYS = 30;
+
+const signingKeys = (set: BundleKeySet): { classical: SigningKey; pq?: SigningKey } => ({
+  classical: set.classical,
+  ...(set.pq === undefined ? {} : { pq: set.pq }),
+});
+
+describe.each(dialectsUnderTest())('key age in the key directory on %s', (dialect) => {
+  let verifier: VerifierWithRecords;
+  beforeAll(async () => {
+    verifier = await startVerifierWithRecords(dialect, 'v2-key-age', {
+      MAX_KEY_AGE_DAYS: String(MAX_AGE_DAYS),
+    });
+  });
+  afterAll(async () => {
+    await verifier?.close();
+  });
+
+  it('an unused listed key past the maximum age signs no record; a young one does', async () => {
+    const old = generateBundleKeys(backend, { pq: false });
+    const young = generateBundleKeys(backend, { pq: false });
+    const now = Date.now();
+    const built = buildSignedBundle({
+      now: new Date(now - 60_000),
+      hooks: {
+        payloads: (payloads) => {
+          const keys = (payloads.agent_passport as Json)['keys'] as Json[];
+          keys.push({
+            ...keyEntry(old.classical, new Date(now - (MAX_AGE_DAYS + 10) * DAY).toISOString(), null),
+            status: 'active',
+          });
+          keys.push({
+            ...keyEntry(young.classical, new Date(now - DAY).toISOString(), null),
+            status: 'active',
+          });
+        },
+      },
+    });
+    const answer = await verifier.post('/verify', { signed_bundle: built.signed_bundle });
+    expect(answer.json['verified'], JSON.stringify(answer.json)).toBe(true);
+    const bundle = built.signed_bundle['bundle'] as Json;
+    const agentId = ((bundle['agent_passport'] as Json)['payload'] as Json)['agent_id'] as string;
+    const humanId = ((bundle['responsible_principal_record'] as Json)['payload'] as Json)[
+      'human_id'
+    ] as string;
+    expect(await verifier.keyStatusOnce(young.classical.kid, 200)).toBe(200);
+
+    const commission = (keys: BundleKeySet) =>
+      signRecord(
+        backend,
+        PROFILES.proto,
+        'commissioning_certificate',
+        withFields(example('commissioning_certificate'), { agent_id: agentId, human_id: humanId }),
+        signingKeys(keys),
+      );
+    const byOld = await verifier.post('/v2/lifecycle/commission', commission(old));
+    expect(byOld.status, JSON.stringify(byOld.json)).toBe(403);
+    expect(await verifier.keyStatus(old.classical.kid)).toBe(404);
+    // Control: the young key listed beside them signs.
+    const byYoung = await verifier.post('/v2/lifecycle/commission', commission(young));
+    expect(byYoung.status, JSON.stringify(byYoung.json)).toBe(201);
+    expect((byYoung.json['signature'] as Json)['status']).toBe('verified');
+  });
+});
