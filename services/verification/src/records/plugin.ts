@@ -116,6 +116,7 @@ async function recordsPlugin(app: FastifyInstance, options: RecordsPluginOptions
     revocation: options.revocation ?? appRevocationGate(app, options.revocationJurisdictions ?? []),
     principalOf: storePrincipalLookup(store),
     disputePartiesOf: storeDisputePartiesLookup(store, storePrincipalLookup(store)),
+    agentHasLiveKeys: (agentId) => store.keys.hasLivePassportKeys(agentId),
   });
   await app.register(v2ResponseHeaders);
   await app.register(recordRoutes, {

@@ -15,6 +15,8 @@ import { conflict } from './errors.ts';
 import type { RevocationGate } from './revocation-gate.ts';
 
 export const WRITE_POLICIES = ['signed', 'open'] as const;
+
+const COMMISSIONING_KIND = 'commissioning_certificate';
 export type WritePolicy = (typeof WRITE_POLICIES)[number];
 
 /** A key as the key directory binds it: its public key and the ids (agents, humans) it may sign for. */
@@ -77,6 +79,11 @@ export function createWriteAuthorizer(options: {
    * signer is a party to the dispute, or the dispute exists, cannot be told.
    */
   readonly disputePartiesOf?: DisputePartiesLookup | undefined;
+  /**
+   * Whether the agent has live passport keys bound here (P205). With it, such an agent's commissioning certificate
+   * is signed by keys bound to the agent itself; without it, commissioning stays first-come.
+   */
+  readonly agentHasLiveKeys?: ((agentId: string) => Promise<boolean>) | undefined;
 }): WriteAuthorizer {
   const { policy, profile, backend, keys, operatorTokens, revocation, principalOf, disputePartiesOf } =
     options;
@@ -156,6 +163,24 @@ export function createWriteAuthorizer(options: {
             : `The signature is valid but key ${verdict.classicalKid} is not bound to ${subjects.join(' or ')}. ${HOW_KEYS_ARE_BOUND}`,
           { details: { kid: verdict.classicalKid, subjects } },
         );
+      }
+      // P205: an agent whose passport keys are bound here already has its own keys (its passport's, and its
+      // principal's from its verified bundle): only they commission it, not any bound human naming itself.
+      if (kind === COMMISSIONING_KIND && options.agentHasLiveKeys !== undefined) {
+        const agentId = record['agent_id'];
+        const boundToAgent = (binding: KeyBinding | undefined) =>
+          binding !== undefined && typeof agentId === 'string' && binding.subjects.includes(agentId);
+        if (
+          typeof agentId === 'string' &&
+          (await options.agentHasLiveKeys(agentId)) &&
+          (!boundToAgent(classical) || (verdict.pqKid !== null && !boundToAgent(pq)))
+        ) {
+          throw httpError(
+            'FORBIDDEN',
+            `Agent ${agentId} has keys here: its commissioning certificate is signed by a key bound to the agent (its passport's, or its principal's from a verified bundle of it), not by key ${verdict.classicalKid}. ${HOW_KEYS_ARE_BOUND}`,
+            { details: { kid: verdict.classicalKid, subjects, agent_id: agentId } },
+          );
+        }
       }
       // P199: a record about an agent that also names a human is the agent's or its principal's to sign, not any
       // human's who names itself there.

@@ -42,8 +42,7 @@ describe.each(dialectsUnderTest())('commissioning an agent whose keys are bound 
       keys,
     );
 
-  // KNOWN GAP (P205): not closed in this wave; flip to `it` once commissioning checks the agent's own keys.
-  it.fails('a stranger’s own human key does not commission an agent whose keys are bound here', async () => {
+  it('a stranger’s own human key does not commission an agent whose keys are bound here; its own principal does', async () => {
     const victim = partyOf(buildSignedBundle());
     const stranger = partyOf(buildSignedBundle());
     for (const party of [victim, stranger]) {
@@ -56,5 +55,10 @@ describe.each(dialectsUnderTest())('commissioning an agent whose keys are bound 
       certificate(victim.agentId, stranger.humanId, stranger.principalKeys),
     );
     expect(claimed.status, JSON.stringify(claimed.json)).toBe(403);
+    const own = await verifier.post(
+      '/v2/lifecycle/commission',
+      certificate(victim.agentId, victim.humanId, victim.principalKeys),
+    );
+    expect(own.status, JSON.stringify(own.json)).toBe(201);
   });
 });
