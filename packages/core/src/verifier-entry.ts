@@ -11,3 +11,4 @@ export { selectCryptoBackend } from './crypto/select-backend.ts';
 export { decodeBase64Strict } from './encoding/base64.ts';
 export { errorCode } from './errors.ts';
 export type { ProtocolProfile } from './profile.ts';
+export { instantOf } from './time/instant.ts';

@@ -3,8 +3,7 @@
 // the kids it marks other than active, who signed it). Issue 15 items 1 and 5 (P27, P45). Runs in the
 // verification worker, beside the analysis, so the main thread never re-reads a body (issue 14 item 1, P34).
 import { hash } from 'node:crypto';
-import { instantOf } from '@proto/core';
-import { decodeBase64Strict, deriveKid } from '@proto/core/verifier';
+import { decodeBase64Strict, deriveKid, instantOf } from '@proto/core/verifier';
 import type { NewKeyBinding, PassportKeys } from '@proto/store';
 
 type Json = Record<string, unknown>;
