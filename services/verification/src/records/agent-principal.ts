@@ -8,7 +8,7 @@ import type { Store } from '@proto/store';
 import type { KeyBinding } from './write-authorization.ts';
 
 /** The kind whose record establishes an agent's principal (its `human_id`) on this service. */
-const COMMISSIONING = 'commissioning_certificate';
+export const COMMISSIONING = 'commissioning_certificate';
 
 /** The human an agent's stored commissioning certificate names, or undefined when none is stored. */
 export type PrincipalLookup = (agentId: string) => Promise<string | undefined>;

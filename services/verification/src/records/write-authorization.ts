@@ -9,14 +9,13 @@ import {
 } from '@proto/core';
 import { HttpError, httpError, protocolError, tokenMatches } from '@proto/service-kit';
 import type { FastifyRequest } from 'fastify';
-import { actsForAgent, agentActedFor, type PrincipalLookup } from './agent-principal.ts';
+import { actsForAgent, agentActedFor, COMMISSIONING, type PrincipalLookup } from './agent-principal.ts';
 import { ARBITRATION, type DisputePartiesLookup, judgePanel } from './arbitration-panel.ts';
 import { conflict } from './errors.ts';
 import type { RevocationGate } from './revocation-gate.ts';
 
 export const WRITE_POLICIES = ['signed', 'open'] as const;
 
-const COMMISSIONING_KIND = 'commissioning_certificate';
 export type WritePolicy = (typeof WRITE_POLICIES)[number];
 
 /** A key as the key directory binds it: its public key and the ids (agents, humans) it may sign for. */
@@ -166,7 +165,7 @@ export function createWriteAuthorizer(options: {
       }
       // P205: an agent whose passport keys are bound here already has its own keys (its passport's, and its
       // principal's from its verified bundle): only they commission it, not any bound human naming itself.
-      if (kind === COMMISSIONING_KIND && options.agentHasLiveKeys !== undefined) {
+      if (kind === COMMISSIONING && options.agentHasLiveKeys !== undefined) {
         const agentId = record['agent_id'];
         const boundToAgent = (binding: KeyBinding | undefined) =>
           binding !== undefined && typeof agentId === 'string' && binding.subjects.includes(agentId);

@@ -2,28 +2,14 @@
 // arbitration resolution was authorised by a key bound to any id it lists in `arbitrator_ids`, so a party to a
 // dispute (or anyone) verified its own bundle, named itself arbitrator and resolved the dispute, even one never filed
 // here: stored as `verified`.
-import { type BuiltBundle, buildSignedBundle, createNativeBackend, PROFILES, signRecord } from '@proto/core';
+import { buildSignedBundle, createNativeBackend, PROFILES, signRecord } from '@proto/core';
 import { dialectsUnderTest } from '@proto/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { example, type Json, withFields } from '../../src/records/test-support.ts';
-import { startVerifierWithRecords, type VerifierWithRecords } from './verifier-with-records.ts';
+import { partyOf, startVerifierWithRecords, type VerifierWithRecords } from './verifier-with-records.ts';
 
 const backend = createNativeBackend();
 
-function partyOf(built: BuiltBundle) {
-  const bundle = built.signed_bundle['bundle'] as Json;
-  const keysOf = (set: BuiltBundle['keys']['agent']) => ({
-    classical: set.classical,
-    ...(set.pq === undefined ? {} : { pq: set.pq }),
-  });
-  return {
-    built,
-    agentId: ((bundle['agent_passport'] as Json)['payload'] as Json)['agent_id'] as string,
-    humanId: ((bundle['responsible_principal_record'] as Json)['payload'] as Json)['human_id'] as string,
-    agentKeys: keysOf(built.keys.agent),
-    principalKeys: keysOf(built.keys.principal),
-  };
-}
 type Party = ReturnType<typeof partyOf>;
 
 describe.each(dialectsUnderTest())(

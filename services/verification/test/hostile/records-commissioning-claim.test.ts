@@ -5,24 +5,10 @@
 import { buildSignedBundle, createNativeBackend, PROFILES, signRecord } from '@proto/core';
 import { dialectsUnderTest } from '@proto/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { example, type Json, withFields } from '../../src/records/test-support.ts';
-import { startVerifierWithRecords, type VerifierWithRecords } from './verifier-with-records.ts';
+import { example, withFields } from '../../src/records/test-support.ts';
+import { partyOf, startVerifierWithRecords, type VerifierWithRecords } from './verifier-with-records.ts';
 
 const backend = createNativeBackend();
-
-function partyOf(built: ReturnType<typeof buildSignedBundle>) {
-  const bundle = built.signed_bundle['bundle'] as Json;
-  const principal = built.keys.principal;
-  return {
-    built,
-    agentId: ((bundle['agent_passport'] as Json)['payload'] as Json)['agent_id'] as string,
-    humanId: ((bundle['responsible_principal_record'] as Json)['payload'] as Json)['human_id'] as string,
-    principalKeys: {
-      classical: principal.classical,
-      ...(principal.pq === undefined ? {} : { pq: principal.pq }),
-    },
-  };
-}
 
 describe.each(dialectsUnderTest())('commissioning an agent whose keys are bound here on %s', (dialect) => {
   let verifier: VerifierWithRecords;

@@ -6,31 +6,15 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BuiltBundle, buildSignedBundle, createNativeBackend, PROFILES, signRecord } from '@proto/core';
+import { buildSignedBundle, createNativeBackend, PROFILES, signRecord } from '@proto/core';
 import { createStoreTarget, dialectsUnderTest, type StoreTarget } from '@proto/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadRecordsConfig, mountRecords } from '../../src/records/plugin.ts';
 import { example, type Json, withFields } from '../../src/records/test-support.ts';
 import { keyOnceItAnswers, type RunningApp, startApp } from '../../src/test-support.ts';
-import { storeEnvOf } from './verifier-with-records.ts';
+import { partyOf, storeEnvOf } from './verifier-with-records.ts';
 
 const backend = createNativeBackend();
-
-/** A party of a verified bundle: its agent and human ids and the keys of its agent and of its principal. */
-function partyOf(built: BuiltBundle) {
-  const bundle = built.signed_bundle['bundle'] as Json;
-  const keysOf = (set: BuiltBundle['keys']['agent']) => ({
-    classical: set.classical,
-    ...(set.pq === undefined ? {} : { pq: set.pq }),
-  });
-  return {
-    built,
-    agentId: ((bundle['agent_passport'] as Json)['payload'] as Json)['agent_id'] as string,
-    humanId: ((bundle['responsible_principal_record'] as Json)['payload'] as Json)['human_id'] as string,
-    agentKeys: keysOf(built.keys.agent),
-    principalKeys: keysOf(built.keys.principal),
-  };
-}
 
 describe.each(dialectsUnderTest())("a stranger's human id on another's agent record, on %s", (dialect) => {
   let target: StoreTarget;

@@ -4,6 +4,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { BuiltBundle } from '@proto/core';
 import type { StoreDialect } from '@proto/store';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
 import { loadRecordsConfig, mountRecords } from '../../src/records/plugin.ts';
@@ -81,5 +82,21 @@ export async function startVerifierWithRecords(
       return res.status;
     },
     close,
+  };
+}
+
+/** A party of a built bundle: its agent and human ids and the keys of its agent and of its principal. */
+export function partyOf(built: BuiltBundle) {
+  const bundle = built.signed_bundle['bundle'] as Json;
+  const keysOf = (set: BuiltBundle['keys']['agent']) => ({
+    classical: set.classical,
+    ...(set.pq === undefined ? {} : { pq: set.pq }),
+  });
+  return {
+    built,
+    agentId: ((bundle['agent_passport'] as Json)['payload'] as Json)['agent_id'] as string,
+    humanId: ((bundle['responsible_principal_record'] as Json)['payload'] as Json)['human_id'] as string,
+    agentKeys: keysOf(built.keys.agent),
+    principalKeys: keysOf(built.keys.principal),
   };
 }
