@@ -31,6 +31,8 @@ export interface VerifyPoolOptions {
   readonly idleTimeoutMs: number;
   readonly maxQueue: number;
   readonly verifier: PortableVerifierOptions;
+  /** How often a thread hands a passport it keeps seeing over in full (P229; tests shorten it). */
+  readonly passportRefreshMs?: number;
 }
 
 const WORKER_FILE = fileURLToPath(new URL('./worker.ts', import.meta.url));
@@ -57,7 +59,11 @@ export class VerifyPool {
       maxThreads: options.threads,
       maxQueue: options.maxQueue,
       idleTimeout: options.idleTimeoutMs,
-      workerData: { ...options.verifier, threadCpu: this.#cpu.buffer } satisfies VerifyWorkerData,
+      workerData: {
+        ...options.verifier,
+        threadCpu: this.#cpu.buffer,
+        ...(options.passportRefreshMs === undefined ? {} : { passportRefreshMs: options.passportRefreshMs }),
+      } satisfies VerifyWorkerData,
     });
     // 'workerCreate' fires once a thread has loaded the worker module and can take tasks.
     this.#pool.on('workerCreate', () => {

@@ -20,7 +20,7 @@ import { uncoveredMembersOf, type VerificationCache, verificationCacheKey } from
 import type { ExternalChecks } from './external-checks.ts';
 import { tierLabel, type VerificationMetrics } from './metrics.ts';
 import type { VerifyPool } from './pool.ts';
-import type { VerifiedBundleEvent } from './records/key-binding-feeder.ts';
+import type { KnownPassport, VerifiedBundleEvent } from './records/key-binding-feeder.ts';
 import { retainedBytes } from './retained-bytes.ts';
 import { checkVerifyRequest, parseJsonBody } from './verify-request.ts';
 import type { VerifyTask, VerifyTaskResult } from './worker.ts';
@@ -180,6 +180,15 @@ function readBody(body: WireBody, settingsText: string): ReadBody {
   };
 }
 
+/** The passport a verdict hands the key directory: its keys, or only the evidence of keys handed over lately (P229). */
+function handedPassport(result: {
+  readonly passport?: PassportKeys | undefined;
+  readonly passportEvidence?: string;
+}): PassportKeys | KnownPassport | undefined {
+  if (result.passport !== undefined) return result.passport;
+  return result.passportEvidence === undefined ? undefined : { evidence: result.passportEvidence };
+}
+
 export function createVerificationRunner(options: VerificationRunnerOptions): VerificationRunner {
   const { verifier, pool, cache, metrics, external } = options;
   const revocationConfigured = external.revocation !== undefined;
@@ -196,7 +205,7 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
   const feedDirectory = (
     feed: KeyDirectoryFeed,
     response: Pick<VerifyResponse, 'verified' | 'version'>,
-    passport: PassportKeys,
+    passport: PassportKeys | KnownPassport,
     cachedAnalysis: BundleAnalysis | undefined,
   ) => {
     if (!response.verified) return;
@@ -325,16 +334,18 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
     if (result.kind === 'answered') {
       // Nothing on this thread changes it (no evidence, no revocation look-up): the worker's bytes go out.
       record(result.answer.summary, result.facts, startedAt, true);
-      if (feed !== undefined && result.passport !== undefined) {
-        feedDirectory(feed, result.answer.summary, result.passport, cached);
+      const passport = handedPassport(result);
+      if (feed !== undefined && passport !== undefined) {
+        feedDirectory(feed, result.answer.summary, passport, cached);
       }
       return { kind: 'answer', answer: result.answer, ...cacheMiss };
     }
     // I/O checks after the CPU work; a revocation seen here evicts the entry just stored (D20).
     const response = await external.apply(result.response, result.subject, result.evidence);
     record(summaryOf(response), result.facts, startedAt, true);
-    if (feed !== undefined && result.passport !== undefined) {
-      feedDirectory(feed, response, result.passport, cached);
+    const passport = handedPassport(result);
+    if (feed !== undefined && passport !== undefined) {
+      feedDirectory(feed, response, passport, cached);
     }
     return { kind: 'verdict', response, ...cacheMiss };
   };

@@ -26,6 +26,7 @@ import {
 } from './bundle-subject.ts';
 import { passportKeysOf } from './records/bundle-key-bindings.ts';
 import { PassportEvidence } from './records/passport-evidence.ts';
+import { PassportHandover } from './records/passport-handover.ts';
 import { threadCpuReporter } from './thread-cpu.ts';
 import type { PortableVerifierOptions } from './verifier-options.ts';
 import { checkVerifyRequest, parseJsonBody } from './verify-request.ts';
@@ -71,6 +72,8 @@ interface VerdictParts {
   readonly subject: BundleSubject;
   readonly analysis?: BundleAnalysis;
   readonly passport?: PassportKeys | undefined;
+  /** Instead of `passport`: the evidence of a passport this thread handed over in full within its refresh period (P229). */
+  readonly passportEvidence?: string;
 }
 
 export type VerifyTaskResult =
@@ -87,6 +90,8 @@ export type VerifyTaskResult =
 /** What the pool hands each thread: the verifier's options and where the thread adds up its CPU. */
 export interface VerifyWorkerData extends PortableVerifierOptions {
   readonly threadCpu: SharedArrayBuffer;
+  /** How often a passport seen again is handed over in full (P229); its default otherwise. */
+  readonly passportRefreshMs?: number;
 }
 
 const setup = workerData as VerifyWorkerData;
@@ -95,6 +100,7 @@ if (!built.ok) throw new Error(`verifier configuration rejected: ${built.error.m
 const verifier = built.value;
 const reportThreadCpu = threadCpuReporter(setup.threadCpu);
 const passportEvidence = new PassportEvidence();
+const passportHandover = new PassportHandover(setup.passportRefreshMs);
 // The thread's start (module loading, the verifier) is part of what the pool costs.
 reportThreadCpu();
 
@@ -179,16 +185,22 @@ function verdictOf(task: VerifyTask, moved?: ArrayBuffer[]): VerifyTaskResult {
   if (forKeys && pastSchemaV2 && response.verified && analysis.bundleHash !== undefined)
     passportEvidence.remember(keys, analysis.bundleHash);
   const bundleHash = seenWith ?? analysis.bundleHash;
-  const passport =
-    keys !== undefined && bundleHash !== undefined && pastSchemaV2 && (response.verified || task.wantAnalysis)
-      ? keys.withEvidence(bundleHash)
-      : undefined;
+  const handsOver =
+    keys !== undefined &&
+    bundleHash !== undefined &&
+    pastSchemaV2 &&
+    (response.verified || task.wantAnalysis);
+  // P229: a cached analysis keeps its passport until stored, so only an uncached verdict sends the evidence alone.
+  const evidenceOnly = handsOver && !task.wantAnalysis && passportHandover.recent(bundleHash, task.now);
+  const passport = handsOver && !evidenceOnly ? keys.withEvidence(bundleHash) : undefined;
+  if (passport !== undefined && !task.wantAnalysis) passportHandover.handedOver(passport.evidence, task.now);
   const subject = subjectOf(analysis);
   const parts: VerdictParts = {
     facts: factsOf(analysis),
     subject,
     ...(task.wantAnalysis ? { analysis } : {}),
     ...(passport === undefined ? {} : { passport }),
+    ...(evidenceOnly ? { passportEvidence: bundleHash } : {}),
   };
   if (
     task.answer !== undefined &&

@@ -5,13 +5,24 @@ import { decodeBase64Strict } from '@proto/core';
 import type { PassportKeys, Store } from '@proto/store';
 import type { KeyBinding, KeyBindingLookup } from './write-authorization.ts';
 
+/**
+ * A passport the worker handed over in full within its refresh period: only its evidence travels (P229), and the
+ * feeder answers it from the passports it applied.
+ */
+export interface KnownPassport {
+  readonly evidence: string;
+}
+
 /** What the verify path hands over once its answer is known: the final verdict and what the worker read. */
 export interface VerifiedBundleEvent {
   readonly verified: boolean;
   readonly version: string;
   /** Its `evidence` is the hash of a verified bundle with these keys, the same for every later one (P123). */
-  readonly passport: PassportKeys;
+  readonly passport: PassportKeys | KnownPassport;
 }
+
+const carriesKeys = (passport: PassportKeys | KnownPassport): passport is PassportKeys =>
+  'bindings' in passport;
 
 /** How long a passport applied here is not applied again: a re-proof refreshes its bindings' `seen_at` (P174). */
 export const DEFAULT_REAPPLY_AFTER_MS = 60 * 60 * 1000;
@@ -36,11 +47,14 @@ export function keyBindingFeeder(
     const at = Date.now();
     const appliedAt = seen.get(hash);
     if (appliedAt !== undefined && at - appliedAt < reapplyAfterMs) return true;
+    // Not applied lately and no keys to apply: the worker hands them over in full within its refresh period.
+    const passport = event.passport;
+    if (!carriesKeys(passport)) return false;
     if (seen.size >= seenLimit) seen.clear();
     seen.set(hash, at);
     await new Promise((resolve) => setImmediate(resolve));
     try {
-      await store.keys.applyPassport(event.passport);
+      await store.keys.applyPassport(passport);
       return true;
     } catch (error) {
       seen.delete(hash);
