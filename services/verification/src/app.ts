@@ -24,6 +24,8 @@ export const SERVICE_VERSION: string = packageJson.version;
 
 declare module 'fastify' {
   interface FastifyInstance {
+    /** The verifier's maximum key age in days, which the key directory applies at every look-up (P230). */
+    maxKeyAgeDays?: number;
     /** The analysis cache; see invalidateByKid / invalidateByAgent. */
     verificationCache: VerificationCache;
     /** Revocation (D20), attestation (D21) and anchor (D19) checks of POST /verify. */
@@ -86,6 +88,7 @@ export async function buildVerificationApp(options: BuildVerificationAppOptions)
     config.VERIFICATION_CACHE_MAX_BYTES,
   );
   app.decorate('verificationCache', cache);
+  app.decorate('maxKeyAgeDays', verifier.settings.maxKeyAgeDays);
   app.addReadinessCheck('verify-pool', () => pool.ready);
   // Runs after the server has stopped and in-flight requests are answered: finish tasks, stop threads.
   app.addHook('onClose', async () => {

@@ -19,6 +19,7 @@ import { rootAnchorPollsMigration } from './0013-root-anchor-polls.ts';
 import { logCosignaturesMigration } from './0014-log-cosignatures.ts';
 import { keyBindingUseMigration } from './0015-key-binding-use.ts';
 import { keyRecordSubjectsMigration } from './0016-key-record-subjects.ts';
+import { keyBindingCreatedMigration } from './0017-key-binding-created.ts';
 import type { Migration, StoreDialect } from './migration.ts';
 
 export type { Migration, StoreDialect } from './migration.ts';
@@ -41,6 +42,7 @@ export const MIGRATIONS: readonly Migration[] = [
   logCosignaturesMigration,
   keyBindingUseMigration,
   keyRecordSubjectsMigration,
+  keyBindingCreatedMigration,
 ];
 
 export interface MigrateOptions {

@@ -29,6 +29,8 @@ export interface KeyDirectoryTables {
     authorised_at: string | null;
     /** When a verified bundle last proved it (null only on rows a newer release wrote without it). */
     seen_at: string | null;
+    /** A passport key's own `created_at` (0017, P230); null for a principal's key and rows bound before 0017. */
+    key_created_at: string | null;
   };
   key_passports: { agent_id: string; created_at: string; evidence: string };
   /** Ids a stored /v2 record names (0016): their bindings are never pruned (P185). Never deleted. */
@@ -46,6 +48,12 @@ export interface KeyBindingRow {
   readonly evidence: string;
   readonly expiresAt: string | null;
   readonly boundAt: string;
+  /**
+   * A passport key's own `created_at`, as an ISO instant read at its earliest: a lookup given the operator's
+   * maximum key age applies it to this (P230). Null or absent: not known (a principal's key, a row bound before
+   * migration 0017), so only `expiresAt`, capped by the age when it was bound (P204), applies.
+   */
+  readonly keyCreatedAt?: string | null;
 }
 
 /** A binding as a verified bundle proves it (the store adds when). */
@@ -96,7 +104,11 @@ export interface KeyDirectoryRepository {
    */
   applyPassport(passport: PassportKeys): Promise<PassportOutcome>;
   /** Every subject a kid is bound to, expired and retired bindings left out. */
-  lookup(kid: string): Promise<KeyBindingRow[]>;
+  /**
+   * The live bindings of `kid`: not retired, not expired, and, given the operator's maximum key age, not held by a
+   * passport key older than it (P230).
+   */
+  lookup(kid: string, options?: { readonly maxKeyAgeDays?: number }): Promise<KeyBindingRow[]>;
   /**
    * Whether `agentId` has a passport key bound here, neither retired nor expired: such an agent cannot be claimed
    * by a stranger's bundle (P45), so its commissioning can require a key bound to the agent itself (P205).
@@ -138,6 +150,19 @@ export interface KeyDirectoryRepository {
 function notExpired(expiresAt: string, now: number): boolean {
   const at = instantOf(expiresAt, 'earliest');
   return Number.isFinite(at) && at > now;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * A passport key past the maximum age as it stands now: /verify refuses it as a signer from `created_at` + the age
+ * on, so the directory does too, at the same instant as its expiry check (P204, P230). Unknown creation: not aged.
+ */
+function agedOut(keyCreatedAt: string | null, maxKeyAgeDays: number | undefined, now: number): boolean {
+  if (keyCreatedAt === null || maxKeyAgeDays === undefined) return false;
+  const created = instantOf(keyCreatedAt, 'earliest');
+  if (!Number.isFinite(created)) return true;
+  return created + maxKeyAgeDays * DAY_MS <= now;
 }
 
 /** A passport's `created_at`; a leap second reads as the next midnight, no earlier, for the P173 horizon (P178). */
@@ -194,6 +219,7 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
           retired_by: null,
           authorised_at: null,
           seen_at: boundAt,
+          key_created_at: b.keyCreatedAt ?? null,
         })),
       )
       // A retired pair stays retired: binding it again changes nothing.
@@ -355,7 +381,7 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
     return current?.created_at === createdAt ? 'same' : 'older';
   }
 
-  async lookup(kid: string): Promise<KeyBindingRow[]> {
+  async lookup(kid: string, options: { readonly maxKeyAgeDays?: number } = {}): Promise<KeyBindingRow[]> {
     const now = this.#clock().getTime();
     const rows = await this.#db
       .selectFrom('key_bindings')
@@ -365,6 +391,7 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
       .execute();
     return rows
       .filter((r) => r.expires_at === null || notExpired(r.expires_at, now))
+      .filter((r) => !agedOut(r.key_created_at, options.maxKeyAgeDays, now))
       .map((r) => ({
         kid: r.kid,
         subject: r.subject,
@@ -374,6 +401,7 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
         evidence: r.evidence,
         expiresAt: r.expires_at,
         boundAt: r.bound_at,
+        keyCreatedAt: r.key_created_at,
       }));
   }
 

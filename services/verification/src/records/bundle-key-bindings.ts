@@ -88,6 +88,9 @@ export function passportKeysOf(request: unknown, maxKeyAgeDays: number): Passpor
       if (raw === undefined || deriveKid(alg, raw) !== kid) continue;
       const expiresAt = ageCappedExpiry(created, expires, maxKeyAgeDays);
       if (expiresAt === undefined) continue;
+      // Read as ageCappedExpiry read it (so finite here): the directory applies a later, lower age to it (P230).
+      const createdAt = new Date(instantOf(created as string, 'earliest'));
+      const keyCreatedAt = Number.isFinite(createdAt.getTime()) ? createdAt.toISOString() : null;
       for (const subject of subjects) {
         rows.push({
           kid,
@@ -97,6 +100,7 @@ export function passportKeysOf(request: unknown, maxKeyAgeDays: number): Passpor
           role,
           evidence: '',
           expiresAt,
+          keyCreatedAt,
         });
       }
     }

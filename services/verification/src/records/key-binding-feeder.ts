@@ -64,12 +64,20 @@ export function keyBindingFeeder(
   };
 }
 
-/** The key directory as the write policy reads it, from the store. */
-export function storeKeyLookup(store: Store, authorisedLimit = 10_000): KeyBindingLookup {
+/**
+ * The key directory as the write policy reads it, from the store; `maxKeyAgeDays`: the verifier's maximum key age,
+ * applied to each key's own `created_at` at every look-up (P230).
+ */
+export function storeKeyLookup(
+  store: Store,
+  authorisedLimit = 10_000,
+  maxKeyAgeDays?: number,
+): KeyBindingLookup {
   const authorised = new Set<string>();
+  const ageLimit = maxKeyAgeDays === undefined ? {} : { maxKeyAgeDays };
   return {
     async lookup(kid) {
-      const rows = await store.keys.lookup(kid);
+      const rows = await store.keys.lookup(kid, ageLimit);
       const first = rows[0];
       if (first === undefined) return undefined;
       const publicKey = decodeBase64Strict(first.publicKeyB64);

@@ -10,7 +10,7 @@ const KID_PATTERN = /^[0-9a-f]{32}$/;
 
 export async function keyDirectoryRoutes(
   app: FastifyInstance,
-  options: { readonly store: Store },
+  options: { readonly store: Store; readonly maxKeyAgeDays?: number | undefined },
 ): Promise<void> {
   app.get(
     '/v2/keys/:kid',
@@ -24,7 +24,10 @@ export async function keyDirectoryRoutes(
     async (request) => {
       const kid = (request.params as { kid?: unknown }).kid;
       if (!isValidId(kid) || !KID_PATTERN.test(kid)) throw invalidId('kid in path', kid, KID_PATTERN.source);
-      const rows = await options.store.keys.lookup(kid);
+      const rows = await options.store.keys.lookup(
+        kid,
+        options.maxKeyAgeDays === undefined ? {} : { maxKeyAgeDays: options.maxKeyAgeDays },
+      );
       if (rows.length === 0) {
         throw notFound(
           `Key ${kid} is not bound: a key becomes bound when a V2 bundle carrying it verifies at POST /verify`,

@@ -79,6 +79,11 @@ export interface RecordsPluginOptions {
   readonly revocation?: RevocationGate;
   /** The jurisdictions of REVOCATION_SOURCES (mountRecords passes the service's). */
   readonly revocationJurisdictions?: readonly string[];
+  /**
+   * The maximum key age the key directory applies at every look-up (P230). Default: the verification app's
+   * verifier's (`app.maxKeyAgeDays`: MAX_KEY_AGE_DAYS or the policy's), none when mounted without it.
+   */
+  readonly maxKeyAgeDays?: number;
 }
 
 async function recordsPlugin(app: FastifyInstance, options: RecordsPluginOptions): Promise<void> {
@@ -103,6 +108,7 @@ async function recordsPlugin(app: FastifyInstance, options: RecordsPluginOptions
       'RECORDS_WRITE_POLICY=open: anyone can write /v2 records for any agent; use only for development',
     );
   }
+  const maxKeyAgeDays = options.maxKeyAgeDays ?? app.maxKeyAgeDays;
   const operatorTokens =
     config.OPERATOR_TOKEN === undefined || config.OPERATOR_TOKEN.trim() === ''
       ? []
@@ -111,7 +117,7 @@ async function recordsPlugin(app: FastifyInstance, options: RecordsPluginOptions
     policy: config.RECORDS_WRITE_POLICY,
     profile,
     backend: selectCryptoBackend(),
-    keys: options.keys ?? storeKeyLookup(store),
+    keys: options.keys ?? storeKeyLookup(store, undefined, maxKeyAgeDays),
     operatorTokens,
     revocation: options.revocation ?? appRevocationGate(app, options.revocationJurisdictions ?? []),
     principalOf: storePrincipalLookup(store),
@@ -125,7 +131,7 @@ async function recordsPlugin(app: FastifyInstance, options: RecordsPluginOptions
     rateLimitPerMinute: options.rateLimitPerMinute ?? config.V2_RATE_LIMIT_PER_MINUTE,
     authorizer,
   });
-  await app.register(keyDirectoryRoutes, { store });
+  await app.register(keyDirectoryRoutes, { store, maxKeyAgeDays });
   const pruneAfterMs = config.KEY_DIRECTORY_PRUNE_AFTER_SECONDS * 1000;
   // POST /verify (routes/verify.ts) calls this after each fresh verdict: the directory learns new keys. A passport
   // in use is applied again well within the prune age, so its bindings stay proven (P174).
