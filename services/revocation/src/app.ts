@@ -7,12 +7,13 @@ import {
   resolveOperatorTokens,
   type ServiceOptions,
 } from '@proto/service-kit';
-import { openStore, type Store, type StoreOptions } from '@proto/store';
+import { openStore, type RevocationRepository, type Store, type StoreOptions } from '@proto/store';
 import type { FastifyInstance } from 'fastify';
 import packageJson from '../package.json' with { type: 'json' };
 import type { RevocationConfig } from './config.ts';
 import { DEFAULT_ISSUER, DEFAULT_JURISDICTION } from './config.ts';
 import type { TrustedKey } from './core.ts';
+import { isKeyIdForm } from './ids.ts';
 import { loadSigningKey, type SigningKey } from './keys.ts';
 import { ListPublisher } from './publisher.ts';
 import { attestRoutes } from './routes/attest.ts';
@@ -138,6 +139,11 @@ export async function buildRevocationApp(options: BuildRevocationAppOptions): Pr
     'Rounds that failed to make sure a current revocation list is issued',
   );
 
+  const keyIdFormTokens = metrics.gauge(
+    'revocation_key_id_form_emergency_tokens',
+    'Unused emergency tokens registered from a bundle under an agent id of the key id form (before P201), seen at start',
+  );
+
   const publisher = new ListPublisher({
     repository,
     issuer: config.ISSUER,
@@ -176,6 +182,7 @@ export async function buildRevocationApp(options: BuildRevocationAppOptions): Pr
       },
       ...config.ATTESTATION_PREVIOUS_KEYS.filter((k) => k.public_key_b64 !== attestationKey?.publicKeyB64),
     ];
+    await warnOfKeyIdFormTokens(app, repository, jurisdiction, keyIdFormTokens);
     // Serve a current list from the first request on: issue #1, or re-issue a due or outdated one.
     const latest = await publisher.ensureCurrent();
     listNumber.set(latest.list_number);
@@ -244,4 +251,30 @@ export async function buildRevocationApp(options: BuildRevocationAppOptions): Pr
     }),
   });
   return app;
+}
+
+/**
+ * P211: emergency tokens registered from a bundle under an agent id of the key id form, before P201 refused such ids.
+ * Their use is refused (the secret holder chose an id that may be another agent's kid); the operator re-registers
+ * the ones that are genuine with `PUT /emergency-tokens/:agent_id`. Named in a warning and counted at every start.
+ */
+async function warnOfKeyIdFormTokens(
+  app: FastifyInstance,
+  repository: RevocationRepository,
+  jurisdiction: string,
+  gauge: { set(value: number): void },
+): Promise<void> {
+  const found = (await repository.emergencyTokensOfKeyIdLength(jurisdiction)).filter(
+    (token) => token.source === 'bundle' && isKeyIdForm(token.agent_id),
+  );
+  const unused = found.filter((token) => token.used_at === null);
+  gauge.set(unused.length);
+  if (found.length === 0) return;
+  app.log.warn(
+    {
+      unused: unused.map((token) => token.agent_id),
+      used: found.filter((token) => token.used_at !== null).map((token) => token.agent_id),
+    },
+    'emergency tokens registered from a bundle under an agent id of the key id form (before P201): their use is refused until the operator registers them again (PUT /emergency-tokens/:agent_id); used ones put that kid in the list',
+  );
 }

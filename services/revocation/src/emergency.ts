@@ -2,6 +2,8 @@
 // PROTOCOL §9.5 (emergency check, passport emergency_revocation_token), issue 12 item 9.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { BundleAnalysis, VerifyResponse } from '@proto/core';
+import type { AttestationTimes } from '@proto/store';
+import { DEFAULT_ATTESTATION_MAX_AGE_MS, instantOf } from './core.ts';
 
 const TOKEN_PATTERN = /^sha256:[0-9a-f]{64}$/;
 const SECRET_PATTERN = /^[0-9a-f]{64}$/;
@@ -87,4 +89,17 @@ export function registrationFromBundle(
       rpr_hash: analysis.rprHash,
     },
   };
+}
+
+/**
+ * Whether an issued attestation still vouches for its agent at `nowMs`: before its `expires_at` (read at its
+ * earliest, a leap second included, as verifiers read it), or, with none written, within the 30 days a verifier
+ * gives such an attestation from its `attested_at`. An unreadable time holds nothing (P211).
+ */
+export function attestationHolds(times: AttestationTimes, nowMs: number): boolean {
+  const until =
+    times.expires_at === null
+      ? instantOf(times.attested_at, 'earliest') + DEFAULT_ATTESTATION_MAX_AGE_MS
+      : instantOf(times.expires_at, 'earliest');
+  return Number.isFinite(until) && nowMs < until;
 }

@@ -20,13 +20,18 @@ export function assertAgentId(value: unknown): asserts value is string {
 /** The form of a key id (deriveKid: 32 lowercase hex), which the list's entries share with agent ids. */
 const KEY_ID_FORM = /^[0-9a-f]{32}$/;
 
+/** Whether `value` has the form of a key id (32 lowercase hex), which no agent id registered since P201 has. */
+export function isKeyIdForm(value: string): boolean {
+  return KEY_ID_FORM.test(value);
+}
+
 /**
  * Throws 400 INVALID_ID when `value` has the form of a key id. A list entry revokes the agent of that id and every
  * key of that kid (verifiers look up each signer kid too), so an agent named after another agent's kid would get
  * that key revoked by its own emergency secret, or by any revocation of "itself" (P201).
  */
 export function assertNotKeyIdForm(value: string): void {
-  if (KEY_ID_FORM.test(value)) {
+  if (isKeyIdForm(value)) {
     throw httpError(
       'INVALID_ID',
       'agent_id must not have the form of a key id (32 lowercase hex): the revocation list names keys and agents alike',

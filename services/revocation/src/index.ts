@@ -11,4 +11,3 @@ export {
 export { loadRevocationConfig, parsePreviousKeys, REVOCATION_ENV, type RevocationConfig } from './config.ts';
 export { loadSigningKey, parseSecretKey, type SigningKey } from './keys.ts';
 export { ListPublisher } from './publisher.ts';
-export { etagMatches, listEtag } from './routes/well-known.ts';

@@ -34,6 +34,8 @@ export interface StartOptions {
   readonly dataDir?: string;
   readonly store?: Partial<StoreOptions>;
   readonly timer?: boolean;
+  /** The service's clock (default the real one): lists, attestations and registrations read it. */
+  readonly clock?: () => Date;
 }
 
 export function tempDir(label: string): { dir: string; remove(): void } {
@@ -57,6 +59,7 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
     logger: { stream: { write: (line: string) => logs.push(line) } },
     ...(options.store ? { store: options.store } : {}),
     ...(options.timer === undefined ? {} : { timer: options.timer }),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
   const seen: SeenRequest[] = [];
   app.addHook('onResponse', async (request, reply) => {

@@ -101,6 +101,7 @@ function buildWitnessing(
     readonly fetch: typeof fetch;
     readonly log: FastifyInstance['log'];
     readonly metrics: FastifyInstance['serviceMetrics'];
+    readonly clock: () => Date;
   },
 ): Witnessing | undefined {
   if (config.LOG_WITNESSES.length === 0) return undefined;
@@ -126,6 +127,7 @@ function buildWitnessing(
     backend: parts.backend,
     fetch: parts.fetch,
     log: parts.log,
+    clock: parts.clock,
     onOutcome: (witness, outcome) => submissions.inc({ witness: witness.id, outcome }),
     onPublished: (checkpoint) => published.set(checkpoint.size),
   });
@@ -238,6 +240,7 @@ export async function buildTransparencyLog(options: BuildTransparencyLogOptions)
       fetch: options.fetch ?? fetch,
       log: app.log,
       metrics,
+      clock,
     });
     const checkpointer = new Checkpointer({
       repository,

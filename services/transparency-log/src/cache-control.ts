@@ -1,40 +1,19 @@
 // How long a CDN or proxy in front of the log may keep each read answer (P183). c2sp.org/tlog-tiles: a mutable
 // endpoint (the checkpoint) SHOULD NOT be cached beyond a few seconds, an immutable one SHOULD be long-lived. With a
 // strong ETag a revalidation of an unchanged answer is a 304 without a body (P189; RFC 9110 §8.8.3, §13.1.2).
-import { createHash } from 'node:crypto';
+import { CACHE_REVALIDATE, noneMatchHits, strongEntityTag } from '@proto/service-kit';
 import type { FastifyInstance } from 'fastify';
 import { isPublicRead } from './console-routes.ts';
 
 /** What never changes once served: a full tile, an entries range wholly below the signed tree size. */
 export const CACHE_IMMUTABLE = 'public, max-age=31536000, immutable';
-/**
- * Everything else: a cache must ask the log again before each use. The published checkpoint moves with every
- * signing (CHECKPOINT_INTERVAL_MS, 1 s by default) and gains late witnesses' lines at the same size, so any
- * max-age would only serve a staler tree head; errors ("not there yet") change with the next append.
- */
-export const CACHE_REVALIDATE = 'no-cache';
+// Everything else is the kit's CACHE_REVALIDATE (`no-cache`): a cache must ask the log again before each use. The
+// published checkpoint moves with every signing (CHECKPOINT_INTERVAL_MS, 1 s by default) and gains late witnesses'
+// lines at the same size, so any max-age would only serve a staler tree head; errors ("not there yet") change with
+// the next append. The ETag is the kit's strong tag of the exact bytes (the service never varies an answer by
+// content coding, so equal tags mean equal bytes), compared by the kit's If-None-Match reading (P212).
 
 const TILE = /^\/tile\//;
-
-/**
- * A strong entity tag: the SHA-256 of the exact answer bytes. The service never varies an answer by content
- * coding, so equal tags mean equal bytes; a late witness's line or a grown tree changes the bytes, so the tag.
- */
-export function entityTag(payload: string | Buffer): string {
-  return `"${createHash('sha256').update(payload).digest('base64url')}"`;
-}
-
-/**
- * Whether If-None-Match names `tag` (RFC 9110 §13.1.2: weak comparison, so `W/` is ignored; `*` matches any
- * answer that exists). Our tags hold no comma, so splitting on commas cannot make a foreign tag match.
- */
-export function noneMatchHits(header: string | undefined, tag: string): boolean {
-  if (header === undefined) return false;
-  return header.split(',').some((part) => {
-    const candidate = part.trim();
-    return candidate === '*' || (candidate.startsWith('W/') ? candidate.slice(2) : candidate) === tag;
-  });
-}
 
 /**
  * Every GET of a read route leaves with a Cache-Control: the route's own when it set one on a success, else
@@ -52,7 +31,7 @@ export function cacheReadRoutes(app: FastifyInstance): void {
     if (!success || !reply.hasHeader('cache-control')) reply.header('cache-control', CACHE_REVALIDATE);
     if (reply.statusCode !== 200 || (typeof payload !== 'string' && !Buffer.isBuffer(payload)))
       return payload;
-    const tag = entityTag(payload);
+    const tag = strongEntityTag(payload);
     reply.header('etag', tag);
     if (!noneMatchHits(request.headers['if-none-match'], tag)) return payload;
     // RFC 9110 §15.4.5: a 304 keeps ETag and Cache-Control and has no content. GET hands on null (no body, no

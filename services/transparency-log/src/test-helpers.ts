@@ -57,12 +57,18 @@ export async function startWitness(
   dataDir: string,
   name: string,
   logs: readonly TestLogIdentity[],
-  options: { readonly port?: number; readonly store?: Partial<StoreOptions> } = {},
+  options: {
+    readonly port?: number;
+    readonly store?: Partial<StoreOptions>;
+    /** The witness's clock (default the real one): the time its cosignatures state. */
+    readonly clock?: () => Date;
+  } = {},
 ): Promise<RunningWitness> {
   const app = await buildTestWitness(
     dataDir,
     { WITNESS_NAME: name, WITNESS_LOGS: logs.map((l) => `${l.origin} ${l.vkey}`).join(';') },
     options.store ?? {},
+    options.clock,
   );
   await app.listen({ port: options.port ?? 0, host: '127.0.0.1' });
   const port = (app.server.address() as AddressInfo).port;

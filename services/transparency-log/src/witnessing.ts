@@ -19,6 +19,13 @@ export type WitnessOutcome = 'cosigned' | 'refused' | 'invalid' | 'timeout' | 'u
 /** How many quorum sizes are tried, newest first, when the newest stored one does not verify. */
 const PUBLISH_CANDIDATES = 8;
 
+/**
+ * How far a cosignature's time may lie from the log's clock (P213): at most this much after the log's now, and no
+ * earlier than this much before the checkpoint was signed. The time is what a monitor reads as "this witness had
+ * seen the checkpoint by then"; a witness's clock that is further off is refused as a bad answer (`invalid`).
+ */
+export const COSIGNATURE_TIME_SKEW_S = 300;
+
 interface WitnessingLog {
   info(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
@@ -34,6 +41,8 @@ export interface WitnessingOptions {
   readonly backend: CryptoBackend;
   readonly fetch: typeof fetch;
   readonly log: WitnessingLog;
+  /** The log's clock: a cosignature's time is bounded by it (P213). */
+  readonly clock: () => Date;
   readonly onOutcome?: (witness: WitnessEndpoint, outcome: WitnessOutcome) => void;
   readonly onPublished?: (checkpoint: LogCheckpointRecord) => void;
 }
@@ -208,6 +217,19 @@ export class Witnessing {
     if (!parsed.ok || !sent.ok || parsed.value.text !== sent.value.text) return undefined;
     const verified = verifyCosignatures(candidate, [witness.key], this.#options.backend);
     if (!verified.ok || verified.value.length !== 1) return undefined;
+    // Its time (cosignature/v1, seconds): not before the checkpoint was signed, nor after now, beyond the skew.
+    const statedS = verified.value[0]?.timestamp ?? 0;
+    const stated = statedS * 1000;
+    const skewMs = COSIGNATURE_TIME_SKEW_S * 1000;
+    const earliest = Date.parse(target.signedAt) - skewMs;
+    const latest = this.#options.clock().getTime() + skewMs;
+    if (!(stated >= earliest && stated <= latest)) {
+      this.#options.log.warn(
+        { witness: witness.id, tree_size: target.size, stated_unix_s: statedS },
+        `witness cosignature time is more than ${COSIGNATURE_TIME_SKEW_S} s off the log's clock`,
+      );
+      return undefined;
+    }
     const mine = parsed.value.signatures.find(
       (s) => s.keyName === witness.key.name && s.keyId === witness.key.keyId,
     );

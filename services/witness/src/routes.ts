@@ -30,7 +30,7 @@ function refusal(
     case 400:
       return protocolError('BUNDLE_SCHEMA_INVALID', profile, outcome.message, { statusCode: 400 });
     case 403:
-      return protocolError(outcome.code ?? 'CLASSICAL_SIG_INVALID', profile, outcome.message, {
+      return protocolError(outcome.code, profile, outcome.message, {
         statusCode: 403,
       });
     case 404:

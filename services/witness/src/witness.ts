@@ -41,18 +41,23 @@ export type AddCheckpointOutcome =
       readonly knownSize: number;
     }
   | {
-      readonly status: 400 | 403 | 404 | 422;
-      readonly reason: Exclude<RefusalReason, 'old_size_mismatch'>;
+      readonly status: 403;
+      readonly reason: 'bad_signature';
+      readonly message: string;
+      readonly signedBy?: undefined;
+      /** The registry code of the refusal: which signature check failed (required, P213: no fallback guess). */
+      readonly code: ErrorName;
+    }
+  | {
+      readonly status: 400 | 404 | 422;
+      readonly reason: Exclude<RefusalReason, 'old_size_mismatch' | 'bad_signature'>;
       readonly message: string;
       /** Set when the log's signature verified: the refused checkpoint may be evidence of misbehaviour. */
       readonly signedBy?: string;
-      /** The registry code of a 403 (which signature check failed). */
-      readonly code?: ErrorName;
     };
 
 const REASON_BY_STATUS = {
   400: 'malformed',
-  403: 'bad_signature',
   404: 'unknown_log',
   422: 'inconsistent',
 } as const;
@@ -105,12 +110,13 @@ export class Witness {
             message: decision.reason,
             knownSize: decision.knownSize,
           };
+        if (decision.status === 403)
+          return { status: 403, reason: 'bad_signature', message: decision.reason, code: decision.code };
         return {
           status: decision.status,
           reason: REASON_BY_STATUS[decision.status],
           message: decision.reason,
           ...(decision.status === 422 ? { signedBy: origin } : {}),
-          ...(decision.status === 403 ? { code: decision.code } : {}),
         };
       }
       const { checkpoint, text } = decision;

@@ -2,7 +2,7 @@
 // attestations alike): records beside the lists, which neither take the list lock nor change a list (D21).
 import type { Kysely } from 'kysely';
 import { assertId } from '../ids.ts';
-import type { AttestationIssuance, IssuerKeyRecord } from './revocation-records.ts';
+import type { AttestationIssuance, AttestationTimes, IssuerKeyRecord } from './revocation-records.ts';
 import { assertJurisdiction } from './revocation-rows.ts';
 import type { RevocationDatabase } from './revocation-tables.ts';
 
@@ -34,21 +34,24 @@ export async function countAttestations(
   return Number(row?.n ?? 0);
 }
 
-export async function hasAttestation(
+/** How many issuances of one agent and RPR hash are read to find a live one: the newest first. */
+const ISSUANCES_READ = 64;
+
+export async function attestationTimes(
   db: Kysely<RevocationDatabase>,
   jurisdiction: string,
   agentId: string,
   rprHash: string,
-): Promise<boolean> {
-  const row = await db
+): Promise<AttestationTimes[]> {
+  return db
     .selectFrom('attestation_issuance')
-    .select('seq')
+    .select(['attested_at', 'expires_at'])
     .where('jurisdiction', '=', jurisdiction)
     .where('agent_id', '=', agentId)
     .where('rpr_hash', '=', rprHash)
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
+    .orderBy('seq', 'desc')
+    .limit(ISSUANCES_READ)
+    .execute();
 }
 
 export async function registerKey(

@@ -63,6 +63,12 @@ export interface AttestationIssuance {
   readonly attestation_json: string;
 }
 
+/** When an issued attestation was made and until when it holds (null: no expiry was written). */
+export interface AttestationTimes {
+  readonly attested_at: string;
+  readonly expires_at: string | null;
+}
+
 export interface IssuerKeyRecord {
   readonly key_id: string;
   readonly public_key_b64: string;
@@ -94,7 +100,7 @@ export interface EmergencyTokenRegistration {
 
 /**
  * `created`: new; `unchanged`: the same token was already registered (kept as it was); `replaced`: the
- * operator replaced an unused token; `conflict`: another token is registered and replacing was not
+ * operator replaced an unused token, or took over the same one registered from a bundle; `conflict`: another token is registered and replacing was not
  * allowed; `used`: the registered token was already used (nothing changes any more).
  */
 export type EmergencyRegisterResult = {
@@ -136,8 +142,11 @@ export interface RevocationRepository {
   /** Appends an issued attestation to the jurisdiction's log; returns its sequence number. */
   recordAttestation(issuance: AttestationIssuance): Promise<number>;
   countAttestations(jurisdiction: string, agentId?: string): Promise<number>;
-  /** Whether an attestation was issued for this agent and RPR hash (expired ones count: it was vouched for). */
-  hasAttestation(jurisdiction: string, agentId: string, rprHash: string): Promise<boolean>;
+  /**
+   * The times of the attestations issued for this agent and RPR hash, newest first (at most 64): empty when none
+   * was issued. The caller decides which still hold (P211: an expired one no longer vouches for the agent).
+   */
+  attestationTimes(jurisdiction: string, agentId: string, rprHash: string): Promise<AttestationTimes[]>;
   /** Notes a signing key the first time it is used; returns its record (first use time kept). */
   registerKey(
     jurisdiction: string,
@@ -147,6 +156,8 @@ export interface RevocationRepository {
   ): Promise<IssuerKeyRecord>;
   keys(jurisdiction: string, purpose: string): Promise<IssuerKeyRecord[]>;
   getEmergencyToken(jurisdiction: string, agentId: string): Promise<EmergencyTokenRecord | undefined>;
+  /** The emergency tokens registered under an agent id of 32 characters (the key id's length; P211's sweep). */
+  emergencyTokensOfKeyIdLength(jurisdiction: string): Promise<EmergencyTokenRecord[]>;
   /** Registers an agent's emergency token; an existing one is replaced only with `replace` and unused. */
   registerEmergencyToken(
     jurisdiction: string,

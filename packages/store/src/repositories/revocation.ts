@@ -1,7 +1,7 @@
 // Repository of a jurisdiction's revocations: permanent entries, signed lists with a monotonic number and
 // emergency tokens (issued attestations and signing keys: revocation-attestations.ts). D20 (list_number never
 // goes down), D21.
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { assertId, isValidId } from '../ids.ts';
 import type { StoreDialect } from '../migrations/migration.ts';
 import type { Database } from '../schema.ts';
@@ -9,6 +9,7 @@ import { inTransaction } from '../transaction.ts';
 import * as attestations from './revocation-attestations.ts';
 import type {
   AttestationIssuance,
+  AttestationTimes,
   EmergencyRegisterResult,
   EmergencyRevokeResult,
   EmergencyTokenRecord,
@@ -36,6 +37,8 @@ export * from './revocation-records.ts';
 export * from './revocation-tables.ts';
 
 export const DEFAULT_KEEP_LISTS = 32;
+/** deriveKid's key ids: 32 lowercase hex. */
+const KEY_ID_LENGTH = 32;
 
 export class KyselyRevocationRepository implements RevocationRepository {
   readonly #db: Kysely<RevocationDatabase>;
@@ -156,8 +159,8 @@ export class KyselyRevocationRepository implements RevocationRepository {
     return attestations.countAttestations(this.#db, jurisdiction, agentId);
   }
 
-  hasAttestation(jurisdiction: string, agentId: string, rprHash: string): Promise<boolean> {
-    return attestations.hasAttestation(this.#db, jurisdiction, agentId, rprHash);
+  attestationTimes(jurisdiction: string, agentId: string, rprHash: string): Promise<AttestationTimes[]> {
+    return attestations.attestationTimes(this.#db, jurisdiction, agentId, rprHash);
   }
 
   registerKey(
@@ -188,6 +191,17 @@ export class KyselyRevocationRepository implements RevocationRepository {
       .where('agent_id', '=', agentId)
       .executeTakeFirst();
     return row === undefined ? undefined : toEmergencyToken(row);
+  }
+
+  async emergencyTokensOfKeyIdLength(jurisdiction: string): Promise<EmergencyTokenRecord[]> {
+    const rows = await this.#db
+      .selectFrom('emergency_tokens')
+      .selectAll()
+      .where('jurisdiction', '=', jurisdiction)
+      .where(sql<number>`length(agent_id)`, '=', KEY_ID_LENGTH)
+      .orderBy('registered_at')
+      .execute();
+    return rows.map(toEmergencyToken);
   }
 
   async registerEmergencyToken(
@@ -225,7 +239,9 @@ export class KyselyRevocationRepository implements RevocationRepository {
         .executeTakeFirstOrThrow();
       const record = toEmergencyToken(existing);
       if (record.used_at !== null) return { status: 'used', record };
-      if (record.token === registration.token) return { status: 'unchanged', record };
+      // The operator registering the same token takes it over (source `operator`): it vouches for it now (P211).
+      const takenOver = options.replace === true && record.source !== registration.source;
+      if (record.token === registration.token && !takenOver) return { status: 'unchanged', record };
       if (options.replace !== true) return { status: 'conflict', record };
       const updated = await trx
         .updateTable('emergency_tokens')

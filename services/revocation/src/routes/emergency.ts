@@ -5,8 +5,14 @@ import { errorResponses, HttpError, httpError, protocolError } from '@proto/serv
 import type { EmergencyTokenRecord, RevocationRepository } from '@proto/store';
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { reasonHash } from '../core.ts';
-import { EMERGENCY_REASON, registrationFromBundle, secretMatchesToken, tokenOfSecret } from '../emergency.ts';
-import { assertAgentId, assertNotKeyIdForm, ID_PATTERN_SOURCE } from '../ids.ts';
+import {
+  attestationHolds,
+  EMERGENCY_REASON,
+  registrationFromBundle,
+  secretMatchesToken,
+  tokenOfSecret,
+} from '../emergency.ts';
+import { assertAgentId, assertNotKeyIdForm, ID_PATTERN_SOURCE, isKeyIdForm } from '../ids.ts';
 import type { ListPublisher } from '../publisher.ts';
 
 export interface EmergencyRoutesOptions {
@@ -157,19 +163,31 @@ export async function emergencyRoutes(app: FastifyInstance, options: EmergencyRo
       assertAgentId(registration.agent_id);
       assertNotKeyIdForm(registration.agent_id);
       // Anyone can sign a bundle naming any agent id; an attestation of ours ties the id to this RPR.
-      if (
-        options.registration === 'attested' &&
-        (registration.rpr_hash === undefined ||
-          !(await options.repository.hasAttestation(
-            jurisdiction,
-            registration.agent_id,
-            registration.rpr_hash,
-          )))
-      ) {
-        throw httpError(
-          'FORBIDDEN',
-          'This service registers emergency tokens only for agents it attested with this RPR (POST /attest)',
-        );
+      if (options.registration === 'attested') {
+        const issued =
+          registration.rpr_hash === undefined
+            ? []
+            : await options.repository.attestationTimes(
+                jurisdiction,
+                registration.agent_id,
+                registration.rpr_hash,
+              );
+        if (issued.length === 0) {
+          throw httpError(
+            'FORBIDDEN',
+            'This service registers emergency tokens only for agents it attested with this RPR (POST /attest)',
+          );
+        }
+        // An attestation vouches for the agent until its expires_at, not for ever (P211): past it, the operator
+        // attests again before the agent's token is taken.
+        const now = options.clock().getTime();
+        if (!issued.some((times) => attestationHolds(times, now))) {
+          throw protocolError(
+            'SIGNATURE_EXPIRED',
+            profile,
+            `The attestation of this agent with this RPR expired${issued[0]?.expires_at ? ` at ${issued[0].expires_at}` : ''}: ask the operator to attest it again (POST /attest)`,
+          );
+        }
       }
       const result = await options.repository.registerEmergencyToken(jurisdiction, {
         agent_id: registration.agent_id,
@@ -280,6 +298,19 @@ export async function emergencyRoutes(app: FastifyInstance, options: EmergencyRo
       const registered = await options.repository.getEmergencyToken(jurisdiction, body.agent_id);
       if (registered === undefined) {
         throw httpError('NOT_FOUND', 'No emergency token is registered for this agent');
+      }
+      // A token registered from a bundle under a key id's form (before P201 refused such ids) would put that kid
+      // in the list: another agent's key, named by whoever chose the id. Used only once the operator has
+      // registered it again (PUT), i.e. vouched for it (P211; the service warns of these at start).
+      if (registered.source === 'bundle' && isKeyIdForm(registered.agent_id)) {
+        request.log.warn(
+          { agent_id: body.agent_id },
+          'emergency revocation refused: token registered from a bundle under a key id',
+        );
+        throw httpError(
+          'FORBIDDEN',
+          'This token was registered from a bundle under an agent id of the key id form; the operator must register it again (PUT /emergency-tokens/:agent_id)',
+        );
       }
       if (!secretMatchesToken(body.revocation_secret, registered.token)) {
         request.log.warn({ agent_id: body.agent_id }, 'emergency revocation refused: wrong secret');

@@ -1,7 +1,12 @@
 // The published documents: the signed revocation list (ETag, Last-Modified, Cache-Control, 304) and the
 // attestation issuer keys. SPEC.md "Revocation service", "Jurisdiction attestation"; DECISIONS D20, D21.
-import { createHash } from 'node:crypto';
-import { answerNotModified, CACHE_REVALIDATE, httpError } from '@proto/service-kit';
+import {
+  answerNotModified,
+  CACHE_REVALIDATE,
+  httpError,
+  noneMatchHits,
+  strongEntityTag,
+} from '@proto/service-kit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TrustedKey } from '../core.ts';
 import type { ListPublisher } from '../publisher.ts';
@@ -13,19 +18,6 @@ export interface WellKnownOptions {
   readonly clock: () => Date;
   readonly attestationKeys: () => { issuer: string; jurisdiction: string; keys: readonly TrustedKey[] };
   readonly onListResponse?: (status: number) => void;
-}
-
-/** Strong validator: list number plus a digest of the exact bytes served. */
-export function listEtag(listNumber: number, json: string): string {
-  return `"${listNumber}-${createHash('sha256').update(json).digest('hex').slice(0, 32)}"`;
-}
-
-/** RFC 9110 §13.1.2: `*` or a list of entity tags, compared weakly (W/ ignored). */
-export function etagMatches(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return false;
-  if (header.trim() === '*') return true;
-  const bare = (tag: string) => tag.trim().replace(/^W\//, '');
-  return header.split(',').some((tag) => bare(tag) === bare(etag));
 }
 
 const ISO = { type: 'string', format: 'date-time' } as const;
@@ -53,23 +45,27 @@ export async function wellKnownRoutes(app: FastifyInstance, options: WellKnownOp
           headers: { 'retry-after': '1' },
         });
       }
-      const etag = listEtag(latest.list_number, latest.list_json);
+      // The kit's strong tag of the exact bytes served, as every other document of the stack (P212).
+      const etag = strongEntityTag(latest.list_json);
       const now = options.clock().getTime();
       const issuedAt = Date.parse(latest.issued_at);
       const lastModified = listLastModified(issuedAt, now);
       const remaining = Math.floor((Date.parse(latest.next_update) - now) / 1000);
-      // D20: max-age never reaches beyond next_update, so no cache can serve the list once it is stale.
+      // D20: max-age never reaches beyond next_update. must-revalidate (P212, RFC 9111 §5.2.2.2): once stale, a
+      // cache asks before each use, and answers 504 rather than the stale list when it cannot (a cache may
+      // otherwise serve stale content when cut off, §4.2.4), since a stale list may lack the revocation that
+      // made it change.
       const maxAge = Math.max(0, Math.min(options.maxAgeSeconds, remaining));
       reply
         .header('etag', etag)
         .header('last-modified', lastModified.toUTCString())
-        .header('cache-control', `public, max-age=${maxAge}`);
+        .header('cache-control', `public, max-age=${maxAge}, must-revalidate`);
       const ifNoneMatch = request.headers['if-none-match'];
       const ifModifiedSince = request.headers['if-modified-since'];
       const notModified =
         ifNoneMatch !== undefined
-          ? etagMatches(ifNoneMatch, etag)
-          : ifModifiedSince !== undefined && unmodifiedSince(issuedAt, ifModifiedSince);
+          ? noneMatchHits(ifNoneMatch, etag)
+          : ifModifiedSince !== undefined && unmodifiedSince(issuedAt, ifModifiedSince, now);
       if (notModified) {
         options.onListResponse?.(304);
         return reply.code(304).send();

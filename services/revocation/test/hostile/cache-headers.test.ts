@@ -39,13 +39,17 @@ describe('Cache-Control on every answer of the revocation service', () => {
     const listPath = service.app.protocolProfile.wellKnown.revocations;
     const first = await ask(listPath);
     expect(first.status).toBe(200);
-    const maxAge = Number(/^public, max-age=(\d+)$/.exec(first.cache ?? '')?.[1]);
+    // must-revalidate (P212): once stale, a cache may not serve the list without asking, even cut off from the
+    // service (RFC 9111 §5.2.2.2): a list past its lifetime may lack the revocation that made it change.
+    const maxAge = Number(/^public, max-age=(\d+), must-revalidate$/.exec(first.cache ?? '')?.[1]);
     // LIST_VALIDITY_S 120 < LIST_MAX_AGE_S 300: next_update bounds it.
     expect(maxAge).toBeGreaterThan(0);
     expect(maxAge).toBeLessThanOrEqual(120);
     const again = await ask(listPath, { 'if-none-match': first.etag ?? '' });
     expect(again.status).toBe(304);
-    expect(again.cache).toMatch(/^public, max-age=\d+$/);
+    expect(again.cache).toMatch(/^public, max-age=\d+, must-revalidate$/);
+    // The list's tag is the kit's strong tag of the exact bytes, as every other document's (P212).
+    expect(first.etag).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
   });
 
   it('the attestation keys are revalidated before each use, with a strong ETag and a 304', async () => {
