@@ -3,11 +3,9 @@
 // such a time failed as "unreadable" or "expired"; and a space for the `T` went to Date.parse's legacy parser,
 // which reads the years 0000–0049 as 2000–2049, so a key that expired in the year 49 still verified. The real CLI
 // process verifies the bundles.
-import { writeFileSync } from 'node:fs';
-import { buildSignedBundle, type JsonObject } from '@proto/core';
 import { tempDirSync } from '@proto/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from './test-support.ts';
+import { bundleFileExpiringAt, runCli } from './test-support.ts';
 
 const work = tempDirSync('cli-date-time-forms');
 afterAll(() => work.remove());
@@ -19,17 +17,7 @@ interface Verdict {
 
 /** The real CLI's verdict on a bundle whose principal record and agent keys expire at `expiresAt`. */
 async function verifyExpiringAt(name: string, expiresAt: string) {
-  const built = buildSignedBundle({
-    hooks: {
-      payloads: (p) => {
-        p.responsible_principal_record['expires_at'] = expiresAt;
-        for (const key of p.agent_passport['keys'] as JsonObject[]) key['expires_at'] = expiresAt;
-      },
-    },
-  });
-  const file = `${work.dir}/${name}.json`;
-  writeFileSync(file, JSON.stringify(built.signed_bundle));
-  const run = await runCli(['verify', '--json', file]);
+  const run = await runCli(['verify', '--json', bundleFileExpiringAt(work.dir, name, expiresAt)]);
   return { code: run.code, verdict: JSON.parse(run.stdout) as Verdict, stderr: run.stderr };
 }
 
