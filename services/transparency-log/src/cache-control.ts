@@ -1,7 +1,8 @@
 // How long a CDN or proxy in front of the log may keep each read answer (P183). c2sp.org/tlog-tiles: a mutable
 // endpoint (the checkpoint) SHOULD NOT be cached beyond a few seconds, an immutable one SHOULD be long-lived. With a
 // strong ETag a revalidation of an unchanged answer is a 304 without a body (P189; RFC 9110 §8.8.3, §13.1.2).
-import { createHash } from 'node:crypto';
+// The strong tag (SHA-256 of the exact bytes) and the If-None-Match test are service-kit's, as every service's (P224).
+import { noneMatchHits, strongEntityTag } from '@proto/service-kit';
 import type { FastifyInstance } from 'fastify';
 import { isPublicRead } from './console-routes.ts';
 
@@ -15,26 +16,6 @@ export const CACHE_IMMUTABLE = 'public, max-age=31536000, immutable';
 export const CACHE_REVALIDATE = 'no-cache';
 
 const TILE = /^\/tile\//;
-
-/**
- * A strong entity tag: the SHA-256 of the exact answer bytes. The service never varies an answer by content
- * coding, so equal tags mean equal bytes; a late witness's line or a grown tree changes the bytes, so the tag.
- */
-export function entityTag(payload: string | Buffer): string {
-  return `"${createHash('sha256').update(payload).digest('base64url')}"`;
-}
-
-/**
- * Whether If-None-Match names `tag` (RFC 9110 §13.1.2: weak comparison, so `W/` is ignored; `*` matches any
- * answer that exists). Our tags hold no comma, so splitting on commas cannot make a foreign tag match.
- */
-export function noneMatchHits(header: string | undefined, tag: string): boolean {
-  if (header === undefined) return false;
-  return header.split(',').some((part) => {
-    const candidate = part.trim();
-    return candidate === '*' || (candidate.startsWith('W/') ? candidate.slice(2) : candidate) === tag;
-  });
-}
 
 /**
  * Every GET of a read route leaves with a Cache-Control: the route's own when it set one on a success, else
@@ -52,7 +33,7 @@ export function cacheReadRoutes(app: FastifyInstance): void {
     if (!success || !reply.hasHeader('cache-control')) reply.header('cache-control', CACHE_REVALIDATE);
     if (reply.statusCode !== 200 || (typeof payload !== 'string' && !Buffer.isBuffer(payload)))
       return payload;
-    const tag = entityTag(payload);
+    const tag = strongEntityTag(payload);
     reply.header('etag', tag);
     if (!noneMatchHits(request.headers['if-none-match'], tag)) return payload;
     // RFC 9110 §15.4.5: a 304 keeps ETag and Cache-Control and has no content. GET hands on null (no body, no
