@@ -2,29 +2,14 @@
 // finite value) judges the bytes the person holds, not the page's re-serialisation of what JSON.parse kept. Before,
 // a text with a duplicate key showed VERIFIED here while the service and the CLI refuse the same text.
 // Real verification service in-process, a bundle built by core; Debian's Chromium.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningApp, sampleBundle, startApp } from '../../services/verification/src/test-support.ts';
-import { type Desktop, openDesktop, watchedPage } from './harness.ts';
+import { describe, expect, it } from 'vitest';
+import { sampleBundle } from '../../services/verification/src/test-support.ts';
+import { pasteAndVerify, useVerifyPage } from './verify-page.ts';
 
-let desktop: Desktop;
-let verification: RunningApp;
-
-beforeAll(async () => {
-  verification = await startApp();
-  desktop = await openDesktop();
-});
-
-afterAll(async () => {
-  await desktop?.close();
-  await verification?.close();
-});
+const setup = useVerifyPage();
 
 async function verifyText(text: string) {
-  const watched = await watchedPage(desktop.context);
-  await watched.page.goto(`${verification.url}/`);
-  await watched.page.waitForSelector('body[data-ready="true"]');
-  await watched.page.fill('#bundle-text', text);
-  await watched.page.click('#verify-button');
+  const watched = await pasteAndVerify(setup, text);
   // Polled from here: the page's CSP refuses the string evaluation waitForFunction would use.
   await expect
     .poll(async () => watched.page.textContent('#status'), { timeout: 30_000 })

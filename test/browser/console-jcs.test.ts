@@ -5,25 +5,14 @@
 // in-process, bundles built by core; Debian's Chromium.
 import { createHash } from 'node:crypto';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { canonicalizeV1, canonicalizeV2 } from '../../packages/core/src/canonical/index.ts';
-import { type RunningApp, sampleBundle, startApp } from '../../services/verification/src/test-support.ts';
-import { type Desktop, openDesktop, watchedPage } from './harness.ts';
+import { sampleBundle } from '../../services/verification/src/test-support.ts';
+import { openVerifyPage, useVerifyPage, verifyInPage } from './verify-page.ts';
 
 type Json = Record<string, unknown>;
 
-let desktop: Desktop;
-let verification: RunningApp;
-
-beforeAll(async () => {
-  verification = await startApp();
-  desktop = await openDesktop();
-});
-
-afterAll(async () => {
-  await desktop?.close();
-  await verification?.close();
-});
+const setup = useVerifyPage();
 
 /** `levels` containers, alternately objects and arrays, the outermost first: `levels` deep in core's count. */
 function nested(levels: number): unknown {
@@ -76,9 +65,7 @@ async function pageAnswers(page: Page, exportName: string): Promise<string[]> {
 
 describe("the page's canonical JSON is core's, refusals included (P197)", () => {
   it('gives the text core gives, and refuses with core’s message where core refuses (V2 and V1)', async () => {
-    const { page, pageErrors } = await watchedPage(desktop.context);
-    await page.goto(`${verification.url}/`);
-    await page.waitForSelector('body[data-ready="true"]');
+    const { page, pageErrors } = await openVerifyPage(setup);
     const v2 = coreAnswers(canonicalizeV2);
     // The cases are what they claim: core refuses fractions, unsafe integers and 65 levels in V2.
     expect(v2.filter((a) => a.startsWith('refused')).length).toBe(10);
@@ -120,16 +107,6 @@ function withUnhashableEntry(version: '1.0' | '2.0', extra: unknown) {
   return { signed, entries };
 }
 
-async function verifyInPage(signed: unknown) {
-  const watched = await watchedPage(desktop.context);
-  await watched.page.goto(`${verification.url}/`);
-  await watched.page.waitForSelector('body[data-ready="true"]');
-  await watched.page.fill('#bundle-text', JSON.stringify(signed));
-  await watched.page.click('#verify-button');
-  await watched.page.waitForSelector('#timeline');
-  return watched;
-}
-
 describe('the verify page marks an entry core cannot hash, and the link after it (P197)', () => {
   for (const [version, what, extra] of [
     ['2.0', 'a fraction', 0.5],
@@ -142,7 +119,7 @@ describe('the verify page marks an entry core cannot hash, and the link after it
       const refusal = (version === '2.0' ? canonicalizeV2 : canonicalizeV1)(entries[1]);
       expect(refusal.ok).toBe(false); // core has no hash for the entry
       const reason = refusal.ok ? '' : refusal.error.message;
-      const { page, cspViolations, pageErrors } = await verifyInPage(signed);
+      const { page, cspViolations, pageErrors } = await verifyInPage(setup, signed);
       expect(await page.textContent('#verdict')).toContain('✘ NOT VERIFIED');
       const unhashable = await page
         .locator('#timeline > li[data-unhashable="true"]')
@@ -183,7 +160,7 @@ describe('the verify page marks an entry core cannot hash, and the link after it
       });
       const entries = (built.signed_bundle['bundle'] as { audit_entries: Json[] }).audit_entries;
       expect((version === '2.0' ? canonicalizeV2 : canonicalizeV1)(entries[1]).ok).toBe(true);
-      const { page, pageErrors } = await verifyInPage(built.signed_bundle);
+      const { page, pageErrors } = await verifyInPage(setup, built.signed_bundle);
       expect(await page.textContent('#verdict'), version).toContain('✔ VERIFIED');
       expect(await page.locator('#timeline > li[data-unhashable]').count()).toBe(0);
       expect(await page.locator('#timeline > li.broken').count()).toBe(0);

@@ -1,24 +1,13 @@
 // The verify page and V1 bundles (P191): the timeline hashes V1 audit entries with V1's canonical form (PROTOCOL §1.2,
 // json-stable-stringify rules, as core's canonicalizeV1), and marks the chain break the service reports in V1's words
 // ("prev_hash chain (entry i)"). Real verification service in-process, bundles built by core; Debian's Chromium.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningApp, sampleBundle, startApp } from '../../services/verification/src/test-support.ts';
-import { type Desktop, openDesktop, watchedPage } from './harness.ts';
+import { describe, expect, it } from 'vitest';
+import { sampleBundle } from '../../services/verification/src/test-support.ts';
+import { useVerifyPage, verifyInPage } from './verify-page.ts';
 
 type Json = Record<string, unknown>;
 
-let desktop: Desktop;
-let verification: RunningApp;
-
-beforeAll(async () => {
-  verification = await startApp();
-  desktop = await openDesktop();
-});
-
-afterAll(async () => {
-  await desktop?.close();
-  await verification?.close();
-});
+const setup = useVerifyPage();
 
 /**
  * Evidence members whose canonical text is where a canonicaliser can go wrong: floats and number forms
@@ -55,20 +44,10 @@ function edgeBundle(entries = 4) {
   });
 }
 
-async function verifyInPage(signed: unknown) {
-  const watched = await watchedPage(desktop.context);
-  await watched.page.goto(`${verification.url}/`);
-  await watched.page.waitForSelector('body[data-ready="true"]');
-  await watched.page.fill('#bundle-text', JSON.stringify(signed));
-  await watched.page.click('#verify-button');
-  await watched.page.waitForSelector('#timeline');
-  return watched;
-}
-
 describe('the verify page hashes V1 audit entries as core does (P191)', () => {
   it('draws a valid V1 bundle with edge-case entries with no chain break and its bundle hash', async () => {
     const built = edgeBundle();
-    const { page, cspViolations, pageErrors } = await verifyInPage(built.signed_bundle);
+    const { page, cspViolations, pageErrors } = await verifyInPage(setup, built.signed_bundle);
     expect(await page.textContent('#verdict')).toContain('✔ VERIFIED');
     expect(await page.locator('#timeline > li').count()).toBe(4);
     expect(await page.locator('#timeline > li.broken').count()).toBe(0);
@@ -85,7 +64,7 @@ describe('the verify page hashes V1 audit entries as core does (P191)', () => {
     // A change no UTF-16 key order or number form hides: the nested array's order.
     const nested = (entries[1]!['evidence'] as { nested: { z: unknown[] } }).nested;
     nested.z = [...nested.z, 0];
-    const { page, cspViolations, pageErrors } = await verifyInPage(tampered);
+    const { page, cspViolations, pageErrors } = await verifyInPage(setup, tampered);
     expect(await page.textContent('#verdict')).toContain('✘ NOT VERIFIED');
     const broken = await page
       .locator('#timeline > li.broken')
@@ -114,7 +93,7 @@ describe('the verify page marks the chain break the service reports, in V1’s w
       const tampered = structuredClone(signed());
       const entries = (tampered['bundle'] as { audit_entries: Json[] }).audit_entries;
       entries[2]!['prev_hash'] = link;
-      const { page, cspViolations, pageErrors } = await verifyInPage(tampered);
+      const { page, cspViolations, pageErrors } = await verifyInPage(setup, tampered);
       expect(await page.textContent('#verdict')).toContain('✘ NOT VERIFIED');
       expect(await page.textContent('#failures')).toContain(words);
       const entry = page.locator('#timeline > li[data-entry="2"]');

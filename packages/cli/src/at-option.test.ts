@@ -1,4 +1,5 @@
-// `--at TIME` is an RFC 3339 instant, read with core's instantOf (P182, after P178): a leap second is a time the
+// `--at TIME` is an RFC 3339 instant, read with core's dateTimeInstant (P182, after P178; P221: what a document's
+// date-time may be, a space or `+01` too): a leap second is a time the
 // checks can be made as of (the next midnight, so whatever expires at it is expired), and what Date.parse reads
 // loosely (a date alone, `Jan 1 2026`, `0` as the year 2000, no zone, `24:00`, 30 February) is bad usage, exit 2,
 // before any input is read. The real CLI process, for every command that takes --at.
@@ -39,11 +40,21 @@ const bundleFile = (() => {
   return file;
 })();
 
-/** Just now, in the RFC 3339 forms: a fraction, an offset, lower-case `t` and `z`. */
+/**
+ * Just now, in the forms of the schemas' date-time: a fraction, an offset, lower-case `t` and `z`; and (P221) a
+ * space for the `T`, an offset of whole hours and one without its colon.
+ */
 function nowForms(): string[] {
   const iso = new Date(Date.now() + 1000).toISOString();
   const plusOne = new Date(Date.now() + 1000 + 3_600_000).toISOString().slice(0, 19);
-  return [iso, `${plusOne}+01:00`, iso.replace('T', 't').replace('Z', 'z')];
+  return [
+    iso,
+    `${plusOne}+01:00`,
+    iso.replace('T', 't').replace('Z', 'z'),
+    iso.replace('T', ' '),
+    `${plusOne}+01`,
+    `${plusOne.replace('T', ' ')}+0100`,
+  ];
 }
 
 interface Verdict {
@@ -77,7 +88,7 @@ describe('P182: --at is an RFC 3339 instant', { timeout: 90_000 }, () => {
     'Jan 1 2026',
     '0',
     '2026-01-01T12:00:00',
-    '2026-01-01 12:00:00Z',
+    '2026-01-01T12:00:00+01:',
     '2026-01-01T24:00:00Z',
     '2026-02-30T00:00:00Z',
     '2026-06-30T12:30:60Z',
@@ -103,7 +114,7 @@ describe('P182: --at is an RFC 3339 instant', { timeout: 90_000 }, () => {
     });
   }
 
-  it('the RFC 3339 forms are accepted: a fraction, an offset, lower-case t and z', async () => {
+  it('the forms of a date-time are accepted: a fraction, an offset, lower-case t and z, a space, `+01`', async () => {
     for (const at of nowForms()) {
       const run = await runCli(['verify', '--json', bundleFile, '--at', at]);
       expect(run.code, `${at}: ${run.stderr}`).toBe(0);

@@ -5,6 +5,7 @@ import type { BundleAnalysis, ProtocolProfile, VerifyResponse } from '@proto/cor
 import { fetchOkText } from './fetch-answer.ts';
 import { CliError, type CliIo, inputName, parseJson } from './io.ts';
 import { checkLogInclusion } from './log-inclusion.ts';
+import { listOption, stringOption } from './option-values.ts';
 import { progress } from './progress.ts';
 import { timeoutOption } from './timeout-option.ts';
 import { validateWitnessFlags, type WitnessFlags, witnessedLine, witnessFlags } from './witness-options.ts';
@@ -33,16 +34,8 @@ type Detail = NonNullable<VerifyResponse['error_details']>[number];
 
 /** The evidence options of `proto verify`, checked. */
 export function evidenceOptions(values: Readonly<Record<string, unknown>>, now: Date): EvidenceOptions {
-  const text = (name: string): string | undefined => {
-    const value = values[name];
-    return typeof value === 'string' ? value : undefined;
-  };
-  const list = (name: string): string[] => {
-    const value = values[name];
-    return (Array.isArray(value) ? value : value === undefined ? [] : [value]).filter(
-      (v): v is string => typeof v === 'string',
-    );
-  };
+  const text = (name: string) => stringOption(values, name);
+  const list = (name: string) => listOption(values, name);
   const url = (name: string): string | undefined => {
     const value = text(name);
     if (value !== undefined && !/^https?:\/\//.test(value)) {

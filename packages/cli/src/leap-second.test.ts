@@ -6,11 +6,11 @@
 // The revocation list's times read a leap second on the safe side (P178): next_update, an end, as the millisecond
 // before it; updated_at, which must not lie beyond the clock skew, as the next midnight.
 import { writeFileSync } from 'node:fs';
-import { buildSignedBundle, type JsonObject, signRevocationList } from '@proto/core';
+import { signRevocationList } from '@proto/core';
 import { sampleList, testKey } from '@proto/core/testing';
 import { tempDirSync } from '@proto/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from './test-support.ts';
+import { bundleFileExpiringAt, runCli } from './test-support.ts';
 
 const work = tempDirSync('cli-leap-second');
 afterAll(() => work.remove());
@@ -26,19 +26,7 @@ async function verify(file: string): Promise<{ code: number | null; verdict: Ver
 }
 
 /** A bundle whose principal record and agent keys expire at `expiresAt`, signed as it stands. */
-function bundleExpiringAt(name: string, expiresAt: string): string {
-  const built = buildSignedBundle({
-    hooks: {
-      payloads: (p) => {
-        p.responsible_principal_record['expires_at'] = expiresAt;
-        for (const key of p.agent_passport['keys'] as JsonObject[]) key['expires_at'] = expiresAt;
-      },
-    },
-  });
-  const file = `${work.dir}/${name}.json`;
-  writeFileSync(file, JSON.stringify(built.signed_bundle));
-  return file;
-}
+const bundleExpiringAt = (name: string, expiresAt: string) => bundleFileExpiringAt(work.dir, name, expiresAt);
 
 describe('expires_at at a leap second', { timeout: 60_000 }, () => {
   it.each(['2099-12-31T23:59:60Z', '2099-12-31T23:59:60.5Z', '2100-01-01T00:59:60+01:00'])(

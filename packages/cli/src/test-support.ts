@@ -2,7 +2,7 @@
 // killed after a limit so that a hang is a failed case and not a stuck suite, with the time it took.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { buildAnchorBatch } from '@proto/core';
+import { buildAnchorBatch, buildSignedBundle, type JsonObject } from '@proto/core';
 import { type ProcessRun, runProcess } from '@proto/testing';
 
 const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
@@ -48,4 +48,19 @@ export function writePendingEthereumReceipt(dir: string): {
     }),
   );
   return { receiptFile, bundleHash };
+}
+
+/** A bundle file in `dir` whose principal record and agent keys expire at `expiresAt`, signed as it stands. */
+export function bundleFileExpiringAt(dir: string, name: string, expiresAt: string): string {
+  const built = buildSignedBundle({
+    hooks: {
+      payloads: (p) => {
+        p.responsible_principal_record['expires_at'] = expiresAt;
+        for (const key of p.agent_passport['keys'] as JsonObject[]) key['expires_at'] = expiresAt;
+      },
+    },
+  });
+  const file = `${dir}/${name}.json`;
+  writeFileSync(file, JSON.stringify(built.signed_bundle));
+  return file;
 }

@@ -207,7 +207,7 @@ describe('cbor.js reads as strictly as the service (PROTOCOL §8.2, P82)', () =>
   });
 });
 
-describe('instant.js reads times as core does (P178)', () => {
+describe('instant.js reads times as core does (P178, P222)', () => {
   it('agrees with instantOf on leap seconds, ordinary times and garbage, on both sides', () => {
     const texts = [
       '2016-12-31T23:59:60Z',
@@ -216,6 +216,11 @@ describe('instant.js reads times as core does (P178)', () => {
       '2016-12-31T12:30:60Z',
       '2016-12-31T23:59:60',
       '2030-06-30T23:59:59.5+01:00',
+      '2026-03-07T12:00:00+05',
+      '2026-03-07 12:00:00+0530',
+      '0001-01-01 00:00:00Z',
+      '2017-01-01\t05:59:60+06',
+      '2026-03-07T12:00:00+05:',
       'soon',
       '',
     ];

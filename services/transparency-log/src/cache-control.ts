@@ -1,6 +1,7 @@
 // How long a CDN or proxy in front of the log may keep each read answer (P183). c2sp.org/tlog-tiles: a mutable
 // endpoint (the checkpoint) SHOULD NOT be cached beyond a few seconds, an immutable one SHOULD be long-lived. With a
 // strong ETag a revalidation of an unchanged answer is a 304 without a body (P189; RFC 9110 §8.8.3, §13.1.2).
+// The strong tag (SHA-256 of the exact bytes) and the If-None-Match test are service-kit's, as every service's (P224).
 import { CACHE_REVALIDATE, noneMatchHits, strongEntityTag } from '@proto/service-kit';
 import type { FastifyInstance } from 'fastify';
 import { isPublicRead } from './console-routes.ts';

@@ -28,26 +28,38 @@ describe('proto log verify', () => {
   let data: { dir: string; remove: () => Promise<void> };
   const file = (name: string) => join(data.dir, name);
   let vkeys: string[];
+  /** `proto log verify` of the saved checkpoint and keys, with bundle `index`'s hash and the proof in `proofFile`. */
+  const verifyInclusion = (index: number, proofFile: string, more: string[] = []) =>
+    proto([
+      'log',
+      'verify',
+      '--checkpoint',
+      file('signed.json'),
+      '--key',
+      file('keys.txt'),
+      '--bundle-hash',
+      bundleHash(index, 'cli'),
+      '--proof',
+      file(proofFile),
+      ...more,
+    ]);
+  const addBundles = async (from: number, to: number) => {
+    for (let i = from; i < to; i++)
+      await app.inject({
+        method: 'POST',
+        url: '/add',
+        payload: { bundle_hash: bundleHash(i, 'cli') },
+        headers: OPERATOR_AUTH,
+      });
+  };
 
   beforeAll(async () => {
     data = await tempDataDir('cli');
     app = await buildTestLog(data.dir, {}, {}, { timers: false });
-    for (let i = 0; i < 7; i++)
-      await app.inject({
-        method: 'POST',
-        url: '/add',
-        payload: { bundle_hash: bundleHash(i, 'cli') },
-        headers: OPERATOR_AUTH,
-      });
+    await addBundles(0, 7);
     await app.transparencyLog.checkpointer.tick();
     await writeFile(file('old.checkpoint'), (await app.inject({ url: '/checkpoint' })).body);
-    for (let i = 7; i < 13; i++)
-      await app.inject({
-        method: 'POST',
-        url: '/add',
-        payload: { bundle_hash: bundleHash(i, 'cli') },
-        headers: OPERATOR_AUTH,
-      });
+    await addBundles(7, 13);
     await app.transparencyLog.checkpointer.tick();
     const signed = await app.inject({ url: '/root/signed' });
     vkeys = signed.json().verifier_keys;
@@ -67,17 +79,7 @@ describe('proto log verify', () => {
   });
 
   it('verifies the checkpoint, an inclusion and the consistency with an older checkpoint (exit 0)', async () => {
-    const result = await proto([
-      'log',
-      'verify',
-      '--checkpoint',
-      file('signed.json'),
-      '--key',
-      file('keys.txt'),
-      '--bundle-hash',
-      bundleHash(9, 'cli'),
-      '--proof',
-      file('proof.json'),
+    const result = await verifyInclusion(9, 'proof.json', [
       '--old-checkpoint',
       file('old.checkpoint'),
       '--consistency',
@@ -111,32 +113,10 @@ describe('proto log verify', () => {
   });
 
   it('reports a hash that is not at the index, or a proof for another size, as not verified (exit 1)', async () => {
-    const wrong = await proto([
-      'log',
-      'verify',
-      '--checkpoint',
-      file('signed.json'),
-      '--key',
-      file('keys.txt'),
-      '--bundle-hash',
-      bundleHash(8, 'cli'),
-      '--proof',
-      file('proof.json'),
-    ]);
+    const wrong = await verifyInclusion(8, 'proof.json');
     expect(wrong.code).toBe(1);
     expect(JSON.parse(wrong.stdout)).toMatchObject({ verified: false, error: { code: 'PROTO-E202' } });
-    const size = await proto([
-      'log',
-      'verify',
-      '--checkpoint',
-      file('signed.json'),
-      '--key',
-      file('keys.txt'),
-      '--bundle-hash',
-      bundleHash(3, 'cli'),
-      '--proof',
-      file('proof-old-size.json'),
-    ]);
+    const size = await verifyInclusion(3, 'proof-old-size.json');
     expect(size.code).toBe(1);
     expect(JSON.parse(size.stdout).error.message).toMatch(/tree_size=13/);
   });
@@ -178,18 +158,7 @@ describe('proto log verify', () => {
         const { [field]: _dropped, ...rest } = real;
         const text = `${JSON.stringify(rest).slice(0, -1)},"${field}":${literal}}`;
         await writeFile(file(`bad-${field}.json`), text);
-        const result = await proto([
-          'log',
-          'verify',
-          '--checkpoint',
-          file('signed.json'),
-          '--key',
-          file('keys.txt'),
-          '--bundle-hash',
-          bundleHash(9, 'cli'),
-          '--proof',
-          file(`bad-${field}.json`),
-        ]);
+        const result = await verifyInclusion(9, `bad-${field}.json`);
         expect(result.code, result.stdout).toBe(2);
         expect(result.stdout).toBe('');
         expect(result.stderr).toMatch(new RegExp(field));

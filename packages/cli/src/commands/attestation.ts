@@ -2,7 +2,7 @@
 // rpr_hash, expiry). DECISIONS D21; PROTOCOL §9.6; SPEC.md "Jurisdiction attestation".
 
 import { errorCode, parseTrustedKey, type TrustedKeyInput, verifyAttestation } from '@proto/core';
-import type { Command, ParsedCommandLine } from '../command.ts';
+import type { Command } from '../command.ts';
 import {
   CliError,
   EXIT_NOT_VERIFIED,
@@ -12,18 +12,8 @@ import {
   printJson,
   readJsonInput,
 } from '../io.ts';
+import { listOption, stringOption } from '../option-values.ts';
 import { timeAndProfile } from './revocation.ts';
-
-function listOption(values: ParsedCommandLine['values'], name: string): string[] {
-  const value = (values as Record<string, unknown>)[name];
-  if (Array.isArray(value)) return value.filter((v): v is string => typeof v === 'string');
-  return typeof value === 'string' ? [value] : [];
-}
-
-function stringOption(values: ParsedCommandLine['values'], name: string): string | undefined {
-  const value = values[name];
-  return typeof value === 'string' ? value : undefined;
-}
 
 const attestationVerifyCommand: Command = {
   name: 'verify',

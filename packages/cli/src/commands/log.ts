@@ -28,19 +28,9 @@ import {
   printJson,
   readInput,
 } from '../io.ts';
+import { listOption, stringOption } from '../option-values.ts';
 import { checkWitnesses, WITNESS_OPTIONS, witnessFlags } from '../witness-options.ts';
 import { runProve } from './log-prove.ts';
-
-function stringOption(values: ParsedCommandLine['values'], name: string): string | undefined {
-  const value = values[name];
-  return typeof value === 'string' ? value : undefined;
-}
-
-function listOption(values: ParsedCommandLine['values'], name: string): string[] {
-  const value = (values as Record<string, unknown>)[name];
-  if (Array.isArray(value)) return value.filter((v): v is string => typeof v === 'string');
-  return typeof value === 'string' ? [value] : [];
-}
 
 /** A checkpoint note from its text, or from the `checkpoint` field of GET /root/signed's JSON. */
 function checkpointText(text: string, name: string): string {

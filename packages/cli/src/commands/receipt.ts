@@ -12,17 +12,13 @@ import {
   printJson,
   readJsonInput,
 } from '../io.ts';
+import { stringOption } from '../option-values.ts';
 import { progress } from '../progress.ts';
 import { timeoutOption } from '../timeout-option.ts';
 import { validateWitnessFlags, WITNESS_OPTIONS, witnessFlags } from '../witness-options.ts';
 
-function text(values: ParsedCommandLine['values'], name: string): string | undefined {
-  const value = values[name];
-  return typeof value === 'string' ? value : undefined;
-}
-
 function url(values: ParsedCommandLine['values'], name: string): string | undefined {
-  const value = text(values, name);
+  const value = stringOption(values, name);
   if (value !== undefined && !/^https?:\/\//.test(value))
     throw new CliError(`--${name} must be an http(s) URL`);
   return value;
@@ -32,11 +28,11 @@ async function verify(source: string, values: ParsedCommandLine['values'], io: C
   // Numbers first, before the receipt is read or any source asked (P178).
   const minConfirmations = integerOption(values['min-confirmations'], 'min-confirmations', CONFIRMATIONS);
   const timeoutMs = timeoutOption(values['timeout']);
-  const bundleHash = text(values, 'bundle-hash');
+  const bundleHash = stringOption(values, 'bundle-hash');
   if (bundleHash === undefined || !/^sha256:[0-9a-f]{64}$/.test(bundleHash)) {
     throw new CliError('--bundle-hash sha256:<64 lowercase hex> is required', { showUsage: true });
   }
-  const secondaryHash = text(values, 'secondary-hash');
+  const secondaryHash = stringOption(values, 'secondary-hash');
   if (secondaryHash !== undefined && !/^sha3-256:[0-9a-f]{64}$/.test(secondaryHash)) {
     throw new CliError('--secondary-hash must be sha3-256:<64 lowercase hex>', { showUsage: true });
   }

@@ -6,17 +6,7 @@ import { atOption } from '../at-option.ts';
 import type { Command, ParsedCommandLine } from '../command.ts';
 import { INDEX, integerOption } from '../integer-option.ts';
 import { CliError, EXIT_NOT_VERIFIED, EXIT_OK, printJson, readJsonInput } from '../io.ts';
-
-function listOption(values: ParsedCommandLine['values'], name: string): string[] {
-  const value = (values as Record<string, unknown>)[name];
-  if (Array.isArray(value)) return value.filter((v): v is string => typeof v === 'string');
-  return typeof value === 'string' ? [value] : [];
-}
-
-function stringOption(values: ParsedCommandLine['values'], name: string): string | undefined {
-  const value = values[name];
-  return typeof value === 'string' ? value : undefined;
-}
+import { listOption, stringOption } from '../option-values.ts';
 
 /** --at TIME (default now) and --profile, shared with `proto attestation verify`. */
 export function timeAndProfile(values: ParsedCommandLine['values']) {

@@ -65,22 +65,10 @@ export function isDateTime(text: string): boolean {
   return isCommonDateTime(text) || fullDateTime(text);
 }
 
-/** Whatever single character the schemas take between date and time (`T`, `t`, a space, a tab…). */
-const SEPARATOR_AT = 10;
-/** An offset of whole hours (`+05`), which the schemas accept and Date.parse does not read. */
-const HOURS_ONLY_OFFSET = /([+-]\d\d)$/;
-
 /**
  * Milliseconds since the epoch of a PROTOCOL `date-time` (a leap second read as `reading` says, P178), or NaN for
  * any other string: unlike instantOf alone, nothing Date.parse merely guesses at (`March 7`, `2026-02-30`) reads.
- * Forms the schemas accept and Date.parse does not (`+05`, a leap second after a space) are written as Date.parse
- * reads them first.
  */
 export function dateTimeInstant(text: string, reading: LeapSecondReading): number {
-  if (!isDateTime(text)) return Number.NaN;
-  const written = `${text.slice(0, SEPARATOR_AT)}T${text.slice(SEPARATOR_AT + 1)}`.replace(
-    HOURS_ONLY_OFFSET,
-    '$1:00',
-  );
-  return instantOf(written, reading);
+  return isDateTime(text) ? instantOf(text, reading) : Number.NaN;
 }

@@ -11,6 +11,21 @@ describe('instantOf', () => {
         expect(instantOf(text, reading)).toBe(Date.parse(text));
   });
 
+  it('reads every form the schemas accept as the instant it names, the years below 50 too (P222)', () => {
+    const rows: [string, string][] = [
+      ['2026-03-07T12:00:00+05', '2026-03-07T07:00:00.000Z'],
+      ['2026-03-07T12:00:00.5-05', '2026-03-07T17:00:00.500Z'],
+      ['2026-03-07T12:00:00+0530', '2026-03-07T06:30:00.000Z'],
+      ['2026-03-07 12:00:00+05', '2026-03-07T07:00:00.000Z'],
+      ['2026-03-07\t12:00:00z', '2026-03-07T12:00:00.000Z'],
+      ['0001-01-01 00:00:00Z', '0001-01-01T00:00:00.000Z'],
+      ['0049-06-30T12:00:00+0000', '0049-06-30T12:00:00.000Z'],
+      ['2017-01-01T05:59:60+06', '2016-12-31T23:59:59.999Z'],
+    ];
+    for (const [text, iso] of rows) expect(instantOf(text, 'earliest'), text).toBe(Date.parse(iso));
+    expect(instantOf('2017-01-01 05:59:60+06', 'latest')).toBe(Date.parse('2017-01-01T00:00:00Z'));
+  });
+
   it('reads a leap second as the last millisecond before it, or as the next midnight', () => {
     const before = Date.parse('2016-12-31T23:59:59Z');
     const midnight = Date.parse('2017-01-01T00:00:00Z');

@@ -5,22 +5,25 @@
 // nothing is signed with that gas, no attempt is spent, and an honest node then confirms the same request.
 import type { ServerResponse } from 'node:http';
 import { deployAnchorContract } from '@proto/clients/contract';
-import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
-import { answerJson, type FrontRequest, type HostileFront, startHostileFront } from '@proto/testing';
+import type { StoreTarget } from '@proto/store/testing';
+import { type FrontRequest, type HostileFront, startHostileFront } from '@proto/testing';
 import type { FastifyInstance } from 'fastify';
 import { parseTransaction } from 'viem';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_ANCHOR_CALL_GAS } from '../../src/adapters/ethereum.ts';
-import { getReceipt, hashOf, postAnchor, testApp } from '../../src/testing/app.ts';
+import { getReceipt, hashOf, postAnchor } from '../../src/testing/app.ts';
+import { DEPLOYER_KEY, type LocalChain, startLocalChain } from '../../src/testing/ganache.ts';
 import {
-  ANCHOR_KEY,
-  DEPLOYER_KEY,
-  type LocalChain,
-  startLocalChain,
-  TEST_CHAIN_ID,
-} from '../../src/testing/ganache.ts';
+  answerRewritten,
+  CHAIN,
+  confirmsAfterwards,
+  type LogLine,
+  methodOf,
+  type ResultRewrites,
+  startAnchorBehind,
+  unreachableIn,
+} from './testing/evm-front.ts';
 
-const CHAIN = 'ethereum';
 type Json = Record<string, unknown>;
 
 let chain: LocalChain;
@@ -28,59 +31,22 @@ let front: HostileFront;
 let target: StoreTarget;
 let app: FastifyInstance;
 /** The node's true answer to each method named here, its `result` replaced by what the function gives. */
-let rewrite: Readonly<Record<string, (honest: unknown) => unknown>> = {};
-const logLines: { level: number; msg: string; err?: unknown }[] = [];
+let rewrite: ResultRewrites = {};
+let logLines: LogLine[] = [];
 
-function methodOf(body: Buffer): string {
-  try {
-    const call = JSON.parse(body.toString('utf8')) as { method?: unknown };
-    return typeof call.method === 'string' ? call.method : '';
-  } catch {
-    return '';
-  }
-}
-
-async function rewriting(request: FrontRequest, res: ServerResponse): Promise<void> {
-  const answer = await fetch(chain.url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: request.body,
-  });
-  const text = await answer.text();
-  const change = rewrite[methodOf(request.body)];
-  if (change === undefined) return answerJson(res, answer.status, text);
-  const envelope = JSON.parse(text) as { result?: unknown };
-  answerJson(res, answer.status, { ...envelope, result: change(envelope.result) });
-}
+const rewriting = (request: FrontRequest, res: ServerResponse) =>
+  answerRewritten(res, chain.url, request.body, rewrite);
 
 beforeAll(async () => {
   chain = await startLocalChain();
   const { contract } = await deployAnchorContract({ rpcUrl: chain.url, privateKey: DEPLOYER_KEY });
   front = await startHostileFront(rewriting);
-  target = await createStoreTarget('sqlite', 'anchor-evm-answers');
-  app = await testApp(
-    {
-      LOG_LEVEL: 'warn',
-      MAX_EVENT_LOOP_DELAY_MS: '0',
-      ETH_RPC_URL: front.url,
-      ETH_CHAIN_ID: String(TEST_CHAIN_ID),
-      ETH_CONTRACT: contract,
-      ETH_PRIVATE_KEY: ANCHOR_KEY,
-      ETH_CONFIRMATIONS: '1',
-      BATCH_INTERVAL_MS: '0',
-      ANCHOR_UPSTREAM_TIMEOUT_MS: '3000',
-    },
-    await target.open(),
-    {
-      logger: {
-        stream: {
-          write(line: string) {
-            logLines.push(JSON.parse(line) as { level: number; msg: string });
-          },
-        },
-      },
-    },
-  );
+  ({ app, target, logLines } = await startAnchorBehind({
+    rpcUrl: front.url,
+    contract,
+    label: 'anchor-evm-answers',
+    upstreamTimeoutMs: 3000,
+  }));
 }, 120_000);
 
 afterAll(async () => {
@@ -95,8 +61,7 @@ beforeEach(() => {
   logLines.length = 0;
 });
 
-const unreachable = () =>
-  logLines.filter((l) => l.msg === 'anchor: chain unreachable, retrying on the next pass');
+const unreachable = () => unreachableIn(logLines);
 const refusedOrFailed = () => logLines.filter((l) => /write refused|write failed|pass failed/.test(l.msg));
 const sentFrom = (from: number) =>
   front.requests
@@ -117,21 +82,13 @@ async function passesWith(label: string, methods: typeof rewrite): Promise<strin
   return h;
 }
 
-async function confirmsAfterwards(hash: string): Promise<void> {
-  for (let pass = 0; pass < 3; pass++) {
-    await app.anchorWorker.run(CHAIN, true);
-    if ((await getReceipt(app, hash))['status'] === 'confirmed') break;
-  }
-  expect(await getReceipt(app, hash)).toMatchObject({ status: 'confirmed' });
-}
-
 const quantity = (n: bigint) => `0x${n.toString(16)}`;
 
 describe('P196: a gas estimate past what the anchor call can need is the node unreliable, never signed', () => {
   it('the honest estimate is far below the ceiling (the bound leaves room)', async () => {
     const from = front.requests.length;
     const h = await passesWith('evm answers honest gas', {});
-    await confirmsAfterwards(h);
+    await confirmsAfterwards(app, h);
     const [tx] = sentFrom(from);
     expect(tx?.gas).toBeGreaterThan(0n);
     expect(tx?.gas).toBeLessThan(MAX_ANCHOR_CALL_GAS / 20n);
@@ -150,7 +107,7 @@ describe('P196: a gas estimate past what the anchor call can need is the node un
       expect(refusedOrFailed()).toEqual([]);
       expect(JSON.stringify(unreachable())).toContain('gas estimate');
       expect((await getReceipt(app, h))['status']).not.toBe('confirmed');
-      await confirmsAfterwards(h);
+      await confirmsAfterwards(app, h);
       for (const tx of sentFrom(from))
         expect(tx.gas).toBeLessThanOrEqual((MAX_ANCHOR_CALL_GAS * 125n) / 100n);
     },
@@ -183,7 +140,7 @@ describe('P196: a transaction looked up by hash must be the one asked for', () =
       const warnings = JSON.stringify(unreachable());
       expect(warnings).toContain('transaction');
       expect(warnings).toContain('malformed');
-      await confirmsAfterwards(h);
+      await confirmsAfterwards(app, h);
     },
     60_000,
   );
@@ -193,6 +150,6 @@ describe('P196: a transaction looked up by hash must be the one asked for', () =
     expect(refusedOrFailed()).toEqual([]);
     expect(unreachable()).toEqual([]);
     expect((await getReceipt(app, h))['status']).not.toBe('confirmed');
-    await confirmsAfterwards(h);
+    await confirmsAfterwards(app, h);
   }, 60_000);
 });

@@ -29,10 +29,20 @@ import {
   startLocalChain,
   TEST_CHAIN_ID,
 } from '../../src/testing/ganache.ts';
+import {
+  answerRewritten,
+  CHAIN,
+  confirmsAfterwards,
+  forwardCall,
+  type LogLine,
+  methodOf,
+  type ResultRewrites,
+  startAnchorBehind,
+  unreachableIn,
+} from './testing/evm-front.ts';
 
 type Mode = 'forward' | 'huge' | 'length-lie' | 'redirect' | 'drip' | 'malformed';
 
-const CHAIN = 'ethereum';
 /** Whitespace before the node's true answer: still valid JSON once read in full. */
 const HUGE_PADDING = 48 * 1024 * 1024;
 const UPSTREAM_TIMEOUT_MS = 3000;
@@ -48,45 +58,17 @@ let mode: Mode = 'forward';
 /** The JSON-RPC method the front misbehaves on; every other call is forwarded. */
 let aimedAt = 'eth_sendRawTransaction';
 /** 'malformed': the node's true answer to each method named here, its `result` replaced by what the function gives. */
-let malform: Readonly<Record<string, (honest: unknown) => unknown>> = {};
+let malform: ResultRewrites = {};
 let target: StoreTarget;
 let app: FastifyInstance;
 /** The service's log lines at warn and above, parsed. */
-const logLines: { level: number; msg: string; err?: unknown }[] = [];
+let logLines: LogLine[] = [];
 
-async function forward(body: Buffer): Promise<{ status: number; text: string }> {
-  const answer = await fetch(chain.url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body,
-  });
-  return { status: answer.status, text: await answer.text() };
-}
-
-/** The JSON-RPC method of a request body (the transport sends one call per request). */
-function methodOf(body: Buffer): string {
-  try {
-    const call = JSON.parse(body.toString('utf8')) as { method?: unknown };
-    return typeof call.method === 'string' ? call.method : '';
-  } catch {
-    return '';
-  }
-}
+const forward = (body: Buffer) => forwardCall(chain.url, body);
 
 async function hostile(request: FrontRequest, res: ServerResponse): Promise<void> {
   const { body } = request;
-  if (mode === 'malformed') {
-    const { status, text } = await forward(body);
-    const change = malform[methodOf(body)];
-    if (change === undefined) {
-      answerJson(res, status, text);
-      return;
-    }
-    const answer = JSON.parse(text) as { result?: unknown };
-    // A change giving `undefined` leaves `result` out of the envelope (JSON.stringify drops it).
-    answerJson(res, status, { ...answer, result: change(answer.result) });
-    return;
-  }
+  if (mode === 'malformed') return answerRewritten(res, chain.url, body, malform);
   if (mode === 'forward' || !body.includes(aimedAt)) {
     const { status, text } = await forward(body);
     answerJson(res, status, text);
@@ -115,8 +97,7 @@ async function hostile(request: FrontRequest, res: ServerResponse): Promise<void
 }
 
 const failedPasses = () => logLines.filter((l) => l.msg === 'anchor: pass failed');
-const unreachable = () =>
-  logLines.filter((l) => l.msg === 'anchor: chain unreachable, retrying on the next pass');
+const unreachable = () => unreachableIn(logLines);
 
 beforeAll(async () => {
   chain = await startLocalChain();
@@ -127,31 +108,12 @@ beforeAll(async () => {
     const { status, text } = await forward(request.body);
     answerJson(res, status, text);
   });
-  target = await createStoreTarget('sqlite', 'anchor-evm-upstream');
-  app = await testApp(
-    {
-      LOG_LEVEL: 'warn',
-      // The machine's load is not what these tests are about.
-      MAX_EVENT_LOOP_DELAY_MS: '0',
-      ETH_RPC_URL: frontUrl,
-      ETH_CHAIN_ID: String(TEST_CHAIN_ID),
-      ETH_CONTRACT: contract,
-      ETH_PRIVATE_KEY: ANCHOR_KEY,
-      ETH_CONFIRMATIONS: '1',
-      BATCH_INTERVAL_MS: '0',
-      ANCHOR_UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS),
-    },
-    await target.open(),
-    {
-      logger: {
-        stream: {
-          write(line: string) {
-            logLines.push(JSON.parse(line) as { level: number; msg: string });
-          },
-        },
-      },
-    },
-  );
+  ({ app, target, logLines } = await startAnchorBehind({
+    rpcUrl: frontUrl,
+    contract,
+    label: 'anchor-evm-upstream',
+    upstreamTimeoutMs: UPSTREAM_TIMEOUT_MS,
+  }));
 }, 120_000);
 
 afterAll(async () => {
@@ -196,20 +158,11 @@ function expectSendRetried(): void {
   expect(failedPasses()).toEqual([]);
 }
 
-/** After a refused pass an honest node confirms the same request: nothing was lost or failed for good. */
-async function confirmsAfterwards(hash: string): Promise<void> {
-  for (let pass = 0; pass < 3; pass++) {
-    await app.anchorWorker.run(CHAIN, true);
-    if ((await getReceipt(app, hash))['status'] === 'confirmed') break;
-  }
-  expect(await getReceipt(app, hash)).toMatchObject({ status: 'confirmed' });
-}
-
 describe('P177: a hostile EVM JSON-RPC cannot flood, redirect or hold the anchor writes', () => {
   it('through an honest front the receipt is confirmed (the fixture is real)', async () => {
     const h = hashOf('evm upstream honest');
     await passWith('forward', 'eth_sendRawTransaction', h);
-    await confirmsAfterwards(h);
+    await confirmsAfterwards(app, h);
     expect(failedPasses()).toEqual([]);
   });
 
@@ -220,7 +173,7 @@ describe('P177: a hostile EVM JSON-RPC cannot flood, redirect or hold the anchor
     expectSendRetried();
     expect((await getReceipt(app, h))['status']).toBe('pending');
     await expect.poll(() => cutShort - cut, { timeout: 5000 }).toBeGreaterThan(0);
-    await confirmsAfterwards(h);
+    await confirmsAfterwards(app, h);
   }, 60_000);
 
   it('a Content-Length of 500 MB to eth_sendRawTransaction is refused at once and retried', async () => {
@@ -229,7 +182,7 @@ describe('P177: a hostile EVM JSON-RPC cannot flood, redirect or hold the anchor
     expect(ms).toBeLessThan(UPSTREAM_TIMEOUT_MS);
     expectSendRetried();
     expect((await getReceipt(app, h))['status']).toBe('pending');
-    await confirmsAfterwards(h);
+    await confirmsAfterwards(app, h);
   }, 60_000);
 
   it('a 48 MiB answer to a read (the nonce) is the chain unreachable, not a broken pass', async () => {
@@ -239,7 +192,7 @@ describe('P177: a hostile EVM JSON-RPC cannot flood, redirect or hold the anchor
     expectTransient();
     expect((await getReceipt(app, h))['status']).toBe('pending');
     await expect.poll(() => cutShort - cut, { timeout: 5000 }).toBeGreaterThan(0);
-    await confirmsAfterwards(h);
+    await confirmsAfterwards(app, h);
   }, 60_000);
 
   it('a redirect is not followed, and the warning says why', async () => {
@@ -249,7 +202,7 @@ describe('P177: a hostile EVM JSON-RPC cannot flood, redirect or hold the anchor
     expect(elsewhere.hits() - hits).toBe(0);
     expectTransient();
     expect(JSON.stringify(unreachable())).toContain('redirects are not followed');
-    await confirmsAfterwards(h);
+    await confirmsAfterwards(app, h);
   }, 60_000);
 
   it('an answer that drips is given up after ANCHOR_UPSTREAM_TIMEOUT_MS, body included', async () => {
@@ -259,7 +212,7 @@ describe('P177: a hostile EVM JSON-RPC cannot flood, redirect or hold the anchor
     expect(ms).toBeLessThan(UPSTREAM_TIMEOUT_MS + 3000);
     expectSendRetried();
     expect((await getReceipt(app, h))['status']).toBe('pending');
-    await confirmsAfterwards(h);
+    await confirmsAfterwards(app, h);
   }, 60_000);
 });
 
@@ -312,7 +265,7 @@ describe('P184: a JSON-RPC answer whose result is malformed is the chain unreach
     const h = hashOf('evm upstream methods');
     const from = front.hits();
     await passWith('forward', 'eth_sendRawTransaction', h);
-    await confirmsAfterwards(h);
+    await confirmsAfterwards(app, h);
     const methods = new Set(front.requests.slice(from).map((r) => methodOf(r.body)));
     for (const method of ['eth_sendRawTransaction', ...new Set(MALFORMED.map(([m]) => m))])
       expect(methods).toContain(method);
@@ -336,7 +289,7 @@ describe('P184: a JSON-RPC answer whose result is malformed is the chain unreach
       expectTransient();
       expect(JSON.stringify(unreachable())).toContain('malformed');
       expect((await getReceipt(app, h))['status']).not.toBe('confirmed');
-      await confirmsAfterwards(h);
+      await confirmsAfterwards(app, h);
       const receipt = await getReceipt(app, h);
       expect(Number.isSafeInteger(receipt['block_number'])).toBe(true);
       expect(receipt['tx_id']).toMatch(/^0x[0-9a-f]{64}$/);
@@ -365,7 +318,7 @@ describe('P184: a JSON-RPC answer whose result is malformed is the chain unreach
       }
       expect(logLines.filter((l) => /write refused|write failed/.test(l.msg))).toEqual([]);
       expect(failedPasses()).toEqual([]);
-      await confirmsAfterwards(h);
+      await confirmsAfterwards(app, h);
     },
     60_000,
   );
@@ -498,7 +451,7 @@ describe('P192: the first write offers at most ETH_MAX_FEE_GWEI, whatever the no
       expect(tx?.maxFeePerGas).toBeLessThanOrEqual(capWei);
       expect(tx?.maxPriorityFeePerGas).toBeLessThanOrEqual(tx?.maxFeePerGas ?? 0n);
       expect(failedPasses()).toEqual([]);
-      await confirmsAfterwards(h);
+      await confirmsAfterwards(app, h);
     },
     60_000,
   );

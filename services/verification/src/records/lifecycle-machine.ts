@@ -1,8 +1,7 @@
 // The agent lifecycle state machine and the body of POST /v2/lifecycle/transition.
 // Implements SPEC.md "States and transitions" (four moves only) and D16 (transition body, 409 with moves).
-import { DEFAULT_MAX_CLOCK_SKEW_MS, instantOf, type ProtocolProfile } from '@proto/core';
+import { DEFAULT_MAX_CLOCK_SKEW_MS, dateTimeInstant, type ProtocolProfile } from '@proto/core';
 import { isJsonObject } from './body.ts';
-import { hasCalendarFields } from './calendar-time.ts';
 import { badBody, invalidId } from './errors.ts';
 import { isValidId } from './ids.ts';
 
@@ -34,18 +33,22 @@ const isState = (value: unknown): value is LifecycleState =>
   typeof value === 'string' && (LIFECYCLE_STATES as readonly string[]).includes(value);
 
 /**
- * The move's time as the history records it, or undefined when it is no time. A leap second (`…T23:59:60Z`, which
- * the schemas' date-time accepts) has no POSIX instant of its own, so it is read on the move's safe side (P178's
- * rule, P187) and recorded as that instant: into `active` is a time before which the agent does not count (the
- * next midnight); every other move ends `active` or `declining`, a time after which it stops counting (the last
- * millisecond before). Any other time is recorded as sent.
+ * The move's time as the history records it, or undefined when it is no PROTOCOL date-time (core's reader, P221:
+ * the schemas' check, then the instant it names). A leap second (`…T23:59:60Z`) has no POSIX instant of its own, so
+ * it is read on the move's safe side (P178's rule, P187): into `active` is a time before which the agent does not
+ * count (the next midnight); every other move ends `active` or `declining`, a time after which it stops counting
+ * (the last millisecond before). A time written as ECMAScript reads one (`T`, `Z` or `±HH:MM`, either case) is recorded
+ * as sent; any other form (a leap second, a space, `+05`, `+0530`) as the instant read, in UTC, so every reader of
+ * the history reads the one instant.
  */
 function recordedTime(timestamp: string, to: unknown): string | undefined {
-  if (!hasCalendarFields(timestamp)) return undefined;
-  if (!Number.isNaN(Date.parse(timestamp))) return timestamp;
-  const at = instantOf(timestamp, to === 'active' ? 'latest' : 'earliest');
-  return Number.isNaN(at) ? undefined : new Date(at).toISOString();
+  const at = dateTimeInstant(timestamp, to === 'active' ? 'latest' : 'earliest');
+  if (Number.isNaN(at)) return undefined;
+  return AS_SENT.test(timestamp) ? timestamp : new Date(at).toISOString();
 }
+
+/** A date-time Date.parse reads as written, which the history keeps as sent. */
+const AS_SENT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:[0-5]\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)$/i;
 
 /**
  * Whether the recorded time lies beyond the clock skew ahead of `now` (P203). A signed move dated ahead has not

@@ -8,23 +8,22 @@ import {
   createNativeBackend,
   generateBundleKeys,
   PROFILES,
-  type SigningKey,
   signRecord,
 } from '@proto/core';
 import { dialectsUnderTest } from '@proto/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { example, type Json, withFields } from '../../src/records/test-support.ts';
 import { metricValue } from '../../src/test-support.ts';
-import { startVerifierWithRecords, type VerifierWithRecords } from './verifier-with-records.ts';
+import {
+  commissioningCertificate,
+  signingKeys,
+  startVerifierWithRecords,
+  type VerifierWithRecords,
+} from './verifier-with-records.ts';
 
 const backend = createNativeBackend();
 const PRUNE_AFTER_SECONDS = 3;
 const OPERATOR_TOKEN = 'key-prune-operator-token-0000000001';
-const signingKeys = (set: BundleKeySet): { classical: SigningKey; pq?: SigningKey } => ({
-  classical: set.classical,
-  ...(set.pq === undefined ? {} : { pq: set.pq }),
-});
-
 describe.each(dialectsUnderTest())('key directory pruning through the service on %s', (dialect) => {
   let verifier: VerifierWithRecords;
   beforeAll(async () => {
@@ -46,14 +45,6 @@ describe.each(dialectsUnderTest())('key directory pruning through the service on
       humanId: ((bundle['responsible_principal_record'] as Json)['payload'] as Json)['human_id'] as string,
     };
   };
-  const certificate = (ids: { agentId: string; humanId: string }, keys: BundleKeySet) =>
-    signRecord(
-      backend,
-      PROFILES.proto,
-      'commissioning_certificate',
-      withFields(example('commissioning_certificate'), { agent_id: ids.agentId, human_id: ids.humanId }),
-      { classical: keys.classical, ...(keys.pq === undefined ? {} : { pq: keys.pq }) },
-    );
 
   it('prunes an idle agent’s keys, keeps the keys that authorised a write, and a new bundle binds again', async () => {
     const idleKeys = { agent: generateBundleKeys(backend), principal: generateBundleKeys(backend) };
@@ -62,7 +53,10 @@ describe.each(dialectsUnderTest())('key directory pruning through the service on
     const used = await verify(buildSignedBundle({ keys: usedKeys }));
     expect(await verifier.keyStatusOnce(idleKeys.agent.classical.kid, 200)).toBe(200);
     expect(await verifier.keyStatusOnce(usedKeys.agent.classical.kid, 200)).toBe(200);
-    const stored = await verifier.post('/v2/lifecycle/commission', certificate(used, usedKeys.agent));
+    const stored = await verifier.post(
+      '/v2/lifecycle/commission',
+      commissioningCertificate(used, usedKeys.agent),
+    );
     expect(stored.status, JSON.stringify(stored.json)).toBe(201);
 
     // After the age the idle agent's passport and RPR keys are gone; the writer's passport key is not.
@@ -71,13 +65,19 @@ describe.each(dialectsUnderTest())('key directory pruning through the service on
     expect(await verifier.keyStatusOnce(usedKeys.agent.classical.kid, 200)).toBe(200);
     expect(await metricValue(verifier.url, 'proto_key_directory_pruned_total')).toBeGreaterThanOrEqual(4);
     expect(await metricValue(verifier.url, 'proto_key_directory_bindings')).toBeGreaterThanOrEqual(1);
-    const refused = await verifier.post('/v2/lifecycle/commission', certificate(idle, idleKeys.agent));
+    const refused = await verifier.post(
+      '/v2/lifecycle/commission',
+      commissioningCertificate(idle, idleKeys.agent),
+    );
     expect(refused.status, JSON.stringify(refused.json)).toBe(403);
 
     // The idle agent comes back with a new bundle: its keys bind again (first use), and its write is stored.
     await verify(buildSignedBundle({ keys: idleKeys, now: new Date(Date.now() + 1000) }));
     expect(await verifier.keyStatusOnce(idleKeys.agent.classical.kid, 200)).toBe(200);
-    const back = await verifier.post('/v2/lifecycle/commission', certificate(idle, idleKeys.agent));
+    const back = await verifier.post(
+      '/v2/lifecycle/commission',
+      commissioningCertificate(idle, idleKeys.agent),
+    );
     expect(back.status, JSON.stringify(back.json)).toBe(201);
   });
 

@@ -7,23 +7,19 @@ import {
   createNativeBackend,
   generateBundleKeys,
   keyEntry,
-  PROFILES,
-  type SigningKey,
-  signRecord,
 } from '@proto/core';
 import { dialectsUnderTest } from '@proto/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { example, type Json, withFields } from '../../src/records/test-support.ts';
-import { startVerifierWithRecords, type VerifierWithRecords } from './verifier-with-records.ts';
+import type { Json } from '../../src/records/test-support.ts';
+import {
+  commissioningCertificate,
+  startVerifierWithRecords,
+  type VerifierWithRecords,
+} from './verifier-with-records.ts';
 
 const backend = createNativeBackend();
 const DAY = 86_400_000;
 const MAX_AGE_DAYS = 30;
-
-const signingKeys = (set: BundleKeySet): { classical: SigningKey; pq?: SigningKey } => ({
-  classical: set.classical,
-  ...(set.pq === undefined ? {} : { pq: set.pq }),
-});
 
 describe.each(dialectsUnderTest())('key age in the key directory on %s', (dialect) => {
   let verifier: VerifierWithRecords;
@@ -65,14 +61,7 @@ describe.each(dialectsUnderTest())('key age in the key directory on %s', (dialec
     ] as string;
     expect(await verifier.keyStatusOnce(young.classical.kid, 200)).toBe(200);
 
-    const commission = (keys: BundleKeySet) =>
-      signRecord(
-        backend,
-        PROFILES.proto,
-        'commissioning_certificate',
-        withFields(example('commissioning_certificate'), { agent_id: agentId, human_id: humanId }),
-        signingKeys(keys),
-      );
+    const commission = (keys: BundleKeySet) => commissioningCertificate({ agentId, humanId }, keys);
     const byOld = await verifier.post('/v2/lifecycle/commission', commission(old));
     expect(byOld.status, JSON.stringify(byOld.json)).toBe(403);
     expect(await verifier.keyStatus(old.classical.kid)).toBe(404);

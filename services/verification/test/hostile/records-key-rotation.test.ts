@@ -7,21 +7,20 @@ import {
   generateBundleKeys,
   keyEntry,
   PROFILES,
-  type SigningKey,
   signRecord,
 } from '@proto/core';
 import { dialectsUnderTest } from '@proto/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { example, type Json, withFields } from '../../src/records/test-support.ts';
-import { startVerifierWithRecords, type VerifierWithRecords } from './verifier-with-records.ts';
+import {
+  commissioningCertificate,
+  signingKeys,
+  startVerifierWithRecords,
+  type VerifierWithRecords,
+} from './verifier-with-records.ts';
 
 const backend = createNativeBackend();
 const MINUTE = 60_000;
-
-const signingKeys = (set: BundleKeySet): { classical: SigningKey; pq?: SigningKey } => ({
-  classical: set.classical,
-  ...(set.pq === undefined ? {} : { pq: set.pq }),
-});
 
 describe.each(dialectsUnderTest())('key rotation through POST /verify on %s', (dialect) => {
   let verifier: VerifierWithRecords;
@@ -81,13 +80,7 @@ describe.each(dialectsUnderTest())('key rotation through POST /verify on %s', (d
       ] as Json
     )['human_id'] as string;
     // The spare key signs for the agent while the newest passport lists it.
-    const certificate = signRecord(
-      backend,
-      PROFILES.proto,
-      'commissioning_certificate',
-      withFields(example('commissioning_certificate'), { agent_id: agentId, human_id: humanId }),
-      signingKeys(spare),
-    );
+    const certificate = commissioningCertificate({ agentId, humanId }, spare);
     const admitted = await verifier.post('/v2/lifecycle/commission', certificate);
     expect(admitted.status, JSON.stringify(admitted.json)).toBe(201);
 
@@ -153,12 +146,9 @@ describe.each(dialectsUnderTest())('key rotation through POST /verify on %s', (d
     expect(await verifier.keyStatus(hijack.keys.agent.classical.kid)).toBe(404);
     expect(await verifier.keyStatus(hijack.keys.principal.classical.kid)).toBe(404);
 
-    const forged = signRecord(
-      backend,
-      PROFILES.proto,
-      'commissioning_certificate',
-      withFields(example('commissioning_certificate'), { agent_id: agentId, human_id: humanId['human_id'] }),
-      signingKeys(hijack.keys.agent),
+    const forged = commissioningCertificate(
+      { agentId, humanId: humanId['human_id'] as string },
+      hijack.keys.agent,
     );
     const refused = await verifier.post('/v2/lifecycle/commission', forged);
     expect(refused.status, JSON.stringify(refused.json)).toBe(403);
@@ -175,12 +165,9 @@ describe.each(dialectsUnderTest())('key rotation through POST /verify on %s', (d
     expect((await verifier.post('/v2/delegation/mandate', mandate)).status).toBe(403);
 
     // The owner's key was not retired by the stranger's mark, and still signs.
-    const genuine = signRecord(
-      backend,
-      PROFILES.proto,
-      'commissioning_certificate',
-      withFields(example('commissioning_certificate'), { agent_id: agentId, human_id: humanId['human_id'] }),
-      signingKeys(owner.keys.agent),
+    const genuine = commissioningCertificate(
+      { agentId, humanId: humanId['human_id'] as string },
+      owner.keys.agent,
     );
     const stored = await verifier.post('/v2/lifecycle/commission', genuine);
     expect(stored.status, JSON.stringify(stored.json)).toBe(201);

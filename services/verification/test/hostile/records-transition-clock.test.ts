@@ -3,47 +3,29 @@
 // the history held a signed move that had not happened yet: a decommissioning dated ahead keeps the agent counting
 // in every reader's view until then. A move now dated beyond the clock skew (5 minutes, as revocations and passports
 // are judged) is refused.
-import { buildSignedBundle, createNativeBackend, PROFILES, signRecord } from '@proto/core';
+import { buildSignedBundle } from '@proto/core';
 import { dialectsUnderTest } from '@proto/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { example, type Json, withFields } from '../../src/records/test-support.ts';
-import { startVerifierWithRecords, type VerifierWithRecords } from './verifier-with-records.ts';
-
-const backend = createNativeBackend();
-const TRANSITION = '/v2/lifecycle/transition';
+import type { Json } from '../../src/records/test-support.ts';
+import {
+  commissionOwnAgent,
+  partyOf,
+  startVerifierWithRecords,
+  type VerifierWithRecords,
+} from './verifier-with-records.ts';
 
 describe.each(dialectsUnderTest())('a lifecycle move dated ahead of the clock, on %s', (dialect) => {
   let service: VerifierWithRecords;
-  const built = buildSignedBundle();
-  const bundle = built.signed_bundle['bundle'] as Json;
-  const agentId = ((bundle['agent_passport'] as Json)['payload'] as Json)['agent_id'] as string;
-  const humanId = ((bundle['responsible_principal_record'] as Json)['payload'] as Json)['human_id'] as string;
-  const agentKeys = {
-    classical: built.keys.agent.classical,
-    ...(built.keys.agent.pq === undefined ? {} : { pq: built.keys.agent.pq }),
-  };
-  const move = (fields: Json) =>
-    service.post(TRANSITION, signRecord(backend, PROFILES.proto, 'lifecycle_transition', fields, agentKeys));
-  const state = async () => {
-    const res = await fetch(`${service.url}/v2/lifecycle/commission/${agentId}`);
-    return ((await res.json()) as Json)['state'];
-  };
+  let agent: Awaited<ReturnType<typeof commissionOwnAgent>>;
+  const move = (fields: Json) => agent.move(fields);
+  const state = () => agent.state();
+  const party = partyOf(buildSignedBundle());
+  const agentId = party.agentId;
   const shown = (answer: { json: Json }) => JSON.stringify(answer.json).slice(0, 300);
 
   beforeAll(async () => {
     service = await startVerifierWithRecords(dialect, 'v2-transition-clock');
-    expect((await service.post('/verify', { signed_bundle: built.signed_bundle })).json['verified']).toBe(
-      true,
-    );
-    expect(await service.keyStatusOnce(agentKeys.classical.kid, 200)).toBe(200);
-    const certificate = signRecord(
-      backend,
-      PROFILES.proto,
-      'commissioning_certificate',
-      withFields(example('commissioning_certificate'), { agent_id: agentId, human_id: humanId }),
-      agentKeys,
-    );
-    expect((await service.post('/v2/lifecycle/commission', certificate)).status).toBe(201);
+    agent = await commissionOwnAgent(service, party);
   }, 120_000);
   afterAll(async () => {
     await service?.close();

@@ -3,70 +3,31 @@
 // 31 April, 29 February of a common year, 24:00). The route's pattern took any two digits and Date.parse rolled
 // them over (30 February read as 2 March), so the history stored, as a verified signed move, a time that the
 // protocol's `date-time` (RFC 3339 §5.6–5.7, the schemas' full check) refuses and that readers place differently.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { buildSignedBundle, createNativeBackend, PROFILES, signRecord } from '@proto/core';
-import { createStoreTarget, dialectsUnderTest, type StoreTarget } from '@proto/store/testing';
+import { buildSignedBundle } from '@proto/core';
+import { dialectsUnderTest } from '@proto/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadRecordsConfig, mountRecords } from '../../src/records/plugin.ts';
-import { example, type Json, withFields } from '../../src/records/test-support.ts';
-import { keyOnceItAnswers, type RunningApp, startApp } from '../../src/test-support.ts';
-import { storeEnvOf } from './verifier-with-records.ts';
-
-const backend = createNativeBackend();
-const TRANSITION = '/v2/lifecycle/transition';
+import type { Json } from '../../src/records/test-support.ts';
+import {
+  commissionOwnAgent,
+  partyOf,
+  startVerifierWithRecords,
+  type VerifierWithRecords,
+} from './verifier-with-records.ts';
 
 describe.each(dialectsUnderTest())('a lifecycle move dated a day no calendar has, on %s', (dialect) => {
-  let target: StoreTarget;
-  let dataDir: string;
-  let running: RunningApp;
-  const built = buildSignedBundle();
-  const bundle = built.signed_bundle['bundle'] as Json;
-  const agentId = ((bundle['agent_passport'] as Json)['payload'] as Json)['agent_id'] as string;
-  const humanId = ((bundle['responsible_principal_record'] as Json)['payload'] as Json)['human_id'] as string;
-  const agentKeys = {
-    classical: built.keys.agent.classical,
-    ...(built.keys.agent.pq === undefined ? {} : { pq: built.keys.agent.pq }),
-  };
-
-  const postJson = async (path: string, body: unknown) => {
-    const res = await fetch(`${running.url}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    return { status: res.status, json: (await res.json()) as Json };
-  };
-  const move = (fields: Json) =>
-    postJson(TRANSITION, signRecord(backend, PROFILES.proto, 'lifecycle_transition', fields, agentKeys));
-  const state = async () => {
-    const res = await fetch(`${running.url}/v2/lifecycle/commission/${agentId}`);
-    return ((await res.json()) as Json)['state'];
-  };
+  let service: VerifierWithRecords;
+  let agent: Awaited<ReturnType<typeof commissionOwnAgent>>;
+  const party = partyOf(buildSignedBundle());
+  const agentId = party.agentId;
+  const move = (fields: Json) => agent.move(fields);
+  const state = () => agent.state();
 
   beforeAll(async () => {
-    target = await createStoreTarget(dialect, 'v2-transition-time');
-    dataDir = await mkdtemp(join(tmpdir(), 'proto-transition-time-'));
-    const storeEnv = storeEnvOf(target, dataDir);
-    const mounted = await mountRecords(loadRecordsConfig(storeEnv));
-    running = await startApp({ ...storeEnv, VERIFY_WORKERS: '1', MAX_EVENT_LOOP_DELAY_MS: '0' }, [mounted]);
-    // The agent's own bundle binds its key; its certificate and moves are then verified writes.
-    expect((await postJson('/verify', { signed_bundle: built.signed_bundle })).json['verified']).toBe(true);
-    await (await keyOnceItAnswers(running.url, agentKeys.classical.kid)).arrayBuffer();
-    const certificate = signRecord(
-      backend,
-      PROFILES.proto,
-      'commissioning_certificate',
-      withFields(example('commissioning_certificate'), { agent_id: agentId, human_id: humanId }),
-      agentKeys,
-    );
-    expect((await postJson('/v2/lifecycle/commission', certificate)).status).toBe(201);
-  });
+    service = await startVerifierWithRecords(dialect, 'v2-transition-time');
+    agent = await commissionOwnAgent(service, party);
+  }, 120_000);
   afterAll(async () => {
-    await running?.close();
-    await target?.cleanup();
-    await rm(dataDir, { recursive: true, force: true });
+    await service?.close();
   });
 
   it.each([
@@ -102,5 +63,22 @@ describe.each(dialectsUnderTest())('a lifecycle move dated a day no calendar has
     });
     expect(leapSecond.status, JSON.stringify(leapSecond.json)).toBe(200);
     expect(leapSecond.json).toMatchObject({ state: 'declining', timestamp: '2016-12-31T23:59:59.999Z' });
+  });
+
+  it("P221: every form of the schemas' date-time moves an agent, recorded as the UTC instant it names", async () => {
+    // Was 400: the machine kept a reader of its own that took only `T` and `±HH:MM`.
+    const otherParty = partyOf(buildSignedBundle());
+    const other = await commissionOwnAgent(service, otherParty);
+    const moves: [string, string, string][] = [
+      ['active', '2026-01-01T05:00:00+05', '2026-01-01T00:00:00.000Z'],
+      ['declining', '2026-01-01 05:30:00+0530', '2026-01-01T00:00:00.000Z'],
+      ['decommissioned', '2026-01-01\t01:00:00-01', '2026-01-01T02:00:00.000Z'],
+    ];
+    for (const [to, timestamp, recorded] of moves) {
+      const moved = await other.move({ agent_id: otherParty.agentId, to_state: to, timestamp });
+      expect(moved.status, `${timestamp}: ${JSON.stringify(moved.json)}`).toBe(200);
+      expect(moved.json).toMatchObject({ state: to, timestamp: recorded });
+    }
+    expect(await other.state()).toBe('decommissioned');
   });
 });

@@ -4,11 +4,19 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BuiltBundle } from '@proto/core';
+import {
+  type BuiltBundle,
+  type BundleKeySet,
+  createNativeBackend,
+  PROFILES,
+  type SigningKey,
+  signRecord,
+} from '@proto/core';
 import type { StoreDialect } from '@proto/store';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
+import { expect } from 'vitest';
 import { loadRecordsConfig, mountRecords } from '../../src/records/plugin.ts';
-import type { Json } from '../../src/records/test-support.ts';
+import { example, type Json, withFields } from '../../src/records/test-support.ts';
 import { keyOnceItAnswers, type RunningApp, startApp } from '../../src/test-support.ts';
 
 /** The service's store variables for `target`: its SQLite file under DATA_DIR, or its PostgreSQL schema. */
@@ -85,18 +93,56 @@ export async function startVerifierWithRecords(
   };
 }
 
+const backend = createNativeBackend();
+
+/** The signing keys of a key set, as signRecord takes them (the PQ half only where the set has one). */
+export const signingKeys = (set: BundleKeySet): { classical: SigningKey; pq?: SigningKey } => ({
+  classical: set.classical,
+  ...(set.pq === undefined ? {} : { pq: set.pq }),
+});
+
 /** A party of a built bundle: its agent and human ids and the keys of its agent and of its principal. */
 export function partyOf(built: BuiltBundle) {
   const bundle = built.signed_bundle['bundle'] as Json;
-  const keysOf = (set: BuiltBundle['keys']['agent']) => ({
-    classical: set.classical,
-    ...(set.pq === undefined ? {} : { pq: set.pq }),
-  });
   return {
     built,
     agentId: ((bundle['agent_passport'] as Json)['payload'] as Json)['agent_id'] as string,
     humanId: ((bundle['responsible_principal_record'] as Json)['payload'] as Json)['human_id'] as string,
-    agentKeys: keysOf(built.keys.agent),
-    principalKeys: keysOf(built.keys.principal),
+    agentKeys: signingKeys(built.keys.agent),
+    principalKeys: signingKeys(built.keys.principal),
+  };
+}
+
+/** The example commissioning certificate for these ids, signed with `keys`. */
+export const commissioningCertificate = (ids: { agentId: string; humanId: string }, keys: BundleKeySet) =>
+  signRecord(
+    backend,
+    PROFILES.proto,
+    'commissioning_certificate',
+    withFields(example('commissioning_certificate'), { agent_id: ids.agentId, human_id: ids.humanId }),
+    signingKeys(keys),
+  );
+
+/**
+ * The agent of `party`'s own bundle, verified on `service` (its key bound) and commissioned by that key; its moves
+ * signed by the same key, and its state as GET /v2/lifecycle/commission/<id> answers it.
+ */
+export async function commissionOwnAgent(service: VerifierWithRecords, party: ReturnType<typeof partyOf>) {
+  expect((await service.post('/verify', { signed_bundle: party.built.signed_bundle })).json['verified']).toBe(
+    true,
+  );
+  expect(await service.keyStatusOnce(party.agentKeys.classical.kid, 200)).toBe(200);
+  const certificate = commissioningCertificate(party, party.built.keys.agent);
+  expect((await service.post('/v2/lifecycle/commission', certificate)).status).toBe(201);
+  return {
+    move: (fields: Json) =>
+      service.post(
+        '/v2/lifecycle/transition',
+        signRecord(backend, PROFILES.proto, 'lifecycle_transition', fields, party.agentKeys),
+      ),
+    state: async () => {
+      const res = await fetch(`${service.url}/v2/lifecycle/commission/${party.agentId}`);
+      return ((await res.json()) as Json)['state'];
+    },
   };
 }
