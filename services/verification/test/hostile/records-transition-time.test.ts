@@ -49,19 +49,28 @@ describe.each(dialectsUnderTest())('a lifecycle move dated a day no calendar has
     target = await createStoreTarget(dialect, 'v2-transition-time');
     dataDir = await mkdtemp(join(tmpdir(), 'proto-transition-time-'));
     const storeEnv = storeEnvOf(target, dataDir);
-    const mounted = await mountRecords(loadRecordsConfig(storeEnv));
-    running = await startApp({ ...storeEnv, VERIFY_WORKERS: '1', MAX_EVENT_LOOP_DELAY_MS: '0' }, [mounted]);
-    // The agent's own bundle binds its key; its certificate and moves are then verified writes.
-    expect((await postJson('/verify', { signed_bundle: built.signed_bundle })).json['verified']).toBe(true);
-    await (await keyOnceItAnswers(running.url, agentKeys.classical.kid)).arrayBuffer();
+    // The agent was commissioned here in 2015 (the store as the service then left it): the dated moves below follow
+    // its commissioning, as P207 requires of every move.
     const certificate = signRecord(
       backend,
       PROFILES.proto,
       'commissioning_certificate',
-      withFields(example('commissioning_certificate'), { agent_id: agentId, human_id: humanId }),
+      withFields(example('commissioning_certificate'), {
+        agent_id: agentId,
+        human_id: humanId,
+        timestamp: '2015-01-01T00:00:00Z',
+      }),
       agentKeys,
     );
-    expect((await postJson('/v2/lifecycle/commission', certificate)).status).toBe(201);
+    const seed = await target.open({ name: 'verification' });
+    await seed.records.put('commissioning_certificate', agentId, certificate, { agentId });
+    expect(await seed.lifecycle.commission(agentId, '2015-01-01T00:00:00Z')).toBe('created');
+    await seed.close();
+    const mounted = await mountRecords(loadRecordsConfig(storeEnv));
+    running = await startApp({ ...storeEnv, VERIFY_WORKERS: '1', MAX_EVENT_LOOP_DELAY_MS: '0' }, [mounted]);
+    // The agent's own bundle binds its key; its moves are then verified writes.
+    expect((await postJson('/verify', { signed_bundle: built.signed_bundle })).json['verified']).toBe(true);
+    await (await keyOnceItAnswers(running.url, agentKeys.classical.kid)).arrayBuffer();
   });
   afterAll(async () => {
     await running?.close();
@@ -90,10 +99,10 @@ describe.each(dialectsUnderTest())('a lifecycle move dated a day no calendar has
     const leapDay = await move({
       agent_id: agentId,
       to_state: 'active',
-      timestamp: '2024-02-29T09:00:00-23:59',
+      timestamp: '2016-02-29T09:00:00-23:59',
     });
     expect(leapDay.status, JSON.stringify(leapDay.json)).toBe(200);
-    expect(leapDay.json).toMatchObject({ state: 'active', timestamp: '2024-02-29T09:00:00-23:59' });
+    expect(leapDay.json).toMatchObject({ state: 'active', timestamp: '2016-02-29T09:00:00-23:59' });
     // A leap second out of `active` is still read as the millisecond before it (P187).
     const leapSecond = await move({
       agent_id: agentId,
