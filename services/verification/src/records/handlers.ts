@@ -1,6 +1,7 @@
 // What each /v2 route does with the store: idempotent puts, lifecycle moves, the vitality chain, testaments.
 // Implements D14 (201 / 200 idempotent / 409 / 404), D16 (machine, atomic moves, GENESIS chain), D17 (retention).
 import type { Store, StoredRecord, StoreTransaction, TransitionResult } from '@proto/store';
+import { COMMISSIONING } from './agent-principal.ts';
 import type { JsonObject } from './body.ts';
 import { conflict, invalidId, notFound } from './errors.ts';
 import { contentId, isValidId, testamentVersionId, vitalityReportHash } from './ids.ts';
@@ -91,7 +92,6 @@ export async function getSimpleRecord(store: Store, route: RecordRoute, id: stri
   return answer(id, stored);
 }
 
-const COMMISSIONING = 'commissioning_certificate';
 const DECOMMISSIONING = 'decommissioning_record';
 const VITALITY = 'vitality_report';
 const TESTAMENT = 'digital_testament';

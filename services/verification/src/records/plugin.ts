@@ -113,7 +113,7 @@ async function recordsPlugin(app: FastifyInstance, options: RecordsPluginOptions
     backend: selectCryptoBackend(),
     keys: options.keys ?? storeKeyLookup(store),
     operatorTokens,
-    revocation: options.revocation ?? appRevocationGate(app, options.revocationJurisdictions ?? []),
+    revocation: options.revocation ?? appRevocationGate(app, options.revocationJurisdictions ?? [], profile),
     principalOf: storePrincipalLookup(store),
     disputePartiesOf: storeDisputePartiesLookup(store, storePrincipalLookup(store)),
     agentHasLiveKeys: (agentId) => store.keys.hasLivePassportKeys(agentId),
@@ -190,10 +190,11 @@ function installKeyDirectoryPruner(
 function appRevocationGate(
   app: FastifyInstance,
   jurisdictions: readonly string[],
+  profile: ProtocolProfile,
 ): RevocationGate | undefined {
   // Undefined when the records are mounted without the verification app (tests, embedding).
   const checks = app.externalChecks as FastifyInstance['externalChecks'] | undefined;
-  return revocationGate(checks?.revocation, jurisdictions);
+  return revocationGate(checks?.revocation, jurisdictions, profile);
 }
 
 declare module 'fastify' {
