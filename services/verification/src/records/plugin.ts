@@ -117,6 +117,8 @@ async function recordsPlugin(app: FastifyInstance, options: RecordsPluginOptions
     principalOf: storePrincipalLookup(store),
     disputePartiesOf: storeDisputePartiesLookup(store, storePrincipalLookup(store)),
     agentHasLiveKeys: (agentId) => store.keys.hasLivePassportKeys(agentId),
+    agentKnown: async (agentId) =>
+      (await store.lifecycle.get(agentId)) !== undefined || (await store.keys.hasLivePassportKeys(agentId)),
   });
   await app.register(v2ResponseHeaders);
   await app.register(recordRoutes, {

@@ -110,9 +110,9 @@ describe.each(dialectsUnderTest())('records dated against the clock or the histo
         { obligation_id: 'obligation:p207-soon', timestamp: soon },
       ],
       [
-        'dispute_record',
-        '/v2/dispute/record',
-        { dispute_id: 'dispute:p207-past', timestamp: '2020-01-01T00:00:00Z' },
+        'objection_record',
+        '/v2/dispute/objection',
+        { objection_id: 'objection:p207-past', timestamp: '2020-01-01T00:00:00Z' },
       ],
     ] as const) {
       const stored = await service.post(path, sign(kind, ownRecord(kind, fields)));
