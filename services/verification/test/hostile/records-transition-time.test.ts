@@ -3,52 +3,30 @@
 // 31 April, 29 February of a common year, 24:00). The route's pattern took any two digits and Date.parse rolled
 // them over (30 February read as 2 March), so the history stored, as a verified signed move, a time that the
 // protocol's `date-time` (RFC 3339 §5.6–5.7, the schemas' full check) refuses and that readers place differently.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { buildSignedBundle, createNativeBackend, PROFILES, signRecord } from '@proto/core';
-import { createStoreTarget, dialectsUnderTest, type StoreTarget } from '@proto/store/testing';
+import { dialectsUnderTest } from '@proto/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadRecordsConfig, mountRecords } from '../../src/records/plugin.ts';
 import { example, type Json, withFields } from '../../src/records/test-support.ts';
-import { keyOnceItAnswers, type RunningApp, startApp } from '../../src/test-support.ts';
-import { storeEnvOf } from './verifier-with-records.ts';
+import { partyOf, startVerifierWithRecords, type VerifierWithRecords } from './verifier-with-records.ts';
 
 const backend = createNativeBackend();
 const TRANSITION = '/v2/lifecycle/transition';
 
 describe.each(dialectsUnderTest())('a lifecycle move dated a day no calendar has, on %s', (dialect) => {
-  let target: StoreTarget;
-  let dataDir: string;
-  let running: RunningApp;
-  const built = buildSignedBundle();
-  const bundle = built.signed_bundle['bundle'] as Json;
-  const agentId = ((bundle['agent_passport'] as Json)['payload'] as Json)['agent_id'] as string;
-  const humanId = ((bundle['responsible_principal_record'] as Json)['payload'] as Json)['human_id'] as string;
-  const agentKeys = {
-    classical: built.keys.agent.classical,
-    ...(built.keys.agent.pq === undefined ? {} : { pq: built.keys.agent.pq }),
-  };
-
-  const postJson = async (path: string, body: unknown) => {
-    const res = await fetch(`${running.url}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    return { status: res.status, json: (await res.json()) as Json };
-  };
+  let service: VerifierWithRecords;
+  const party = partyOf(buildSignedBundle());
+  const agentId = party.agentId;
   const move = (fields: Json) =>
-    postJson(TRANSITION, signRecord(backend, PROFILES.proto, 'lifecycle_transition', fields, agentKeys));
+    service.post(
+      TRANSITION,
+      signRecord(backend, PROFILES.proto, 'lifecycle_transition', fields, party.agentKeys),
+    );
   const state = async () => {
-    const res = await fetch(`${running.url}/v2/lifecycle/commission/${agentId}`);
+    const res = await fetch(`${service.url}/v2/lifecycle/commission/${agentId}`);
     return ((await res.json()) as Json)['state'];
   };
 
   beforeAll(async () => {
-    target = await createStoreTarget(dialect, 'v2-transition-time');
-    dataDir = await mkdtemp(join(tmpdir(), 'proto-transition-time-'));
-    const storeEnv = storeEnvOf(target, dataDir);
     // The agent was commissioned here in 2015 (the store as the service then left it): the dated moves below follow
     // its commissioning, as P207 requires of every move.
     const certificate = signRecord(
@@ -57,25 +35,23 @@ describe.each(dialectsUnderTest())('a lifecycle move dated a day no calendar has
       'commissioning_certificate',
       withFields(example('commissioning_certificate'), {
         agent_id: agentId,
-        human_id: humanId,
+        human_id: party.humanId,
         timestamp: '2015-01-01T00:00:00Z',
       }),
-      agentKeys,
+      party.agentKeys,
     );
-    const seed = await target.open({ name: 'verification' });
-    await seed.records.put('commissioning_certificate', agentId, certificate, { agentId });
-    expect(await seed.lifecycle.commission(agentId, '2015-01-01T00:00:00Z')).toBe('created');
-    await seed.close();
-    const mounted = await mountRecords(loadRecordsConfig(storeEnv));
-    running = await startApp({ ...storeEnv, VERIFY_WORKERS: '1', MAX_EVENT_LOOP_DELAY_MS: '0' }, [mounted]);
+    service = await startVerifierWithRecords(dialect, 'v2-transition-time', {}, async (store) => {
+      await store.records.put('commissioning_certificate', agentId, certificate, { agentId });
+      expect(await store.lifecycle.commission(agentId, '2015-01-01T00:00:00Z')).toBe('created');
+    });
     // The agent's own bundle binds its key; its moves are then verified writes.
-    expect((await postJson('/verify', { signed_bundle: built.signed_bundle })).json['verified']).toBe(true);
-    await (await keyOnceItAnswers(running.url, agentKeys.classical.kid)).arrayBuffer();
-  });
+    expect(
+      (await service.post('/verify', { signed_bundle: party.built.signed_bundle })).json['verified'],
+    ).toBe(true);
+    expect(await service.keyStatusOnce(party.agentKeys.classical.kid, 200)).toBe(200);
+  }, 120_000);
   afterAll(async () => {
-    await running?.close();
-    await target?.cleanup();
-    await rm(dataDir, { recursive: true, force: true });
+    await service?.close();
   });
 
   it.each([
