@@ -10,6 +10,7 @@ import {
   freshnessLifetimeMs,
   parseAttestationTrustedKeys,
   parseRevocationSources,
+  type RevocationCheckResult,
 } from './revocation-client.ts';
 
 const KEY = testKey(11);
@@ -208,5 +209,27 @@ describe('createRevocationChecker over HTTP', () => {
       code: 'DCP-E701',
       reason: 'wrong_jurisdiction',
     });
+  });
+});
+
+describe('P209: a failing check names its code, message and retryability by type', () => {
+  it('a fail without a code, or a skipped without its warning, does not compile; a pass needs neither', () => {
+    // @ts-expect-error a fail must carry its wire code (typecheck fails if this compiles)
+    const failWithoutCode: RevocationCheckResult = { status: 'fail', message: 'x', retryable: false };
+    // @ts-expect-error and its message
+    const failWithoutMessage: RevocationCheckResult = {
+      status: 'fail',
+      code: 'PROTO-E300',
+      retryable: false,
+    };
+    // @ts-expect-error a skipped check says why in its warning
+    const skippedWithoutWarning: RevocationCheckResult = { status: 'skipped' };
+    const pass: RevocationCheckResult = { status: 'pass' };
+    expect([failWithoutCode, failWithoutMessage, skippedWithoutWarning, pass].map((r) => r.status)).toEqual([
+      'fail',
+      'fail',
+      'skipped',
+      'pass',
+    ]);
   });
 });

@@ -34,15 +34,7 @@ export interface RevocationCheckRequest {
   readonly tier: RevocationTier;
 }
 
-export interface RevocationCheckResult {
-  readonly status: 'pass' | 'fail' | 'skipped';
-  /**
-   * Wire code under the profile: E300 when revoked; E002 for a malformed jurisdiction; E401 for a
-   * jurisdiction without a source at elevated+; E701 (retryable) when a list is unknown at elevated+.
-   */
-  readonly code?: string;
-  readonly retryable?: boolean;
-  readonly message?: string;
+interface RevocationCheckFields {
   /** All warnings joined with "; " (see `warnings`). */
   readonly warning?: string;
   /** One per source whose status could not be established (below elevated), or the unlisted jurisdiction. */
@@ -52,6 +44,32 @@ export interface RevocationCheckResult {
   readonly list_number?: number;
   readonly entry?: RevocationEntry;
 }
+
+/** A failing check carries its code, message and retryability by type (P209): no reader supplies its own. */
+export type RevocationCheckResult =
+  | (RevocationCheckFields & {
+      readonly status: 'pass';
+      readonly code?: undefined;
+      readonly message?: undefined;
+      readonly retryable?: boolean;
+    })
+  | (RevocationCheckFields & {
+      readonly status: 'skipped';
+      readonly code?: undefined;
+      readonly message?: undefined;
+      readonly retryable?: boolean;
+      readonly warning: string;
+    })
+  | (RevocationCheckFields & {
+      readonly status: 'fail';
+      /**
+       * Wire code under the profile: E300 when revoked; E002 for a malformed jurisdiction; E401 for a
+       * jurisdiction without a source at elevated+; E701 (retryable) when a list is unknown at elevated+.
+       */
+      readonly code: string;
+      readonly message: string;
+      readonly retryable: boolean;
+    });
 
 export interface RevocationCheckerOptions {
   readonly sources: RevocationSources;
@@ -142,16 +160,16 @@ export function createRevocationChecker(options: RevocationCheckerOptions): Revo
     return { status: 'fail' as const, code: errorCode(name, profile), message, retryable };
   }
 
-  function render(decision: ReturnType<typeof decideRevocation>, prefix = ''): RevocationCheckResult {
+  /** A failing decision as the check's answer: its code under the profile, by type (P209). */
+  function render(
+    decision: Extract<ReturnType<typeof decideRevocation>, { status: 'fail' }>,
+    prefix = '',
+  ): RevocationCheckResult {
     return {
-      status: decision.status,
-      ...(decision.error
-        ? {
-            code: errorCode(decision.error.code, profile),
-            message: `${prefix}${decision.error.message}`,
-            retryable: decision.retryable,
-          }
-        : {}),
+      status: 'fail',
+      code: errorCode(decision.error.code, profile),
+      message: `${prefix}${decision.error.message}`,
+      retryable: decision.retryable,
       ...(decision.warning === undefined ? {} : { warning: decision.warning, warnings: [decision.warning] }),
       ...(decision.reason === undefined ? {} : { reason: decision.reason }),
       ...(decision.listNumber === undefined ? {} : { list_number: decision.listNumber }),

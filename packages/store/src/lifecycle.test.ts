@@ -136,6 +136,41 @@ describe.each(dialectsUnderTest())('lifecycle on %s', (dialect) => {
     expect((await store.lifecycle.get('agent-from'))?.state).toBe('active');
   });
 
+  it('P207: refuses a dated move before the latest one; a clock reading before it records the move at it', async () => {
+    await store.lifecycle.commission('agent-floor', '2025-06-01T12:00:00.000Z');
+    const early = await store.lifecycle.transition('agent-floor', 'active', {
+      allowed: MACHINE,
+      at: '2025-06-01T13:59:59.999+02:00', // 11:59:59.999Z, a millisecond before the commissioning
+    });
+    expect(early).toEqual({
+      ok: false,
+      reason: 'before_latest',
+      current: 'commissioned',
+      allowedMoves: ['active'],
+      latestAt: '2025-06-01T12:00:00.000Z',
+    });
+    expect((await store.lifecycle.get('agent-floor'))?.history_count).toBe(1);
+    // The same instant in another zone is not before it.
+    expect(
+      await store.lifecycle.transition('agent-floor', 'active', {
+        allowed: MACHINE,
+        at: '2025-06-01T14:00:00+02:00',
+      }),
+    ).toEqual({ ok: true, from: 'commissioned', to: 'active' });
+    // The stepping clock reads 2025-01 here: an undated move is recorded at the latest move's time, not before it.
+    expect(await store.lifecycle.transition('agent-floor', 'decommissioned', { allowed: MACHINE })).toEqual({
+      ok: true,
+      from: 'active',
+      to: 'decommissioned',
+    });
+    const history = await store.lifecycle.history('agent-floor');
+    expect(history.map((h) => h.at)).toEqual([
+      '2025-06-01T12:00:00.000Z',
+      '2025-06-01T14:00:00+02:00',
+      '2025-06-01T14:00:00+02:00',
+    ]);
+  });
+
   it('chains vitality reports from GENESIS by compare-and-set', async () => {
     await activeAgent('agent-vit');
     expect(await store.lifecycle.appendVitality('agent-vit', hashOf('r1'), 'genesis')).toEqual({

@@ -25,16 +25,27 @@ export interface RevocationDecisionInput {
   readonly failClosedWithoutSource?: boolean;
 }
 
-export interface RevocationDecision {
-  readonly status: 'pass' | 'fail' | 'skipped';
-  /** AGENT_REVOKED (E300), or CIRCUIT_OPEN (E701, retryable) when failing closed. */
-  readonly error?: CoreError;
+interface RevocationDecisionFields {
   readonly retryable: boolean;
   readonly warning?: string;
   readonly reason?: RevocationStatusProblem;
   readonly entry?: RevocationEntry;
   readonly listNumber?: number;
 }
+
+/** A `fail` carries its error by type (P209), so no reader has to supply a code of its own. */
+export type RevocationDecision =
+  | (RevocationDecisionFields & { readonly status: 'pass'; readonly error?: undefined })
+  | (RevocationDecisionFields & {
+      readonly status: 'skipped';
+      readonly error?: undefined;
+      readonly warning: string;
+    })
+  | (RevocationDecisionFields & {
+      readonly status: 'fail';
+      /** AGENT_REVOKED (E300), or CIRCUIT_OPEN (E701, retryable) when failing closed. */
+      readonly error: CoreError;
+    });
 
 /** D20: at elevated and maximum an unknown revocation status fails the bundle; below, it is a warning. */
 export function failsClosed(tier: SecurityTier): boolean {

@@ -39,7 +39,11 @@ export interface TransitionOptions {
   /** The state machine: for each state, the states it may move to. Passed in by the caller (core owns it). */
   readonly allowed: Readonly<Record<string, readonly string[]>>;
   readonly reason?: string;
-  /** Time of the move (default: the store's clock). */
+  /**
+   * Time of the move (default: the store's clock). A given time earlier than the agent's latest move (its
+   * commissioning included) is refused (`before_latest`, P207); the store's clock reading earlier than it (a move
+   * dated ahead within the clock skew) records the move at the latest move's time, so a history never runs backwards.
+   */
   readonly at?: Date | string;
 }
 
@@ -52,6 +56,15 @@ export type TransitionResult =
       readonly current?: string;
       /** The moves the machine allows from `current` (empty for an unknown agent). */
       readonly allowedMoves: string[];
+    }
+  | {
+      readonly ok: false;
+      /** The move's given time is earlier than the agent's latest move (P207). */
+      readonly reason: 'before_latest';
+      readonly current: string;
+      readonly allowedMoves: string[];
+      /** The time of the agent's latest move, as stored. */
+      readonly latestAt: string;
     };
 
 export type VitalityAppendResult =
@@ -144,7 +157,7 @@ export class KyselyLifecycleRepository implements LifecycleRepository {
 
   async transition(agentId: string, to: string, opts: TransitionOptions): Promise<TransitionResult> {
     if (!isValidId(agentId)) return { ok: false, reason: 'unknown_agent', allowedMoves: [] };
-    const when = this.#timestamp(opts.at);
+    const given = this.#timestamp(opts.at);
     return inTransaction(this.#db, async (trx) => {
       const row = await this.#lockAgent(trx, agentId);
       if (row === undefined) return { ok: false, reason: 'unknown_agent', allowedMoves: [] };
@@ -154,6 +167,14 @@ export class KyselyLifecycleRepository implements LifecycleRepository {
         return { ok: false, reason: 'from_mismatch', current, allowedMoves };
       }
       if (!allowedMoves.includes(to)) return { ok: false, reason: 'not_allowed', current, allowedMoves };
+      // P207: the agent's latest move (updated_at: every move and the commissioning set it) is the floor, compared
+      // as instants (a time may carry any offset). Read under the row's lock, so no racing move falls between.
+      const latestAt = row.updated_at;
+      const before = Date.parse(given) < Date.parse(latestAt);
+      if (before && opts.at !== undefined) {
+        return { ok: false, reason: 'before_latest', current, allowedMoves, latestAt };
+      }
+      const when = before ? latestAt : given;
       await trx
         .updateTable('lifecycle_agents')
         .set((eb) => ({ state: to, updated_at: when, history_count: eb('history_count', '+', 1) }))

@@ -4,6 +4,7 @@ import { canonicalizeV2, type ProtocolProfile, recordSignatureRule, validateSche
 import { badBody, invalidId, notCanonical, schemaInvalid } from './errors.ts';
 import { isValidId } from './ids.ts';
 import type { RecordRoute } from './kinds.ts';
+import { aheadOfClockIssues } from './record-clock.ts';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -34,7 +35,7 @@ export function readRecordBody(
   profile: ProtocolProfile,
   route: RecordRoute,
   body: unknown,
-  options: { readonly administrative?: boolean } = {},
+  options: { readonly administrative?: boolean; readonly now?: number } = {},
 ): JsonObject {
   const wrapperHint = `{ "${route.wrapperKeys[0]}": { … } }`;
   if (!isJsonObject(body)) {
@@ -69,12 +70,15 @@ export function readRecordBody(
   }
 
   const verdict = validateSchema('v2', route.kind, value);
-  if (verdict.valid) return value;
-  const issues =
-    options.administrative === true
+  const issues = verdict.valid
+    ? []
+    : options.administrative === true
       ? withoutMissingSignature(route.kind, value, verdict.issues)
       : verdict.issues;
   if (issues.length > 0) throw schemaInvalid(profile, route.kind, issues, prefix);
+  // P207: a schema-valid record dated ahead of the clock has not happened yet, whoever writes it.
+  const ahead = aheadOfClockIssues(route.kind, value, options.now ?? Date.now());
+  if (ahead.length > 0) throw schemaInvalid(profile, route.kind, ahead, prefix);
   return value;
 }
 

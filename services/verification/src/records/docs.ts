@@ -17,7 +17,8 @@ export const NOT_VERIFIED_NOTE =
 const BODY_NOTE =
   'The body is the record itself or the upstream wrapper form { "<record_kind>": { … } }. ' +
   'Numbers must be integers (dcp-jcs-v1, D15). Idempotent: re-posting the same record answers 200 with the ' +
-  'same id; another record under a stored id is 409.';
+  "same id; another record under a stored id is 409. The record's own time (`timestamp`; a testament's " +
+  '`created_at` and `last_updated`) may lie at most 5 minutes ahead of the service clock (else 400 E002, P207).';
 
 /**
  * The published V2 schemas a set of record kinds needs (the kinds and every schema they `$ref`), as
@@ -88,6 +89,11 @@ function lifecycleNote(route: RecordRoute): string {
       return (
         " `prev_report_hash` must equal the report_hash of the agent's latest report (GENESIS for the first), " +
         "else 409; unknown agent 404. The report's `state` is recorded, not applied: moves go through /v2/lifecycle/transition."
+      );
+    case 'dispute_record':
+      return (
+        ' A signed dispute names as respondent another agent known here (commissioned here, or whose bundle was ' +
+        'verified here): its own initiator is 400 E002, an unknown agent 409 (P208).'
       );
     default:
       return '';
@@ -179,7 +185,8 @@ export const transitionRouteSchema = (rateLimitPerMinute: number) => ({
       .flatMap(([from, tos]) => tos.map((to) => `${from} → ${to}`))
       .join(', ')}. ` +
     'Unknown agent 404; a move outside the machine, or a from_state that is not the current state, 409 with ' +
-    'the allowed moves. Atomic under concurrency: of racing moves exactly one wins. Under RECORDS_WRITE_POLICY=signed the body must carry a composite_sig over the rest (PROTO.v2.Lifecycle) by a key bound to the agent, or the operator token.' +
+    "the allowed moves; a timestamp before the agent's latest move (or its commissioning here) 409 with " +
+    'latest_move_at (P207). Atomic under concurrency: of racing moves exactly one wins. Under RECORDS_WRITE_POLICY=signed the body must carry a composite_sig over the rest (PROTO.v2.Lifecycle) by a key bound to the agent, or the operator token.' +
     rateLimitNote(rateLimitPerMinute),
   body: transitionBodySchema,
   response: {

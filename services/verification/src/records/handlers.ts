@@ -1,6 +1,7 @@
 // What each /v2 route does with the store: idempotent puts, lifecycle moves, the vitality chain, testaments.
 // Implements D14 (201 / 200 idempotent / 409 / 404), D16 (machine, atomic moves, GENESIS chain), D17 (retention).
-import type { Store, StoredRecord, StoreTransaction } from '@proto/store';
+import type { Store, StoredRecord, StoreTransaction, TransitionResult } from '@proto/store';
+import { COMMISSIONING } from './agent-principal.ts';
 import type { JsonObject } from './body.ts';
 import { conflict, invalidId, notFound } from './errors.ts';
 import { contentId, isValidId, testamentVersionId, vitalityReportHash } from './ids.ts';
@@ -91,7 +92,6 @@ export async function getSimpleRecord(store: Store, route: RecordRoute, id: stri
   return answer(id, stored);
 }
 
-const COMMISSIONING = 'commissioning_certificate';
 const DECOMMISSIONING = 'decommissioning_record';
 const VITALITY = 'vitality_report';
 const TESTAMENT = 'digital_testament';
@@ -136,18 +136,30 @@ export async function getCommission(store: Store, agentId: string): Promise<Reco
 
 const stateOf = (state: string | undefined): Partial<RecordAnswer> => (state === undefined ? {} : { state });
 
-/** Throws the answer for a refused move (D16): 404 unknown agent, 409 with the allowed moves. */
+/**
+ * Throws the answer for a refused move (D16): 404 unknown agent, 409 with the allowed moves; 409 too for a move dated
+ * before the agent's latest move (P207), with that move's time: the body is well formed, the history refuses it.
+ */
 function refuseMove(
   agentId: string,
   to: string,
-  result: {
-    reason: 'unknown_agent' | 'not_allowed' | 'from_mismatch';
-    current?: string;
-    allowedMoves: string[];
-  },
+  result: Extract<TransitionResult, { ok: false }>,
   expectedFrom?: string,
+  at?: string,
 ): never {
   if (result.reason === 'unknown_agent') throw notFound(`Unknown agent ${agentId}: commission it first`);
+  if (result.reason === 'before_latest') {
+    throw conflict(
+      `Agent ${agentId}'s latest move (or its commissioning here) is dated ${result.latestAt}: a move dated ${at ?? '?'} would come before it, and a lifecycle history never runs backwards`,
+      {
+        agent_id: agentId,
+        current_state: result.current,
+        requested_state: to,
+        latest_move_at: result.latestAt,
+        timestamp: at ?? null,
+      },
+    );
+  }
   const details = {
     agent_id: agentId,
     current_state: result.current ?? null,
@@ -208,7 +220,9 @@ export async function postTransition(
     ...(request.reason === undefined ? {} : { reason: request.reason }),
     ...(request.timestamp === undefined ? {} : { at: request.timestamp }),
   });
-  if (!result.ok) refuseMove(request.agent_id, request.to_state, result, request.from_state);
+  if (!result.ok) {
+    refuseMove(request.agent_id, request.to_state, result, request.from_state, request.timestamp);
+  }
   return {
     agent_id: request.agent_id,
     state: result.to,

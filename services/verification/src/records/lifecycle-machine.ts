@@ -77,7 +77,8 @@ export const transitionBodySchema = {
     timestamp: {
       type: 'string',
       format: 'date-time',
-      description: 'Time of the move (default: now); at most 5 minutes ahead of the service clock.',
+      description:
+        "Time of the move (default: now); at most 5 minutes ahead of the service clock, and not before the agent's latest move (409).",
     },
     composite_sig: {
       type: 'object',

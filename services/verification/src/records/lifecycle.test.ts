@@ -80,7 +80,8 @@ describe.each(dialectsUnderTest())('/v2 lifecycle on %s', (dialect) => {
           agent_id: agentId,
           to_state: to,
           reason: 'test move',
-          timestamp: '2026-06-01T10:00:00Z',
+          // Not before the agent's commissioning here (P207), and within the clock skew ahead (P203).
+          timestamp: new Date(Date.now() + 60_000).toISOString(),
         });
         if (SPEC_MOVES.has(`${from}>${to}`)) {
           expect(response.statusCode, `${from} → ${to}`).toBe(200);
@@ -149,7 +150,9 @@ describe.each(dialectsUnderTest())('/v2 lifecycle on %s', (dialect) => {
       });
       return { status: answer.status, body: (await answer.json()) as Json };
     };
-    const agentId = await agentIn('commissioned');
+    // An agent this service has known since 2015 (its store written then): moves of 2015 and 2016 follow it (P207).
+    const agentId = `agent:${dialect}-leap-${++agentCounter}`;
+    expect(await store.lifecycle.commission(agentId, '2015-01-01T00:00:00Z')).toBe('created');
     const moves = [
       // Into `active`, a time before which the agent does not count: the leap second is the next midnight.
       { to_state: 'active', sent: '2015-06-30T23:59:60Z', recorded: '2015-07-01T00:00:00.000Z' },

@@ -119,10 +119,12 @@ async function recordsPlugin(app: FastifyInstance, options: RecordsPluginOptions
     backend: selectCryptoBackend(),
     keys: options.keys ?? storeKeyLookup(store, undefined, maxKeyAgeDays),
     operatorTokens,
-    revocation: options.revocation ?? appRevocationGate(app, options.revocationJurisdictions ?? []),
+    revocation: options.revocation ?? appRevocationGate(app, options.revocationJurisdictions ?? [], profile),
     principalOf: storePrincipalLookup(store),
     disputePartiesOf: storeDisputePartiesLookup(store, storePrincipalLookup(store)),
     agentHasLiveKeys: (agentId) => store.keys.hasLivePassportKeys(agentId),
+    agentKnown: async (agentId) =>
+      (await store.lifecycle.get(agentId)) !== undefined || (await store.keys.hasLivePassportKeys(agentId)),
   });
   await app.register(v2ResponseHeaders);
   await app.register(recordRoutes, {
@@ -196,10 +198,11 @@ function installKeyDirectoryPruner(
 function appRevocationGate(
   app: FastifyInstance,
   jurisdictions: readonly string[],
+  profile: ProtocolProfile,
 ): RevocationGate | undefined {
   // Undefined when the records are mounted without the verification app (tests, embedding).
   const checks = app.externalChecks as FastifyInstance['externalChecks'] | undefined;
-  return revocationGate(checks?.revocation, jurisdictions);
+  return revocationGate(checks?.revocation, jurisdictions, profile);
 }
 
 declare module 'fastify' {

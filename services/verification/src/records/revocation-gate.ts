@@ -1,5 +1,6 @@
 // Whether a record's signer is revoked, asked of the same revocation checker (and sources) as POST /verify.
 // Issue 15 item 1 ("a revoked kid stops authorising"); decision P43 (writes fail closed when the status is unknown).
+import { errorCode, type ProtocolProfile } from '@proto/core';
 import type { RevocationChecker } from '@proto/service-kit';
 
 export type RevocationGateResult =
@@ -23,6 +24,7 @@ export interface RevocationGate {
 export function revocationGate(
   checker: RevocationChecker | undefined,
   jurisdictions: readonly string[],
+  profile: ProtocolProfile,
 ): RevocationGate | undefined {
   const jurisdiction = jurisdictions[0];
   if (checker === undefined || jurisdiction === undefined) return undefined;
@@ -32,17 +34,15 @@ export function revocationGate(
       if (first === undefined) return { status: 'pass' };
       const result = await checker.check({ jurisdiction, agentId: first, signerIds: rest, tier: 'elevated' });
       if (result.status === 'pass') return { status: 'pass' };
-      const message = result.message ?? result.warning ?? 'revocation status unknown';
-      if (result.status === 'fail' && result.entry !== undefined) {
-        return {
-          status: 'revoked',
-          code: result.code ?? 'PROTO-E300',
-          message,
-          id: result.entry.agent_id,
-        };
+      // P209: a failing check carries its own code and message by type; none is supplied here.
+      if (result.status === 'fail') {
+        return result.entry === undefined
+          ? { status: 'unknown', code: result.code, message: result.message }
+          : { status: 'revoked', code: result.code, message: result.message, id: result.entry.agent_id };
       }
-      // `skipped` cannot happen at elevated with a configured jurisdiction; should it, it is unknown too.
-      return { status: 'unknown', code: result.code ?? 'PROTO-E701', message };
+      // `skipped` cannot happen at elevated with a configured jurisdiction; should it, the status is unknown and
+      // the write waits (P43), under the code the checker gives an unknown status at elevated (E701).
+      return { status: 'unknown', code: errorCode('CIRCUIT_OPEN', profile), message: result.warning };
     },
   };
 }

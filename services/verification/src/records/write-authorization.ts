@@ -11,7 +11,8 @@ import { HttpError, httpError, protocolError, tokenMatches } from '@proto/servic
 import type { FastifyRequest } from 'fastify';
 import { actsForAgent, agentActedFor, COMMISSIONING, type PrincipalLookup } from './agent-principal.ts';
 import { ARBITRATION, type DisputePartiesLookup, judgePanel } from './arbitration-panel.ts';
-import { conflict } from './errors.ts';
+import { type AgentKnownLookup, DISPUTE, judgeRespondent } from './dispute-respondent.ts';
+import { badBody, conflict } from './errors.ts';
 import type { RevocationGate } from './revocation-gate.ts';
 
 export const WRITE_POLICIES = ['signed', 'open'] as const;
@@ -83,6 +84,11 @@ export function createWriteAuthorizer(options: {
    * is signed by keys bound to the agent itself; without it, commissioning stays first-come.
    */
   readonly agentHasLiveKeys?: ((agentId: string) => Promise<boolean>) | undefined;
+  /**
+   * Whether an agent is known here (P208): commissioned, or with live passport keys bound. Without it, a signed
+   * dispute record is refused: whether its respondent is an agent this service can tell cannot be judged.
+   */
+  readonly agentKnown?: AgentKnownLookup | undefined;
 }): WriteAuthorizer {
   const { policy, profile, backend, keys, operatorTokens, revocation, principalOf, disputePartiesOf } =
     options;
@@ -198,6 +204,7 @@ export function createWriteAuthorizer(options: {
       if (kind === ARBITRATION) {
         await refuseUnfitPanel(record, pq === undefined ? [classical] : [classical, pq], disputePartiesOf);
       }
+      if (kind === DISPUTE) await refuseUnknownRespondent(profile, record, options.agentKnown);
       const spokenFor = subjects.filter((s) => classical.subjects.includes(s));
       // P43: the signing kids and the subjects they speak for here must not be on any revocation list.
       if (revocation !== undefined) {
@@ -247,6 +254,35 @@ async function refuseUnfitPanel(
       ? `${verdict.party} is a party to dispute ${String(disputeId)}, so it cannot sit on the panel that resolves it`
       : `The signature is valid but its key is bound to ${verdict.party}, a party to dispute ${String(disputeId)}: a party cannot sign the resolution of its own dispute`,
     { details: { dispute_id: disputeId, party: verdict.party } },
+  );
+}
+
+/** P208: a signed dispute names as its respondent another agent this service knows. */
+async function refuseUnknownRespondent(
+  profile: ProtocolProfile,
+  record: Readonly<Record<string, unknown>>,
+  known: AgentKnownLookup | undefined,
+): Promise<void> {
+  const verdict =
+    known === undefined
+      ? ({ ok: false, reason: 'unknown', respondent: String(record['respondent_agent_id']) } as const)
+      : await judgeRespondent(record, known);
+  if (verdict.ok) return;
+  if (verdict.reason === 'self') {
+    throw badBody(
+      profile,
+      'Invalid dispute_record: /respondent_agent_id must differ from initiator_agent_id',
+      [
+        {
+          path: '/respondent_agent_id',
+          message: 'must differ from initiator_agent_id: a dispute has two parties',
+        },
+      ],
+    );
+  }
+  throw conflict(
+    `No agent ${verdict.respondent} is known here: a signed dispute names as respondent an agent commissioned on this service or whose bundle was verified here (POST /verify its bundle first), or is filed with the operator token`,
+    { respondent_agent_id: verdict.respondent },
   );
 }
 

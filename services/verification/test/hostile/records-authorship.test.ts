@@ -217,8 +217,11 @@ describe.each(dialectsUnderTest())('/v2 ids after retention on %s', (dialect) =>
 
   beforeAll(async () => {
     target = await createStoreTarget(dialect, 'v2-tombstones');
+    const store = await target.open({ maxEntriesPerKind: 2 });
+    // The disputes' respondent is an agent known here (P208).
+    expect(await store.lifecycle.commission('agent:respondent-r')).toBe('created');
     service = await startRecordsApp({
-      store: await target.open({ maxEntriesPerKind: 2 }),
+      store,
       recordsEnv: { RECORDS_WRITE_POLICY: 'signed', OPERATOR_TOKEN },
       keys: directory,
     });
@@ -234,6 +237,7 @@ describe.each(dialectsUnderTest())('/v2 ids after retention on %s', (dialect) =>
       withFields(example('dispute_record'), {
         dispute_id: disputeId,
         initiator_agent_id: initiator,
+        respondent_agent_id: 'agent:respondent-r',
         evidence_hashes: [`sha256:${summary.padEnd(64, '0')}`],
       }),
     );

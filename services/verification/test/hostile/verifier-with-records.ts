@@ -12,7 +12,7 @@ import {
   type SigningKey,
   signRecord,
 } from '@proto/core';
-import type { StoreDialect } from '@proto/store';
+import type { Store, StoreDialect } from '@proto/store';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
 import { expect } from 'vitest';
 import { loadRecordsConfig, mountRecords } from '../../src/records/plugin.ts';
@@ -46,11 +46,16 @@ export interface VerifierWithRecords {
   close(): Promise<void>;
 }
 
-/** Starts the service on a fresh store of `dialect` named after `label`; `env` is read by both service and records. */
+/**
+ * Starts the service on a fresh store of `dialect` named after `label`; `env` is read by both service and records.
+ * `seed` writes into the service's store before it starts (the store as an earlier service left it, e.g. an agent
+ * commissioned years ago, which P207's floor needs for moves dated then).
+ */
 export async function startVerifierWithRecords(
   dialect: StoreDialect,
   label: string,
   env: Record<string, string> = {},
+  seed?: (store: Store) => Promise<void>,
 ): Promise<VerifierWithRecords> {
   const target = await createStoreTarget(dialect, label);
   const dataDir = await mkdtemp(join(tmpdir(), `proto-${label}-`));
@@ -61,6 +66,11 @@ export async function startVerifierWithRecords(
     await rm(dataDir, { recursive: true, force: true });
   };
   try {
+    if (seed !== undefined) {
+      const store = await target.open({ name: 'verification' }); // the service's SQLite file; PostgreSQL: its schema
+      await seed(store);
+      await store.close();
+    }
     const serviceEnv = { ...storeEnvOf(target, dataDir), ...env };
     const mounted = await mountRecords(loadRecordsConfig(serviceEnv));
     running = await startApp({ ...serviceEnv, VERIFY_WORKERS: '1', MAX_EVENT_LOOP_DELAY_MS: '0' }, [mounted]);
