@@ -140,8 +140,9 @@ function b64NameOf(key: string): string {
  */
 function readMap(count: number, depth: number): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  // Keys whose byte-string value was stored as `key_b64`: with `out`'s own names they are the keys seen.
-  let renamed: string[] | undefined;
+  // Keys whose byte-string value was stored as `key_b64`: with `out`'s own names they are the keys seen. A set,
+  // made at the first byte string: an array searched for every later key was quadratic in the members (P227).
+  let renamed: Set<string> | undefined;
   for (let i = 0; i < count; i++) {
     const keyAt = pos;
     need(1);
@@ -152,10 +153,10 @@ function readMap(count: number, depth: number): Record<string, unknown> {
     const bytesFollow = pos < src.length && src[pos]! >> 5 === 2;
     if (Object.hasOwn(out, key)) {
       // The name of an earlier member: an earlier key, or an earlier byte string's `_b64` name.
-      if (!(key.endsWith('_b64') && renamed?.includes(key.slice(0, -4)) === true))
+      if (!(key.endsWith('_b64') && renamed?.has(key.slice(0, -4)) === true))
         throw new CborError(`duplicate map key ${JSON.stringify(key)} at byte ${keyAt}`);
       if (!bytesFollow) throw renamingCollision(key, keyAt);
-    } else if (renamed?.includes(key) === true) {
+    } else if (renamed?.has(key) === true) {
       throw new CborError(`duplicate map key ${JSON.stringify(key)} at byte ${keyAt}`);
     }
     let name = key;
@@ -163,8 +164,8 @@ function readMap(count: number, depth: number): Record<string, unknown> {
     if (bytesFollow) {
       name = b64NameOf(key);
       if (Object.hasOwn(out, name)) throw renamingCollision(name, keyAt);
-      if (renamed === undefined) renamed = [key];
-      else renamed.push(key);
+      if (renamed === undefined) renamed = new Set([key]);
+      else renamed.add(key);
     }
     out[name] = readItem(depth + 1);
   }

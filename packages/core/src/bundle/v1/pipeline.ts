@@ -54,6 +54,7 @@ export function analyzeV1(
   const ledger = new Ledger();
   let timeDependent: TimeDependentFacts = { signingKeys: [] };
   const extra: {
+    signerKids?: readonly string[];
     agentId?: string;
     jurisdiction?: string;
     rprHash?: string;
@@ -79,7 +80,10 @@ export function analyzeV1(
   }
   const parsed = checkSchema(ledger, signed);
   if (parsed === undefined) return finish();
-  checkClassicalSig(ledger, runtime, parsed, requestKey);
+  // P225: the signer's kid, so that a revocation list naming the key fails the bundle (and a cached analysis
+  // is evicted with the kid), as for V2's signers.
+  const signerKid = checkClassicalSig(ledger, runtime, parsed, requestKey);
+  if (signerKid !== undefined) extra.signerKids = Object.freeze([signerKid]);
   const statedHash = checkBundleHash(ledger, parsed);
   if (statedHash !== undefined) extra.bundleHash = statedHash;
   // P62: over the bytes bundle_hash covers (a bundle whose stated hash differs fails bundle_hash anyway).

@@ -2,6 +2,7 @@
 // with D11's key rule. Errors KID_MISMATCH, SIGNATURE_MISSING, ALGORITHM_UNAVAILABLE, POLICY_VIOLATION,
 // CLASSICAL_SIG_INVALID.
 import type { CryptoBackend } from '../../../crypto/index.ts';
+import { deriveKid } from '../../../crypto/kid.ts';
 import { decodeBase64Strict } from '../../../encoding/index.ts';
 import { describe, prop, propRecord, propString } from '../../json.ts';
 import type { Ledger } from '../../ledger.ts';
@@ -22,13 +23,16 @@ function safeVerify(backend: CryptoBackend, key: Uint8Array, msg: Uint8Array, si
 /**
  * D11 key rule: the bundle's `signature.signer.public_key_b64`; the request's key only when the
  * bundle has none; both present and different is E303 (upstream lets the request key win).
+ * Returns the kid (PROTOCOL §4.4, `ed25519`) of the key the signature was checked with, when it is a 32-byte
+ * Ed25519 key: the signer a revocation list may name (P225), as a V2 bundle's signer kids are.
  */
 export function checkClassicalSig(
   ledger: Ledger,
   runtime: VerifierRuntime,
   parsed: ParsedV1,
   requestKey: string | undefined,
-): void {
+): string | undefined {
+  let signerKid: string | undefined;
   const { signature } = parsed;
   const bundleKey = propString(propRecord(signature, 'signer'), 'public_key_b64');
   const keyText = bundleKey ?? requestKey;
@@ -61,6 +65,7 @@ export function checkClassicalSig(
     );
   } else {
     const key = decodeBase64Strict(keyText);
+    if (key !== undefined && key.length === ED25519_PUBLIC_KEY) signerKid = deriveKid('ed25519', key);
     const sigText = prop(signature, 'sig_b64');
     const sig = typeof sigText === 'string' ? decodeBase64Strict(sigText) : undefined;
     if (key === undefined || key.length !== ED25519_PUBLIC_KEY) {
@@ -90,4 +95,5 @@ export function checkClassicalSig(
     }
   }
   ledger.settle('classical_sig');
+  return signerKid;
 }

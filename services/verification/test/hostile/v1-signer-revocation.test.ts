@@ -1,0 +1,81 @@
+// Hostile suite, P225: a key revoked in a revocation list signs nothing that verifies, in V1 as in V2. A V1
+// bundle's signer is an Ed25519 key like any V2 signer; its kid (PROTOCOL §4.4) is what a list names.
+import { currentList, type RunningService, revoke, startService, tempDir } from '@proto/revocation/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postVerify, type RunningApp, sampleBundle, startApp } from '../../src/test-support.ts';
+
+let us: RunningService;
+let dir: ReturnType<typeof tempDir>;
+let verifier: RunningApp;
+
+const checksOf = (json: Record<string, unknown>) => json['checks'] as Record<string, string>;
+const detailsOf = (json: Record<string, unknown>) =>
+  (json['error_details'] ?? []) as { code: string; check: string; message: string }[];
+
+beforeAll(async () => {
+  dir = tempDir('hostile-v1-signer');
+  us = await startService({
+    dataDir: dir.dir,
+    env: { JURISDICTION: 'US', LIST_MAX_AGE_S: '0', LOG_LEVEL: 'warn' },
+    timer: false,
+  });
+  const health = (await (await fetch(`${us.url}/health`)).json()) as Record<string, unknown>;
+  const key = health['revocation_public_key_b64'] as string;
+  verifier = await startApp({
+    VERIFY_WORKERS: '1',
+    VERIFY_RATE_LIMIT_PER_MINUTE: '0',
+    MAX_EVENT_LOOP_DELAY_MS: '0',
+    // The default floor (hybrid_preferred) accepts V1 bundles.
+    REVOCATION_SOURCES: JSON.stringify({ US: { url: us.listUrl, keys: [key] } }),
+  });
+});
+
+afterAll(async () => {
+  await verifier?.close();
+  await us?.close();
+  dir?.remove();
+});
+
+describe('P225: a revoked key signs no verified V1 bundle', () => {
+  it('the principal key whose kid the list revokes fails V1 as it fails V2, also from the cache', async () => {
+    const v2 = sampleBundle({ classicalOnly: true, tier: 'routine' });
+    const principal = v2.keys.principal;
+    const v1 = sampleBundle({ version: '1.0', keys: { principal } });
+    // Both verify while the key stands (the V1 analysis is cached by this request).
+    for (const sample of [v1, v2]) {
+      const { json } = await postVerify(verifier.url, { signed_bundle: sample.signed_bundle });
+      expect(json, JSON.stringify(json)).toMatchObject({ verified: true });
+    }
+
+    // The key is compromised: the operator revokes its kid, and nothing else (the agents stand).
+    expect((await revoke(us, principal.classical.kid)).status).toBe(201);
+    expect(JSON.stringify(await currentList(us))).toContain(principal.classical.kid);
+
+    const v2After = await postVerify(verifier.url, { signed_bundle: v2.signed_bundle });
+    expect(v2After.json, JSON.stringify(v2After.json)).toMatchObject({ verified: false });
+    expect(detailsOf(v2After.json)).toEqual([expect.objectContaining({ code: 'PROTO-E300' })]);
+
+    // Before P225: 200 verified true, `revocation: pass`: a V1 analysis named no signer kid, so only the
+    // agent id was looked up and the revoked key went on signing.
+    const v1After = await postVerify(verifier.url, { signed_bundle: v1.signed_bundle });
+    expect(v1After.status).toBe(200);
+    expect(v1After.json, JSON.stringify(v1After.json)).toMatchObject({ verified: false, version: '1.0' });
+    expect(checksOf(v1After.json)['revocation']).toBe('fail');
+    expect(detailsOf(v1After.json)).toEqual([
+      expect.objectContaining({
+        code: 'PROTO-E300',
+        check: 'revocation',
+        message: expect.stringContaining(principal.classical.kid),
+      }),
+    ]);
+
+    // The same key given as the request's public_key_b64 (a V1 bundle without a signer key, D11).
+    const bare = structuredClone(v1.signed_bundle) as Record<string, Record<string, Record<string, unknown>>>;
+    const signerKey = bare['signature']!['signer']!['public_key_b64'] as string;
+    delete bare['signature']!['signer']!['public_key_b64'];
+    const byRequestKey = await postVerify(verifier.url, { signed_bundle: bare, public_key_b64: signerKey });
+    expect(byRequestKey.status).toBe(200);
+    expect(byRequestKey.json, JSON.stringify(byRequestKey.json)).toMatchObject({ verified: false });
+    expect(checksOf(byRequestKey.json)['revocation']).toBe('fail');
+  });
+});
