@@ -115,10 +115,26 @@ function wrapCbor(item) {
   return concat(Uint8Array.of(0xa1, 0x60 + key.length), key, item);
 }
 
+/**
+ * A JSON file's text, refused when its bytes are not UTF-8 (P220). The lenient default decoder turned each bad byte
+ * into U+FFFD, so a file the service refuses (sent as bytes, it is `400`) was verified as the text the page made of
+ * it: a signature over "…\uFFFD…" passed for a file that holds FF there, bytes nobody signed. A leading byte order
+ * mark is read as the service reads it (skipped).
+ */
+function jsonFileText(bytes) {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new Error(
+      'This file is not valid UTF-8, so it is not JSON (RFC 8259 §8.1); the service refuses it too.',
+    );
+  }
+}
+
 function readInput() {
   if (chosen) {
     const first = chosen.bytes.find((b) => ![0x20, 0x09, 0x0a, 0x0d, 0xef, 0xbb, 0xbf].includes(b));
-    if (first === 0x7b) return fromJsonText(new TextDecoder().decode(chosen.bytes));
+    if (first === 0x7b) return fromJsonText(jsonFileText(chosen.bytes));
     let decoded;
     try {
       decoded = decodeCbor(chosen.bytes);
