@@ -4,10 +4,14 @@
 // The page's shared/jcs.js is compared with core's canonicalizeV2/V1 on the same values; real verification service
 // in-process, bundles built by core; Debian's Chromium.
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { computeBundleHashes } from '../../packages/core/src/bundle/index.ts';
 import { canonicalizeV1, canonicalizeV2 } from '../../packages/core/src/canonical/index.ts';
 import { sampleBundle } from '../../services/verification/src/test-support.ts';
+import { ROOT } from './harness.ts';
 import { openVerifyPage, useVerifyPage, verifyInPage } from './verify-page.ts';
 
 type Json = Record<string, unknown>;
@@ -169,5 +173,121 @@ describe('the verify page marks an entry core cannot hash, and the link after it
       expect(pageErrors).toEqual([]);
       await page.close();
     }
+  });
+});
+
+/** Core's stored canonical vectors (packages/core/test-vectors/canonical-vectors.json), P219's among them. */
+interface StoredVector {
+  readonly name: string;
+  readonly input_json: string;
+  readonly canonical?: string;
+  readonly error?: string;
+}
+
+describe("the page's canonical JSON gives every stored vector of core (P219)", () => {
+  it('the same text, or a refusal with the same message, for each v2 and v1 vector', async () => {
+    const file = JSON.parse(
+      readFileSync(join(ROOT, 'packages/core/test-vectors/canonical-vectors.json'), 'utf8'),
+    ) as { v2: StoredVector[]; v1: StoredVector[] };
+    expect(file.v2.map((v) => v.name)).toContain('signed_bundle_entry_62_deep_rejected');
+    const { page, pageErrors } = await openVerifyPage(setup);
+    for (const [form, exportName] of [
+      ['v2', 'canonicalize'],
+      ['v1', 'canonicalizeV1'],
+    ] as const) {
+      const vectors = file[form];
+      const answers = (await page.evaluate(`(async () => {
+        const jcs = await import('/console/shared/jcs.js');
+        return ${JSON.stringify(vectors.map((v) => v.input_json))}.map((text) => {
+          try {
+            return { canonical: jcs[${JSON.stringify(exportName)}](JSON.parse(text)) };
+          } catch (error) {
+            return { error: error.message };
+          }
+        });
+      })()`)) as Array<{ canonical?: string; error?: string }>;
+      expect(
+        answers.map((answer, i) => ({ name: vectors[i]?.name, ...answer })),
+        form,
+      ).toEqual(
+        vectors.map((v) => ({
+          name: v.name,
+          ...(v.canonical === undefined ? { error: v.error } : { canonical: v.canonical }),
+        })),
+      );
+    }
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  });
+});
+
+/**
+ * A V2 bundle built by core whose entry 1 is `depth` deep, signed and chained over it. Past 61 the builder refuses
+ * to hash the whole bundle after signing it (P219); the signed bundle is taken from its last hook, as a producer
+ * without that refusal would send it.
+ */
+function entryDeep(depth: number): Json {
+  let signed: Json | undefined;
+  try {
+    sampleBundle({
+      version: '2.0',
+      tier: 'standard',
+      entries: 3,
+      hooks: {
+        entry: (entry: Json, i: number) => {
+          if (i === 1) entry['evidence'] = { extra: arrays(depth - 2) };
+        },
+        signedBundle: (s: Json) => {
+          signed = structuredClone(s);
+        },
+      },
+    });
+  } catch {
+    // The builder's refusal: the bundle it signed is still the one under test.
+  }
+  if (signed === undefined) throw new Error('the builder signed nothing');
+  return signed;
+}
+
+function arrays(levels: number): unknown {
+  let value: unknown = 0;
+  for (let i = 0; i < levels; i++) value = [value];
+  return value;
+}
+
+describe('a V2 bundle that has no bundle hash is not verified, on the page as in core (P219)', () => {
+  it('an entry 62–64 deep hashes alone, but the whole bundle is 65+ deep: NOT VERIFIED, and the page says why', async () => {
+    for (const depth of [62, 64]) {
+      const signed = entryDeep(depth);
+      const entries = (signed['bundle'] as { audit_entries: Json[] }).audit_entries;
+      expect(canonicalizeV2(entries[1]).ok).toBe(true);
+      const refusal = canonicalizeV2({ bundle: signed['bundle'], signature: signed['signature'] });
+      const reason = refusal.ok ? '' : refusal.error.message;
+      expect(reason).toMatch(/nesting depth exceeds 64$/);
+      const { page, cspViolations, pageErrors } = await verifyInPage(setup, signed);
+      // Before P219 the service verified it and the page showed ✔ VERIFIED beside "No bundle hash could be computed".
+      expect(await page.textContent('#verdict'), `${depth}`).toContain('✘ NOT VERIFIED');
+      expect(await page.textContent('#checks tr[data-check="schema"]')).toContain('fail');
+      expect(await page.textContent('#failures')).toContain(`signed bundle has no bundle hash: ${reason}`);
+      // The page's own reason is core's, word for word; every entry hashed and the chain holds.
+      expect(await page.textContent('#no-bundle-hash')).toBe(`No bundle hash could be computed: ${reason}.`);
+      expect(await page.locator('#bundle-hash').count()).toBe(0);
+      expect(await page.locator('#timeline > li[data-unhashable]').count()).toBe(0);
+      expect(await page.locator('#timeline > li.broken').count()).toBe(0);
+      expect(cspViolations).toEqual([]);
+      expect(pageErrors).toEqual([]);
+      await page.close();
+    }
+  });
+
+  it('an entry 61 deep (the whole bundle 64): verified, with the bundle hash core computes (the control)', async () => {
+    const signed = entryDeep(61);
+    const hashes = computeBundleHashes(signed);
+    expect(hashes.ok).toBe(true);
+    const { page, pageErrors } = await verifyInPage(setup, signed);
+    expect(await page.textContent('#verdict')).toContain('✔ VERIFIED');
+    expect(await page.textContent('#bundle-hash')).toBe(hashes.ok ? hashes.value.bundleHash : '');
+    expect(pageErrors).toEqual([]);
+    await page.close();
   });
 });

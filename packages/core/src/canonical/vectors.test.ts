@@ -34,6 +34,10 @@ interface CanonicalVectorFile {
 
 const nested = (depth: number): string => `${'['.repeat(depth)}0${']'.repeat(depth)}`;
 
+/** `{bundle: {audit_entries: [entry]}, signature: {}}` with an entry `depth` deep (its evidence holds the rest). */
+const signedWithEntry = (depth: number): string =>
+  `{"bundle":{"audit_entries":[{"evidence":{"extra":${nested(depth - 2)}}}]},"signature":{}}`;
+
 const V2_INPUTS: Array<[string, string]> = [
   ['null', 'null'],
   ['true', 'true'],
@@ -74,6 +78,10 @@ const V2_INPUTS: Array<[string, string]> = [
   ['lone_surrogate_key_rejected', '{"k\\udc00": 1}'],
   ['depth_64_accepted', nested(MAX_CANONICAL_DEPTH)],
   ['depth_65_rejected', nested(MAX_CANONICAL_DEPTH + 1)],
+  // P219: what a V2 bundle hash covers, jcs({bundle, signature}), puts an audit entry 4 deep: an entry 61 deep fits,
+  // one 62 deep hashes alone but leaves the bundle with no hash (core's verifier then fails `schema`).
+  ['signed_bundle_entry_61_deep', signedWithEntry(MAX_CANONICAL_DEPTH - 3)],
+  ['signed_bundle_entry_62_deep_rejected', signedWithEntry(MAX_CANONICAL_DEPTH - 2)],
   ['mixed_document', '{"z":[true,false,null,{"b":-1,"a":[]}],"a":"text","m":{"":0}}'],
 ];
 
