@@ -23,7 +23,8 @@ let lists: HostileFront;
 let verifier: RunningApp; // analysis cache on (default)
 let uncached: RunningApp; // VERIFICATION_CACHE_MAX_ENTRIES=0, revocation and attestation configured too
 let tiny: RunningApp; // ANCHOR_VERIFY_CACHE_MAX_ENTRIES=2
-let shortRetry: RunningApp; // ANCHOR_VERIFY_CACHE_RETRY_TTL_MS=300
+// ANCHOR_VERIFY_CACHE_RETRY_TTL_MS=3000: long enough that a loaded machine answers the second request within it.
+let shortRetry: RunningApp;
 
 const v1 = sampleBundle({ version: '1.0', entries: 2 });
 const v2 = sampleBundle({});
@@ -90,7 +91,7 @@ beforeAll(async () => {
       ATTESTATION_TRUSTED_KEYS: JSON.stringify({ US: [encodeBase64(attestationPair.publicKey)] }),
     }),
     startApp({ ...common, ANCHOR_VERIFY_CACHE_MAX_ENTRIES: '2' }),
-    startApp({ ...common, ANCHOR_VERIFY_CACHE_RETRY_TTL_MS: '300' }),
+    startApp({ ...common, ANCHOR_VERIFY_CACHE_RETRY_TTL_MS: '3000' }),
   ]);
 });
 
@@ -251,7 +252,7 @@ describe('issue 12 row i: only verified bundles cost the operator I/O', () => {
     } finally {
       rpcDown = false;
     }
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await new Promise((resolve) => setTimeout(resolve, 3_200));
     const recovered = await postVerify(shortRetry.url, request);
     expect(recovered.json, JSON.stringify(recovered.json)).toMatchObject({
       verified: true,
