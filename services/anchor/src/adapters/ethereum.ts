@@ -1,6 +1,7 @@
 // EVM adapter: one `anchor(root)` call per batch on our ProtoAnchor contract, signed locally and sent through any JSON-RPC node.
 // SPEC.md "Anchoring formats" (contract event), DECISIONS D19 (block-wide log index, tx hash in receipts); client: viem.
 import { boundedHttpTransport } from '@proto/clients/json-rpc-transport';
+import { isRfc3339Second } from '@proto/core';
 import type { AnchorBatch, AnchorItem, WriteIntent } from '@proto/store';
 import {
   BaseError,
@@ -106,8 +107,6 @@ const UINT256_LIMIT = 2n ** 256n;
  * refuses one above the ceiling).
  */
 export const MAX_ANCHOR_CALL_GAS = BigInt(DEFAULT_ETH_MAX_CALL_GAS);
-/** 9999-12-31T23:59:59Z: the last second an RFC 3339 time (four-digit year) can name. */
-const LAST_RFC3339_SECOND = 253_402_300_799n;
 const HASH32 = /^0x[0-9a-fA-F]{64}$/;
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 /** The Anchored event's data: one uint256 (the block timestamp). */
@@ -423,7 +422,7 @@ export class EthereumAdapter implements ChainAdapter {
       return { state: 'failed', error: `transaction ${hash} emitted no Anchored(${batch.root})` };
     // The event's one word is the block's timestamp; one no RFC 3339 time can name is no answer of a chain.
     const seconds = ONE_WORD.test(log.data) ? BigInt(log.data) : undefined;
-    if (seconds === undefined || seconds > LAST_RFC3339_SECOND)
+    if (seconds === undefined || !isRfc3339Second(seconds))
       throw new TransientError(`receipt: malformed answer (Anchored event data ${log.data.slice(0, 80)})`);
     const tip = await rpc('block number', () => client.getBlockNumber({ cacheTime: 0 }), checkBlockNumber);
     const blockNumber = Number(receipt.blockNumber);
