@@ -21,6 +21,9 @@ export const ETH_MAX_CALL_GAS_FLOOR = 100_000;
 export const ETH_GAS_LIMIT_FLOOR = 21_000;
 export const ETH_GAS_CEILING = 30_000_000;
 
+/** A chain's name in requests and receipts: ETH_CHAIN_NAME's form, which `bitcoin` and `transparency-log` have too. */
+export const CHAIN_NAME_PATTERN = '^[a-z0-9][a-z0-9_.-]{0,63}$';
+
 export const ANCHOR_ENV = defineEnv({
   PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 3001, description: 'HTTP port' },
   ...OPERATOR_TOKEN_ENV,
@@ -94,7 +97,7 @@ export const ANCHOR_ENV = defineEnv({
   },
   ETH_CHAIN_NAME: {
     type: 'string',
-    pattern: '^[a-z0-9][a-z0-9_.-]{0,63}$',
+    pattern: CHAIN_NAME_PATTERN,
     default: 'ethereum',
     description: 'Name of the EVM chain in requests and receipts (e.g. base, sepolia)',
   },
