@@ -1,4 +1,5 @@
-// P216: the test chain (ganache in the test process) never closes an idle connection under a request. The failure
+// P216: the test chain (ganache in the test process), and the test Esplora server, never close an idle connection
+// under a request. The failure
 // it guards: `ethereum.test.ts` "is deployed by `proto anchor deploy-contract`…" read ECONNRESET when the whole file
 // ran on a loaded host (it passed alone). The deployment in beforeAll left a keep-alive connection in the process's
 // fetch pool; the test before it, solc's compile, blocks the event loop (seconds on a loaded host). ganache's HTTP
@@ -11,16 +12,20 @@
 import { runCli } from '@proto/cli';
 import { loadAnchorArtifact } from '@proto/clients/contract';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type EsploraTestServer, startEsploraServer } from '../src/testing/esplora-server.ts';
 import { DEPLOYER_KEY, type LocalChain, startLocalChain } from '../src/testing/ganache.ts';
 
 let chain: LocalChain;
+let esplora: EsploraTestServer;
 
 beforeAll(async () => {
   chain = await startLocalChain();
+  esplora = await startEsploraServer('regtest');
 });
 
 afterAll(async () => {
   await chain?.close();
+  await esplora?.close();
 });
 
 function blockEventLoop(ms: number): void {
@@ -45,4 +50,17 @@ it('a request right after the event loop was blocked past the server keep-alive 
     blockEventLoop(6_500);
     expect(await chain.rpc('eth_getCode', [contract, 'latest'])).toBe(loadAnchorArtifact().deployedBytecode);
   }
+}, 60_000);
+
+it('the test Esplora server too (node:http in the test process, the Bitcoin tests’ explorer)', async () => {
+  const tip = async () => (await fetch(`${esplora.url}/blocks/tip/height`)).status;
+  // A broadcast (POST, which undici never re-sends on a reset) of bytes that are no transaction: any HTTP answer is
+  // what is asked for here, the reset is the failure.
+  const broadcast = async () => (await fetch(`${esplora.url}/tx`, { method: 'POST', body: '00' })).status;
+  expect(await tip()).toBe(200);
+  blockEventLoop(6_500);
+  expect(await tip()).toBe(200);
+  expect(await broadcast()).toBe(400);
+  blockEventLoop(6_500);
+  expect(await broadcast()).toBe(400);
 }, 60_000);
