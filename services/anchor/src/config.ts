@@ -8,6 +8,22 @@ import {
   type SharedConfig,
 } from '@proto/service-kit';
 
+/**
+ * The gas bounds of the EVM adapter (P196, P215). `anchor(bytes32)` stores nothing and emits one event: a few tens of
+ * thousands of gas; on Arbitrum the estimate also carries the L1 data cost in L2 gas, which grows with L1 fees, hence
+ * the default's wide margin. ETH_MAX_CALL_GAS is the most an estimate may name (the estimate is then raised by 25 %);
+ * ETH_GAS_LIMIT, a fixed limit signed as given, may not exceed it. Neither may pass ETH_GAS_CEILING: 30,000,000 is
+ * Ethereum's block gas limit of 2021–2025 and below Arbitrum's 32,000,000 per transaction; a write signed with more
+ * is refused by the node (above its block gas limit) or reserves gas × fee the call never uses, per write.
+ */
+export const DEFAULT_ETH_MAX_CALL_GAS = 5_000_000;
+export const ETH_MAX_CALL_GAS_FLOOR = 100_000;
+export const ETH_GAS_LIMIT_FLOOR = 21_000;
+export const ETH_GAS_CEILING = 30_000_000;
+
+/** A chain's name in requests and receipts: ETH_CHAIN_NAME's form, which `bitcoin` and `transparency-log` have too. */
+export const CHAIN_NAME_PATTERN = '^[a-z0-9][a-z0-9_.-]{0,63}$';
+
 export const ANCHOR_ENV = defineEnv({
   PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 3001, description: 'HTTP port' },
   ...OPERATOR_TOKEN_ENV,
@@ -81,7 +97,7 @@ export const ANCHOR_ENV = defineEnv({
   },
   ETH_CHAIN_NAME: {
     type: 'string',
-    pattern: '^[a-z0-9][a-z0-9_.-]{0,63}$',
+    pattern: CHAIN_NAME_PATTERN,
     default: 'ethereum',
     description: 'Name of the EVM chain in requests and receipts (e.g. base, sepolia)',
   },
@@ -105,8 +121,16 @@ export const ANCHOR_ENV = defineEnv({
   },
   ETH_GAS_LIMIT: {
     type: 'integer',
-    minimum: 21000,
-    description: 'Fixed gas limit per anchor transaction (default: estimated + 25%)',
+    minimum: ETH_GAS_LIMIT_FLOOR,
+    maximum: ETH_GAS_CEILING,
+    description: `Fixed gas limit per anchor transaction, ${ETH_GAS_LIMIT_FLOOR}–${ETH_GAS_CEILING} and at most ETH_MAX_CALL_GAS (default: estimated + 25%)`,
+  },
+  ETH_MAX_CALL_GAS: {
+    type: 'integer',
+    minimum: ETH_MAX_CALL_GAS_FLOOR,
+    maximum: ETH_GAS_CEILING,
+    default: DEFAULT_ETH_MAX_CALL_GAS,
+    description: `Most gas a node's estimate of the anchor call may name, ${ETH_MAX_CALL_GAS_FLOOR}–${ETH_GAS_CEILING}; a higher estimate is the node unreliable, nothing is signed with it (P196, P215)`,
   },
   ETH_BUMP_AFTER_MS: {
     type: 'integer',
@@ -212,6 +236,7 @@ export interface AnchorConfig extends SharedConfig {
   readonly ETH_PRIVATE_KEY?: string;
   readonly ETH_CONFIRMATIONS: number;
   readonly ETH_GAS_LIMIT?: number;
+  readonly ETH_MAX_CALL_GAS: number;
   readonly ETH_BUMP_AFTER_MS: number;
   readonly ETH_MAX_FEE_GWEI: number;
   readonly BTC_ESPLORA_URL?: string;
@@ -252,6 +277,13 @@ export function loadAnchorConfig(
     if (missing.length > 0) {
       throw new ConfigError(`${group.chain} anchoring needs ${missing.join(', ')} as well`, missing);
     }
+  }
+  if (config.ETH_GAS_LIMIT !== undefined && config.ETH_GAS_LIMIT > config.ETH_MAX_CALL_GAS) {
+    // Numbers only: neither is a secret, and the message says which one to change.
+    throw new ConfigError(
+      `ETH_GAS_LIMIT (${config.ETH_GAS_LIMIT}) must not exceed ETH_MAX_CALL_GAS (${config.ETH_MAX_CALL_GAS}), the most gas the anchor call is taken to need: lower ETH_GAS_LIMIT, or raise ETH_MAX_CALL_GAS (at most ${ETH_GAS_CEILING}) if the chain really needs it`,
+      ['ETH_GAS_LIMIT', 'ETH_MAX_CALL_GAS'],
+    );
   }
   return config;
 }

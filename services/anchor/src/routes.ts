@@ -12,6 +12,7 @@ import type { AnchorRepository } from '@proto/store';
 import type { FastifyInstance } from 'fastify';
 import type { ChainAdapter } from './adapters/types.ts';
 import type { BacklogGate } from './backlog.ts';
+import { CHAIN_NAME_PATTERN } from './config.ts';
 import { buildReceipt } from './receipts.ts';
 import { type AnchorWorker, batchTree } from './worker.ts';
 
@@ -192,7 +193,8 @@ export function registerAnchorRoutes(app: FastifyInstance, options: AnchorRoutes
         },
         querystring: {
           type: 'object',
-          properties: { chain: { type: 'string', minLength: 1, maxLength: 64 } },
+          // A chain name (P217): anything else was handed to the store, where PostgreSQL refuses a NUL (500).
+          properties: { chain: { type: 'string', pattern: CHAIN_NAME_PATTERN } },
         },
         response: { 200: receiptResponse, ...errorResponses },
       },

@@ -2,3 +2,4 @@
 // second on the side its reader names (P175, P178, P202).
 export { dateTimeInstant, isDateTime } from './date-time.ts';
 export { instantOf, type LeapSecondReading } from './instant.ts';
+export { FIRST_RFC3339_MS, isRfc3339Instant, isRfc3339Second, LAST_RFC3339_MS } from './rfc3339-range.ts';

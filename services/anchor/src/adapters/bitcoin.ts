@@ -1,6 +1,6 @@
 // Bitcoin adapter: one P2WPKH-funded transaction per batch with one OP_RETURN output `proto:v2:<root hex>` (73 bytes),
 // built and signed with @scure/btc-signer, sent and tracked through an Esplora-compatible API. D19, SPEC.md formats.
-import type { ProtocolProfile } from '@proto/core';
+import { isRfc3339Second, type ProtocolProfile } from '@proto/core';
 import { fetchBounded } from '@proto/service-kit';
 import type { AnchorBatch, AnchorItem, WriteIntent } from '@proto/store';
 import * as btc from '@scure/btc-signer';
@@ -88,6 +88,26 @@ function writeDetail(detail: unknown): BitcoinWriteDetail | undefined {
     return undefined;
   return d as BitcoinWriteDetail;
 }
+
+/** What is wrong with a mined transaction's status (height, hash, time), or undefined when a receipt can carry it. */
+function minedStatusProblem(status: {
+  block_height?: unknown;
+  block_hash?: unknown;
+  block_time?: unknown;
+}): string | undefined {
+  const height = status.block_height;
+  if (typeof height !== 'number' || !Number.isSafeInteger(height) || height < 0)
+    return `block_height ${String(height).slice(0, 40)}`;
+  const hash = status.block_hash;
+  if (hash !== undefined && hash !== null && (typeof hash !== 'string' || !BLOCK_HASH.test(hash)))
+    return 'block_hash is not 64 hex digits';
+  const time = status.block_time;
+  if (time !== undefined && time !== null && (typeof time !== 'number' || !isRfc3339Second(time)))
+    return `block_time ${String(time).slice(0, 40)} is no RFC 3339 time`;
+  return undefined;
+}
+
+const BLOCK_HASH = /^[0-9a-fA-F]{64}$/;
 
 export class BitcoinAdapter implements ChainAdapter {
   readonly name: string;
@@ -321,6 +341,11 @@ export class BitcoinAdapter implements ChainAdapter {
     }>(`/tx/${txId}/status`);
     if (status === undefined) return { state: 'unknown' };
     if (status.confirmed !== true || typeof status.block_height !== 'number') return { state: 'pending' };
+    // P217: what becomes the receipt and the reorganisation watch must be a block and a time a receipt can carry; an
+    // answer naming anything else says nothing of the chain (the explorer unreliable, as an answer that is not JSON).
+    const problem = minedStatusProblem(status);
+    if (problem !== undefined)
+      throw new TransientError(`esplora /tx/${txId}/status: malformed answer (${problem})`);
     const tip = await this.#tipHeight();
     return {
       state: 'included',

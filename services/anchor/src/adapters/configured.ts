@@ -24,6 +24,7 @@ export async function createAdapters(
         privateKey: config.ETH_PRIVATE_KEY,
         confirmations: config.ETH_CONFIRMATIONS,
         gasLimit: config.ETH_GAS_LIMIT,
+        maxCallGas: config.ETH_MAX_CALL_GAS,
         bumpAfterMs: config.ETH_BUMP_AFTER_MS,
         maxFeeGwei: config.ETH_MAX_FEE_GWEI,
         timeoutMs: config.ANCHOR_UPSTREAM_TIMEOUT_MS,

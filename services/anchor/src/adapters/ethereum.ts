@@ -1,6 +1,7 @@
 // EVM adapter: one `anchor(root)` call per batch on our ProtoAnchor contract, signed locally and sent through any JSON-RPC node.
 // SPEC.md "Anchoring formats" (contract event), DECISIONS D19 (block-wide log index, tx hash in receipts); client: viem.
 import { boundedHttpTransport } from '@proto/clients/json-rpc-transport';
+import { isRfc3339Second } from '@proto/core';
 import type { AnchorBatch, AnchorItem, WriteIntent } from '@proto/store';
 import {
   BaseError,
@@ -23,6 +24,7 @@ import {
   type Transport,
 } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
+import { DEFAULT_ETH_MAX_CALL_GAS } from '../config.ts';
 import { ANCHORED_EVENT_TOPIC0 } from '../core.ts';
 import { bumpedFees, cappedFees, type EvmFees, type EvmWriteDetail, replacedTxIds } from './evm-fee-bump.ts';
 import type { BroadcastResult, ChainAdapter, PrepareContext, TrackResult } from './types.ts';
@@ -43,6 +45,8 @@ export interface EthereumAdapterOptions {
   readonly privateKey: string;
   readonly confirmations: number;
   readonly gasLimit?: number | undefined;
+  /** The most gas an estimate of the call may name (ETH_MAX_CALL_GAS, P215; default MAX_ANCHOR_CALL_GAS). */
+  readonly maxCallGas?: number | undefined;
   /** Each JSON-RPC exchange, body included (ANCHOR_UPSTREAM_TIMEOUT_MS; default 10 s). */
   readonly timeoutMs?: number;
   /** A write still unmined this long after it was sent is replaced with higher fees (P64); 0 or absent: never. */
@@ -96,15 +100,13 @@ async function rpc<T>(what: string, call: () => Promise<T>, check?: ResultCheck<
 
 const UINT256_LIMIT = 2n ** 256n;
 /**
- * The most gas an estimate of our one contract call may name (P196). `anchor(bytes32)` stores nothing and emits one
- * event, a few tens of thousands of gas; on Arbitrum the estimate also carries the L1 data cost in L2 gas, which
- * grows with L1 fees, hence the wide margin. An estimate above this is not a price of that call: the node (or
- * whatever answers for it) is unreliable, and a write signed with it would spend an attempt on the node's refusal
- * (above the block gas limit) or reserve gas for nothing. ETH_GAS_LIMIT, when set, is used as given, never estimated.
+ * The most gas an estimate of our one contract call may name unless ETH_MAX_CALL_GAS says otherwise (P196, P215; the
+ * bounds and why are in config.ts). An estimate above the ceiling is not a price of that call: the node (or whatever
+ * answers for it) is unreliable, and a write signed with it would spend an attempt on the node's refusal (above the
+ * block gas limit) or reserve gas for nothing. ETH_GAS_LIMIT, when set, is used as given, never estimated (config
+ * refuses one above the ceiling).
  */
-export const MAX_ANCHOR_CALL_GAS = 5_000_000n;
-/** 9999-12-31T23:59:59Z: the last second an RFC 3339 time (four-digit year) can name. */
-const LAST_RFC3339_SECOND = 253_402_300_799n;
+export const MAX_ANCHOR_CALL_GAS = BigInt(DEFAULT_ETH_MAX_CALL_GAS);
 const HASH32 = /^0x[0-9a-fA-F]{64}$/;
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 /** The Anchored event's data: one uint256 (the block timestamp). */
@@ -117,12 +119,14 @@ const isSafeQuantity = (n: unknown): boolean =>
 
 const checkNonce: ResultCheck<number> = (n) => (isSafeCount(n) ? undefined : `nonce ${String(n)}`);
 /** The estimate is raised by 25 % before it is signed; the ceiling keeps that far inside a uint64 (P184). */
-const checkGas: ResultCheck<bigint> = (gas) => {
-  if (typeof gas !== 'bigint' || gas <= 0n) return 'gas estimate out of range';
-  if (gas > MAX_ANCHOR_CALL_GAS)
-    return `gas estimate ${gas > UINT256_LIMIT ? 'past 2^256' : String(gas)} above the ${MAX_ANCHOR_CALL_GAS} an anchor call can need`;
-  return undefined;
-};
+const checkGasUpTo =
+  (ceiling: bigint): ResultCheck<bigint> =>
+  (gas) => {
+    if (typeof gas !== 'bigint' || gas <= 0n) return 'gas estimate out of range';
+    if (gas > ceiling)
+      return `gas estimate ${gas > UINT256_LIMIT ? 'past 2^256' : String(gas)} above the ${ceiling} an anchor call can need (ETH_MAX_CALL_GAS)`;
+    return undefined;
+  };
 /**
  * A transaction looked up by hash (P196): its presence is read as "the node holds our write" (pending, or found on
  * chain by the reconciliation), so it must be the transaction asked for, not another one or one without a hash.
@@ -179,6 +183,7 @@ export class EthereumAdapter implements ChainAdapter {
   readonly #contract: `0x${string}`;
   readonly #chainId: number;
   readonly #gasLimit: bigint | undefined;
+  readonly #checkGas: ResultCheck<bigint>;
   readonly #bumpAfterMs: number;
   readonly #maxFeeWei: bigint;
 
@@ -190,6 +195,9 @@ export class EthereumAdapter implements ChainAdapter {
     this.#chainId = options.chainId;
     this.#contract = getAddress(options.contract);
     this.#gasLimit = options.gasLimit === undefined ? undefined : BigInt(options.gasLimit);
+    this.#checkGas = checkGasUpTo(
+      options.maxCallGas === undefined ? MAX_ANCHOR_CALL_GAS : BigInt(options.maxCallGas),
+    );
     const key = (options.privateKey.startsWith('0x') ? options.privateKey : `0x${options.privateKey}`) as Hex;
     this.#account = privateKeyToAccount(key);
     const chain = defineChain({
@@ -249,7 +257,7 @@ export class EthereumAdapter implements ChainAdapter {
       ((await rpc(
         'gas estimate',
         () => client.estimateGas({ account: from, to: this.#contract, data }),
-        checkGas,
+        this.#checkGas,
       )) *
         125n) /
         100n;
@@ -414,7 +422,7 @@ export class EthereumAdapter implements ChainAdapter {
       return { state: 'failed', error: `transaction ${hash} emitted no Anchored(${batch.root})` };
     // The event's one word is the block's timestamp; one no RFC 3339 time can name is no answer of a chain.
     const seconds = ONE_WORD.test(log.data) ? BigInt(log.data) : undefined;
-    if (seconds === undefined || seconds > LAST_RFC3339_SECOND)
+    if (seconds === undefined || !isRfc3339Second(seconds))
       throw new TransientError(`receipt: malformed answer (Anchored event data ${log.data.slice(0, 80)})`);
     const tip = await rpc('block number', () => client.getBlockNumber({ cacheTime: 0 }), checkBlockNumber);
     const blockNumber = Number(receipt.blockNumber);

@@ -1,7 +1,7 @@
 // Transparency-log adapter: appends each hash to the log service (POST /add) and keeps its index and inclusion proof.
 // SPEC.md "Transparency log" receipt {log_url, log_index, merkle_proof, root_anchor?}; DECISIONS D18 (API, dedup), D19.
 import { readFileSync } from 'node:fs';
-import { dateTimeInstant } from '@proto/core';
+import { dateTimeInstant, isRfc3339Instant } from '@proto/core';
 import { fetchBounded } from '@proto/service-kit';
 import type { AnchorBatch, AnchorItem, WriteIntent } from '@proto/store';
 import { verifyAnchorInclusion } from '../core.ts';
@@ -34,10 +34,6 @@ export interface LogEntryDetail {
 
 class DefinitiveError extends Error {}
 
-/** 0000-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z: what toISOString writes as RFC 3339 (four digits). */
-const FIRST_MS = -62_167_219_200_000;
-const LAST_MS = 253_402_300_799_999;
-
 /**
  * The time a log reports for an entry, as the receipt's `anchored_at`: null when the log says none. A string must
  * be a PROTOCOL date-time, by core's one check (the schemas' RFC 3339, P202; a leap second read on its earliest
@@ -51,7 +47,7 @@ function isoTime(value: unknown): string | null {
   // Seconds or milliseconds since the epoch.
   if (typeof value === 'number' && Number.isFinite(value)) ms = Math.abs(value) < 1e11 ? value * 1000 : value;
   else if (typeof value === 'string') ms = dateTimeInstant(value, 'earliest');
-  if (Number.isNaN(ms) || ms < FIRST_MS || ms > LAST_MS) {
+  if (!isRfc3339Instant(ms)) {
     const shown =
       typeof value === 'string'
         ? JSON.stringify(value.slice(0, 60))

@@ -191,6 +191,10 @@ export async function startEsploraServer(
       return send(404, 'not found');
     });
   });
+  // No server-side keep-alive timeout (P216, as the test chain in ganache.ts): the client's pool, in this same
+  // process, drops an idle connection on a clock that stops while the event loop is blocked; a server dropping it on
+  // the wall clock meanwhile had a broadcast reset (ECONNRESET) after a long synchronous stretch.
+  server.keepAliveTimeout = 0;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
 
