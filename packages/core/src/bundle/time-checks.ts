@@ -1,5 +1,6 @@
 // The time-dependent part of key_validity (key expiry/age, RPR expiry) and session_nonce (session expiry),
 // re-run against the clock at every finalize. DECISIONS D8 (E301/E302/E304), D5 (E501).
+import { DEFAULT_MAX_CLOCK_SKEW_MS } from '../time/clock-skew.ts';
 import { instantOf } from '../time/instant.ts';
 import type { AnalysisFinding, BundleAnalysis, ResolvedVerifierSettings } from './types.ts';
 
@@ -52,6 +53,13 @@ export function timeFindings(
         check: 'key_validity',
         code: 'KEY_EXPIRED',
         message: `Key ${key.kid} exceeds max age of ${settings.maxKeyAgeDays} days (created ${key.createdAt})`,
+      });
+    } else if (created - now > DEFAULT_MAX_CLOCK_SKEW_MS) {
+      // P231: the signer writes `created_at`; a key dated ahead would have a negative age and never age out.
+      out.push({
+        check: 'key_validity',
+        code: 'KEY_EXPIRED',
+        message: `Key ${key.kid} is dated ahead of the verifier's clock (created ${key.createdAt}): its age cannot be counted`,
       });
     }
   }

@@ -9,6 +9,7 @@ import { DEFAULT_PROFILE, type ProtocolProfile } from '../profile.ts';
 import { coreError, err, ok, type Result } from '../result.ts';
 import { formatSchemaIssues } from '../schema/issues.ts';
 import { validateSchema } from '../schema/registry.ts';
+import { DEFAULT_MAX_CLOCK_SKEW_MS } from '../time/clock-skew.ts';
 import { instantOf } from '../time/instant.ts';
 import {
   backendOf,
@@ -30,8 +31,8 @@ import type {
 /** Schema of the list: `revocation_record.schema.json#/$defs/revocation_list`. */
 export const REVOCATION_LIST_SCHEMA = 'revocation_record#revocation_list';
 
-/** Clock skew tolerated before an `updated_at` in the future counts as not yet valid (5 minutes). */
-export const DEFAULT_MAX_CLOCK_SKEW_MS = 5 * 60 * 1000;
+/** Clock skew tolerated before an `updated_at` in the future counts as not yet valid: core's one bound (P231). */
+export { DEFAULT_MAX_CLOCK_SKEW_MS };
 
 /** `sha256:` + SHA-256 of the UTF-8 reason: what the list publishes instead of the text (SPEC.md item 9). */
 export function reasonHash(reason: string): string {

@@ -155,14 +155,16 @@ function notExpired(expiresAt: string, now: number): boolean {
 const DAY_MS = 86_400_000;
 
 /**
- * A passport key past the maximum age as it stands now: /verify refuses it as a signer from `created_at` + the age
- * on, so the directory does too, at the same instant as its expiry check (P204, P230). Unknown creation: not aged.
+ * A key /verify refuses as a signer by its own `created_at`: past the maximum age as it stands now (from `created_at`
+ * + the age on, the same instant as its expiry check; P204, P230), or dated beyond the clock skew ahead, whose age
+ * cannot be counted (P231). Unknown creation (a principal's key before 0017): neither.
  */
 function agedOut(keyCreatedAt: string | null, maxKeyAgeDays: number | undefined, now: number): boolean {
-  if (keyCreatedAt === null || maxKeyAgeDays === undefined) return false;
+  if (keyCreatedAt === null) return false;
   const created = instantOf(keyCreatedAt, 'earliest');
   if (!Number.isFinite(created)) return true;
-  return created + maxKeyAgeDays * DAY_MS <= now;
+  if (created - now > DEFAULT_MAX_CLOCK_SKEW_MS) return true;
+  return maxKeyAgeDays !== undefined && created + maxKeyAgeDays * DAY_MS <= now;
 }
 
 /** A passport's `created_at`; a leap second reads as the next midnight, no earlier, for the P173 horizon (P178). */
