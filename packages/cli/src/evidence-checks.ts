@@ -3,7 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import type { BundleAnalysis, ProtocolProfile, VerifyResponse } from '@proto/core';
 import { fetchOkText } from './fetch-answer.ts';
-import { CliError, type CliIo, inputName, parseJson } from './io.ts';
+import { CliError, type CliIo, decodeUtf8Strict, inputName, parseJson } from './io.ts';
 import { checkLogInclusion } from './log-inclusion.ts';
 import { listOption, stringOption } from './option-values.ts';
 import { progress } from './progress.ts';
@@ -80,9 +80,10 @@ export function wantsEvidence(options: EvidenceOptions): boolean {
 
 async function readDocument(source: string, io: CliIo, timeoutMs: number): Promise<unknown> {
   if (!/^https?:\/\//.test(source)) {
-    const text =
-      source === '-' ? await io.readStdin() : await readFile(source, 'utf8').catch(() => undefined);
-    if (text === undefined) throw new CliError(`${inputName(source)}: cannot read the file`);
+    const bytes = source === '-' ? undefined : await readFile(source).catch(() => undefined);
+    if (source !== '-' && bytes === undefined)
+      throw new CliError(`${inputName(source)}: cannot read the file`);
+    const text = bytes === undefined ? await io.readStdin() : decodeUtf8Strict(bytes, source);
     return parseJson(text, inputName(source));
   }
   progress(io, `fetching ${source}`);

@@ -43,14 +43,30 @@ export function inputName(source: string): string {
   return source === '-' ? '<stdin>' : source;
 }
 
-/** Reads FILE or '-' (stdin) as UTF-8; an unreadable file is a CliError naming it. */
+/**
+ * `bytes` as strict UTF-8, named `name` in the error (P232): a lenient decoder turns a byte that is not UTF-8 into
+ * U+FFFD, so a signature over text holding U+FFFD would hold for a file that does not contain it. The verification
+ * service refuses such a body (400) and the console such a file (P220); so does the CLI. A leading BOM is dropped,
+ * as the service drops it.
+ */
+export function decodeUtf8Strict(bytes: Uint8Array, name: string): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new CliError(`${name}: not valid UTF-8: the input holds bytes no UTF-8 text is made of`);
+  }
+}
+
+/** Reads FILE or '-' (stdin) as strict UTF-8; an unreadable file is a CliError naming it. */
 export async function readInput(source: string, io: CliIo): Promise<string> {
   if (source === '-') return io.readStdin();
+  let bytes: Uint8Array;
   try {
-    return await readFile(source, 'utf8');
+    bytes = await readFile(source);
   } catch (cause) {
     throw new CliError(`${source}: cannot read file: ${describeFsError(cause)}`);
   }
+  return decodeUtf8Strict(bytes, source);
 }
 
 /**

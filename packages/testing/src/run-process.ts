@@ -14,7 +14,8 @@ export function runProcess(
   file: string,
   args: readonly string[],
   options: {
-    readonly input?: string;
+    /** Bytes are written as they are (a test of input that is not UTF-8). */
+    readonly input?: string | Uint8Array;
     readonly cwd?: string;
     /** Kills the program (SIGKILL, code null) still running after this long: a hang the test then sees. */
     readonly killAfterMs?: number;
