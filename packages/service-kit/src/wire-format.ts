@@ -9,23 +9,29 @@ export const CBOR_CONTENT_TYPE = 'application/cbor';
 
 /** The q-value the Accept header gives `type` (a specific match just above a wildcard); -1 when none matches. */
 export function acceptQuality(accept: string, type: string): number {
-  let best = -1;
+  // RFC 9110 §12.5.1: the most specific range that matches decides (`*/*;q=1, application/cbor;q=0` refuses CBOR),
+  // and q=0 means "not acceptable" (P233). Among equal q, a type named outranks a wildcard: a score just above q.
+  const major = type.split('/')[0];
+  let rank = -1;
+  let quality = -1;
   for (const part of accept.split(',')) {
     const [media = '', ...params] = part.trim().toLowerCase().split(';');
-    const specific = media.trim() === type;
-    const wildcard = media.trim() === '*/*' || media.trim() === `${type.split('/')[0]}/*`;
-    if (!specific && !wildcard) continue;
+    const range = media.trim();
+    const specificity = range === type ? 2 : range === `${major}/*` ? 1 : range === '*/*' ? 0 : -1;
+    if (specificity < 0) continue;
     let q = 1;
     for (const p of params) {
       const [k, v] = p.trim().split('=');
       if (k === 'q' && v !== undefined) q = Number(v);
     }
-    if (Number.isNaN(q)) q = 0;
-    // A specific match outranks a wildcard: record wildcards just below their q.
-    const score = specific ? q + 0.0001 : q;
-    if (score > best) best = score;
+    if (!(q >= 0 && q <= 1)) q = 0;
+    if (specificity > rank || (specificity === rank && q > quality)) {
+      rank = specificity;
+      quality = q;
+    }
   }
-  return best;
+  if (rank < 0) return -1;
+  return quality === 0 ? 0 : quality + rank * 0.0001;
 }
 
 /** True when the Accept header prefers CBOR to JSON (JSON wins ties and is the default). */
