@@ -2,6 +2,7 @@
 // not be shown as verified because the page read it leniently. Real verification service in-process, bundles built
 // and signed by core, Debian's Chromium.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { replacementCharAsFF } from '../../packages/testing/src/invalid-utf8.ts';
 import { type RunningApp, sampleBundle, startApp } from '../../services/verification/src/test-support.ts';
 import { type Desktop, openDesktop, watchedPage } from './harness.ts';
 
@@ -19,18 +20,6 @@ afterAll(async () => {
   await desktop?.close();
   await verification?.close();
 });
-
-/** `bytes` with every U+FFFD (EF BF BD) replaced by the single byte FF, which is no UTF-8 at all. */
-function breakUtf8(bytes: Buffer): Buffer {
-  const out: number[] = [];
-  for (let i = 0; i < bytes.length; i++) {
-    if (bytes[i] === 0xef && bytes[i + 1] === 0xbf && bytes[i + 2] === 0xbd) {
-      out.push(0xff);
-      i += 2;
-    } else out.push(bytes[i] as number);
-  }
-  return Buffer.from(out);
-}
 
 async function chooseFile(name: string, buffer: Buffer) {
   const watched = await watchedPage(desktop.context);
@@ -59,7 +48,7 @@ describe('a bundle file is judged by its own bytes (P220)', () => {
     }).signed_bundle;
 
   it('a JSON file with bytes that are not UTF-8 is refused, as the service refuses those bytes', async () => {
-    const bytes = breakUtf8(Buffer.from(JSON.stringify({ signed_bundle: signed() }), 'utf8'));
+    const bytes = replacementCharAsFF(Buffer.from(JSON.stringify({ signed_bundle: signed() }), 'utf8'));
     // What core's service says of the file itself.
     const direct = await fetch(`${verification.url}/verify`, {
       method: 'POST',

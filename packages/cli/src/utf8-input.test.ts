@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSignedBundle } from '@proto/core';
-import { runProcess, tempDirSync } from '@proto/testing';
+import { replacementCharAsFF, runProcess, tempDirSync } from '@proto/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
@@ -25,25 +25,13 @@ const signed = buildSignedBundle({
 }).signed_bundle;
 const text = JSON.stringify(signed);
 
-/** `bytes` with every U+FFFD (EF BF BD) replaced by the single byte FF, which is no UTF-8 at all. */
-function breakUtf8(bytes: Buffer): Buffer {
-  const out: number[] = [];
-  for (let i = 0; i < bytes.length; i++) {
-    if (bytes[i] === 0xef && bytes[i + 1] === 0xbf && bytes[i + 2] === 0xbd) {
-      out.push(0xff);
-      i += 2;
-    } else out.push(bytes[i] as number);
-  }
-  return Buffer.from(out);
-}
-
 const proto = (args: readonly string[], input: string | Buffer = '') =>
   runProcess(process.execPath, [MAIN, ...args], { input });
 
 describe('proto verify reads its input as strict UTF-8 (P232)', () => {
   it('a file holding a byte that is not UTF-8 where the signed text has U+FFFD: exit 2, no verdict', async () => {
     const file = path.join(work.dir, 'mangled.json');
-    writeFileSync(file, breakUtf8(Buffer.from(text, 'utf8')));
+    writeFileSync(file, replacementCharAsFF(Buffer.from(text, 'utf8')));
     const run = await proto(['verify', file]);
     expect(run.stdout).toBe('');
     expect(run.stderr).toContain(`${file}: not valid UTF-8`);
@@ -51,7 +39,7 @@ describe('proto verify reads its input as strict UTF-8 (P232)', () => {
   });
 
   it('the same bytes on standard input: exit 2, no verdict', async () => {
-    const run = await proto(['verify', '-'], breakUtf8(Buffer.from(text, 'utf8')));
+    const run = await proto(['verify', '-'], replacementCharAsFF(Buffer.from(text, 'utf8')));
     expect(run.stdout).toBe('');
     expect(run.stderr).toContain('<stdin>: not valid UTF-8');
     expect(run.code).toBe(2);

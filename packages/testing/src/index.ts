@@ -22,6 +22,7 @@ export {
   startHostileFront,
 } from './hostile-front.ts';
 export { type HugeAnswerTarget, writeHugeAnswer } from './huge-answer.ts';
+export { replacementCharAsFF } from './invalid-utf8.ts';
 export { jcs, jcsBytes, jcsSha256 } from './jcs.ts';
 export { type Listenable, type ListeningApp, listenOnPort0 } from './listen.ts';
 export { LOADED_MODULES_RECORDER } from './loaded-modules.ts';

@@ -1,11 +1,12 @@
 // P231 over HTTP against the real verification service: a signing key's `created_at` is written by whoever signs the
 // passport, and the maximum key age (MAX_KEY_AGE_DAYS, D8) is counted from it. A key dated in the future (2999) had a
 // negative age, so it never aged out: its holder could sign with it for ever however low the operator set the age.
-import { buildSignedBundle, createNativeBackend, generateBundleKeys, keyEntry } from '@proto/core';
+import { buildSignedBundle, createNativeBackend, generateBundleKeys } from '@proto/core';
 import { dialectsUnderTest } from '@proto/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postVerify, type RunningApp, startApp } from '../../src/test-support.ts';
 import {
+  bundleListing,
   commissioningCertificate,
   partyOf,
   startVerifierWithRecords,
@@ -66,19 +67,10 @@ describe.each(dialectsUnderTest())(
       const ahead = generateBundleKeys(backend, { pq: false });
       const yesterday = generateBundleKeys(backend, { pq: false });
       const now = Date.now();
-      const built = buildSignedBundle({
-        now: new Date(now - 60_000),
-        hooks: {
-          payloads: (payloads) => {
-            const keys = (payloads.agent_passport as Json)['keys'] as Json[];
-            keys.push({ ...keyEntry(ahead.classical, '2999-01-01T00:00:00Z', null), status: 'active' });
-            keys.push({
-              ...keyEntry(yesterday.classical, new Date(now - 86_400_000).toISOString(), null),
-              status: 'active',
-            });
-          },
-        },
-      });
+      const built = bundleListing([
+        { keys: ahead, createdAt: '2999-01-01T00:00:00Z' },
+        { keys: yesterday, createdAt: new Date(now - 86_400_000).toISOString() },
+      ]);
       const answer = await verifier.post('/verify', { signed_bundle: built.signed_bundle });
       expect(answer.json['verified'], JSON.stringify(answer.json)).toBe(true);
       const party = partyOf(built);

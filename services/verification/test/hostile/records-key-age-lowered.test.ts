@@ -6,10 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   type BundleKeySet,
-  buildSignedBundle,
   createNativeBackend,
   generateBundleKeys,
-  keyEntry,
   PROFILES,
   signRecord,
 } from '@proto/core';
@@ -18,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadRecordsConfig, mountRecords } from '../../src/records/plugin.ts';
 import { example, type Json, withFields } from '../../src/records/test-support.ts';
 import { keyOnceItAnswers, type RunningApp, startApp } from '../../src/test-support.ts';
-import { storeEnvOf } from './verifier-with-records.ts';
+import { bundleListing, storeEnvOf } from './verifier-with-records.ts';
 
 const backend = createNativeBackend();
 const DAY = 86_400_000;
@@ -64,22 +62,10 @@ describe.each(dialectsUnderTest())('a lowered maximum key age on %s', (dialect) 
     const old = generateBundleKeys(backend, { pq: false });
     const young = generateBundleKeys(backend, { pq: false });
     const now = Date.now();
-    const built = buildSignedBundle({
-      now: new Date(now - 60_000),
-      hooks: {
-        payloads: (payloads) => {
-          const keys = (payloads.agent_passport as Json)['keys'] as Json[];
-          keys.push({
-            ...keyEntry(old.classical, new Date(now - 40 * DAY).toISOString(), null),
-            status: 'active',
-          });
-          keys.push({
-            ...keyEntry(young.classical, new Date(now - DAY).toISOString(), null),
-            status: 'active',
-          });
-        },
-      },
-    });
+    const built = bundleListing([
+      { keys: old, createdAt: new Date(now - 40 * DAY).toISOString() },
+      { keys: young, createdAt: new Date(now - DAY).toISOString() },
+    ]);
     const bundle = built.signed_bundle['bundle'] as Json;
     const agentId = ((bundle['agent_passport'] as Json)['payload'] as Json)['agent_id'] as string;
     const humanId = ((bundle['responsible_principal_record'] as Json)['payload'] as Json)[

@@ -1,17 +1,12 @@
 // P204 over HTTP against the real verification service: a passport may list an active key it never used that is
 // older than the operator's maximum key age. /verify would refuse that key
 // as a signer, so the key directory must not let it sign a /v2 record either.
-import {
-  type BundleKeySet,
-  buildSignedBundle,
-  createNativeBackend,
-  generateBundleKeys,
-  keyEntry,
-} from '@proto/core';
+import { type BundleKeySet, createNativeBackend, generateBundleKeys } from '@proto/core';
 import { dialectsUnderTest } from '@proto/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Json } from '../../src/records/test-support.ts';
 import {
+  bundleListing,
   commissioningCertificate,
   startVerifierWithRecords,
   type VerifierWithRecords,
@@ -36,22 +31,10 @@ describe.each(dialectsUnderTest())('key age in the key directory on %s', (dialec
     const old = generateBundleKeys(backend, { pq: false });
     const young = generateBundleKeys(backend, { pq: false });
     const now = Date.now();
-    const built = buildSignedBundle({
-      now: new Date(now - 60_000),
-      hooks: {
-        payloads: (payloads) => {
-          const keys = (payloads.agent_passport as Json)['keys'] as Json[];
-          keys.push({
-            ...keyEntry(old.classical, new Date(now - (MAX_AGE_DAYS + 10) * DAY).toISOString(), null),
-            status: 'active',
-          });
-          keys.push({
-            ...keyEntry(young.classical, new Date(now - DAY).toISOString(), null),
-            status: 'active',
-          });
-        },
-      },
-    });
+    const built = bundleListing([
+      { keys: old, createdAt: new Date(now - (MAX_AGE_DAYS + 10) * DAY).toISOString() },
+      { keys: young, createdAt: new Date(now - DAY).toISOString() },
+    ]);
     const answer = await verifier.post('/verify', { signed_bundle: built.signed_bundle });
     expect(answer.json['verified'], JSON.stringify(answer.json)).toBe(true);
     const bundle = built.signed_bundle['bundle'] as Json;

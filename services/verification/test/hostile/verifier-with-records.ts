@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import {
   type BuiltBundle,
   type BundleKeySet,
+  buildSignedBundle,
   createNativeBackend,
+  keyEntry,
   PROFILES,
   type SigningKey,
   signRecord,
@@ -155,4 +157,22 @@ export async function commissionOwnAgent(service: VerifierWithRecords, party: Re
       return ((await res.json()) as Json)['state'];
     },
   };
+}
+
+/**
+ * A bundle built a minute ago whose agent passport also lists each of `listed` as an active key it never used, created
+ * at the time given (the key-age attacks: P204, P230, P231).
+ */
+export function bundleListing(listed: readonly { keys: BundleKeySet; createdAt: string }[]): BuiltBundle {
+  return buildSignedBundle({
+    now: new Date(Date.now() - 60_000),
+    hooks: {
+      payloads: (payloads) => {
+        const keys = (payloads.agent_passport as Json)['keys'] as Json[];
+        for (const { keys: set, createdAt } of listed) {
+          keys.push({ ...keyEntry(set.classical, createdAt, null), status: 'active' });
+        }
+      },
+    },
+  });
 }
