@@ -27,8 +27,8 @@ import {
   testLogIdentity,
 } from '../../src/test-helpers.ts';
 import { buildTestLog, bundleHash, tempDataDir } from '../../src/test-support.ts';
-import { COSIGNATURE_TIME_SKEW_S } from '../../src/witnessing.ts';
 import { witnessId } from '../../src/witness-config.ts';
+import { COSIGNATURE_TIME_SKEW_S } from '../../src/witnessing.ts';
 
 const backend = selectCryptoBackend();
 const DAY_S = 86_400;
@@ -123,9 +123,7 @@ describe.each(dialectsUnderTest())('P242: a stored cosignature published on %s',
     expect(behind.served).not.toContain('witness.test/stored-time ');
     expect(behind.served === '' || Number(behind.served.split('\n')[1]) < behind.size).toBe(true);
 
-    const justOutside = await storedLinePublished(
-      (signedAtS) => signedAtS - COSIGNATURE_TIME_SKEW_S - 2,
-    );
+    const justOutside = await storedLinePublished((signedAtS) => signedAtS - COSIGNATURE_TIME_SKEW_S - 2);
     expect(justOutside.served).not.toContain('witness.test/stored-time ');
   });
 
