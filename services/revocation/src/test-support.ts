@@ -124,20 +124,19 @@ export function newEmergencySecret(): EmergencySecret {
   return { hex: bytes.toString('hex'), token: `sha256:${createHash('sha256').update(bytes).digest('hex')}` };
 }
 
+/** An `emergency_revocation` record (PROTOCOL §9.5) using `secretHex` for `agentId`, as a holder of it sends one. */
+export function emergencyRevocationRecord(agentId: string, secretHex: string) {
+  return {
+    type: 'emergency_revocation',
+    agent_id: agentId,
+    human_id: 'human-emergency-test',
+    revocation_secret: secretHex,
+    timestamp: new Date().toISOString(),
+    reason: 'key_compromise_emergency',
+  };
+}
+
 /** POST /emergency-revocations for `agentId` with `secretHex` (no operator token: the secret is the credential). */
 export function useEmergencySecret(service: RunningService, agentId: string, secretHex: string) {
-  return call(
-    service,
-    'POST',
-    '/emergency-revocations',
-    {
-      type: 'emergency_revocation',
-      agent_id: agentId,
-      human_id: 'human-emergency-test',
-      revocation_secret: secretHex,
-      timestamp: new Date().toISOString(),
-      reason: 'key_compromise_emergency',
-    },
-    null,
-  );
+  return call(service, 'POST', '/emergency-revocations', emergencyRevocationRecord(agentId, secretHex), null);
 }

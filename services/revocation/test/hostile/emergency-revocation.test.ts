@@ -9,6 +9,7 @@ import {
   call,
   currentList,
   type EmergencySecret,
+  emergencyRevocationRecord,
   newEmergencySecret,
   type RunningService,
   startService,
@@ -27,17 +28,6 @@ function bundleWithToken(secret: EmergencySecret | undefined, options: BuildOpti
 function agentKids(sample: ReturnType<typeof sampleBundle>): string[] {
   const agent = sample.keys.agent;
   return [agent.classical.kid, ...(agent.pq ? [agent.pq.kid] : [])];
-}
-
-function emergencyRecord(agentId: string, secretHex: string) {
-  return {
-    type: 'emergency_revocation',
-    agent_id: agentId,
-    human_id: 'human-emergency-test',
-    revocation_secret: secretHex,
-    timestamp: new Date().toISOString(),
-    reason: 'key_compromise_emergency',
-  };
 }
 
 async function post(
@@ -80,7 +70,7 @@ const emergencyRevoke = (
   agentId: string,
   secretHex: string,
   headers: Record<string, string> = {},
-) => post(service, '/emergency-revocations', emergencyRecord(agentId, secretHex), headers);
+) => post(service, '/emergency-revocations', emergencyRevocationRecord(agentId, secretHex), headers);
 
 function listedIds(list: Record<string, unknown>): string[] {
   return (list['entries'] as Array<{ agent_id: string }>).map((e) => e.agent_id);
@@ -252,7 +242,7 @@ describe.each(dialectsUnderTest())('emergency revocation on %s', (dialect) => {
     const secret = newEmergencySecret();
     const sample = bundleWithToken(secret);
     expect((await registerAttested(service, sample)).status).toBe(201);
-    const good = emergencyRecord(sample.agentId as string, secret.hex);
+    const good = emergencyRevocationRecord(sample.agentId as string, secret.hex);
     for (const bad of [
       { ...good, revocation_secret: secret.hex.toUpperCase() },
       { ...good, revocation_secret: secret.hex.slice(2) },

@@ -7,7 +7,6 @@
 import {
   type Cosigner,
   cosignCheckpoint,
-  cosignerKey,
   formatCosignerKey,
   formatSignatureLine,
   parseSignedNote,
@@ -24,6 +23,7 @@ import {
   type RunningWitness,
   servedCheckpoint,
   startWitness,
+  testCosigner,
   testLogIdentity,
 } from '../../src/test-helpers.ts';
 import { buildTestLog, bundleHash, tempDataDir } from '../../src/test-support.ts';
@@ -34,12 +34,7 @@ const backend = selectCryptoBackend();
 const DAY_S = 86_400;
 
 /** The configured witness that never answers: its key is the test's, so the test can write lines as it. */
-const silent: Cosigner = (() => {
-  const pair = backend.generateKeyPair('ed25519');
-  const key = cosignerKey('witness.test/stored-time', pair.publicKey);
-  if (!key.ok) throw new Error(key.error.message);
-  return { ...key.value, secretKey: pair.secretKey };
-})();
+const silent: Cosigner = testCosigner('witness.test/stored-time');
 
 describe.each(dialectsUnderTest())('P242: a stored cosignature published on %s', (dialect: StoreDialect) => {
   const identity = testLogIdentity(`log.test/stored-time-${dialect}`);
