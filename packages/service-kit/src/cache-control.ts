@@ -2,7 +2,9 @@
 // applies its own heuristic lifetime (RFC 9111 §4.2.2; 404 and 200 are both heuristically cacheable), so it could
 // keep a "not found" after the record exists, an old receipt status, or settings the service no longer has.
 import { createHash } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { unmodifiedSince } from './http-date.ts';
 
 /** Never kept: errors, which change with the next write, and probes, which must see this instance now. */
 export const CACHE_NO_STORE = 'no-store';
@@ -65,6 +67,22 @@ export function noneMatchHits(header: string | undefined, tag: string): boolean 
 }
 
 /**
+ * RFC 9110 §13.2.2 for a GET or HEAD: whether the request's validators let it be answered 304. If-None-Match
+ * decides when present (§13.1.2); If-Modified-Since only without it, and only for a document that has a
+ * modification time (`modifiedMs`, full precision), read as an HTTP-date and nothing else (P212, P245).
+ */
+export function requestNotModified(
+  headers: Pick<IncomingHttpHeaders, 'if-none-match' | 'if-modified-since'>,
+  validators: { readonly etag: string; readonly modifiedMs?: number; readonly nowMs?: number },
+): boolean {
+  const ifNoneMatch = headers['if-none-match'];
+  if (ifNoneMatch !== undefined) return noneMatchHits(ifNoneMatch, validators.etag);
+  const ifModifiedSince = headers['if-modified-since'];
+  if (ifModifiedSince === undefined || validators.modifiedMs === undefined) return false;
+  return unmodifiedSince(validators.modifiedMs, ifModifiedSince, validators.nowMs ?? Date.now());
+}
+
+/**
  * A route-level onSend hook for an answer sent `no-cache`: a 200 carries a strong ETag, and a request naming it
  * gets a 304 with no body (RFC 9110 §15.4.5), so revalidating an unchanged document costs a few headers.
  */
@@ -76,7 +94,7 @@ export async function answerNotModified(
   if (reply.statusCode !== 200 || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return payload;
   const tag = strongEntityTag(payload);
   reply.header('etag', tag);
-  if (!noneMatchHits(request.headers['if-none-match'], tag)) return payload;
+  if (!requestNotModified(request.headers, { etag: tag })) return payload;
   reply.code(304).removeHeader('content-type');
   // HEAD: Fastify measures the body for Content-Length and then drops it; GET: nothing is sent.
   return request.method === 'HEAD' ? payload : null;

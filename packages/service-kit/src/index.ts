@@ -7,6 +7,7 @@ export {
   CACHE_NO_STORE,
   CACHE_REVALIDATE,
   noneMatchHits,
+  requestNotModified,
   strongEntityTag,
 } from './cache-control.ts';
 export { CborError, decodeCbor, encodeCbor } from './cbor.ts';
@@ -31,6 +32,7 @@ export {
   READINESS_DEGRADED,
   type ReadinessCheck,
 } from './health.ts';
+export { parseHttpDate, unmodifiedSince } from './http-date.ts';
 export {
   bodyTooLarge,
   type ErrorBody,

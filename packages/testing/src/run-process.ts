@@ -17,12 +17,18 @@ export function runProcess(
     /** Bytes are written as they are (a test of input that is not UTF-8). */
     readonly input?: string | Uint8Array;
     readonly cwd?: string;
+    /** The program's whole environment (default this process's). */
+    readonly env?: NodeJS.ProcessEnv;
     /** Kills the program (SIGKILL, code null) still running after this long: a hang the test then sees. */
     readonly killAfterMs?: number;
   } = {},
 ): Promise<ProcessRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(file, [...args], { stdio: ['pipe', 'pipe', 'pipe'], cwd: options.cwd });
+    const child = spawn(file, [...args], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      cwd: options.cwd,
+      ...(options.env === undefined ? {} : { env: options.env }),
+    });
     const timer =
       options.killAfterMs === undefined
         ? undefined

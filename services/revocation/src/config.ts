@@ -8,7 +8,7 @@ import {
   OPERATOR_TOKEN_ENV,
   type SharedConfig,
 } from '@proto/service-kit';
-import { instantOf, parseTrustedKey, type TrustedKey } from './core.ts';
+import { dateTimeInstant, isRfc3339Instant, parseTrustedKey, type TrustedKey } from './core.ts';
 
 export const DEFAULT_ISSUER = 'urn:proto:revocation:unconfigured';
 export const DEFAULT_JURISDICTION = 'ZZ';
@@ -155,12 +155,14 @@ export function loadRevocationConfig(
 ): RevocationConfig {
   const raw = loadConfig<Record<string, unknown> & SharedConfig>(REVOCATION_ENV, env);
   const validFrom = raw['ATTESTATION_KEY_VALID_FROM'];
-  // A key's window starts no earlier than written, a leap second included (P178).
-  const validFromMs = typeof validFrom === 'string' ? instantOf(validFrom, 'latest') : undefined;
-  if (validFromMs !== undefined && Number.isNaN(validFromMs)) {
-    throw new ConfigError('ATTESTATION_KEY_VALID_FROM must be an ISO 8601 time', [
-      'ATTESTATION_KEY_VALID_FROM',
-    ]);
+  // A key's window starts no earlier than written, a leap second included (P178). Core's date-time reader: a
+  // value Date.parse would only guess at ('1' as 2001, a bare date, a local time) stops the service (P244).
+  const validFromMs = typeof validFrom === 'string' ? dateTimeInstant(validFrom, 'latest') : undefined;
+  if (validFromMs !== undefined && !isRfc3339Instant(validFromMs)) {
+    throw new ConfigError(
+      'ATTESTATION_KEY_VALID_FROM must be an RFC 3339 date-time with its offset, such as 2026-03-07T10:00:00Z, in the years 0000 to 9999 (UTC)',
+      ['ATTESTATION_KEY_VALID_FROM'],
+    );
   }
   return {
     ...raw,

@@ -2,8 +2,9 @@
 // Kept as one list so the service's use of core stays visible in one place. D20, D21.
 export {
   DEFAULT_ATTESTATION_MAX_AGE_MS,
+  dateTimeInstant,
   type IssuedAttestation,
-  instantOf,
+  isRfc3339Instant,
   parseTrustedKey,
   type RevocationList,
   reasonHash,

@@ -3,7 +3,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { BundleAnalysis, VerifyResponse } from '@proto/core';
 import type { AttestationTimes } from '@proto/store';
-import { DEFAULT_ATTESTATION_MAX_AGE_MS, instantOf } from './core.ts';
+import { DEFAULT_ATTESTATION_MAX_AGE_MS, dateTimeInstant } from './core.ts';
 
 const TOKEN_PATTERN = /^sha256:[0-9a-f]{64}$/;
 const SECRET_PATTERN = /^[0-9a-f]{64}$/;
@@ -99,7 +99,7 @@ export function registrationFromBundle(
 export function attestationHolds(times: AttestationTimes, nowMs: number): boolean {
   const until =
     times.expires_at === null
-      ? instantOf(times.attested_at, 'earliest') + DEFAULT_ATTESTATION_MAX_AGE_MS
-      : instantOf(times.expires_at, 'earliest');
+      ? dateTimeInstant(times.attested_at, 'earliest') + DEFAULT_ATTESTATION_MAX_AGE_MS
+      : dateTimeInstant(times.expires_at, 'earliest');
   return Number.isFinite(until) && nowMs < until;
 }

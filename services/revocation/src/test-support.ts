@@ -1,5 +1,6 @@
 // Test support: the real revocation service in-process on an ephemeral port, with a request recorder.
 // Used by the end-to-end tests of D20–D22; not part of the service's public API.
+import { createHash, randomBytes } from 'node:crypto';
 import type { StoreOptions } from '@proto/store';
 import { listenOnPort0, tempDirSync } from '@proto/testing';
 import type { FastifyInstance } from 'fastify';
@@ -110,4 +111,32 @@ export async function currentList(
 ): Promise<Record<string, unknown> & { list_number: number }> {
   const res = await fetch(service.listUrl);
   return (await res.json()) as Record<string, unknown> & { list_number: number };
+}
+
+/** An emergency revocation secret (32 random bytes, hex) and the passport token it hashes to (PROTOCOL §9.5). */
+export interface EmergencySecret {
+  readonly hex: string;
+  readonly token: string;
+}
+
+export function newEmergencySecret(): EmergencySecret {
+  const bytes = randomBytes(32);
+  return { hex: bytes.toString('hex'), token: `sha256:${createHash('sha256').update(bytes).digest('hex')}` };
+}
+
+/** An `emergency_revocation` record (PROTOCOL §9.5) using `secretHex` for `agentId`, as a holder of it sends one. */
+export function emergencyRevocationRecord(agentId: string, secretHex: string) {
+  return {
+    type: 'emergency_revocation',
+    agent_id: agentId,
+    human_id: 'human-emergency-test',
+    revocation_secret: secretHex,
+    timestamp: new Date().toISOString(),
+    reason: 'key_compromise_emergency',
+  };
+}
+
+/** POST /emergency-revocations for `agentId` with `secretHex` (no operator token: the secret is the credential). */
+export function useEmergencySecret(service: RunningService, agentId: string, secretHex: string) {
+  return call(service, 'POST', '/emergency-revocations', emergencyRevocationRecord(agentId, secretHex), null);
 }

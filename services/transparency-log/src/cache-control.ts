@@ -1,8 +1,8 @@
 // How long a CDN or proxy in front of the log may keep each read answer (P183). c2sp.org/tlog-tiles: a mutable
 // endpoint (the checkpoint) SHOULD NOT be cached beyond a few seconds, an immutable one SHOULD be long-lived. With a
 // strong ETag a revalidation of an unchanged answer is a 304 without a body (P189; RFC 9110 §8.8.3, §13.1.2).
-// The strong tag (SHA-256 of the exact bytes) and the If-None-Match test are service-kit's, as every service's (P224).
-import { CACHE_REVALIDATE, noneMatchHits, strongEntityTag } from '@proto/service-kit';
+// The strong tag (SHA-256 of the exact bytes), the If-None-Match test and the 304 are service-kit's (P224, P245).
+import { answerNotModified, CACHE_REVALIDATE } from '@proto/service-kit';
 import type { FastifyInstance } from 'fastify';
 import { isPublicRead } from './console-routes.ts';
 
@@ -12,7 +12,8 @@ export const CACHE_IMMUTABLE = 'public, max-age=31536000, immutable';
 // published checkpoint moves with every signing (CHECKPOINT_INTERVAL_MS, 1 s by default) and gains late witnesses'
 // lines at the same size, so any max-age would only serve a staler tree head; errors ("not there yet") change with
 // the next append. The ETag is the kit's strong tag of the exact bytes (the service never varies an answer by
-// content coding, so equal tags mean equal bytes), compared by the kit's If-None-Match reading (P212).
+// content coding, so equal tags mean equal bytes), compared by the kit's If-None-Match reading (P212). The log has
+// no Last-Modified (a checkpoint names no modification time of the answer), so If-Modified-Since never makes a 304.
 
 const TILE = /^\/tile\//;
 
@@ -30,15 +31,8 @@ export function cacheReadRoutes(app: FastifyInstance): void {
     if (!isPublicRead(path) && !TILE.test(path)) return payload;
     const success = reply.statusCode >= 200 && reply.statusCode <= 299;
     if (!success || !reply.hasHeader('cache-control')) reply.header('cache-control', CACHE_REVALIDATE);
-    if (reply.statusCode !== 200 || (typeof payload !== 'string' && !Buffer.isBuffer(payload)))
-      return payload;
-    const tag = strongEntityTag(payload);
-    reply.header('etag', tag);
-    if (!noneMatchHits(request.headers['if-none-match'], tag)) return payload;
-    // RFC 9110 §15.4.5: a 304 keeps ETag and Cache-Control and has no content. GET hands on null (no body, no
-    // Content-Length); HEAD hands on the answer, which Fastify's HEAD handler only measures (§8.6 allows a 304 the
-    // Content-Length of the 200) and then drops.
-    reply.code(304).removeHeader('content-type');
-    return request.method === 'HEAD' ? payload : null;
+    // The kit's conditional answer (P245): a 200 gets the strong ETag of its bytes, and a request naming it a 304
+    // with no content that keeps ETag and Cache-Control (RFC 9110 §15.4.5); an error gets no tag.
+    return answerNotModified(request, reply, payload);
   });
 }

@@ -3,7 +3,9 @@
 
 import type { AddressInfo } from 'node:net';
 import {
+  type Cosigner,
   type CosignerKey,
+  cosignerKey,
   encodeBase64,
   formatVerifierKey,
   noteVerifierKey,
@@ -37,6 +39,15 @@ export function testLogIdentity(origin: string): TestLogIdentity {
       LOG_MLDSA_KEY: encodeBase64(backend.generateKeyPair('ml-dsa-65').secretKey),
     },
   };
+}
+
+/** A witness key pair held by the test itself: lines it signs parse as that configured witness's own. */
+export function testCosigner(name: string): Cosigner {
+  const backend = selectCryptoBackend();
+  const pair = backend.generateKeyPair('ed25519');
+  const key = cosignerKey(name, pair.publicKey);
+  if (!key.ok) throw new Error(key.error.message);
+  return { ...key.value, secretKey: pair.secretKey };
 }
 
 export interface RunningWitness {

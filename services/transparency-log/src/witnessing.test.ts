@@ -6,7 +6,6 @@ import type { AddressInfo } from 'node:net';
 import {
   checkWitnessQuorum,
   cosignCheckpoint,
-  cosignerKey,
   formatCosignerKey,
   formatSignatureLine,
   openLogCheckpoint,
@@ -27,6 +26,7 @@ import {
   servedCheckpoint,
   startWitness,
   type TestLogIdentity,
+  testCosigner,
   testLogIdentity,
 } from './test-helpers.ts';
 import { buildTestLog, bundleHash, tempDataDir } from './test-support.ts';
@@ -254,10 +254,7 @@ describe.each(dialectsUnderTest())('the log with witnesses, on %s', (dialect: St
   it('never keeps a cosignature by another key, or over another checkpoint', async () => {
     const identity = testLogIdentity('log.test/hostile');
     const backend = selectCryptoBackend();
-    const pair = backend.generateKeyPair('ed25519');
-    const key = cosignerKey('witness.test/hostile', pair.publicKey);
-    if (!key.ok) throw new Error(key.error.message);
-    const cosigner = { ...key.value, secretKey: pair.secretKey };
+    const cosigner = testCosigner('witness.test/hostile');
     const impostor = backend.generateKeyPair('ed25519');
     let mode: 'other-key' | 'other-checkpoint' = 'other-key';
     // An attacker answering in the witness's name: a cosignature line that must not survive verification.
@@ -276,14 +273,14 @@ describe.each(dialectsUnderTest())('the log with witnesses, on %s', (dialect: St
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     cleanups.push(() => new Promise((resolve) => server.close(resolve)));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const app = await log(identity, [{ url, vkey: formatCosignerKey(key.value) }], target.fresh('hostile'));
+    const app = await log(identity, [{ url, vkey: formatCosignerKey(cosigner) }], target.fresh('hostile'));
 
     mode = 'other-checkpoint';
     await appendHashes(app, hashes(0, 2, 'hostile'));
     await app.transparencyLog.checkpointer.tick();
     expect((await servedCheckpoint(app)).status).toBe(503);
     const cosignatures = app.transparencyLog.store.logCosignatures;
-    expect(await cosignatures.lastCosignedSize(witnessId(key.value))).toBeUndefined();
+    expect(await cosignatures.lastCosignedSize(witnessId(cosigner))).toBeUndefined();
     expect((await app.inject({ method: 'GET', url: '/metrics' })).body).toMatch(/outcome="invalid"\} 2/);
   });
 });

@@ -4,6 +4,7 @@
 import {
   type CryptoBackend,
   checkWitnessQuorum,
+  dateTimeInstant,
   formatSignatureLine,
   parseSignedNote,
   verifyCosignatures,
@@ -25,6 +26,18 @@ const PUBLISH_CANDIDATES = 8;
  * seen the checkpoint by then"; a witness's clock that is further off is refused as a bad answer (`invalid`).
  */
 export const COSIGNATURE_TIME_SKEW_S = 300;
+
+/**
+ * P213's rule on a cosignature's stated time (Unix seconds): no earlier than the skew before the checkpoint was
+ * signed, no later than the skew after the log's clock when the line arrived. Publication applies it to stored
+ * lines too, with their `stored_at` as the arrival (P242): a line kept before P213 is held to the same window.
+ * The stated time is never turned into a Date (up to 2^53 s would throw).
+ */
+export function cosignatureTimeFits(statedS: number, signedAtMs: number, arrivedMs: number): boolean {
+  const stated = statedS * 1000;
+  const skewMs = COSIGNATURE_TIME_SKEW_S * 1000;
+  return stated >= signedAtMs - skewMs && stated <= arrivedMs + skewMs;
+}
 
 interface WitnessingLog {
   info(obj: object, msg: string): void;
@@ -104,19 +117,31 @@ export class Witnessing {
     const { repository, cosignatures, witnesses, quorum, backend } = this.#options;
     const checkpoint = await repository.checkpoint(size);
     if (checkpoint === undefined) return undefined;
-    const stored = new Map((await cosignatures.forSize(size)).map((row) => [row.witness, row.line]));
+    const stored = new Map((await cosignatures.forSize(size)).map((row) => [row.witness, row]));
+    const signedAtMs = dateTimeInstant(checkpoint.signedAt, 'earliest');
     // Configured order, so every replica publishes the same bytes. Each line is checked alone first: one bad
     // line (stored before P200) would otherwise fail the whole note, and one faulty witness stop a k-of-n log.
     const lines = witnesses.flatMap((w) => {
-      const line = stored.get(w.id);
-      if (line === undefined) return [];
-      const alone = verifyCosignatures(checkpoint.note + line, [w.key], backend);
-      if (alone.ok && alone.value.length === 1) return [line];
-      this.#options.log.warn(
-        { tree_size: size, witness: w.id },
-        'stored cosignature does not verify over this checkpoint; left out',
-      );
-      return [];
+      const row = stored.get(w.id);
+      if (row === undefined) return [];
+      const alone = verifyCosignatures(checkpoint.note + row.line, [w.key], backend);
+      if (!alone.ok || alone.value.length !== 1) {
+        this.#options.log.warn(
+          { tree_size: size, witness: w.id },
+          'stored cosignature does not verify over this checkpoint; left out',
+        );
+        return [];
+      }
+      // The time rule of the answer, on a line stored before P213 too (P242); an unreadable time fits nothing.
+      const statedS = alone.value[0]?.timestamp ?? 0;
+      if (!cosignatureTimeFits(statedS, signedAtMs, dateTimeInstant(row.storedAt, 'latest'))) {
+        this.#options.log.warn(
+          { tree_size: size, witness: w.id, stated_unix_s: statedS, stored_at: row.storedAt },
+          `stored cosignature time is more than ${COSIGNATURE_TIME_SKEW_S} s off the log's clock; left out`,
+        );
+        return [];
+      }
+      return [row.line];
     });
     const note = checkpoint.note + lines.join('');
     const verified = checkWitnessQuorum(note, { witnesses: witnesses.map((w) => w.key), quorum }, backend);
@@ -219,11 +244,8 @@ export class Witnessing {
     if (!verified.ok || verified.value.length !== 1) return undefined;
     // Its time (cosignature/v1, seconds): not before the checkpoint was signed, nor after now, beyond the skew.
     const statedS = verified.value[0]?.timestamp ?? 0;
-    const stated = statedS * 1000;
-    const skewMs = COSIGNATURE_TIME_SKEW_S * 1000;
-    const earliest = Date.parse(target.signedAt) - skewMs;
-    const latest = this.#options.clock().getTime() + skewMs;
-    if (!(stated >= earliest && stated <= latest)) {
+    const signedAtMs = dateTimeInstant(target.signedAt, 'earliest');
+    if (!cosignatureTimeFits(statedS, signedAtMs, this.#options.clock().getTime())) {
       this.#options.log.warn(
         { witness: witness.id, tree_size: target.size, stated_unix_s: statedS },
         `witness cosignature time is more than ${COSIGNATURE_TIME_SKEW_S} s off the log's clock`,

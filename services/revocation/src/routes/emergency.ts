@@ -299,9 +299,15 @@ export async function emergencyRoutes(app: FastifyInstance, options: EmergencyRo
       if (registered === undefined) {
         throw httpError('NOT_FOUND', 'No emergency token is registered for this agent');
       }
+      if (!secretMatchesToken(body.revocation_secret, registered.token)) {
+        request.log.warn({ agent_id: body.agent_id }, 'emergency revocation refused: wrong secret');
+        throw httpError('FORBIDDEN', 'The revocation secret does not match the registered token');
+      }
       // A token registered from a bundle under a key id's form (before P201 refused such ids) would put that kid
       // in the list: another agent's key, named by whoever chose the id. Used only once the operator has
-      // registered it again (PUT), i.e. vouched for it (P211; the service warns of these at start).
+      // registered it again (PUT), i.e. vouched for it (P211; the service warns of these at start). Told only to
+      // whoever proved the secret: before it, the answer is the wrong secret's, so nobody learns that such a token
+      // exists for an id (P243).
       if (registered.source === 'bundle' && isKeyIdForm(registered.agent_id)) {
         request.log.warn(
           { agent_id: body.agent_id },
@@ -311,10 +317,6 @@ export async function emergencyRoutes(app: FastifyInstance, options: EmergencyRo
           'FORBIDDEN',
           'This token was registered from a bundle under an agent id of the key id form; the operator must register it again (PUT /emergency-tokens/:agent_id)',
         );
-      }
-      if (!secretMatchesToken(body.revocation_secret, registered.token)) {
-        request.log.warn({ agent_id: body.agent_id }, 'emergency revocation refused: wrong secret');
-        throw httpError('FORBIDDEN', 'The revocation secret does not match the registered token');
       }
       const revokedAt = options.clock().toISOString();
       const result = await options.publisher.emergencyRevoke({

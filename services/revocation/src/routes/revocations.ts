@@ -1,9 +1,9 @@
 // Operator API of revocations: add (permanent, idempotent) and look up; each addition re-signs the list.
 // SPEC.md "Revocation service"; DECISIONS D20 (reason_hash only, list_number bump), D22 (bearer token).
-import { errorResponses, httpError } from '@proto/service-kit';
+import { errorResponses, httpError, protocolError } from '@proto/service-kit';
 import type { RevocationEntryRecord, RevocationRepository } from '@proto/store';
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
-import { instantOf, reasonHash } from '../core.ts';
+import { dateTimeInstant, isRfc3339Instant, reasonHash } from '../core.ts';
 import { assertAgentId, ID_PATTERN_SOURCE } from '../ids.ts';
 import type { ListPublisher } from '../publisher.ts';
 
@@ -84,8 +84,18 @@ export async function revocationRoutes(
       let revokedAt = now.toISOString();
       if (body.revoked_at !== undefined) {
         // A leap second counts from the millisecond before it: a revocation is never later than written (P178).
-        const time = instantOf(body.revoked_at, 'earliest');
-        if (Number.isNaN(time)) throw httpError('BAD_REQUEST', 'revoked_at must be an ISO 8601 date-time');
+        // Core's date-time reader, never Date.parse's guesses; and an instant the published list can write as a
+        // date-time (a four-digit year in UTC: `0000-01-01T00:00:00+01:00` is in year -1), else the list's own
+        // schema refuses it when signing (P244).
+        const time = dateTimeInstant(body.revoked_at, 'earliest');
+        if (!isRfc3339Instant(time)) {
+          throw protocolError(
+            'BUNDLE_SCHEMA_INVALID',
+            app.protocolProfile,
+            'revoked_at must be an RFC 3339 date-time naming an instant from 0000-01-01T00:00:00Z to 9999-12-31T23:59:59Z',
+            { statusCode: 400 },
+          );
+        }
         if (time - now.getTime() > MAX_FUTURE_MS)
           throw httpError('BAD_REQUEST', 'revoked_at lies in the future');
         revokedAt = new Date(time).toISOString();

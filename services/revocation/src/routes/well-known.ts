@@ -4,13 +4,13 @@ import {
   answerNotModified,
   CACHE_REVALIDATE,
   httpError,
-  noneMatchHits,
+  requestNotModified,
   strongEntityTag,
 } from '@proto/service-kit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TrustedKey } from '../core.ts';
 import type { ListPublisher } from '../publisher.ts';
-import { listLastModified, unmodifiedSince } from './last-modified.ts';
+import { listLastModified } from './last-modified.ts';
 
 export interface WellKnownOptions {
   readonly publisher: ListPublisher;
@@ -60,13 +60,8 @@ export async function wellKnownRoutes(app: FastifyInstance, options: WellKnownOp
         .header('etag', etag)
         .header('last-modified', lastModified.toUTCString())
         .header('cache-control', `public, max-age=${maxAge}, must-revalidate`);
-      const ifNoneMatch = request.headers['if-none-match'];
-      const ifModifiedSince = request.headers['if-modified-since'];
-      const notModified =
-        ifNoneMatch !== undefined
-          ? noneMatchHits(ifNoneMatch, etag)
-          : ifModifiedSince !== undefined && unmodifiedSince(issuedAt, ifModifiedSince, now);
-      if (notModified) {
+      // If-None-Match first, If-Modified-Since only without it, at the list's full precision (P153, P212, P245).
+      if (requestNotModified(request.headers, { etag, modifiedMs: issuedAt, nowMs: now })) {
         options.onListResponse?.(304);
         return reply.code(304).send();
       }

@@ -5,19 +5,21 @@
 // id form before P201 (seeded here straight into the store, as such a row was written then) is named at start and
 // cannot be used: its secret would put that kid, maybe another agent's key, in the list. Real service over HTTP,
 // real SQLite.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
 import { sampleBundle } from '@proto/verification/testing';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { call, currentList, type RunningService, startService } from '../../src/test-support.ts';
+import {
+  call,
+  currentList,
+  newEmergencySecret,
+  type RunningService,
+  startService,
+  useEmergencySecret,
+} from '../../src/test-support.ts';
 
 const JURISDICTION = 'US'; // the builder writes RPRs for US
 const VALIDITY_S = 60; // ATTESTATION_VALIDITY_S's minimum
-
-function newSecret() {
-  const bytes = randomBytes(32);
-  return { hex: bytes.toString('hex'), token: `sha256:${createHash('sha256').update(bytes).digest('hex')}` };
-}
 
 function rprHashOf(sample: ReturnType<typeof sampleBundle>): string {
   return (sample.signed_bundle as { bundle: { responsible_principal_record: { payload_hash: string } } })
@@ -41,16 +43,6 @@ const attest = (service: RunningService, sample: ReturnType<typeof sampleBundle>
 const register = (service: RunningService, sample: ReturnType<typeof sampleBundle>) =>
   post(service, '/emergency-tokens', { signed_bundle: sample.signed_bundle });
 
-const revokeWith = (service: RunningService, agentId: string, secretHex: string) =>
-  post(service, '/emergency-revocations', {
-    type: 'emergency_revocation',
-    agent_id: agentId,
-    human_id: 'human-attestation-expiry',
-    revocation_secret: secretHex,
-    timestamp: new Date().toISOString(),
-    reason: 'key_compromise_emergency',
-  });
-
 const running: RunningService[] = [];
 const targets: StoreTarget[] = [];
 afterEach(async () => {
@@ -69,8 +61,8 @@ describe('P211: an expired attestation vouches for nothing', () => {
       clock: () => new Date(Date.now() + offsetMs),
     });
     running.push(service);
-    const fresh = sampleBundle({ emergencyRevocationToken: newSecret().token });
-    const stale = sampleBundle({ emergencyRevocationToken: newSecret().token });
+    const fresh = sampleBundle({ emergencyRevocationToken: newEmergencySecret().token });
+    const stale = sampleBundle({ emergencyRevocationToken: newEmergencySecret().token });
     expect((await attest(service, fresh)).status).toBe(200);
     expect((await attest(service, stale)).status).toBe(200);
     // Within its validity the attestation is what lets the bundle in.
@@ -97,7 +89,7 @@ describe('P211: tokens registered from a bundle under a key id before P201', () 
     const target = await createStoreTarget('sqlite', 'revocation-kid-form');
     targets.push(target);
     const victimKid = randomBytes(16).toString('hex');
-    const secret = newSecret();
+    const secret = newEmergencySecret();
     // The row as a pre-P201 bundle registration wrote it: the attacker's agent named after the victim's kid.
     const seeded = await target.open();
     const written = await seeded.revocation.registerEmergencyToken(JURISDICTION, {
@@ -120,7 +112,7 @@ describe('P211: tokens registered from a bundle under a key id before P201', () 
     expect(gauge?.split(' ').at(-1)).toBe('1');
     expect(service.logs.some((l) => l.includes('"level":40') && l.includes(victimKid))).toBe(true);
 
-    const used = await revokeWith(service, victimKid, secret.hex);
+    const used = await useEmergencySecret(service, victimKid, secret.hex);
     // Before P211: 200, and the victim's kid was entered in the signed list by the attacker's secret.
     expect(used.status, JSON.stringify(used.json)).toBe(403);
     const entries = (await currentList(service))['entries'] as Array<{ agent_id: string }>;
@@ -131,7 +123,7 @@ describe('P211: tokens registered from a bundle under a key id before P201', () 
       emergency_revocation_token: secret.token,
     });
     expect(replaced.status, JSON.stringify(replaced.json)).toBe(200);
-    const byOperator = await revokeWith(service, victimKid, secret.hex);
+    const byOperator = await useEmergencySecret(service, victimKid, secret.hex);
     expect(byOperator.status, JSON.stringify(byOperator.json)).toBe(200);
   });
 });

@@ -1,26 +1,24 @@
 // Emergency revocation over HTTP against the real revocation service (SQLite and PostgreSQL) and, end to end,
 // the real verification service reading its list. PROTOCOL §9.5, schema emergency_revocation; issue 12 item 9.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { BuildOptions } from '@proto/core';
 import { createStoreTarget, dialectsUnderTest, type StoreTarget } from '@proto/store/testing';
 import { postVerify, type RunningApp, sampleBundle, startApp } from '@proto/verification/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, currentList, type RunningService, startService } from '../../src/test-support.ts';
+import {
+  call,
+  currentList,
+  type EmergencySecret,
+  emergencyRevocationRecord,
+  newEmergencySecret,
+  type RunningService,
+  startService,
+} from '../../src/test-support.ts';
 
 const JURISDICTION = 'US'; // the builder writes RPRs for US
 
-interface Secret {
-  readonly hex: string;
-  readonly token: string;
-}
-
-function newSecret(): Secret {
-  const bytes = randomBytes(32);
-  return { hex: bytes.toString('hex'), token: `sha256:${createHash('sha256').update(bytes).digest('hex')}` };
-}
-
 /** A verified V2 bundle whose passport carries the secret's token. */
-function bundleWithToken(secret: Secret | undefined, options: BuildOptions = {}) {
+function bundleWithToken(secret: EmergencySecret | undefined, options: BuildOptions = {}) {
   return sampleBundle({
     ...(secret === undefined ? {} : { emergencyRevocationToken: secret.token }),
     ...options,
@@ -30,17 +28,6 @@ function bundleWithToken(secret: Secret | undefined, options: BuildOptions = {})
 function agentKids(sample: ReturnType<typeof sampleBundle>): string[] {
   const agent = sample.keys.agent;
   return [agent.classical.kid, ...(agent.pq ? [agent.pq.kid] : [])];
-}
-
-function emergencyRecord(agentId: string, secretHex: string) {
-  return {
-    type: 'emergency_revocation',
-    agent_id: agentId,
-    human_id: 'human-emergency-test',
-    revocation_secret: secretHex,
-    timestamp: new Date().toISOString(),
-    reason: 'key_compromise_emergency',
-  };
 }
 
 async function post(
@@ -83,7 +70,7 @@ const emergencyRevoke = (
   agentId: string,
   secretHex: string,
   headers: Record<string, string> = {},
-) => post(service, '/emergency-revocations', emergencyRecord(agentId, secretHex), headers);
+) => post(service, '/emergency-revocations', emergencyRevocationRecord(agentId, secretHex), headers);
 
 function listedIds(list: Record<string, unknown>): string[] {
   return (list['entries'] as Array<{ agent_id: string }>).map((e) => e.agent_id);
@@ -128,10 +115,10 @@ describe.each(dialectsUnderTest())('emergency revocation on %s', (dialect) => {
   });
 
   it('registers by verified bundle, revokes with the secret at once, and the verifier then refuses only that agent', async () => {
-    const secret = newSecret();
+    const secret = newEmergencySecret();
     // Two agents of the same principal: the principal's keys sign both bundles' RPRs.
     const victim = bundleWithToken(secret);
-    const sibling = bundleWithToken(newSecret(), { keys: { principal: victim.keys.principal } });
+    const sibling = bundleWithToken(newEmergencySecret(), { keys: { principal: victim.keys.principal } });
     const agentId = victim.agentId as string;
 
     const registered = await registerAttested(service, victim);
@@ -189,15 +176,15 @@ describe.each(dialectsUnderTest())('emergency revocation on %s', (dialect) => {
   });
 
   it('refuses a wrong secret with 403 and changes nothing', async () => {
-    const secret = newSecret();
+    const secret = newEmergencySecret();
     const sample = bundleWithToken(secret);
     expect((await registerAttested(service, sample)).status).toBe(201);
     const listBefore = await currentList(service);
-    const wrong = await emergencyRevoke(service, sample.agentId as string, newSecret().hex);
+    const wrong = await emergencyRevoke(service, sample.agentId as string, newEmergencySecret().hex);
     expect(wrong.status).toBe(403);
     expect(wrong.json['error']).toMatchObject({ code: 'FORBIDDEN', retryable: false });
     // Another agent's valid secret is just as wrong here.
-    const otherSecret = newSecret();
+    const otherSecret = newEmergencySecret();
     expect((await registerAttested(service, bundleWithToken(otherSecret))).status).toBe(201);
     expect((await emergencyRevoke(service, sample.agentId as string, otherSecret.hex)).status).toBe(403);
     const listAfter = await currentList(service);
@@ -206,7 +193,7 @@ describe.each(dialectsUnderTest())('emergency revocation on %s', (dialect) => {
   });
 
   it('allows each secret once: a reused secret is 409, and racing uses revoke exactly once', async () => {
-    const secret = newSecret();
+    const secret = newEmergencySecret();
     const sample = bundleWithToken(secret);
     expect((await registerAttested(service, sample)).status).toBe(201);
     const results = await Promise.all(
@@ -221,7 +208,7 @@ describe.each(dialectsUnderTest())('emergency revocation on %s', (dialect) => {
   });
 
   it('is durable before it answers: after a restart the secret stays used and the list still names the agent', async () => {
-    const secret = newSecret();
+    const secret = newEmergencySecret();
     const sample = bundleWithToken(secret);
     expect((await registerAttested(service, sample)).status).toBe(201);
     expect((await emergencyRevoke(service, sample.agentId as string, secret.hex)).status).toBe(200);
@@ -242,8 +229,8 @@ describe.each(dialectsUnderTest())('emergency revocation on %s', (dialect) => {
   });
 
   it('answers 404 for an agent without a registered token', async () => {
-    const sample = bundleWithToken(newSecret()); // never registered
-    const res = await emergencyRevoke(service, sample.agentId as string, newSecret().hex);
+    const sample = bundleWithToken(newEmergencySecret()); // never registered
+    const res = await emergencyRevoke(service, sample.agentId as string, newEmergencySecret().hex);
     expect(res.status).toBe(404);
     expect(res.json['error']).toMatchObject({
       code: 'NOT_FOUND',
@@ -252,10 +239,10 @@ describe.each(dialectsUnderTest())('emergency revocation on %s', (dialect) => {
   });
 
   it('refuses malformed records with 400 (schema emergency_revocation)', async () => {
-    const secret = newSecret();
+    const secret = newEmergencySecret();
     const sample = bundleWithToken(secret);
     expect((await registerAttested(service, sample)).status).toBe(201);
-    const good = emergencyRecord(sample.agentId as string, secret.hex);
+    const good = emergencyRevocationRecord(sample.agentId as string, secret.hex);
     for (const bad of [
       { ...good, revocation_secret: secret.hex.toUpperCase() },
       { ...good, revocation_secret: secret.hex.slice(2) },
@@ -278,7 +265,7 @@ describe.each(dialectsUnderTest())('emergency revocation on %s', (dialect) => {
       bundle: { agent_passport: { payload: { keys: unknown[] } } };
     };
     const victimKey = victimBundle.bundle.agent_passport.payload.keys[0];
-    const secret = newSecret();
+    const secret = newEmergencySecret();
     const attacker = bundleWithToken(secret, {
       hooks: {
         payloads: (p) => {
@@ -296,13 +283,13 @@ describe.each(dialectsUnderTest())('emergency revocation on %s', (dialect) => {
   });
 
   it('registers only verified bundles of this jurisdiction that carry a token; the first token stands', async () => {
-    const secret = newSecret();
+    const secret = newEmergencySecret();
     const sample = bundleWithToken(secret);
     // Tampered after signing: the passport's token no longer matches its signature.
     const tampered = structuredClone(sample.signed_bundle) as {
       bundle: { agent_passport: { payload: Record<string, unknown> } };
     };
-    tampered.bundle.agent_passport.payload['emergency_revocation_token'] = newSecret().token;
+    tampered.bundle.agent_passport.payload['emergency_revocation_token'] = newEmergencySecret().token;
     const bad = await register(service, tampered);
     expect(bad.status).toBe(422);
     expect(errorCodeOf(bad.json)).toMatch(/^PROTO-E\d{3}$/);
@@ -310,7 +297,7 @@ describe.each(dialectsUnderTest())('emergency revocation on %s', (dialect) => {
     const noToken = await register(service, bundleWithToken(undefined).signed_bundle);
     expect(noToken.status).toBe(400);
 
-    const foreign = bundleWithToken(newSecret(), {
+    const foreign = bundleWithToken(newEmergencySecret(), {
       hooks: {
         payloads: (p) => {
           p.responsible_principal_record['jurisdiction'] = 'FR';
@@ -321,17 +308,17 @@ describe.each(dialectsUnderTest())('emergency revocation on %s', (dialect) => {
 
     expect((await registerAttested(service, sample)).status).toBe(201);
     // A later bundle of the same agent keys with another token cannot swap the secret.
-    const swapped = bundleWithToken(newSecret(), { keys: sample.keys });
+    const swapped = bundleWithToken(newEmergencySecret(), { keys: sample.keys });
     expect(swapped.agentId).toBe(sample.agentId);
     expect((await registerAttested(service, swapped)).status).toBe(409);
     expect((await post(service, '/emergency-tokens', { signed_bundle: 'x' })).status).toBe(400);
   });
 
   it('lets the operator register or replace a token with the bearer token, not without', async () => {
-    const secret = newSecret();
+    const secret = newEmergencySecret();
     const agentId = `agent:operator-${randomBytes(4).toString('hex')}`;
     const kid = randomBytes(16).toString('hex');
-    const body = { emergency_revocation_token: newSecret().token, kids: [kid] };
+    const body = { emergency_revocation_token: newEmergencySecret().token, kids: [kid] };
     expect((await call(service, 'PUT', `/emergency-tokens/${agentId}`, body, null)).status).toBe(401);
     expect((await call(service, 'PUT', `/emergency-tokens/${agentId}`, body)).status).toBe(201);
     const replaced = await call(service, 'PUT', `/emergency-tokens/${agentId}`, {
@@ -348,7 +335,7 @@ describe.each(dialectsUnderTest())('emergency revocation on %s', (dialect) => {
 });
 
 /** The builder's bundle re-made under another agent id: what anyone can sign with keys of their own. */
-function squatterBundle(victimAgentId: string, secret: Secret) {
+function squatterBundle(victimAgentId: string, secret: EmergencySecret) {
   return bundleWithToken(secret, {
     hooks: {
       payloads: (p) => {
@@ -381,8 +368,8 @@ describe('who may register emergency tokens (EMERGENCY_REGISTRATION)', () => {
 
   it('bundle: a verified bundle naming an unregistered agent id is taken at its word', async () => {
     // Why it is not the default: first come, first served for ids never registered.
-    const victim = bundleWithToken(newSecret());
-    const squatter = squatterBundle(victim.agentId as string, newSecret());
+    const victim = bundleWithToken(newEmergencySecret());
+    const squatter = squatterBundle(victim.agentId as string, newEmergencySecret());
     const res = await register(open, squatter.signed_bundle);
     expect(res.status, JSON.stringify(res.json)).toBe(201);
     expect(res.json['agent_id']).toBe(victim.agentId);
@@ -390,7 +377,7 @@ describe('who may register emergency tokens (EMERGENCY_REGISTRATION)', () => {
   });
 
   it('attested (default): only agents this service attested with the same RPR can register; a squatter cannot', async () => {
-    const secret = newSecret();
+    const secret = newEmergencySecret();
     const victim = bundleWithToken(secret);
     const agentId = victim.agentId as string;
     const refused = await register(attested, victim.signed_bundle);
@@ -402,7 +389,7 @@ describe('who may register emergency tokens (EMERGENCY_REGISTRATION)', () => {
       agent_id: agentId,
     });
     expect(attest.status, JSON.stringify(attest.json)).toBe(200);
-    const squatter = squatterBundle(agentId, newSecret());
+    const squatter = squatterBundle(agentId, newEmergencySecret());
     expect((await register(attested, squatter.signed_bundle)).status).toBe(403);
     const accepted = await register(attested, victim.signed_bundle);
     expect(accepted.status, JSON.stringify(accepted.json)).toBe(201);
@@ -410,7 +397,7 @@ describe('who may register emergency tokens (EMERGENCY_REGISTRATION)', () => {
   });
 
   it('operator: bundle registration is refused; the operator route still works', async () => {
-    const secret = newSecret();
+    const secret = newEmergencySecret();
     const sample = bundleWithToken(secret);
     expect((await register(operatorOnly, sample.signed_bundle)).status).toBe(403);
     const put = await call(operatorOnly, 'PUT', `/emergency-tokens/${sample.agentId}`, {
@@ -452,7 +439,7 @@ describe('emergency revocation attempt limits', () => {
     const attempts = [];
     for (let i = 0; i < 4; i++) {
       const agentId = `agent:limited-ip-${i}-${randomBytes(3).toString('hex')}`;
-      attempts.push(await emergencyRevoke(service, agentId, newSecret().hex, from('198.51.100.7')));
+      attempts.push(await emergencyRevoke(service, agentId, newEmergencySecret().hex, from('198.51.100.7')));
     }
     expect(attempts.map((a) => a.status)).toEqual([404, 404, 404, 429]);
     const limited = attempts[3] as (typeof attempts)[number];
@@ -463,19 +450,21 @@ describe('emergency revocation attempt limits', () => {
     // Malformed bodies count too, and another address is not held back.
     expect((await post(service, '/emergency-revocations', {}, from('198.51.100.7'))).status).toBe(429);
     expect(
-      (await emergencyRevoke(service, 'agent:other-ip', newSecret().hex, from('198.51.100.8'))).status,
+      (await emergencyRevoke(service, 'agent:other-ip', newEmergencySecret().hex, from('198.51.100.8')))
+        .status,
     ).toBe(404);
   });
 
   it('limits attempts per agent across addresses, even with the right secret once exceeded', async () => {
-    const secret = newSecret();
+    const secret = newEmergencySecret();
     const sample = bundleWithToken(secret);
     expect((await registerAttested(service, sample)).status).toBe(201);
     const agentId = sample.agentId as string;
     const statuses: number[] = [];
     for (let i = 0; i < 5; i++) {
       statuses.push(
-        (await emergencyRevoke(service, agentId, newSecret().hex, from(`203.0.113.${i + 1}`))).status,
+        (await emergencyRevoke(service, agentId, newEmergencySecret().hex, from(`203.0.113.${i + 1}`)))
+          .status,
       );
     }
     expect(statuses).toEqual([403, 403, 403, 403, 429]);
@@ -485,7 +474,8 @@ describe('emergency revocation attempt limits', () => {
     expect(listedIds(await currentList(service))).not.toContain(agentId);
     // Another agent is not held back by this one's limit.
     expect(
-      (await emergencyRevoke(service, 'agent:not-limited', newSecret().hex, from('203.0.113.60'))).status,
+      (await emergencyRevoke(service, 'agent:not-limited', newEmergencySecret().hex, from('203.0.113.60')))
+        .status,
     ).toBe(404);
   });
 });

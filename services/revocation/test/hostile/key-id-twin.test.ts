@@ -2,17 +2,17 @@
 // every key of that kid (verifiers look up each signer kid in every list). A principal of its own, asking for its
 // agent to be attested, picks as agent id another agent's key id (32 hex, public in every bundle it signed), then
 // uses its own emergency secret: the list then revokes the victim's key. Real revocation service over HTTP (P201).
-import { createHash, randomBytes } from 'node:crypto';
 import { sampleBundle } from '@proto/verification/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, currentList, type RunningService, startService } from '../../src/test-support.ts';
+import {
+  call,
+  currentList,
+  newEmergencySecret,
+  type RunningService,
+  startService,
+} from '../../src/test-support.ts';
 
 const JURISDICTION = 'US'; // the builder writes RPRs for US
-
-function newSecret() {
-  const bytes = randomBytes(32);
-  return { hex: bytes.toString('hex'), token: `sha256:${createHash('sha256').update(bytes).digest('hex')}` };
-}
 
 /** A bundle of the attacker's own keys and principal, whose agent id is `agentId`. */
 function bundleNamed(agentId: string, token: string) {
@@ -75,7 +75,7 @@ describe("P201: an agent id spelled as another agent's key id", () => {
   it('attested (default): the operator is refused the attestation, so no token and no list entry follow', async () => {
     const victim = sampleBundle({});
     const victimKid = victim.agentKid as string;
-    const secret = newSecret();
+    const secret = newEmergencySecret();
     const attacker = bundleNamed(victimKid, secret.token);
     const attest = await call(attested, 'POST', '/attest', {
       rpr_hash: rprHashOf(attacker),
@@ -95,7 +95,7 @@ describe("P201: an agent id spelled as another agent's key id", () => {
   it('bundle: a self-made bundle under a key id is refused registration; the victim key stays unlisted', async () => {
     const victim = sampleBundle({});
     const victimKid = victim.agentKid as string;
-    const secret = newSecret();
+    const secret = newEmergencySecret();
     const attacker = bundleNamed(victimKid, secret.token);
     const registered = await post(open, '/emergency-tokens', { signed_bundle: attacker.signed_bundle });
     // Before P201: 201 with agent_id the victim's kid; the attacker's secret would then list that kid.

@@ -6,7 +6,6 @@
 import {
   type Cosigner,
   cosignCheckpoint,
-  cosignerKey,
   formatCosignerKey,
   formatSignatureLine,
   selectCryptoBackend,
@@ -23,6 +22,7 @@ import {
   servedCheckpoint,
   startWitness,
   type TestLogIdentity,
+  testCosigner,
   testLogIdentity,
 } from '../../src/test-helpers.ts';
 import { buildTestLog, bundleHash, tempDataDir } from '../../src/test-support.ts';
@@ -37,12 +37,7 @@ let log: FastifyInstance;
 let logDir: string;
 
 /** The third configured witness: its key is ours, so the test can write a line that parses as its own. */
-const third: Cosigner = (() => {
-  const pair = backend.generateKeyPair('ed25519');
-  const key = cosignerKey('witness.test/stored-bad', pair.publicKey);
-  if (!key.ok) throw new Error(key.error.message);
-  return { ...key.value, secretKey: pair.secretKey };
-})();
+const third: Cosigner = testCosigner('witness.test/stored-bad');
 
 async function dir(label: string): Promise<string> {
   const made = await tempDataDir(label);

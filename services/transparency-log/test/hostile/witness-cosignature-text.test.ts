@@ -5,7 +5,6 @@
 import {
   type Cosigner,
   cosignCheckpoint,
-  cosignerKey,
   formatCosignerKey,
   formatSignatureLine,
   parseAddCheckpointRequest,
@@ -22,6 +21,7 @@ import {
   servedCheckpoint,
   startWitness,
   type TestLogIdentity,
+  testCosigner,
   testLogIdentity,
 } from '../../src/test-helpers.ts';
 import { buildTestLog, bundleHash, tempDataDir } from '../../src/test-support.ts';
@@ -34,12 +34,7 @@ let front: HostileFront;
 let log: FastifyInstance;
 let appended = 0;
 
-const evil: Cosigner = (() => {
-  const pair = backend.generateKeyPair('ed25519');
-  const key = cosignerKey('witness.test/shifted-split', pair.publicKey);
-  if (!key.ok) throw new Error(key.error.message);
-  return { ...key.value, secretKey: pair.secretKey };
-})();
+const evil: Cosigner = testCosigner('witness.test/shifted-split');
 
 function line(text: string): string {
   const signed = cosignCheckpoint(text, evil, Math.floor(Date.now() / 1000), backend);

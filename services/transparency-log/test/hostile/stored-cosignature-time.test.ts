@@ -1,0 +1,134 @@
+// P213 keeps a witness's cosignature only when its stated time lies within COSIGNATURE_TIME_SKEW_S of the log's
+// clock as it arrives. A line already in the store (written before P213, by an older version, or by any path that
+// skipped the answer's checks) must meet the same rule when it is published: its time no earlier than the skew
+// before the checkpoint was signed, no later than the skew after the line was stored. The line is written straight
+// into the log's store (SQLite and PostgreSQL) under the name and key of a configured witness that is never reached
+// (503); with quorum 2 of 2 the checkpoint is published only if that line is taken (P242).
+import {
+  type Cosigner,
+  cosignCheckpoint,
+  formatCosignerKey,
+  formatSignatureLine,
+  parseSignedNote,
+  selectCryptoBackend,
+} from '@proto/core';
+import type { StoreDialect } from '@proto/store';
+import { createStoreTarget, dialectsUnderTest, type StoreTarget } from '@proto/store/testing';
+import { type HostileFront, startHostileFront, type TempDir } from '@proto/testing';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  appendHashes,
+  logWitnessesEnv,
+  type RunningWitness,
+  servedCheckpoint,
+  startWitness,
+  testCosigner,
+  testLogIdentity,
+} from '../../src/test-helpers.ts';
+import { buildTestLog, bundleHash, tempDataDir } from '../../src/test-support.ts';
+import { witnessId } from '../../src/witness-config.ts';
+import { COSIGNATURE_TIME_SKEW_S } from '../../src/witnessing.ts';
+
+const backend = selectCryptoBackend();
+const DAY_S = 86_400;
+
+/** The configured witness that never answers: its key is the test's, so the test can write lines as it. */
+const silent: Cosigner = testCosigner('witness.test/stored-time');
+
+describe.each(dialectsUnderTest())('P242: a stored cosignature published on %s', (dialect: StoreDialect) => {
+  const identity = testLogIdentity(`log.test/stored-time-${dialect}`);
+  const dirs: TempDir[] = [];
+  let target: StoreTarget;
+  let honest: RunningWitness;
+  let front: HostileFront;
+  let log: FastifyInstance;
+  let appended = 0;
+
+  beforeAll(async () => {
+    target = await createStoreTarget(dialect, 'tlog-stored-time');
+    const made = await Promise.all([tempDataDir('stored-time-w'), tempDataDir('stored-time-log')]);
+    dirs.push(...made);
+    honest = await startWitness(made[0].dir, 'witness.test/stored-time-honest', [identity]);
+    front = await startHostileFront((_request, res) => {
+      res.writeHead(503, { 'content-type': 'text/plain' }).end('down');
+    });
+    log = await buildTestLog(
+      made[1].dir,
+      {
+        ...identity.env,
+        LOG_WITNESSES: logWitnessesEnv([
+          { url: honest.url, vkey: honest.vkey },
+          { url: front.url, vkey: formatCosignerKey(silent) },
+        ]),
+        LOG_WITNESS_QUORUM: '2',
+        LOG_WITNESS_TIMEOUT_MS: '2000',
+      },
+      target.fresh('stored-time'),
+      { timers: false },
+    );
+  });
+
+  afterAll(async () => {
+    await log?.close();
+    await honest?.close();
+    await front?.close();
+    await target?.cleanup();
+    for (const made of dirs) await made.remove().catch(() => undefined);
+  });
+
+  /**
+   * Signs a new checkpoint (the honest witness cosigns it, the silent one is not reached), writes the silent
+   * witness's line stating `statedS` for it straight into the store, then runs a round: the publication.
+   */
+  async function storedLinePublished(
+    statedS: (signedAtS: number) => number,
+  ): Promise<{ size: number; served: string }> {
+    await appendHashes(log, [bundleHash(appended++, dialect), bundleHash(appended++, dialect)]);
+    await log.transparencyLog.checkpointer.tick();
+    const checkpoint = log.transparencyLog.checkpointer.latest;
+    if (checkpoint === undefined || checkpoint.size !== appended) throw new Error('no checkpoint signed');
+    const text = parseSignedNote(checkpoint.note);
+    if (!text.ok) throw new Error(text.error.message);
+    const signed = cosignCheckpoint(
+      text.value.text,
+      silent,
+      statedS(Math.floor(Date.parse(checkpoint.signedAt) / 1000)),
+      backend,
+    );
+    if (!signed.ok) throw new Error(signed.error.message);
+    const saved = await log.transparencyLog.store.logCosignatures.save(
+      checkpoint.size,
+      witnessId(silent),
+      formatSignatureLine(signed.value),
+    );
+    expect(saved).toBe(true);
+    await log.transparencyLog.checkpointer.tick();
+    const served = await servedCheckpoint(log);
+    return { size: checkpoint.size, served: served.status === 200 ? served.note : '' };
+  }
+
+  it('is left out when its time is a day after it was stored, or a day before the checkpoint was signed', async () => {
+    const ahead = await storedLinePublished((signedAtS) => signedAtS + DAY_S);
+    // Before P242: the checkpoint was published with this line, stating a time a day in the log's future.
+    expect(ahead.served).not.toContain('witness.test/stored-time ');
+    expect(ahead.served === '' || Number(ahead.served.split('\n')[1]) < ahead.size).toBe(true);
+
+    const behind = await storedLinePublished((signedAtS) => signedAtS - DAY_S);
+    expect(behind.served).not.toContain('witness.test/stored-time ');
+    expect(behind.served === '' || Number(behind.served.split('\n')[1]) < behind.size).toBe(true);
+
+    const justOutside = await storedLinePublished((signedAtS) => signedAtS - COSIGNATURE_TIME_SKEW_S - 2);
+    expect(justOutside.served).not.toContain('witness.test/stored-time ');
+  });
+
+  it('is published when its time lies within the skew (control)', async () => {
+    const near = await storedLinePublished((signedAtS) => signedAtS + 1);
+    expect(Number(near.served.split('\n')[1])).toBe(near.size);
+    expect(near.served).toContain('\u2014 witness.test/stored-time ');
+    expect(near.served).toContain(`\u2014 ${honest.key.name} `);
+    const early = await storedLinePublished((signedAtS) => signedAtS - COSIGNATURE_TIME_SKEW_S + 2);
+    expect(Number(early.served.split('\n')[1])).toBe(early.size);
+    expect(early.served).toContain('\u2014 witness.test/stored-time ');
+  });
+});
