@@ -259,3 +259,10 @@ import { jcs } from '@proto/testing';
 
 /** A copy of `record` with some members replaced. */
 export const withFields = (record: Json, fields: Json): Json => ({ ...structuredClone(record), ...fields });
+
+/**
+ * `record`, and a decommissioning record dated now: it is its agent's move at its signed time (P238), after the
+ * moves these tests make now, where the examples' dates lie before them.
+ */
+export const dateDecommissioningNow = (kind: string, record: Json): Json =>
+  kind === 'decommissioning_record' ? withFields(record, { timestamp: new Date().toISOString() }) : record;

@@ -14,7 +14,7 @@ import {
   type SigningKey,
   signRecord,
 } from '@proto/core';
-import type { Store, StoreDialect } from '@proto/store';
+import type { LifecycleHistoryEntry, Store, StoreDialect } from '@proto/store';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
 import { expect } from 'vitest';
 import { loadRecordsConfig, mountRecords } from '../../src/records/plugin.ts';
@@ -44,6 +44,8 @@ export interface VerifierWithRecords {
   keyStatus(kid: string): Promise<number>;
   /** GET /v2/keys/<kid>'s status once it is `status` (the directory is written after the answer), or at timeout. */
   keyStatusOnce(kid: string, status: number, timeoutMs?: number): Promise<number>;
+  /** The agent's lifecycle history as the service's store holds it (no route answers it), oldest first. */
+  history(agentId: string): Promise<LifecycleHistoryEntry[]>;
   /** Closes the service and removes its store. */
   close(): Promise<void>;
 }
@@ -81,6 +83,7 @@ export async function startVerifierWithRecords(
     throw error;
   }
   const url = running.url;
+  let reader: Promise<Store> | undefined;
   return {
     url,
     post: async (path, body, headers = {}) => {
@@ -100,6 +103,10 @@ export async function startVerifierWithRecords(
       const res = await keyOnceItAnswers(url, kid, status, timeoutMs);
       await res.arrayBuffer();
       return res.status;
+    },
+    history: async (agentId) => {
+      reader ??= target.open({ name: 'verification' }); // closed by the target's cleanup
+      return (await reader).lifecycle.history(agentId);
     },
     close,
   };
