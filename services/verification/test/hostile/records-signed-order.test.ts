@@ -110,7 +110,7 @@ describe.each(dialectsUnderTest())('records kept as and where they were signed, 
     const stored = await service.post('/v2/lifecycle/decommission', decommissioning(signedAt));
     expect(stored.status, shown(stored)).toBe(201);
     expect(await retire.state()).toBe('decommissioned');
-    const history = await service.history(retiree.agentId);
+    const history = await (await service.replica()).lifecycle.history(retiree.agentId);
     expect(history.map((entry) => [entry.to_state, entry.at]).slice(-2)).toEqual([
       ['active', activeAt],
       ['decommissioned', signedAt],

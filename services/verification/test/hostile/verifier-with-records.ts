@@ -14,7 +14,7 @@ import {
   type SigningKey,
   signRecord,
 } from '@proto/core';
-import type { LifecycleHistoryEntry, Store, StoreDialect } from '@proto/store';
+import type { Store, StoreDialect } from '@proto/store';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
 import { expect } from 'vitest';
 import { loadRecordsConfig, mountRecords } from '../../src/records/plugin.ts';
@@ -49,8 +49,11 @@ export interface VerifierWithRecords {
    * changed setting, e.g. a lower MAX_KEY_AGE_DAYS); `url` is the new service's from then on.
    */
   restart(env?: Record<string, string>): Promise<void>;
-  /** The agent's lifecycle history as the service's store holds it (no route answers it), oldest first. */
-  history(agentId: string): Promise<LifecycleHistoryEntry[]>;
+  /**
+   * A second store on the service's database (as another replica would open it), to read what no route answers
+   * (an agent's lifecycle history, the key directory's rows); opened once, closed with the service.
+   */
+  replica(): Promise<Store>;
   /** Closes the service and removes its store. */
   close(): Promise<void>;
 }
@@ -123,9 +126,9 @@ export async function startVerifierWithRecords(
       await res.arrayBuffer();
       return res.status;
     },
-    history: async (agentId) => {
+    replica: () => {
       reader ??= target.open({ name: 'verification' }); // closed by the target's cleanup
-      return (await reader).lifecycle.history(agentId);
+      return reader;
     },
     close,
   };
