@@ -6,7 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   createNativeBackend,
-  deriveKid,
+  generateBundleKeys,
   PROFILES,
   recordSignatureRule,
   recordSubjects,
@@ -79,30 +79,11 @@ export const TEST_OPERATOR_TOKEN = 'records-test-operator-token-000000001';
  */
 const testBackend = createNativeBackend();
 
-/** A fresh Ed25519 + ML-DSA-65 key pair as signRecord takes it, with each half's public key. */
-function generateTestKeys(): {
-  keys: { classical: SigningKey; pq: SigningKey };
-  publicKeys: readonly (readonly [SigningKey, Uint8Array])[];
-} {
-  const ed = testBackend.generateKeyPair('ed25519');
-  const pq = testBackend.generateKeyPair('ml-dsa-65');
-  const classical: SigningKey = {
-    alg: 'ed25519',
-    kid: deriveKid('ed25519', ed.publicKey),
-    secretKey: ed.secretKey,
-  };
-  const pqKey: SigningKey = {
-    alg: 'ml-dsa-65',
-    kid: deriveKid('ml-dsa-65', pq.publicKey),
-    secretKey: pq.secretKey,
-  };
-  return {
-    keys: { classical, pq: pqKey },
-    publicKeys: [
-      [classical, ed.publicKey],
-      [pqKey, pq.publicKey],
-    ],
-  };
+/** A fresh Ed25519 + ML-DSA-65 key pair (core's builder keys: signRecord's keys, with their public halves). */
+function generateTestKeys() {
+  const { classical, pq } = generateBundleKeys(testBackend);
+  if (pq === undefined) throw new Error('generateBundleKeys gave no ML-DSA-65 key');
+  return { classical, pq };
 }
 
 /**
@@ -110,10 +91,16 @@ function generateTestKeys(): {
  * signs speak for those two ids only (the attacks of one agent on another's records).
  */
 export function bindTestAgent(directory: MemoryKeyDirectory, agentId: string, humanId: string) {
-  const { keys, publicKeys } = generateTestKeys();
+  const keys = generateTestKeys();
   const evidence = `sha256:${'ab'.repeat(32)}`;
-  for (const [key, publicKey] of publicKeys) {
-    directory.bind({ kid: key.kid, alg: key.alg, publicKey, subjects: [agentId, humanId], evidence });
+  for (const key of [keys.classical, keys.pq]) {
+    directory.bind({
+      kid: key.kid,
+      alg: key.alg,
+      publicKey: key.publicKey,
+      subjects: [agentId, humanId],
+      evidence,
+    });
   }
   return {
     sign: (kind: string, record: Json) => signRecord(testBackend, PROFILES.proto, kind, record, keys),
@@ -127,9 +114,9 @@ export class TestSigner {
   readonly #backend = testBackend;
 
   constructor() {
-    const { keys, publicKeys } = generateTestKeys();
+    const keys = generateTestKeys();
     this.#keys = keys;
-    for (const [key, publicKey] of publicKeys) this.#publicKeys.set(key.kid, publicKey);
+    for (const key of [keys.classical, keys.pq]) this.#publicKeys.set(key.kid, key.publicKey);
   }
   readonly #publicKeys = new Map<string, Uint8Array>();
 
