@@ -3,9 +3,11 @@
 // itself arbitrator and resolved the dispute, even one never filed here. PROTOCOL gives no source for a panel (no
 // appointment record, one composite signature per resolution), so this judges only what the service holds: the
 // dispute must be filed here, and no party to it (its agents or the principals their certificates here name) may
-// sit on the panel or sign the resolution. Who appoints an arbitrator stays open (docs/security.md Known limits).
+// sit on the panel or sign the resolution. P241: the operator may say who arbitrates (RECORDS_ARBITRATORS); then a
+// panel names appointed arbitrators only. Unset, who appoints an arbitrator stays open (docs/security.md Known limits).
 import type { Store } from '@proto/store';
 import type { PrincipalLookup } from './agent-principal.ts';
+import { isValidId } from './ids.ts';
 import type { KeyBinding } from './write-authorization.ts';
 
 export const ARBITRATION = 'arbitration_resolution';
@@ -28,21 +30,45 @@ export function storeDisputePartiesLookup(store: Store, principalOf: PrincipalLo
   };
 }
 
+/**
+ * RECORDS_ARBITRATORS read: the appointed ids, or undefined when unset or blank (no appointment is judged). An entry
+ * that is no id is a configuration error, thrown at boot rather than silently appointing nobody.
+ */
+export function parseArbitrators(text: string | undefined): ReadonlySet<string> | undefined {
+  const ids = (text ?? '')
+    .split(',')
+    .map((id) => id.trim())
+    .filter((id) => id !== '');
+  if (ids.length === 0) return undefined;
+  const bad = ids.find((id) => !isValidId(id));
+  if (bad !== undefined) throw new Error(`RECORDS_ARBITRATORS: ${JSON.stringify(bad)} is not a record id`);
+  return new Set(ids);
+}
+
 export type PanelVerdict =
   | { readonly ok: true }
   | { readonly ok: false; readonly reason: 'dispute_unknown' }
-  | { readonly ok: false; readonly reason: 'party_on_panel' | 'party_signed'; readonly party: string };
+  | { readonly ok: false; readonly reason: 'party_on_panel' | 'party_signed'; readonly party: string }
+  | { readonly ok: false; readonly reason: 'not_appointed'; readonly arbitrator: string };
 
-/** Whether the keys that signed `record` (a resolution) may resolve the dispute it names. */
+/**
+ * Whether the keys that signed `record` (a resolution) may resolve the dispute it names; with `appointed` (P241),
+ * every arbitrator its panel names must be one of them (the signing key is bound to a panel member by core's rule).
+ */
 export async function judgePanel(
   record: Readonly<Record<string, unknown>>,
   signers: readonly KeyBinding[],
   partiesOf: DisputePartiesLookup,
+  appointed?: ReadonlySet<string>,
 ): Promise<PanelVerdict> {
   const disputeId = record['dispute_id'];
   const parties = typeof disputeId === 'string' ? await partiesOf(disputeId) : undefined;
   if (parties === undefined) return { ok: false, reason: 'dispute_unknown' };
   const arbitrators = Array.isArray(record['arbitrator_ids']) ? (record['arbitrator_ids'] as unknown[]) : [];
+  const unappointed =
+    appointed === undefined ? undefined : arbitrators.find((id) => !appointed.has(String(id)));
+  if (unappointed !== undefined)
+    return { ok: false, reason: 'not_appointed', arbitrator: String(unappointed) };
   const seated = parties.find((party) => arbitrators.includes(party));
   if (seated !== undefined) return { ok: false, reason: 'party_on_panel', party: seated };
   // A key bound to a party speaks for it even when it is also bound to a named arbitrator (a principal's RPR key).

@@ -84,12 +84,18 @@ function lifecycleNote(route: RecordRoute): string {
     case 'commissioning_certificate':
       return ' Sets the agent to `commissioned`; another certificate for a known agent is 409.';
     case 'decommissioning_record':
-      return ' Moves the agent to `decommissioned` (allowed from active or declining; else 409, unknown agent 404).';
+      return (
+        ' Moves the agent to `decommissioned` (allowed from active or declining; else 409, unknown agent 404), ' +
+        "recorded at the record's `timestamp`: dated before the agent's latest move, 409 (P238)."
+      );
     case 'vitality_report':
       return (
         " `prev_report_hash` must equal the report_hash of the agent's latest report (GENESIS for the first), " +
-        "else 409; unknown agent 404. The report's `state` is recorded, not applied: moves go through /v2/lifecycle/transition."
+        "else 409; unknown agent 404. A `timestamp` before that report's (the first: before the agent's commissioning " +
+        "certificate's) is 409 (P239). The report's `state` is recorded, not applied: moves go through /v2/lifecycle/transition."
       );
+    case 'arbitration_resolution':
+      return ' One resolution per dispute, stored under its `dispute_id`: another for the same dispute is 409 (P240).';
     case 'dispute_record':
       return (
         ' A signed dispute names as respondent another agent known here (commissioned here, or whose bundle was ' +

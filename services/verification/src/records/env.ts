@@ -47,6 +47,12 @@ export const RECORD_SETTINGS_ENV = {
     default: 3_600,
     description: 'How often the key directory is pruned and counted (key_directory_bindings)',
   },
+  // P241: who may sit on a panel that resolves a dispute (PROTOCOL names no appointment record).
+  RECORDS_ARBITRATORS: {
+    type: 'string',
+    description:
+      'Comma-separated ids appointed to arbitrate: when set, a key-signed arbitration_resolution names only these in arbitrator_ids (else 403); unset: any non-party (P203, P241)',
+  },
   // Administrative /v2 writes (D22); unset: none are possible.
   OPERATOR_TOKEN: OPERATOR_TOKEN_ENV.OPERATOR_TOKEN,
 } as const satisfies EnvProperties;

@@ -1,12 +1,20 @@
 // What each /v2 route does with the store: idempotent puts, lifecycle moves, the vitality chain, testaments.
 // Implements D14 (201 / 200 idempotent / 409 / 404), D16 (machine, atomic moves, GENESIS chain), D17 (retention).
-import type { Store, StoredRecord, StoreTransaction, TransitionResult } from '@proto/store';
+import { instantOf } from '@proto/core';
+import {
+  GENESIS,
+  type Store,
+  type StoredRecord,
+  type StoreTransaction,
+  type TransitionResult,
+} from '@proto/store';
 import { COMMISSIONING } from './agent-principal.ts';
+import { ARBITRATION } from './arbitration-panel.ts';
 import type { JsonObject } from './body.ts';
 import { conflict, invalidId, notFound } from './errors.ts';
 import { contentId, isValidId, testamentVersionId, vitalityReportHash } from './ids.ts';
 import type { RecordRoute } from './kinds.ts';
-import { LIFECYCLE_MACHINE, type TransitionRequest } from './lifecycle-machine.ts';
+import { LIFECYCLE_MACHINE, recordedTime, type TransitionRequest } from './lifecycle-machine.ts';
 
 /** The body of every record answer: `{ id, kind, stored_at, record }` plus a few per-kind facts. */
 export interface RecordAnswer {
@@ -58,7 +66,9 @@ export async function postSimpleRecord(
   const put = await store.records.put(route.kind, id, record, agentOf(record));
   if (put.status === 'conflict') {
     throw conflict(
-      `A different ${route.noun} is already stored under id ${id}; records are never overwritten`,
+      route.kind === ARBITRATION
+        ? `Dispute ${id} already has a resolution stored (${put.stored.stored_at}): a dispute is resolved once (P240), and records are never overwritten`
+        : `A different ${route.noun} is already stored under id ${id}; records are never overwritten`,
       {
         id,
         kind: route.kind,
@@ -179,9 +189,15 @@ function refuseMove(
   );
 }
 
-/** D16: a decommissioning record is itself the move to `decommissioned`, stored with it atomically. */
+/**
+ * D16: a decommissioning record is itself the move to `decommissioned`, stored with it atomically. P238: the history
+ * records the move at the record's signed `timestamp` (read as a transition's is), so P207's floor judges it: dated
+ * before the agent's latest move, it is 409 and nothing is stored.
+ */
 export async function postDecommission(store: Store, record: JsonObject): Promise<Outcome<RecordAnswer>> {
   const agentId = record['agent_id'] as string;
+  // Schema-checked date-time (and not ahead of the clock, P207); undefined only for a form no reading places.
+  const at = recordedTime(String(record['timestamp']), 'decommissioned');
   return store.transaction(async (tx) => {
     const put = await tx.records.put(DECOMMISSIONING, agentId, record, { agentId });
     if (put.status === 'conflict') {
@@ -197,8 +213,9 @@ export async function postDecommission(store: Store, record: JsonObject): Promis
     const moved = await tx.lifecycle.transition(agentId, 'decommissioned', {
       allowed: LIFECYCLE_MACHINE,
       reason,
+      ...(at === undefined ? {} : { at }),
     });
-    if (!moved.ok) refuseMove(agentId, 'decommissioned', moved); // throws: the put is rolled back
+    if (!moved.ok) refuseMove(agentId, 'decommissioned', moved, undefined, at); // throws: the put is rolled back
     return { statusCode: 201, body: answer(agentId, put.stored, { state: 'decommissioned' }) };
   });
 }
@@ -270,8 +287,39 @@ export async function postVitality(store: Store, record: JsonObject): Promise<Ou
         },
       );
     }
+    // The chain now holds the predecessor as the agent's latest report (under the agent's lock): judged against it.
+    await refuseReportBeforeFloor(tx, agentId, record); // throws: the put and the append are rolled back
     return { statusCode: 201, body: answer(agentId, put.stored, { report_hash: reportHash }) };
   });
+}
+
+/**
+ * P239: a vitality report is not dated before the report it follows (the agent's latest), nor, as the first of the
+ * chain, before its agent's commissioning certificate: both are signed statements stored here, so the floor is what
+ * was signed. Same reading of both times (a leap second at its earliest, P178). A predecessor no longer stored
+ * (retention, D17) leaves the certificate's time as the floor; with neither stored, nothing is judged.
+ */
+async function refuseReportBeforeFloor(
+  tx: StoreTransaction,
+  agentId: string,
+  record: JsonObject,
+): Promise<void> {
+  const at = String(record['timestamp']);
+  const prev = String(record['prev_report_hash']);
+  const predecessor = prev === GENESIS ? undefined : await tx.records.get(VITALITY, prev);
+  const floorRecord = predecessor ?? (await tx.records.get(COMMISSIONING, agentId));
+  const floorAt = (floorRecord?.record as { timestamp?: unknown } | undefined)?.timestamp;
+  if (typeof floorAt !== 'string') return;
+  if (!(instantOf(at, 'earliest') < instantOf(floorAt, 'earliest'))) return;
+  const what = predecessor === undefined ? 'commissioning certificate' : 'latest vitality report';
+  throw conflict(
+    `Agent ${agentId}'s ${what} is dated ${floorAt}: a report dated ${at} would come before it, and a vitality chain never runs backwards`,
+    {
+      agent_id: agentId,
+      ...(predecessor === undefined ? { commissioned_at: floorAt } : { latest_report_at: floorAt }),
+      timestamp: at,
+    },
+  );
 }
 
 export async function getLatestVitality(store: Store, agentId: string): Promise<RecordAnswer> {

@@ -76,7 +76,14 @@ export const RECORD_ROUTES: readonly RecordRoute[] = [
     'memory transfer manifest',
   ),
   route('dispute', '/v2/dispute/record', 'dispute_record', field('dispute_id'), 'dispute record'),
-  route('dispute', '/v2/dispute/arbitration', 'arbitration_resolution', CONTENT, 'arbitration resolution'),
+  // P240: one resolution per dispute, stored under the dispute's id.
+  route(
+    'dispute',
+    '/v2/dispute/arbitration',
+    'arbitration_resolution',
+    field('dispute_id'),
+    'arbitration resolution',
+  ),
   route(
     'dispute',
     '/v2/dispute/jurisprudence',

@@ -41,7 +41,7 @@ const isState = (value: unknown): value is LifecycleState =>
  * as sent; any other form (a leap second, a space, `+05`, `+0530`) as the instant read, in UTC, so every reader of
  * the history reads the one instant.
  */
-function recordedTime(timestamp: string, to: unknown): string | undefined {
+export function recordedTime(timestamp: string, to: unknown): string | undefined {
   const at = dateTimeInstant(timestamp, to === 'active' ? 'latest' : 'earliest');
   if (Number.isNaN(at)) return undefined;
   return AS_SENT.test(timestamp) ? timestamp : new Date(at).toISOString();

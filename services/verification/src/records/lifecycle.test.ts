@@ -194,7 +194,11 @@ describe.each(dialectsUnderTest())('/v2 lifecycle on %s', (dialect) => {
   });
 
   it('makes a decommissioning record a move that obeys the machine, stored only when the move happens', async () => {
-    const record = (agentId: string) => withFields(example('decommissioning_record'), { agent_id: agentId });
+    const record = (agentId: string) =>
+      withFields(example('decommissioning_record'), {
+        agent_id: agentId,
+        timestamp: new Date().toISOString(),
+      });
 
     const unknown = await post(service.app, '/v2/lifecycle/decommission', record('agent:ghost-000001'));
     expect(unknown.statusCode).toBe(404);
@@ -210,10 +214,11 @@ describe.each(dialectsUnderTest())('/v2 lifecycle on %s', (dialect) => {
 
     for (const state of ['active', 'declining'] as const) {
       const agentId = await agentIn(state);
-      const done = await post(service.app, '/v2/lifecycle/decommission', record(agentId));
+      const decommissioning = record(agentId);
+      const done = await post(service.app, '/v2/lifecycle/decommission', decommissioning);
       expect(done.statusCode, state).toBe(201);
       expect(bodyOf(done)).toMatchObject({ id: agentId, state: 'decommissioned' });
-      expect((await post(service.app, '/v2/lifecycle/decommission', record(agentId))).statusCode).toBe(200);
+      expect((await post(service.app, '/v2/lifecycle/decommission', decommissioning)).statusCode).toBe(200);
       const after = await post(service.app, TRANSITION, { agent_id: agentId, to_state: 'active' });
       expect(errorOf(after).details).toMatchObject({ current_state: 'decommissioned', allowed_moves: [] });
       expect(bodyOf(await get(service.app, `/v2/lifecycle/commission/${agentId}`))['state']).toBe(
@@ -305,7 +310,11 @@ describe.each(dialectsUnderTest())('/v2 lifecycle on %s', (dialect) => {
       sentRecord(
         service,
         '/v2/lifecycle/decommission',
-        withFields(example('decommissioning_record'), { agent_id: agentId, reason: `reason number ${n}` }),
+        withFields(example('decommissioning_record'), {
+          agent_id: agentId,
+          reason: `reason number ${n}`,
+          timestamp: new Date().toISOString(),
+        }),
       ),
     );
     const vitality = Array.from({ length: 8 }, (_, n) =>

@@ -7,7 +7,7 @@ import { openStore, type Store } from '@proto/store';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
 import { storePrincipalLookup } from './agent-principal.ts';
-import { storeDisputePartiesLookup } from './arbitration-panel.ts';
+import { parseArbitrators, storeDisputePartiesLookup } from './arbitration-panel.ts';
 import { RECORD_SETTINGS_ENV } from './env.ts';
 import { v2ResponseHeaders } from './headers.ts';
 import {
@@ -39,6 +39,7 @@ export interface RecordsConfig {
   readonly DATABASE_SCHEMA?: string;
   readonly KEY_DIRECTORY_PRUNE_AFTER_SECONDS: number;
   readonly KEY_DIRECTORY_PRUNE_INTERVAL_SECONDS: number;
+  readonly RECORDS_ARBITRATORS?: string;
 }
 
 /** Validates an explicit variable map (tests, embedding); the service passes its own validated config instead. */
@@ -122,6 +123,7 @@ async function recordsPlugin(app: FastifyInstance, options: RecordsPluginOptions
     revocation: options.revocation ?? appRevocationGate(app, options.revocationJurisdictions ?? [], profile),
     principalOf: storePrincipalLookup(store),
     disputePartiesOf: storeDisputePartiesLookup(store, storePrincipalLookup(store)),
+    appointedArbitrators: parseArbitrators(config.RECORDS_ARBITRATORS),
     agentHasLiveKeys: (agentId) => store.keys.hasLivePassportKeys(agentId),
     agentKnown: async (agentId) =>
       (await store.lifecycle.get(agentId)) !== undefined || (await store.keys.hasLivePassportKeys(agentId)),
@@ -239,6 +241,7 @@ export async function mountRecords(
     KEY_DIRECTORY_PRUNE_INTERVAL_SECONDS: config.KEY_DIRECTORY_PRUNE_INTERVAL_SECONDS,
     ...(config.OPERATOR_TOKEN === undefined ? {} : { OPERATOR_TOKEN: config.OPERATOR_TOKEN }),
     ...(config.DATABASE_SCHEMA === undefined ? {} : { DATABASE_SCHEMA: config.DATABASE_SCHEMA }),
+    ...(config.RECORDS_ARBITRATORS === undefined ? {} : { RECORDS_ARBITRATORS: config.RECORDS_ARBITRATORS }),
   };
   const store = await openRecordStore(settings);
   const options: RecordsPluginOptions = {

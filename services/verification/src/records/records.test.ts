@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RECORD_ROUTES, type RecordRoute } from './kinds.ts';
 import {
   bodyOf,
+  dateDecommissioningNow,
   errorOf,
   example,
   get,
@@ -49,15 +50,15 @@ describe.each(dialectsUnderTest())('/v2 records on %s', (dialect) => {
     const { app } = service;
     for (const route of RECORD_ROUTES) {
       // Signed by a key bound to its subjects (the default policy), as `post` sends it.
-      const record = sentRecord(service, route.path, example(route.kind));
       if (route.kind === 'decommissioning_record') {
         // D16: decommissioning is a move and needs an active agent.
         const moved = await post(app, '/v2/lifecycle/transition', {
-          agent_id: record['agent_id'],
+          agent_id: example(route.kind)['agent_id'],
           to_state: 'active',
         });
         expect(moved.statusCode, moved.body).toBe(200);
       }
+      const record = sentRecord(service, route.path, dateDecommissioningNow(route.kind, example(route.kind)));
       const created = await post(app, route.path, record);
       expect(created.statusCode, `${route.path}: ${created.body}`).toBe(201);
       const answer = bodyOf(created);
@@ -78,22 +79,24 @@ describe.each(dialectsUnderTest())('/v2 records on %s', (dialect) => {
   it('answers 409 for a different record under a stored natural id, and stores it nowhere', async () => {
     const { app } = service;
     for (const route of RECORD_ROUTES.filter((r) => r.id.type === 'field' || r.id.type === 'agent')) {
-      const record = sentRecord(service, route.path, example(route.kind));
+      // What the first test stored under this id (a decommissioning record dated then, P238).
+      const path = getPath(route, expectedId(route, example(route.kind)));
+      const record = bodyOf(await get(app, path))['record'] as Json;
       const changed = withFields(record, { timestamp: '2020-01-01T00:00:00Z' });
       const refused = await post(app, route.path, changed);
-      expect(refused.statusCode, route.path).toBe(409);
+      expect(refused.statusCode, `${route.path}: ${refused.body}`).toBe(409);
       expect(errorOf(refused).code).toBe('CONFLICT');
-      const stored = await get(app, getPath(route, expectedId(route, record)));
+      const stored = await get(app, path);
       expect(bodyOf(stored)['record']).toEqual(record);
     }
   });
 
   it('gives a changed record of a content-id kind its own id', async () => {
-    const route = RECORD_ROUTES.find((r) => r.kind === 'arbitration_resolution')!;
+    const route = RECORD_ROUTES.find((r) => r.kind === 'memory_transfer_manifest')!;
     const changed = sentRecord(
       service,
       route.path,
-      withFields(example(route.kind), { resolution: 'Split the ledger window in two.' }),
+      withFields(example(route.kind), { timestamp: '2026-06-16T09:30:00Z' }),
     );
     const created = await post(service.app, route.path, changed);
     expect(created.statusCode).toBe(201);
@@ -209,14 +212,18 @@ describe.each(dialectsUnderTest())('/v2 records on %s', (dialect) => {
       awareness_threshold: '/threshold_rules/1/value',
     };
     for (const route of RECORD_ROUTES) {
-      const record = sentRecord(service, route.path, upstreamExample(route.kind)!);
       if (route.kind === 'decommissioning_record') {
         const moved = await post(app, '/v2/lifecycle/transition', {
-          agent_id: record['agent_id'],
+          agent_id: upstreamExample(route.kind)!['agent_id'],
           to_state: 'active',
         });
         expect(moved.statusCode, moved.body).toBe(200);
       }
+      const record = sentRecord(
+        service,
+        route.path,
+        dateDecommissioningNow(route.kind, upstreamExample(route.kind)!),
+      );
       for (const [i, wrapperKey] of route.wrapperKeys.entries()) {
         const wrapped = await post(app, route.path, { [wrapperKey]: record });
         const plain = await post(app, route.path, record);
@@ -302,13 +309,13 @@ describe.each(dialectsUnderTest())('/v2 records survive a restart on %s', (diale
     const first = await startRecordsApp({ store: firstStore });
     const stored: [RecordRoute, string, unknown, Json][] = [];
     for (const route of RECORD_ROUTES) {
-      const record = sentRecord(first, route.path, example(route.kind));
       if (route.kind === 'decommissioning_record') {
         await post(first.app, '/v2/lifecycle/transition', {
-          agent_id: record['agent_id'],
+          agent_id: example(route.kind)['agent_id'],
           to_state: 'active',
         });
       }
+      const record = sentRecord(first, route.path, dateDecommissioningNow(route.kind, example(route.kind)));
       const response = await post(first.app, route.path, record);
       expect(response.statusCode, route.path).toBe(201);
       stored.push([route, bodyOf(response)['id'] as string, bodyOf(response)['stored_at'], record]);

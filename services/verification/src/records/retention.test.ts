@@ -99,7 +99,10 @@ describe.each(dialectsUnderTest())('/v2 retention on %s', (dialect) => {
     const latest = await get(app, `/v2/lifecycle/vitality/${oldest}`);
     expect(bodyOf(latest)).toMatchObject({ record: last, report_hash: prev });
 
-    const decommission = withFields(example('decommissioning_record'), { agent_id: oldest });
+    const decommission = withFields(example('decommissioning_record'), {
+      agent_id: oldest,
+      timestamp: new Date().toISOString(),
+    });
     const done = await post(app, '/v2/lifecycle/decommission', decommission);
     expect(done.statusCode).toBe(201);
   });

@@ -6,7 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   createNativeBackend,
-  deriveKid,
+  generateBundleKeys,
   PROFILES,
   recordSignatureRule,
   recordSubjects,
@@ -14,7 +14,8 @@ import {
   signRecord,
 } from '@proto/core';
 import { createService, loadConfig, SHARED_ENV_PROPERTIES, type SharedConfig } from '@proto/service-kit';
-import type { Store } from '@proto/store';
+import type { Store, StoreDialect, StoreOptions } from '@proto/store';
+import { createStoreTarget } from '@proto/store/testing';
 import { listenOnPort0 } from '@proto/testing';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { RECORD_ROUTES, TRANSITION_PATH } from './kinds.ts';
@@ -76,20 +77,46 @@ export const TEST_OPERATOR_TOKEN = 'records-test-operator-token-000000001';
  * One test key pair and the directory the write policy reads: signing a record first binds the key to the
  * record's subjects, as a verified bundle naming them would. The policy itself is the real one.
  */
+const testBackend = createNativeBackend();
+
+/** A fresh Ed25519 + ML-DSA-65 key pair (core's builder keys: signRecord's keys, with their public halves). */
+function generateTestKeys() {
+  const { classical, pq } = generateBundleKeys(testBackend);
+  if (pq === undefined) throw new Error('generateBundleKeys gave no ML-DSA-65 key');
+  return { classical, pq };
+}
+
+/**
+ * A key pair bound in `directory` to an agent and its principal, as a verified bundle would bind it: records it
+ * signs speak for those two ids only (the attacks of one agent on another's records).
+ */
+export function bindTestAgent(directory: MemoryKeyDirectory, agentId: string, humanId: string) {
+  const keys = generateTestKeys();
+  const evidence = `sha256:${'ab'.repeat(32)}`;
+  for (const key of [keys.classical, keys.pq]) {
+    directory.bind({
+      kid: key.kid,
+      alg: key.alg,
+      publicKey: key.publicKey,
+      subjects: [agentId, humanId],
+      evidence,
+    });
+  }
+  return {
+    sign: (kind: string, record: Json) => signRecord(testBackend, PROFILES.proto, kind, record, keys),
+    kid: keys.classical.kid,
+  };
+}
+
 export class TestSigner {
   readonly directory = new MemoryKeyDirectory();
   readonly #keys: { classical: SigningKey; pq: SigningKey };
-  readonly #backend = createNativeBackend();
+  readonly #backend = testBackend;
 
   constructor() {
-    const ed = this.#backend.generateKeyPair('ed25519');
-    const pq = this.#backend.generateKeyPair('ml-dsa-65');
-    this.#keys = {
-      classical: { alg: 'ed25519', kid: deriveKid('ed25519', ed.publicKey), secretKey: ed.secretKey },
-      pq: { alg: 'ml-dsa-65', kid: deriveKid('ml-dsa-65', pq.publicKey), secretKey: pq.secretKey },
-    };
-    this.#publicKeys.set(this.#keys.classical.kid, ed.publicKey);
-    this.#publicKeys.set(this.#keys.pq.kid, pq.publicKey);
+    const keys = generateTestKeys();
+    this.#keys = keys;
+    for (const key of [keys.classical, keys.pq]) this.#publicKeys.set(key.kid, key.publicKey);
   }
   readonly #publicKeys = new Map<string, Uint8Array>();
 
@@ -172,6 +199,37 @@ export async function startRecordsApp(options: RecordsAppOptions): Promise<Recor
   return { app, url, signer, close: () => app.close() };
 }
 
+/**
+ * startRecordsApp on a fresh store of `dialect` named after `label` (`storeOptions` e.g. a small
+ * `maxEntriesPerKind`; `seed` writes into it first); `close` also drops the store.
+ */
+export async function startRecordsOnFreshStore(
+  dialect: StoreDialect,
+  label: string,
+  options: Omit<RecordsAppOptions, 'store'> & {
+    readonly storeOptions?: Partial<StoreOptions>;
+    readonly seed?: (store: Store) => Promise<void>;
+  } = {},
+): Promise<RecordsApp> {
+  const { storeOptions, seed, ...appOptions } = options;
+  const target = await createStoreTarget(dialect, label);
+  try {
+    const store = await target.open(storeOptions);
+    await seed?.(store);
+    const service = await startRecordsApp({ ...appOptions, store });
+    return {
+      ...service,
+      close: async () => {
+        await service.close();
+        await target.cleanup();
+      },
+    };
+  } catch (error) {
+    await target.cleanup();
+    throw error;
+  }
+}
+
 /** The Redis URL the limit tests use, when one is configured. */
 export function testRedisUrl(): string | undefined {
   const url = process.env['REDIS_URL'];
@@ -190,11 +248,21 @@ export async function post(
 ): Promise<LightMyRequestResponse> {
   const signer = signers.get(app);
   const prepared = signer === undefined ? { body } : signedForRoute(signer, url, body);
+  return postAsIs(app, url, prepared.body, prepared.token);
+}
+
+/** POSTs `body` exactly as given (no test signer), with the bearer `token` when one is given. */
+export function postAsIs(
+  app: FastifyInstance,
+  url: string,
+  body: unknown,
+  token?: string,
+): Promise<LightMyRequestResponse> {
   return app.inject({
     method: 'POST',
     url,
-    payload: prepared.body as Json,
-    ...(prepared.token === undefined ? {} : { headers: { authorization: `Bearer ${prepared.token}` } }),
+    payload: body as Json,
+    ...(token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } }),
   });
 }
 
@@ -259,3 +327,10 @@ import { jcs } from '@proto/testing';
 
 /** A copy of `record` with some members replaced. */
 export const withFields = (record: Json, fields: Json): Json => ({ ...structuredClone(record), ...fields });
+
+/**
+ * `record`, and a decommissioning record dated now: it is its agent's move at its signed time (P238), after the
+ * moves these tests make now, where the examples' dates lie before them.
+ */
+export const dateDecommissioningNow = (kind: string, record: Json): Json =>
+  kind === 'decommissioning_record' ? withFields(record, { timestamp: new Date().toISOString() }) : record;

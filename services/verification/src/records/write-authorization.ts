@@ -80,6 +80,11 @@ export function createWriteAuthorizer(options: {
    */
   readonly disputePartiesOf?: DisputePartiesLookup | undefined;
   /**
+   * The arbitrators the operator appointed (RECORDS_ARBITRATORS, P241). With it, a signed resolution's panel names
+   * only these; without it, any non-party may sit (P203).
+   */
+  readonly appointedArbitrators?: ReadonlySet<string> | undefined;
+  /**
    * Whether the agent has live passport keys bound here (P205). With it, such an agent's commissioning certificate
    * is signed by keys bound to the agent itself; without it, commissioning stays first-come.
    */
@@ -202,7 +207,12 @@ export function createWriteAuthorizer(options: {
         }
       }
       if (kind === ARBITRATION) {
-        await refuseUnfitPanel(record, pq === undefined ? [classical] : [classical, pq], disputePartiesOf);
+        await refuseUnfitPanel(
+          record,
+          pq === undefined ? [classical] : [classical, pq],
+          disputePartiesOf,
+          options.appointedArbitrators,
+        );
       }
       if (kind === DISPUTE) await refuseUnknownRespondent(profile, record, options.agentKnown);
       const spokenFor = subjects.filter((s) => classical.subjects.includes(s));
@@ -235,13 +245,21 @@ async function refuseUnfitPanel(
   record: Readonly<Record<string, unknown>>,
   signers: readonly KeyBinding[],
   partiesOf: DisputePartiesLookup | undefined,
+  appointed: ReadonlySet<string> | undefined,
 ): Promise<void> {
   const disputeId = record['dispute_id'];
   const verdict =
     partiesOf === undefined
       ? ({ ok: false, reason: 'dispute_unknown' } as const)
-      : await judgePanel(record, signers, partiesOf);
+      : await judgePanel(record, signers, partiesOf, appointed);
   if (verdict.ok) return;
+  if (verdict.reason === 'not_appointed') {
+    throw httpError(
+      'FORBIDDEN',
+      `${verdict.arbitrator} is not an arbitrator appointed on this service (RECORDS_ARBITRATORS): a signed resolution's panel names appointed arbitrators only, or it is written with the operator token`,
+      { details: { dispute_id: disputeId, arbitrator: verdict.arbitrator } },
+    );
+  }
   if (verdict.reason === 'dispute_unknown') {
     throw conflict(
       `No dispute ${String(disputeId)} is filed here: a signed arbitration resolution resolves a dispute record stored on this service (POST /v2/dispute/record first), or is written with the operator token`,

@@ -38,7 +38,11 @@ describe.each(dialectsUnderTest())("a stranger's human id on another's agent rec
     return ((await res.json()) as Json)['state'];
   };
   const decommissioning = (agentId: string, humanId: string) =>
-    withFields(example('decommissioning_record'), { agent_id: agentId, human_id: humanId });
+    withFields(example('decommissioning_record'), {
+      agent_id: agentId,
+      human_id: humanId,
+      timestamp: new Date().toISOString(), // the move at its signed time (P238), after the agent's moves now
+    });
 
   // Two bundles verified and their keys awaited before the records: slow on a loaded host.
   beforeAll(async () => {

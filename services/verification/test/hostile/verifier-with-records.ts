@@ -44,6 +44,16 @@ export interface VerifierWithRecords {
   keyStatus(kid: string): Promise<number>;
   /** GET /v2/keys/<kid>'s status once it is `status` (the directory is written after the answer), or at timeout. */
   keyStatusOnce(kid: string, status: number, timeoutMs?: number): Promise<number>;
+  /**
+   * Closes the service and starts it again on the same store, its variables overridden by `env` (an operator's
+   * changed setting, e.g. a lower MAX_KEY_AGE_DAYS); `url` is the new service's from then on.
+   */
+  restart(env?: Record<string, string>): Promise<void>;
+  /**
+   * A second store on the service's database (as another replica would open it), to read what no route answers
+   * (an agent's lifecycle history, the key directory's rows); opened once, closed with the service.
+   */
+  replica(): Promise<Store>;
   /** Closes the service and removes its store. */
   close(): Promise<void>;
 }
@@ -62,27 +72,42 @@ export async function startVerifierWithRecords(
   const target = await createStoreTarget(dialect, label);
   const dataDir = await mkdtemp(join(tmpdir(), `proto-${label}-`));
   let running: RunningApp | undefined;
+  let serviceEnv: Record<string, string> = {};
   const close = async () => {
     await running?.close();
+    running = undefined;
     await target.cleanup();
     await rm(dataDir, { recursive: true, force: true });
   };
+  const start = async () => {
+    const mounted = await mountRecords(loadRecordsConfig(serviceEnv));
+    running = await startApp({ ...serviceEnv, VERIFY_WORKERS: '1', MAX_EVENT_LOOP_DELAY_MS: '0' }, [mounted]);
+    return running.url;
+  };
+  let url: string;
   try {
     if (seed !== undefined) {
       const store = await target.open({ name: 'verification' }); // the service's SQLite file; PostgreSQL: its schema
       await seed(store);
       await store.close();
     }
-    const serviceEnv = { ...storeEnvOf(target, dataDir), ...env };
-    const mounted = await mountRecords(loadRecordsConfig(serviceEnv));
-    running = await startApp({ ...serviceEnv, VERIFY_WORKERS: '1', MAX_EVENT_LOOP_DELAY_MS: '0' }, [mounted]);
+    serviceEnv = { ...storeEnvOf(target, dataDir), ...env };
+    url = await start();
   } catch (error) {
     await close();
     throw error;
   }
-  const url = running.url;
+  let reader: Promise<Store> | undefined;
   return {
-    url,
+    get url() {
+      return url;
+    },
+    restart: async (changed = {}) => {
+      await running?.close();
+      running = undefined;
+      serviceEnv = { ...serviceEnv, ...changed };
+      url = await start();
+    },
     post: async (path, body, headers = {}) => {
       const res = await fetch(`${url}${path}`, {
         method: 'POST',
@@ -100,6 +125,10 @@ export async function startVerifierWithRecords(
       const res = await keyOnceItAnswers(url, kid, status, timeoutMs);
       await res.arrayBuffer();
       return res.status;
+    },
+    replica: () => {
+      reader ??= target.open({ name: 'verification' }); // closed by the target's cleanup
+      return reader;
     },
     close,
   };
