@@ -117,10 +117,13 @@ export async function buildVerificationApp(options: BuildVerificationAppOptions)
     ...(revocationStore === undefined ? {} : { revocationWatermarks: revocationStore.revocationWatermarks }),
     profile: verifier.profile,
     mode: config.VERIFIER_MODE,
-    // D20: a revocation seen for the first time evicts every cached analysis of that agent.
-    onNewRevocation: (agentId) => {
-      const evicted = cache.invalidateAgent(agentId);
-      if (evicted > 0) app.log.info({ agent_id: agentId, evicted }, 'revoked agent: cached analyses evicted');
+    // D20: a revocation seen for the first time evicts every cached analysis it touches. A list entry's
+    // `agent_id` names an agent or a signer's kid (the checker looks up both), so both indexes are
+    // searched: PROTOCOL §8.3's invalidateByKid on revocation (P234).
+    onNewRevocation: (revokedId) => {
+      const evicted = cache.invalidateAgent(revokedId) + cache.invalidateKid(revokedId);
+      if (evicted > 0)
+        app.log.info({ revoked_id: revokedId, evicted }, 'revocation: cached analyses evicted');
     },
     log: app.log,
     onRevocationFetched: (jurisdiction) => revocationFetchedAt.set(jurisdiction, Date.now()),

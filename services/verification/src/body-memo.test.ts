@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { BodyMemo } from './body-memo.ts';
 
-const known = (cacheKey: string) => ({ cacheKey, uncoveredMembers: [], evidence: undefined });
+const known = (cacheKey: string) => ({ cacheKey, evidence: undefined });
 
 describe('BodyMemo', () => {
   it('keeps at most its bound, dropping the least recently stored body first', () => {
@@ -34,14 +34,13 @@ describe('BodyMemo', () => {
     const memo = new BodyMemo(10_000, 64 * 1024);
     const receipt = { proof: 'x'.repeat(20_000) };
     const digests = Array.from({ length: 20 }, (_, i) => BodyMemo.digest('json', Buffer.from(`body-${i}`)));
-    for (const d of digests)
-      memo.set(d, { cacheKey: 'K', uncoveredMembers: [], evidence: { anchor_receipt: receipt } });
+    for (const d of digests) memo.set(d, { cacheKey: 'K', evidence: { anchor_receipt: receipt } });
     expect(memo.bytes).toBeLessThanOrEqual(64 * 1024);
     expect(memo.get(digests[0]!)).toBeUndefined();
     expect(memo.get(digests[19]!)?.cacheKey).toBe('K');
     // One entry larger than the whole bound is not kept at all.
     const huge = BodyMemo.digest('json', Buffer.from('huge'));
-    memo.set(huge, { cacheKey: 'H', uncoveredMembers: [], evidence: { anchor_receipt: 'y'.repeat(70_000) } });
+    memo.set(huge, { cacheKey: 'H', evidence: { anchor_receipt: 'y'.repeat(70_000) } });
     expect(memo.get(huge)).toBeUndefined();
     expect(memo.get(digests[19]!)?.cacheKey).toBe('K');
   });

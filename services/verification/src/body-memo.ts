@@ -1,14 +1,13 @@
-// Exact request bytes → what a cache hit needs from the parsed request (its cache key, the members no
-// signature covers, the evidence it carries). A body sent again byte for byte is answered from the
-// analysis cache without being parsed or canonicalised on the main thread: one native SHA-256 instead of
-// work that grows with the body. Issue 14 item 1; D20 (only the analysis is cached, never a verdict).
+// Exact request bytes → what a cache hit needs beside the analysis (its cache key, the evidence the request
+// carries, as the worker read it). The cache is keyed by the bytes (P235): a body is answered from the
+// analysis cache without being parsed on the main thread, one native SHA-256 instead of work that grows
+// with the body. Issue 14 item 1; D20 (only the analysis is cached, never a verdict).
 import { hash } from 'node:crypto';
 import type { SuppliedEvidence } from './bundle-subject.ts';
 import { retainedBytes } from './retained-bytes.ts';
 
 export interface KnownBody {
   readonly cacheKey: string;
-  readonly uncoveredMembers: readonly string[];
   readonly evidence: SuppliedEvidence | undefined;
 }
 

@@ -24,7 +24,8 @@ export interface BundleSubject {
   readonly bundleHash?: string;
   /**
    * P62: the SHA3-256 hash of the same bytes; a receipt's bundle_hash_secondary must be this one. P74: only
-   * an analysis made for such a receipt has it (`analyzeOptionsFor`, `analysisServes`).
+   * an analysis made for such a receipt has it (`analyzeOptionsFor`); the cache keys an analysis by the exact
+   * request bytes, receipt included (P235), so a hit has every hash its own receipt is compared with.
    */
   readonly bundleHashSecondary?: string;
 }
@@ -94,21 +95,6 @@ export function analyzeOptionsFor(evidence: SuppliedEvidence | undefined, forKey
 /** A V2 analysis past its schema check: the kind that has a whole-bundle hash when one is asked for (P123). */
 export function passedV2Schema(analysis: BundleAnalysis): boolean {
   return analysis.version === '2.0' && analysis.checks.schema === 'pass';
-}
-
-/**
- * Whether a cached analysis has every hash this request's evidence is compared with: one made for a request
- * without an anchor receipt has no V2 bundle hash (P123), and one made without a receipt naming a
- * bundle_hash_secondary lacks the SHA3-256 one (P74). Such a request is analysed afresh rather than having
- * its receipt skipped or checked without it. A V2 analysis that failed its schema check, or a V1 one without
- * a stated hash, would have no hash analysed again either: it serves every request (the anchor check is
- * skipped then, whatever the analysis).
- */
-export function analysisServes(analysis: BundleAnalysis, evidence: SuppliedEvidence | undefined): boolean {
-  const receipt = evidence?.anchor_receipt;
-  if (receipt === undefined) return true;
-  if (analysis.bundleHash === undefined) return !passedV2Schema(analysis);
-  return analysis.bundleHashSecondary !== undefined || !receiptNamesSecondary(receipt);
 }
 
 /**

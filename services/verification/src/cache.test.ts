@@ -2,6 +2,7 @@
 // keys that ignore key order but not settings. PROTOCOL §8.3 (TTLs 300/120/30/10 s, invalidateByKid).
 import type { BundleAnalysis, SecurityTier } from '@proto/core';
 import { describe, expect, it } from 'vitest';
+import { BodyMemo } from './body-memo.ts';
 import { analysisBytes, VerificationCache, verificationCacheKey } from './cache.ts';
 
 function analysis(tier: SecurityTier | undefined, kids: string[], agentId?: string): BundleAnalysis {
@@ -92,29 +93,29 @@ describe('VerificationCache', () => {
 });
 
 describe('cache keys', () => {
-  it('ignore member order but not content or settings', () => {
-    const a = { signed_bundle: { x: 1, y: [1, { b: 2, a: 1 }] }, public_key_b64: 'k' };
-    const b = { public_key_b64: 'k', signed_bundle: { y: [1, { a: 1, b: 2 }], x: 1 } };
-    expect(verificationCacheKey('s1', a)).toBe(verificationCacheKey('s1', b));
-    expect(verificationCacheKey('s2', a)).not.toBe(verificationCacheKey('s1', a));
-    expect(verificationCacheKey('s1', { ...a, public_key_b64: 'other' })).not.toBe(
-      verificationCacheKey('s1', a),
-    );
+  const keyOf = (settings: string, format: 'json' | 'cbor', text: string) =>
+    verificationCacheKey(settings, BodyMemo.digest(format, Buffer.from(text)));
+
+  it('are the exact bytes, their format and the settings (P235)', () => {
+    const a = '{"signed_bundle":{"x":1,"y":[1,{"b":2,"a":1}]},"public_key_b64":"k"}';
+    expect(keyOf('s1', 'json', a)).toBe(keyOf('s1', 'json', a));
+    expect(keyOf('s2', 'json', a)).not.toBe(keyOf('s1', 'json', a));
+    expect(keyOf('s1', 'cbor', a)).not.toBe(keyOf('s1', 'json', a));
+    // Another text of the same request is another key: only a miss, never another request's analysis.
+    expect(keyOf('s1', 'json', a.replace('"b":2,"a":1', '"a":1,"b":2'))).not.toBe(keyOf('s1', 'json', a));
   });
 
-  it('tell apart values the old key text merged (Infinity and null, -Infinity and NaN)', () => {
-    const key = (value: unknown) => verificationCacheKey('s', { signed_bundle: { v: value } });
-    expect(key(null)).toBeDefined();
-    expect(key(Number.POSITIVE_INFINITY)).not.toBe(key(null));
-    expect(key(Number.NEGATIVE_INFINITY)).not.toBe(key(null));
-    expect(key('null')).not.toBe(key(null));
-  });
-
-  it('give up on requests with no canonical form (they go uncached to the verifier)', () => {
-    let deep: unknown = 1;
-    for (let i = 0; i < 300; i++) deep = [deep];
-    expect(verificationCacheKey('s', { signed_bundle: { a: Number.POSITIVE_INFINITY } })).toBeUndefined();
-    expect(verificationCacheKey('s', { signed_bundle: { a: '\ud800' } })).toBeUndefined();
-    expect(verificationCacheKey('s', { signed_bundle: deep })).toBeUndefined();
+  it('tell apart texts a lenient reading would merge (1e400 and Infinity, duplicate members, lone surrogates)', () => {
+    const key = (value: string) => keyOf('s', 'json', `{"signed_bundle":{"v":${value}}}`);
+    const keys = [
+      key('null'),
+      key('1e400'),
+      key('-1e400'),
+      key('"null"'),
+      key('"\\ud800"'),
+      key('"\\ufffd"'),
+      keyOf('s', 'json', '{"signed_bundle":{"v":1,"v":null}}'),
+    ];
+    expect(new Set(keys).size).toBe(keys.length);
   });
 });

@@ -1,14 +1,7 @@
 // The verification cache: time-independent analyses only (finalize runs on every hit), LRU-bounded by
 // entries and by bytes (P73), TTL by resolved tier, evictable by signer kid and by agent id. PROTOCOL §8.3 (TTLs, invalidateByKid).
 import { createHash } from 'node:crypto';
-import {
-  type BundleAnalysis,
-  canonicalizeV1,
-  detectBundleVersion,
-  type SecurityTier,
-  splitUncoveredV2,
-  TIER_PROFILES,
-} from '@proto/core';
+import { type BundleAnalysis, type SecurityTier, TIER_PROFILES } from '@proto/core';
 import { retainedBytes } from './retained-bytes.ts';
 
 interface Entry {
@@ -40,50 +33,16 @@ export function cacheTtlMs(analysis: BundleAnalysis): number {
 }
 
 /**
- * The part of a request the analysis depends on: the signed bundle as its signatures cover it (a V2
- * bundle's uncovered members set aside, as the verifier does) and the request key. Issue 12.
+ * Cache key = SHA-256 over the verifier's effective settings and the body's digest (its wire format and the
+ * SHA-256 of its exact bytes: `BodyMemo.digest`). Two requests share a key only when the verifier is given the
+ * same bytes to read, in the same format, under the same settings, so nothing a parser or a canonical form
+ * could confuse (`Infinity`, duplicate keys, lone surrogates, uncovered members, evidence) can pass for
+ * something else (issue 12 row b). The main thread hashes the bytes natively and parses nothing; the same
+ * bundle sent as other bytes is only a miss (P235). `settingsText` is computed once per verifier.
  */
-function keyedParts(request: Readonly<Record<string, unknown>>): { signed: unknown; requestKey: unknown } {
-  const signed = request['signed_bundle'];
-  const covered = detectBundleVersion(signed) === '2.0' ? splitUncoveredV2(signed).covered : signed;
-  return { signed: covered, requestKey: request['public_key_b64'] };
-}
-
-/**
- * Cache key = SHA-256 over the verifier's effective settings and the canonical form (sorted keys,
- * JSON.stringify strings, finite numbers only, no lone surrogates) of what the analysis reads, so two
- * requests share a key only when the verifier sees the same data: `Infinity` cannot pass for `null`
- * (issue 12 row b). `settingsText` is computed once per verifier. Undefined when the request has no
- * canonical form (it then goes uncached to the verifier, which reports why).
- */
-export function verificationCacheKey(
-  settingsText: string,
-  request: Readonly<Record<string, unknown>>,
-): string | undefined {
-  const { signed, requestKey } = keyedParts(request);
-  // The V1 rules allow fractions (V1 bundles carry floats) and refuse what has no JSON text.
-  const signedText = canonicalizeV1(signed);
-  if (!signedText.ok) return undefined;
-  let keyText = '-';
-  if (requestKey !== undefined) {
-    const canonicalKey = canonicalizeV1(requestKey);
-    if (!canonicalKey.ok) return undefined;
-    keyText = canonicalKey.value;
-  }
-  // Compact canonical JSON holds no raw newline, so the parts cannot run into each other.
-  return createHash('sha256')
-    .update(settingsText)
-    .update('\n')
-    .update(signedText.value)
-    .update('\n')
-    .update(keyText)
-    .digest('hex');
-}
-
-/** Paths of the request's V2 members no signature covers: a cache hit names its own, not its twin's. */
-export function uncoveredMembersOf(request: Readonly<Record<string, unknown>>): readonly string[] {
-  const signed = request['signed_bundle'];
-  return detectBundleVersion(signed) === '2.0' ? splitUncoveredV2(signed).uncovered : [];
+export function verificationCacheKey(settingsText: string, bodyDigest: string): string {
+  // A digest is `format:base64`, which holds no newline: the parts cannot run into each other.
+  return createHash('sha256').update(settingsText).update('\n').update(bodyDigest).digest('hex');
 }
 
 export class VerificationCache {

@@ -75,7 +75,6 @@ describe('retainedBytes', () => {
     const digest = BodyMemo.digest('json', Buffer.from(JSON.stringify(request)));
     const known = {
       cacheKey: 'key',
-      uncoveredMembers: ['signed_bundle.extra'],
       evidence: evidenceOf(request),
     };
     memo.set(digest, known);

@@ -232,8 +232,12 @@ describe('jurisdiction attestation (D21)', () => {
     const first = await verify(sign({}));
     expect(first.json, JSON.stringify(first.json)).toMatchObject({ verified: true });
     expect(checksOf(first.json)['attestation']).toBe('pass');
-    // The cache key ignores the evidence: the same analysis serves, the attestation is judged anew.
-    expect(first.headers.get('x-verification-cache')).toBe('hit');
+    // The cache key is the exact bytes, attestation included (P235): the same request again is a hit, and
+    // the attestation is judged anew on it.
+    expect(first.headers.get('x-verification-cache')).toBe('miss');
+    const again = await verify(sign({}));
+    expect(again.headers.get('x-verification-cache')).toBe('hit');
+    expect(checksOf(again.json)['attestation']).toBe('pass');
   });
 
   it('passes an attestation issued by the real service’s POST /attest', async () => {

@@ -2,27 +2,17 @@
 // look-up, the worker pool, the I/O checks, the metrics. SPEC.md "POST /verify", D12, D20, issue 14.
 import { performance } from 'node:perf_hooks';
 import type { BundleAnalysis, Verifier, VerifyResponse } from '@proto/core';
-import { decodeCbor } from '@proto/service-kit/cbor';
 import type { PassportKeys } from '@proto/store';
 import type { AnswerFormat, AnswerSummary, WiredAnswer } from './answer-wire.ts';
-import { BodyMemo, type KnownBody } from './body-memo.ts';
+import { BodyMemo } from './body-memo.ts';
 import { ownsItsMemory } from './body-reader.ts';
-import {
-  type AnalysisFacts,
-  analysisRequest,
-  analysisServes,
-  evidenceOf,
-  factsOf,
-  type SuppliedEvidence,
-  subjectOf,
-} from './bundle-subject.ts';
-import { uncoveredMembersOf, type VerificationCache, verificationCacheKey } from './cache.ts';
+import { type AnalysisFacts, factsOf, type SuppliedEvidence, subjectOf } from './bundle-subject.ts';
+import { type VerificationCache, verificationCacheKey } from './cache.ts';
 import type { ExternalChecks } from './external-checks.ts';
 import { tierLabel, type VerificationMetrics } from './metrics.ts';
 import type { VerifyPool } from './pool.ts';
 import type { KnownPassport, VerifiedBundleEvent } from './records/key-binding-feeder.ts';
 import { retainedBytes } from './retained-bytes.ts';
-import { checkVerifyRequest, parseJsonBody } from './verify-request.ts';
 import type { VerifyTask, VerifyTaskResult } from './worker.ts';
 
 /** A body as it arrived: parsing waits until we know whether the main thread needs the value. */
@@ -139,47 +129,6 @@ function summaryOf(response: VerifyResponse): AnswerSummary {
   };
 }
 
-/** What a cache miss needs from the body, once read. */
-type ReadBody =
-  | { readonly ok: false; readonly message: string }
-  | {
-      readonly ok: true;
-      readonly cacheKey: string | undefined;
-      readonly known: Omit<KnownBody, 'cacheKey'>;
-      /** A CBOR body's request, which the worker is sent parsed; a JSON body goes as its bytes. */
-      readonly cborRequest: Record<string, unknown> | undefined;
-    };
-
-/**
- * Parses and keys a body in a function of its own: an async function keeps its locals alive across
- * `await`, used again or not, so a tree parsed in run() stayed reachable while the request waited for a
- * thread. It then outlived the young generation and was promoted: old space grew with the garbage of
- * every miss at saturation (P95).
- */
-function readBody(body: WireBody, settingsText: string): ReadBody {
-  let value: unknown;
-  if (body.format === 'cbor') {
-    try {
-      value = decodeCbor(body.bytes);
-    } catch (error) {
-      return { ok: false, message: `Request body is not valid CBOR: ${(error as Error).message}` };
-    }
-  } else {
-    const parsed = parseJsonBody(body.bytes);
-    if (!parsed.ok) return parsed;
-    value = parsed.value;
-  }
-  const read = checkVerifyRequest(value);
-  if (!read.ok) return read;
-  return {
-    ok: true,
-    // The analysis ignores the anchor receipt and the attestation, so the key does too.
-    cacheKey: verificationCacheKey(settingsText, analysisRequest(read.request)),
-    known: { uncoveredMembers: uncoveredMembersOf(read.request), evidence: evidenceOf(read.request) },
-    cborRequest: body.format === 'cbor' ? read.request : undefined,
-  };
-}
-
 /** The passport a verdict hands the key directory: its keys, or only the evidence of keys handed over lately (P229). */
 function handedPassport(result: {
   readonly passport?: PassportKeys | undefined;
@@ -232,7 +181,6 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
 
   const answerHit = async (
     hit: BundleAnalysis,
-    uncoveredMembers: readonly string[],
     evidence: SuppliedEvidence | undefined,
     startedAt: number,
     feed: KeyDirectoryFeed | undefined,
@@ -240,8 +188,8 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
     metrics.cacheHits.inc();
     // Time-dependent checks (key expiry and age, RPR and session expiry) run on every hit, and so
     // do revocation, attestation and anchor: only the analysis is cached, never a verdict (D20).
-    // The key leaves out members no signature covers, so the warnings name this request's own.
-    const finalized = verifier.finalize({ ...hit, uncoveredMembers }, new Date());
+    // The key is the exact bytes, so the analysis was made of this very request (its uncovered members too).
+    const finalized = verifier.finalize(hit, new Date());
     const response = await external.apply(finalized, subjectOf(hit), evidence);
     record(summaryOf(response), factsOf(hit), startedAt, false);
     // A binding the miss did not store (its verdict was false then, or the write failed) is stored now.
@@ -260,58 +208,26 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
     const startedAt = performance.now();
     const feed = options.keyDirectory?.();
     const answering = answer === undefined ? {} : { answer, revocationConfigured };
-    let task: VerifyTask;
     let cacheKey: string | undefined;
+    let digest: string | undefined;
     if (cache.enabled) {
-      // The same bytes as a body already read: its cache key is known, no parsing here.
-      const digest = BodyMemo.digest(body.format, body.bytes);
+      // One native SHA-256 of the exact bytes: the main thread neither parses nor canonicalises the body,
+      // which it did for every fresh body before P235 (×30 the CPU of the cache off at 0.9 MiB).
+      digest = BodyMemo.digest(body.format, body.bytes);
+      cacheKey = verificationCacheKey(settingsText, digest);
       const seen = knownBodies.get(digest);
-      const seenHit = seen === undefined ? undefined : cache.get(seen.cacheKey);
-      // P74, P123: a hit lacking a hash this request's receipt is compared with is no hit; the worker computes it.
-      if (seen !== undefined && seenHit !== undefined && analysisServes(seenHit, seen.evidence)) {
-        return answerHit(seenHit, seen.uncoveredMembers, seen.evidence, startedAt, feed);
-      }
-      // The cache key needs the value here; the worker then skips the checks already run.
-      const read = readBody(body, settingsText);
-      if (!read.ok) return { kind: 'bad_request', message: read.message };
-      cacheKey = read.cacheKey;
-      const { known } = read;
-      const hit = cacheKey === undefined ? undefined : cache.get(cacheKey);
-      if (cacheKey !== undefined) knownBodies.set(digest, { cacheKey, ...known });
-      if (hit && analysisServes(hit, known.evidence)) {
-        return answerHit(hit, known.uncoveredMembers, known.evidence, startedAt, feed);
-      }
-      metrics.cacheMisses.inc();
-      // JSON bytes cost less to send and re-parse than the parsed tree costs to clone.
-      task =
-        read.cborRequest === undefined
-          ? {
-              body: body.bytes,
-              format: 'json',
-              bodyChecked: true,
-              wantAnalysis: cacheKey !== undefined,
-              wantBindings: feed !== undefined,
-              now: Date.now(),
-              ...answering,
-            }
-          : {
-              request: read.cborRequest,
-              wantAnalysis: cacheKey !== undefined,
-              wantBindings: feed !== undefined,
-              now: Date.now(),
-              ...answering,
-            };
-    } else {
-      // Cache off: nothing here needs the value, so JSON and CBOR alike are read in the worker.
-      task = {
-        body: body.bytes,
-        format: body.format,
-        wantAnalysis: false,
-        wantBindings: feed !== undefined,
-        now: Date.now(),
-        ...answering,
-      };
+      const hit = seen === undefined ? undefined : cache.get(cacheKey);
+      if (seen !== undefined && hit !== undefined) return answerHit(hit, seen.evidence, startedAt, feed);
     }
+    // JSON and CBOR alike are read in the worker, off the event loop, cache on or off.
+    const task: VerifyTask = {
+      body: body.bytes,
+      format: body.format,
+      wantAnalysis: cacheKey !== undefined,
+      wantBindings: feed !== undefined,
+      now: Date.now(),
+      ...answering,
+    };
 
     // Nothing here reads the body after this (the worker returns the key bindings), so it is moved, not copied.
     const transfer =
@@ -320,8 +236,15 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
       ? pool.run(task, transfer)
       : dispatch(task, transfer, body.bytes.byteLength));
     if (result.kind === 'bad_request') return result;
+    // A body that is no request (the worker read it) is no miss: it was never to be analysed.
+    if (cacheKey !== undefined) metrics.cacheMisses.inc();
     let cached: BundleAnalysis | undefined;
-    if (cacheKey !== undefined && result.analysis) {
+    if (cacheKey !== undefined && digest !== undefined && result.analysis) {
+      // What a hit on these bytes needs beside the analysis: the evidence the worker read (none when it answered).
+      knownBodies.set(digest, {
+        cacheKey,
+        evidence: result.kind === 'verdict' ? result.evidence : undefined,
+      });
       if (result.passport !== undefined) {
         cached = result.analysis;
         cache.set(cacheKey, cached, retainedBytes(result.passport));

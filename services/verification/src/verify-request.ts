@@ -22,7 +22,6 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  */
 export function parseJsonBody(
   bytes: Uint8Array,
-  options: { readonly alreadyChecked?: boolean } = {},
 ): { ok: true; value: unknown } | { ok: false; message: string } {
   if (bytes.length === 0) return { ok: false, message: 'Request body is empty' };
   let text: string;
@@ -34,8 +33,6 @@ export function parseJsonBody(
     if (error instanceof RangeError) return { ok: false, message: 'Request body is nested too deeply' };
     return { ok: false, message: 'Invalid JSON body' };
   }
-  // The main thread may have run the strict checks on these very bytes (for the cache key).
-  if (options.alreadyChecked === true) return { ok: true, value };
   const strict = checkParsedJson(text, value);
   if (!strict.ok)
     return { ok: false, message: `Request body has no canonical form: ${strict.error.message}` };

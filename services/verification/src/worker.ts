@@ -37,16 +37,12 @@ export type { AnalysisFacts } from './bundle-subject.ts';
 flushCompileCache();
 
 export interface VerifyTask {
-  /** The raw body, read here, off the event loop (transferred, not copied, when it owns its memory)… */
+  /**
+   * The raw body, read here, off the event loop (transferred, not copied, when it owns its memory): the main
+   * thread only hashes it, for the cache key (P235).
+   */
   readonly body?: Uint8Array;
   readonly format?: 'json' | 'cbor';
-  /**
-   * The main thread already read `body` (strict JSON checks and the request shape, for the cache
-   * key): only JSON.parse is left to do, the checks run once per request.
-   */
-  readonly bodyChecked?: boolean;
-  /** …or a request the main thread already decoded and checked (CBOR read for the cache key). */
-  readonly request?: Record<string, unknown>;
   /** Return the whole analysis (for the cache); otherwise only its metric facts. */
   readonly wantAnalysis: boolean;
   /**
@@ -104,11 +100,10 @@ const passportHandover = new PassportHandover(setup.passportRefreshMs);
 // The thread's start (module loading, the verifier) is part of what the pool costs.
 reportThreadCpu();
 
-/** The task's request, read from its body when the main thread did not; a message when it is not one. */
+/** The task's request, read from its body; a message when it is not one. */
 function requestOf(
   task: VerifyTask,
 ): { ok: true; request: Record<string, unknown> } | { ok: false; message: string } {
-  if (task.request !== undefined) return { ok: true, request: task.request };
   if (task.body === undefined) return { ok: false, message: 'Missing signed_bundle in body' };
   let value: unknown;
   if (task.format === 'cbor') {
@@ -118,11 +113,10 @@ function requestOf(
       return { ok: false, message: `Request body is not valid CBOR: ${(error as Error).message}` };
     }
   } else {
-    const parsed = parseJsonBody(task.body, { alreadyChecked: task.bodyChecked === true });
+    const parsed = parseJsonBody(task.body);
     if (!parsed.ok) return parsed;
     value = parsed.value;
   }
-  if (task.bodyChecked === true) return { ok: true, request: value as Record<string, unknown> };
   return checkVerifyRequest(value);
 }
 

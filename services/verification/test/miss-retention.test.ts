@@ -1,6 +1,7 @@
 // What a cache miss keeps while it waits for a verification thread (issue 14 item 5, P95). The main thread
-// parses a missed body for its cache key; that tree must be garbage before the request waits, or at
-// saturation every waiting request holds one past the young generation and old space fills with them.
+// parsed a missed body for its cache key; that tree had to be garbage before the request waits, or at
+// saturation every waiting request held one past the young generation and old space filled with them.
+// Since P235 the key is a hash of the bytes and the main thread parses no body at all.
 // The runner is the service's own; the pool is held back so that the request is waiting when GC runs,
 // and the body parser is wrapped to keep a weak reference to each tree it returns.
 import { setFlagsFromString } from 'node:v8';
@@ -33,7 +34,7 @@ setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as () => void;
 
 describe('a cache miss waiting for a thread', () => {
-  it('no longer holds the tree its body was parsed into for the cache key', async () => {
+  it('holds no tree of its body: the main thread parses none, the body waits as bytes (P235)', async () => {
     const built = createVerifier({ backend: selectCryptoBackend('auto') });
     if (!built.ok) throw new Error(built.error.message);
     const tasks: { task: VerifyTask; answer: (result: VerifyTaskResult) => void }[] = [];
@@ -56,8 +57,8 @@ describe('a cache miss waiting for a thread', () => {
       return runner.run({ format: 'json', bytes: new TextEncoder().encode(body) });
     });
     await vi.waitFor(() => expect(tasks).toHaveLength(3));
-    expect(parsedTrees).toHaveLength(3);
-    // Each request was read for its key and is now waiting: its body went to the pool as bytes.
+    expect(parsedTrees).toHaveLength(0);
+    // Each request was hashed for its key and is now waiting: its body went to the pool as bytes.
     for (const { task } of tasks) expect(task.body).toBeInstanceOf(Uint8Array);
     // A WeakRef holds its target until the job that made it ends.
     await new Promise((r) => setTimeout(r, 10));

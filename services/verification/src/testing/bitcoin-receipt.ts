@@ -110,8 +110,8 @@ export async function cachePlainVerdict(post: ReceiptPost): Promise<void> {
 }
 
 /**
- * After `cachePlainVerdict`: `receipt` is refused (`expectRefused`) on its first request, a miss, since the cached
- * analysis lacks the hash it needs, and again on the same bytes, now a hit on the analysis that has it.
+ * After `cachePlainVerdict`: `receipt` is refused (`expectRefused`) on its first request, a miss (other bytes than
+ * the plain request's, so another key: P235), and again on the same bytes, now a hit on the analysis made for it.
  */
 export async function expectRefusedOnMissThenHit(
   post: ReceiptPost,
