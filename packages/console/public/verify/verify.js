@@ -749,9 +749,27 @@ function isV2(signed) {
   );
 }
 
+/** The `bundle` members of V2 that a signature covers (core's `splitUncoveredV2`, bundle/uncovered.ts). */
+const V2_COVERED_BUNDLE_MEMBERS = new Set([
+  'dcp_bundle_version',
+  'manifest',
+  'responsible_principal_record',
+  'agent_passport',
+  'intent',
+  'policy_decision',
+  'audit_entries',
+  'pq_checkpoints',
+]);
+
+/** A V2 bundle without the members no signature covers: what its hash covers (P247), as the verifier reads it. */
+function coveredBundleV2(bundle) {
+  return Object.fromEntries(Object.entries(bundle).filter(([key]) => V2_COVERED_BUNDLE_MEMBERS.has(key)));
+}
+
 /**
  * {hash, stated}: the bundle hash recomputed here from the content (core computeBundleHashes, P62): V1 over
- * the canonical `bundle`, V2 over jcs({bundle, signature}). `stated` is a V1 bundle's own signature.bundle_hash,
+ * the canonical `bundle`, V2 over jcs({bundle, signature}) with the bundle's uncovered members set aside (P247), the
+ * hash the service anchors and `proto hash` prints. `stated` is a V1 bundle's own signature.bundle_hash,
  * which is only a claim: a bundle that named the hash of another, logged bundle was shown as that bundle and
  * "included" in the log (P157).
  */
@@ -759,7 +777,7 @@ async function bundleHashOf(signed) {
   if (!isRecord(signed?.bundle) || !isRecord(signed?.signature)) return {};
   const v2 = isV2(signed);
   const stated = v2 ? undefined : signed.signature.bundle_hash;
-  const subject = v2 ? { bundle: signed.bundle, signature: signed.signature } : signed.bundle;
+  const subject = v2 ? { bundle: coveredBundleV2(signed.bundle), signature: signed.signature } : signed.bundle;
   // P197: in the bundle's own version's form, so a bundle core has no hash for gets none here either.
   const canonical = canonicalText(subject, v2);
   if ('refused' in canonical) return { stated, refused: canonical.refused };

@@ -45,8 +45,9 @@ function resolveTier(runtime: VerifierRuntime, bundle: unknown): TierResolution 
 }
 
 /**
- * `sha256:` + SHA-256(jcs({bundle, signature})) of a V2 signed bundle: the SDK's computeBundleHash
- * (PROTOCOL §8.3), the V2 `bundle_hash` for caches, anchors and logs. Error when it has no canonical form.
+ * `sha256:` + SHA-256(jcs({bundle, signature})) of a V2 signed bundle, its uncovered members set aside (P247): the
+ * SDK's computeBundleHash (PROTOCOL §8.3) for every SDK bundle, the V2 `bundle_hash` for caches, anchors and logs.
+ * Error when it has no canonical form.
  * `memo` (internal): the parts' texts from this verification's `canonicalFormsV2`, reused as they are.
  */
 export function computeBundleHash(signed: unknown, memo?: CanonicalMemo): Result<string> {
