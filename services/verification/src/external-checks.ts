@@ -168,7 +168,12 @@ export function createExternalChecks(options: ExternalChecksOptions): ExternalCh
       return {
         check: 'revocation',
         status: 'fail',
-        error: { code: result.code, check: 'revocation', message: result.message, retryable: result.retryable },
+        error: {
+          code: result.code,
+          check: 'revocation',
+          message: result.message,
+          retryable: result.retryable,
+        },
         warnings,
       };
     } catch (error) {

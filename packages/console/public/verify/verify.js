@@ -777,7 +777,9 @@ async function bundleHashOf(signed) {
   if (!isRecord(signed?.bundle) || !isRecord(signed?.signature)) return {};
   const v2 = isV2(signed);
   const stated = v2 ? undefined : signed.signature.bundle_hash;
-  const subject = v2 ? { bundle: coveredBundleV2(signed.bundle), signature: signed.signature } : signed.bundle;
+  const subject = v2
+    ? { bundle: coveredBundleV2(signed.bundle), signature: signed.signature }
+    : signed.bundle;
   // P197: in the bundle's own version's form, so a bundle core has no hash for gets none here either.
   const canonical = canonicalText(subject, v2);
   if ('refused' in canonical) return { stated, refused: canonical.refused };

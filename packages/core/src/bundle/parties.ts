@@ -1,9 +1,9 @@
 // One agent, one principal, one intent per bundle: every artifact and audit entry must name the same
 // agent_id, human_id and intent_id as the artifact that defines it (V1 and V2 alike). P246; D8, D11, PROTOCOL §5.1, §6.5, §10.
 import type { ErrorName } from '../errors.ts';
-import { FirstBreak } from './v2/checks/first-break.ts';
 import { describe, prop } from './json.ts';
 import type { FindingCheck } from './types.ts';
+import { FirstBreak } from './v2/checks/first-break.ts';
 
 /** The four artifacts' payloads (V1: the artifacts themselves) and the audit entries of one bundle. */
 export interface BundleParties {
@@ -24,7 +24,11 @@ interface Rule {
   /** The member every other place must repeat, and the artifact that defines it. */
   readonly field: string;
   readonly source: { readonly name: string; readonly value: (p: BundleParties) => unknown };
-  readonly others: readonly { readonly name: string; readonly member: string; readonly of: keyof BundleParties }[];
+  readonly others: readonly {
+    readonly name: string;
+    readonly member: string;
+    readonly of: keyof BundleParties;
+  }[];
   readonly check: FindingCheck;
   readonly code: ErrorName;
 }

@@ -24,7 +24,10 @@ export function uncoveredMemberBundle(): UncoveredMemberBundle {
   const withMembers = structuredClone(asSigned);
   (withMembers['bundle'] as JsonObject)['note'] = 'added after signing';
   withMembers['extra'] = { by: 'a forwarder' };
-  const bytes = unwrap(canonicalBytesV2({ bundle: asSigned['bundle'], signature: asSigned['signature'] }), 'the bundle');
+  const bytes = unwrap(
+    canonicalBytesV2({ bundle: asSigned['bundle'], signature: asSigned['signature'] }),
+    'the bundle',
+  );
   return {
     withMembers,
     asSigned,

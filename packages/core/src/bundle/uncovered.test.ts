@@ -1,8 +1,8 @@
 // Members no signature covers: named in a warning, never changing the verdict or the bundle hash (V2);
 // V1's closed schema refuses them. Issue 12 item 2; canon decisions (V1 has no warnings, D12).
 import { describe, expect, it } from 'vitest';
-import { computeBundleHashes } from './bundle-hashes.ts';
 import { buildSignedBundle } from './build/index.ts';
+import { computeBundleHashes } from './bundle-hashes.ts';
 import { makeVerifier } from './test-support.ts';
 
 const now = () => new Date();

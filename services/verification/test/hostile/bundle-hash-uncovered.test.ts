@@ -8,20 +8,28 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyOnceItAnswers } from '../../src/test-support.ts';
 import { startVerifierWithRecords, type VerifierWithRecords } from './verifier-with-records.ts';
 
-describe.each(dialectsUnderTest().slice(0, 1))('P247: the service hashes a bundle as signed, on %s', (dialect) => {
-  let verifier: VerifierWithRecords;
-  beforeAll(async () => {
-    verifier = await startVerifierWithRecords(dialect, 'v2-hash-uncovered', { VERIFICATION_CACHE_MAX_ENTRIES: '0' });
-  });
-  afterAll(() => verifier?.close());
+describe.each(dialectsUnderTest().slice(0, 1))(
+  'P247: the service hashes a bundle as signed, on %s',
+  (dialect) => {
+    let verifier: VerifierWithRecords;
+    beforeAll(async () => {
+      verifier = await startVerifierWithRecords(dialect, 'v2-hash-uncovered', {
+        VERIFICATION_CACHE_MAX_ENTRIES: '0',
+      });
+    });
+    afterAll(() => verifier?.close());
 
-  it('the key directory names the hash of the bundle as signed, not of the members added to it', async () => {
-    const fixture = uncoveredMemberBundle();
-    const answer = await verifier.post('/verify', { signed_bundle: fixture.withMembers });
-    expect(answer.json['verified'], JSON.stringify(answer.json)).toBe(true);
-    expect(JSON.stringify(answer.json['warnings'])).toContain('signed_bundle.bundle.note');
-    const keys = await keyOnceItAnswers(verifier.url, fixture.agentKid);
-    const body = (await keys.json()) as { bindings: { evidence: string }[] };
-    expect(body.bindings.map((b) => b.evidence), JSON.stringify(body)).toEqual([fixture.bundleHash]);
-  });
-});
+    it('the key directory names the hash of the bundle as signed, not of the members added to it', async () => {
+      const fixture = uncoveredMemberBundle();
+      const answer = await verifier.post('/verify', { signed_bundle: fixture.withMembers });
+      expect(answer.json['verified'], JSON.stringify(answer.json)).toBe(true);
+      expect(JSON.stringify(answer.json['warnings'])).toContain('signed_bundle.bundle.note');
+      const keys = await keyOnceItAnswers(verifier.url, fixture.agentKid);
+      const body = (await keys.json()) as { bindings: { evidence: string }[] };
+      expect(
+        body.bindings.map((b) => b.evidence),
+        JSON.stringify(body),
+      ).toEqual([fixture.bundleHash]);
+    });
+  },
+);

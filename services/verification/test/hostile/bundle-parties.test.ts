@@ -16,33 +16,73 @@ afterAll(() => app?.close());
 
 const OTHER = 'someone-else-001';
 
+type Artifact = 'responsible_principal_record' | 'agent_passport' | 'intent' | 'policy_decision';
+
+/** A hook giving one artifact's `member` another value. */
+function payload(artifact: Artifact, member: string): BuildHooks {
+  return {
+    payloads: (p) => {
+      (p[artifact] as Json)[member] = OTHER;
+    },
+  };
+}
+
+/** A hook giving audit entry `index`'s `member` another value. */
+function entry(index: number, member: string): BuildHooks {
+  return {
+    entry: (e, i) => {
+      if (i === index) e[member] = OTHER;
+    },
+  };
+}
+
 /** Each mismatch as a builder hook: every signature, hash, chain and root is made over the changed content. */
 const CASES: readonly (readonly [string, BuildHooks, string, string])[] = [
-  ['intent names another agent', { payloads: (p) => void ((p.intent as Json)['agent_id'] = OTHER) }, 'PROTO-E304', 'agent_id mismatch'],
-  ['an audit entry names another agent', { entry: (e, i) => void (i === 1 && (e['agent_id'] = OTHER)) }, 'PROTO-E304', 'audit_entries[1].agent_id'],
-  ['the RPR names another human', { payloads: (p) => void ((p.responsible_principal_record as Json)['human_id'] = OTHER) }, 'PROTO-E304', 'human_id mismatch'],
-  ["the passport's principal binding names another human", { payloads: (p) => void ((p.agent_passport as Json)['principal_binding_reference'] = OTHER) }, 'PROTO-E304', 'agent_passport.principal_binding_reference'],
-  ['intent names another human', { payloads: (p) => void ((p.intent as Json)['human_id'] = OTHER) }, 'PROTO-E304', 'human_id mismatch'],
-  ['an audit entry names another human', { entry: (e, i) => void (i === 0 && (e['human_id'] = OTHER)) }, 'PROTO-E304', 'audit_entries[0].human_id'],
-  ['the policy decision is for another intent', { payloads: (p) => void ((p.policy_decision as Json)['intent_id'] = OTHER) }, 'PROTO-E204', 'policy_decision.intent_id'],
-  ['an audit entry is for another intent', { entry: (e, i) => void (i === 2 && (e['intent_id'] = OTHER)) }, 'PROTO-E204', 'audit_entries[2].intent_id'],
+  ['intent names another agent', payload('intent', 'agent_id'), 'PROTO-E304', 'agent_id mismatch'],
+  ['an audit entry names another agent', entry(1, 'agent_id'), 'PROTO-E304', 'audit_entries[1].agent_id'],
+  [
+    'the RPR names another human',
+    payload('responsible_principal_record', 'human_id'),
+    'PROTO-E304',
+    'human_id mismatch',
+  ],
+  [
+    "the passport's principal binding names another human",
+    payload('agent_passport', 'principal_binding_reference'),
+    'PROTO-E304',
+    'agent_passport.principal_binding_reference',
+  ],
+  ['intent names another human', payload('intent', 'human_id'), 'PROTO-E304', 'human_id mismatch'],
+  ['an audit entry names another human', entry(0, 'human_id'), 'PROTO-E304', 'audit_entries[0].human_id'],
+  [
+    'the policy decision is for another intent',
+    payload('policy_decision', 'intent_id'),
+    'PROTO-E204',
+    'policy_decision.intent_id',
+  ],
+  ['an audit entry is for another intent', entry(2, 'intent_id'), 'PROTO-E204', 'audit_entries[2].intent_id'],
 ];
 
-describe.each(['2.0', '1.0'] as const)('P246: one agent, one principal, one intent per V%s bundle', (version) => {
-  it('the builder bundle verifies (the control)', async () => {
-    const answer = await postVerify(app.url, { signed_bundle: buildSignedBundle({ version, entries: 3 }).signed_bundle });
-    expect(answer.json['verified'], JSON.stringify(answer.json)).toBe(true);
-  });
+describe.each(['2.0', '1.0'] as const)(
+  'P246: one agent, one principal, one intent per V%s bundle',
+  (version) => {
+    it('the builder bundle verifies (the control)', async () => {
+      const answer = await postVerify(app.url, {
+        signed_bundle: buildSignedBundle({ version, entries: 3 }).signed_bundle,
+      });
+      expect(answer.json['verified'], JSON.stringify(answer.json)).toBe(true);
+    });
 
-  it.each(CASES)('%s: not verified, with the code', async (_name, hooks, code, names) => {
-    const signed = buildSignedBundle({ version, entries: 3, hooks }).signed_bundle;
-    const answer = await postVerify(app.url, { signed_bundle: signed });
-    expect(answer.status).toBe(200);
-    expect(answer.json['verified'], JSON.stringify(answer.json)).toBe(false);
-    const details = answer.json['error_details'] as { code: string; check: string; message: string }[];
-    // The mismatch is the only defect: every other check passes.
-    expect(new Set(details.map((d) => d.code)), JSON.stringify(details)).toEqual(new Set([code]));
-    expect(details.map((d) => d.message).join('\n')).toContain(names);
-    expect(details.map((d) => d.message).join('\n')).toContain(OTHER);
-  });
-});
+    it.each(CASES)('%s: not verified, with the code', async (_name, hooks, code, names) => {
+      const signed = buildSignedBundle({ version, entries: 3, hooks }).signed_bundle;
+      const answer = await postVerify(app.url, { signed_bundle: signed });
+      expect(answer.status).toBe(200);
+      expect(answer.json['verified'], JSON.stringify(answer.json)).toBe(false);
+      const details = answer.json['error_details'] as { code: string; check: string; message: string }[];
+      // The mismatch is the only defect: every other check passes.
+      expect(new Set(details.map((d) => d.code)), JSON.stringify(details)).toEqual(new Set([code]));
+      expect(details.map((d) => d.message).join('\n')).toContain(names);
+      expect(details.map((d) => d.message).join('\n')).toContain(OTHER);
+    });
+  },
+);
