@@ -188,6 +188,24 @@ describe('request errors', () => {
     }
   });
 
+  it('P248: answers such an item of /verify/batch with the /verify 400 body, the others with their verdicts', async () => {
+    const good = JSON.stringify({ signed_bundle: buildSignedBundle({ version: '1.0' }).signed_bundle });
+    const bad = JSON.stringify({ signed_bundle: {}, public_key_b64: 5 });
+    const res = await fetch(`${uncached.url}/verify/batch`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-ndjson' },
+      body: `${good}\n${bad}\n`,
+    });
+    expect(res.status).toBe(200);
+    const lines = (await res.text()).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines[0]?.['verified']).toBe(true);
+    expect(lines[1]).toEqual({
+      verified: false,
+      errors: [KEY_TYPE],
+      error_details: [{ code: 'PROTO-E001', check: 'request', message: KEY_TYPE, retryable: false }],
+    });
+  });
+
   it('answers a body over 1 MB with 413 in the error shape', async () => {
     const body = JSON.stringify({ signed_bundle: { pad: 'x'.repeat(1_100_000) } });
     const res = await fetch(`${running.url}/verify`, {
