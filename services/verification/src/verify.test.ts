@@ -197,7 +197,10 @@ describe('request errors', () => {
       body: `${good}\n${bad}\n`,
     });
     expect(res.status).toBe(200);
-    const lines = (await res.text()).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = (await res.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines[0]?.['verified']).toBe(true);
     expect(lines[1]).toEqual({
       verified: false,
