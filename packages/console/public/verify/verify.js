@@ -2,6 +2,7 @@
 // Issue 17 item 1; SPEC.md verify result, D9–D12 (checks, tiers, modes), D7 (hash chain), D6 (PQ checkpoints).
 import { concat, sha256, toHex, utf8 } from '../shared/bytes.js';
 import { decodeCbor } from '../shared/cbor.js';
+import { coveredBundleV2 } from '../shared/covered.js';
 import { explain } from '../shared/errors.js';
 import { checkBundleInLog } from '../shared/inclusion.js';
 import { instantOf } from '../shared/instant.js';
@@ -747,23 +748,6 @@ function isV2(signed) {
     signed?.bundle?.manifest !== undefined ||
     signed?.signature?.composite_sig !== undefined
   );
-}
-
-/** The `bundle` members of V2 that a signature covers (core's `splitUncoveredV2`, bundle/uncovered.ts). */
-const V2_COVERED_BUNDLE_MEMBERS = new Set([
-  'dcp_bundle_version',
-  'manifest',
-  'responsible_principal_record',
-  'agent_passport',
-  'intent',
-  'policy_decision',
-  'audit_entries',
-  'pq_checkpoints',
-]);
-
-/** A V2 bundle without the members no signature covers: what its hash covers (P247), as the verifier reads it. */
-function coveredBundleV2(bundle) {
-  return Object.fromEntries(Object.entries(bundle).filter(([key]) => V2_COVERED_BUNDLE_MEMBERS.has(key)));
 }
 
 /**
