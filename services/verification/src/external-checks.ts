@@ -164,14 +164,15 @@ export function createExternalChecks(options: ExternalChecksOptions): ExternalCh
       });
       const warnings = [...(result.warnings ?? (result.warning === undefined ? [] : [result.warning]))];
       if (result.status !== 'fail') return { check: 'revocation', status: result.status, warnings };
+      // A failing result carries its code, message and retryability by type (P209).
       return {
         check: 'revocation',
         status: 'fail',
         error: {
-          code: result.code ?? errorCode('AGENT_REVOKED', profile),
+          code: result.code,
           check: 'revocation',
-          message: result.message ?? 'revocation check failed',
-          retryable: result.retryable ?? false,
+          message: result.message,
+          retryable: result.retryable,
         },
         warnings,
       };
@@ -278,7 +279,6 @@ export function createExternalChecks(options: ExternalChecksOptions): ExternalCh
         return looked;
       }),
     );
-    const code = result.code === undefined ? undefined : errorCode(result.code, profile);
     const extra = result.warnings.filter((w) => w !== result.message).map((w) => `anchor_receipt: ${w}`);
     if (result.status === 'pass') {
       // P60: who vouched for the log's checkpoint is part of the answer (the response has no per-check detail).
@@ -290,9 +290,11 @@ export function createExternalChecks(options: ExternalChecksOptions): ExternalCh
             ];
       return { check: 'anchor', status: 'pass', warnings: [...witnessed, ...extra] };
     }
+    // A result that is not a pass carries its code by type.
+    const code = errorCode(result.code, profile);
     if (result.status === 'skipped') {
       // Not a failure: the receipt could not be checked now. The code (and whether to retry) rides along.
-      const tag = code === undefined ? '' : ` [${code}${result.retryable ? ', retryable' : ''}]`;
+      const tag = ` [${code}${result.retryable ? ', retryable' : ''}]`;
       return {
         check: 'anchor',
         status: 'skipped',
@@ -303,7 +305,7 @@ export function createExternalChecks(options: ExternalChecksOptions): ExternalCh
       check: 'anchor',
       status: 'fail',
       error: {
-        code: code ?? errorCode('MERKLE_ROOT_MISMATCH', profile),
+        code,
         check: 'anchor',
         message: `anchor_receipt: ${result.message}`,
         retryable: result.retryable,

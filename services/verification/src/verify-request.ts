@@ -39,7 +39,7 @@ export function parseJsonBody(
   return { ok: true, value };
 }
 
-/** A verify request is an object with an object `signed_bundle`; the verifier judges the rest. */
+/** A verify request is an object with an object `signed_bundle` and a string `public_key_b64` if any; the verifier judges the rest. */
 export function checkVerifyRequest(value: unknown): ReadResult {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return { ok: false, message: 'Request body must be a JSON object' };
@@ -49,6 +49,11 @@ export function checkVerifyRequest(value: unknown): ReadResult {
   if (bundle === undefined) return { ok: false, message: 'Missing signed_bundle in body' };
   if (bundle === null || typeof bundle !== 'object' || Array.isArray(bundle)) {
     return { ok: false, message: 'signed_bundle must be an object' };
+  }
+  // P248: a wrongly typed member is the request's fault (400), as signed_bundle's is, not a verdict on the bundle.
+  const key = request['public_key_b64'];
+  if (key !== undefined && typeof key !== 'string') {
+    return { ok: false, message: 'public_key_b64 must be a string when present' };
   }
   return { ok: true, request };
 }

@@ -1,5 +1,6 @@
 // POST /verify over a listening server: verdicts in every mode on builder bundles, 400/413 shapes,
 // CBOR both ways, the cache, metrics. SPEC.md POST /verify, DECISIONS D9–D12, PROTOCOL §8.2–8.3.
+import { buildSignedBundle } from '@proto/core';
 import { decodeCbor, encodeCbor } from '@proto/service-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invalidateByAgent, invalidateByKid } from './app.ts';
@@ -141,6 +142,8 @@ describe('V1 bundles', () => {
   });
 });
 
+const KEY_TYPE = 'public_key_b64 must be a string when present';
+
 describe('request errors', () => {
   let running: RunningApp;
   let uncached: RunningApp;
@@ -155,6 +158,10 @@ describe('request errors', () => {
     ['no signed_bundle', '{"bundle":{}}', 'Missing signed_bundle in body'],
     ['a non-object body', '[1,2]', 'Request body must be a JSON object'],
     ['an empty body', '', 'Request body is empty'],
+    // P248: a wrongly typed request member is a bad request, like a wrongly typed signed_bundle.
+    ['a number public_key_b64', '{"signed_bundle":{},"public_key_b64":5}', KEY_TYPE],
+    ['a null public_key_b64', '{"signed_bundle":{},"public_key_b64":null}', KEY_TYPE],
+    ['an object public_key_b64', '{"signed_bundle":{},"public_key_b64":{}}', KEY_TYPE],
   ])('answers %s with 400, verified false and E001 (cache on and off)', async (_label, body, message) => {
     for (const target of [running, uncached]) {
       const { status, json } = await postVerify(target.url, body);
@@ -165,6 +172,41 @@ describe('request errors', () => {
         error_details: [{ code: 'PROTO-E001', check: 'request', message, retryable: false }],
       });
     }
+  });
+
+  it('P248: answers a real bundle sent with public_key_b64: 5 with 400 and E001, every time (cache on and off)', async () => {
+    const body = JSON.stringify({
+      signed_bundle: buildSignedBundle({ version: '1.0' }).signed_bundle,
+      public_key_b64: 5,
+    });
+    for (const target of [running, uncached, running]) {
+      const { status, json } = await postVerify(target.url, body);
+      expect(status, JSON.stringify(json)).toBe(400);
+      expect(json['error_details']).toEqual([
+        { code: 'PROTO-E001', check: 'request', message: KEY_TYPE, retryable: false },
+      ]);
+    }
+  });
+
+  it('P248: answers such an item of /verify/batch with the /verify 400 body, the others with their verdicts', async () => {
+    const good = JSON.stringify({ signed_bundle: buildSignedBundle({ version: '1.0' }).signed_bundle });
+    const bad = JSON.stringify({ signed_bundle: {}, public_key_b64: 5 });
+    const res = await fetch(`${uncached.url}/verify/batch`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-ndjson' },
+      body: `${good}\n${bad}\n`,
+    });
+    expect(res.status).toBe(200);
+    const lines = (await res.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines[0]?.['verified']).toBe(true);
+    expect(lines[1]).toEqual({
+      verified: false,
+      errors: [KEY_TYPE],
+      error_details: [{ code: 'PROTO-E001', check: 'request', message: KEY_TYPE, retryable: false }],
+    });
   });
 
   it('answers a body over 1 MB with 413 in the error shape', async () => {

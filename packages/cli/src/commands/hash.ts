@@ -11,8 +11,9 @@ export const hashCommand: Command = {
   V1: {"version": "1.0", "bundle_hash": "sha256:…", "bundle_hash_secondary": "sha3-256:…"}
       SHA-256 and SHA3-256 of the V1-canonical bundle
   V2: {"version": "2.0", "bundle_hash": "sha256:…", "bundle_hash_secondary": "sha3-256:…", "manifest_hash": "sha256:…"}
-      bundle_hash = SHA-256 of jcs({bundle, signature}); bundle_hash_secondary = SHA3-256 of the same bytes
-      (what POST /anchor's bundle_hash_secondary takes); manifest_hash = SHA-256 of jcs(manifest)
+      bundle_hash = SHA-256 of jcs({bundle, signature}), members of bundle no signature covers set aside (as
+      the verifier reads it); bundle_hash_secondary = SHA3-256 of the same bytes (what POST /anchor's
+      bundle_hash_secondary takes); manifest_hash = SHA-256 of jcs(manifest)
 The values are recomputed from the content, never copied from the bundle.`,
   options: [],
   positionals: { min: 1, max: 1 },

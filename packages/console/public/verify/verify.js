@@ -2,6 +2,7 @@
 // Issue 17 item 1; SPEC.md verify result, D9–D12 (checks, tiers, modes), D7 (hash chain), D6 (PQ checkpoints).
 import { concat, sha256, toHex, utf8 } from '../shared/bytes.js';
 import { decodeCbor } from '../shared/cbor.js';
+import { coveredBundleV2 } from '../shared/covered.js';
 import { explain } from '../shared/errors.js';
 import { checkBundleInLog } from '../shared/inclusion.js';
 import { instantOf } from '../shared/instant.js';
@@ -751,7 +752,8 @@ function isV2(signed) {
 
 /**
  * {hash, stated}: the bundle hash recomputed here from the content (core computeBundleHashes, P62): V1 over
- * the canonical `bundle`, V2 over jcs({bundle, signature}). `stated` is a V1 bundle's own signature.bundle_hash,
+ * the canonical `bundle`, V2 over jcs({bundle, signature}) with the bundle's uncovered members set aside (P247), the
+ * hash the service anchors and `proto hash` prints. `stated` is a V1 bundle's own signature.bundle_hash,
  * which is only a claim: a bundle that named the hash of another, logged bundle was shown as that bundle and
  * "included" in the log (P157).
  */
@@ -759,7 +761,9 @@ async function bundleHashOf(signed) {
   if (!isRecord(signed?.bundle) || !isRecord(signed?.signature)) return {};
   const v2 = isV2(signed);
   const stated = v2 ? undefined : signed.signature.bundle_hash;
-  const subject = v2 ? { bundle: signed.bundle, signature: signed.signature } : signed.bundle;
+  const subject = v2
+    ? { bundle: coveredBundleV2(signed.bundle), signature: signed.signature }
+    : signed.bundle;
   // P197: in the bundle's own version's form, so a bundle core has no hash for gets none here either.
   const canonical = canonicalText(subject, v2);
   if ('refused' in canonical) return { stated, refused: canonical.refused };

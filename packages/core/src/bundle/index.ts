@@ -40,6 +40,7 @@ export {
   UNCOVERED_WARNINGS_NAMED,
   uncoveredMemberWarning,
   uncoveredMemberWarnings,
+  V2_BUNDLE_MEMBERS,
 } from './uncovered.ts';
 export { computeBundleHash } from './v2/pipeline.ts';
 export {

@@ -159,7 +159,7 @@ export interface BundleAnalysis {
   /** V1: `sha256:` of the V1-canonical RPR; V2: `sha256:` of jcs(RPR payload) (= manifest rpr_hash). */
   readonly rprHash?: string;
   /**
-   * V1: `signature.bundle_hash`; V2: `sha256:` + SHA-256(jcs({bundle, signature})) (PROTOCOL §8.3). P123: in
+   * V1: `signature.bundle_hash`; V2: `sha256:` + SHA-256(jcs({bundle, signature})) (PROTOCOL §8.3) of the covered form (P247). P123: in
    * V2 present only when `analyze` was asked for it (`AnalyzeOptions.bundleHash` or `.bundleHashSecondary`).
    */
   readonly bundleHash?: string;

@@ -2,6 +2,7 @@
 // V1's closed schema refuses them. Issue 12 item 2; canon decisions (V1 has no warnings, D12).
 import { describe, expect, it } from 'vitest';
 import { buildSignedBundle } from './build/index.ts';
+import { computeBundleHashes } from './bundle-hashes.ts';
 import { makeVerifier } from './test-support.ts';
 
 const now = () => new Date();
@@ -27,6 +28,27 @@ describe('V2 members no signature covers', () => {
     const analysis = verifier.analyze({ signed_bundle: padded });
     expect(analysis.bundleHash).toBe(plain.bundleHash);
     expect({ ...analysis, uncoveredMembers: undefined }).toEqual({ ...plain, uncoveredMembers: undefined });
+  });
+
+  it('P247: change no bundle hash, wherever it is computed (analysis, computeBundleHashes, the builder)', () => {
+    const hooked = buildSignedBundle({
+      entries: 2,
+      hooks: {
+        signedBundle: (signed) => {
+          (signed['bundle'] as Record<string, unknown>)['note'] = 'added';
+          signed['comment'] = 'added';
+        },
+      },
+    });
+    const asSigned = structuredClone(hooked.signed_bundle) as Record<string, Record<string, unknown>>;
+    delete asSigned['bundle']!['note'];
+    delete (asSigned as Record<string, unknown>)['comment'];
+    const expected = computeBundleHashes(asSigned);
+    expect(computeBundleHashes(hooked.signed_bundle)).toEqual(expected);
+    expect(expected.ok && hooked.bundleHash).toBe(expected.ok && expected.value.bundleHash);
+    expect(expected.ok && hooked.bundleHashSecondary).toBe(expected.ok && expected.value.bundleHashSecondary);
+    const analysis = verifier.analyze({ signed_bundle: hooked.signed_bundle }, { bundleHashSecondary: true });
+    expect(expected.ok && analysis.bundleHash).toBe(expected.ok && expected.value.bundleHash);
   });
 
   it('do not rescue a tampered bundle', () => {

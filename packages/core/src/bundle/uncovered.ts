@@ -7,9 +7,10 @@ const SIGNED_BUNDLE_MEMBERS: ReadonlySet<string> = new Set(['bundle', 'signature
 
 /**
  * `bundle` members the V2 schema names; each is bound to the signature through a manifest field
- * (version, rpr_hash, passport_hash, intent_hash, policy_hash, audit roots, checkpoint hashes).
+ * (version, rpr_hash, passport_hash, intent_hash, policy_hash, audit roots, checkpoint hashes). The console's
+ * shared/covered.js repeats the list (browser-modules.test.ts compares them, P247).
  */
-const BUNDLE_MEMBERS: ReadonlySet<string> = new Set([
+export const V2_BUNDLE_MEMBERS: ReadonlySet<string> = new Set([
   'dcp_bundle_version',
   'manifest',
   'responsible_principal_record',
@@ -49,7 +50,7 @@ export function splitUncoveredV2(signed: unknown): CoveredView {
   const bundle = outer.kept['bundle'];
   let covered = outer.kept;
   if (isRecord(bundle)) {
-    const inner = splitRecord(bundle, BUNDLE_MEMBERS);
+    const inner = splitRecord(bundle, V2_BUNDLE_MEMBERS);
     if (inner.dropped.length > 0) {
       covered = { ...outer.kept, bundle: inner.kept };
       for (const key of inner.dropped) uncovered.push(`signed_bundle.bundle${memberPath(key)}`);

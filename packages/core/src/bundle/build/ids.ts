@@ -18,6 +18,25 @@ export function identities(principal: BundleKeySet, agent: BundleKeySet, session
   };
 }
 
+/**
+ * The ids an audit entry repeats, as the (possibly hooked) intent names them: a hook that gives the payloads
+ * another agent or principal gets a trail that names the same ones, which the verifier requires (P246).
+ */
+export function entryIdentities(
+  intent: Readonly<Record<string, unknown>>,
+  ids: Identities,
+): { agent_id: string; human_id: string; intent_id: string } {
+  const pick = (member: string, fallback: string) => {
+    const value = intent[member];
+    return typeof value === 'string' ? value : fallback;
+  };
+  return {
+    agent_id: pick('agent_id', ids.agentId),
+    human_id: pick('human_id', ids.humanId),
+    intent_id: pick('intent_id', ids.intentId),
+  };
+}
+
 /** 256-bit session nonce as 64 lowercase hex (PROTOCOL §6.4). */
 export function sessionNonce(random: (length: number) => Uint8Array): string {
   return toHex(random(32));

@@ -95,7 +95,7 @@ export interface BuildOptions {
 export interface BuiltBundle {
   readonly signed_bundle: Record<string, unknown>;
   readonly keys: { readonly principal: BundleKeySet; readonly agent: BundleKeySet };
-  /** V1: signature.bundle_hash; V2: 'sha256:' + hex SHA-256(jcs({bundle, signature})). */
+  /** V1: signature.bundle_hash; V2: 'sha256:' + hex SHA-256(jcs({bundle, signature})), uncovered members set aside (P247). */
   readonly bundleHash: string;
   /** P62: 'sha3-256:' + hex SHA3-256 of the same canonical bytes: what an anchor's bundle_hash_secondary is. */
   readonly bundleHashSecondary: string;

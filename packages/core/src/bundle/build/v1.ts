@@ -5,7 +5,7 @@ import { encodeBase64 } from '../../encoding/index.ts';
 import { hexDigest, prefixedHash } from '../../hash/index.ts';
 import { protocolMerkleRoot } from '../../merkle/index.ts';
 import { secondaryBundleHash } from '../bundle-hashes.ts';
-import { identities, isoAt, KEY_VALIDITY_SECONDS, sessionNonce } from './ids.ts';
+import { entryIdentities, identities, isoAt, KEY_VALIDITY_SECONDS, sessionNonce } from './ids.ts';
 import type { ResolvedOptions } from './options.ts';
 import { unwrap } from './sign.ts';
 import { TIER_SAMPLES } from './tiers.ts';
@@ -86,9 +86,7 @@ export function buildV1(o: ResolvedOptions): BuiltBundle {
       audit_id: `audit-${String(i + 1).padStart(4, '0')}`,
       prev_hash: 'GENESIS',
       timestamp: at,
-      agent_id: ids.agentId,
-      human_id: ids.humanId,
-      intent_id: ids.intentId,
+      ...entryIdentities(payloads.intent, ids),
       intent_hash: intentHash,
       policy_decision: 'approved',
       outcome: `step_${i + 1}_done`,

@@ -3,7 +3,7 @@
 import { hexDigest, prefixedHash } from '../../hash/index.ts';
 import { protocolMerkleRoot } from '../../merkle/index.ts';
 import { contextString, type ProtocolProfile } from '../../profile.ts';
-import type { Identities } from './ids.ts';
+import { entryIdentities, type Identities } from './ids.ts';
 import { compositeOver, jcsBytes, prefixed, type Signer } from './sign.ts';
 import type { BuildHooks, BundleShape, JsonObject } from './types.ts';
 
@@ -51,9 +51,7 @@ export function auditEntriesV2(ctx: AuditContext): JsonObject[] {
       ...(ctx.dualHash ? { prev_hash_secondary: 'GENESIS' } : {}),
       hash_alg: ctx.dualHash ? 'sha256+sha3-256' : 'sha256',
       timestamp: ctx.at,
-      agent_id: ctx.ids.agentId,
-      human_id: ctx.ids.humanId,
-      intent_id: ctx.ids.intentId,
+      ...entryIdentities(ctx.intentPayload, ctx.ids),
       intent_hash: intentHash,
       ...(ctx.dualHash ? { intent_hash_secondary: intentHashSecondary } : {}),
       policy_decision: 'approved',

@@ -1,8 +1,8 @@
 // Builds a V2 Signed Bundle: signed artifacts, chained audit trail, PQ checkpoints, manifest and the
 // bundle signature over jcs(manifest). PROTOCOL §6.1–§6.6; DECISIONS D5, D6, D7, D8.
-import { CANONICALIZATION_PROFILE, canonicalBytesV2 } from '../../canonical/index.ts';
+import { CANONICALIZATION_PROFILE } from '../../canonical/index.ts';
 import { contextString } from '../../profile.ts';
-import { bundleHashesOf } from '../bundle-hashes.ts';
+import { signedV2BundleHashes } from '../bundle-hashes.ts';
 import { identities, isoAt, KEY_VALIDITY_SECONDS, sessionNonce, uuidV4 } from './ids.ts';
 import type { ResolvedOptions } from './options.ts';
 import { compositeOver, jcsBytes, prefixed, type Signer, signedPayload, unwrap } from './sign.ts';
@@ -126,11 +126,11 @@ export function buildV2(o: ResolvedOptions): BuiltBundle {
       : { composite_sig, manifest_hash };
   const signed_bundle: JsonObject = { bundle, signature };
   o.hooks.signedBundle?.(signed_bundle);
-  // Both anchorable hashes of the same canonical bytes (P62).
+  // Both anchorable hashes of the same canonical bytes (P62), of the covered form as the verifier hashes it (P247).
   return {
     signed_bundle,
     keys: { principal: o.principal, agent: o.agent },
-    ...bundleHashesOf(unwrap(canonicalBytesV2(signed_bundle), 'hashing the signed bundle')),
+    ...unwrap(signedV2BundleHashes(signed_bundle), 'hashing the signed bundle'),
   };
 }
 

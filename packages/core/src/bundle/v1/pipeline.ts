@@ -4,6 +4,7 @@ import { hexDigest, prefixedHash } from '../../hash/index.ts';
 import { secondaryBundleHash } from '../bundle-hashes.ts';
 import { propRecord, propString } from '../json.ts';
 import { Ledger, V1_CHECK_ORDER } from '../ledger.ts';
+import { findPartyMismatches } from '../parties.ts';
 import type { VerifierRuntime } from '../settings.ts';
 import type { BundleAnalysis, TimeDependentFacts } from '../types.ts';
 import { checkBundleHash } from './checks/bundle-hash.ts';
@@ -93,6 +94,16 @@ export function analyzeV1(
   const leaves = parsed.entryBytes.map((b) => hexDigest('sha256', b));
   checkMerkleRoot(ledger, parsed, leaves);
   recordEntryBreaks(ledger, findIntentHashBreaks(parsed), findHashChainBreaks(parsed, leaves));
+  // P246: one agent, one principal, one intent across the artifacts and the trail.
+  const artifact = (name: string) => propRecord(parsed.bundle, name);
+  for (const f of findPartyMismatches({
+    rpr: artifact('responsible_principal_record'),
+    passport: artifact('agent_passport'),
+    intent: artifact('intent'),
+    policyDecision: artifact('policy_decision'),
+    entries: parsed.entries,
+  }))
+    ledger.fail(f.check, f.code, f.message);
   timeDependent = checkKeyValidity(ledger, parsed);
 
   const agentId = propString(propRecord(parsed.bundle, 'agent_passport'), 'agent_id');

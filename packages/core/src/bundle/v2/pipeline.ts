@@ -13,6 +13,7 @@ import { ok, type Result } from '../../result.ts';
 import { signedV2BundleHashes, signedV2Digests } from '../bundle-hashes.ts';
 import { propArray, propRecord, propString } from '../json.ts';
 import { Ledger, V2_CHECK_ORDER } from '../ledger.ts';
+import { findPartyMismatches } from '../parties.ts';
 import type { VerifierRuntime } from '../settings.ts';
 import type { BundleAnalysis, TimeDependentFacts } from '../types.ts';
 import { checkArtifactSignatures } from './checks/artifact-sigs.ts';
@@ -44,8 +45,9 @@ function resolveTier(runtime: VerifierRuntime, bundle: unknown): TierResolution 
 }
 
 /**
- * `sha256:` + SHA-256(jcs({bundle, signature})) of a V2 signed bundle: the SDK's computeBundleHash
- * (PROTOCOL §8.3), the V2 `bundle_hash` for caches, anchors and logs. Error when it has no canonical form.
+ * `sha256:` + SHA-256(jcs({bundle, signature})) of a V2 signed bundle, its uncovered members set aside (P247): the
+ * SDK's computeBundleHash (PROTOCOL §8.3) for every SDK bundle, the V2 `bundle_hash` for caches, anchors and logs.
+ * Error when it has no canonical form.
  * `memo` (internal): the parts' texts from this verification's `canonicalFormsV2`, reused as they are.
  */
 export function computeBundleHash(signed: unknown, memo?: CanonicalMemo): Result<string> {
@@ -180,6 +182,15 @@ export function analyzeV2(
   checkArtifactSignatures(ctx);
   checkHashChain(ctx);
   checkIntentHash(ctx);
+  // P246: one agent, one principal, one intent across the artifacts and the trail.
+  for (const f of findPartyMismatches({
+    rpr: forms.artifacts.responsible_principal_record.payload,
+    passport: forms.artifacts.agent_passport.payload,
+    intent: forms.artifacts.intent.payload,
+    policyDecision: forms.artifacts.policy_decision.payload,
+    entries: parts.entries,
+  }))
+    ledger.fail(f.check, f.code, f.message);
   const checkpoints = checkCheckpoints(ctx);
   const timeDependent = checkKeyValidity(ctx);
 
