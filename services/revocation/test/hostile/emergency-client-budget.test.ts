@@ -144,3 +144,49 @@ describe('P255: strangers cannot hold an agent at 429 against the holder of its 
     expect((await emergencyRevoke(service, agentId, newSecret().hex, '203.0.113.9')).status).toBe(429);
   });
 });
+
+describe('P257: a proxy that writes the client port into X-Forwarded-For', () => {
+  let service: RunningService;
+  beforeAll(async () => {
+    service = await startService({
+      env: {
+        JURISDICTION,
+        TRUST_PROXY: '127.0.0.1',
+        EMERGENCY_MAX_PER_IP: '3',
+        EMERGENCY_MAX_PER_AGENT: '1000',
+      },
+      timer: false,
+    });
+  });
+  afterAll(async () => {
+    await service?.close();
+  });
+
+  it('one client spending its budget leaves another its own, and a new source port is the same client', async () => {
+    // As Azure Application Gateway (and others) forward: `address:port`, `[IPv6]:port`.
+    const attacker: number[] = [];
+    for (let port = 40001; port <= 40004; port++) {
+      attacker.push(
+        (await emergencyRevoke(service, unknownAgent(), newSecret().hex, `198.51.100.1:${port}`)).status,
+      );
+    }
+    expect(attacker).toEqual([404, 404, 404, 429]);
+    // Another client behind the same proxy: before, all of them shared the proxy's own budget, now spent.
+    expect(
+      (await emergencyRevoke(service, unknownAgent(), newSecret().hex, '198.51.100.2:40001')).status,
+    ).toBe(404);
+    expect(
+      (await emergencyRevoke(service, unknownAgent(), newSecret().hex, '[2001:db8:5::1]:443')).status,
+    ).toBe(404);
+    // The same IPv6 client from another port and another address of its /64.
+    expect(
+      (await emergencyRevoke(service, unknownAgent(), newSecret().hex, '[2001:db8:5::2]:444')).status,
+    ).toBe(404);
+    expect((await emergencyRevoke(service, unknownAgent(), newSecret().hex, '2001:db8:5::3')).status).toBe(
+      404,
+    );
+    expect(
+      (await emergencyRevoke(service, unknownAgent(), newSecret().hex, '[2001:db8:5::4]:445')).status,
+    ).toBe(429);
+  });
+});
