@@ -1,23 +1,16 @@
 // Emergency revocation over HTTP against the real revocation service (SQLite and PostgreSQL) and, end to end,
 // the real verification service reading its list. PROTOCOL §9.5, schema emergency_revocation; issue 12 item 9.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { BuildOptions } from '@proto/core';
 import { createStoreTarget, dialectsUnderTest, type StoreTarget } from '@proto/store/testing';
 import { postVerify, type RunningApp, sampleBundle, startApp } from '@proto/verification/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, currentList, type RunningService, startService } from '../../src/test-support.ts';
+import { emergencyRecord, newSecret, serviceForDescribe } from './test-helpers.ts';
 
 const JURISDICTION = 'US'; // the builder writes RPRs for US
 
-interface Secret {
-  readonly hex: string;
-  readonly token: string;
-}
-
-function newSecret(): Secret {
-  const bytes = randomBytes(32);
-  return { hex: bytes.toString('hex'), token: `sha256:${createHash('sha256').update(bytes).digest('hex')}` };
-}
+type Secret = ReturnType<typeof newSecret>;
 
 /** A verified V2 bundle whose passport carries the secret's token. */
 function bundleWithToken(secret: Secret | undefined, options: BuildOptions = {}) {
@@ -30,17 +23,6 @@ function bundleWithToken(secret: Secret | undefined, options: BuildOptions = {})
 function agentKids(sample: ReturnType<typeof sampleBundle>): string[] {
   const agent = sample.keys.agent;
   return [agent.classical.kid, ...(agent.pq ? [agent.pq.kid] : [])];
-}
-
-function emergencyRecord(agentId: string, secretHex: string) {
-  return {
-    type: 'emergency_revocation',
-    agent_id: agentId,
-    human_id: 'human-emergency-test',
-    revocation_secret: secretHex,
-    timestamp: new Date().toISOString(),
-    reason: 'key_compromise_emergency',
-  };
 }
 
 async function post(
@@ -428,27 +410,18 @@ describe('who may register emergency tokens (EMERGENCY_REGISTRATION)', () => {
 });
 
 describe('emergency revocation attempt limits', () => {
-  let service: RunningService;
-
-  beforeAll(async () => {
-    service = await startService({
-      env: {
-        JURISDICTION,
-        TRUST_PROXY: 'true',
-        EMERGENCY_MAX_PER_IP: '3',
-        EMERGENCY_MAX_PER_AGENT: '4',
-        EMERGENCY_WINDOW_S: '60',
-      },
-      timer: false,
-    });
-  });
-  afterAll(async () => {
-    await service?.close();
+  const started = serviceForDescribe({
+    JURISDICTION,
+    TRUST_PROXY: 'true',
+    EMERGENCY_MAX_PER_IP: '3',
+    EMERGENCY_MAX_PER_AGENT: '4',
+    EMERGENCY_WINDOW_S: '60',
   });
 
   const from = (ip: string) => ({ 'x-forwarded-for': ip });
 
   it('limits attempts per IP: 429 with PROTO-E700 and Retry-After, other addresses unaffected', async () => {
+    const service = started();
     const attempts = [];
     for (let i = 0; i < 4; i++) {
       const agentId = `agent:limited-ip-${i}-${randomBytes(3).toString('hex')}`;
@@ -468,6 +441,7 @@ describe('emergency revocation attempt limits', () => {
   });
 
   it('limits attempts per agent across addresses; the right secret still revokes once it is exceeded (P255)', async () => {
+    const service = started();
     const secret = newSecret();
     const sample = bundleWithToken(secret);
     expect((await registerAttested(service, sample)).status).toBe(201);

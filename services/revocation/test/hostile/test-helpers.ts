@@ -1,6 +1,7 @@
 // The write routes a body the services must not misread is sent to (P160, P175): the revocation service's
 // POST /revocations and the verification service's /verify, both real, over HTTP, started together. Named
 // test-helpers.ts so the layer rules count it as test code (only test code may start another service).
+import { createHash, randomBytes } from 'node:crypto';
 import { requestAsIs } from '@proto/testing';
 import { type RunningApp, startApp } from '@proto/verification/testing';
 import { afterAll, beforeAll } from 'vitest';
@@ -63,3 +64,36 @@ export async function lookUpStatus(routes: WriteRoutes, agent: string): Promise<
 /** A revocation of `agent` as POST /revocations takes it, as bytes a test sends with headers of its own. */
 export const revocationBody = (agent: string) =>
   Buffer.from(JSON.stringify({ agent_id: agent, reason: 'key compromise' }));
+
+/** The revocation service with `env`, started before the calling describe's tests and closed after them. */
+export function serviceForDescribe(env: Record<string, string>): () => RunningService {
+  let service: RunningService | undefined;
+  beforeAll(async () => {
+    service = await startService({ env, timer: false });
+  });
+  afterAll(async () => {
+    await service?.close();
+  });
+  return () => {
+    if (service === undefined) throw new Error('the revocation service did not start');
+    return service;
+  };
+}
+
+/** An emergency secret (32 random bytes, hex) and the token a passport carries for it. */
+export function newSecret(): { readonly hex: string; readonly token: string } {
+  const bytes = randomBytes(32);
+  return { hex: bytes.toString('hex'), token: `sha256:${createHash('sha256').update(bytes).digest('hex')}` };
+}
+
+/** An `emergency_revocation` record of `agentId` with the secret given. */
+export function emergencyRecord(agentId: string, secretHex: string) {
+  return {
+    type: 'emergency_revocation',
+    agent_id: agentId,
+    human_id: 'human-emergency-test',
+    revocation_secret: secretHex,
+    timestamp: new Date().toISOString(),
+    reason: 'key_compromise_emergency',
+  };
+}

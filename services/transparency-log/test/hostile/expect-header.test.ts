@@ -4,26 +4,22 @@
 // and a bare 417 to any other expectation, without the shared error shape, request id, security headers, `no-store`
 // or a count in proto_http_errors_total (row ad's parser refusals all have them); and, the same way, a bare 400 to an
 // HTTP/1.1 request without Host.
-import { rawConnection } from '@proto/testing';
+import { type ListeningApp, listenOnPort0, rawConnection, type TempDir } from '@proto/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestLog, bundleHash, OPERATOR_AUTH, tempDataDir } from '../../src/test-support.ts';
 
-let app: FastifyInstance;
-let url: string;
-let removeDir: () => Promise<unknown>;
+let log: ListeningApp<FastifyInstance> | undefined;
+let temp: TempDir | undefined;
+const url = () => log?.url ?? '';
 
 beforeAll(async () => {
-  const temp = await tempDataDir('expect-header');
-  removeDir = temp.remove;
-  app = await buildTestLog(temp.dir, {}, {}, { timers: false });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const { port } = app.server.address() as { port: number };
-  url = `http://127.0.0.1:${port}`;
+  temp = await tempDataDir('expect-header');
+  log = await listenOnPort0(await buildTestLog(temp.dir, {}, {}, { timers: false }));
 });
 afterAll(async () => {
-  await app?.close();
-  await removeDir?.();
+  await log?.close();
+  await temp?.remove();
 });
 
 const body = JSON.stringify({ bundle_hash: bundleHash(1, 'expect') });
@@ -48,7 +44,7 @@ function headerOf(raw: string, name: string): string | undefined {
 
 describe('P256: Expect: 100-continue', () => {
   it('an anonymous POST /add gets its 401 without a 100 Continue first, so its body is never asked for', async () => {
-    const connection = await rawConnection(url);
+    const connection = await rawConnection(url());
     connection.write(addHead({ expect: '100-continue' }));
     const raw = await connection.closed();
     expect(statusLines(raw), raw).toEqual(['HTTP/1.1 401 Unauthorized']);
@@ -56,7 +52,7 @@ describe('P256: Expect: 100-continue', () => {
   });
 
   it('the operator gets 100 Continue once the guard passed, sends the body, and the hash is appended', async () => {
-    const connection = await rawConnection(url);
+    const connection = await rawConnection(url());
     connection.write(addHead({ expect: '100-continue', ...OPERATOR_AUTH, connection: 'close' }));
     const interim = await connection.until(/HTTP\/1\.1 100 Continue\r\n\r\n/);
     expect(statusLines(interim), interim).toEqual(['HTTP/1.1 100 Continue']);
@@ -68,7 +64,7 @@ describe('P256: Expect: 100-continue', () => {
 
 describe('P256: an expectation the service cannot meet', () => {
   it('is 417 in the shared error shape, with a request id, the security headers, a cache directive, and counted', async () => {
-    const connection = await rawConnection(url);
+    const connection = await rawConnection(url());
     connection.write(
       'GET /checkpoint HTTP/1.1\r\nhost: log.test\r\nexpect: 200-ok\r\nconnection: close\r\n\r\n',
     );
@@ -79,12 +75,12 @@ describe('P256: an expectation the service cannot meet', () => {
     expect(headerOf(raw, 'x-content-type-options')).toBe('nosniff');
     // The log's read routes say `no-cache` on their errors too (P189); either way no cache reuses the answer.
     expect(headerOf(raw, 'cache-control')).toMatch(/^no-(store|cache)$/);
-    const metrics = await (await fetch(`${url}/metrics`)).text();
+    const metrics = await (await fetch(`${url()}/metrics`)).text();
     expect(metrics).toMatch(/^proto_http_errors_total\{code="EXPECTATION_FAILED"\} 1$/m);
   });
 
   it('an HTTP/1.1 request without Host, which Node refused with a bare 400, gets the shared shape too', async () => {
-    const connection = await rawConnection(url);
+    const connection = await rawConnection(url());
     connection.write('GET /checkpoint HTTP/1.1\r\nconnection: close\r\n\r\n');
     const raw = await connection.closed();
     expect(statusLines(raw), raw).toEqual(['HTTP/1.1 400 Bad Request']);
@@ -94,7 +90,7 @@ describe('P256: an expectation the service cannot meet', () => {
   });
 
   it('a request without Expect is answered as before (control)', async () => {
-    const connection = await rawConnection(url);
+    const connection = await rawConnection(url());
     connection.write('GET /checkpoint HTTP/1.1\r\nhost: log.test\r\nconnection: close\r\n\r\n');
     expect(statusLines(await connection.closed())).toEqual(['HTTP/1.1 200 OK']);
   });
