@@ -4,23 +4,13 @@
 // and a bare 417 to any other expectation, without the shared error shape, request id, security headers, `no-store`
 // or a count in proto_http_errors_total (row ad's parser refusals all have them); and, the same way, a bare 400 to an
 // HTTP/1.1 request without Host.
-import { type ListeningApp, listenOnPort0, rawConnection, type TempDir } from '@proto/testing';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestLog, bundleHash, OPERATOR_AUTH, tempDataDir } from '../../src/test-support.ts';
+import { rawConnection } from '@proto/testing';
+import { describe, expect, it } from 'vitest';
+import { bundleHash, OPERATOR_AUTH } from '../../src/test-support.ts';
+import { listeningLogForFile } from './test-helpers.ts';
 
-let log: ListeningApp<FastifyInstance> | undefined;
-let temp: TempDir | undefined;
-const url = () => log?.url ?? '';
-
-beforeAll(async () => {
-  temp = await tempDataDir('expect-header');
-  log = await listenOnPort0(await buildTestLog(temp.dir, {}, {}, { timers: false }));
-});
-afterAll(async () => {
-  await log?.close();
-  await temp?.remove();
-});
+const listeningLog = listeningLogForFile('expect-header');
+const url = () => listeningLog().url;
 
 const body = JSON.stringify({ bundle_hash: bundleHash(1, 'expect') });
 
