@@ -27,8 +27,25 @@ describe('clientAddressKey', () => {
     }
   });
 
+  it('drops the port a proxy may forward with the address (P257)', () => {
+    expect(clientAddressKey('192.0.2.7:40001')).toBe('192.0.2.7');
+    expect(clientAddressKey('[2001:db8::1]:443')).toBe('2001:db8:0:0::/64');
+    expect(clientAddressKey('[::ffff:192.0.2.7]:8080')).toBe('192.0.2.7');
+    // A bare IPv6 address ends in a group, never a port.
+    expect(clientAddressKey('2001:db8::1:443')).toBe('2001:db8:0:0::/64');
+  });
+
   it('answers undefined for something that is not an address', () => {
-    for (const junk of ['', 'unknown', '2001:db8::1::2', '1.2.3', 'evil, 1.2.3.4']) {
+    for (const junk of [
+      '',
+      'unknown',
+      '2001:db8::1::2',
+      '1.2.3',
+      'evil, 1.2.3.4',
+      '192.0.2.7:',
+      '192.0.2.7:123456',
+      '[2001:db8::1]:',
+    ]) {
       expect(clientAddressKey(junk)).toBeUndefined();
     }
   });

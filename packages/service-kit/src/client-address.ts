@@ -36,12 +36,18 @@ export function ipv6Groups(text: string): number[] | undefined {
 }
 
 /**
- * The key a client's requests are counted under: IPv4 as a dotted quad, an IPv4-mapped IPv6 address
+ * The key a client's requests are counted under (a port after the address is dropped): IPv4 as a dotted quad, an IPv4-mapped IPv6 address
  * as its IPv4 address, any other IPv6 address as its /64 (`2001:db8:0:0::/64`). Undefined when
  * `address` is not an IP address (the caller then counts the TCP peer instead).
  */
 export function clientAddressKey(address: string): string | undefined {
-  const text = address.trim().replace(/^\[(.*)\]$/, '$1');
+  // Some proxies forward the client's source port too (`192.0.2.1:40001`, `[2001:db8::1]:443`, Azure Application
+  // Gateway among them). Unread, every client behind such a proxy counted against the proxy's one budget, which any
+  // one of them could spend for all; the port is not part of the client (P257).
+  const text = address
+    .trim()
+    .replace(/^(\d{1,3}(?:\.\d{1,3}){3}):\d{1,5}$/, '$1')
+    .replace(/^\[(.*)\](?::\d{1,5})?$/, '$1');
   const v4 = ipv4Octets(text);
   if (v4) return v4.join('.');
   // A zone index (`fe80::1%eth0`) names an interface, not a different client.

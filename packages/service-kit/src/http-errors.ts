@@ -19,6 +19,8 @@ export const HTTP_ERROR_STATUS = {
   PAYLOAD_TOO_LARGE: 413,
   /** Raised under this name where no profile is at hand; sent as the profile's E001 (unsupportedMediaType). */
   UNSUPPORTED_MEDIA_TYPE: 415,
+  /** An `Expect` other than 100-continue (P256). */
+  EXPECTATION_FAILED: 417,
   HEADERS_TOO_LARGE: 431,
   NOT_IMPLEMENTED: 501,
   BAD_GATEWAY: 502,

@@ -26,6 +26,7 @@ import {
   requestLineLogger,
 } from './logging.ts';
 import { installDependencyMetrics, installMetrics, METRIC_NAMESPACE, ServiceMetrics } from './metrics.ts';
+import { installNodeAnswers, NODE_HOST_CHECK_OFF, nodeAnswerRefusal } from './node-answers.ts';
 import { type InstalledRateLimit, installRateLimit, type RateLimitSetup } from './rate-limit.ts';
 import { installRequestLog } from './request-log.ts';
 import { MAX_PATH_PARAM_LENGTH, routerRefusalHandler } from './router-refusals.ts';
@@ -173,7 +174,7 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     // Fastify turns Node's whole-request timeout off by default: a client that declared a body and then sent
     // a byte a minute kept its connection, and the buffer its Content-Length reserved, for ever (P159).
     requestTimeout: config.REQUEST_TIMEOUT_MS,
-    http: requestTimeouts(config.REQUEST_TIMEOUT_MS),
+    http: { ...requestTimeouts(config.REQUEST_TIMEOUT_MS), ...NODE_HOST_CHECK_OFF },
     trustProxy: toFastifyTrustProxy(config.TRUST_PROXY),
     genReqId: genRequestId,
     requestIdHeader: false,
@@ -207,6 +208,8 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     },
   });
   installRequestLog(app, logger === false ? undefined : requestLineLogger(logger));
+  // Expect and a missing Host go through the hooks below instead of Node's own bare answers (P256).
+  installNodeAnswers(app);
   installCloseOnUnreadBody(app);
   // First of the onSend hooks: every reply says how long a cache may keep it, and any later hook may say otherwise.
   installCacheDefaults(app);
@@ -248,6 +251,11 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     }
     // After the drain check: the drain's 503 went out before Helmet's hooks ran, without these headers.
     writeSecurityHeaders(reply.raw, securityHeaders);
+    const refusal = nodeAnswerRefusal(request);
+    if (refusal !== undefined) {
+      done(refusal);
+      return;
+    }
     const coding = request.headers['content-encoding'];
     if (coding !== undefined && !isIdentityCoding(coding)) {
       done(UNDECODED_BODY());

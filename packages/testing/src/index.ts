@@ -34,6 +34,7 @@ export {
   referenceRangeRoot,
   referenceRoot,
 } from './merkle-reference.ts';
+export { type RawConnection, rawConnection } from './raw-connection.ts';
 export { type AsIsAnswer, type AsIsRequest, requestAsIs } from './request-as-is.ts';
 export { type ProcessRun, runProcess, runProcessSync } from './run-process.ts';
 export { type TempDir, tempDir, tempDirSync } from './temp-dir.ts';

@@ -1,7 +1,7 @@
 // Emergency revocation: register an agent's token (verified bundle or operator), then revoke with the secret.
 // PROTOCOL §9.5 (register-emergency-token / emergency-revoke), schema emergency_revocation; issue 12 item 9.
 import { createVerifier, type ProtocolProfile, type Verifier } from '@proto/core';
-import { errorResponses, HttpError, httpError, protocolError } from '@proto/service-kit';
+import { errorResponses, HttpError, httpError, protocolError, rateLimitKey } from '@proto/service-kit';
 import type { EmergencyTokenRecord, RevocationRepository } from '@proto/store';
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { reasonHash } from '../core.ts';
@@ -91,7 +91,9 @@ export async function emergencyRoutes(app: FastifyInstance, options: EmergencyRo
   const limiter = (max: number, windowMs: number, key: (request: FastifyRequest) => string): Limiter =>
     app.createRateLimit({ max, timeWindow: windowMs, keyGenerator: key }) as unknown as Limiter;
   const windowMs = options.windowSeconds * 1000;
-  const perIp = limiter(options.maxPerIp, windowMs, (r) => `emergency-revoke:ip:${r.ip}`);
+  // The kit's client key, not request.ip as written: one client is one budget however its address is spelt
+  // (`::ffff:192.0.2.1` is 192.0.2.1) and whichever address of its IPv6 /64 it sends from (P254, as row f).
+  const perIp = limiter(options.maxPerIp, windowMs, (r) => `emergency-revoke:ip:${rateLimitKey(r)}`);
   const perAgent = limiter(options.maxPerAgent, windowMs, (r) => {
     const body = r.body as { agent_id?: unknown } | undefined;
     return `emergency-revoke:agent:${jurisdiction}:${String(body?.agent_id)}`;
@@ -99,7 +101,7 @@ export async function emergencyRoutes(app: FastifyInstance, options: EmergencyRo
   const registrationsPerIp = limiter(
     options.registrationsPerIp,
     60_000,
-    (r) => `emergency-register:ip:${r.ip}`,
+    (r) => `emergency-register:ip:${rateLimitKey(r)}`,
   );
   const enforce = async (limit: Limiter, request: FastifyRequest, what: string): Promise<void> => {
     const result = await limit(request);
@@ -272,8 +274,6 @@ export async function emergencyRoutes(app: FastifyInstance, options: EmergencyRo
       // Counted before the body is read: malformed guesses use up the allowance as well.
       onRequest: async (request) =>
         enforce(perIp, request, 'emergency revocation attempts from this address'),
-      preHandler: async (request) =>
-        enforce(perAgent, request, 'emergency revocation attempts for this agent'),
       schema: {
         summary: 'Revoke an agent and its keys with the secret of its emergency token (no operator token)',
         tags: ['emergency'],
@@ -296,10 +296,16 @@ export async function emergencyRoutes(app: FastifyInstance, options: EmergencyRo
     async (request, reply) => {
       const body = request.body;
       const registered = await options.repository.getEmergencyToken(jurisdiction, body.agent_id);
+      const holdsSecret =
+        registered !== undefined && secretMatchesToken(body.revocation_secret, registered.token);
+      // The per-agent budget holds back attempts without the agent's secret only (P255). Before, it counted every
+      // attempt, so whoever knew the agent's id (the thief of its key does) could spend it with wrong secrets, ten
+      // a minute from anywhere, and the holder of the right secret got 429 for as long as the thief kept on.
+      if (!holdsSecret) await enforce(perAgent, request, 'emergency revocation attempts for this agent');
       if (registered === undefined) {
         throw httpError('NOT_FOUND', 'No emergency token is registered for this agent');
       }
-      if (!secretMatchesToken(body.revocation_secret, registered.token)) {
+      if (!holdsSecret) {
         request.log.warn({ agent_id: body.agent_id }, 'emergency revocation refused: wrong secret');
         throw httpError('FORBIDDEN', 'The revocation secret does not match the registered token');
       }

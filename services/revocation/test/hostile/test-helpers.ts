@@ -63,3 +63,18 @@ export async function lookUpStatus(routes: WriteRoutes, agent: string): Promise<
 /** A revocation of `agent` as POST /revocations takes it, as bytes a test sends with headers of its own. */
 export const revocationBody = (agent: string) =>
   Buffer.from(JSON.stringify({ agent_id: agent, reason: 'key compromise' }));
+
+/** The revocation service with `env`, started before the calling describe's tests and closed after them. */
+export function serviceForDescribe(env: Record<string, string>): () => RunningService {
+  let service: RunningService | undefined;
+  beforeAll(async () => {
+    service = await startService({ env, timer: false });
+  });
+  afterAll(async () => {
+    await service?.close();
+  });
+  return () => {
+    if (service === undefined) throw new Error('the revocation service did not start');
+    return service;
+  };
+}

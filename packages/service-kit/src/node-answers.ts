@@ -1,0 +1,56 @@
+// Requests Node's HTTP server used to answer itself before Fastify saw them (P256): `Expect: 100-continue` got
+// `100 Continue` at once, so a client was told to send its body before any guard (operator token, rate limit, load
+// shedding, 415) had looked at the request; any other `Expect` got a bare 417, and an HTTP/1.1 request without
+// Host a bare 400, neither in the shared error shape, with a request id, the security headers, `no-store`, a log
+// line or a count. Now every such request goes through Fastify's hooks like any other (RFC 9110 §10.1.1; RFC 9112
+// §3.2). P170 does the same for the parser's refusals, P148 for the router's.
+import type { IncomingMessage, Server } from 'node:http';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { type HttpError, httpError } from './http-errors.ts';
+
+/** Requests whose `Expect: 100-continue` is not yet answered: the 100 goes out when the body is about to be read. */
+const awaitingContinue = new WeakSet<IncomingMessage>();
+/** Requests whose `Expect` names something other than 100-continue (as Node's own test reads it). */
+const unmetExpectation = new WeakSet<IncomingMessage>();
+
+/**
+ * `http` server option: Node's own Host check answers a bare 400; `nodeAnswerRefusal` answers it instead.
+ * Passed to Fastify with the other server settings.
+ */
+export const NODE_HOST_CHECK_OFF = { requireHostHeader: false } as const;
+
+/**
+ * Takes over Node's `checkContinue` and `checkExpectation` events: the request is handed to Fastify, and
+ * `100 Continue` is written in `preParsing`, after every `onRequest` hook (the kit's, the rate limits' and the
+ * routes' guards) let it through, right before the body is read. A request refused earlier never gets it, and
+ * Node then closes the connection after the answer (its rule for an expectation left unanswered).
+ */
+export function installNodeAnswers(app: FastifyInstance): void {
+  const server = app.server as Server;
+  server.on('checkContinue', (req, res) => {
+    awaitingContinue.add(req);
+    server.emit('request', req, res);
+  });
+  server.on('checkExpectation', (req, res) => {
+    unmetExpectation.add(req);
+    server.emit('request', req, res);
+  });
+  // Callback style: it runs for every request; no promise per request (P113).
+  app.addHook('preParsing', (request, reply, payload, done) => {
+    if (request.headers.expect !== undefined && awaitingContinue.delete(request.raw))
+      reply.raw.writeContinue();
+    done(null, payload);
+  });
+}
+
+/** What the kit's `onRequest` hook answers a request Node used to refuse itself; undefined for every other. */
+export function nodeAnswerRefusal(request: FastifyRequest): HttpError | undefined {
+  const { headers, raw } = request;
+  if (headers.host === undefined && raw.httpVersionMajor === 1 && raw.httpVersionMinor === 1) {
+    return httpError('BAD_REQUEST', 'An HTTP/1.1 request must carry a Host header');
+  }
+  if (headers.expect !== undefined && unmetExpectation.has(raw)) {
+    return httpError('EXPECTATION_FAILED', 'The only expectation this service meets is 100-continue');
+  }
+  return undefined;
+}
