@@ -167,7 +167,6 @@ describe('P215: the ceiling applied to a node’s gas estimate is ETH_MAX_CALL_G
     const app = await testApp(
       {
         LOG_LEVEL: 'warn',
-        MAX_EVENT_LOOP_DELAY_MS: '0',
         ETH_RPC_URL: front.url,
         ETH_CHAIN_ID: String(TEST_CHAIN_ID),
         ETH_CONTRACT: contract,
