@@ -1,9 +1,8 @@
 // `proto verify` with evidence: the bundle's agent looked up in a signed revocation list (file or URL) and an
 // anchor receipt checked against the chain or log the user names, merged into the verdict. D12, D19, D20.
-import { readFile } from 'node:fs/promises';
 import type { BundleAnalysis, ProtocolProfile, VerifyResponse } from '@proto/core';
 import { fetchOkText } from './fetch-answer.ts';
-import { CliError, type CliIo, decodeUtf8Strict, inputName, parseJson } from './io.ts';
+import { CliError, type CliIo, inputName, parseJson, readInput } from './io.ts';
 import { checkLogInclusion } from './log-inclusion.ts';
 import { listOption, stringOption } from './option-values.ts';
 import { progress } from './progress.ts';
@@ -78,14 +77,9 @@ export function wantsEvidence(options: EvidenceOptions): boolean {
   );
 }
 
+/** An evidence document: FILE or '-' read as every input is (`readInput`: strict UTF-8, the file's error named), or a URL. */
 async function readDocument(source: string, io: CliIo, timeoutMs: number): Promise<unknown> {
-  if (!/^https?:\/\//.test(source)) {
-    const bytes = source === '-' ? undefined : await readFile(source).catch(() => undefined);
-    if (source !== '-' && bytes === undefined)
-      throw new CliError(`${inputName(source)}: cannot read the file`);
-    const text = bytes === undefined ? await io.readStdin() : decodeUtf8Strict(bytes, source);
-    return parseJson(text, inputName(source));
-  }
+  if (!/^https?:\/\//.test(source)) return parseJson(await readInput(source, io), inputName(source));
   progress(io, `fetching ${source}`);
   // P162: bounded, timed body included, no redirect; each failure is exit 2 (a document that cannot be fetched).
   const { text, contentType } = await fetchOkText(source, { timeoutMs });

@@ -140,6 +140,20 @@ describe('proto verify with a revocation list', () => {
     expect(JSON.parse(byFile.stdout)).toMatchObject({ verified: false, checks: { revocation: 'fail' } });
   });
 
+  it('answers 2 naming the file and why when an evidence file cannot be read (as every other input)', async () => {
+    for (const [option, extra] of [
+      ['--revocation-list', ['--revocation-key', listKey]],
+      ['--attestation', ['--attestation-key', listKey]],
+      ['--receipt', []],
+    ] as const) {
+      const absent = `${work.dir}/absent${option}.json`;
+      const run = await proto(['verify', option, absent, ...extra, bundleFile]);
+      expect(run.code, option).toBe(2);
+      expect(run.stderr, option).toContain(`${absent}: cannot read file: no such file`);
+      expect(run.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+
   it('answers 2 with a message, not a crash, when the list cannot be fetched', async () => {
     const run = await proto([
       'verify',

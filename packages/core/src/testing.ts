@@ -1,5 +1,7 @@
 // Test fixtures of core for other packages' tests (`@proto/core/testing`); not part of the public API.
 // docs/architecture.md §1: tests import a package by name, never by path into its src.
 
+// The bundle corpus (test-vectors/bundle-corpus) as /verify requests, for other packages' tests of the same bundles.
+export { type MaterializedCase, readCorpus } from './bundle/build/corpus/generate.ts';
 export * from './bundle/uncovered-fixture.ts';
 export * from './revocation/test-support.ts';

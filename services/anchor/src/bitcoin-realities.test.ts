@@ -5,7 +5,7 @@ import { verifyAnchorReceipt } from '@proto/clients';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
 import * as btc from '@scure/btc-signer';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { bitcoinPrivateKey, bitcoinWallet } from './adapters/bitcoin.ts';
 import { getReceipt, hashOf, postAnchor, testApp } from './testing/app.ts';
 import { type EsploraTestServer, startEsploraServer } from './testing/esplora-server.ts';
@@ -16,12 +16,17 @@ let esplora: EsploraTestServer;
 let target: StoreTarget;
 let app: FastifyInstance;
 
-/** Short enough for a test, long enough that the pass which sends a write never bumps it too. */
-const RBF_AFTER_MS = 300;
-const pastRbfDelay = () => new Promise((r) => setTimeout(r, RBF_AFTER_MS + 20));
+/**
+ * BTC_RBF_AFTER_MS: an hour, as a deployment might set it, and this file's clock (`Date` only, moving with real
+ * time) is moved past it where a case needs a write to be stuck that long. With a real delay of 300 ms, a pass
+ * that ran later than that on a busy machine bumped a write the case expected sent once or re-sent as it was.
+ */
+const RBF_AFTER_MS = 3_600_000;
+const pastRbfDelay = () => vi.setSystemTime(Date.now() + RBF_AFTER_MS + 1_000);
 const run = () => app.anchorWorker.run('bitcoin', true);
 
 beforeAll(async () => {
+  vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
   esplora = await startEsploraServer('regtest');
   esplora.fund(wallet.address, 1_000_000);
   target = await createStoreTarget('sqlite', 'anchor-btc-realities');
@@ -45,6 +50,7 @@ afterAll(async () => {
   await app?.close();
   await target?.cleanup();
   await esplora?.close();
+  vi.useRealTimers();
 });
 
 function sequences(hex: string): number[] {
@@ -147,14 +153,14 @@ describe('fee bumping on Bitcoin (BIP 125)', () => {
     // Past BTC_RBF_AFTER_MS: 2 → 4 sat/vB (still stuck), then 8 (mined).
     await run();
     expect((await getReceipt(app, h))['tx_id']).toBe(firstTx);
-    await pastRbfDelay();
+    pastRbfDelay();
     await run();
     const second = (await getReceipt(app, h))['tx_id'] as string;
     expect(second).not.toBe(firstTx);
     expect(esplora.transactions.has(firstTx)).toBe(false);
     expect(esplora.transactions.get(second)!.fee).toBeGreaterThan(first.fee);
     esplora.mine(1);
-    await pastRbfDelay();
+    pastRbfDelay();
     await run();
     const third = (await getReceipt(app, h))['tx_id'] as string;
     expect(third).not.toBe(second);
@@ -179,13 +185,13 @@ describe('fee bumping on Bitcoin (BIP 125)', () => {
     await run();
     const original = (await getReceipt(app, h))['tx_id'] as string;
     esplora.rejectNext('insufficient fee');
-    await pastRbfDelay();
+    pastRbfDelay();
     await run();
     expect((await getReceipt(app, h))['tx_id']).toBe(original);
     expect(esplora.transactions.has(original)).toBe(true);
 
     for (let i = 0; i < 6; i++) {
-      await pastRbfDelay();
+      pastRbfDelay();
       await run();
     }
     const receipt = await getReceipt(app, h);

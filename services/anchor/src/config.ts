@@ -18,7 +18,12 @@ import {
  */
 export const DEFAULT_ETH_MAX_CALL_GAS = 5_000_000;
 export const ETH_MAX_CALL_GAS_FLOOR = 100_000;
-export const ETH_GAS_LIMIT_FLOOR = 21_000;
+/**
+ * The least ETH_GAS_LIMIT the boot takes (P250). 21,000 is a plain transfer's cost; `anchor(bytes32)` costs that plus
+ * its 36 bytes of call data (16 gas a non-zero byte) plus the event: 23,226 gas on the tests' local chain for a root of
+ * non-zero bytes (22,842 for zeros), measured by test/gas-settings.test.ts. Below 24,000 every write fails at the chain.
+ */
+export const ETH_GAS_LIMIT_FLOOR = 24_000;
 export const ETH_GAS_CEILING = 30_000_000;
 
 /** A chain's name in requests and receipts: ETH_CHAIN_NAME's form, which `bitcoin` and `transparency-log` have too. */
@@ -121,7 +126,8 @@ export const ANCHOR_ENV = defineEnv({
   },
   ETH_GAS_LIMIT: {
     type: 'integer',
-    minimum: ETH_GAS_LIMIT_FLOOR,
+    // The floor is checked in loadAnchorConfig, with a message that says why (P250).
+    minimum: 0,
     maximum: ETH_GAS_CEILING,
     description: `Fixed gas limit per anchor transaction, ${ETH_GAS_LIMIT_FLOOR}–${ETH_GAS_CEILING} and at most ETH_MAX_CALL_GAS (default: estimated + 25%)`,
   },
@@ -277,6 +283,12 @@ export function loadAnchorConfig(
     if (missing.length > 0) {
       throw new ConfigError(`${group.chain} anchoring needs ${missing.join(', ')} as well`, missing);
     }
+  }
+  if (config.ETH_GAS_LIMIT !== undefined && config.ETH_GAS_LIMIT < ETH_GAS_LIMIT_FLOOR) {
+    throw new ConfigError(
+      `ETH_GAS_LIMIT (${config.ETH_GAS_LIMIT}) is below ${ETH_GAS_LIMIT_FLOOR}, the least gas the anchor call runs with (21000 is a plain transfer's; the call adds its data and its event): every write would fail at the chain. Raise ETH_GAS_LIMIT, or unset it to sign the node's estimate + 25%`,
+      ['ETH_GAS_LIMIT'],
+    );
   }
   if (config.ETH_GAS_LIMIT !== undefined && config.ETH_GAS_LIMIT > config.ETH_MAX_CALL_GAS) {
     // Numbers only: neither is a secret, and the message says which one to change.

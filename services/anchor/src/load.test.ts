@@ -58,7 +58,6 @@ describe.each(dialectsUnderTest())('anchoring under steady load (%s)', (dialect)
         TL_URL: logUrl,
         TL_TOKEN: LOG_TOKEN,
         ANCHOR_POLL_INTERVAL_MS: '200',
-        MAX_EVENT_LOOP_DELAY_MS: '0',
         LOG_LEVEL: process.env['ANCHOR_TEST_LOG'] ?? 'silent',
         ...env,
       },

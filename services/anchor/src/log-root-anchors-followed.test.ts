@@ -38,8 +38,6 @@ beforeAll(async () => {
       ETH_PRIVATE_KEY: ANCHOR_KEY,
       ETH_CONFIRMATIONS: '3',
       BATCH_INTERVAL_MS: '0',
-      // The log's requests must not be shed because a shared test machine is busy.
-      MAX_EVENT_LOOP_DELAY_MS: '0',
     },
     await target.open(),
   );

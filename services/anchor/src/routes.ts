@@ -9,7 +9,7 @@ import {
   protocolError,
 } from '@proto/service-kit';
 import type { AnchorRepository } from '@proto/store';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, preValidationAsyncHookHandler } from 'fastify';
 import type { ChainAdapter } from './adapters/types.ts';
 import type { BacklogGate } from './backlog.ts';
 import { CHAIN_NAME_PATTERN } from './config.ts';
@@ -48,6 +48,51 @@ export interface AnchorRoutesOptions {
   readonly retryAfterSeconds: number;
 }
 
+/**
+ * POST /anchor's members are strings (SPEC.md "POST {base_url}/anchor"; P251). Fastify's validation coerces
+ * (`coerceTypes: 'array'`): a one-element array passed as its element, `null` as "", a number or a boolean as its
+ * text. Run before it, this refuses any other JSON type as the schema error it is (400 E001 naming the member).
+ */
+function stringMembers(names: readonly string[]): preValidationAsyncHookHandler {
+  return async (request) => {
+    const body = request.body;
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) return; // the schema refuses it
+    for (const name of names) {
+      const value = (body as Record<string, unknown>)[name];
+      if (value === undefined || typeof value === 'string') continue;
+      throw Object.assign(new Error(`body/${name} must be string`), {
+        statusCode: 400,
+        validationContext: 'body',
+        validation: [{ instancePath: `/${name}`, message: 'must be string', keyword: 'type' }],
+      });
+    }
+  };
+}
+
+const ANCHOR_BODY = {
+  type: 'object',
+  required: ['bundle_hash'],
+  properties: {
+    bundle_hash: {
+      type: 'string',
+      pattern: BUNDLE_HASH_PATTERN,
+      description: 'sha256:<64 lowercase hex>',
+    },
+    bundle_hash_secondary: {
+      type: 'string',
+      pattern: SECONDARY_HASH_PATTERN,
+      description:
+        'V2: the bundle hash under SHA3-256, sha3-256:<64 lowercase hex>, anchored as a leaf of the same batch (EVM and Bitcoin chains)',
+    },
+    chain: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 64,
+      description: 'A chain listed by GET /health (default: ANCHOR_DEFAULT_CHAIN, or the only chain)',
+    },
+  },
+} as const;
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function registerAnchorRoutes(app: FastifyInstance, options: AnchorRoutesOptions): void {
@@ -77,35 +122,14 @@ export function registerAnchorRoutes(app: FastifyInstance, options: AnchorRoutes
     '/anchor',
     {
       onRequest: guard,
+      preValidation: stringMembers(Object.keys(ANCHOR_BODY.properties)),
       schema: {
         summary: 'Anchor a bundle hash on a configured chain',
         description:
           'Needs the operator bearer token (D22). batch mode: 202 with a pending receipt, written with its batch. individual mode: 200 once the write is sent.',
         tags: ['anchoring'],
         security: [{ bearerAuth: [] }],
-        body: {
-          type: 'object',
-          required: ['bundle_hash'],
-          properties: {
-            bundle_hash: {
-              type: 'string',
-              pattern: BUNDLE_HASH_PATTERN,
-              description: 'sha256:<64 lowercase hex>',
-            },
-            bundle_hash_secondary: {
-              type: 'string',
-              pattern: SECONDARY_HASH_PATTERN,
-              description:
-                'V2: the bundle hash under SHA3-256, sha3-256:<64 lowercase hex>, anchored as a leaf of the same batch (EVM and Bitcoin chains)',
-            },
-            chain: {
-              type: 'string',
-              minLength: 1,
-              maxLength: 64,
-              description: 'A chain listed by GET /health (default: ANCHOR_DEFAULT_CHAIN, or the only chain)',
-            },
-          },
-        },
+        body: ANCHOR_BODY,
         response: { 200: receiptResponse, 202: receiptResponse, ...errorResponses },
       },
     },

@@ -13,8 +13,11 @@ import { deployAnchorContract } from '@proto/clients/contract';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
 import { answerJson, type FrontRequest, type HostileFront, startHostileFront } from '@proto/testing';
 import type { FastifyInstance } from 'fastify';
-import { parseTransaction } from 'viem';
+import { encodeFunctionData, parseTransaction } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ANCHOR_ABI } from '../src/adapters/ethereum.ts';
+import { ETH_GAS_LIMIT_FLOOR } from '../src/config.ts';
 import { getReceipt, hashOf, postAnchor, testApp } from '../src/testing/app.ts';
 import {
   ANCHOR_KEY,
@@ -75,6 +78,18 @@ describe('P215: the gas settings are bounded at boot', () => {
   it.each([
     ['ETH_GAS_LIMIT', { ETH_GAS_LIMIT: '1000000000000' }, /ETH_GAS_LIMIT.*30000000/],
     ['ETH_GAS_LIMIT', { ETH_GAS_LIMIT: '30000001' }, /ETH_GAS_LIMIT.*30000000/],
+    // P250: a plain transfer's 21,000 (the old floor) cannot run the anchor call: every write would fail at the chain.
+    [
+      'ETH_GAS_LIMIT below the anchor call',
+      { ETH_GAS_LIMIT: '21000' },
+      /ETH_GAS_LIMIT \(21000\) is below 24000, the least gas the anchor call runs with/,
+    ],
+    [
+      'ETH_GAS_LIMIT below the anchor call',
+      { ETH_GAS_LIMIT: '23999' },
+      /ETH_GAS_LIMIT \(23999\) is below 24000, the least gas the anchor call runs with/,
+    ],
+    ['ETH_GAS_LIMIT', { ETH_GAS_LIMIT: '0' }, /ETH_GAS_LIMIT \(0\) is below 24000/],
     ['ETH_MAX_CALL_GAS', { ETH_MAX_CALL_GAS: '30000001' }, /ETH_MAX_CALL_GAS.*30000000/],
     ['ETH_MAX_CALL_GAS', { ETH_MAX_CALL_GAS: '99999' }, /ETH_MAX_CALL_GAS.*100000/],
     ['ETH_MAX_CALL_GAS', { ETH_MAX_CALL_GAS: 'plenty' }, /ETH_MAX_CALL_GAS/],
@@ -105,7 +120,7 @@ describe('P215: the gas settings are bounded at boot', () => {
     [{}],
     [{ ETH_GAS_LIMIT: '5000000' }],
     [{ ETH_MAX_CALL_GAS: '30000000', ETH_GAS_LIMIT: '30000000' }],
-    [{ ETH_MAX_CALL_GAS: '100000', ETH_GAS_LIMIT: '21000' }],
+    [{ ETH_MAX_CALL_GAS: '100000', ETH_GAS_LIMIT: '24000' }],
   ])(
     'starts with the values in range (%o)',
     async (env) => {
@@ -152,7 +167,6 @@ describe('P215: the ceiling applied to a node’s gas estimate is ETH_MAX_CALL_G
     const app = await testApp(
       {
         LOG_LEVEL: 'warn',
-        MAX_EVENT_LOOP_DELAY_MS: '0',
         ETH_RPC_URL: front.url,
         ETH_CHAIN_ID: String(TEST_CHAIN_ID),
         ETH_CONTRACT: contract,
@@ -224,6 +238,27 @@ describe('P215: the ceiling applied to a node’s gas estimate is ETH_MAX_CALL_G
     }
     const sent = sentFrom(from);
     expect(sent.map((tx) => tx.gas)).toEqual([7_500_000n]);
+    for (let pass = 0; pass < 3; pass++) await app.anchorWorker.run(CHAIN, true);
+    expect(await getReceipt(app, h)).toMatchObject({ status: 'confirmed' });
+  }, 60_000);
+  it('P250: the anchor call needs more than 21,000 gas, and ETH_GAS_LIMIT at its floor is enough', async () => {
+    // The call's cost on this chain for the dearest argument (every byte non-zero: 16 gas each, not 4).
+    const data = encodeFunctionData({
+      abi: ANCHOR_ABI,
+      functionName: 'anchor',
+      args: [`0x${'ff'.repeat(32)}`],
+    });
+    const from = privateKeyToAccount(ANCHOR_KEY as `0x${string}`).address;
+    const needed = BigInt((await chain.rpc('eth_estimateGas', [{ from, to: contract, data }])) as string);
+    expect(needed).toBeGreaterThan(21_000n);
+    expect(needed).toBeLessThanOrEqual(BigInt(ETH_GAS_LIMIT_FLOOR));
+    // The real service with the lowest ETH_GAS_LIMIT the boot takes signs it as given, and the write is confirmed.
+    const app = await serviceWith({ ETH_GAS_LIMIT: String(ETH_GAS_LIMIT_FLOOR) });
+    const h = hashOf('gas settings: ETH_GAS_LIMIT at its floor');
+    const sentBefore = front.requests.length;
+    expect((await postAnchor(app, h, CHAIN)).statusCode).toBe(202);
+    await app.anchorWorker.run(CHAIN, true);
+    expect(sentFrom(sentBefore).map((tx) => tx.gas)).toEqual([BigInt(ETH_GAS_LIMIT_FLOOR)]);
     for (let pass = 0; pass < 3; pass++) await app.anchorWorker.run(CHAIN, true);
     expect(await getReceipt(app, h)).toMatchObject({ status: 'confirmed' });
   }, 60_000);

@@ -16,7 +16,7 @@ let url: string;
 beforeAll(async () => {
   target = await createStoreTarget('sqlite', 'anchor-docs');
   store = await target.open();
-  app = await testApp({ MAX_EVENT_LOOP_DELAY_MS: '0' }, store);
+  app = await testApp({}, store);
   url = (await listenOnPort0(app)).url;
 });
 afterAll(async () => {

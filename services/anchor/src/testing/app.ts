@@ -16,12 +16,19 @@ export function hashOf(text: string): string {
   return `sha256:${createHash('sha256').update(text).digest('hex')}`;
 }
 
+/**
+ * The service's configuration for a test: `env` over these defaults. Load shedding is off
+ * (MAX_EVENT_LOOP_DELAY_MS=0): on a busy test machine the event loop lags past its 1 s default and the service
+ * answered 503 to a test's request or to the log's receipt poll, which then waited out its backoff; a test of
+ * shedding names its own value.
+ */
 export function testConfig(env: Record<string, string>): AnchorConfig {
   return loadAnchorConfig({
     LOG_LEVEL: 'silent',
     OPERATOR_TOKEN: OPERATOR,
     DATA_DIR: mkdtempSync(join(tmpdir(), 'anchor-test-')),
     ANCHOR_POLL_INTERVAL_MS: '100',
+    MAX_EVENT_LOOP_DELAY_MS: '0',
     ...env,
   });
 }

@@ -2,77 +2,40 @@
 // portal's page with status 200, or an answer cut short. That is the explorer unavailable (a TransientError: the
 // pass is logged at warn as the chain unreachable and counted, the request stays queued), not a broken pass logged
 // at error. A local node:http front sits in front of the test Esplora server and answers HTML on the path aimed at.
-import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
-import { type HostileFront, startHostileFront } from '@proto/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { bitcoinPrivateKey, bitcoinWallet } from '../../src/adapters/bitcoin.ts';
-import { getReceipt, hashOf, postAnchor, testApp } from '../../src/testing/app.ts';
-import { type EsploraTestServer, startEsploraServer } from '../../src/testing/esplora-server.ts';
+import { getReceipt, hashOf, postAnchor } from '../../src/testing/app.ts';
+import type { EsploraTestServer } from '../../src/testing/esplora-server.ts';
+import { CHAIN, type EsploraBehindFront, startAnchorBehindEsplora } from './testing/esplora-front.ts';
+import { unreachableIn } from './testing/evm-front.ts';
 
-const CHAIN = 'bitcoin';
-const BTC_KEY_HEX = '46'.repeat(32);
-const wallet = bitcoinWallet(bitcoinPrivateKey(BTC_KEY_HEX, 'regtest'), 'regtest');
-
+let setup: EsploraBehindFront;
 let esplora: EsploraTestServer;
-let front: HostileFront;
-let target: StoreTarget;
 let app: FastifyInstance;
+let logLines: EsploraBehindFront['logLines'];
 /** A path ending the front answers with a page instead of the explorer's JSON; undefined: forward everything. */
 let pageFor: string | undefined;
 let page = '<html><body>Sign in to continue</body></html>';
-const logLines: { level: number; msg: string; err?: unknown }[] = [];
 
 const failedPasses = () => logLines.filter((l) => l.msg === 'anchor: pass failed');
-const unreachable = () =>
-  logLines.filter((l) => l.msg === 'anchor: chain unreachable, retrying on the next pass');
+const unreachable = () => unreachableIn(logLines);
 
 beforeAll(async () => {
-  esplora = await startEsploraServer('regtest');
-  esplora.fund(wallet.address, 100_000);
-  front = await startHostileFront(async (request, res) => {
-    if (pageFor !== undefined && request.method === 'GET' && request.url.endsWith(pageFor)) {
+  setup = await startAnchorBehindEsplora({
+    label: 'anchor-esplora-non-json',
+    keyHex: '46'.repeat(32),
+    sats: 100_000,
+    answer: (request, res) => {
+      if (pageFor === undefined || request.method !== 'GET' || !request.url.endsWith(pageFor)) return false;
       res.writeHead(200, { 'content-type': 'text/html' }).end(page);
-      return;
-    }
-    const answer = await fetch(`${esplora.url}${request.url}`, {
-      method: request.method,
-      ...(request.method === 'POST' ? { body: request.body, headers: { 'content-type': 'text/plain' } } : {}),
-    });
-    res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'text/plain' });
-    res.end(await answer.text());
+      return true;
+    },
   });
-  const frontUrl = front.url;
-  target = await createStoreTarget('sqlite', 'anchor-esplora-non-json');
-  app = await testApp(
-    {
-      LOG_LEVEL: 'warn',
-      // The machine's load is not what these tests are about.
-      MAX_EVENT_LOOP_DELAY_MS: '0',
-      BTC_ESPLORA_URL: frontUrl,
-      BTC_PRIVATE_KEY: BTC_KEY_HEX,
-      BTC_NETWORK: 'regtest',
-      BTC_CONFIRMATIONS: '1',
-      BATCH_INTERVAL_MS: '0',
-    },
-    await target.open(),
-    {
-      logger: {
-        stream: {
-          write(line: string) {
-            logLines.push(JSON.parse(line) as { level: number; msg: string });
-          },
-        },
-      },
-    },
-  );
+  ({ esplora, app, logLines } = setup);
 }, 60_000);
 
 afterAll(async () => {
-  await app?.close();
-  await target?.cleanup();
-  await esplora?.close();
-  await front?.close();
+  await setup?.close();
 });
 
 beforeEach(() => {

@@ -5,71 +5,35 @@
 // confirmations. Such an answer is the explorer unreliable: a TransientError (the chain unreachable, at warn),
 // nothing recorded, and the honest answer then confirms the write. The real service, the test Esplora server behind
 // a node:http front that rewrites the JSON of `/tx/<id>/status` once the write is mined.
-import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
-import { type HostileFront, startHostileFront } from '@proto/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { bitcoinPrivateKey, bitcoinWallet } from '../../src/adapters/bitcoin.ts';
-import { getReceipt, hashOf, postAnchor, testApp } from '../../src/testing/app.ts';
-import { type EsploraTestServer, startEsploraServer } from '../../src/testing/esplora-server.ts';
+import { getReceipt, hashOf, postAnchor } from '../../src/testing/app.ts';
+import type { EsploraTestServer } from '../../src/testing/esplora-server.ts';
+import { CHAIN, type EsploraBehindFront, startAnchorBehindEsplora } from './testing/esplora-front.ts';
 
-const CHAIN = 'bitcoin';
-const BTC_KEY_HEX = '47'.repeat(32);
-const wallet = bitcoinWallet(bitcoinPrivateKey(BTC_KEY_HEX, 'regtest'), 'regtest');
-
+let setup: EsploraBehindFront;
 let esplora: EsploraTestServer;
-let front: HostileFront;
-let target: StoreTarget;
 let app: FastifyInstance;
 /** Fields written over a mined transaction's status; undefined: the explorer's own answer. */
 let statusOverride: Record<string, unknown> | undefined;
-const logLines: { level: number; msg: string }[] = [];
+let logLines: EsploraBehindFront['logLines'];
 
 beforeAll(async () => {
-  esplora = await startEsploraServer('regtest');
-  esplora.fund(wallet.address, 1_000_000);
-  front = await startHostileFront(async (request, res) => {
-    const answer = await fetch(`${esplora.url}${request.url}`, {
-      method: request.method,
-      ...(request.method === 'POST' ? { body: request.body, headers: { 'content-type': 'text/plain' } } : {}),
-    });
-    let text = await answer.text();
-    if (statusOverride !== undefined && request.url.endsWith('/status') && answer.status === 200) {
-      const status = JSON.parse(text) as Record<string, unknown>;
-      if (status['confirmed'] === true) text = JSON.stringify({ ...status, ...statusOverride });
-    }
-    res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'text/plain' });
-    res.end(text);
+  setup = await startAnchorBehindEsplora({
+    label: 'anchor-esplora-status',
+    keyHex: '47'.repeat(32),
+    sats: 1_000_000,
+    rewrite: (request, status, text) => {
+      if (statusOverride === undefined || !request.url.endsWith('/status') || status !== 200) return text;
+      const mined = JSON.parse(text) as Record<string, unknown>;
+      return mined['confirmed'] === true ? JSON.stringify({ ...mined, ...statusOverride }) : text;
+    },
   });
-  target = await createStoreTarget('sqlite', 'anchor-esplora-status');
-  app = await testApp(
-    {
-      LOG_LEVEL: 'warn',
-      MAX_EVENT_LOOP_DELAY_MS: '0',
-      BTC_ESPLORA_URL: front.url,
-      BTC_PRIVATE_KEY: BTC_KEY_HEX,
-      BTC_NETWORK: 'regtest',
-      BTC_CONFIRMATIONS: '1',
-      BATCH_INTERVAL_MS: '0',
-    },
-    await target.open(),
-    {
-      logger: {
-        stream: {
-          write(line: string) {
-            logLines.push(JSON.parse(line) as { level: number; msg: string });
-          },
-        },
-      },
-    },
-  );
+  ({ esplora, app, logLines } = setup);
 }, 60_000);
 
 afterAll(async () => {
-  await app?.close();
-  await target?.cleanup();
-  await esplora?.close();
-  await front?.close();
+  await setup?.close();
 });
 
 beforeEach(() => {

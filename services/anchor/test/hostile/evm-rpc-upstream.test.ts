@@ -357,7 +357,6 @@ describe('P184: readiness and the fee bump read through the same classification'
     const bumpApp = await testApp(
       {
         LOG_LEVEL: 'silent',
-        MAX_EVENT_LOOP_DELAY_MS: '0',
         ETH_RPC_URL: frontUrl,
         ETH_CHAIN_ID: String(TEST_CHAIN_ID),
         ETH_CONTRACT: contract,

@@ -3,77 +3,48 @@
 // publishing. The line is written straight into the log's SQLite store (a second handle on its DATA_DIR) for a size
 // not yet signed; the real log then signs that size, two real witnesses cosign it, and GET /checkpoint must serve it
 // with their two lines and without the stored one (P214).
-import {
-  type Cosigner,
-  cosignCheckpoint,
-  formatCosignerKey,
-  formatSignatureLine,
-  selectCryptoBackend,
-} from '@proto/core';
+import { cosignCheckpoint, formatSignatureLine, selectCryptoBackend } from '@proto/core';
 import { openStore } from '@proto/store';
-import { type HostileFront, startHostileFront, type TempDir } from '@proto/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVICE_NAME } from '../../src/app.ts';
 import {
   appendHashes,
-  logWitnessesEnv,
   type RunningWitness,
   servedCheckpoint,
-  startWitness,
   type TestLogIdentity,
-  testCosigner,
   testLogIdentity,
 } from '../../src/test-helpers.ts';
-import { buildTestLog, bundleHash, tempDataDir } from '../../src/test-support.ts';
+import { bundleHash } from '../../src/test-support.ts';
 import { witnessId } from '../../src/witness-config.ts';
+import { type LogWithFrontWitness, startLogWithFrontWitness, testCosigner } from './testing/front-witness.ts';
 
 const backend = selectCryptoBackend();
 const identity: TestLogIdentity = testLogIdentity('log.test/stored-filter');
-const dirs: TempDir[] = [];
-const honest: RunningWitness[] = [];
-let front: HostileFront;
+let setup: LogWithFrontWitness;
 let log: FastifyInstance;
 let logDir: string;
+let honest: readonly RunningWitness[];
 
 /** The third configured witness: its key is ours, so the test can write a line that parses as its own. */
-const third: Cosigner = testCosigner('witness.test/stored-bad');
-
-async function dir(label: string): Promise<string> {
-  const made = await tempDataDir(label);
-  dirs.push(made);
-  return made.dir;
-}
+const third = testCosigner('witness.test/stored-bad');
 
 beforeAll(async () => {
-  for (const name of ['witness.test/stored-a', 'witness.test/stored-b'])
-    honest.push(await startWitness(await dir(name.slice(-8)), name, [identity]));
-  // The third witness is never reached (503): the only line of it the log holds is the one written below.
-  front = await startHostileFront((_request, res) => {
-    res.writeHead(503, { 'content-type': 'text/plain' }).end('down');
-  });
-  logDir = await dir('stored-filter-log');
-  log = await buildTestLog(
-    logDir,
-    {
-      ...identity.env,
-      LOG_WITNESSES: logWitnessesEnv([
-        ...honest.map((w) => ({ url: w.url, vkey: w.vkey })),
-        { url: front.url, vkey: formatCosignerKey(third) },
-      ]),
-      LOG_WITNESS_QUORUM: '2',
-      LOG_WITNESS_TIMEOUT_MS: '2000',
+  setup = await startLogWithFrontWitness({
+    identity,
+    honestNames: ['witness.test/stored-a', 'witness.test/stored-b'],
+    frontKey: third,
+    // The third witness is never reached (503): the only line of it the log holds is the one written below.
+    answer: (_request, res) => {
+      res.writeHead(503, { 'content-type': 'text/plain' }).end('down');
     },
-    {},
-    { timers: false },
-  );
+    label: 'stored-filter',
+  });
+  ({ log, logDir, honest } = setup);
 });
 
 afterAll(async () => {
-  await log?.close();
-  for (const w of honest) await w.close();
-  await front?.close();
-  for (const made of dirs) await made.remove().catch(() => undefined);
+  await setup?.close();
 });
 
 describe('P214: a bad cosignature line already in the store', () => {

@@ -3,38 +3,33 @@
 // plus its own first line. The real log, two real witnesses and this one behind a node:http front, quorum 2 of 3.
 // One faulty witness of three must not stop a 2-of-3 log from publishing (P200).
 import {
-  type Cosigner,
   cosignCheckpoint,
-  formatCosignerKey,
   formatSignatureLine,
   parseAddCheckpointRequest,
   parseSignedNote,
   selectCryptoBackend,
 } from '@proto/core';
-import { type FrontRequest, type HostileFront, startHostileFront, type TempDir } from '@proto/testing';
+import type { FrontRequest } from '@proto/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   appendHashes,
-  logWitnessesEnv,
   type RunningWitness,
   servedCheckpoint,
-  startWitness,
   type TestLogIdentity,
-  testCosigner,
   testLogIdentity,
 } from '../../src/test-helpers.ts';
-import { buildTestLog, bundleHash, tempDataDir } from '../../src/test-support.ts';
+import { bundleHash } from '../../src/test-support.ts';
+import { type LogWithFrontWitness, startLogWithFrontWitness, testCosigner } from './testing/front-witness.ts';
 
 const backend = selectCryptoBackend();
 const identity: TestLogIdentity = testLogIdentity('log.test/cosignature-text');
-const dirs: TempDir[] = [];
-const honest: RunningWitness[] = [];
-let front: HostileFront;
+let setup: LogWithFrontWitness;
 let log: FastifyInstance;
+let honest: readonly RunningWitness[];
 let appended = 0;
 
-const evil: Cosigner = testCosigner('witness.test/shifted-split');
+const evil = testCosigner('witness.test/shifted-split');
 
 function line(text: string): string {
   const signed = cosignCheckpoint(text, evil, Math.floor(Date.now() / 1000), backend);
@@ -53,12 +48,6 @@ function shiftedAnswer(request: FrontRequest): string {
   return `${first}\n${line(note + first)}`;
 }
 
-async function dir(label: string): Promise<string> {
-  const made = await tempDataDir(label);
-  dirs.push(made);
-  return made.dir;
-}
-
 async function submissions(outcome: string): Promise<number> {
   const text = (await log.inject({ method: 'GET', url: '/metrics' })).body;
   const found = text
@@ -73,32 +62,20 @@ async function submissions(outcome: string): Promise<number> {
 }
 
 beforeAll(async () => {
-  for (const name of ['witness.test/honest-a', 'witness.test/honest-b'])
-    honest.push(await startWitness(await dir(name.slice(-8)), name, [identity]));
-  front = await startHostileFront((request, res) => {
-    res.writeHead(200, { 'content-type': 'text/plain' }).end(shiftedAnswer(request));
-  });
-  log = await buildTestLog(
-    await dir('cosignature-text-log'),
-    {
-      ...identity.env,
-      LOG_WITNESSES: logWitnessesEnv([
-        ...honest.map((w) => ({ url: w.url, vkey: w.vkey })),
-        { url: front.url, vkey: formatCosignerKey(evil) },
-      ]),
-      LOG_WITNESS_QUORUM: '2',
-      LOG_WITNESS_TIMEOUT_MS: '2000',
+  setup = await startLogWithFrontWitness({
+    identity,
+    honestNames: ['witness.test/honest-a', 'witness.test/honest-b'],
+    frontKey: evil,
+    answer: (request, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' }).end(shiftedAnswer(request));
     },
-    {},
-    { timers: false },
-  );
+    label: 'cosignature-text',
+  });
+  ({ log, honest } = setup);
 });
 
 afterAll(async () => {
-  await log?.close();
-  for (const w of honest) await w.close();
-  await front?.close();
-  for (const made of dirs) await made.remove().catch(() => undefined);
+  await setup?.close();
 });
 
 describe('P200: a witness cosignature over another text than the checkpoint', () => {

@@ -70,8 +70,6 @@ export async function startAnchorBehind(options: {
   const app = await testApp(
     {
       LOG_LEVEL: 'warn',
-      // The machine's load is not what these tests are about.
-      MAX_EVENT_LOOP_DELAY_MS: '0',
       ETH_RPC_URL: options.rpcUrl,
       ETH_CHAIN_ID: String(TEST_CHAIN_ID),
       ETH_CONTRACT: options.contract,
