@@ -37,9 +37,9 @@ export type {
 } from './types.ts';
 export {
   type CoveredView,
+  keptUncoveredMembers,
   splitUncoveredV2,
   UNCOVERED_WARNINGS_NAMED,
-  keptUncoveredMembers,
   uncoveredMemberWarning,
   uncoveredMemberWarnings,
   V2_BUNDLE_MEMBERS,
