@@ -28,6 +28,7 @@ export type {
   SecurityTier,
   SigningKeyUse,
   TimeDependentFacts,
+  UncoveredMembers,
   VerificationMode,
   Verifier,
   VerifierOptions,
@@ -36,6 +37,7 @@ export type {
 } from './types.ts';
 export {
   type CoveredView,
+  keptUncoveredMembers,
   splitUncoveredV2,
   UNCOVERED_WARNINGS_NAMED,
   uncoveredMemberWarning,

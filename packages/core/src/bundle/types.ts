@@ -176,11 +176,24 @@ export interface BundleAnalysis {
   readonly findings: readonly AnalysisFinding[];
   readonly warnings: readonly string[];
   /**
-   * V2: paths of `signed_bundle` / `bundle` members no signature covers, set aside before the checks.
-   * Kept apart from `warnings` so a cached analysis can be finalized with the current request's list.
+   * V2: the `signed_bundle` / `bundle` members no signature covers, set aside before the checks: the first
+   * few paths and the count, all the warnings name (P269). Kept apart from `warnings` so a cached analysis can
+   * be finalized with the current request's members.
    */
-  readonly uncoveredMembers?: readonly string[];
+  readonly uncoveredMembers?: UncoveredMembers;
   readonly timeDependent: TimeDependentFacts;
+}
+
+/**
+ * Members no signature covers, as an analysis keeps them (P269): a sender adds them at a few bytes each, so
+ * the analysis (cloned from a verification thread, counted and held by a cache) keeps only what the warnings
+ * name, bounded whatever the body.
+ */
+export interface UncoveredMembers {
+  /** The first `UNCOVERED_WARNINGS_NAMED` paths in sorted order, e.g. `signed_bundle.bundle.note`. */
+  readonly named: readonly string[];
+  /** How many members were set aside in all, the named ones included. */
+  readonly count: number;
 }
 
 /** What an analysis computes beyond the verdict's needs (P74, P123). */

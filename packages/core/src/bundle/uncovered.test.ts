@@ -76,3 +76,26 @@ describe('V1 members outside the schema', () => {
     expect(response.checks['schema']).toBe('fail');
   });
 });
+
+describe('P269: an analysis of many members no signature covers', () => {
+  it('carries the first few paths and a count, whatever their number, and answers the same warnings', () => {
+    const verifier = makeVerifier({ clock: now });
+    const built = buildSignedBundle({ tier: 'routine', entries: 2 });
+    const plain = verifier.analyze({ signed_bundle: built.signed_bundle });
+    const padded = structuredClone(built.signed_bundle) as Record<string, unknown>;
+    for (let i = 0; i < 100_000; i++) padded[`m${i.toString(36)}`] = 10;
+    const analysis = verifier.analyze({ signed_bundle: padded });
+    // What a cache holds, a thread clones and retainedBytes walks: bounded by a constant over the plain analysis.
+    expect(JSON.stringify(analysis).length - JSON.stringify(plain).length).toBeLessThan(1_000);
+    const warnings = verifier.finalize(analysis, now()).warnings ?? [];
+    const base = verifier.finalize(plain, now()).warnings ?? [];
+    const sorted = Array.from({ length: 100_000 }, (_, i) => `signed_bundle.m${i.toString(36)}`).sort();
+    expect(warnings).toEqual([
+      ...base,
+      ...sorted
+        .slice(0, 10)
+        .map((path) => `${path} is covered by no signature; it was ignored and does not affect the verdict`),
+      '… and 99990 more members are covered by no signature; they were ignored and do not affect the verdict',
+    ]);
+  });
+});

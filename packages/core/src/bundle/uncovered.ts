@@ -1,6 +1,7 @@
 // Members of a V2 `signed_bundle` / `bundle` that no signature or manifest hash covers: set aside before
 // analysis so they can change neither the verdict nor a cache key, and named in a warning. Issue 12 item 2.
 import { isRecord, type JsonRecord } from './json.ts';
+import type { UncoveredMembers } from './types.ts';
 
 /** `signed_bundle` members the V2 checks read: `bundle` (through the manifest) and `signature`. */
 const SIGNED_BUNDLE_MEMBERS: ReadonlySet<string> = new Set(['bundle', 'signature']);
@@ -74,14 +75,34 @@ export function uncoveredMemberWarning(path: string): string {
  */
 export const UNCOVERED_WARNINGS_NAMED = 10;
 
-/** The warnings of the set-aside members (sorted paths): the first few named, the rest counted. */
-export function uncoveredMemberWarnings(paths: readonly string[]): string[] {
+/**
+ * What an analysis keeps of the set-aside members (sorted paths), frozen: the paths the warnings name and the
+ * count (P269). `undefined` when there are none.
+ */
+export function keptUncoveredMembers(paths: readonly string[]): UncoveredMembers | undefined {
+  if (paths.length === 0) return undefined;
+  return Object.freeze({
+    named: Object.freeze(paths.slice(0, UNCOVERED_WARNINGS_NAMED)),
+    count: paths.length,
+  });
+}
+
+/**
+ * The warnings of the set-aside members (sorted paths, or what an analysis kept of them): the first few named,
+ * the rest counted.
+ */
+export function uncoveredMemberWarnings(members: readonly string[] | UncoveredMembers): string[] {
+  const { named: paths, count } = isPathList(members) ? { named: members, count: members.length } : members;
   const named = paths.slice(0, UNCOVERED_WARNINGS_NAMED).map(uncoveredMemberWarning);
-  const more = paths.length - named.length;
+  const more = count - named.length;
   if (more > 0) {
     named.push(
       `… and ${more} more members are covered by no signature; they were ignored and do not affect the verdict`,
     );
   }
   return named;
+}
+
+function isPathList(members: readonly string[] | UncoveredMembers): members is readonly string[] {
+  return Array.isArray(members);
 }

@@ -14,7 +14,7 @@ import type {
   VerifierOptions,
   VerifyResponse,
 } from './types.ts';
-import { splitUncoveredV2 } from './uncovered.ts';
+import { keptUncoveredMembers, splitUncoveredV2 } from './uncovered.ts';
 import { analyzeV1 } from './v1/pipeline.ts';
 import { analyzeV2 } from './v2/pipeline.ts';
 import { assembleVerdict } from './verdict.ts';
@@ -76,9 +76,8 @@ function analyzeRequest(
       // hash are those of the covered form; finalize names what was set aside.
       const view = splitUncoveredV2(signed);
       const analysis = analyzeV2(runtime, view.covered, requestKey !== undefined, wanted);
-      return view.uncovered.length === 0
-        ? analysis
-        : Object.freeze({ ...analysis, uncoveredMembers: Object.freeze([...view.uncovered]) });
+      const uncoveredMembers = keptUncoveredMembers(view.uncovered);
+      return uncoveredMembers === undefined ? analysis : Object.freeze({ ...analysis, uncoveredMembers });
     }
     case 'legacy-v2':
       return failedAnalysis('legacy-v2', 'version', {

@@ -60,8 +60,10 @@ describe('P235: the cache key costs the main thread no parse and no canonical fo
     expect(repeated.headers.get('x-verification-cache')).toBe('hit');
     expect(repeated.json['verified']).toBe(true);
     // The least of three rounds each, so a neighbour's burst does not count. Before P235 the cache's main thread
-    // parsed, checked and canonicalised the body: ×32 the uncached one's CPU (0.20 s against 0.006 s). Now ×3: what
-    // is left is the analysis the cache keeps, cloned from the thread with its 100,000 uncovered paths and counted.
-    expect(Math.min(...cachedCpu) / Math.min(...uncachedCpu)).toBeLessThan(8);
+    // parsed, checked and canonicalised the body: ×32 the uncached one's CPU (0.20 s against 0.006 s). Before P269
+    // ×3.3: the analysis the cache keeps was cloned from the thread with its 100,000 uncovered paths and counted; it
+    // now carries the first few paths and a count, whatever the body (×1.24 seen; what is left is the key's hash).
+    const ratio = Math.min(...cachedCpu) / Math.min(...uncachedCpu);
+    expect(ratio, `cached ${cachedCpu.join(', ')} s; uncached ${uncachedCpu.join(', ')} s`).toBeLessThan(2);
   }, 120_000);
 });
