@@ -10,7 +10,12 @@ beforeAll(async () => {
 });
 afterAll(() => service.close());
 
-const SECRETS = ['tok-4a1d-query-secret', 'acc-77e0-query-secret', 'sec-90b2-query-secret', 'key-1c3f-query-secret'];
+const SECRETS = [
+  'tok-4a1d-query-secret',
+  'acc-77e0-query-secret',
+  'sec-90b2-query-secret',
+  'key-1c3f-query-secret',
+];
 
 describe('P261: query values never reach the request log', () => {
   it('a token in the query string is not logged; the path and the parameter names are', async () => {
