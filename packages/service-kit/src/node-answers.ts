@@ -3,8 +3,9 @@
 // shedding, 415) had looked at the request; any other `Expect` got a bare 417, and an HTTP/1.1 request without
 // Host a bare 400, neither in the shared error shape, with a request id, the security headers, `no-store`, a log
 // line or a count. Now every such request goes through Fastify's hooks like any other (RFC 9110 §10.1.1; RFC 9112
-// §3.2). P170 does the same for the parser's refusals, P148 for the router's.
-import type { IncomingMessage, Server } from 'node:http';
+// §3.2). P170 does the same for the parser's refusals, P148 for the router's. A CONNECT request (RFC 9110 §9.3.6)
+// went to a `connect` listener, and with none Node destroyed the socket: no answer, log line or count (P260).
+import { type IncomingMessage, type Server, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type HttpError, httpError } from './http-errors.ts';
 
@@ -35,6 +36,18 @@ export function installNodeAnswers(app: FastifyInstance): void {
     unmetExpectation.add(req);
     server.emit('request', req, res);
   });
+  // No service tunnels: the request goes through the hooks like any other and gets the kit's 405, then the
+  // connection is closed (Node has handed the socket over and reads no further request from it).
+  server.on('connect', (req, socket) => {
+    const res = new ServerResponse(req);
+    res.shouldKeepAlive = false;
+    res.assignSocket(socket as Parameters<ServerResponse['assignSocket']>[0]);
+    res.once('finish', () => {
+      res.detachSocket(socket as Parameters<ServerResponse['detachSocket']>[0]);
+      socket.end();
+    });
+    server.emit('request', req, res);
+  });
   // Callback style: it runs for every request; no promise per request (P113).
   app.addHook('preParsing', (request, reply, payload, done) => {
     if (request.headers.expect !== undefined && awaitingContinue.delete(request.raw))
@@ -46,6 +59,11 @@ export function installNodeAnswers(app: FastifyInstance): void {
 /** What the kit's `onRequest` hook answers a request Node used to refuse itself; undefined for every other. */
 export function nodeAnswerRefusal(request: FastifyRequest): HttpError | undefined {
   const { headers, raw } = request;
+  if (raw.method === 'CONNECT') {
+    return httpError('METHOD_NOT_ALLOWED', 'This service opens no tunnel: CONNECT is not allowed', {
+      headers: { allow: '', connection: 'close' },
+    });
+  }
   if (headers.host === undefined && raw.httpVersionMajor === 1 && raw.httpVersionMinor === 1) {
     return httpError('BAD_REQUEST', 'An HTTP/1.1 request must carry a Host header');
   }

@@ -10,6 +10,7 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import { declaresForeignCharset, FOREIGN_CHARSET } from './body-charset.ts';
+import { strictBodyValidators } from './body-validation.ts';
 import { installCacheDefaults } from './cache-control.ts';
 import { clientErrorHandler } from './client-errors.ts';
 import type { SharedConfig, TrustProxySetting } from './config.ts';
@@ -171,6 +172,8 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
       log: () => serviceLog,
     }),
     bodyLimit,
+    // Bodies are validated as sent, never coerced to the declared type; query strings and params still are (P259).
+    schemaController: { compilersFactory: { buildValidator: strictBodyValidators() } },
     // Fastify turns Node's whole-request timeout off by default: a client that declared a body and then sent
     // a byte a minute kept its connection, and the buffer its Content-Length reserved, for ever (P159).
     requestTimeout: config.REQUEST_TIMEOUT_MS,

@@ -9,7 +9,7 @@ import {
   protocolError,
 } from '@proto/service-kit';
 import type { AnchorRepository } from '@proto/store';
-import type { FastifyInstance, preValidationAsyncHookHandler } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ChainAdapter } from './adapters/types.ts';
 import type { BacklogGate } from './backlog.ts';
 import { CHAIN_NAME_PATTERN } from './config.ts';
@@ -48,27 +48,7 @@ export interface AnchorRoutesOptions {
   readonly retryAfterSeconds: number;
 }
 
-/**
- * POST /anchor's members are strings (SPEC.md "POST {base_url}/anchor"; P251). Fastify's validation coerces
- * (`coerceTypes: 'array'`): a one-element array passed as its element, `null` as "", a number or a boolean as its
- * text. Run before it, this refuses any other JSON type as the schema error it is (400 E001 naming the member).
- */
-function stringMembers(names: readonly string[]): preValidationAsyncHookHandler {
-  return async (request) => {
-    const body = request.body;
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) return; // the schema refuses it
-    for (const name of names) {
-      const value = (body as Record<string, unknown>)[name];
-      if (value === undefined || typeof value === 'string') continue;
-      throw Object.assign(new Error(`body/${name} must be string`), {
-        statusCode: 400,
-        validationContext: 'body',
-        validation: [{ instancePath: `/${name}`, message: 'must be string', keyword: 'type' }],
-      });
-    }
-  };
-}
-
+/** Members are strings (SPEC.md "POST {base_url}/anchor", P251): bodies are validated as sent, never coerced (P259). */
 const ANCHOR_BODY = {
   type: 'object',
   required: ['bundle_hash'],
@@ -122,7 +102,6 @@ export function registerAnchorRoutes(app: FastifyInstance, options: AnchorRoutes
     '/anchor',
     {
       onRequest: guard,
-      preValidation: stringMembers(Object.keys(ANCHOR_BODY.properties)),
       schema: {
         summary: 'Anchor a bundle hash on a configured chain',
         description:
