@@ -20,6 +20,7 @@ import { logCosignaturesMigration } from './0014-log-cosignatures.ts';
 import { keyBindingUseMigration } from './0015-key-binding-use.ts';
 import { keyRecordSubjectsMigration } from './0016-key-record-subjects.ts';
 import { keyBindingCreatedMigration } from './0017-key-binding-created.ts';
+import { resolutionsByDisputeMigration } from './0018-resolutions-by-dispute.ts';
 import type { Migration, StoreDialect } from './migration.ts';
 
 export type { Migration, StoreDialect } from './migration.ts';
@@ -43,6 +44,7 @@ export const MIGRATIONS: readonly Migration[] = [
   keyBindingUseMigration,
   keyRecordSubjectsMigration,
   keyBindingCreatedMigration,
+  resolutionsByDisputeMigration,
 ];
 
 export interface MigrateOptions {

@@ -63,6 +63,7 @@ export async function postSimpleRecord(
     id = hash.value;
   }
   if (route.kind === 'succession_record') await checkPredecessor(store, record);
+  if (route.kind === ARBITRATION) await checkDisputeOpen(store, id);
   const put = await store.records.put(route.kind, id, record, agentOf(record));
   if (put.status === 'conflict') {
     throw conflict(
@@ -77,6 +78,22 @@ export async function postSimpleRecord(
     );
   }
   return { statusCode: put.status === 'created' ? 201 : 200, body: answer(id, put.stored) };
+}
+
+/** P267: a dispute filed here as `resolved` or `arbitrated` has had its resolution; PROTOCOL's resolve ends a dispute. */
+const SETTLED_DISPUTE = ['resolved', 'arbitrated'];
+
+async function checkDisputeOpen(store: Store, disputeId: string): Promise<void> {
+  const dispute = (await store.records.get('dispute_record', disputeId))?.record;
+  if (typeof dispute !== 'object' || dispute === null) return; // not filed here: P203 and D22 judge it
+  const status = (dispute as Record<string, unknown>)['status'];
+  if (typeof status !== 'string' || !SETTLED_DISPUTE.includes(status)) return;
+  // A resolution stored before the dispute was filed (the operator's, D22): the store answers (same 200, else 409).
+  if ((await store.records.get(ARBITRATION, disputeId)) !== undefined) return;
+  throw conflict(
+    `Dispute ${disputeId} was filed ${status}: its resolution was made before it was filed, so it takes none here (P267)`,
+    { dispute_id: disputeId, dispute_status: status, open_statuses: ['open', 'in_negotiation', 'appealed'] },
+  );
 }
 
 const SUCCEEDABLE = ['declining', 'decommissioned'];

@@ -1,7 +1,7 @@
 // Lifecycle tests on every dialect: SPEC.md's machine, commissioning, decommissioning, the vitality chain,
 // and atomic moves under parallel HTTP requests. Covers D16 (issue item 3).
 import type { Store } from '@proto/store';
-import { createStoreTarget, dialectsUnderTest, type StoreTarget } from '@proto/store/testing';
+import { dialectsUnderTest } from '@proto/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIFECYCLE_STATES, type LifecycleState } from './lifecycle-machine.ts';
 import {
@@ -14,7 +14,7 @@ import {
   type RecordsApp,
   sentRecord,
   sha256Of,
-  startRecordsApp,
+  startRecordsOnFreshStore,
   withFields,
 } from './test-support.ts';
 
@@ -44,18 +44,19 @@ function reportHash(report: Json): string {
 let agentCounter = 0;
 
 describe.each(dialectsUnderTest())('/v2 lifecycle on %s', (dialect) => {
-  let target: StoreTarget;
   let store: Store;
   let service: RecordsApp;
 
   beforeAll(async () => {
-    target = await createStoreTarget(dialect, 'v2-lifecycle');
-    store = await target.open();
-    service = await startRecordsApp({ store, listen: true });
+    service = await startRecordsOnFreshStore(dialect, 'v2-lifecycle', {
+      listen: true,
+      seed: async (opened) => {
+        store = opened;
+      },
+    });
   });
   afterAll(async () => {
     await service?.close();
-    await target?.cleanup();
   });
 
   const certificate = (agentId: string) =>

@@ -15,6 +15,7 @@ import {
   sentRecord,
   sha256Of,
   startRecordsApp,
+  startRecordsOnFreshStore,
   upstreamExample,
   withFields,
 } from './test-support.ts';
@@ -34,16 +35,13 @@ function expectedId(route: RecordRoute, record: Json): string {
 const getPath = (route: RecordRoute, id: string) => `${route.path}/${encodeURIComponent(id)}`;
 
 describe.each(dialectsUnderTest())('/v2 records on %s', (dialect) => {
-  let target: StoreTarget;
   let service: RecordsApp;
 
   beforeAll(async () => {
-    target = await createStoreTarget(dialect, 'v2-records');
-    service = await startRecordsApp({ store: await target.open(), docs: true });
+    service = await startRecordsOnFreshStore(dialect, 'v2-records', { docs: true });
   });
   afterAll(async () => {
     await service?.close();
-    await target?.cleanup();
   });
 
   it('stores every kind (plain body, 201), answers GET, and an identical wrapped re-post is 200 with the same id', async () => {

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '@proto/service-kit';
-import { createStoreTarget, dialectsUnderTest, type StoreTarget } from '@proto/store/testing';
+import { dialectsUnderTest } from '@proto/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   bodyOf,
@@ -17,22 +17,22 @@ import {
   sentRecord,
   sha256Of,
   startRecordsApp,
+  startRecordsOnFreshStore,
   withFields,
 } from './test-support.ts';
 
 const LIMIT = 3;
 
 describe.each(dialectsUnderTest())('/v2 retention on %s', (dialect) => {
-  let target: StoreTarget;
   let service: RecordsApp;
 
   beforeAll(async () => {
-    target = await createStoreTarget(dialect, 'v2-retention');
-    service = await startRecordsApp({ store: await target.open({ maxEntriesPerKind: LIMIT }) });
+    service = await startRecordsOnFreshStore(dialect, 'v2-retention', {
+      storeOptions: { maxEntriesPerKind: LIMIT },
+    });
   });
   afterAll(async () => {
     await service?.close();
-    await target?.cleanup();
   });
 
   it('keeps the newest STORE_MAX_ENTRIES records of a kind, oldest evicted first, other kinds untouched', async () => {

@@ -3,34 +3,20 @@
 // decommissioning record for someone else's active agent naming itself as `human_id`. A record naming an agent and a
 // human was authorised when the key was bound to either id, so the stranger's human id sufficed: the victim's agent
 // was decommissioned for good, by a write stored as `verified`.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { buildSignedBundle, createNativeBackend, PROFILES, signRecord } from '@proto/core';
-import { createStoreTarget, dialectsUnderTest, type StoreTarget } from '@proto/store/testing';
+import { dialectsUnderTest } from '@proto/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadRecordsConfig, mountRecords } from '../../src/records/plugin.ts';
 import { example, type Json, withFields } from '../../src/records/test-support.ts';
-import { keyOnceItAnswers, type RunningApp, startApp } from '../../src/test-support.ts';
-import { partyOf, storeEnvOf } from './verifier-with-records.ts';
+import { partyOf, startVerifierWithRecords, type VerifierWithRecords } from './verifier-with-records.ts';
 
 const backend = createNativeBackend();
 
 describe.each(dialectsUnderTest())("a stranger's human id on another's agent record, on %s", (dialect) => {
-  let target: StoreTarget;
-  let dataDir: string;
-  let running: RunningApp;
+  let running: VerifierWithRecords;
   const victim = partyOf(buildSignedBundle());
   const stranger = partyOf(buildSignedBundle());
 
-  const postJson = async (path: string, body: unknown) => {
-    const res = await fetch(`${running.url}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    return { status: res.status, json: (await res.json()) as Json };
-  };
+  const postJson = (path: string, body: unknown) => running.post(path, body);
   const sign = (kind: string, record: Json, keys: typeof victim.agentKeys) =>
     signRecord(backend, PROFILES.proto, kind, record, keys);
   const stateOf = async (agentId: string) => {
@@ -46,16 +32,12 @@ describe.each(dialectsUnderTest())("a stranger's human id on another's agent rec
 
   // Two bundles verified and their keys awaited before the records: slow on a loaded host.
   beforeAll(async () => {
-    target = await createStoreTarget(dialect, 'v2-foreign-principal');
-    dataDir = await mkdtemp(join(tmpdir(), 'proto-foreign-principal-'));
-    const storeEnv = storeEnvOf(target, dataDir);
-    const mounted = await mountRecords(loadRecordsConfig(storeEnv));
-    running = await startApp({ ...storeEnv, VERIFY_WORKERS: '1', MAX_EVENT_LOOP_DELAY_MS: '0' }, [mounted]);
+    running = await startVerifierWithRecords(dialect, 'v2-foreign-principal');
     for (const party of [victim, stranger]) {
       const verified = await postJson('/verify', { signed_bundle: party.built.signed_bundle });
       expect(verified.json['verified']).toBe(true);
-      await (await keyOnceItAnswers(running.url, party.agentKeys.classical.kid)).arrayBuffer();
-      await (await keyOnceItAnswers(running.url, party.principalKeys.classical.kid)).arrayBuffer();
+      expect(await running.keyStatusOnce(party.agentKeys.classical.kid, 200)).toBe(200);
+      expect(await running.keyStatusOnce(party.principalKeys.classical.kid, 200)).toBe(200);
     }
     // The victim's agent, commissioned by its own principal and active.
     const certificate = withFields(example('commissioning_certificate'), {
@@ -75,8 +57,6 @@ describe.each(dialectsUnderTest())("a stranger's human id on another's agent rec
   }, 180_000);
   afterAll(async () => {
     await running?.close();
-    await target?.cleanup();
-    await rm(dataDir, { recursive: true, force: true });
   });
 
   it("P199: the stranger's principal key cannot decommission the victim's agent by naming its own human", async () => {

@@ -57,11 +57,11 @@ describe.each(dialectsUnderTest())('records kept as and where they were signed, 
         reporter,
       ),
     );
-  const resolution = (text: string) =>
+  const resolution = (text: string, ofDispute = disputeId) =>
     sign(
       'arbitration_resolution',
       withFields(example('arbitration_resolution'), {
-        dispute_id: disputeId,
+        dispute_id: ofDispute,
         arbitrator_ids: [arbiter.agentId],
         resolution: text,
       }),
@@ -165,5 +165,37 @@ describe.each(dialectsUnderTest())('records kept as and where they were signed, 
     const found = await getStatus(`/v2/dispute/arbitration/${disputeId}`);
     expect(found.status, shown(found)).toBe(200);
     expect(found.json['record']).toEqual(first);
+  });
+
+  it('P267: a dispute filed resolved or arbitrated takes no resolution here (409); an appealed one does', async () => {
+    const fileAs = async (status: string) => {
+      const id = `dispute:p267-${status}`;
+      const dispute = withFields(example('dispute_record'), {
+        dispute_id: id,
+        initiator_agent_id: initiator.agentId,
+        respondent_agent_id: respondent.agentId,
+        status,
+      });
+      const filed = await service.post('/v2/dispute/record', sign('dispute_record', dispute, initiator));
+      expect(filed.status, shown(filed)).toBe(201);
+      return id;
+    };
+    for (const status of ['resolved', 'arbitrated']) {
+      const id = await fileAs(status);
+      const signed = await service.post('/v2/dispute/arbitration', resolution('Split it.', id));
+      expect(signed.status, shown(signed)).toBe(409);
+      expect(signed.json).toMatchObject({ error: { code: 'CONFLICT', details: { dispute_status: status } } });
+      const byOperator = await service.post('/v2/dispute/arbitration', resolution('Split it.', id), {
+        authorization: `Bearer ${TEST_OPERATOR_TOKEN}`,
+      });
+      expect(byOperator.status, shown(byOperator)).toBe(409);
+      expect((await getStatus(`/v2/dispute/arbitration/${id}`)).status).toBe(404);
+    }
+    const appealed = await fileAs('appealed');
+    const stored = await service.post(
+      '/v2/dispute/arbitration',
+      resolution('On appeal: split it.', appealed),
+    );
+    expect(stored.status, shown(stored)).toBe(201);
   });
 });
