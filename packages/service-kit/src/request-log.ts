@@ -4,14 +4,6 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 
 /**
- * Fastify's default writes two lines per request, each through the req/res serializers and the
- * redaction paths; a CPU profile of POST /verify under load showed them as the main thread's largest
- * cost (`writeString`). The service turns Fastify's request logging off (a `LogController` with
- * `disableRequestLogging`, service.ts) and logs from hooks instead; errors are logged by the kit's error
- * handler. (A refusal of an unread upload closes its connection, P84: without that, the service's
- * shutdown waited for the client's keep-alive socket, whichever way request logging was turned off.)
- */
-/**
  * The URL as logged: the path, and of the query string its parameter names only (P261). A value (`?token=…`,
  * `?access_token=…`) may be a credential a client or a tool put there; a part without `=` may be one whole.
  */
@@ -27,11 +19,20 @@ export function loggedUrl(url: string): string {
   return `${url.slice(0, mark)}?${parts.join('&')}`;
 }
 
+/**
+ * Fastify's default writes two lines per request, each through the req/res serializers and the
+ * redaction paths; a CPU profile of POST /verify under load showed them as the main thread's largest
+ * cost (`writeString`). The service turns Fastify's request logging off (a `LogController` with
+ * `disableRequestLogging`, service.ts) and logs from hooks instead; errors are logged by the kit's error
+ * handler. (A refusal of an unread upload closes its connection, P84: without that, the service's
+ * shutdown waited for the client's keep-alive socket, whichever way request logging was turned off.)
+ */
 /** `lines`: the unredacted logger of the request line (logging.ts `requestLineLogger`); none: no line. */
 export function installRequestLog(app: FastifyInstance, lines?: Logger): void {
   // Callback hooks: they run for every request; an async hook costs a promise each time (P113).
   app.addHook('onRequest', (request, _reply, done) => {
-    // pino skips the object's serialisation when debug is off; building it is two property reads.
+    // pino skips the object's serialisation when debug is off; building it is two property reads and, for a URL
+    // without a query (every route's but the log's reads), one indexOf.
     request.log.debug({ method: request.method, url: loggedUrl(request.url) }, 'incoming request');
     done();
   });
