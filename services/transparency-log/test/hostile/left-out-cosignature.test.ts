@@ -5,28 +5,26 @@
 import {
   type Cosigner,
   cosignCheckpoint,
-  formatCosignerKey,
   formatSignatureLine,
   parseAddCheckpointRequest,
   parseSignedNote,
   selectCryptoBackend,
 } from '@proto/core';
 import type { StoreDialect } from '@proto/store';
-import { createStoreTarget, dialectsUnderTest, type StoreTarget } from '@proto/store/testing';
-import { type FrontRequest, type HostileFront, startHostileFront, type TempDir } from '@proto/testing';
+import { dialectsUnderTest } from '@proto/store/testing';
+import type { FrontRequest, HostileFront } from '@proto/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   appendHashes,
-  logWitnessesEnv,
   type RunningWitness,
   servedCheckpoint,
-  startWitness,
   testCosigner,
   testLogIdentity,
 } from '../../src/test-helpers.ts';
-import { buildTestLog, bundleHash, tempDataDir } from '../../src/test-support.ts';
+import { bundleHash } from '../../src/test-support.ts';
 import { witnessId } from '../../src/witness-config.ts';
+import { startTwoOfTwoLog, type TwoOfTwoLog } from './testing/two-of-two-log.ts';
 
 const backend = selectCryptoBackend();
 const DAY_S = 86_400;
@@ -53,8 +51,7 @@ describe.each(dialectsUnderTest())(
   'P306: a cosignature left out at publication, on %s',
   (dialect: StoreDialect) => {
     const identity = testLogIdentity(`log.test/left-out-${dialect}`);
-    const dirs: TempDir[] = [];
-    let target: StoreTarget;
+    let setup: TwoOfTwoLog;
     let honest: RunningWitness;
     let front: HostileFront;
     let log: FastifyInstance;
@@ -62,39 +59,25 @@ describe.each(dialectsUnderTest())(
     let appended = 0;
 
     beforeAll(async () => {
-      target = await createStoreTarget(dialect, 'tlog-left-out');
-      const made = await Promise.all([tempDataDir('left-out-w'), tempDataDir('left-out-log')]);
-      dirs.push(...made);
-      honest = await startWitness(made[0].dir, 'witness.test/left-out-honest', [identity]);
-      front = await startHostileFront((request, res) => {
-        if (!up) {
-          res.writeHead(503, { 'content-type': 'text/plain' }).end('down');
-          return;
-        }
-        res.writeHead(200, { 'content-type': 'text/plain' }).end(honestAnswer(request));
-      });
-      log = await buildTestLog(
-        made[1].dir,
-        {
-          ...identity.env,
-          LOG_WITNESSES: logWitnessesEnv([
-            { url: honest.url, vkey: honest.vkey },
-            { url: front.url, vkey: formatCosignerKey(second) },
-          ]),
-          LOG_WITNESS_QUORUM: '2',
-          LOG_WITNESS_TIMEOUT_MS: '2000',
+      setup = await startTwoOfTwoLog({
+        dialect,
+        identity,
+        honestName: 'witness.test/left-out-honest',
+        frontKey: second,
+        answer: (request, res) => {
+          if (!up) {
+            res.writeHead(503, { 'content-type': 'text/plain' }).end('down');
+            return;
+          }
+          res.writeHead(200, { 'content-type': 'text/plain' }).end(honestAnswer(request));
         },
-        target.fresh('left-out'),
-        { timers: false },
-      );
+        label: 'left-out',
+      });
+      ({ log, honest, front } = setup);
     });
 
     afterAll(async () => {
-      await log?.close();
-      await honest?.close();
-      await front?.close();
-      await target?.cleanup();
-      for (const made of dirs) await made.remove().catch(() => undefined);
+      await setup?.close();
     });
 
     it('is asked for again at the same size, and its new line is published; a carried line is not asked again', async () => {
