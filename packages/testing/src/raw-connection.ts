@@ -4,8 +4,8 @@ import { connect, type Socket } from 'node:net';
 import { waitFor } from './wait-for.ts';
 
 export interface RawConnection {
-  /** Writes `bytes` as they are. */
-  write(bytes: string | Buffer): void;
+  /** Writes `bytes` as they are; resolves once they are handed to the kernel (before a destroy that must not drop them). */
+  write(bytes: string | Buffer): Promise<void>;
   /** All the service wrote so far, read as latin1 (one character a byte). */
   received(): string;
   /** Resolves once what was received matches `pattern`, or once the service closed (then whatever came). */
@@ -33,7 +33,10 @@ export async function rawConnection(url: string): Promise<RawConnection> {
     ended = true;
   });
   return {
-    write: (bytes) => void socket.write(bytes),
+    write: (bytes) =>
+      new Promise<void>((resolve) => {
+        socket.write(bytes, () => resolve());
+      }),
     received: () => text,
     async until(pattern, ms = 5_000) {
       await waitFor(() => ended || pattern.test(text), ms, `an answer matching ${pattern}`).catch(

@@ -5,7 +5,6 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { verifyAnchorReceipt } from '@proto/clients';
-import { deployAnchorContract } from '@proto/clients/contract';
 import { openStore } from '@proto/store';
 import { waitFor } from '@proto/testing';
 import * as btc from '@scure/btc-signer';
@@ -15,13 +14,8 @@ import { ANCHORED_EVENT_TOPIC0 } from './core.ts';
 import { hashOf, OPERATOR } from './testing/app.ts';
 import { type ServiceChild, startServiceChild } from './testing/child.ts';
 import { type EsploraTestServer, startEsploraServer } from './testing/esplora-server.ts';
-import {
-  ANCHOR_KEY,
-  DEPLOYER_KEY,
-  type LocalChain,
-  startLocalChain,
-  TEST_CHAIN_ID,
-} from './testing/ganache.ts';
+import { deployContract, evmEnv } from './testing/evm-chain.ts';
+import { type LocalChain, startLocalChain } from './testing/ganache.ts';
 
 const children: ServiceChild[] = [];
 const dataDirs: string[] = [];
@@ -102,13 +96,10 @@ describe('crash between broadcast and record', () => {
   });
 
   it('EVM: after restart the stored transaction is found on chain, not sent again, and confirmed', async () => {
-    const { contract } = await deployAnchorContract({ rpcUrl: chain.url, privateKey: DEPLOYER_KEY });
+    const contract = await deployContract(chain);
     const hashes = ['crash evm 1', 'crash evm 2', 'crash evm 3'].map(hashOf);
     const env = {
-      ETH_RPC_URL: chain.url,
-      ETH_CHAIN_ID: String(TEST_CHAIN_ID),
-      ETH_CONTRACT: contract,
-      ETH_PRIVATE_KEY: ANCHOR_KEY,
+      ...evmEnv(chain.url, contract),
       ETH_CONFIRMATIONS: '3',
     };
     const { base, sending } = await crashAfterSend(env, 'ethereum', hashes);

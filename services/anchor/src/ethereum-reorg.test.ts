@@ -1,19 +1,13 @@
 // A reorganisation on a local EVM node (ganache evm_snapshot / evm_revert): the block holding a confirmed anchor
 // leaves the chain, the receipt goes back to pending, the same signed transaction is sent again and the anchor
 // ends confirmed in the new chain. Issue 18 item 5; DECISIONS D19.
-import { runCli } from '@proto/cli';
 import { verifyAnchorReceipt } from '@proto/clients';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getReceipt, hashOf, postAnchor, testApp } from './testing/app.ts';
-import {
-  ANCHOR_KEY,
-  DEPLOYER_KEY,
-  type LocalChain,
-  startLocalChain,
-  TEST_CHAIN_ID,
-} from './testing/ganache.ts';
+import { deployContract, evmEnv } from './testing/evm-chain.ts';
+import { type LocalChain, startLocalChain } from './testing/ganache.ts';
 
 let chain: LocalChain;
 let target: StoreTarget;
@@ -21,23 +15,11 @@ let app: FastifyInstance;
 
 beforeAll(async () => {
   chain = await startLocalChain();
-  let out = '';
-  const code = await runCli(['anchor', 'deploy-contract', '--rpc', chain.url, '--key', DEPLOYER_KEY], {
-    stdout: (t) => {
-      out += t;
-    },
-    stderr: () => undefined,
-    readStdin: async () => '',
-  });
-  expect(code).toBe(0);
-  const contract = (JSON.parse(out) as { contract: string }).contract;
+  const contract = await deployContract(chain);
   target = await createStoreTarget('sqlite', 'anchor-evm-reorg');
   app = await testApp(
     {
-      ETH_RPC_URL: chain.url,
-      ETH_CHAIN_ID: String(TEST_CHAIN_ID),
-      ETH_CONTRACT: contract,
-      ETH_PRIVATE_KEY: ANCHOR_KEY,
+      ...evmEnv(chain.url, contract),
       ETH_CONFIRMATIONS: '3',
       ANCHOR_REORG_WATCH_DEPTH: '20',
       BATCH_INTERVAL_MS: '0',

@@ -16,13 +16,8 @@ import {
 } from './contract/compile.ts';
 import { ANCHORED_EVENT_TOPIC0 } from './core.ts';
 import { getReceipt, hashOf, postAnchor, testApp } from './testing/app.ts';
-import {
-  ANCHOR_KEY,
-  DEPLOYER_KEY,
-  type LocalChain,
-  startLocalChain,
-  TEST_CHAIN_ID,
-} from './testing/ganache.ts';
+import { evmEnv } from './testing/evm-chain.ts';
+import { DEPLOYER_KEY, type LocalChain, startLocalChain, TEST_CHAIN_ID } from './testing/ganache.ts';
 
 let chain: LocalChain;
 let contract: string;
@@ -46,10 +41,7 @@ async function cli(args: string[]): Promise<{ code: number; out: string; err: st
 
 function ethEnv(extra: Record<string, string> = {}): Record<string, string> {
   return {
-    ETH_RPC_URL: chain.url,
-    ETH_CHAIN_ID: String(TEST_CHAIN_ID),
-    ETH_CONTRACT: contract,
-    ETH_PRIVATE_KEY: ANCHOR_KEY,
+    ...evmEnv(chain.url, contract),
     ETH_CONFIRMATIONS: '12',
     ...extra,
   };

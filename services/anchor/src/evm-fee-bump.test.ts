@@ -3,20 +3,14 @@
 // and once mined the replacement is the receipt's transaction, confirmed and verified against the chain. The fee
 // arithmetic (12.5 %, current estimate, ETH_MAX_FEE_GWEI cap) apart.
 import { verifyAnchorReceipt } from '@proto/clients';
-import { deployAnchorContract } from '@proto/clients/contract';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
 import type { FastifyInstance } from 'fastify';
 import { parseTransaction } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bumpedFees, cappedFees } from './adapters/evm-fee-bump.ts';
 import { getReceipt, hashOf, postAnchor, testApp } from './testing/app.ts';
-import {
-  ANCHOR_KEY,
-  DEPLOYER_KEY,
-  type LocalChain,
-  startLocalChain,
-  TEST_CHAIN_ID,
-} from './testing/ganache.ts';
+import { evmEnv, startChainWithContract } from './testing/evm-chain.ts';
+import type { LocalChain } from './testing/ganache.ts';
 
 const GWEI = 1_000_000_000n;
 let chain: LocalChain;
@@ -25,8 +19,7 @@ let contract: string;
 const apps: FastifyInstance[] = [];
 
 beforeAll(async () => {
-  chain = await startLocalChain({ hardfork: 'berlin' });
-  ({ contract } = await deployAnchorContract({ rpcUrl: chain.url, privateKey: DEPLOYER_KEY }));
+  ({ chain, contract } = await startChainWithContract({ hardfork: 'berlin' }));
   target = await createStoreTarget('sqlite', 'anchor-evm-bump');
 });
 
@@ -39,10 +32,7 @@ afterAll(async () => {
 async function evmApp(extra: Record<string, string>): Promise<FastifyInstance> {
   const app = await testApp(
     {
-      ETH_RPC_URL: chain.url,
-      ETH_CHAIN_ID: String(TEST_CHAIN_ID),
-      ETH_CONTRACT: contract,
-      ETH_PRIVATE_KEY: ANCHOR_KEY,
+      ...evmEnv(chain.url, contract),
       ETH_CONFIRMATIONS: '2',
       BATCH_INTERVAL_MS: '0',
       ...extra,

@@ -3,19 +3,13 @@
 // both end confirmed, oldest first when a round may ask about one only, and their receipts verify on the chain.
 // A poll that learns nothing pushes that anchor's next poll back.
 import { verifyAnchorReceipt } from '@proto/clients';
-import { deployAnchorContract } from '@proto/clients/contract';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
 import { pollBackoffMs, RootAnchorer } from '@proto/transparency-log';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp } from './testing/app.ts';
-import {
-  ANCHOR_KEY,
-  DEPLOYER_KEY,
-  type LocalChain,
-  startLocalChain,
-  TEST_CHAIN_ID,
-} from './testing/ganache.ts';
+import { deployContract, evmEnv } from './testing/evm-chain.ts';
+import { type LocalChain, startLocalChain } from './testing/ganache.ts';
 import { buildRootAnchoringLog, ROOT_ANCHORING_LOG_TOKEN } from './testing/log-server.ts';
 
 const LOG_TOKEN = ROOT_ANCHORING_LOG_TOKEN;
@@ -28,14 +22,11 @@ let log: Awaited<ReturnType<typeof buildRootAnchoringLog>>;
 
 beforeAll(async () => {
   chain = await startLocalChain();
-  const { contract } = await deployAnchorContract({ rpcUrl: chain.url, privateKey: DEPLOYER_KEY });
+  const contract = await deployContract(chain);
   target = await createStoreTarget('sqlite', 'anchor-log-roots-evm');
   anchor = await testApp(
     {
-      ETH_RPC_URL: chain.url,
-      ETH_CHAIN_ID: String(TEST_CHAIN_ID),
-      ETH_CONTRACT: contract,
-      ETH_PRIVATE_KEY: ANCHOR_KEY,
+      ...evmEnv(chain.url, contract),
       ETH_CONFIRMATIONS: '3',
       BATCH_INTERVAL_MS: '0',
     },

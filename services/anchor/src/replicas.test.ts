@@ -2,27 +2,20 @@
 // lands in exactly one batch and every batch root on chain exactly once. docs/architecture.md §4 (SKIP LOCKED), D19.
 
 import { verifyAnchorReceipt } from '@proto/clients';
-import { deployAnchorContract } from '@proto/clients/contract';
 import type { Store } from '@proto/store';
 import { createStoreTarget, dialectsUnderTest, type StoreTarget } from '@proto/store/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANCHORED_EVENT_TOPIC0 } from './core.ts';
 import { getReceipt, hashOf, postAnchor, testApp } from './testing/app.ts';
-import {
-  ANCHOR_KEY,
-  DEPLOYER_KEY,
-  type LocalChain,
-  startLocalChain,
-  TEST_CHAIN_ID,
-} from './testing/ganache.ts';
+import { evmEnv, startChainWithContract } from './testing/evm-chain.ts';
+import type { LocalChain } from './testing/ganache.ts';
 
 let chain: LocalChain;
 let contract: string;
 
 beforeAll(async () => {
-  chain = await startLocalChain();
-  ({ contract } = await deployAnchorContract({ rpcUrl: chain.url, privateKey: DEPLOYER_KEY }));
+  ({ chain, contract } = await startChainWithContract());
 });
 afterAll(async () => {
   await chain?.close();
@@ -44,10 +37,7 @@ describe.each(dialectsUnderTest())('two replicas on %s', (dialect) => {
     const options = target.fresh('replicas');
     const stores: Store[] = [await target.open(options), await target.open(options)];
     const env = {
-      ETH_RPC_URL: chain.url,
-      ETH_CHAIN_ID: String(TEST_CHAIN_ID),
-      ETH_CONTRACT: contract,
-      ETH_PRIVATE_KEY: ANCHOR_KEY,
+      ...evmEnv(chain.url, contract),
       ETH_CONFIRMATIONS: '1',
       BATCH_MAX: '4',
       BATCH_INTERVAL_MS: '0',

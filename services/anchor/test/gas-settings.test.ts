@@ -9,7 +9,6 @@ import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { deployAnchorContract } from '@proto/clients/contract';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
 import { answerJson, type FrontRequest, type HostileFront, startHostileFront } from '@proto/testing';
 import type { FastifyInstance } from 'fastify';
@@ -19,13 +18,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANCHOR_ABI } from '../src/adapters/ethereum.ts';
 import { ETH_GAS_LIMIT_FLOOR } from '../src/config.ts';
 import { getReceipt, hashOf, postAnchor, testApp } from '../src/testing/app.ts';
-import {
-  ANCHOR_KEY,
-  DEPLOYER_KEY,
-  type LocalChain,
-  startLocalChain,
-  TEST_CHAIN_ID,
-} from '../src/testing/ganache.ts';
+import { evmEnv, startChainWithContract } from '../src/testing/evm-chain.ts';
+import { ANCHOR_KEY, type LocalChain } from '../src/testing/ganache.ts';
 
 const CHAIN = 'ethereum';
 /** A key for the boot cases only (never funded anywhere): the output must not show it. */
@@ -167,10 +161,7 @@ describe('P215: the ceiling applied to a node’s gas estimate is ETH_MAX_CALL_G
     const app = await testApp(
       {
         LOG_LEVEL: 'warn',
-        ETH_RPC_URL: front.url,
-        ETH_CHAIN_ID: String(TEST_CHAIN_ID),
-        ETH_CONTRACT: contract,
-        ETH_PRIVATE_KEY: ANCHOR_KEY,
+        ...evmEnv(front.url, contract),
         ETH_CONFIRMATIONS: '1',
         BATCH_INTERVAL_MS: '0',
         ANCHOR_UPSTREAM_TIMEOUT_MS: '5000',
@@ -192,8 +183,7 @@ describe('P215: the ceiling applied to a node’s gas estimate is ETH_MAX_CALL_G
   }
 
   beforeAll(async () => {
-    chain = await startLocalChain();
-    contract = (await deployAnchorContract({ rpcUrl: chain.url, privateKey: DEPLOYER_KEY })).contract;
+    ({ chain, contract } = await startChainWithContract());
     front = await startHostileFront(forward);
     target = await createStoreTarget('sqlite', 'anchor-gas-settings');
   }, 120_000);

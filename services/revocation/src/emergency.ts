@@ -1,6 +1,6 @@
 // Emergency revocation rules without HTTP: the secret check and what a verified bundle lets us register.
 // PROTOCOL §9.5 (emergency check, passport emergency_revocation_token), issue 12 item 9.
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { BundleAnalysis, VerifyResponse } from '@proto/core';
 import type { AttestationTimes } from '@proto/store';
 import { DEFAULT_ATTESTATION_MAX_AGE_MS, dateTimeInstant } from './core.ts';
@@ -26,6 +26,22 @@ export function secretMatchesToken(secretHex: string, token: string): boolean {
   const actual = createHash('sha256').update(Buffer.from(secretHex, 'hex')).digest();
   const expected = Buffer.from(token.slice('sha256:'.length), 'hex');
   return timingSafeEqual(actual, expected);
+}
+
+/**
+ * A token no secret is known for, drawn at start: what an agent without a registered token has its secret
+ * compared with, so that case hashes and compares as a wrong secret does and takes the same time (P305).
+ */
+const UNREGISTERED_TOKEN = `sha256:${randomBytes(32).toString('hex')}`;
+
+/**
+ * Whether the secret proves the registered token, `undefined` when none is registered. The secret is hashed
+ * and compared in both cases: an early return for a missing token would answer faster than a wrong secret
+ * does, and tell a caller without the secret which agents have a token (P305).
+ */
+export function secretProvesRegisteredToken(secretHex: string, registered: string | undefined): boolean {
+  const matches = secretMatchesToken(secretHex, registered ?? UNREGISTERED_TOKEN);
+  return registered !== undefined && matches;
 }
 
 export interface BundleRegistration {

@@ -79,19 +79,24 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
   };
 }
 
-export async function call(
+export interface Answer {
+  readonly status: number;
+  readonly json: Record<string, unknown>;
+  readonly headers: Headers;
+}
+
+async function send(
   service: RunningService,
   method: string,
   path: string,
-  body?: unknown,
-  token: string | null = TOKEN,
-): Promise<{ status: number; json: Record<string, unknown>; headers: Headers }> {
-  const headers: Record<string, string> = {};
-  if (token !== null) headers['authorization'] = `Bearer ${token}`;
-  if (body !== undefined) headers['content-type'] = 'application/json';
+  body: unknown,
+  headers: Record<string, string>,
+): Promise<Answer> {
+  const sent: Record<string, string> = { ...headers };
+  if (body !== undefined) sent['content-type'] = 'application/json';
   const res = await fetch(`${service.url}${path}`, {
     method,
-    headers,
+    headers: sent,
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await res.text();
@@ -100,6 +105,35 @@ export async function call(
     json: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>),
     headers: res.headers,
   };
+}
+
+export function call(
+  service: RunningService,
+  method: string,
+  path: string,
+  body?: unknown,
+  token: string | null = TOKEN,
+): Promise<Answer> {
+  return send(service, method, path, body, token === null ? {} : { authorization: `Bearer ${token}` });
+}
+
+/**
+ * A JSON POST without the operator's token, as anyone may send to the emergency and attestation-free routes;
+ * `headers` adds to it (`x-forwarded-for` for the per-client budgets).
+ */
+export function postWithoutToken(
+  service: RunningService,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
+  return send(service, 'POST', path, body, headers);
+}
+
+/** The `payload_hash` of a sample bundle's RPR: what POST /attest binds an agent id to (D21). */
+export function rprHashOf(sample: { readonly signed_bundle: unknown }): string {
+  return (sample.signed_bundle as { bundle: { responsible_principal_record: { payload_hash: string } } })
+    .bundle.responsible_principal_record.payload_hash;
 }
 
 export function revoke(service: RunningService, agentId: string, reason = 'key compromise') {

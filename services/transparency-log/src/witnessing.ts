@@ -9,7 +9,12 @@ import {
   parseSignedNote,
   verifyCosignatures,
 } from '@proto/core';
-import type { LogCheckpointRecord, LogCosignatureRepository, LogRepository } from '@proto/store';
+import type {
+  LogCheckpointRecord,
+  LogCosignatureRecord,
+  LogCosignatureRepository,
+  LogRepository,
+} from '@proto/store';
 import { consistencyAnswer, type NodeCache } from './tree.ts';
 import { submitToWitness, type WitnessAnswer, WitnessUnavailableError } from './witness-client.ts';
 import type { WitnessEndpoint } from './witness-config.ts';
@@ -118,30 +123,14 @@ export class Witnessing {
     const checkpoint = await repository.checkpoint(size);
     if (checkpoint === undefined) return undefined;
     const stored = new Map((await cosignatures.forSize(size)).map((row) => [row.witness, row]));
-    const signedAtMs = dateTimeInstant(checkpoint.signedAt, 'earliest');
-    // Configured order, so every replica publishes the same bytes. Each line is checked alone first: one bad
-    // line (stored before P200) would otherwise fail the whole note, and one faulty witness stop a k-of-n log.
+    // Configured order, so every replica publishes the same bytes.
     const lines = witnesses.flatMap((w) => {
       const row = stored.get(w.id);
       if (row === undefined) return [];
-      const alone = verifyCosignatures(checkpoint.note + row.line, [w.key], backend);
-      if (!alone.ok || alone.value.length !== 1) {
-        this.#options.log.warn(
-          { tree_size: size, witness: w.id },
-          'stored cosignature does not verify over this checkpoint; left out',
-        );
-        return [];
-      }
-      // The time rule of the answer, on a line stored before P213 too (P242); an unreadable time fits nothing.
-      const statedS = alone.value[0]?.timestamp ?? 0;
-      if (!cosignatureTimeFits(statedS, signedAtMs, dateTimeInstant(row.storedAt, 'latest'))) {
-        this.#options.log.warn(
-          { tree_size: size, witness: w.id, stated_unix_s: statedS, stored_at: row.storedAt },
-          `stored cosignature time is more than ${COSIGNATURE_TIME_SKEW_S} s off the log's clock; left out`,
-        );
-        return [];
-      }
-      return [row.line];
+      const fault = this.#leftOutBecause(w, checkpoint, row);
+      if (fault === undefined) return [row.line];
+      this.#options.log.warn({ tree_size: size, witness: w.id, ...fault.detail }, fault.message);
+      return [];
     });
     const note = checkpoint.note + lines.join('');
     const verified = checkWitnessQuorum(note, { witnesses: witnesses.map((w) => w.key), quorum }, backend);
@@ -155,16 +144,66 @@ export class Witnessing {
     return { ...checkpoint, note };
   }
 
+  /**
+   * Why publication leaves this stored line out of the checkpoint's note, or undefined when it carries it. Each line
+   * is checked alone: one bad line (stored before P200) would otherwise fail the whole note, and one faulty witness
+   * stop a k-of-n log. The round asks the same question, so a line left out is never taken as cosigned (P306).
+   */
+  #leftOutBecause(
+    witness: WitnessEndpoint,
+    checkpoint: LogCheckpointRecord,
+    row: LogCosignatureRecord,
+  ): { readonly message: string; readonly detail: object } | undefined {
+    const alone = verifyCosignatures(checkpoint.note + row.line, [witness.key], this.#options.backend);
+    if (!alone.ok || alone.value.length !== 1) {
+      return { message: 'stored cosignature does not verify over this checkpoint; left out', detail: {} };
+    }
+    // The time rule of the answer, on a line stored before P213 too (P242); an unreadable time fits nothing.
+    const statedS = alone.value[0]?.timestamp ?? 0;
+    const signedAtMs = dateTimeInstant(checkpoint.signedAt, 'earliest');
+    if (cosignatureTimeFits(statedS, signedAtMs, dateTimeInstant(row.storedAt, 'latest'))) return undefined;
+    return {
+      message: `stored cosignature time is more than ${COSIGNATURE_TIME_SKEW_S} s off the log's clock; left out`,
+      detail: { stated_unix_s: statedS, stored_at: row.storedAt },
+    };
+  }
+
+  /**
+   * Whether `witness` has a line for `target` that publication would carry, else the line it leaves out (if any).
+   * A size counted as cosigned once any line was stored for it (P306): a line left out then kept the witness from
+   * being asked again until the log grew, and a 2-of-2 log published nothing meanwhile.
+   */
+  async #storedFor(
+    witness: WitnessEndpoint,
+    target: LogCheckpointRecord,
+  ): Promise<{ readonly carried: boolean; readonly leftOut?: string }> {
+    const row = (await this.#options.cosignatures.forSize(target.size)).find((r) => r.witness === witness.id);
+    if (row === undefined) return { carried: false };
+    const fault = this.#leftOutBecause(witness, target, row);
+    return fault === undefined ? { carried: true } : { carried: false, leftOut: row.line };
+  }
+
   /** Asks one witness about `target` unless it cosigned it already; true when a new cosignature was stored. */
   async #witness(witness: WitnessEndpoint, target: LogCheckpointRecord): Promise<boolean> {
     const { cosignatures, log } = this.#options;
     try {
-      let known = this.#cosigned.get(witness.id);
-      if (known === undefined || known < target.size) {
-        known = await cosignatures.lastCosignedSize(witness.id);
-        if (known !== undefined) this.#cosigned.set(witness.id, known);
+      const cached = this.#cosigned.get(witness.id);
+      if (cached !== undefined && cached >= target.size) return false;
+      const known = await cosignatures.lastCosignedSize(witness.id);
+      // A larger size is a replica's newer round; this size counts only when publication carries its line (P306).
+      let leftOut: string | undefined;
+      if (known !== undefined && known >= target.size) {
+        const stored = known > target.size ? { carried: true } : await this.#storedFor(witness, target);
+        if (stored.carried) {
+          this.#cosigned.set(witness.id, known);
+          return false;
+        }
+        leftOut = stored.leftOut;
+        log.warn(
+          { witness: witness.id, tree_size: target.size },
+          'stored cosignature left out; asking again',
+        );
       }
-      if (known !== undefined && known >= target.size) return false;
       let answer = await this.#submit(witness, known ?? 0, target);
       if (answer.kind === 'conflict' && answer.knownSize <= target.size) {
         // The witness holds another size for us (its state or ours was lost, or a replica got there first):
@@ -196,7 +235,10 @@ export class Witnessing {
         );
         return false;
       }
-      const stored = await cosignatures.save(target.size, witness.id, line);
+      const stored =
+        leftOut === undefined
+          ? await cosignatures.save(target.size, witness.id, line)
+          : await cosignatures.replace(target.size, witness.id, leftOut, line);
       this.#cosigned.set(witness.id, target.size);
       this.#outcome(witness, 'cosigned');
       return stored;

@@ -25,6 +25,11 @@ export interface LogCosignatureRecord {
 export interface LogCosignatureRepository {
   /** Stores a verified line unless that witness already has one for that size; true when stored now. */
   save(size: number, witness: string, line: string): Promise<boolean>;
+  /**
+   * Puts a newly verified line in place of `leftOut`, a stored line of that witness for that size which publication
+   * leaves out (P306); true when replaced now, false when that line is no longer the stored one (a replica's round).
+   */
+  replace(size: number, witness: string, leftOut: string, line: string): Promise<boolean>;
   /** The lines stored for one checkpoint size. */
   forSize(size: number): Promise<LogCosignatureRecord[]>;
   /** The largest size this witness cosigned, or undefined when it never did. */
@@ -52,6 +57,19 @@ export class KyselyLogCosignatureRepository implements LogCosignatureRepository 
       .returning('tree_size')
       .executeTakeFirst();
     return inserted !== undefined;
+  }
+
+  async replace(size: number, witness: string, leftOut: string, line: string): Promise<boolean> {
+    checkCount(size, 'size');
+    const updated = await this.#db
+      .updateTable('tlog_cosignatures')
+      .set({ line, stored_at: this.#clock().toISOString() })
+      .where('tree_size', '=', size)
+      .where('witness', '=', witness)
+      .where('line', '=', leftOut)
+      .returning('tree_size')
+      .executeTakeFirst();
+    return updated !== undefined;
   }
 
   async forSize(size: number): Promise<LogCosignatureRecord[]> {

@@ -1,10 +1,10 @@
 // Confirmed Ethereum receipts made by the real anchor service on a local chain, for the verifier's tests that
 // check them (D19): the contract deployed, each bundle hash anchored, the blocks mined and the receipts read back.
-import { deployAnchorContract } from '@proto/clients/contract';
 import type { Store } from '@proto/store';
 import type { FastifyInstance } from 'fastify';
 import { postAnchor, testApp } from './app.ts';
-import { ANCHOR_KEY, DEPLOYER_KEY, type LocalChain, TEST_CHAIN_ID } from './ganache.ts';
+import { deployContract, evmEnv } from './evm-chain.ts';
+import type { LocalChain } from './ganache.ts';
 
 export interface EvmReceipts {
   /** The anchor service that made them (the caller closes it). */
@@ -19,13 +19,10 @@ export async function confirmedEvmReceipts(
   bundleHashes: readonly string[],
   confirmations = 1,
 ): Promise<EvmReceipts> {
-  const { contract } = await deployAnchorContract({ rpcUrl: chain.url, privateKey: DEPLOYER_KEY });
+  const contract = await deployContract(chain);
   const anchor = await testApp(
     {
-      ETH_RPC_URL: chain.url,
-      ETH_CHAIN_ID: String(TEST_CHAIN_ID),
-      ETH_CONTRACT: contract,
-      ETH_PRIVATE_KEY: ANCHOR_KEY,
+      ...evmEnv(chain.url, contract),
       ETH_CONFIRMATIONS: String(confirmations),
       BATCH_INTERVAL_MS: '0',
     },

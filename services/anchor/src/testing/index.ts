@@ -4,6 +4,7 @@ export { bitcoinPrivateKey, bitcoinWallet } from '../adapters/bitcoin.ts';
 export * from './app.ts';
 export * from './child.ts';
 export * from './esplora-server.ts';
+export * from './evm-chain.ts';
 export * from './evm-receipts.ts';
 export * from './ganache.ts';
 export * from './log-server.ts';

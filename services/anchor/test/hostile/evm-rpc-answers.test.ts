@@ -4,7 +4,6 @@
 // names. Such an answer is the node unreliable: the request stays queued (transient, logged as the chain unreachable),
 // nothing is signed with that gas, no attempt is spent, and an honest node then confirms the same request.
 import type { ServerResponse } from 'node:http';
-import { deployAnchorContract } from '@proto/clients/contract';
 import type { StoreTarget } from '@proto/store/testing';
 import { type FrontRequest, type HostileFront, startHostileFront } from '@proto/testing';
 import type { FastifyInstance } from 'fastify';
@@ -12,7 +11,8 @@ import { parseTransaction } from 'viem';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_ANCHOR_CALL_GAS } from '../../src/adapters/ethereum.ts';
 import { getReceipt, hashOf, postAnchor } from '../../src/testing/app.ts';
-import { DEPLOYER_KEY, type LocalChain, startLocalChain } from '../../src/testing/ganache.ts';
+import { deployContract } from '../../src/testing/evm-chain.ts';
+import { type LocalChain, startLocalChain } from '../../src/testing/ganache.ts';
 import {
   answerRewritten,
   CHAIN,
@@ -39,7 +39,7 @@ const rewriting = (request: FrontRequest, res: ServerResponse) =>
 
 beforeAll(async () => {
   chain = await startLocalChain();
-  const { contract } = await deployAnchorContract({ rpcUrl: chain.url, privateKey: DEPLOYER_KEY });
+  const contract = await deployContract(chain);
   front = await startHostileFront(rewriting);
   ({ app, target, logLines } = await startAnchorBehind({
     rpcUrl: front.url,

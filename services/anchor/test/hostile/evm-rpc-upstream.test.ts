@@ -5,7 +5,6 @@
 // logged as a broken pass; an honest node then confirms it. P184: the same holds for an answer whose JSON-RPC
 // envelope is sound but whose `result` is not what the method returns (wrong type, wrong length, a field missing).
 import type { ServerResponse } from 'node:http';
-import { deployAnchorContract } from '@proto/clients/contract';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
 import {
   answerJson,
@@ -22,13 +21,8 @@ import type { FastifyInstance } from 'fastify';
 import { parseTransaction } from 'viem';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { getReceipt, hashOf, postAnchor, testApp } from '../../src/testing/app.ts';
-import {
-  ANCHOR_KEY,
-  DEPLOYER_KEY,
-  type LocalChain,
-  startLocalChain,
-  TEST_CHAIN_ID,
-} from '../../src/testing/ganache.ts';
+import { evmEnv, startChainWithContract } from '../../src/testing/evm-chain.ts';
+import type { LocalChain } from '../../src/testing/ganache.ts';
 import {
   answerRewritten,
   CHAIN,
@@ -100,8 +94,7 @@ const failedPasses = () => logLines.filter((l) => l.msg === 'anchor: pass failed
 const unreachable = () => unreachableIn(logLines);
 
 beforeAll(async () => {
-  chain = await startLocalChain();
-  ({ contract } = await deployAnchorContract({ rpcUrl: chain.url, privateKey: DEPLOYER_KEY }));
+  ({ chain, contract } = await startChainWithContract());
   front = await startHostileFront(hostile);
   frontUrl = front.url;
   elsewhere = await startHostileFront(async (request, res) => {
@@ -357,10 +350,7 @@ describe('P184: readiness and the fee bump read through the same classification'
     const bumpApp = await testApp(
       {
         LOG_LEVEL: 'silent',
-        ETH_RPC_URL: frontUrl,
-        ETH_CHAIN_ID: String(TEST_CHAIN_ID),
-        ETH_CONTRACT: contract,
-        ETH_PRIVATE_KEY: ANCHOR_KEY,
+        ...evmEnv(frontUrl, contract),
         ETH_CONFIRMATIONS: '1',
         BATCH_INTERVAL_MS: '0',
         ETH_BUMP_AFTER_MS: '1',

@@ -7,7 +7,6 @@ import { mkdtempSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { deployAnchorContract } from '@proto/clients/contract';
 import type { Store } from '@proto/store';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
 import {
@@ -27,13 +26,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { bitcoinPrivateKey, bitcoinWallet } from '../../src/adapters/bitcoin.ts';
 import { getReceipt, hashOf, postAnchor, testApp } from '../../src/testing/app.ts';
 import { type EsploraTestServer, startEsploraServer } from '../../src/testing/esplora-server.ts';
-import {
-  ANCHOR_KEY,
-  DEPLOYER_KEY,
-  type LocalChain,
-  startLocalChain,
-  TEST_CHAIN_ID,
-} from '../../src/testing/ganache.ts';
+import { deployContract, evmEnv } from '../../src/testing/evm-chain.ts';
+import { type LocalChain, startLocalChain } from '../../src/testing/ganache.ts';
 
 type Mode = 'forward' | 'huge' | 'length-lie' | 'redirect' | 'timestamp' | 'html' | 'stall';
 
@@ -148,7 +142,7 @@ beforeAll(async () => {
   });
   logUrl = await log.listen({ port: 0, host: '127.0.0.1' });
   chain = await startLocalChain();
-  const { contract } = await deployAnchorContract({ rpcUrl: chain.url, privateKey: DEPLOYER_KEY });
+  const contract = await deployContract(chain);
   upstreamOf = (path) => (path === '/' ? chain.url : `${logUrl}${path}`);
   front = await startHostileFront(hostile);
   frontUrl = front.url;
@@ -179,10 +173,7 @@ beforeAll(async () => {
     {
       TL_URL: frontUrl,
       TL_TOKEN: LOG_TOKEN,
-      ETH_RPC_URL: frontUrl,
-      ETH_CHAIN_ID: String(TEST_CHAIN_ID),
-      ETH_CONTRACT: contract,
-      ETH_PRIVATE_KEY: ANCHOR_KEY,
+      ...evmEnv(frontUrl, contract),
       ETH_CONFIRMATIONS: '1',
       BTC_ESPLORA_URL: btcFront.url,
       BTC_PRIVATE_KEY: BTC_KEY_HEX,

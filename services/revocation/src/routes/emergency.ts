@@ -9,7 +9,7 @@ import {
   attestationHolds,
   EMERGENCY_REASON,
   registrationFromBundle,
-  secretMatchesToken,
+  secretProvesRegisteredToken,
   tokenOfSecret,
 } from '../emergency.ts';
 import { assertAgentId, assertNotKeyIdForm, ID_PATTERN_SOURCE, isKeyIdForm } from '../ids.ts';
@@ -32,6 +32,12 @@ export interface EmergencyRoutesOptions {
 }
 
 const KID_PATTERN_SOURCE = '^[0-9a-f]{32}$';
+
+/** The one refusal for a wrong secret and for an agent without a token (P305), written for the secret's holder. */
+const SECRET_REFUSED =
+  "No emergency token registered for this agent matches this secret. If you hold the secret of the agent's " +
+  "passport token, register that token first (POST /emergency-tokens with the agent's verified bundle, or ask " +
+  'the operator: PUT /emergency-tokens/:agent_id), then send this record again';
 
 const registrationSchema = {
   type: 'object',
@@ -296,18 +302,20 @@ export async function emergencyRoutes(app: FastifyInstance, options: EmergencyRo
     async (request, reply) => {
       const body = request.body;
       const registered = await options.repository.getEmergencyToken(jurisdiction, body.agent_id);
-      const holdsSecret =
-        registered !== undefined && secretMatchesToken(body.revocation_secret, registered.token);
+      const holdsSecret = secretProvesRegisteredToken(body.revocation_secret, registered?.token);
       // The per-agent budget holds back attempts without the agent's secret only (P255). Before, it counted every
       // attempt, so whoever knew the agent's id (the thief of its key does) could spend it with wrong secrets, ten
       // a minute from anywhere, and the holder of the right secret got 429 for as long as the thief kept on.
       if (!holdsSecret) await enforce(perAgent, request, 'emergency revocation attempts for this agent');
-      if (registered === undefined) {
-        throw httpError('NOT_FOUND', 'No emergency token is registered for this agent');
-      }
-      if (!holdsSecret) {
-        request.log.warn({ agent_id: body.agent_id }, 'emergency revocation refused: wrong secret');
-        throw httpError('FORBIDDEN', 'The revocation secret does not match the registered token');
+      // No token and a wrong secret get one answer, reached the same way (the secret was hashed either way): a
+      // 404 for no token told anyone which agent ids have one, whose owners are worth a stolen key (P305). The
+      // message tells a holder of the right secret the one thing it can do about either case.
+      if (registered === undefined || !holdsSecret) {
+        request.log.warn(
+          { agent_id: body.agent_id, registered: registered !== undefined },
+          'emergency revocation refused: no registered token matches the secret',
+        );
+        throw httpError('FORBIDDEN', SECRET_REFUSED);
       }
       // A token registered from a bundle under a key id's form (before P201 refused such ids) would put that kid
       // in the list: another agent's key, named by whoever chose the id. Used only once the operator has

@@ -13,7 +13,9 @@ import {
   call,
   currentList,
   newEmergencySecret,
+  postWithoutToken,
   type RunningService,
+  rprHashOf,
   startService,
   useEmergencySecret,
 } from '../../src/test-support.ts';
@@ -21,27 +23,13 @@ import {
 const JURISDICTION = 'US'; // the builder writes RPRs for US
 const VALIDITY_S = 60; // ATTESTATION_VALIDITY_S's minimum
 
-function rprHashOf(sample: ReturnType<typeof sampleBundle>): string {
-  return (sample.signed_bundle as { bundle: { responsible_principal_record: { payload_hash: string } } })
-    .bundle.responsible_principal_record.payload_hash;
-}
-
-async function post(service: RunningService, path: string, body: unknown) {
-  const res = await fetch(`${service.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
-}
-
 const codeOf = (json: Record<string, unknown>) => (json['error'] as { code?: string } | undefined)?.code;
 
 const attest = (service: RunningService, sample: ReturnType<typeof sampleBundle>) =>
   call(service, 'POST', '/attest', { rpr_hash: rprHashOf(sample), agent_id: sample.agentId });
 
 const register = (service: RunningService, sample: ReturnType<typeof sampleBundle>) =>
-  post(service, '/emergency-tokens', { signed_bundle: sample.signed_bundle });
+  postWithoutToken(service, '/emergency-tokens', { signed_bundle: sample.signed_bundle });
 
 const running: RunningService[] = [];
 const targets: StoreTarget[] = [];

@@ -11,24 +11,17 @@ import {
   currentList,
   emergencyRevocationRecord,
   newEmergencySecret,
+  postWithoutToken,
   type RunningService,
 } from '../../src/test-support.ts';
 import { serviceForDescribe } from './test-helpers.ts';
 
 const JURISDICTION = 'US'; // the builder writes RPRs for US
 
-async function post(service: RunningService, path: string, body: unknown, forwardedFor: string) {
-  const res = await fetch(`${service.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-forwarded-for': forwardedFor },
-    body: JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, json: (text === '' ? {} : JSON.parse(text)) as Record<string, unknown> };
-}
-
 const emergencyRevoke = (service: RunningService, agentId: string, secretHex: string, from: string) =>
-  post(service, '/emergency-revocations', emergencyRevocationRecord(agentId, secretHex), from);
+  postWithoutToken(service, '/emergency-revocations', emergencyRevocationRecord(agentId, secretHex), {
+    'x-forwarded-for': from,
+  });
 
 const unknownAgent = () => `agent:budget-${randomBytes(4).toString('hex')}`;
 
@@ -48,11 +41,11 @@ describe('P254: one client, one emergency budget, however its address is written
         (await emergencyRevoke(service(), unknownAgent(), newEmergencySecret().hex, address)).status,
       );
     }
-    expect(statuses).toEqual([404, 404, 404, 429]);
+    expect(statuses).toEqual([403, 403, 403, 429]);
     // Another /64 is another client.
     expect(
       (await emergencyRevoke(service(), unknownAgent(), newEmergencySecret().hex, '2001:db8:7:1::1')).status,
-    ).toBe(404);
+    ).toBe(403);
   });
 
   it('an IPv4 address and its IPv4-mapped IPv6 spellings are one client', async () => {
@@ -67,13 +60,22 @@ describe('P254: one client, one emergency budget, however its address is written
         (await emergencyRevoke(service(), unknownAgent(), newEmergencySecret().hex, address)).status,
       );
     }
-    expect(statuses).toEqual([404, 404, 404, 429]);
+    expect(statuses).toEqual([403, 403, 403, 429]);
   });
 
   it('bundle registrations from one /64 share their budget too', async () => {
     const statuses: number[] = [];
     for (let i = 1; i <= 4; i++) {
-      statuses.push((await post(service(), '/emergency-tokens', {}, `2001:db8:9::${i}`)).status);
+      statuses.push(
+        (
+          await postWithoutToken(
+            service(),
+            '/emergency-tokens',
+            {},
+            { 'x-forwarded-for': `2001:db8:9::${i}` },
+          )
+        ).status,
+      );
     }
     expect(statuses).toEqual([400, 400, 400, 429]);
   });
@@ -100,8 +102,14 @@ describe('P255: strangers cannot hold an agent at 429 against the holder of its 
     });
     expect(attest.status, JSON.stringify(attest.json)).toBe(200);
     expect(
-      (await post(service(), '/emergency-tokens', { signed_bundle: sample.signed_bundle }, '192.0.2.1'))
-        .status,
+      (
+        await postWithoutToken(
+          service(),
+          '/emergency-tokens',
+          { signed_bundle: sample.signed_bundle },
+          { 'x-forwarded-for': '192.0.2.1' },
+        )
+      ).status,
     ).toBe(201);
     const agentId = sample.agentId as string;
     // The thief who holds the agent's stolen key knows its id (it is in every bundle) and spends the agent's budget.
@@ -143,24 +151,24 @@ describe('P257: a proxy that writes the client port into X-Forwarded-For', () =>
           .status,
       );
     }
-    expect(attacker).toEqual([404, 404, 404, 429]);
+    expect(attacker).toEqual([403, 403, 403, 429]);
     // Another client behind the same proxy: before, all of them shared the proxy's own budget, now spent.
     expect(
       (await emergencyRevoke(service(), unknownAgent(), newEmergencySecret().hex, '198.51.100.2:40001'))
         .status,
-    ).toBe(404);
+    ).toBe(403);
     expect(
       (await emergencyRevoke(service(), unknownAgent(), newEmergencySecret().hex, '[2001:db8:5::1]:443'))
         .status,
-    ).toBe(404);
+    ).toBe(403);
     // The same IPv6 client from another port and another address of its /64.
     expect(
       (await emergencyRevoke(service(), unknownAgent(), newEmergencySecret().hex, '[2001:db8:5::2]:444'))
         .status,
-    ).toBe(404);
+    ).toBe(403);
     expect(
       (await emergencyRevoke(service(), unknownAgent(), newEmergencySecret().hex, '2001:db8:5::3')).status,
-    ).toBe(404);
+    ).toBe(403);
     expect(
       (await emergencyRevoke(service(), unknownAgent(), newEmergencySecret().hex, '[2001:db8:5::4]:445'))
         .status,

@@ -11,7 +11,9 @@ import {
   type EmergencySecret,
   emergencyRevocationRecord,
   newEmergencySecret,
+  postWithoutToken,
   type RunningService,
+  rprHashOf,
   startService,
 } from '../../src/test-support.ts';
 
@@ -30,31 +32,9 @@ function agentKids(sample: ReturnType<typeof sampleBundle>): string[] {
   return [agent.classical.kid, ...(agent.pq ? [agent.pq.kid] : [])];
 }
 
-async function post(
-  service: RunningService,
-  path: string,
-  body: unknown,
-  headers: Record<string, string> = {},
-): Promise<{ status: number; json: Record<string, unknown>; headers: Headers }> {
-  const res = await fetch(`${service.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, json: text === '' ? {} : JSON.parse(text), headers: res.headers };
-}
-
 const register = (service: RunningService, signedBundle: unknown) =>
-  post(service, '/emergency-tokens', { signed_bundle: signedBundle });
+  postWithoutToken(service, '/emergency-tokens', { signed_bundle: signedBundle });
 /** `sha256:` of jcs(RPR payload): what an attestation binds (D21), here the RPR's payload_hash. */
-function rprHashOf(sample: ReturnType<typeof sampleBundle>): string {
-  const bundle = sample.signed_bundle as {
-    bundle: { responsible_principal_record: { payload_hash: string } };
-  };
-  return bundle.bundle.responsible_principal_record.payload_hash;
-}
-
 /** EMERGENCY_REGISTRATION=attested (the default): the operator attests the agent, then its bundle registers. */
 async function registerAttested(service: RunningService, sample: ReturnType<typeof sampleBundle>) {
   const attest = await call(service, 'POST', '/attest', {
@@ -70,7 +50,8 @@ const emergencyRevoke = (
   agentId: string,
   secretHex: string,
   headers: Record<string, string> = {},
-) => post(service, '/emergency-revocations', emergencyRevocationRecord(agentId, secretHex), headers);
+) =>
+  postWithoutToken(service, '/emergency-revocations', emergencyRevocationRecord(agentId, secretHex), headers);
 
 function listedIds(list: Record<string, unknown>): string[] {
   return (list['entries'] as Array<{ agent_id: string }>).map((e) => e.agent_id);
@@ -228,14 +209,27 @@ describe.each(dialectsUnderTest())('emergency revocation on %s', (dialect) => {
     }
   });
 
-  it('answers 404 for an agent without a registered token', async () => {
-    const sample = bundleWithToken(newEmergencySecret()); // never registered
-    const res = await emergencyRevoke(service, sample.agentId as string, newEmergencySecret().hex);
-    expect(res.status).toBe(404);
-    expect(res.json['error']).toMatchObject({
-      code: 'NOT_FOUND',
-      message: 'No emergency token is registered for this agent',
-    });
+  it('P305: an agent without a token and a wrong secret get the same answer; the holder is told how to register', async () => {
+    const registered = bundleWithToken(newEmergencySecret());
+    expect((await registerAttested(service, registered)).status).toBe(201);
+    const heldSecret = newEmergencySecret();
+    const unregistered = bundleWithToken(heldSecret); // never registered
+    // A caller without either secret: nothing in the answer tells which agent has a token.
+    const wrong = await emergencyRevoke(service, registered.agentId as string, newEmergencySecret().hex);
+    const none = await emergencyRevoke(service, unregistered.agentId as string, newEmergencySecret().hex);
+    expect(none.status).toBe(wrong.status);
+    expect(none.json).toEqual(wrong.json);
+    expect([...none.headers.keys()]).toEqual([...wrong.headers.keys()]);
+    expect(wrong.status).toBe(403);
+    expect(wrong.json['error']).toMatchObject({ code: 'FORBIDDEN', retryable: false });
+    // The holder of a secret whose token was never registered reads what to do, does it, and revokes.
+    const holder = await emergencyRevoke(service, unregistered.agentId as string, heldSecret.hex);
+    expect(holder.json).toEqual(wrong.json);
+    expect(String((holder.json['error'] as { message?: unknown }).message)).toContain(
+      'POST /emergency-tokens',
+    );
+    expect((await registerAttested(service, unregistered)).status).toBe(201);
+    expect((await emergencyRevoke(service, unregistered.agentId as string, heldSecret.hex)).status).toBe(200);
   });
 
   it('refuses malformed records with 400 (schema emergency_revocation)', async () => {
@@ -250,13 +244,13 @@ describe.each(dialectsUnderTest())('emergency revocation on %s', (dialect) => {
       { ...good, type: 'revocation' },
       { ...good, agent_id: 'a/b/../c' },
     ]) {
-      const res = await post(service, '/emergency-revocations', bad);
+      const res = await postWithoutToken(service, '/emergency-revocations', bad);
       expect(res.status, JSON.stringify(bad)).toBe(400);
       expect(res.json['error']).toMatchObject({ retryable: false });
       expect(JSON.stringify(res.json)).not.toContain(secret.hex);
     }
     // The secret is still good afterwards.
-    expect((await post(service, '/emergency-revocations', good)).status).toBe(200);
+    expect((await postWithoutToken(service, '/emergency-revocations', good)).status).toBe(200);
   });
 
   it('takes only keys that signed: a passport listing another agent’s key cannot get it revoked', async () => {
@@ -311,7 +305,7 @@ describe.each(dialectsUnderTest())('emergency revocation on %s', (dialect) => {
     const swapped = bundleWithToken(newEmergencySecret(), { keys: sample.keys });
     expect(swapped.agentId).toBe(sample.agentId);
     expect((await registerAttested(service, swapped)).status).toBe(409);
-    expect((await post(service, '/emergency-tokens', { signed_bundle: 'x' })).status).toBe(400);
+    expect((await postWithoutToken(service, '/emergency-tokens', { signed_bundle: 'x' })).status).toBe(400);
   });
 
   it('lets the operator register or replace a token with the bearer token, not without', async () => {
@@ -441,18 +435,20 @@ describe('emergency revocation attempt limits', () => {
       const agentId = `agent:limited-ip-${i}-${randomBytes(3).toString('hex')}`;
       attempts.push(await emergencyRevoke(service, agentId, newEmergencySecret().hex, from('198.51.100.7')));
     }
-    expect(attempts.map((a) => a.status)).toEqual([404, 404, 404, 429]);
+    expect(attempts.map((a) => a.status)).toEqual([403, 403, 403, 429]);
     const limited = attempts[3] as (typeof attempts)[number];
     expect(limited.json['error']).toMatchObject({ code: 'PROTO-E700', retryable: true });
     const retryAfter = Number(limited.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
     // Malformed bodies count too, and another address is not held back.
-    expect((await post(service, '/emergency-revocations', {}, from('198.51.100.7'))).status).toBe(429);
+    expect((await postWithoutToken(service, '/emergency-revocations', {}, from('198.51.100.7'))).status).toBe(
+      429,
+    );
     expect(
       (await emergencyRevoke(service, 'agent:other-ip', newEmergencySecret().hex, from('198.51.100.8')))
         .status,
-    ).toBe(404);
+    ).toBe(403);
   });
 
   it('limits attempts per agent across addresses; the right secret still revokes once it is exceeded (P255)', async () => {
@@ -477,6 +473,6 @@ describe('emergency revocation attempt limits', () => {
     expect(
       (await emergencyRevoke(service, 'agent:not-limited', newEmergencySecret().hex, from('203.0.113.60')))
         .status,
-    ).toBe(404);
+    ).toBe(403);
   });
 });

@@ -8,7 +8,9 @@ import {
   call,
   currentList,
   newEmergencySecret,
+  postWithoutToken,
   type RunningService,
+  rprHashOf,
   startService,
 } from '../../src/test-support.ts';
 
@@ -30,25 +32,11 @@ function bundleNamed(agentId: string, token: string) {
   });
 }
 
-function rprHashOf(sample: ReturnType<typeof sampleBundle>): string {
-  return (sample.signed_bundle as { bundle: { responsible_principal_record: { payload_hash: string } } })
-    .bundle.responsible_principal_record.payload_hash;
-}
-
-async function post(service: RunningService, path: string, body: unknown) {
-  const res = await fetch(`${service.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
-}
-
 const listed = async (service: RunningService) =>
   ((await currentList(service))['entries'] as Array<{ agent_id: string }>).map((e) => e.agent_id);
 
 const revokeWith = (service: RunningService, agentId: string, secretHex: string) =>
-  post(service, '/emergency-revocations', {
+  postWithoutToken(service, '/emergency-revocations', {
     type: 'emergency_revocation',
     agent_id: agentId,
     human_id: 'human-key-id-twin',
@@ -86,9 +74,10 @@ describe("P201: an agent id spelled as another agent's key id", () => {
     expect(attest.status, JSON.stringify(attest.json)).toBe(400);
     expect((attest.json['error'] as { code?: string }).code).toBe('INVALID_ID');
     expect(
-      (await post(attested, '/emergency-tokens', { signed_bundle: attacker.signed_bundle })).status,
+      (await postWithoutToken(attested, '/emergency-tokens', { signed_bundle: attacker.signed_bundle }))
+        .status,
     ).toBe(400);
-    expect((await revokeWith(attested, victimKid, secret.hex)).status).toBe(404);
+    expect((await revokeWith(attested, victimKid, secret.hex)).status).toBe(403);
     expect(await listed(attested)).not.toContain(victimKid);
   });
 
@@ -97,11 +86,13 @@ describe("P201: an agent id spelled as another agent's key id", () => {
     const victimKid = victim.agentKid as string;
     const secret = newEmergencySecret();
     const attacker = bundleNamed(victimKid, secret.token);
-    const registered = await post(open, '/emergency-tokens', { signed_bundle: attacker.signed_bundle });
+    const registered = await postWithoutToken(open, '/emergency-tokens', {
+      signed_bundle: attacker.signed_bundle,
+    });
     // Before P201: 201 with agent_id the victim's kid; the attacker's secret would then list that kid.
     expect(registered.status, JSON.stringify(registered.json)).toBe(400);
     expect((registered.json['error'] as { code?: string }).code).toBe('INVALID_ID');
-    expect((await revokeWith(open, victimKid, secret.hex)).status).toBe(404);
+    expect((await revokeWith(open, victimKid, secret.hex)).status).toBe(403);
     expect(await listed(open)).not.toContain(victimKid);
   });
 

@@ -7,28 +7,25 @@
 import {
   type Cosigner,
   cosignCheckpoint,
-  formatCosignerKey,
   formatSignatureLine,
   parseSignedNote,
   selectCryptoBackend,
 } from '@proto/core';
 import type { StoreDialect } from '@proto/store';
-import { createStoreTarget, dialectsUnderTest, type StoreTarget } from '@proto/store/testing';
-import { type HostileFront, startHostileFront, type TempDir } from '@proto/testing';
+import { dialectsUnderTest } from '@proto/store/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   appendHashes,
-  logWitnessesEnv,
   type RunningWitness,
   servedCheckpoint,
-  startWitness,
   testCosigner,
   testLogIdentity,
 } from '../../src/test-helpers.ts';
-import { buildTestLog, bundleHash, tempDataDir } from '../../src/test-support.ts';
+import { bundleHash } from '../../src/test-support.ts';
 import { witnessId } from '../../src/witness-config.ts';
 import { COSIGNATURE_TIME_SKEW_S } from '../../src/witnessing.ts';
+import { startTwoOfTwoLog, type TwoOfTwoLog } from './testing/two-of-two-log.ts';
 
 const backend = selectCryptoBackend();
 const DAY_S = 86_400;
@@ -38,43 +35,27 @@ const silent: Cosigner = testCosigner('witness.test/stored-time');
 
 describe.each(dialectsUnderTest())('P242: a stored cosignature published on %s', (dialect: StoreDialect) => {
   const identity = testLogIdentity(`log.test/stored-time-${dialect}`);
-  const dirs: TempDir[] = [];
-  let target: StoreTarget;
+  let setup: TwoOfTwoLog;
   let honest: RunningWitness;
-  let front: HostileFront;
   let log: FastifyInstance;
   let appended = 0;
 
   beforeAll(async () => {
-    target = await createStoreTarget(dialect, 'tlog-stored-time');
-    const made = await Promise.all([tempDataDir('stored-time-w'), tempDataDir('stored-time-log')]);
-    dirs.push(...made);
-    honest = await startWitness(made[0].dir, 'witness.test/stored-time-honest', [identity]);
-    front = await startHostileFront((_request, res) => {
-      res.writeHead(503, { 'content-type': 'text/plain' }).end('down');
-    });
-    log = await buildTestLog(
-      made[1].dir,
-      {
-        ...identity.env,
-        LOG_WITNESSES: logWitnessesEnv([
-          { url: honest.url, vkey: honest.vkey },
-          { url: front.url, vkey: formatCosignerKey(silent) },
-        ]),
-        LOG_WITNESS_QUORUM: '2',
-        LOG_WITNESS_TIMEOUT_MS: '2000',
+    setup = await startTwoOfTwoLog({
+      dialect,
+      identity,
+      honestName: 'witness.test/stored-time-honest',
+      frontKey: silent,
+      answer: (_request, res) => {
+        res.writeHead(503, { 'content-type': 'text/plain' }).end('down');
       },
-      target.fresh('stored-time'),
-      { timers: false },
-    );
+      label: 'stored-time',
+    });
+    ({ log, honest } = setup);
   });
 
   afterAll(async () => {
-    await log?.close();
-    await honest?.close();
-    await front?.close();
-    await target?.cleanup();
-    for (const made of dirs) await made.remove().catch(() => undefined);
+    await setup?.close();
   });
 
   /**

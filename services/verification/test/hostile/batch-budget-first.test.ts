@@ -1,6 +1,6 @@
 // A client whose bundle budget is spent must not make the service read, scan and copy another batch body of up to
 // 8 MiB before it is told so: the budget is looked at before the body is read (P166). Over real HTTP.
-import { connect } from 'node:net';
+import { rawConnection } from '@proto/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningApp, startApp } from '../../src/test-support.ts';
 
@@ -13,28 +13,21 @@ afterAll(async () => {
   await running?.close();
 });
 
-/** Opens a batch declaring `declared` bytes, sends its first byte only, and resolves with what came back within `ms`. */
-function stalledBatch(declared: number, ms: number): Promise<string> {
-  const { port } = new URL(running.url);
-  return new Promise((resolve) => {
-    const socket = connect(Number(port), '127.0.0.1');
-    let received = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) => {
-      received += chunk;
-    });
-    socket.on('error', () => undefined);
-    const done = () => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(received === '' ? 'no answer' : received);
-    };
-    const timer = setTimeout(done, ms);
-    socket.on('close', done);
-    socket.write(
+/**
+ * Opens a batch declaring `declared` bytes, sends its first byte only, and resolves with the answer's head once it
+ * came within `ms` (or whatever came by then, `no answer` for nothing).
+ */
+async function stalledBatch(declared: number, ms: number): Promise<string> {
+  const connection = await rawConnection(running.url);
+  try {
+    await connection.write(
       `POST /verify/batch HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\nContent-Length: ${declared}\r\n\r\n{`,
     );
-  });
+    const received = await connection.until(/\r\n\r\n/, ms);
+    return received === '' ? 'no answer' : received;
+  } finally {
+    connection.destroy();
+  }
 }
 
 describe('a batch from a client whose budget is spent', () => {

@@ -1,7 +1,7 @@
 // Requests Node's HTTP parser refuses before Fastify sees them (a request past REQUEST_TIMEOUT_MS, a malformed
 // request line, headers over Node's limit) are answered like every other error: the shared error shape, a request
 // id, the security headers, `no-store`, counted in proto_http_errors_total. Over real HTTP on raw sockets; P170.
-import { connect, type Socket } from 'node:net';
+import { rawConnection } from '@proto/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningApp, startApp } from '../../src/test-support.ts';
 
@@ -19,28 +19,11 @@ afterAll(async () => {
 });
 
 /** Sends `bytes` on a new connection; resolves with all the service wrote once it closed (or after `ms`). */
-function exchange(bytes: string, ms = CLOSED_WITHIN_MS, destroyAfterWrite = false): Promise<string> {
-  const { port } = new URL(running.url);
-  return new Promise((resolve) => {
-    const socket: Socket = connect(Number(port), '127.0.0.1');
-    socket.setEncoding('utf8');
-    let received = '';
-    socket.on('data', (chunk: string) => {
-      received += chunk;
-    });
-    socket.on('error', () => undefined);
-    const timer = setTimeout(() => {
-      socket.destroy();
-      resolve(`still open: ${received}`);
-    }, ms);
-    socket.on('close', () => {
-      clearTimeout(timer);
-      resolve(received);
-    });
-    socket.write(bytes, () => {
-      if (destroyAfterWrite) socket.destroy();
-    });
-  });
+async function exchange(bytes: string, ms = CLOSED_WITHIN_MS, destroyAfterWrite = false): Promise<string> {
+  const connection = await rawConnection(running.url);
+  await connection.write(bytes);
+  if (destroyAfterWrite) connection.destroy();
+  return connection.closed(ms);
 }
 
 interface Answer {

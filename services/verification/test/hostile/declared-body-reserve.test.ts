@@ -1,7 +1,7 @@
 // A Content-Length is the client's word: forty connections that each declare an 8 MiB batch and send one byte
 // must not make the service reserve 320 MiB. The body buffer grows with what arrives (P165). Over real HTTP on
 // raw sockets; the service's own `nodejs_external_memory_bytes` gauge tells what it reserved.
-import { connect, type Socket } from 'node:net';
+import { type RawConnection, rawConnection } from '@proto/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metricValue, type RunningApp, startApp } from '../../src/test-support.ts';
 
@@ -9,28 +9,22 @@ const CONNECTIONS = 40;
 const DECLARED = 8 * 1024 * 1024;
 
 let running: RunningApp;
-const sockets: Socket[] = [];
+const connections: RawConnection[] = [];
 
 beforeAll(async () => {
   running = await startApp({ VERIFY_WORKERS: '1' });
 });
 afterAll(async () => {
-  for (const socket of sockets) socket.destroy();
+  for (const connection of connections) connection.destroy();
   await running?.close();
 });
 
-function openStalledBatch(): Promise<void> {
-  const { port } = new URL(running.url);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), '127.0.0.1', () => {
-      socket.write(
-        `POST /verify/batch HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\nContent-Length: ${DECLARED}\r\n\r\n{`,
-        () => resolve(),
-      );
-    });
-    socket.on('error', reject);
-    sockets.push(socket);
-  });
+async function openStalledBatch(): Promise<void> {
+  const connection = await rawConnection(running.url);
+  connections.push(connection);
+  await connection.write(
+    `POST /verify/batch HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\nContent-Length: ${DECLARED}\r\n\r\n{`,
+  );
 }
 
 describe('a declared body that does not come', () => {

@@ -7,7 +7,7 @@ import { answerJson } from '@proto/testing';
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import { getReceipt, testApp } from '../../../src/testing/app.ts';
-import { ANCHOR_KEY, TEST_CHAIN_ID } from '../../../src/testing/ganache.ts';
+import { evmEnv } from '../../../src/testing/evm-chain.ts';
 
 export const CHAIN = 'ethereum';
 
@@ -70,10 +70,7 @@ export async function startAnchorBehind(options: {
   const app = await testApp(
     {
       LOG_LEVEL: 'warn',
-      ETH_RPC_URL: options.rpcUrl,
-      ETH_CHAIN_ID: String(TEST_CHAIN_ID),
-      ETH_CONTRACT: options.contract,
-      ETH_PRIVATE_KEY: ANCHOR_KEY,
+      ...evmEnv(options.rpcUrl, options.contract),
       ETH_CONFIRMATIONS: '1',
       BATCH_INTERVAL_MS: '0',
       ANCHOR_UPSTREAM_TIMEOUT_MS: String(options.upstreamTimeoutMs),

@@ -1,0 +1,70 @@
+// The set-up of the stored-cosignature suites (P242, P306): the real log on a store of the dialect under test (timers
+// off, the test ticks its checkpointer), one real witness, and a second configured witness behind a node:http front
+// under a key of the suite's own, so the suite answers for it and writes lines as it; quorum 2 of 2.
+import type { ServerResponse } from 'node:http';
+import { type Cosigner, formatCosignerKey } from '@proto/core';
+import type { StoreDialect } from '@proto/store';
+import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
+import { type FrontRequest, type HostileFront, startHostileFront, type TempDir } from '@proto/testing';
+import type { FastifyInstance } from 'fastify';
+import {
+  logWitnessesEnv,
+  type RunningWitness,
+  startWitness,
+  type TestLogIdentity,
+} from '../../../src/test-helpers.ts';
+import { buildTestLog, tempDataDir } from '../../../src/test-support.ts';
+
+export interface TwoOfTwoLog {
+  readonly log: FastifyInstance;
+  readonly honest: RunningWitness;
+  /** The second witness's front: every request it received (`hits()`). */
+  readonly front: HostileFront;
+  close(): Promise<void>;
+}
+
+export async function startTwoOfTwoLog(options: {
+  readonly dialect: StoreDialect;
+  readonly identity: TestLogIdentity;
+  readonly honestName: string;
+  /** The second witness's key, as the log is configured with it. */
+  readonly frontKey: Cosigner;
+  readonly answer: (request: FrontRequest, res: ServerResponse) => void | Promise<void>;
+  /** Its store's and directories' label. */
+  readonly label: string;
+}): Promise<TwoOfTwoLog> {
+  const target: StoreTarget = await createStoreTarget(options.dialect, `tlog-${options.label}`);
+  const dirs: TempDir[] = await Promise.all([
+    tempDataDir(`${options.label}-w`),
+    tempDataDir(`${options.label}-log`),
+  ]);
+  const [witnessDir, logDir] = dirs.map((made) => made.dir) as [string, string];
+  const honest = await startWitness(witnessDir, options.honestName, [options.identity]);
+  const front = await startHostileFront(options.answer);
+  const log = await buildTestLog(
+    logDir,
+    {
+      ...options.identity.env,
+      LOG_WITNESSES: logWitnessesEnv([
+        { url: honest.url, vkey: honest.vkey },
+        { url: front.url, vkey: formatCosignerKey(options.frontKey) },
+      ]),
+      LOG_WITNESS_QUORUM: '2',
+      LOG_WITNESS_TIMEOUT_MS: '2000',
+    },
+    target.fresh(options.label),
+    { timers: false },
+  );
+  return {
+    log,
+    honest,
+    front,
+    close: async () => {
+      await log.close();
+      await honest.close();
+      await front.close();
+      await target.cleanup();
+      for (const made of dirs) await made.remove().catch(() => undefined);
+    },
+  };
+}
