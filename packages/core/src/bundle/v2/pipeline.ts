@@ -213,10 +213,12 @@ export function analyzeV2(
   const passport = forms.artifacts.agent_passport.payload;
   const rpr = forms.artifacts.responsible_principal_record.payload;
   const agentId = propString(passport, 'agent_id');
+  const humanId = propString(rpr, 'human_id');
   const jurisdiction = propString(rpr, 'jurisdiction');
   const sessionNonce = propString(parts.manifest, 'session_nonce');
   return finish({
     ...(agentId === undefined ? {} : { agentId }),
+    ...(humanId === undefined ? {} : { humanId }),
     ...(jurisdiction === undefined ? {} : { jurisdiction }),
     ...(sessionNonce === undefined ? {} : { sessionNonce }),
     ...(hashes === undefined ? {} : hashes),
