@@ -25,8 +25,8 @@ export function retiredKeyWarning(binding: RetiredKeyBinding): string {
   const by = binding.retiredBy === null ? '' : ` (${binding.retiredBy})`;
   return (
     `Key ${binding.kid} signed this bundle but was retired for ${binding.subject} at ${binding.retiredAt} by a later ` +
-    `verified bundle${by} whose passport or RPR no longer lists it as active (key directory); this bundle is ` +
-    'verified on its own artifacts, which still do'
+    `verified bundle${by} whose passport or RPR no longer lists it as active (key directory); this bundle's own ` +
+    'passport or RPR, on which it was verified, still does'
   );
 }
 

@@ -1,5 +1,5 @@
-// `signature.signer` ({type, id}) is a label no signature covers (PROTOCOL §6.3 "Unsigned, unchecked metadata";
-// V1's signature object likewise): compared with the bundle's signed parties, a label naming anyone else is a warning. P280.
+// A V2 bundle's `signature.signer` ({type, id}) is a label no signature covers (PROTOCOL §6.3 "Unsigned, unchecked
+// metadata"): compared with the bundle's signed parties, a label naming anyone else is a warning (V2 only: D12). P280.
 import { describe, prop, propRecord } from './json.ts';
 
 /** The signed names a label may use: the RPR's `human_id` and the passport's `agent_id`. */
