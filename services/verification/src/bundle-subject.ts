@@ -12,6 +12,8 @@ export interface BundleSubject {
   readonly version: string;
   readonly resolvedTier?: SecurityTier;
   readonly agentId?: string;
+  /** V2: the RPR's human_id (the key directory's subject for the principal's keys, P282). */
+  readonly humanId?: string;
   readonly signerKids: readonly string[];
   /** The RPR's jurisdiction: whose revocation list applies. */
   readonly jurisdiction?: string;
@@ -57,6 +59,7 @@ export function subjectOf(analysis: BundleAnalysis): BundleSubject {
     signerKids: analysis.signerKids,
     ...(analysis.resolvedTier === undefined ? {} : { resolvedTier: analysis.resolvedTier }),
     ...(analysis.agentId === undefined ? {} : { agentId: analysis.agentId }),
+    ...(analysis.humanId === undefined ? {} : { humanId: analysis.humanId }),
     ...(analysis.jurisdiction === undefined ? {} : { jurisdiction: analysis.jurisdiction }),
     ...(analysis.rprHash === undefined ? {} : { rprHash: analysis.rprHash }),
     ...(analysis.bundleHash === undefined ? {} : { bundleHash: analysis.bundleHash }),

@@ -6,13 +6,20 @@ import type { PassportKeys } from '@proto/store';
 import type { AnswerFormat, AnswerSummary, WiredAnswer } from './answer-wire.ts';
 import { BodyMemo } from './body-memo.ts';
 import { ownsItsMemory } from './body-reader.ts';
-import { type AnalysisFacts, factsOf, type SuppliedEvidence, subjectOf } from './bundle-subject.ts';
+import {
+  type AnalysisFacts,
+  type BundleSubject,
+  factsOf,
+  type SuppliedEvidence,
+  subjectOf,
+} from './bundle-subject.ts';
 import { type VerificationCache, verificationCacheKey } from './cache.ts';
 import type { ExternalChecks } from './external-checks.ts';
 import { tierLabel, type VerificationMetrics } from './metrics.ts';
 import type { VerifyPool } from './pool.ts';
 import type { KnownPassport, VerifiedBundleEvent } from './records/key-binding-feeder.ts';
 import { retainedBytes } from './retained-bytes.ts';
+import { type RetiredKeyLookup, withRetiredKeyWarnings } from './retired-keys.ts';
 import type { VerifyTask, VerifyTaskResult } from './worker.ts';
 
 /** A body as it arrived: parsing waits until we know whether the main thread needs the value. */
@@ -115,6 +122,13 @@ export interface VerificationRunnerOptions {
    * register after the routes). Settles true once the bindings are stored. Issue 15 item 1.
    */
   readonly keyDirectory?: () => KeyDirectoryFeed | undefined;
+  /**
+   * The key directory's retired bindings when the records are mounted (read per request, as `keyDirectory`): a
+   * verified V2 bundle signed by a retired key gets a warning (P282).
+   */
+  readonly retiredKeys?: () => RetiredKeyLookup | undefined;
+  /** Where a directory that cannot answer is reported. */
+  readonly log?: { warn(obj: object, msg: string): void };
 }
 
 export type KeyDirectoryFeed = (event: VerifiedBundleEvent) => Promise<boolean>;
@@ -179,18 +193,28 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
     if (fresh && facts.checkpointsVerified > 0) metrics.checkpointsVerified.inc(facts.checkpointsVerified);
   };
 
+  // P282: asked after the I/O checks, so its warning comes after theirs; the directory is read, never written.
+  const withRetired = (
+    response: VerifyResponse,
+    subject: BundleSubject,
+    retired: RetiredKeyLookup | undefined,
+  ): Promise<VerifyResponse> | VerifyResponse =>
+    retired === undefined ? response : withRetiredKeyWarnings(response, subject, retired, options.log);
+
   const answerHit = async (
     hit: BundleAnalysis,
     evidence: SuppliedEvidence | undefined,
     startedAt: number,
     feed: KeyDirectoryFeed | undefined,
+    retired: RetiredKeyLookup | undefined,
   ): Promise<VerificationOutcome> => {
     metrics.cacheHits.inc();
     // Time-dependent checks (key expiry and age, RPR and session expiry) run on every hit, and so
     // do revocation, attestation and anchor: only the analysis is cached, never a verdict (D20).
     // The key is the exact bytes, so the analysis was made of this very request (its uncovered members too).
     const finalized = verifier.finalize(hit, new Date());
-    const response = await external.apply(finalized, subjectOf(hit), evidence);
+    const subject = subjectOf(hit);
+    const response = await withRetired(await external.apply(finalized, subject, evidence), subject, retired);
     record(summaryOf(response), factsOf(hit), startedAt, false);
     // A binding the miss did not store (its verdict was false then, or the write failed) is stored now.
     const pending = unstoredBindings.get(hit);
@@ -207,7 +231,11 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
   ): Promise<VerificationOutcome> => {
     const startedAt = performance.now();
     const feed = options.keyDirectory?.();
-    const answering = answer === undefined ? {} : { answer, revocationConfigured };
+    const retired = options.retiredKeys?.();
+    const answering =
+      answer === undefined
+        ? {}
+        : { answer, revocationConfigured, ...(retired === undefined ? {} : { retiredKeys: true }) };
     let cacheKey: string | undefined;
     let digest: string | undefined;
     if (cache.enabled) {
@@ -217,7 +245,8 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
       cacheKey = verificationCacheKey(settingsText, digest);
       const seen = knownBodies.get(digest);
       const hit = seen === undefined ? undefined : cache.get(cacheKey);
-      if (seen !== undefined && hit !== undefined) return answerHit(hit, seen.evidence, startedAt, feed);
+      if (seen !== undefined && hit !== undefined)
+        return answerHit(hit, seen.evidence, startedAt, feed, retired);
     }
     // JSON and CBOR alike are read in the worker, off the event loop, cache on or off.
     const task: VerifyTask = {
@@ -264,7 +293,11 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
       return { kind: 'answer', answer: result.answer, ...cacheMiss };
     }
     // I/O checks after the CPU work; a revocation seen here evicts the entry just stored (D20).
-    const response = await external.apply(result.response, result.subject, result.evidence);
+    const response = await withRetired(
+      await external.apply(result.response, result.subject, result.evidence),
+      result.subject,
+      retired,
+    );
     record(summaryOf(response), result.facts, startedAt, true);
     const passport = handedPassport(result);
     if (feed !== undefined && passport !== undefined) {

@@ -27,6 +27,7 @@ import {
 import { passportKeysOf } from './records/bundle-key-bindings.ts';
 import { PassportEvidence } from './records/passport-evidence.ts';
 import { PassportHandover } from './records/passport-handover.ts';
+import { retiredKeysApply } from './retired-keys.ts';
 import { threadCpuReporter } from './thread-cpu.ts';
 import type { PortableVerifierOptions } from './verifier-options.ts';
 import { checkVerifyRequest, parseJsonBody } from './verify-request.ts';
@@ -60,6 +61,11 @@ export interface VerifyTask {
   readonly answer?: AnswerFormat;
   /** REVOCATION_SOURCES names a jurisdiction: a bundle naming an agent gets a look-up on the main thread. */
   readonly revocationConfigured?: boolean;
+  /**
+   * The key directory is mounted: a verified V2 verdict gets a look-up of its retired signing keys on the main
+   * thread, which may add a warning (P282), so the worker does not write its bytes.
+   */
+  readonly retiredKeys?: boolean;
 }
 
 interface VerdictParts {
@@ -198,7 +204,8 @@ function verdictOf(task: VerifyTask, moved?: ArrayBuffer[]): VerifyTaskResult {
   };
   if (
     task.answer !== undefined &&
-    !externalChecksApply(task.revocationConfigured === true, subject, evidence)
+    !externalChecksApply(task.revocationConfigured === true, subject, evidence) &&
+    !(task.retiredKeys === true && retiredKeysApply(response, subject))
   ) {
     const answer = wiredAnswer(response, task.answer);
     if (moved !== undefined) {

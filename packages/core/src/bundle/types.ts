@@ -152,6 +152,8 @@ export interface BundleAnalysis {
   /** The verification mode applied to signatures (V2). */
   readonly mode?: VerificationMode;
   readonly agentId?: string;
+  /** V2: the RPR's `human_id`, the principal's key directory subject (P282). */
+  readonly humanId?: string;
   /** Kids whose signatures were evaluated (bundle, artifacts, checkpoints), sorted, unique. */
   readonly signerKids: readonly string[];
   /** The RPR's jurisdiction (revocation lists are per jurisdiction). */

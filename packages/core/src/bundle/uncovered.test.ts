@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { buildSignedBundle } from './build/index.ts';
 import { computeBundleHashes } from './bundle-hashes.ts';
 import { makeVerifier } from './test-support.ts';
+import { splitUncoveredV2, uncoveredMemberWarnings, V2_BUNDLE_MEMBERS } from './uncovered.ts';
 
 const now = () => new Date();
 
@@ -97,5 +98,64 @@ describe('P269: an analysis of many members no signature covers', () => {
         .map((path) => `${path} is covered by no signature; it was ignored and does not affect the verdict`),
       '… and 99990 more members are covered by no signature; they were ignored and do not affect the verdict',
     ]);
+  });
+});
+
+describe('P284: the first uncovered paths are selected, not sorted out of all of them', () => {
+  // Today's answer, as P269 computed it: every path, sorted, the first ten named, all counted.
+  const reference = (signed: Record<string, unknown>): { named: string[]; count: number } => {
+    const path = (key: string) =>
+      /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
+    const outer = Object.keys(signed).filter((k) => k !== 'bundle' && k !== 'signature');
+    const inner = Object.keys(signed['bundle'] as object).filter((k) => !V2_BUNDLE_MEMBERS.has(k));
+    const all = [
+      ...outer.map((k) => `signed_bundle${path(k)}`),
+      ...inner.map((k) => `signed_bundle.bundle${path(k)}`),
+    ].sort();
+    return { named: all.slice(0, 10), count: all.length };
+  };
+  /** 100,000 members, inside and outside `bundle`: names that sort anywhere, quoted, integer-like, non-ASCII. */
+  const padded = (seed: number): Record<string, unknown> => {
+    const built = buildSignedBundle({ tier: 'routine', entries: 2 });
+    const signed = structuredClone(built.signed_bundle) as Record<string, unknown>;
+    const bundle = signed['bundle'] as Record<string, unknown>;
+    let x = seed;
+    const next = () => {
+      x = (x * 1103515245 + 12345) % 2147483648;
+      return x;
+    };
+    // Each name unique (its index), its form and its place drawn from the seed.
+    const forms = [
+      (i: string) => `m${i}`,
+      (_i: string, index: number) => `${index}`,
+      (i: string) => `odd key ${i}`,
+      (i: string) => `é${i}`,
+      (i: string) => `$${i}`,
+      (i: string, _index: number, n: number) => `A${n % 97}.${i}`,
+      (i: string) => `_${i}"q`,
+    ];
+    for (let index = 0; index < 100_000; index++) {
+      const n = next();
+      const name = forms[(n >>> 12) % forms.length]!(index.toString(36), index, n);
+      ((n >>> 20) % 3 === 0 ? signed : bundle)[name] = index;
+    }
+    return signed;
+  };
+
+  it.each([1, 7, 424242])('names the same ten paths and the same count as a full sort (seed %i)', (seed) => {
+    const verifier = makeVerifier({ clock: now });
+    const signed = padded(seed);
+    const expected = reference(signed);
+    expect(expected.count).toBeGreaterThan(50_000);
+    // The answer: byte-identical to the warnings of the fully sorted list (what finalize gave before P284).
+    const warnings = verifier.verify({ signed_bundle: signed }).warnings ?? [];
+    expect(JSON.stringify(warnings.slice(-11))).toBe(JSON.stringify(uncoveredMemberWarnings(expected)));
+    expect(splitUncoveredV2(signed).members).toEqual(expected);
+  });
+
+  it('keeps at most ten paths whatever the number of members (no list of every path is built to be sorted)', () => {
+    const view = splitUncoveredV2(padded(3));
+    const kept = JSON.stringify(view, (key, value) => (key === 'covered' ? undefined : value));
+    expect(kept.length).toBeLessThan(2_000);
   });
 });

@@ -25,8 +25,11 @@ export const V2_BUNDLE_MEMBERS: ReadonlySet<string> = new Set([
 export interface CoveredView {
   /** The signed bundle without its uncovered members (the same object when it has none). */
   readonly covered: unknown;
-  /** Paths of the members set aside, e.g. `signed_bundle.bundle.note`, sorted. */
-  readonly uncovered: readonly string[];
+  /**
+   * The members set aside, as an analysis keeps them (P269): the first `UNCOVERED_WARNINGS_NAMED` paths in sorted
+   * order (e.g. `signed_bundle.bundle.note`) and the count; undefined when there are none.
+   */
+  readonly members: UncoveredMembers | undefined;
 }
 
 function splitRecord(
@@ -41,23 +44,57 @@ function splitRecord(
 }
 
 /**
- * Splits a V2 signed bundle into what its signature covers and the names of everything else.
+ * The smallest paths in sorted order, at most `limit` of them, and how many were offered: what a full sort
+ * then a slice gave (P269), without sorting every path (P284). A sender chooses the number of members, so
+ * the cost is one comparison with the largest kept path for most of them, and a short insertion for the few
+ * smaller ones (`<` orders strings by UTF-16 code units, as `Array.prototype.sort` does).
+ */
+class SmallestPaths {
+  private readonly kept: string[] = [];
+  private readonly limit: number;
+  private count = 0;
+
+  constructor(limit: number) {
+    this.limit = limit;
+  }
+
+  add(path: string): void {
+    this.count++;
+    const kept = this.kept;
+    if (kept.length === this.limit) {
+      if (!(path < (kept[kept.length - 1] as string))) return;
+      kept.pop();
+    }
+    let at = kept.length;
+    while (at > 0 && path < (kept[at - 1] as string)) at--;
+    kept.splice(at, 0, path);
+  }
+
+  members(): UncoveredMembers | undefined {
+    if (this.count === 0) return undefined;
+    return Object.freeze({ named: Object.freeze([...this.kept]), count: this.count });
+  }
+}
+
+/**
+ * Splits a V2 signed bundle into what its signature covers and the first names of everything else.
  * Non-objects are returned as they are (the schema check reports them).
  */
 export function splitUncoveredV2(signed: unknown): CoveredView {
-  if (!isRecord(signed)) return { covered: signed, uncovered: [] };
+  if (!isRecord(signed)) return { covered: signed, members: undefined };
+  const paths = new SmallestPaths(UNCOVERED_WARNINGS_NAMED);
   const outer = splitRecord(signed, SIGNED_BUNDLE_MEMBERS);
-  const uncovered = outer.dropped.map((key) => `signed_bundle${memberPath(key)}`);
+  for (const key of outer.dropped) paths.add(`signed_bundle${memberPath(key)}`);
   const bundle = outer.kept['bundle'];
   let covered = outer.kept;
   if (isRecord(bundle)) {
     const inner = splitRecord(bundle, V2_BUNDLE_MEMBERS);
     if (inner.dropped.length > 0) {
       covered = { ...outer.kept, bundle: inner.kept };
-      for (const key of inner.dropped) uncovered.push(`signed_bundle.bundle${memberPath(key)}`);
+      for (const key of inner.dropped) paths.add(`signed_bundle.bundle${memberPath(key)}`);
     }
   }
-  return { covered, uncovered: uncovered.sort() };
+  return { covered, members: paths.members() };
 }
 
 function memberPath(key: string): string {

@@ -176,3 +176,23 @@ describe.skipIf(!HAS_SHARED_VECTORS)('upstream V2 bundles', () => {
     expect(codes(ours)).toEqual(['DCP-E102', 'DCP-E103']);
   });
 });
+
+describe('P280: the upstream bundles’ unsigned signer labels', () => {
+  it('a label naming the principal draws no warning; the organisation label naming neither party draws one', () => {
+    const verifier = makeVerifier({ profile: 'dcp-ai' });
+    const label = (name: UpstreamName) =>
+      (verifier.verify({ signed_bundle: upstream(name) }).warnings ?? []).filter((w) =>
+        w.startsWith('signature.signer'),
+      );
+    expect(label('basic_signed_by_rpr_keys')).toEqual([]);
+    expect(label('classical_only_bundle')).toEqual([]);
+    expect(label('dual_hash_checkpoints_signed_by_agent_keys')).toEqual([
+      "signature.signer names organization 'org-fixture-001', but this bundle's principal (RPR human_id) is " +
+        "'human-fixture-001' and its agent 'agent-fixture-001': signature.signer is covered by no signature, so it " +
+        'was ignored and does not say who signed',
+    ]);
+    expect(
+      verifier.verify({ signed_bundle: upstream('dual_hash_checkpoints_signed_by_agent_keys') }).verified,
+    ).toBe(true);
+  });
+});

@@ -14,7 +14,7 @@ import type {
   VerifierOptions,
   VerifyResponse,
 } from './types.ts';
-import { keptUncoveredMembers, splitUncoveredV2 } from './uncovered.ts';
+import { splitUncoveredV2 } from './uncovered.ts';
 import { analyzeV1 } from './v1/pipeline.ts';
 import { analyzeV2 } from './v2/pipeline.ts';
 import { assembleVerdict } from './verdict.ts';
@@ -76,7 +76,7 @@ function analyzeRequest(
       // hash are those of the covered form; finalize names what was set aside.
       const view = splitUncoveredV2(signed);
       const analysis = analyzeV2(runtime, view.covered, requestKey !== undefined, wanted);
-      const uncoveredMembers = keptUncoveredMembers(view.uncovered);
+      const uncoveredMembers = view.members;
       return uncoveredMembers === undefined ? analysis : Object.freeze({ ...analysis, uncoveredMembers });
     }
     case 'legacy-v2':

@@ -56,6 +56,15 @@ export interface KeyBindingRow {
   readonly keyCreatedAt?: string | null;
 }
 
+/** A binding retired by a verified bundle (P45): when, and by which bundle's hash. */
+export interface RetiredKeyBinding {
+  readonly kid: string;
+  readonly subject: string;
+  readonly role: 'passport' | 'principal';
+  readonly retiredAt: string;
+  readonly retiredBy: string | null;
+}
+
 /** A binding as a verified bundle proves it (the store adds when). */
 export type NewKeyBinding = Omit<KeyBindingRow, 'boundAt'>;
 
@@ -132,6 +141,11 @@ export interface KeyDirectoryRepository {
    * Returns how many bindings went.
    */
   pruneUnused(provenBefore: Date, limit: number): Promise<number>;
+  /**
+   * The retired bindings of `kids` to any of `subjects` (P282), at most 100: POST /verify warns of a bundle one of
+   * them signed for its agent or human.
+   */
+  retiredBindings(kids: readonly string[], subjects: readonly string[]): Promise<RetiredKeyBinding[]>;
   /** How many bindings the directory holds (retired included): counts every row. */
   size(): Promise<number>;
   /**
@@ -405,6 +419,27 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
         boundAt: r.bound_at,
         keyCreatedAt: r.key_created_at,
       }));
+  }
+
+  async retiredBindings(kids: readonly string[], subjects: readonly string[]): Promise<RetiredKeyBinding[]> {
+    if (kids.length === 0 || subjects.length === 0) return [];
+    const rows = await this.#db
+      .selectFrom('key_bindings')
+      .select(['kid', 'subject', 'role', 'retired_at', 'retired_by'])
+      .where('kid', 'in', [...kids])
+      .where('subject', 'in', [...subjects])
+      .where('retired_at', 'is not', null)
+      .orderBy('kid')
+      .orderBy('subject')
+      .limit(100)
+      .execute();
+    return rows.map((r) => ({
+      kid: r.kid,
+      subject: r.subject,
+      role: r.role === 'principal' ? 'principal' : 'passport',
+      retiredAt: r.retired_at ?? '',
+      retiredBy: r.retired_by,
+    }));
   }
 
   async markAuthorised(kid: string, subjects: readonly string[]): Promise<boolean> {

@@ -6,6 +6,7 @@ import { type EnvProperties, loadConfig, parseTokenList, SHARED_ENV_PROPERTIES }
 import { openStore, type Store } from '@proto/store';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
+import type { RetiredKeyLookup } from '../retired-keys.ts';
 import { storePrincipalLookup } from './agent-principal.ts';
 import { parseArbitrators, storeDisputePartiesLookup } from './arbitration-panel.ts';
 import { RECORD_SETTINGS_ENV } from './env.ts';
@@ -144,6 +145,12 @@ async function recordsPlugin(app: FastifyInstance, options: RecordsPluginOptions
   if (!app.hasDecorator('bundleVerified')) {
     app.decorate('bundleVerified', keyBindingFeeder(store, app.log, undefined, reapplyAfterMs));
   }
+  // POST /verify asks this whether a verified bundle's signing keys were retired since (P282).
+  if (!app.hasDecorator('retiredSigningKeys')) {
+    app.decorate('retiredSigningKeys', (kids: readonly string[], subjects: readonly string[]) =>
+      store.keys.retiredBindings(kids, subjects),
+    );
+  }
   if (options.keys === undefined) installKeyDirectoryPruner(app, store, config, pruneAfterMs);
 }
 
@@ -211,6 +218,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Set by the records plugin: feeds the key directory from verified V2 bundles (issue 15). */
     bundleVerified?: (event: VerifiedBundleEvent) => Promise<boolean>;
+    /** Set by the records plugin: the key directory's retired bindings of some kids to some subjects (P282). */
+    retiredSigningKeys?: RetiredKeyLookup;
   }
 }
 

@@ -96,6 +96,8 @@ export async function verifyRoutes(app: FastifyInstance, options: VerifyRouteOpt
   const runner = createVerificationRunner({
     ...options,
     keyDirectory: () => app.bundleVerified,
+    retiredKeys: () => app.retiredSigningKeys,
+    log: app.log,
   });
 
   // This scope keeps bodies as bytes: the worker parses JSON and CBOR off the event loop when nothing

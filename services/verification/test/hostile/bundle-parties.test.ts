@@ -86,3 +86,31 @@ describe.each(['2.0', '1.0'] as const)(
     });
   },
 );
+
+describe.each(['2.0', '1.0'] as const)(
+  "P281: a V%s passport binds its principal by the RPR's human_id, the only form a passport is documented with",
+  (version) => {
+    // The upstream passports (V1 agent_passport.json, V2 passport_v2.json, the generated V2 bundles) all write
+    // the RPR's human_id; `rpr:<reference>` appears only in a commissioning certificate, naming nothing an RPR holds.
+    it.each([
+      ['an rpr: reference', (human: string) => `rpr:${human}`],
+      ['a DID around the human id', (human: string) => `did:human:${human}`],
+    ])('%s is another principal: not verified, E304', async (_name, form) => {
+      const signed = buildSignedBundle({
+        version,
+        entries: 2,
+        hooks: {
+          payloads: (p) => {
+            const human = p.responsible_principal_record['human_id'] as string;
+            p.agent_passport['principal_binding_reference'] = form(human);
+          },
+        },
+      }).signed_bundle;
+      const answer = await postVerify(app.url, { signed_bundle: signed });
+      expect(answer.json['verified'], JSON.stringify(answer.json)).toBe(false);
+      const details = answer.json['error_details'] as { code: string; message: string }[];
+      expect(details.map((d) => d.code)).toEqual(['PROTO-E304']);
+      expect(details[0]?.message).toContain('agent_passport.principal_binding_reference');
+    });
+  },
+);

@@ -11,10 +11,11 @@ import { resolveSecurityTier, type TierResolution } from '../../policy/resolve-t
 import { tierRank } from '../../policy/tiers.ts';
 import { ok, type Result } from '../../result.ts';
 import { signedV2BundleHashes, signedV2Digests } from '../bundle-hashes.ts';
-import { propArray, propRecord, propString } from '../json.ts';
+import { prop, propArray, propRecord, propString } from '../json.ts';
 import { Ledger, V2_CHECK_ORDER } from '../ledger.ts';
 import { findPartyMismatches } from '../parties.ts';
 import type { VerifierRuntime } from '../settings.ts';
+import { signerLabelWarning } from '../signer-label.ts';
 import type { BundleAnalysis, TimeDependentFacts } from '../types.ts';
 import { checkArtifactSignatures } from './checks/artifact-sigs.ts';
 import { checkBundleSignature } from './checks/bundle-signature.ts';
@@ -191,6 +192,12 @@ export function analyzeV2(
     entries: parts.entries,
   }))
     ledger.fail(f.check, f.code, f.message);
+  // P280: the signature's signer label is unsigned; one naming someone else than the parties is a warning.
+  const label = signerLabelWarning(parts.signature, {
+    humanId: prop(forms.artifacts.responsible_principal_record.payload, 'human_id'),
+    agentId: prop(forms.artifacts.agent_passport.payload, 'agent_id'),
+  });
+  if (label !== undefined) ledger.warn(label);
   const checkpoints = checkCheckpoints(ctx);
   const timeDependent = checkKeyValidity(ctx);
 
@@ -206,10 +213,12 @@ export function analyzeV2(
   const passport = forms.artifacts.agent_passport.payload;
   const rpr = forms.artifacts.responsible_principal_record.payload;
   const agentId = propString(passport, 'agent_id');
+  const humanId = propString(rpr, 'human_id');
   const jurisdiction = propString(rpr, 'jurisdiction');
   const sessionNonce = propString(parts.manifest, 'session_nonce');
   return finish({
     ...(agentId === undefined ? {} : { agentId }),
+    ...(humanId === undefined ? {} : { humanId }),
     ...(jurisdiction === undefined ? {} : { jurisdiction }),
     ...(sessionNonce === undefined ? {} : { sessionNonce }),
     ...(hashes === undefined ? {} : hashes),

@@ -6,6 +6,12 @@ import { describe, prop, propString } from '../../json.ts';
 import type { SigningKeyUse, TimeDependentFacts } from '../../types.ts';
 import type { V2Context } from '../context.ts';
 
+/**
+ * Unused revoked keys named one warning each before the rest are counted in one (P283): a signer lists as many as
+ * it likes at ~200 bytes each, and a warning each made the answer grow with them (P149, P269).
+ */
+export const UNUSED_REVOKED_NAMED = 10;
+
 /** A key whose kid is not derived from its public key, reported once per kid, when a signature used it. */
 export function reportKidMismatch(ctx: V2Context, kid: string): void {
   if (ctx.reportedKids.has(kid)) return;
@@ -28,11 +34,20 @@ export function checkKeyValidity(ctx: V2Context): TimeDependentFacts {
       `Agent passport status is '${describe(status)}' (must be 'active')`,
     );
   }
-  // D8: a revoked key nobody used is only a warning (upstream fails every bundle of such a passport).
+  // D8: a revoked key nobody used is only a warning (upstream fails every bundle of such a passport). P283: the
+  // signer decides how many it lists, so the first ten are named as before and the rest counted in one warning.
+  const unused = new Set<string>();
   for (const record of ctx.keys.records) {
     if (prop(record.entry, 'status') === 'revoked' && !ctx.usedKeys.has(record)) {
-      ledger.warn(`Key ${record.kid} (${record.source}) is revoked but signed nothing in this bundle`);
+      unused.add(`Key ${record.kid} (${record.source}) is revoked but signed nothing in this bundle`);
     }
+  }
+  let n = 0;
+  for (const message of unused) if (n++ < UNUSED_REVOKED_NAMED) ledger.warn(message);
+  if (unused.size > UNUSED_REVOKED_NAMED) {
+    ledger.warn(
+      `… and ${unused.size - UNUSED_REVOKED_NAMED} more revoked keys signed nothing in this bundle`,
+    );
   }
   ledger.settle('key_validity');
 
