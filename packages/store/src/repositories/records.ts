@@ -63,6 +63,8 @@ export interface PutOptions {
 export interface RecordRepository {
   put(kind: string, id: string, record: unknown, opts?: PutOptions): Promise<PutResult>;
   get(kind: string, id: string): Promise<StoredRecord | undefined>;
+  /** The trace retention left of the record once under this id (P295: an evicted resolution still resolved). */
+  tombstone(kind: string, id: string): Promise<RecordTombstone | undefined>;
   /** The most recently stored record of `kind` about `agentId` (e.g. an agent's latest vitality report). */
   latestForAgent(kind: string, agentId: string): Promise<StoredRecord | undefined>;
   /** Live entries of `kind` (never more than `maxEntriesPerKind`). */
@@ -238,6 +240,16 @@ export class KyselyRecordRepository implements RecordRepository {
       .where('id', '=', id)
       .executeTakeFirst();
     return row === undefined ? undefined : toStoredRecord(row);
+  }
+
+  async tombstone(kind: string, id: string): Promise<RecordTombstone | undefined> {
+    if (!isValidId(id)) return undefined;
+    return this.#db
+      .selectFrom('v2_record_tombstones')
+      .select(['kind', 'id', 'content_hash', 'stored_at', 'evicted_at'])
+      .where('kind', '=', kind)
+      .where('id', '=', id)
+      .executeTakeFirst();
   }
 
   async latestForAgent(kind: string, agentId: string): Promise<StoredRecord | undefined> {

@@ -11,6 +11,14 @@ import {
 import { COMMISSIONING } from './agent-principal.ts';
 import { ARBITRATION } from './arbitration-panel.ts';
 import type { JsonObject } from './body.ts';
+import {
+  APPEAL_OUTCOME,
+  appealedDecision,
+  DISPUTE_KIND,
+  disputeStateOf,
+  type ResolutionTrace,
+  refuseOutcomeBeforeAppeal,
+} from './dispute-state.ts';
 import { conflict, invalidId, notFound } from './errors.ts';
 import { contentId, isValidId, testamentVersionId, vitalityReportHash } from './ids.ts';
 import type { RecordRoute } from './kinds.ts';
@@ -24,8 +32,15 @@ export interface RecordAnswer {
   readonly record: unknown;
   /** Vitality: the report's chain hash (what the next report names as prev_report_hash). */
   readonly report_hash?: string;
-  /** Commissioning: the agent's current lifecycle state. */
+  /** Commissioning: the agent's current lifecycle state. Dispute: `resolved` once resolved here, else as filed (P295). */
   readonly state?: string;
+  /** Dispute: its resolution here, live or evicted (P295). */
+  readonly resolution?: ResolutionTrace;
+  /**
+   * P296. Dispute: where its appeal's outcome is. Resolution: the appeal's outcome stored beside it. POST: `true` when
+   * the resolution posted was stored as the appeal's outcome.
+   */
+  readonly appeal_outcome?: ResolutionTrace | AppealOutcomeAnswer | true;
   /** The stored content's hash (not in the response schema: used to find the write's authorship). */
   readonly content_hash?: string;
 }
@@ -48,6 +63,13 @@ const answer = (id: string, stored: StoredRecord, extra: Partial<RecordAnswer> =
 const agentOf = (record: JsonObject): { agentId?: string } =>
   isValidId(record['agent_id']) ? { agentId: record['agent_id'] } : {};
 
+/** The appeal's outcome shown beside the decision it answers (GET of a resolution, P296). */
+export interface AppealOutcomeAnswer {
+  readonly stored_at: string;
+  readonly record: unknown;
+  readonly signature: unknown;
+}
+
 /** Kinds with a natural id or a content id: stored once, re-posted idempotently, never overwritten. */
 export async function postSimpleRecord(
   store: Store,
@@ -65,6 +87,10 @@ export async function postSimpleRecord(
   if (route.kind === 'succession_record') await checkPredecessor(store, record);
   if (route.kind === ARBITRATION) await checkDisputeOpen(store, id);
   const put = await store.records.put(route.kind, id, record, agentOf(record));
+  if (put.status === 'conflict' && route.kind === ARBITRATION) {
+    const decision = await appealedDecision(store, id);
+    if (decision !== undefined) return postAppealOutcome(store, decision, record);
+  }
   if (put.status === 'conflict') {
     throw conflict(
       route.kind === ARBITRATION
@@ -77,7 +103,30 @@ export async function postSimpleRecord(
       },
     );
   }
-  return { statusCode: put.status === 'created' ? 201 : 200, body: answer(id, put.stored) };
+  const state = route.kind === DISPUTE_KIND ? await disputeStateOf(store, put.stored) : {};
+  return { statusCode: put.status === 'created' ? 201 : 200, body: answer(id, put.stored, state) };
+}
+
+/**
+ * P296: a different resolution of a dispute filed `appealed` after its decision was stored here is the appeal's
+ * outcome: one per dispute (a different one 409, the same 200), dated not before the decision nor the appeal.
+ */
+async function postAppealOutcome(
+  store: Store,
+  decision: StoredRecord,
+  record: JsonObject,
+): Promise<Outcome<RecordAnswer>> {
+  const disputeId = decision.id;
+  refuseOutcomeBeforeAppeal(record, decision, await store.records.get(DISPUTE_KIND, disputeId));
+  const put = await store.records.put(APPEAL_OUTCOME, disputeId, record, agentOf(record));
+  if (put.status === 'conflict') {
+    throw conflict(
+      `Dispute ${disputeId}'s appeal already has its outcome stored (${put.stored.stored_at}): an appeal is decided once (P296)`,
+      { dispute_id: disputeId, kind: ARBITRATION, stored_at: put.stored.stored_at, appeal_outcome: true },
+    );
+  }
+  const body = { ...answer(disputeId, put.stored), kind: ARBITRATION, appeal_outcome: true as const };
+  return { statusCode: put.status === 'created' ? 201 : 200, body };
 }
 
 /** P267: a dispute filed here as `resolved` or `arbitrated` has had its resolution; PROTOCOL's resolve ends a dispute. */
@@ -116,7 +165,19 @@ async function checkPredecessor(store: Store, record: JsonObject): Promise<void>
 export async function getSimpleRecord(store: Store, route: RecordRoute, id: string): Promise<RecordAnswer> {
   const stored = await store.records.get(route.kind, id);
   if (stored === undefined) throw notFound(`No ${route.noun} with id ${id}`);
+  if (route.kind === DISPUTE_KIND) return answer(id, stored, await disputeStateOf(store, stored));
+  if (route.kind === ARBITRATION) return answer(id, stored, await appealOutcomeBeside(store, id));
   return answer(id, stored);
+}
+
+/** P296: the appeal's outcome of the dispute `id`, with how its write was authorised, when one is stored. */
+async function appealOutcomeBeside(store: Store, id: string): Promise<Partial<RecordAnswer>> {
+  const outcome = await store.records.get(APPEAL_OUTCOME, id);
+  if (outcome === undefined) return {};
+  const signature = (await store.records.getAuthorship(ARBITRATION, outcome.content_hash)) ?? {
+    status: 'unchecked',
+  };
+  return { appeal_outcome: { stored_at: outcome.stored_at, record: outcome.record, signature } };
 }
 
 const DECOMMISSIONING = 'decommissioning_record';
