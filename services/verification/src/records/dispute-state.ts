@@ -4,6 +4,7 @@ import { instantOf } from '@proto/core';
 import type { Store, StoredRecord } from '@proto/store';
 import { ARBITRATION } from './arbitration-panel.ts';
 import { conflict } from './errors.ts';
+import { type PanelCount, panelCountOf, resolves } from './panel-quorum.ts';
 
 export const DISPUTE_KIND = 'dispute_record';
 /**
@@ -13,9 +14,14 @@ export const DISPUTE_KIND = 'dispute_record';
 export const APPEAL_OUTCOME = 'arbitration_appeal_outcome';
 
 /** Where a resolution of the dispute is: live (when stored) or evicted by retention (when evicted, D17). */
-export type ResolutionTrace =
-  | { readonly id: string; readonly stored_at: string }
-  | { readonly id: string; readonly stored_at: string; readonly evicted_at: string };
+export interface ResolutionTrace {
+  readonly id: string;
+  readonly stored_at: string;
+  /** Present when retention removed it (D17): the dispute stays resolved. */
+  readonly evicted_at?: string;
+  /** P297: who of its panel was counted, when a quorum counts it. */
+  readonly panel?: PanelCount;
+}
 
 export interface DisputeState {
   /** `resolved` once a resolution of it is stored (or was, before retention); else the status it was filed with. */
@@ -24,18 +30,31 @@ export interface DisputeState {
   readonly appeal_outcome?: ResolutionTrace;
 }
 
-async function traceOf(store: Store, kind: string, id: string): Promise<ResolutionTrace | undefined> {
+async function traceOf(
+  store: Store,
+  kind: string,
+  id: string,
+  quorum = 1,
+): Promise<ResolutionTrace | undefined> {
   const stored = await store.records.get(kind, id);
-  if (stored !== undefined) return { id, stored_at: stored.stored_at };
+  if (stored !== undefined) {
+    const panel = kind === ARBITRATION ? await panelCountOf(store.records, stored, quorum) : undefined;
+    return { id, stored_at: stored.stored_at, ...(panel === undefined ? {} : { panel }) };
+  }
   const gone = await store.records.tombstone(kind, id);
   return gone === undefined ? undefined : { id, stored_at: gone.stored_at, evicted_at: gone.evicted_at };
 }
 
-/** The state of the dispute `filed` (its stored record), derived from the resolutions under its id. */
-export async function disputeStateOf(store: Store, filed: StoredRecord): Promise<DisputeState> {
+/**
+ * The state of the dispute `filed` (its stored record), derived from the resolutions under its id; a resolution its
+ * panel has not yet signed to the quorum is shown, the state left as filed (P297).
+ */
+export async function disputeStateOf(store: Store, filed: StoredRecord, quorum = 1): Promise<DisputeState> {
   const status = (filed.record as { status?: unknown } | null)?.status;
-  const resolution = await traceOf(store, ARBITRATION, filed.id);
-  if (resolution === undefined) return { state: typeof status === 'string' ? status : 'open' };
+  const filedState = typeof status === 'string' ? status : 'open';
+  const resolution = await traceOf(store, ARBITRATION, filed.id, quorum);
+  if (resolution === undefined) return { state: filedState };
+  if (!resolves(resolution.panel, quorum)) return { state: filedState, resolution };
   const appeal = await traceOf(store, APPEAL_OUTCOME, filed.id);
   return { state: 'resolved', resolution, ...(appeal === undefined ? {} : { appeal_outcome: appeal }) };
 }

@@ -117,6 +117,16 @@ const SIGNATURE_SCHEMA = {
   },
 } as const;
 
+/** P297: the appointed arbitrators counted for a resolution and the quorum (RECORDS_PANEL_QUORUM). */
+const PANEL_SCHEMA = {
+  type: 'object',
+  required: ['quorum', 'signed_by'],
+  properties: {
+    quorum: { type: 'integer', description: 'Distinct appointed arbitrators needed' },
+    signed_by: { type: 'array', items: { type: 'string' }, description: 'Those counted, in panel order' },
+  },
+} as const;
+
 /** Where a resolution of a dispute is (P295, P296): stored, or evicted by retention. */
 const TRACE_SCHEMA = {
   type: 'object',
@@ -125,6 +135,7 @@ const TRACE_SCHEMA = {
     id: { type: 'string' },
     stored_at: { type: 'string', format: 'date-time' },
     evicted_at: { type: 'string', format: 'date-time', description: 'Present when retention removed it' },
+    panel: PANEL_SCHEMA,
   },
 } as const;
 
@@ -161,6 +172,11 @@ function answerSchema(route: RecordRoute) {
               description:
                 "P296: on GET, the appeal's outcome stored beside this decision ({stored_at, record, signature}); " +
                 "on POST, true when the resolution posted was stored as the appeal's outcome",
+            },
+            panel: {
+              ...PANEL_SCHEMA,
+              description:
+                'P297: with RECORDS_PANEL_QUORUM over 1, who of the panel signed this resolution; the dispute is resolved once signed_by reaches quorum',
             },
           }
         : {}),
