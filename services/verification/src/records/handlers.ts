@@ -145,8 +145,16 @@ async function postResolution(
     const panel = await panelCountOf(store.records, stored, quorum);
     return answer(id, stored, panel === undefined ? {} : { panel });
   };
+  // Only a resolution counted when stored takes further signatures: one nobody was counted for (the operator's, or
+  // stored while the quorum was 1) already resolves, and a count started now would turn it back to pending.
+  const counting = async (stored: StoredRecord) =>
+    (await panelCountOf(store.records, stored, quorum)) !== undefined;
   if (put.status === 'conflict') {
-    if (signer !== undefined && signedPayloadHash(put.stored.record) === signedPayloadHash(record)) {
+    if (
+      signer !== undefined &&
+      signedPayloadHash(put.stored.record) === signedPayloadHash(record) &&
+      (await counting(put.stored))
+    ) {
       await countPanelSigner(store.records, id, record, signer);
       return { statusCode: 200, body: await withPanel(put.stored) };
     }
@@ -157,7 +165,7 @@ async function postResolution(
       { id, kind: ARBITRATION, stored_at: put.stored.stored_at },
     );
   }
-  if (signer !== undefined && put.status === 'identical')
+  if (signer !== undefined && put.status === 'identical' && (await counting(put.stored)))
     await countPanelSigner(store.records, id, record, signer);
   return { statusCode: put.status === 'created' ? 201 : 200, body: await withPanel(put.stored) };
 }

@@ -150,5 +150,12 @@ describe.each(dialectsUnderTest())('an M-of-N panel is counted, on %s', (dialect
     );
     expect(byOperator.status, shown(byOperator)).toBe(201);
     expect(await stateOf(id)).toMatchObject({ state: 'resolved' });
+    // A member's signed copy of it counts nothing and leaves the dispute resolved (the operator's is no pending count).
+    const signedCopy = await service.post(
+      '/v2/dispute/arbitration',
+      resolution(id, [first.agentId, second.agentId], first.agentKeys),
+    );
+    expect(signedCopy.status, shown(signedCopy)).toBe(409);
+    expect(await stateOf(id)).toMatchObject({ state: 'resolved' });
   });
 });
