@@ -16,6 +16,7 @@ export { COMMISSIONED, GENESIS } from './repositories/lifecycle.ts';
 export * from './repositories/log.ts';
 export * from './repositories/log-cosignatures.ts';
 export type {
+  PanelSignature,
   PutOptions,
   PutResult,
   PutStatus,

@@ -111,6 +111,7 @@ describe.each(dialectsUnderTest())('migrations on %s', (dialect) => {
       'tlog_meta',
       'tlog_nodes',
       'tlog_root_anchors',
+      'v2_panel_signatures',
       'v2_record_kinds',
       'v2_record_signatures',
       'v2_record_tombstones',

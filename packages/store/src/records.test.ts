@@ -25,6 +25,29 @@ describe.each(dialectsUnderTest())('records on %s', (dialect) => {
     await target.cleanup();
   });
 
+  it('P297: a panel signature counts one arbitrator per key and one key per arbitrator', async () => {
+    const base = { disputeId: 'dsp-panel', payloadHash: 'sha256:aa' };
+    expect(await store.records.addPanelSignature({ ...base, arbitratorId: 'arb-a', kid: 'k1' })).toBe(true);
+    // The same arbitrator with another key, and the same key for another arbitrator, add nothing.
+    expect(await store.records.addPanelSignature({ ...base, arbitratorId: 'arb-a', kid: 'k2' })).toBe(false);
+    expect(await store.records.addPanelSignature({ ...base, arbitratorId: 'arb-b', kid: 'k1' })).toBe(false);
+    expect(await store.records.addPanelSignature({ ...base, arbitratorId: 'arb-b', kid: 'k2' })).toBe(true);
+    // Another payload of the same dispute is counted apart.
+    expect(
+      await store.records.addPanelSignature({
+        ...base,
+        payloadHash: 'sha256:bb',
+        arbitratorId: 'arb-a',
+        kid: 'k1',
+      }),
+    ).toBe(true);
+    const counted = await store.records.panelSignatures('dsp-panel', 'sha256:aa');
+    expect(counted.map((row) => [row.arbitratorId, row.kid]).sort()).toEqual([
+      ['arb-a', 'k1'],
+      ['arb-b', 'k2'],
+    ]);
+  });
+
   it('creates a record, then answers identical for the same content and conflict for other content', async () => {
     const record = { dispute_id: 'dsp-1', dispute_type: 'resource', parties: ['agent-a', 'agent-b'] };
     const created = await store.records.put('dispute_record', 'dsp-1', record);

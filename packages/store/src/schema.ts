@@ -75,11 +75,21 @@ export interface V2RecordSignaturesTable {
   recorded_at: string;
 }
 
+/** P297: one row per appointed arbitrator counted for a resolution's signed payload (migration 0019). */
+export interface V2PanelSignaturesTable {
+  dispute_id: string;
+  payload_hash: string;
+  arbitrator_id: string;
+  kid: string;
+  recorded_at: string;
+}
+
 export interface Database {
   store_migrations: StoreMigrationsTable;
   v2_records: V2RecordsTable;
   v2_record_tombstones: V2RecordTombstonesTable;
   v2_record_signatures: V2RecordSignaturesTable;
+  v2_panel_signatures: V2PanelSignaturesTable;
   v2_record_kinds: V2RecordKindsTable;
   lifecycle_agents: LifecycleAgentsTable;
   lifecycle_history: LifecycleHistoryTable;

@@ -21,6 +21,7 @@ import { keyBindingUseMigration } from './0015-key-binding-use.ts';
 import { keyRecordSubjectsMigration } from './0016-key-record-subjects.ts';
 import { keyBindingCreatedMigration } from './0017-key-binding-created.ts';
 import { resolutionsByDisputeMigration } from './0018-resolutions-by-dispute.ts';
+import { panelSignaturesMigration } from './0019-panel-signatures.ts';
 import type { Migration, StoreDialect } from './migration.ts';
 
 export type { Migration, StoreDialect } from './migration.ts';
@@ -45,6 +46,7 @@ export const MIGRATIONS: readonly Migration[] = [
   keyRecordSubjectsMigration,
   keyBindingCreatedMigration,
   resolutionsByDisputeMigration,
+  panelSignaturesMigration,
 ];
 
 export interface MigrateOptions {

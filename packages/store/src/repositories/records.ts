@@ -63,6 +63,8 @@ export interface PutOptions {
 export interface RecordRepository {
   put(kind: string, id: string, record: unknown, opts?: PutOptions): Promise<PutResult>;
   get(kind: string, id: string): Promise<StoredRecord | undefined>;
+  /** The trace retention left of the record once under this id (P295: an evicted resolution still resolved). */
+  tombstone(kind: string, id: string): Promise<RecordTombstone | undefined>;
   /** The most recently stored record of `kind` about `agentId` (e.g. an agent's latest vitality report). */
   latestForAgent(kind: string, agentId: string): Promise<StoredRecord | undefined>;
   /** Live entries of `kind` (never more than `maxEntriesPerKind`). */
@@ -75,6 +77,21 @@ export interface RecordRepository {
   /** Records how the write of this content was authorised; the first record of a content is kept. */
   putAuthorship(kind: string, contentHash: string, authorship: RecordAuthorship): Promise<void>;
   getAuthorship(kind: string, contentHash: string): Promise<RecordAuthorship | undefined>;
+  /**
+   * P297: counts `arbitrator` for the resolution of `disputeId` whose signed payload hashes to `payloadHash`, signed
+   * by `kid`; false (nothing written) when that arbitrator or that key is already counted for it.
+   */
+  addPanelSignature(signature: PanelSignature): Promise<boolean>;
+  /** P297: the arbitrators counted for that payload (unordered). */
+  panelSignatures(disputeId: string, payloadHash: string): Promise<readonly PanelSignature[]>;
+}
+
+/** One appointed arbitrator's signature counted for a resolution (P297). */
+export interface PanelSignature {
+  readonly disputeId: string;
+  readonly payloadHash: string;
+  readonly arbitratorId: string;
+  readonly kid: string;
 }
 
 /** How a record's write was authorised (issue 15): `verified` (kid, evidence) or `administrative`. */
@@ -143,6 +160,48 @@ export class KyselyRecordRepository implements RecordRepository {
       ...(row.kid === null ? {} : { kid: row.kid }),
       ...(row.evidence === null ? {} : { evidence: row.evidence }),
     };
+  }
+
+  async addPanelSignature(signature: PanelSignature): Promise<boolean> {
+    assertId('dispute id', signature.disputeId);
+    // Both keys are unique (arbitrator, and kid): a row repeating either is not written.
+    const counted = await this.#db
+      .selectFrom('v2_panel_signatures')
+      .select('arbitrator_id')
+      .where('dispute_id', '=', signature.disputeId)
+      .where('payload_hash', '=', signature.payloadHash)
+      .where((eb) => eb.or([eb('arbitrator_id', '=', signature.arbitratorId), eb('kid', '=', signature.kid)]))
+      .executeTakeFirst();
+    if (counted !== undefined) return false;
+    const inserted = await this.#db
+      .insertInto('v2_panel_signatures')
+      .values({
+        dispute_id: signature.disputeId,
+        payload_hash: signature.payloadHash,
+        arbitrator_id: signature.arbitratorId,
+        kid: signature.kid,
+        recorded_at: this.#clock().toISOString(),
+      })
+      .onConflict((oc) => oc.doNothing())
+      .returning('arbitrator_id')
+      .executeTakeFirst();
+    return inserted !== undefined;
+  }
+
+  async panelSignatures(disputeId: string, payloadHash: string): Promise<readonly PanelSignature[]> {
+    if (!isValidId(disputeId)) return [];
+    const rows = await this.#db
+      .selectFrom('v2_panel_signatures')
+      .select(['dispute_id', 'payload_hash', 'arbitrator_id', 'kid'])
+      .where('dispute_id', '=', disputeId)
+      .where('payload_hash', '=', payloadHash)
+      .execute();
+    return rows.map((row) => ({
+      disputeId: row.dispute_id,
+      payloadHash: row.payload_hash,
+      arbitratorId: row.arbitrator_id,
+      kid: row.kid,
+    }));
   }
 
   async lockSeries(kind: string, key: string): Promise<void> {
@@ -238,6 +297,16 @@ export class KyselyRecordRepository implements RecordRepository {
       .where('id', '=', id)
       .executeTakeFirst();
     return row === undefined ? undefined : toStoredRecord(row);
+  }
+
+  async tombstone(kind: string, id: string): Promise<RecordTombstone | undefined> {
+    if (!isValidId(id)) return undefined;
+    return this.#db
+      .selectFrom('v2_record_tombstones')
+      .select(['kind', 'id', 'content_hash', 'stored_at', 'evicted_at'])
+      .where('kind', '=', kind)
+      .where('id', '=', id)
+      .executeTakeFirst();
   }
 
   async latestForAgent(kind: string, agentId: string): Promise<StoredRecord | undefined> {

@@ -31,6 +31,20 @@ export function storeDisputePartiesLookup(store: Store, principalOf: PrincipalLo
 }
 
 /**
+ * RECORDS_PANEL_QUORUM read against the appointment (P297): over one, distinct appointed arbitrators are counted, so
+ * it needs RECORDS_ARBITRATORS naming at least that many (else self-named arbitrators would be counted). Thrown at boot.
+ */
+export function checkPanelQuorum(quorum: number, appointed: ReadonlySet<string> | undefined): number {
+  if (quorum <= 1) return 1;
+  if (appointed === undefined || appointed.size < quorum) {
+    throw new Error(
+      `RECORDS_PANEL_QUORUM=${quorum} counts appointed arbitrators: RECORDS_ARBITRATORS must name at least ${quorum} (names ${appointed?.size ?? 0})`,
+    );
+  }
+  return quorum;
+}
+
+/**
  * RECORDS_ARBITRATORS read: the appointed ids, or undefined when unset or blank (no appointment is judged). An entry
  * that is no id is a configuration error, thrown at boot rather than silently appointing nobody.
  */
@@ -49,7 +63,13 @@ export type PanelVerdict =
   | { readonly ok: true }
   | { readonly ok: false; readonly reason: 'dispute_unknown' }
   | { readonly ok: false; readonly reason: 'party_on_panel' | 'party_signed'; readonly party: string }
-  | { readonly ok: false; readonly reason: 'not_appointed'; readonly arbitrator: string };
+  | { readonly ok: false; readonly reason: 'not_appointed'; readonly arbitrator: string }
+  | {
+      readonly ok: false;
+      readonly reason: 'panel_too_small';
+      readonly panelSize: number;
+      readonly quorum: number;
+    };
 
 /**
  * Whether the keys that signed `record` (a resolution) may resolve the dispute it names; with `appointed` (P241),
@@ -60,6 +80,7 @@ export async function judgePanel(
   signers: readonly KeyBinding[],
   partiesOf: DisputePartiesLookup,
   appointed?: ReadonlySet<string>,
+  quorum = 1,
 ): Promise<PanelVerdict> {
   const disputeId = record['dispute_id'];
   const parties = typeof disputeId === 'string' ? await partiesOf(disputeId) : undefined;
@@ -69,6 +90,9 @@ export async function judgePanel(
     appointed === undefined ? undefined : arbitrators.find((id) => !appointed.has(String(id)));
   if (unappointed !== undefined)
     return { ok: false, reason: 'not_appointed', arbitrator: String(unappointed) };
+  // P297: a member listed twice is one member; a panel smaller than the quorum could never resolve.
+  const panelSize = new Set(arbitrators.map(String)).size;
+  if (panelSize < quorum) return { ok: false, reason: 'panel_too_small', panelSize, quorum };
   const seated = parties.find((party) => arbitrators.includes(party));
   if (seated !== undefined) return { ok: false, reason: 'party_on_panel', party: seated };
   // A key bound to a party speaks for it even when it is also bound to a named arbitrator (a principal's RPR key).

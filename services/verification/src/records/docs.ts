@@ -117,6 +117,39 @@ const SIGNATURE_SCHEMA = {
   },
 } as const;
 
+/** P297: the appointed arbitrators counted for a resolution and the quorum (RECORDS_PANEL_QUORUM). */
+const PANEL_SCHEMA = {
+  type: 'object',
+  required: ['quorum', 'signed_by'],
+  properties: {
+    quorum: { type: 'integer', description: 'Distinct appointed arbitrators needed' },
+    signed_by: { type: 'array', items: { type: 'string' }, description: 'Those counted, in panel order' },
+  },
+} as const;
+
+/** Where a resolution of a dispute is (P295, P296): stored, or evicted by retention. */
+const TRACE_SCHEMA = {
+  type: 'object',
+  required: ['id', 'stored_at'],
+  properties: {
+    id: { type: 'string' },
+    stored_at: { type: 'string', format: 'date-time' },
+    evicted_at: { type: 'string', format: 'date-time', description: 'Present when retention removed it' },
+    panel: PANEL_SCHEMA,
+  },
+} as const;
+
+/** P295: a dispute's state, derived beside its signed filing (which is never rewritten). */
+const DISPUTE_STATE_PROPERTIES = {
+  state: {
+    type: 'string',
+    description:
+      '`resolved` once a resolution of it is stored here (or was, before retention); else its filed status',
+  },
+  resolution: { ...TRACE_SCHEMA, description: 'Its resolution (GET /v2/dispute/arbitration/<dispute_id>)' },
+  appeal_outcome: { ...TRACE_SCHEMA, description: "Its appeal's outcome, shown with its resolution (P296)" },
+} as const;
+
 function answerSchema(route: RecordRoute) {
   return {
     type: 'object',
@@ -131,6 +164,21 @@ function answerSchema(route: RecordRoute) {
         : {}),
       ...(route.kind === 'commissioning_certificate' || route.kind === 'decommissioning_record'
         ? { state: { type: 'string', description: "The agent's lifecycle state" } }
+        : {}),
+      ...(route.kind === 'dispute_record' ? DISPUTE_STATE_PROPERTIES : {}),
+      ...(route.kind === 'arbitration_resolution'
+        ? {
+            appeal_outcome: {
+              description:
+                "P296: on GET, the appeal's outcome stored beside this decision ({stored_at, record, signature}); " +
+                "on POST, true when the resolution posted was stored as the appeal's outcome",
+            },
+            panel: {
+              ...PANEL_SCHEMA,
+              description:
+                'P297: with RECORDS_PANEL_QUORUM over 1, who of the panel signed this resolution; the dispute is resolved once signed_by reaches quorum',
+            },
+          }
         : {}),
       signature: SIGNATURE_SCHEMA,
     },

@@ -53,6 +53,15 @@ export const RECORD_SETTINGS_ENV = {
     description:
       'Comma-separated ids appointed to arbitrate: when set, a key-signed arbitration_resolution names only these in arbitrator_ids (else 403); unset: any non-party (P203, P241)',
   },
+  // P297: SPEC's "M-of-N panels": the M, counted over the appointed arbitrators.
+  RECORDS_PANEL_QUORUM: {
+    type: 'integer',
+    minimum: 1,
+    maximum: 100,
+    default: 1,
+    description:
+      'Distinct appointed arbitrators (RECORDS_ARBITRATORS, at least this many) whose signatures of the same arbitration_resolution resolve a dispute; each posts the resolution signed by its key (P297). 1: the first signature resolves',
+  },
   // Administrative /v2 writes (D22); unset: none are possible.
   OPERATOR_TOKEN: OPERATOR_TOKEN_ENV.OPERATOR_TOKEN,
 } as const satisfies EnvProperties;

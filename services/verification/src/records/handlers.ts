@@ -11,10 +11,20 @@ import {
 import { COMMISSIONING } from './agent-principal.ts';
 import { ARBITRATION } from './arbitration-panel.ts';
 import type { JsonObject } from './body.ts';
+import {
+  APPEAL_OUTCOME,
+  appealedDecision,
+  DISPUTE_KIND,
+  disputeStateOf,
+  type ResolutionTrace,
+  refuseOutcomeBeforeAppeal,
+} from './dispute-state.ts';
 import { conflict, invalidId, notFound } from './errors.ts';
 import { contentId, isValidId, testamentVersionId, vitalityReportHash } from './ids.ts';
 import type { RecordRoute } from './kinds.ts';
 import { LIFECYCLE_MACHINE, recordedTime, type TransitionRequest } from './lifecycle-machine.ts';
+import { countPanelSigner, type PanelCount, panelCountOf, signedPayloadHash } from './panel-quorum.ts';
+import type { WriteAuthorship } from './write-authorization.ts';
 
 /** The body of every record answer: `{ id, kind, stored_at, record }` plus a few per-kind facts. */
 export interface RecordAnswer {
@@ -24,8 +34,17 @@ export interface RecordAnswer {
   readonly record: unknown;
   /** Vitality: the report's chain hash (what the next report names as prev_report_hash). */
   readonly report_hash?: string;
-  /** Commissioning: the agent's current lifecycle state. */
+  /** Commissioning: the agent's current lifecycle state. Dispute: `resolved` once resolved here, else as filed (P295). */
   readonly state?: string;
+  /** Dispute: its resolution here, live or evicted (P295). */
+  readonly resolution?: ResolutionTrace;
+  /**
+   * P296. Dispute: where its appeal's outcome is. Resolution: the appeal's outcome stored beside it. POST: `true` when
+   * the resolution posted was stored as the appeal's outcome.
+   */
+  readonly appeal_outcome?: ResolutionTrace | AppealOutcomeAnswer | true;
+  /** P297. Resolution: the appointed arbitrators counted for it and the quorum, when a quorum counted it. */
+  readonly panel?: PanelCount;
   /** The stored content's hash (not in the response schema: used to find the write's authorship). */
   readonly content_hash?: string;
 }
@@ -48,11 +67,25 @@ const answer = (id: string, stored: StoredRecord, extra: Partial<RecordAnswer> =
 const agentOf = (record: JsonObject): { agentId?: string } =>
   isValidId(record['agent_id']) ? { agentId: record['agent_id'] } : {};
 
+/** The appeal's outcome shown beside the decision it answers (GET of a resolution, P296). */
+export interface AppealOutcomeAnswer {
+  readonly stored_at: string;
+  readonly record: unknown;
+  readonly signature: unknown;
+}
+
+/** What a POST knows beside the record: how its write was authorised, and the panel quorum (P297). */
+export interface PostContext {
+  readonly signature?: WriteAuthorship;
+  readonly panelQuorum?: number;
+}
+
 /** Kinds with a natural id or a content id: stored once, re-posted idempotently, never overwritten. */
 export async function postSimpleRecord(
   store: Store,
   route: RecordRoute,
   record: JsonObject,
+  context: PostContext = {},
 ): Promise<Outcome<RecordAnswer>> {
   let id: string;
   if (route.id.type === 'field') {
@@ -62,14 +95,12 @@ export async function postSimpleRecord(
     if (!hash.ok) throw new Error(`content id of a validated record failed: ${hash.error.message}`);
     id = hash.value;
   }
+  if (route.kind === ARBITRATION) return postResolution(store, id, record, context);
   if (route.kind === 'succession_record') await checkPredecessor(store, record);
-  if (route.kind === ARBITRATION) await checkDisputeOpen(store, id);
   const put = await store.records.put(route.kind, id, record, agentOf(record));
   if (put.status === 'conflict') {
     throw conflict(
-      route.kind === ARBITRATION
-        ? `Dispute ${id} already has a resolution stored (${put.stored.stored_at}): a dispute is resolved once (P240), and records are never overwritten`
-        : `A different ${route.noun} is already stored under id ${id}; records are never overwritten`,
+      `A different ${route.noun} is already stored under id ${id}; records are never overwritten`,
       {
         id,
         kind: route.kind,
@@ -77,7 +108,88 @@ export async function postSimpleRecord(
       },
     );
   }
-  return { statusCode: put.status === 'created' ? 201 : 200, body: answer(id, put.stored) };
+  const quorum = context.panelQuorum ?? 1;
+  const state = route.kind === DISPUTE_KIND ? await disputeStateOf(store, put.stored, quorum) : {};
+  return { statusCode: put.status === 'created' ? 201 : 200, body: answer(id, put.stored, state) };
+}
+
+/** P297: the signer a resolution's panel counts, when a quorum over one is in force and a key signed it. */
+function countedSigner(context: PostContext) {
+  const signature = context.signature;
+  if ((context.panelQuorum ?? 1) <= 1 || signature?.status !== 'verified') return undefined;
+  return { kid: signature.kid, panelMembers: signature.panelMembers ?? [] };
+}
+
+/**
+ * One resolution per dispute, under its id (P240); a dispute filed settled takes none (P267). P297: with a quorum, the
+ * first signer's copy is stored and counted with it, and each further member's signature of the same payload is
+ * counted (200, the stored copy unchanged). P296: a different one of an appealed decision is the appeal's outcome.
+ */
+async function postResolution(
+  store: Store,
+  id: string,
+  record: JsonObject,
+  context: PostContext,
+): Promise<Outcome<RecordAnswer>> {
+  await checkDisputeOpen(store, id);
+  const quorum = context.panelQuorum ?? 1;
+  const signer = countedSigner(context);
+  const put = await store.transaction(async (tx) => {
+    const stored = await tx.records.put(ARBITRATION, id, record, agentOf(record));
+    // Counted in the same transaction: a stored resolution nobody was counted for resolves at once.
+    if (signer !== undefined && stored.status === 'created')
+      await countPanelSigner(tx.records, id, record, signer);
+    return stored;
+  });
+  const withPanel = async (stored: StoredRecord) => {
+    const panel = await panelCountOf(store.records, stored, quorum);
+    return answer(id, stored, panel === undefined ? {} : { panel });
+  };
+  // Only a resolution counted when stored takes further signatures: one nobody was counted for (the operator's, or
+  // stored while the quorum was 1) already resolves, and a count started now would turn it back to pending.
+  const counting = async (stored: StoredRecord) =>
+    (await panelCountOf(store.records, stored, quorum)) !== undefined;
+  if (put.status === 'conflict') {
+    if (
+      signer !== undefined &&
+      signedPayloadHash(put.stored.record) === signedPayloadHash(record) &&
+      (await counting(put.stored))
+    ) {
+      await countPanelSigner(store.records, id, record, signer);
+      return { statusCode: 200, body: await withPanel(put.stored) };
+    }
+    const decision = await appealedDecision(store, id);
+    if (decision !== undefined) return postAppealOutcome(store, decision, record);
+    throw conflict(
+      `Dispute ${id} already has a resolution stored (${put.stored.stored_at}): a dispute is resolved once (P240), and records are never overwritten`,
+      { id, kind: ARBITRATION, stored_at: put.stored.stored_at },
+    );
+  }
+  if (signer !== undefined && put.status === 'identical' && (await counting(put.stored)))
+    await countPanelSigner(store.records, id, record, signer);
+  return { statusCode: put.status === 'created' ? 201 : 200, body: await withPanel(put.stored) };
+}
+
+/**
+ * P296: a different resolution of a dispute filed `appealed` after its decision was stored here is the appeal's
+ * outcome: one per dispute (a different one 409, the same 200), dated not before the decision nor the appeal.
+ */
+async function postAppealOutcome(
+  store: Store,
+  decision: StoredRecord,
+  record: JsonObject,
+): Promise<Outcome<RecordAnswer>> {
+  const disputeId = decision.id;
+  refuseOutcomeBeforeAppeal(record, decision, await store.records.get(DISPUTE_KIND, disputeId));
+  const put = await store.records.put(APPEAL_OUTCOME, disputeId, record, agentOf(record));
+  if (put.status === 'conflict') {
+    throw conflict(
+      `Dispute ${disputeId}'s appeal already has its outcome stored (${put.stored.stored_at}): an appeal is decided once (P296)`,
+      { dispute_id: disputeId, kind: ARBITRATION, stored_at: put.stored.stored_at, appeal_outcome: true },
+    );
+  }
+  const body = { ...answer(disputeId, put.stored), kind: ARBITRATION, appeal_outcome: true as const };
+  return { statusCode: put.status === 'created' ? 201 : 200, body };
 }
 
 /** P267: a dispute filed here as `resolved` or `arbitrated` has had its resolution; PROTOCOL's resolve ends a dispute. */
@@ -113,10 +225,34 @@ async function checkPredecessor(store: Store, record: JsonObject): Promise<void>
   );
 }
 
-export async function getSimpleRecord(store: Store, route: RecordRoute, id: string): Promise<RecordAnswer> {
+export async function getSimpleRecord(
+  store: Store,
+  route: RecordRoute,
+  id: string,
+  panelQuorum = 1,
+): Promise<RecordAnswer> {
   const stored = await store.records.get(route.kind, id);
   if (stored === undefined) throw notFound(`No ${route.noun} with id ${id}`);
+  if (route.kind === DISPUTE_KIND)
+    return answer(id, stored, await disputeStateOf(store, stored, panelQuorum));
+  if (route.kind === ARBITRATION) {
+    const panel = await panelCountOf(store.records, stored, panelQuorum);
+    return answer(id, stored, {
+      ...(panel === undefined ? {} : { panel }),
+      ...(await appealOutcomeBeside(store, id)),
+    });
+  }
   return answer(id, stored);
+}
+
+/** P296: the appeal's outcome of the dispute `id`, with how its write was authorised, when one is stored. */
+async function appealOutcomeBeside(store: Store, id: string): Promise<Partial<RecordAnswer>> {
+  const outcome = await store.records.get(APPEAL_OUTCOME, id);
+  if (outcome === undefined) return {};
+  const signature = (await store.records.getAuthorship(ARBITRATION, outcome.content_hash)) ?? {
+    status: 'unchecked',
+  };
+  return { appeal_outcome: { stored_at: outcome.stored_at, record: outcome.record, signature } };
 }
 
 const DECOMMISSIONING = 'decommissioning_record';

@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
 import type { RetiredKeyLookup } from '../retired-keys.ts';
 import { storePrincipalLookup } from './agent-principal.ts';
-import { parseArbitrators, storeDisputePartiesLookup } from './arbitration-panel.ts';
+import { checkPanelQuorum, parseArbitrators, storeDisputePartiesLookup } from './arbitration-panel.ts';
 import { RECORD_SETTINGS_ENV } from './env.ts';
 import { v2ResponseHeaders } from './headers.ts';
 import {
@@ -41,6 +41,7 @@ export interface RecordsConfig {
   readonly KEY_DIRECTORY_PRUNE_AFTER_SECONDS: number;
   readonly KEY_DIRECTORY_PRUNE_INTERVAL_SECONDS: number;
   readonly RECORDS_ARBITRATORS?: string;
+  readonly RECORDS_PANEL_QUORUM?: number;
 }
 
 /** Validates an explicit variable map (tests, embedding); the service passes its own validated config instead. */
@@ -115,6 +116,8 @@ async function recordsPlugin(app: FastifyInstance, options: RecordsPluginOptions
     config.OPERATOR_TOKEN === undefined || config.OPERATOR_TOKEN.trim() === ''
       ? []
       : parseTokenList(config.OPERATOR_TOKEN);
+  const appointedArbitrators = parseArbitrators(config.RECORDS_ARBITRATORS);
+  const panelQuorum = checkPanelQuorum(config.RECORDS_PANEL_QUORUM ?? 1, appointedArbitrators);
   const authorizer = createWriteAuthorizer({
     policy: config.RECORDS_WRITE_POLICY,
     profile,
@@ -124,7 +127,8 @@ async function recordsPlugin(app: FastifyInstance, options: RecordsPluginOptions
     revocation: options.revocation ?? appRevocationGate(app, options.revocationJurisdictions ?? [], profile),
     principalOf: storePrincipalLookup(store),
     disputePartiesOf: storeDisputePartiesLookup(store, storePrincipalLookup(store)),
-    appointedArbitrators: parseArbitrators(config.RECORDS_ARBITRATORS),
+    appointedArbitrators,
+    panelQuorum,
     agentHasLiveKeys: (agentId) => store.keys.hasLivePassportKeys(agentId),
     agentKnown: async (agentId) =>
       (await store.lifecycle.get(agentId)) !== undefined || (await store.keys.hasLivePassportKeys(agentId)),
@@ -135,6 +139,7 @@ async function recordsPlugin(app: FastifyInstance, options: RecordsPluginOptions
     profile,
     rateLimitPerMinute: options.rateLimitPerMinute ?? config.V2_RATE_LIMIT_PER_MINUTE,
     authorizer,
+    panelQuorum,
   });
   await app.register(keyDirectoryRoutes, { store, maxKeyAgeDays });
   const pruneAfterMs = config.KEY_DIRECTORY_PRUNE_AFTER_SECONDS * 1000;
@@ -251,6 +256,9 @@ export async function mountRecords(
     ...(config.OPERATOR_TOKEN === undefined ? {} : { OPERATOR_TOKEN: config.OPERATOR_TOKEN }),
     ...(config.DATABASE_SCHEMA === undefined ? {} : { DATABASE_SCHEMA: config.DATABASE_SCHEMA }),
     ...(config.RECORDS_ARBITRATORS === undefined ? {} : { RECORDS_ARBITRATORS: config.RECORDS_ARBITRATORS }),
+    ...(config.RECORDS_PANEL_QUORUM === undefined
+      ? {}
+      : { RECORDS_PANEL_QUORUM: config.RECORDS_PANEL_QUORUM }),
   };
   const store = await openRecordStore(settings);
   const options: RecordsPluginOptions = {

@@ -13,6 +13,7 @@ import {
   getSimpleRecord,
   getTestament,
   type Outcome,
+  type PostContext,
   postCommission,
   postDecommission,
   postSimpleRecord,
@@ -25,7 +26,7 @@ import { isValidId } from './ids.ts';
 import { RECORD_ROUTES, type RecordRoute, TRANSITION_PATH } from './kinds.ts';
 import { readTransitionRequest } from './lifecycle-machine.ts';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE, v2PostRateLimit } from './rate-limit.ts';
-import type { WriteAuthorizer } from './write-authorization.ts';
+import type { WriteAuthorizer, WriteAuthorship } from './write-authorization.ts';
 
 export interface RecordRoutesOptions {
   /** Where the records and lifecycle states live (opened by the caller, who also closes it). */
@@ -36,11 +37,17 @@ export interface RecordRoutesOptions {
   readonly rateLimitPerMinute?: number;
   /** Who may write (RECORDS_WRITE_POLICY); without one every write is accepted unchecked (`open`). */
   readonly authorizer?: WriteAuthorizer;
+  /** RECORDS_PANEL_QUORUM (P297), checked against the appointment at boot; default 1. */
+  readonly panelQuorum?: number;
 }
 
 const UNCHECKED = { status: 'unchecked' } as const;
 
-type PostHandler = (store: Store, record: Record<string, unknown>) => Promise<Outcome<RecordAnswer>>;
+type PostHandler = (
+  store: Store,
+  record: Record<string, unknown>,
+  context: PostContext,
+) => Promise<Outcome<RecordAnswer>>;
 
 function postHandlerOf(route: RecordRoute): PostHandler {
   switch (route.kind) {
@@ -53,13 +60,13 @@ function postHandlerOf(route: RecordRoute): PostHandler {
     case 'digital_testament':
       return postTestament;
     default:
-      return (store, record) => postSimpleRecord(store, route, record);
+      return (store, record, context) => postSimpleRecord(store, route, record, context);
   }
 }
 
 type GetHandler = (store: Store, id: string, request: FastifyRequest) => Promise<RecordAnswer>;
 
-function getHandlerOf(route: RecordRoute): GetHandler {
+function getHandlerOf(route: RecordRoute, panelQuorum: number): GetHandler {
   switch (route.kind) {
     case 'commissioning_certificate':
       return getCommission;
@@ -70,7 +77,7 @@ function getHandlerOf(route: RecordRoute): GetHandler {
     case 'digital_testament':
       return (store, id, request) => getTestament(store, id, testamentVersionQuery(request));
     default:
-      return (store, id) => getSimpleRecord(store, route, id);
+      return (store, id) => getSimpleRecord(store, route, id, panelQuorum);
   }
 }
 
@@ -114,6 +121,7 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
   const profile = options.profile ?? app.protocolProfile ?? DEFAULT_PROFILE;
   const perMinute = options.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE;
   const { authorizer } = options;
+  const panelQuorum = options.panelQuorum ?? 1;
 
   // Route schemas document; validation is ours (validateSchema: readable issues, E002, D14 id codes).
   app.setValidatorCompiler(() => () => true);
@@ -131,15 +139,21 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
         // The token is checked first: only an administrative write may leave out the signature (P44).
         const administrative = authorizer?.administrative(request) === true;
         const record = readRecordBody(profile, route, request.body, { administrative });
-        const signature = (await authorizer?.authorize(request, route.kind, record)) ?? UNCHECKED;
+        const authorship = (await authorizer?.authorize(request, route.kind, record)) ?? UNCHECKED;
+        // P297: the panel members the key speaks for are counted beside the resolution, never shown or stored here.
+        const { panelMembers: _members, ...signature } = authorship as WriteAuthorship & {
+          panelMembers?: unknown;
+        };
         await holdSubjects(store, route.kind, record);
-        const outcome = await post(store, record).catch((error: unknown) => {
-          if (!(error instanceof RecordIdRetiredError)) throw error;
-          throw conflict(
-            `Id ${error.tombstone.id} held a different ${route.noun}, removed by retention on ${error.tombstone.evicted_at}; an id never changes meaning`,
-            { id: error.tombstone.id, content_hash: error.tombstone.content_hash },
-          );
-        });
+        const outcome = await post(store, record, { signature: authorship, panelQuorum }).catch(
+          (error: unknown) => {
+            if (!(error instanceof RecordIdRetiredError)) throw error;
+            throw conflict(
+              `Id ${error.tombstone.id} held a different ${route.noun}, removed by retention on ${error.tombstone.evicted_at}; an id never changes meaning`,
+              { id: error.tombstone.id, content_hash: error.tombstone.content_hash },
+            );
+          },
+        );
         const hash = outcome.body.content_hash;
         if (hash !== undefined && signature.status !== 'unchecked') {
           await store.records.putAuthorship(route.kind, hash, signature);
@@ -149,7 +163,7 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
     );
 
     const param = route.id.type === 'vitality' ? 'agent_id' : 'id';
-    const get = getHandlerOf(route);
+    const get = getHandlerOf(route, panelQuorum);
     app.get(`${route.path}/:${param}`, { schema: getRecordSchema(route, param) }, async (request) =>
       withAuthorship(store, route.kind, await get(store, pathId(request, param), request)),
     );

@@ -41,7 +41,16 @@ export interface KeyBindingLookup {
 
 /** What a stored record's writer proved (returned with the record). */
 export type WriteAuthorship =
-  | { readonly status: 'verified'; readonly kid: string; readonly evidence: string }
+  | {
+      readonly status: 'verified';
+      readonly kid: string;
+      readonly evidence: string;
+      /**
+       * P297, resolutions only: the panel members (`arbitrator_ids`, in that order, once each) the signing key speaks
+       * for. Not shown nor stored: the panel count is kept beside the resolution.
+       */
+      readonly panelMembers?: readonly string[];
+    }
   | { readonly status: 'administrative' }
   | { readonly status: 'unchecked' };
 
@@ -84,6 +93,8 @@ export function createWriteAuthorizer(options: {
    * only these; without it, any non-party may sit (P203).
    */
   readonly appointedArbitrators?: ReadonlySet<string> | undefined;
+  /** RECORDS_PANEL_QUORUM (P297): a signed resolution's panel names at least this many distinct arbitrators. */
+  readonly panelQuorum?: number | undefined;
   /**
    * Whether the agent has live passport keys bound here (P205). With it, such an agent's commissioning certificate
    * is signed by keys bound to the agent itself; without it, commissioning stays first-come.
@@ -212,6 +223,7 @@ export function createWriteAuthorizer(options: {
           pq === undefined ? [classical] : [classical, pq],
           disputePartiesOf,
           options.appointedArbitrators,
+          options.panelQuorum ?? 1,
         );
       }
       if (kind === DISPUTE) await refuseUnknownRespondent(profile, record, options.agentKnown);
@@ -235,9 +247,22 @@ export function createWriteAuthorizer(options: {
           );
         }
       }
-      return { status: 'verified', kid: verdict.classicalKid, evidence: classical.evidence };
+      const authorship = {
+        status: 'verified',
+        kid: verdict.classicalKid,
+        evidence: classical.evidence,
+      } as const;
+      if (kind !== ARBITRATION) return authorship;
+      return { ...authorship, panelMembers: panelMembersOf(record, classical) };
     },
   };
+}
+
+/** P297: the panel members `binding` speaks for, in the order the resolution names them, each once. */
+function panelMembersOf(record: Readonly<Record<string, unknown>>, binding: KeyBinding): string[] {
+  const panel = Array.isArray(record['arbitrator_ids']) ? (record['arbitrator_ids'] as unknown[]) : [];
+  const named = panel.filter((id): id is string => typeof id === 'string');
+  return [...new Set(named)].filter((id) => binding.subjects.includes(id));
 }
 
 /** P203: a signed resolution resolves a dispute filed here, and no party to it sits on its panel or signs it. */
@@ -246,13 +271,21 @@ async function refuseUnfitPanel(
   signers: readonly KeyBinding[],
   partiesOf: DisputePartiesLookup | undefined,
   appointed: ReadonlySet<string> | undefined,
+  quorum: number,
 ): Promise<void> {
   const disputeId = record['dispute_id'];
   const verdict =
     partiesOf === undefined
       ? ({ ok: false, reason: 'dispute_unknown' } as const)
-      : await judgePanel(record, signers, partiesOf, appointed);
+      : await judgePanel(record, signers, partiesOf, appointed, quorum);
   if (verdict.ok) return;
+  if (verdict.reason === 'panel_too_small') {
+    throw httpError(
+      'FORBIDDEN',
+      `The panel names ${verdict.panelSize} distinct arbitrator(s) and this service counts ${verdict.quorum} distinct appointed arbitrators' signatures per resolution (RECORDS_PANEL_QUORUM): it could never resolve the dispute`,
+      { details: { dispute_id: disputeId, quorum: verdict.quorum, panel_size: verdict.panelSize } },
+    );
+  }
   if (verdict.reason === 'not_appointed') {
     throw httpError(
       'FORBIDDEN',

@@ -1,15 +1,10 @@
 // Issue 15 item 1 (rest): a revoked agent or kid stops authorising /v2 record writes, with the revocation
 // lists POST /verify uses (a real revocation service in-process); an unreachable source fails writes closed (P43).
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { buildSignedBundle, createNativeBackend, PROFILES, type SigningKey, signRecord } from '@proto/core';
 import { type RunningService, revoke, startService, tempDir } from '@proto/revocation/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadVerificationConfig } from '../../src/config.ts';
-import { mountRecords } from '../../src/records/plugin.ts';
 import { example, type Json, withFields } from '../../src/records/test-support.ts';
-import { keyOnceItAnswers, type RunningApp, startApp } from '../../src/test-support.ts';
+import { startVerifierWithRecords, type VerifierWithRecords } from './verifier-with-records.ts';
 
 const backend = createNativeBackend();
 const OPERATOR_TOKEN = 'operator-token-for-records-revocation-01';
@@ -47,26 +42,16 @@ const certificateOf = (p: Party) =>
 
 let us: RunningService;
 let usDir: { dir: string; remove(): void };
-let dataDir: string;
-let running: RunningApp;
+let service: VerifierWithRecords;
 
-async function post(path: string, body: unknown, token?: string) {
-  const res = await fetch(`${running.url}${path}`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
-    },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, json: (await res.json()) as Json, headers: res.headers };
-}
+const post = (path: string, body: unknown, token?: string) =>
+  service.post(path, body, token === undefined ? {} : { authorization: `Bearer ${token}` });
 
 /** Verifies the party's bundle and waits until the directory has bound its passport key. */
 async function bindByVerifying(p: Party): Promise<void> {
   const verified = await post('/verify', { signed_bundle: p.built.signed_bundle });
   expect(verified.json['verified'], JSON.stringify(verified.json)).toBe(true);
-  await (await keyOnceItAnswers(running.url, p.agent.classical.kid)).arrayBuffer();
+  expect(await service.keyStatusOnce(p.agent.classical.kid, 200)).toBe(200);
 }
 
 beforeAll(async () => {
@@ -79,26 +64,19 @@ beforeAll(async () => {
   });
   const health = (await (await fetch(`${us.url}/health`)).json()) as Json;
   const sources = JSON.stringify({ US: { url: us.listUrl, keys: [health['revocation_public_key_b64']] } });
-  dataDir = await mkdtemp(join(tmpdir(), 'proto-records-revocation-'));
-  const env = {
-    DATA_DIR: dataDir,
+  // The helper's service feeds the records from its own validated configuration, as main.ts does.
+  service = await startVerifierWithRecords('sqlite', 'records-revocation', {
     LOG_LEVEL: 'silent',
-    VERIFY_WORKERS: '1',
-    MAX_EVENT_LOOP_DELAY_MS: '0',
     VERIFY_RATE_LIMIT_PER_MINUTE: '0',
     REVOCATION_SOURCES: sources,
     OPERATOR_TOKEN,
-  };
-  // The service's own validated configuration feeds the records, as main.ts does.
-  const mounted = await mountRecords(loadVerificationConfig({ ...env, HOST: '127.0.0.1', PORT: '0' }));
-  running = await startApp(env, [mounted]);
+  });
 });
 
 afterAll(async () => {
-  await running?.close();
+  await service?.close();
   await us?.close();
   usDir?.remove();
-  if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
 });
 
 describe('/v2 record writes and the revocation lists of /verify', () => {

@@ -17,7 +17,8 @@ import {
 import type { Store, StoreDialect } from '@proto/store';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
 import { expect } from 'vitest';
-import { loadRecordsConfig, mountRecords } from '../../src/records/plugin.ts';
+import { loadVerificationConfig } from '../../src/config.ts';
+import { mountRecords } from '../../src/records/plugin.ts';
 import { example, type Json, withFields } from '../../src/records/test-support.ts';
 import { keyOnceItAnswers, type RunningApp, startApp } from '../../src/test-support.ts';
 
@@ -34,12 +35,12 @@ export function storeEnvOf(target: StoreTarget, dataDir: string): Record<string,
 
 export interface VerifierWithRecords {
   readonly url: string;
-  /** POST `body` as JSON to `path` (with `headers`, e.g. the operator token); the status and the JSON answer. */
+  /** POST `body` as JSON to `path` (with `headers`, e.g. the operator token); the status, JSON answer and headers. */
   post(
     path: string,
     body: unknown,
     headers?: Record<string, string>,
-  ): Promise<{ status: number; json: Json }>;
+  ): Promise<{ status: number; json: Json; headers: Headers }>;
   /** GET /v2/keys/<kid>'s status now. */
   keyStatus(kid: string): Promise<number>;
   /** GET /v2/keys/<kid>'s status once it is `status` (the directory is written after the answer), or at timeout. */
@@ -80,7 +81,10 @@ export async function startVerifierWithRecords(
     await rm(dataDir, { recursive: true, force: true });
   };
   const start = async () => {
-    const mounted = await mountRecords(loadRecordsConfig(serviceEnv));
+    // The service's own validated configuration feeds the records, as main.ts does (REVOCATION_SOURCES included).
+    const mounted = await mountRecords(
+      loadVerificationConfig({ ...serviceEnv, HOST: '127.0.0.1', PORT: '0' }),
+    );
     running = await startApp({ ...serviceEnv, VERIFY_WORKERS: '1', MAX_EVENT_LOOP_DELAY_MS: '0' }, [mounted]);
     return running.url;
   };
@@ -114,7 +118,7 @@ export async function startVerifierWithRecords(
         headers: { 'content-type': 'application/json', ...headers },
         body: JSON.stringify(body),
       });
-      return { status: res.status, json: (await res.json()) as Json };
+      return { status: res.status, json: (await res.json()) as Json, headers: res.headers };
     },
     keyStatus: async (kid) => {
       const res = await fetch(`${url}/v2/keys/${kid}`);

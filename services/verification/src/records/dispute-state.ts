@@ -1,0 +1,101 @@
+// What became of a dispute filed here (P295) and where an appeal's outcome goes (P296). The filing is signed and never
+// rewritten (D14), so its state is derived, beside it, from the resolutions stored under its id (P240).
+import { instantOf } from '@proto/core';
+import type { Store, StoredRecord } from '@proto/store';
+import { ARBITRATION } from './arbitration-panel.ts';
+import { conflict } from './errors.ts';
+import { type PanelCount, panelCountOf, resolves } from './panel-quorum.ts';
+
+export const DISPUTE_KIND = 'dispute_record';
+/**
+ * P296: the outcome of the appeal of a decision stored here, one per dispute, stored under the dispute's id as its own
+ * kind (so retention, tombstones and idempotent re-posts hold for it as for every record; SPEC names no record).
+ */
+export const APPEAL_OUTCOME = 'arbitration_appeal_outcome';
+
+/** Where a resolution of the dispute is: live (when stored) or evicted by retention (when evicted, D17). */
+export interface ResolutionTrace {
+  readonly id: string;
+  readonly stored_at: string;
+  /** Present when retention removed it (D17): the dispute stays resolved. */
+  readonly evicted_at?: string;
+  /** P297: who of its panel was counted, when a quorum counts it. */
+  readonly panel?: PanelCount;
+}
+
+export interface DisputeState {
+  /** `resolved` once a resolution of it is stored (or was, before retention); else the status it was filed with. */
+  readonly state: string;
+  readonly resolution?: ResolutionTrace;
+  readonly appeal_outcome?: ResolutionTrace;
+}
+
+async function traceOf(
+  store: Store,
+  kind: string,
+  id: string,
+  quorum = 1,
+): Promise<ResolutionTrace | undefined> {
+  const stored = await store.records.get(kind, id);
+  if (stored !== undefined) {
+    const panel = kind === ARBITRATION ? await panelCountOf(store.records, stored, quorum) : undefined;
+    return { id, stored_at: stored.stored_at, ...(panel === undefined ? {} : { panel }) };
+  }
+  const gone = await store.records.tombstone(kind, id);
+  return gone === undefined ? undefined : { id, stored_at: gone.stored_at, evicted_at: gone.evicted_at };
+}
+
+/**
+ * The state of the dispute `filed` (its stored record), derived from the resolutions under its id; a resolution its
+ * panel has not yet signed to the quorum is shown, the state left as filed (P297).
+ */
+export async function disputeStateOf(store: Store, filed: StoredRecord, quorum = 1): Promise<DisputeState> {
+  const status = (filed.record as { status?: unknown } | null)?.status;
+  const filedState = typeof status === 'string' ? status : 'open';
+  const resolution = await traceOf(store, ARBITRATION, filed.id, quorum);
+  if (resolution === undefined) return { state: filedState };
+  if (!resolves(resolution.panel, quorum)) return { state: filedState, resolution };
+  const appeal = await traceOf(store, APPEAL_OUTCOME, filed.id);
+  return { state: 'resolved', resolution, ...(appeal === undefined ? {} : { appeal_outcome: appeal }) };
+}
+
+/**
+ * P296: the decision under appeal, when the dispute was filed here `appealed` after its resolution was stored (the
+ * store's order, `seq`): that resolution is what was appealed, so a different one is the appeal's outcome. A dispute
+ * filed `appealed` before any resolution takes its one resolution as the outcome (P267), and no second.
+ */
+export async function appealedDecision(store: Store, disputeId: string): Promise<StoredRecord | undefined> {
+  const filed = await store.records.get(DISPUTE_KIND, disputeId);
+  if ((filed?.record as { status?: unknown } | undefined)?.status !== 'appealed') return undefined;
+  const decision = await store.records.get(ARBITRATION, disputeId);
+  if (decision === undefined || filed === undefined || decision.seq > filed.seq) return undefined;
+  return decision;
+}
+
+const signedAt = (stored: StoredRecord): string | undefined => {
+  const at = (stored.record as { timestamp?: unknown } | null)?.timestamp;
+  return typeof at === 'string' ? at : undefined;
+};
+
+/**
+ * P296: an appeal's outcome is not dated before the decision it answers, nor before the appeal (the dispute's filing):
+ * both are signed times stored here, read at their earliest (a leap second, P178), the same instant not before.
+ */
+export function refuseOutcomeBeforeAppeal(
+  outcome: Readonly<Record<string, unknown>>,
+  decision: StoredRecord,
+  appeal: StoredRecord | undefined,
+): void {
+  const at = String(outcome['timestamp']);
+  for (const [what, stored] of [
+    ['decision appealed', decision],
+    ['appeal (the dispute filed appealed)', appeal],
+  ] as const) {
+    const floor = stored === undefined ? undefined : signedAt(stored);
+    if (floor === undefined || !(instantOf(at, 'earliest') < instantOf(floor, 'earliest'))) continue;
+    throw conflict(
+      `The ${what} of dispute ${decision.id} is dated ${floor}: an appeal's outcome dated ${at} would come before it`,
+      { dispute_id: decision.id, floor_at: floor, timestamp: at },
+    );
+  }
+}

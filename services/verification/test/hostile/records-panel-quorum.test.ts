@@ -1,0 +1,161 @@
+// P297 over HTTP against the real verification service with the /v2 records mounted, on every store dialect.
+// SPEC has disputes arbitrated "by M-of-N panels", yet one appointed arbitrator's signature resolved a dispute whatever
+// panel it named: a panel of three, or one arbitrator listed three times, was settled by a single member. With the
+// operator's quorum (RECORDS_PANEL_QUORUM=2 of the appointed RECORDS_ARBITRATORS), the dispute is resolved once two
+// distinct appointed arbitrators have signed the same resolution; a second key of the same arbitrator adds nothing.
+import { buildSignedBundle, createNativeBackend, PROFILES, signRecord } from '@proto/core';
+import { dialectsUnderTest } from '@proto/store/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { example, type Json, TEST_OPERATOR_TOKEN, withFields } from '../../src/records/test-support.ts';
+import { partyOf, startVerifierWithRecords, type VerifierWithRecords } from './verifier-with-records.ts';
+
+const backend = createNativeBackend();
+type Party = ReturnType<typeof partyOf>;
+type Keys = Party['agentKeys'];
+
+describe.each(dialectsUnderTest())('an M-of-N panel is counted, on %s', (dialect) => {
+  let service: VerifierWithRecords;
+  const initiator = partyOf(buildSignedBundle());
+  const respondent = partyOf(buildSignedBundle());
+  const first = partyOf(buildSignedBundle());
+  const second = partyOf(buildSignedBundle());
+  const third = partyOf(buildSignedBundle());
+
+  const shown = (answer: { json: Json }) => JSON.stringify(answer.json).slice(0, 400);
+  const sign = (kind: string, record: Json, keys: Keys) =>
+    signRecord(backend, PROFILES.proto, kind, record, keys);
+  const stateOf = async (id: string) => {
+    const res = await fetch(`${service.url}/v2/dispute/record/${id}`);
+    return (await res.json()) as Json;
+  };
+  const file = async (id: string) => {
+    const dispute = withFields(example('dispute_record'), {
+      dispute_id: id,
+      initiator_agent_id: initiator.agentId,
+      respondent_agent_id: respondent.agentId,
+    });
+    const filed = await service.post(
+      '/v2/dispute/record',
+      sign('dispute_record', dispute, initiator.agentKeys),
+    );
+    expect(filed.status, shown(filed)).toBe(201);
+  };
+  const resolution = (id: string, panel: readonly string[], keys: Keys) =>
+    sign(
+      'arbitration_resolution',
+      withFields(example('arbitration_resolution'), {
+        dispute_id: id,
+        arbitrator_ids: [...panel],
+        resolution: 'Ledger writes alternate in 15-minute windows.',
+      }),
+      keys,
+    );
+
+  beforeAll(async () => {
+    service = await startVerifierWithRecords(dialect, 'v2-panel-quorum', {
+      OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
+      RECORDS_ARBITRATORS: [first, second, third].map((p) => p.agentId).join(','),
+      RECORDS_PANEL_QUORUM: '2',
+    });
+    for (const party of [initiator, respondent, first, second, third]) {
+      expect(
+        (await service.post('/verify', { signed_bundle: party.built.signed_bundle })).json['verified'],
+      ).toBe(true);
+      expect(await service.keyStatusOnce(party.agentKeys.classical.kid, 200)).toBe(200);
+      expect(await service.keyStatusOnce(party.principalKeys.classical.kid, 200)).toBe(200);
+    }
+  }, 180_000);
+  afterAll(async () => {
+    await service?.close();
+  });
+
+  it('P297: one arbitrator does not resolve for a panel of three; a second distinct one does', async () => {
+    const id = 'dispute:p297-two-of-three';
+    await file(id);
+    const panel = [first.agentId, second.agentId, third.agentId];
+
+    const firstCopy = resolution(id, panel, first.agentKeys);
+    const one = await service.post('/v2/dispute/arbitration', firstCopy);
+    expect(one.status, shown(one)).toBe(201);
+    expect(one.json).toMatchObject({ panel: { quorum: 2, signed_by: [first.agentId] } });
+    expect(await stateOf(id)).toMatchObject({ state: 'open', resolution: { id, panel: { quorum: 2 } } });
+
+    // The same arbitrator again, with its other key (its principal's, bound to it too): still one arbitrator.
+    const again = await service.post('/v2/dispute/arbitration', resolution(id, panel, first.principalKeys));
+    expect(again.status, shown(again)).toBe(200);
+    expect(again.json).toMatchObject({ panel: { quorum: 2, signed_by: [first.agentId] } });
+    expect(await stateOf(id)).toMatchObject({ state: 'open' });
+
+    const two = await service.post('/v2/dispute/arbitration', resolution(id, panel, second.agentKeys));
+    expect(two.status, shown(two)).toBe(200);
+    expect(two.json).toMatchObject({ panel: { quorum: 2, signed_by: [first.agentId, second.agentId] } });
+    // The record stored is the first signer's, unchanged.
+    expect(two.json['record']).toEqual(firstCopy);
+    expect(await stateOf(id)).toMatchObject({
+      state: 'resolved',
+      resolution: { id, panel: { quorum: 2, signed_by: [first.agentId, second.agentId] } },
+    });
+  });
+
+  it('P297: a panel that names fewer distinct arbitrators than the quorum is refused, duplicates not counted', async () => {
+    const id = 'dispute:p297-one-listed-twice';
+    await file(id);
+    const doubled = await service.post(
+      '/v2/dispute/arbitration',
+      resolution(id, [first.agentId, first.agentId], first.agentKeys),
+    );
+    expect(doubled.status, shown(doubled)).toBe(403);
+    expect(doubled.json).toMatchObject({
+      error: { code: 'FORBIDDEN', details: { quorum: 2, panel_size: 1 } },
+    });
+    expect(await stateOf(id)).toMatchObject({ state: 'open' });
+  });
+
+  it("P297: a member's signature over another resolution text is no signature of the pending one (409)", async () => {
+    const id = 'dispute:p297-other-text';
+    await file(id);
+    const panel = [first.agentId, second.agentId];
+    expect(
+      (await service.post('/v2/dispute/arbitration', resolution(id, panel, first.agentKeys))).status,
+    ).toBe(201);
+    const other = sign(
+      'arbitration_resolution',
+      withFields(resolution(id, panel, second.agentKeys), { resolution: 'The respondent keeps the ledger.' }),
+      second.agentKeys,
+    );
+    const answer = await service.post('/v2/dispute/arbitration', other);
+    expect(answer.status, shown(answer)).toBe(409);
+    expect(await stateOf(id)).toMatchObject({ state: 'open' });
+  });
+
+  it('P297: a quorum the appointed arbitrators cannot reach fails the boot, rather than counting self-named ones', async () => {
+    await expect(
+      startVerifierWithRecords(dialect, 'v2-panel-quorum-unappointed', { RECORDS_PANEL_QUORUM: '2' }),
+    ).rejects.toThrow(/RECORDS_ARBITRATORS must name at least 2/);
+    await expect(
+      startVerifierWithRecords(dialect, 'v2-panel-quorum-too-few', {
+        RECORDS_ARBITRATORS: first.agentId,
+        RECORDS_PANEL_QUORUM: '2',
+      }),
+    ).rejects.toThrow(/names 1/);
+  });
+
+  it("P297: the operator's administrative resolution is not counted: it resolves (D22)", async () => {
+    const id = 'dispute:p297-operator';
+    await file(id);
+    const byOperator = await service.post(
+      '/v2/dispute/arbitration',
+      resolution(id, [first.agentId, second.agentId], first.agentKeys),
+      { authorization: `Bearer ${TEST_OPERATOR_TOKEN}` },
+    );
+    expect(byOperator.status, shown(byOperator)).toBe(201);
+    expect(await stateOf(id)).toMatchObject({ state: 'resolved' });
+    // A member's signed copy of it counts nothing and leaves the dispute resolved (the operator's is no pending count).
+    const signedCopy = await service.post(
+      '/v2/dispute/arbitration',
+      resolution(id, [first.agentId, second.agentId], first.agentKeys),
+    );
+    expect(signedCopy.status, shown(signedCopy)).toBe(409);
+    expect(await stateOf(id)).toMatchObject({ state: 'resolved' });
+  });
+});
