@@ -55,8 +55,23 @@ export function checkVerifyRequest(value: unknown): ReadResult {
   if (key !== undefined && typeof key !== 'string') {
     return { ok: false, message: 'public_key_b64 must be a string when present' };
   }
+  // P271: the evidence beside a bundle is an object (SPEC.md "Anchor receipt", "Jurisdiction attestation"). Another
+  // type went on to the I/O checks, which skipped or failed it as if the evidence, not the request, were at fault.
+  // `null` is no evidence (bundle-subject.ts `evidenceOf`), as before.
+  for (const member of EVIDENCE_MEMBERS) {
+    const evidence = request[member];
+    if (evidence !== undefined && evidence !== null && !isPlainObject(evidence)) {
+      return { ok: false, message: `${member} must be an object when present` };
+    }
+  }
   return { ok: true, request };
 }
+
+/** The members a /verify request may carry as evidence beside its bundle (D19, D21). */
+const EVIDENCE_MEMBERS = ['anchor_receipt', 'jurisdiction_attestation'] as const;
+
+const isPlainObject = (value: unknown): boolean =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The 400 body: `verified: false` with `errors` and `error_details` carrying E001 (D12). */
 export function badVerifyRequest(profile: ProtocolProfile, message: string): BadVerifyRequest {
