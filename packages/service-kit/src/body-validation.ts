@@ -4,6 +4,8 @@
 // one-element array, and a number, a boolean or null became text. A JSON or CBOR body has its own types, so a body
 // is validated with coercion off; the query string, the path's parameters and headers are text, and keep it (a
 // `tree_size` or `version` declared an integer is read from its digits).
+// A body member its schema does not name is refused, not deleted (P270): Fastify's default `removeAdditional: true`
+// dropped it silently, so a typo or a member a client believed honoured changed nothing and the write went on.
 import { AjvCompiler } from '@fastify/ajv-compiler';
 import type { FastifySchemaCompiler } from 'fastify';
 
@@ -31,7 +33,7 @@ function lowerCaseHeaders(schema: unknown): unknown {
 
 /**
  * `schemaController.compilersFactory.buildValidator`: Fastify's own Ajv compiler twice over the same shared schemas
- * and options, one with `coerceTypes: false` for bodies, the default for the other parts.
+ * and options, one with `coerceTypes: false` and `removeAdditional: false` for bodies, the default for the other parts.
  */
 export function strictBodyValidators(): BuildValidator {
   const texts = AjvCompiler();
@@ -40,7 +42,7 @@ export function strictBodyValidators(): BuildValidator {
     const forTexts = texts(externalSchemas, options) as unknown as Compile;
     const forBodies = bodies(externalSchemas, {
       ...options,
-      customOptions: { ...options?.customOptions, coerceTypes: false },
+      customOptions: { ...options?.customOptions, coerceTypes: false, removeAdditional: false },
     } as typeof options) as unknown as Compile;
     const compile = (route: RouteSchema) => {
       if (route.httpPart === 'body') return forBodies(route);

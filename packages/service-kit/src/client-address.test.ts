@@ -27,6 +27,27 @@ describe('clientAddressKey', () => {
     }
   });
 
+  it('keys an IPv6 address carrying one IPv4 client by that client (P274, P275)', () => {
+    // NAT64/SIIT well-known prefix: the embedded address, however it is spelt.
+    for (const address of ['64:ff9b::192.0.2.7', '64:FF9B::c000:207', '0064:ff9b:0:0:0:0:c000:0207']) {
+      expect(clientAddressKey(address)).toBe('192.0.2.7');
+    }
+    // Local-use NAT64: one key per address (one IPv4 client each), whatever prefix length the operator chose.
+    expect(clientAddressKey('64:ff9b:1:fffe::192.0.2.7')).toBe('64:ff9b:1:fffe:0:0:c000:207/128');
+    expect(clientAddressKey('64:ff9b:1:fffe::192.0.2.8')).not.toBe(
+      clientAddressKey('64:ff9b:1:fffe::192.0.2.7'),
+    );
+    // Teredo (RFC 4380's example): the client's IPv4 address, bits inverted back.
+    expect(clientAddressKey('2001:0:4136:e378:8000:63bf:3fff:fdd2')).toBe('192.0.2.45');
+    // 6to4: the site's IPv4 address for every /64 of its /48.
+    expect(clientAddressKey('2002:c000:22d:1::1')).toBe('192.0.2.45');
+    expect(clientAddressKey('2002:c000:22d:ffff::9')).toBe('192.0.2.45');
+    // Neighbours of these prefixes are plain /64s.
+    expect(clientAddressKey('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(clientAddressKey('64:ff9b:2::1')).toBe('64:ff9b:2:0::/64');
+    expect(clientAddressKey('64:ff9b:0:0:1::1')).toBe('64:ff9b:0:0::/64');
+  });
+
   it('drops the port a proxy may forward with the address (P257)', () => {
     expect(clientAddressKey('192.0.2.7:40001')).toBe('192.0.2.7');
     expect(clientAddressKey('[2001:db8::1]:443')).toBe('2001:db8:0:0::/64');

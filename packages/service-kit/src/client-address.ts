@@ -36,9 +36,10 @@ export function ipv6Groups(text: string): number[] | undefined {
 }
 
 /**
- * The key a client's requests are counted under (a port after the address is dropped): IPv4 as a dotted quad, an IPv4-mapped IPv6 address
- * as its IPv4 address, any other IPv6 address as its /64 (`2001:db8:0:0::/64`). Undefined when
- * `address` is not an IP address (the caller then counts the TCP peer instead).
+ * The key a client's requests are counted under (a port after the address is dropped): IPv4 as a dotted quad, an
+ * IPv6 address that carries one IPv4 client (IPv4-mapped, NAT64, Teredo, 6to4: `embeddedClientKey`) as that client's
+ * key, any other IPv6 address as its /64 (`2001:db8:0:0::/64`). Undefined when `address` is not an IP address (the
+ * caller then counts the TCP peer instead).
  */
 export function clientAddressKey(address: string): string | undefined {
   // Some proxies forward the client's source port too (`192.0.2.1:40001`, `[2001:db8::1]:443`, Azure Application
@@ -53,13 +54,35 @@ export function clientAddressKey(address: string): string | undefined {
   // A zone index (`fe80::1%eth0`) names an interface, not a different client.
   const groups = ipv6Groups(text.replace(/%.*$/, ''));
   if (!groups) return undefined;
-  const mapped = groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff;
-  if (mapped) {
-    const [hi = 0, lo = 0] = groups.slice(6);
-    return [hi >> 8, hi & 0xff, lo >> 8, lo & 0xff].join('.');
+  return embeddedClientKey(groups) ?? `${hex(groups.slice(0, 4))}::/64`;
+}
+
+const hex = (groups: readonly number[]) => groups.map((g) => g.toString(16)).join(':');
+
+/** Two 16-bit groups as a dotted quad. */
+const dottedQuad = (hi: number, lo: number) => [hi >> 8, hi & 0xff, lo >> 8, lo & 0xff].join('.');
+
+/**
+ * The key of an IPv6 address that stands for one IPv4 client, undefined for any other. Its /64 would count a
+ * whole translator's or relay's clients as one (one abuser locks out all: P274), or give one IPv4 host 65,536
+ * budgets (6to4: P275). Each is the client's IPv4 key, so the same client is one budget however it arrives.
+ */
+function embeddedClientKey(groups: readonly number[]): string | undefined {
+  const [g0 = 0, g1 = 0, g2 = 0, g3 = 0, g4 = 0, g5 = 0, g6 = 0, g7 = 0] = groups;
+  const zeroUpTo = (n: number) => groups.slice(0, n).every((g) => g === 0);
+  // IPv4-mapped (::ffff:0:0/96): the IPv4 address as the dual-stack socket sees it.
+  if (zeroUpTo(5) && g5 === 0xffff) return dottedQuad(g6, g7);
+  if (g0 === 0x64 && g1 === 0xff9b) {
+    // NAT64/SIIT well-known prefix (RFC 6052 §2.1, 64:ff9b::/96): an IPv4 client's address in the last 32 bits.
+    if (g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) return dottedQuad(g6, g7);
+    // Local-use prefix (RFC 8215, 64:ff9b:1::/48): the operator picks the prefix length (/48 to /96, RFC 6052 §2.2),
+    // so where the IPv4 bits sit is unknown here; with the suffix zero, each address is one IPv4 client.
+    if (g2 === 1) return `${hex(groups)}/128`;
   }
-  return `${groups
-    .slice(0, 4)
-    .map((g) => g.toString(16))
-    .join(':')}::/64`;
+  // Teredo (RFC 4380 §4, 2001:0::/32): the client's public IPv4 address, bits inverted, in the last 32 bits. The
+  // /64 is the Teredo server's and its flags, shared by all its clients.
+  if (g0 === 0x2001 && g1 === 0) return dottedQuad(~g6 & 0xffff, ~g7 & 0xffff);
+  // 6to4 (RFC 3056 §2, 2002:V4ADDR::/48): the site's IPv4 address, and every /64 of the /48 is that one host's.
+  if (g0 === 0x2002) return dottedQuad(g1, g2);
+  return undefined;
 }

@@ -25,6 +25,21 @@ interface ValidationIssue {
   readonly params?: unknown;
 }
 
+/** Longest member name an answer repeats: the name is the caller's text, and may be as long as the body. */
+const MAX_NAMED_MEMBER = 64;
+
+/**
+ * P270: the message of a member no schema names ("must NOT have additional properties" says not which). The name is
+ * sent back JSON-quoted and cut short, so the answer stays small and shows exactly what was refused.
+ */
+function unknownMemberMessage(where: string, issue: ValidationIssue | undefined): string | undefined {
+  if (issue?.keyword !== 'additionalProperties') return undefined;
+  const member = (issue.params as { additionalProperty?: unknown } | undefined)?.additionalProperty;
+  if (typeof member !== 'string') return undefined;
+  const named = member.length > MAX_NAMED_MEMBER ? `${member.slice(0, MAX_NAMED_MEMBER)}…` : member;
+  return `${where}${issue.instancePath ?? ''} has a member this service does not read: ${JSON.stringify(named)}`;
+}
+
 /** Maps anything thrown inside a request to the HttpError the caller sees. */
 export function toHttpError(error: unknown, profile: ProtocolProfile, bodyLimit: number): HttpError {
   if (error instanceof HttpError)
@@ -44,7 +59,8 @@ export function toHttpError(error: unknown, profile: ProtocolProfile, bodyLimit:
     // Ids in paths are checked by a pattern (SPEC.md Limits, D14): a bad one is INVALID_ID.
     if (where === 'params')
       return httpError('INVALID_ID', `Invalid identifier in path: ${e.message}`, { details });
-    return protocolError('BUNDLE_SCHEMA_INVALID', profile, `Request ${where} is invalid: ${e.message}`, {
+    const problem = unknownMemberMessage(where, e.validation[0]) ?? e.message;
+    return protocolError('BUNDLE_SCHEMA_INVALID', profile, `Request ${where} is invalid: ${problem}`, {
       statusCode: 400,
       details,
     });

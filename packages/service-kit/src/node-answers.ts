@@ -59,7 +59,11 @@ export function installNodeAnswers(app: FastifyInstance): void {
 /** What the kit's `onRequest` hook answers a request Node used to refuse itself; undefined for every other. */
 export function nodeAnswerRefusal(request: FastifyRequest): HttpError | undefined {
   const { headers, raw } = request;
-  if (raw.method === 'CONNECT') {
+  // A tunnel request (`CONNECT host:port`) names no resource of this service: 405, and the empty Allow says that no
+  // method is allowed on it (RFC 9110 §10.2.1). `CONNECT /path` names one (P273): it goes on to the not-found handler
+  // like any method without a route, 405 with the path's methods in Allow (§15.5.6: a 405 MUST list them), or 404.
+  // Either way the connection is closed after the answer (the `connect` listener above).
+  if (raw.method === 'CONNECT' && !request.url.startsWith('/')) {
     return httpError('METHOD_NOT_ALLOWED', 'This service opens no tunnel: CONNECT is not allowed', {
       headers: { allow: '', connection: 'close' },
     });

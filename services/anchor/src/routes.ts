@@ -48,10 +48,14 @@ export interface AnchorRoutesOptions {
   readonly retryAfterSeconds: number;
 }
 
-/** Members are strings (SPEC.md "POST {base_url}/anchor", P251): bodies are validated as sent, never coerced (P259). */
+/**
+ * Members are strings (SPEC.md "POST {base_url}/anchor", P251): bodies are validated as sent, never coerced (P259).
+ * No other member (P270): SPEC names no extension, and one the caller thinks steers the write would be ignored.
+ */
 const ANCHOR_BODY = {
   type: 'object',
   required: ['bundle_hash'],
+  additionalProperties: false,
   properties: {
     bundle_hash: {
       type: 'string',

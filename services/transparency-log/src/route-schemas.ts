@@ -5,9 +5,11 @@ export const HEX32 = { type: 'string', pattern: '^[0-9a-f]{64}$' } as const;
 export const INDEX = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } as const;
 export const TIMESTAMP = { type: 'string', description: 'ISO 8601' } as const;
 
+/** `{bundle_hash}` and nothing else (SPEC.md "Transparency log service"; P270: another member is a 400, not dropped). */
 export const addBody = {
   type: 'object',
   required: ['bundle_hash'],
+  additionalProperties: false,
   properties: { bundle_hash: { type: 'string', description: 'sha256:<64 lowercase hex>' } },
 } as const;
 

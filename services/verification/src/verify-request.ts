@@ -39,7 +39,10 @@ export function parseJsonBody(
   return { ok: true, value };
 }
 
-/** A verify request is an object with an object `signed_bundle` and a string `public_key_b64` if any; the verifier judges the rest. */
+/**
+ * A verify request is an object with an object `signed_bundle`, a string `public_key_b64` if any, object evidence if
+ * any, and no other member; the verifier judges the bundle.
+ */
 export function checkVerifyRequest(value: unknown): ReadResult {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return { ok: false, message: 'Request body must be a JSON object' };
@@ -55,8 +58,46 @@ export function checkVerifyRequest(value: unknown): ReadResult {
   if (key !== undefined && typeof key !== 'string') {
     return { ok: false, message: 'public_key_b64 must be a string when present' };
   }
+  // P272: a member /verify does not read is the request's fault, not ignored: a typo (`anchor_reciept`) or a member a
+  // client believes steers the verdict (`min_tier`) changed nothing while the caller read the verdict as given under
+  // it. SPEC.md names no extension of the request; the bundle's own members keep their rules (uncovered, P149).
+  for (const member in request) {
+    if (!Object.hasOwn(request, member) || REQUEST_MEMBERS.has(member)) continue;
+    return { ok: false, message: unknownMemberMessage(member) };
+  }
+  // P271: the evidence beside a bundle is an object (SPEC.md "Anchor receipt", "Jurisdiction attestation"). Another
+  // type went on to the I/O checks, which skipped or failed it as if the evidence, not the request, were at fault.
+  // `null` is no evidence (bundle-subject.ts `evidenceOf`), as before.
+  for (const member of EVIDENCE_MEMBERS) {
+    const evidence = request[member];
+    if (evidence !== undefined && evidence !== null && !isPlainObject(evidence)) {
+      return { ok: false, message: `${member} must be an object when present` };
+    }
+  }
   return { ok: true, request };
 }
+
+/** Every member a /verify request may carry (SPEC.md "POST /verify", D11, D19, D21). */
+const REQUEST_MEMBERS: ReadonlySet<string> = new Set([
+  'signed_bundle',
+  'public_key_b64',
+  'anchor_receipt',
+  'jurisdiction_attestation',
+]);
+
+/** Longest member name the answer repeats: the name is the caller's text and may be as long as the body. */
+const MAX_NAMED_MEMBER = 64;
+
+function unknownMemberMessage(member: string): string {
+  const named = member.length > MAX_NAMED_MEMBER ? `${member.slice(0, MAX_NAMED_MEMBER)}…` : member;
+  return `/verify reads no member ${JSON.stringify(named)} (it reads ${[...REQUEST_MEMBERS].join(', ')})`;
+}
+
+/** The members a /verify request may carry as evidence beside its bundle (D19, D21). */
+const EVIDENCE_MEMBERS = ['anchor_receipt', 'jurisdiction_attestation'] as const;
+
+const isPlainObject = (value: unknown): boolean =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The 400 body: `verified: false` with `errors` and `error_details` carrying E001 (D12). */
 export function badVerifyRequest(profile: ProtocolProfile, message: string): BadVerifyRequest {

@@ -29,11 +29,15 @@ export async function anchorRoute(
         description:
           'Needs ANCHOR_SERVICE_URL; the Authorization header is passed through (the anchor service requires an operator token).',
         tags: ['anchoring'],
+        // The anchor service's own members, no other (P270): the body is forwarded as sent, so a member
+        // neither service reads would travel under the caller's token and change nothing.
         body: {
           type: 'object',
           required: ['bundle_hash'],
+          additionalProperties: false,
           properties: {
             bundle_hash: { type: 'string', pattern: '^sha256:[0-9a-f]{64}$' },
+            bundle_hash_secondary: { type: 'string', pattern: '^sha3-256:[0-9a-f]{64}$' },
             chain: { type: 'string' },
           },
         },

@@ -48,6 +48,8 @@ const errorDetail = {
 export const verifyRequestSchema = {
   type: 'object',
   required: ['signed_bundle'],
+  // Documentation: verify-request.ts enforces it (P272: another member is a 400, not ignored).
+  additionalProperties: false,
   properties: {
     signed_bundle: { type: 'object', description: 'Signed Bundle, V1 or V2' },
     public_key_b64: { type: 'string', description: 'Signer key, used when the V1 bundle carries none (D11)' },
