@@ -22,7 +22,7 @@ describe('P274, P275: an IPv4 client inside an IPv6 address is counted as that I
     EMERGENCY_MAX_PER_AGENT: '1000',
   });
 
-  /** One emergency-revocation attempt for an unknown agent (404) from `from`; 429 once its budget is spent. */
+  /** One emergency-revocation attempt for an agent with no token (403 since P305, 404 before it) from `from`; 429 once its budget is spent. */
   const attempt = async (from: string) => {
     const agent = `agent:embedded-${randomBytes(4).toString('hex')}`;
     const res = await fetch(`${service().url}/emergency-revocations`, {
@@ -46,37 +46,37 @@ describe('P274, P275: an IPv4 client inside an IPv6 address is counted as that I
       '64:ff9b::192.0.2.10',
       '64:ff9b::192.0.2.10',
     ];
-    expect(await attempts(spender)).toEqual([404, 404, 404, 429]);
-    expect(await attempts(['64:ff9b::198.51.100.20'])).toEqual([404]);
+    expect(await attempts(spender)).toEqual([403, 403, 403, 429]);
+    expect(await attempts(['64:ff9b::198.51.100.20'])).toEqual([403]);
   });
 
   it('NAT64 well-known prefix: the translated and the plain IPv4 spelling are one client', async () => {
     expect(await attempts(['192.0.2.11', '64:ff9b::192.0.2.11', '64:ff9b::c000:20b', '192.0.2.11'])).toEqual([
-      404, 404, 404, 429,
+      403, 403, 403, 429,
     ]);
   });
 
   it('NAT64 local-use prefix: one client per address, not one for the translator', async () => {
     const spender = Array.from({ length: 4 }, () => '64:ff9b:1:fffe::192.0.2.30');
-    expect(await attempts(spender)).toEqual([404, 404, 404, 429]);
-    expect(await attempts(['64:ff9b:1:fffe::198.51.100.31'])).toEqual([404]);
+    expect(await attempts(spender)).toEqual([403, 403, 403, 429]);
+    expect(await attempts(['64:ff9b:1:fffe::198.51.100.31'])).toEqual([403]);
   });
 
   it('Teredo: clients of one Teredo server are counted by their own IPv4 address', async () => {
     // RFC 4380 §4: server 65.54.227.120, flags 0x8000, port and client address obfuscated (bits inverted).
     // 192.0.2.45 → 3fff:fdd2; 198.51.100.7 → 39cc:9bf8.
     const spender = Array.from({ length: 4 }, () => '2001:0:4136:e378:8000:63bf:3fff:fdd2');
-    expect(await attempts(spender)).toEqual([404, 404, 404, 429]);
-    expect(await attempts(['2001:0:4136:e378:8000:63bf:39cc:9bf8'])).toEqual([404]);
+    expect(await attempts(spender)).toEqual([403, 403, 403, 429]);
+    expect(await attempts(['2001:0:4136:e378:8000:63bf:39cc:9bf8'])).toEqual([403]);
     // The Teredo client and the same IPv4 address sent plainly are one client (its budget is spent).
     expect(await attempts(['192.0.2.45'])).toEqual([429]);
   });
 
   it('6to4: the /64s of one 6to4 site share the budget of its IPv4 address', async () => {
     const site = ['2002:c000:22e:1::1', '2002:c000:22e:2::1', '2002:c000:22e:ffff::9', '2002:c000:22e:3::1'];
-    expect(await attempts(site)).toEqual([404, 404, 404, 429]);
+    expect(await attempts(site)).toEqual([403, 403, 403, 429]);
     expect(await attempts(['192.0.2.46'])).toEqual([429]);
     // Another site (another IPv4 address) is another client.
-    expect(await attempts(['2002:c000:22f:1::1'])).toEqual([404]);
+    expect(await attempts(['2002:c000:22f:1::1'])).toEqual([403]);
   });
 });
