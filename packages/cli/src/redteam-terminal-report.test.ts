@@ -15,9 +15,8 @@ afterAll(() => work.remove());
 
 type Json = Record<string, unknown>;
 
-/** C0 and C1 controls, DEL, bidi and zero-width format characters, line and paragraph separators. */
-const TERMINAL_HAZARD =
-  /[\u0000-\u0009\u000B-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E\u2028\u2029\u2066-\u2069]/u;
+/** Controls (but the report's own line feeds), format characters (bidi, zero-width), separators. */
+const TERMINAL_HAZARD = /(?!\n)[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/u;
 
 const ESC = '\u001b';
 /**
