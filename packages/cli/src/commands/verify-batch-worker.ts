@@ -2,7 +2,7 @@
 // Issue 14 item 3 (the same engine as POST /verify, locally on all cores).
 import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { createVerifier, type VerifierOptions } from '@proto/core';
+import { createVerifier, parseStrictJsonBytes, type VerifierOptions } from '@proto/core';
 import { rfc3339Instant } from '../at-option.ts';
 
 export interface BatchWorkerSetup {
@@ -25,7 +25,14 @@ const verifier = built.value;
 function lineFor(file: string): { line: string; verified: boolean } {
   let input: unknown;
   try {
-    input = JSON.parse(readFileSync(file, 'utf8'));
+    // P318: read as `proto verify FILE` reads (io.ts): strict UTF-8 (P232), one canonical reading (no member named
+    // twice, no 1e400, no lone surrogate: row c), where readFileSync's 'utf8' and JSON.parse resolved both silently.
+    const parsed = parseStrictJsonBytes(readFileSync(file));
+    if (!parsed.ok) {
+      const message = `${file}: ${parsed.error.message}`;
+      return { line: JSON.stringify({ file, verified: false, errors: [message] }), verified: false };
+    }
+    input = parsed.value;
   } catch (error) {
     const message = `${file}: ${(error as Error).message}`;
     return { line: JSON.stringify({ file, verified: false, errors: [message] }), verified: false };
