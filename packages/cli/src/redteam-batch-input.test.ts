@@ -2,6 +2,7 @@
 // readFileSync(…, 'utf8') and JSON.parse: a byte that is not UTF-8 became U+FFFD (P232's attack, which `proto verify
 // FILE` refuses) and a member named twice kept its last value (row c's attack, which FILE, the service and the
 // console refuse), so a file the single command refuses (exit 2) was printed `verified: true`, exit 0, in a batch.
+// P319: a request file's anchor_receipt and jurisdiction_attestation, which a batch cannot check, are said unchecked.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,7 +42,7 @@ function withDuplicateAgentId(): string {
   return `${text.slice(0, at)}"agent_id":"agent-evil-00000000",${text.slice(at)}`;
 }
 
-describe('P318: proto verify --batch refuses what proto verify FILE refuses', () => {
+describe('P318, P319: proto verify --batch reads and answers as proto verify FILE does', () => {
   it('a file holding FF where the signed text has U+FFFD: not verified in a batch, as FILE exits 2', () => {
     const file = path.join(work.dir, 'mangled.json');
     writeFileSync(file, replacementCharAsFF(Buffer.from(withReplacementChar, 'utf8')));
@@ -71,5 +72,28 @@ describe('P318: proto verify --batch refuses what proto verify FILE refuses', ()
     const run = proto(['verify', '--batch', file, file]);
     expect(lines(run.stdout).map((l) => l.verified)).toEqual([true, true]);
     expect(run.code).toBe(0);
+  });
+
+  it('P319: a request file’s receipt and attestation, which a batch does not check, are said to be unchecked', () => {
+    const file = path.join(work.dir, 'request-with-evidence.json');
+    const signed = buildSignedBundle({ tier: 'routine' }).signed_bundle;
+    writeFileSync(
+      file,
+      JSON.stringify({
+        signed_bundle: signed,
+        jurisdiction_attestation: { forged: true },
+        anchor_receipt: { chain: 'transparency-log', bundle_hash: `sha256:${'0'.repeat(64)}` },
+      }),
+    );
+    const [line] = lines(proto(['verify', '--batch', file]).stdout) as (ReturnType<typeof lines>[number] & {
+      warnings?: string[];
+    })[];
+    // Before P319: `verified: true` and not a word of the evidence, which POST /verify/batch checks.
+    expect(line?.warnings).toEqual(
+      expect.arrayContaining([
+        'anchor_receipt not checked: proto verify --batch checks no evidence (use proto verify FILE)',
+        'jurisdiction_attestation not checked: proto verify --batch checks no evidence (use proto verify FILE)',
+      ]),
+    );
   });
 });

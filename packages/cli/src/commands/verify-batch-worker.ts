@@ -46,7 +46,18 @@ function lineFor(file: string): { line: string; verified: boolean } {
     'signed_bundle' in record ? { ...record } : { signed_bundle: record };
   if (setup.key !== undefined) request['public_key_b64'] = setup.key;
   const response = verifier.verify(request);
-  return { line: JSON.stringify({ file, ...response }), verified: response.verified };
+  // P319: POST /verify/batch checks a request's receipt and attestation; a batch here has no sources or keys to check
+  // them with, so it says so rather than answer as if none were given.
+  const unchecked = ['anchor_receipt', 'jurisdiction_attestation']
+    .filter((member) => request[member] !== undefined && request[member] !== null)
+    .map(
+      (member) => `${member} not checked: proto verify --batch checks no evidence (use proto verify FILE)`,
+    );
+  const answer =
+    unchecked.length === 0
+      ? response
+      : { ...response, warnings: [...(response.warnings ?? []), ...unchecked] };
+  return { line: JSON.stringify({ file, ...answer }), verified: response.verified };
 }
 
 parentPort?.on('message', (task: { index: number; file: string }) => {
