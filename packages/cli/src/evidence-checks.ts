@@ -2,7 +2,7 @@
 // anchor receipt checked against the chain or log the user names, merged into the verdict. D12, D19, D20.
 import type { BundleAnalysis, ProtocolProfile, VerifyResponse } from '@proto/core';
 import { fetchOkText } from './fetch-answer.ts';
-import { CliError, type CliIo, inputName, parseJson, readInput } from './io.ts';
+import { CliError, type CliIo, inputName, loadCore, parseJson, readInput } from './io.ts';
 import { checkLogInclusion } from './log-inclusion.ts';
 import { listOption, stringOption } from './option-values.ts';
 import { progress } from './progress.ts';
@@ -118,17 +118,29 @@ export function withRequestEvidence(
   };
 }
 
-/** An evidence document: FILE or '-' read as every input is (`readInput`: strict UTF-8, the file's error named), or a URL. */
+/**
+ * An evidence document: FILE or '-' read as every input is (`readInput`: strict UTF-8, the file's error named), or a
+ * URL; either way with one canonical reading (P320: no member named twice, no 1e400, no lone surrogate), as
+ * `readJsonInput` reads the same document for `proto revocation verify` and the service reads a body.
+ */
 async function readDocument(source: string, io: CliIo, timeoutMs: number): Promise<unknown> {
-  if (!/^https?:\/\//.test(source)) return parseJson(await readInput(source, io), inputName(source));
+  const strictly = async (text: string, name: string): Promise<unknown> => {
+    const value = parseJson(text, name);
+    const { checkParsedJson } = await loadCore();
+    const strict = checkParsedJson(text, value);
+    if (!strict.ok) throw new CliError(`${name}: JSON has no canonical form: ${strict.error.message}`);
+    return value;
+  };
+  if (!/^https?:\/\//.test(source)) return strictly(await readInput(source, io), inputName(source));
   progress(io, `fetching ${source}`);
   // P162: bounded, timed body included, no redirect; each failure is exit 2 (a document that cannot be fetched).
   const { text, contentType } = await fetchOkText(source, { timeoutMs });
   try {
-    return parseJson(text, source);
+    parseJson(text, source);
   } catch {
     throw new CliError(`${source}: the answer is not JSON (Content-Type ${contentType.slice(0, 60)})`);
   }
+  return strictly(text, source);
 }
 
 /** Runs the evidence checks the options ask for and merges them into `response` (a failure makes it unverified). */
