@@ -77,3 +77,17 @@ describe('P315: the terminal report writes the data’s control characters out',
     expect(run.stdout).not.toContain('⟨U+');
   });
 });
+
+describe('P321: error lines write the input’s control characters out too', () => {
+  it('a file that is not JSON, whose text carries escape sequences: V8 quotes it in the error, written out', async () => {
+    const file = path.join(work.dir, 'not-json.json');
+    // V8's JSON.parse message quotes the first characters from the bad token on, escape sequences and all.
+    writeFileSync(file, `x${ESC}[1A${ESC}[2KVERIFIED${ESC}[8m`);
+    const run = await runInProcess(['verify', file], { terminal: true });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/invalid JSON/);
+    // Before P321 the ESC reached the terminal: the cursor moved up and the line above erased.
+    expect(run.stderr).not.toMatch(TERMINAL_HAZARD);
+    expect(run.stderr).toContain('⟨U+001B⟩[1A⟨U+001B⟩[2K');
+  });
+});
