@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createVerifier, parseStrictJsonBytes, type VerifierOptions } from '@proto/core';
 import { rfc3339Instant } from '../at-option.ts';
+import { twoReadingsMessage } from '../io.ts';
 
 export interface BatchWorkerSetup {
   readonly options: Omit<VerifierOptions, 'clock'>;
@@ -42,6 +43,13 @@ function lineFor(file: string): { line: string; verified: boolean } {
     return { line: JSON.stringify({ file, verified: false, errors: [message] }), verified: false };
   }
   const record = input as Record<string, unknown>;
+  const twice = twoReadingsMessage(record);
+  if (twice !== undefined) {
+    return {
+      line: JSON.stringify({ file, verified: false, errors: [`${file}: ${twice}`] }),
+      verified: false,
+    };
+  }
   const request: Record<string, unknown> =
     'signed_bundle' in record ? { ...record } : { signed_bundle: record };
   if (setup.key !== undefined) request['public_key_b64'] = setup.key;

@@ -19,6 +19,7 @@ import {
   loadCore,
   printJson,
   readJsonInput,
+  twoReadingsMessage,
 } from '../io.ts';
 import { renderVerdict, wantsJson } from '../render-verdict.ts';
 import { WITNESS_OPTIONS } from '../witness-options.ts';
@@ -147,6 +148,8 @@ input or bad option (a list or receipt that cannot be read or fetched), 3 intern
         `${inputName(source)}: expected a signed bundle or a /verify request object, got ${describe(input)}`,
       );
     }
+    const twice = twoReadingsMessage(input);
+    if (twice !== undefined) throw new CliError(`${inputName(source)}: ${twice}`);
     const request: Record<string, unknown> =
       'signed_bundle' in input ? { ...input } : { signed_bundle: input };
     if (typeof key === 'string') request['public_key_b64'] = key;
