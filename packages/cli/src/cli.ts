@@ -6,6 +6,7 @@ import packageJson from '../package.json' with { type: 'json' };
 import type { ActionCommand, Command, OptionValues } from './command.ts';
 import { COMMANDS } from './commands/index.ts';
 import { CliError, type CliIo, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE } from './io.ts';
+import { terminalText } from './render-verdict.ts';
 
 const EXIT_CODES =
   'Exit codes: 0 success (verified), 1 not verified, 2 bad usage or unusable input, 3 internal error.';
@@ -109,12 +110,16 @@ async function runCommand(
     return await command.run({ values, positionals }, io);
   } catch (cause) {
     if (cause instanceof CliError) {
-      io.stderr(`proto ${label}: ${cause.message}\n${cause.showUsage ? `\n${self.helpInformation()}` : ''}`);
+      // P321: a message may quote the input (V8's JSON.parse quotes the text around a bad token): written out, as the
+      // report is (P315), so the input's escape sequences never reach the terminal.
+      io.stderr(
+        `proto ${label}: ${terminalText(cause.message)}\n${cause.showUsage ? `\n${self.helpInformation()}` : ''}`,
+      );
       return EXIT_USAGE;
     }
     // The message only: a stack trace is noise to a user and can show local paths.
     const detail = cause instanceof Error ? cause.message : String(cause);
-    io.stderr(`proto ${label}: internal error: ${detail}\n`);
+    io.stderr(`proto ${label}: internal error: ${terminalText(detail)}\n`);
     return EXIT_INTERNAL;
   }
 }
@@ -150,7 +155,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     await program.parseAsync([...argv], { from: 'user' });
   } catch (cause) {
     if (!(cause instanceof CommanderError)) {
-      io.stderr(`proto: internal error: ${cause instanceof Error ? cause.message : String(cause)}\n`);
+      io.stderr(
+        `proto: internal error: ${terminalText(cause instanceof Error ? cause.message : String(cause))}\n`,
+      );
       return EXIT_INTERNAL;
     }
     // Help and --version end the parse with exit code 0; every other refusal is bad usage.

@@ -2,7 +2,7 @@
 // anchor receipt checked against the chain or log the user names, merged into the verdict. D12, D19, D20.
 import type { BundleAnalysis, ProtocolProfile, VerifyResponse } from '@proto/core';
 import { fetchOkText } from './fetch-answer.ts';
-import { CliError, type CliIo, inputName, parseJson, readInput } from './io.ts';
+import { CliError, type CliIo, inputName, loadCore, parseJson, readInput } from './io.ts';
 import { checkLogInclusion } from './log-inclusion.ts';
 import { listOption, stringOption } from './option-values.ts';
 import { progress } from './progress.ts';
@@ -19,6 +19,12 @@ export interface EvidenceOptions {
   readonly attestationKeys: readonly string[];
   /** An anchor receipt (or a GET /anchor/... answer holding one). */
   readonly receipt?: string;
+  /**
+   * P317: the `jurisdiction_attestation` and `anchor_receipt` of a /verify request file, checked as `--attestation`
+   * and `--receipt` documents are (POST /verify checks them; the CLI used to drop them without a word).
+   */
+  readonly attestationDocument?: unknown;
+  readonly receiptDocument?: unknown;
   readonly rpc?: string;
   readonly esplora?: string;
   readonly log?: string;
@@ -71,23 +77,70 @@ export function evidenceOptions(values: Readonly<Record<string, unknown>>, now: 
 export function wantsEvidence(options: EvidenceOptions): boolean {
   return (
     options.revocationList !== undefined ||
-    options.receipt !== undefined ||
+    hasReceipt(options) ||
     options.attestation !== undefined ||
+    options.attestationDocument !== undefined ||
     options.log !== undefined
   );
 }
 
-/** An evidence document: FILE or '-' read as every input is (`readInput`: strict UTF-8, the file's error named), or a URL. */
+/** A receipt to check: `--receipt`, or the request file's own (P317). */
+export function hasReceipt(options: EvidenceOptions): boolean {
+  return options.receipt !== undefined || options.receiptDocument !== undefined;
+}
+
+/**
+ * P317: `options` with the evidence a /verify request file carries (`null` counts as none, as the service reads
+ * it). The same evidence given twice, in the file and by option, is a usage error: which one is meant is unclear.
+ */
+export function withRequestEvidence(
+  options: EvidenceOptions,
+  request: Readonly<Record<string, unknown>>,
+): EvidenceOptions {
+  const attestation = request['jurisdiction_attestation'];
+  const receipt = request['anchor_receipt'];
+  const given = (value: unknown) => value !== undefined && value !== null;
+  if (given(attestation) && options.attestation !== undefined)
+    throw new CliError(
+      'the request carries a jurisdiction_attestation and --attestation names another: give one',
+      {
+        showUsage: true,
+      },
+    );
+  if (given(receipt) && options.receipt !== undefined)
+    throw new CliError('the request carries an anchor_receipt and --receipt names another: give one', {
+      showUsage: true,
+    });
+  return {
+    ...options,
+    ...(given(attestation) ? { attestationDocument: attestation } : {}),
+    ...(given(receipt) ? { receiptDocument: receipt } : {}),
+  };
+}
+
+/**
+ * An evidence document: FILE or '-' read as every input is (`readInput`: strict UTF-8, the file's error named), or a
+ * URL; either way with one canonical reading (P320: no member named twice, no 1e400, no lone surrogate), as
+ * `readJsonInput` reads the same document for `proto revocation verify` and the service reads a body.
+ */
 async function readDocument(source: string, io: CliIo, timeoutMs: number): Promise<unknown> {
-  if (!/^https?:\/\//.test(source)) return parseJson(await readInput(source, io), inputName(source));
+  const strictly = async (text: string, name: string): Promise<unknown> => {
+    const value = parseJson(text, name);
+    const { checkParsedJson } = await loadCore();
+    const strict = checkParsedJson(text, value);
+    if (!strict.ok) throw new CliError(`${name}: JSON has no canonical form: ${strict.error.message}`);
+    return value;
+  };
+  if (!/^https?:\/\//.test(source)) return strictly(await readInput(source, io), inputName(source));
   progress(io, `fetching ${source}`);
   // P162: bounded, timed body included, no redirect; each failure is exit 2 (a document that cannot be fetched).
   const { text, contentType } = await fetchOkText(source, { timeoutMs });
   try {
-    return parseJson(text, source);
+    parseJson(text, source);
   } catch {
     throw new CliError(`${source}: the answer is not JSON (Content-Type ${contentType.slice(0, 60)})`);
   }
+  return strictly(text, source);
 }
 
 /** Runs the evidence checks the options ask for and merges them into `response` (a failure makes it unverified). */
@@ -139,9 +192,15 @@ export async function applyEvidence(
     }
   }
 
-  if (options.attestation !== undefined) {
+  if (options.attestationDocument !== undefined && options.attestationKeys.length === 0) {
+    // As POST /verify without ATTESTATION_TRUSTED_KEYS: said, not judged.
+    warnings.push('jurisdiction_attestation not checked: no --attestation-key given');
+  } else if (options.attestation !== undefined || options.attestationDocument !== undefined) {
     if (options.attestationKeys.length === 0) throw new CliError('--attestation needs --attestation-key');
-    const input = await readDocument(options.attestation, io, options.timeoutMs);
+    const input =
+      options.attestation === undefined
+        ? options.attestationDocument
+        : await readDocument(options.attestation, io, options.timeoutMs);
     const record = input as Record<string, unknown> | null;
     const attestation =
       record !== null && typeof record === 'object' && typeof record['attestation'] === 'object'
@@ -166,8 +225,11 @@ export async function applyEvidence(
   }
 
   await validateWitnessFlags(options.witnesses);
-  if (options.receipt !== undefined) {
-    const input = await readDocument(options.receipt, io, options.timeoutMs);
+  if (hasReceipt(options)) {
+    const input =
+      options.receipt === undefined
+        ? options.receiptDocument
+        : await readDocument(options.receipt, io, options.timeoutMs);
     const record = input as Record<string, unknown> | null;
     const receipt =
       record !== null && typeof record === 'object' && typeof record['anchor_receipt'] === 'object'
@@ -214,7 +276,7 @@ export async function applyEvidence(
   }
 
   // --log without --receipt: look the bundle up in that log and prove it against the log's signed checkpoint.
-  if (options.log !== undefined && options.receipt === undefined) {
+  if (options.log !== undefined && !hasReceipt(options)) {
     if (analysis.bundleHash === undefined) throw new CliError('the bundle has no hash to look up in the log');
     const outcome = await checkLogInclusion(
       analysis.bundleHash,

@@ -114,3 +114,15 @@ function describeFsError(cause: unknown): string {
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/**
+ * P322: an object holding both a signed bundle's own members (`bundle`, `signature`) and a /verify request's
+ * `signed_bundle` has two readings: the tools took the request's and judged the `signed_bundle` member, while a
+ * person reads the bundle beside it (the terminal report shows no content to tell them apart). The message for such
+ * input, which `proto verify` (FILE and --batch) and `proto hash` refuse.
+ */
+export function twoReadingsMessage(value: Readonly<Record<string, unknown>>): string | undefined {
+  if (!Object.hasOwn(value, 'signed_bundle')) return undefined;
+  if (!Object.hasOwn(value, 'bundle') && !Object.hasOwn(value, 'signature')) return undefined;
+  return 'both a signed bundle (bundle, signature) and a /verify request (signed_bundle): give one';
+}

@@ -22,23 +22,42 @@ export function wantsJson(values: Readonly<Record<string, unknown>>, io: CliIo):
   return values['json'] === true || io.isTerminal !== true;
 }
 
+/**
+ * Characters a terminal acts on or hides instead of showing: every control (line feed, carriage return and ESC
+ * included: a message is one line), format characters (bidi overrides and isolates, zero-width ones, U+FEFF), lone
+ * surrogates, line and paragraph separators. The console's set (P157) with tab, line feed and CR added.
+ */
+const TERMINAL_HIDDEN = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/gu;
+
+/**
+ * P315: `text` as the terminal should show it, each hidden character written out as ⟨U+XXXX⟩. A report line quotes
+ * the bundle's own text (a version, ids, member names); raw, its escape sequences could move the cursor and redraw
+ * a failed report as VERIFIED.
+ */
+export function terminalText(text: string): string {
+  return text.replace(
+    TERMINAL_HIDDEN,
+    (c) => `⟨U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}⟩`,
+  );
+}
+
 export function renderVerdict(response: VerdictLike): string {
   const lines = [
     response.verified ? 'VERIFIED' : 'NOT VERIFIED',
-    `  version  ${response.version}`,
-    ...(response.resolved_tier === undefined ? [] : [`  tier     ${response.resolved_tier}`]),
+    `  version  ${terminalText(response.version)}`,
+    ...(response.resolved_tier === undefined ? [] : [`  tier     ${terminalText(response.resolved_tier)}`]),
     '  checks',
   ];
-  const width = Math.max(0, ...Object.keys(response.checks).map((name) => name.length));
+  const width = Math.max(0, ...Object.keys(response.checks).map((name) => terminalText(name).length));
   for (const [name, status] of Object.entries(response.checks)) {
-    if (status !== undefined) lines.push(`    ${name.padEnd(width)}  ${status}`);
+    if (status !== undefined) lines.push(`    ${terminalText(name).padEnd(width)}  ${terminalText(status)}`);
   }
   const details = response.error_details ?? [];
   if (details.length > 0) {
     lines.push('  errors');
     for (const detail of details) {
       lines.push(
-        `    ${detail.code}${detail.check === undefined ? '' : ` (${detail.check})`}: ${detail.message}${
+        `    ${terminalText(detail.code)}${detail.check === undefined ? '' : ` (${terminalText(detail.check)})`}: ${terminalText(detail.message)}${
           detail.retryable === true ? ' (retryable)' : ''
         }`,
       );
@@ -48,8 +67,8 @@ export function renderVerdict(response: VerdictLike): string {
       lines.push('  could not be decided now: asking again later may pass');
     }
   } else if ((response.errors ?? []).length > 0) {
-    lines.push('  errors', ...(response.errors ?? []).map((error) => `    ${error}`));
+    lines.push('  errors', ...(response.errors ?? []).map((error) => `    ${terminalText(error)}`));
   }
-  for (const warning of response.warnings ?? []) lines.push(`  warning: ${warning}`);
+  for (const warning of response.warnings ?? []) lines.push(`  warning: ${terminalText(warning)}`);
   return `${lines.join('\n')}\n`;
 }

@@ -90,18 +90,33 @@ function hasPrototypeKey(value: unknown): boolean {
 }
 
 /**
- * Parses an `application/json` body strictly (P2): text with no single canonical reading (a member
- * name twice, a number with no finite value, a lone surrogate) never reaches a handler, whichever
- * route it is sent to; prototype member names are refused as Fastify's own parser refuses them.
+ * UTF-8 that refuses what is not UTF-8 (P316). Fastify's `parseAs: 'string'` decoded leniently, each such byte
+ * becoming U+FFFD, so a record signed over text holding U+FFFD was stored as verified from bytes that do not hold
+ * it, where /verify (P220), the CLI (P232) and the console refuse them. A leading U+FEFF is kept, so it still fails
+ * JSON.parse as before.
+ */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * Parses an `application/json` body strictly (P2): bytes that are not UTF-8 (P316) and text with no single
+ * canonical reading (a member name twice, a number with no finite value, a lone surrogate) never reach a handler,
+ * whichever route they are sent to; prototype member names are refused as Fastify's own parser refuses them.
  */
 function parseJsonBody(profile: ProtocolProfile) {
   const refuse = (message: string) =>
     protocolError('BUNDLE_SCHEMA_INVALID', profile, message, { statusCode: 400 });
   return (
     _request: FastifyRequest,
-    body: string,
+    bytes: Buffer,
     done: (err: Error | null, body?: unknown) => void,
   ): void => {
+    let body: string;
+    try {
+      body = strictUtf8.decode(bytes);
+    } catch {
+      done(refuse('Request body is not valid UTF-8'));
+      return;
+    }
     const [error, value] = readStrictJson(body, refuse);
     if (error === null) done(null, value);
     else done(error);
@@ -138,7 +153,7 @@ export function varyOnAccept(reply: FastifyReply): void {
 export function installWireFormats(app: FastifyInstance, profile: ProtocolProfile): void {
   app.addContentTypeParser(CBOR_CONTENT_TYPE, { parseAs: 'buffer' }, parseCborBody(profile));
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody(profile));
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, parseJsonBody(profile));
   // Callback style: it runs for every object answer; no promise per reply (P113).
   app.addHook('preSerialization', (request, reply, payload, done) => {
     varyOnAccept(reply);

@@ -4,6 +4,7 @@ import type { Command, ParsedCommandLine } from '../command.ts';
 import { CHAIN_ID, CONFIRMATIONS, integerOption } from '../integer-option.ts';
 import { CliError, type CliIo, EXIT_INTERNAL, EXIT_OK, printJson } from '../io.ts';
 import { progress } from '../progress.ts';
+import { terminalText } from '../render-verdict.ts';
 import { timeoutOption } from '../timeout-option.ts';
 
 async function deploy(values: ParsedCommandLine['values'], io: CliIo): Promise<number> {
@@ -48,7 +49,8 @@ function oneLine(cause: unknown): string {
   const { shortMessage, details } = cause as Error & { shortMessage?: unknown; details?: unknown };
   const head = typeof shortMessage === 'string' ? shortMessage : (cause.message.split('\n')[0] ?? '');
   const text = typeof details === 'string' && details !== '' ? `${head} ${details}` : head;
-  return text.replace(/\s+/g, ' ').trim().slice(0, 500);
+  // P321: the node's own error text, so its escape sequences are written out, not run by the terminal.
+  return terminalText(text.replace(/\s+/g, ' ').trim().slice(0, 500));
 }
 
 const deployContractCommand: Command = {

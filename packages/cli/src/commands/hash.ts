@@ -1,7 +1,16 @@
 // `proto hash`: the hashes that identify a bundle: V1 bundle_hash (recomputed), V2 bundle hash and
 // manifest hash. PROTOCOL §2.1, §5.2 (V1 bundle_hash), §6.3 (manifest_hash); SPEC.md item 9.
 import type { Command } from '../command.ts';
-import { CliError, EXIT_OK, inputName, isPlainObject, loadCore, printJson, readJsonInput } from '../io.ts';
+import {
+  CliError,
+  EXIT_OK,
+  inputName,
+  isPlainObject,
+  loadCore,
+  printJson,
+  readJsonInput,
+  twoReadingsMessage,
+} from '../io.ts';
 
 export const hashCommand: Command = {
   name: 'hash',
@@ -22,6 +31,8 @@ The values are recomputed from the content, never copied from the bundle.`,
     const source = positionals[0] as string;
     const name = inputName(source);
     const input = await readJsonInput(source, io);
+    const twice = isPlainObject(input) ? twoReadingsMessage(input) : undefined;
+    if (twice !== undefined) throw new CliError(`${name}: ${twice}`);
     const signed =
       isPlainObject(input) && isPlainObject(input['signed_bundle']) ? input['signed_bundle'] : input;
     if (!isPlainObject(signed) || !isPlainObject(signed['bundle'])) {

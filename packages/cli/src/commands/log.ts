@@ -2,6 +2,7 @@
 // SPEC.md "Transparency log service" (no live call with a recent signed root); DECISIONS D18; c2sp.org/tlog-proof.
 import {
   type CoreError,
+  checkParsedJson,
   DEFAULT_PROFILE,
   errorCode,
   type NoteVerifierKey,
@@ -32,15 +33,27 @@ import { listOption, stringOption } from '../option-values.ts';
 import { checkWitnesses, WITNESS_OPTIONS, witnessFlags } from '../witness-options.ts';
 import { runProve } from './log-prove.ts';
 
+/**
+ * P323: JSON text with one canonical reading, as every other `proto` input is read (`readJsonInput`, P320): a member
+ * named twice, 1e400 or a lone surrogate is unusable input, where JSON.parse silently kept one reading. `what` is
+ * the message's wording for text that is not JSON at all.
+ */
+function strictJson(text: string, name: string, what = 'invalid JSON'): unknown {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (cause) {
+    throw new CliError(`${name}: ${what}: ${(cause as Error).message}`);
+  }
+  const strict = checkParsedJson(text, value);
+  if (!strict.ok) throw new CliError(`${name}: JSON has no canonical form: ${strict.error.message}`);
+  return value;
+}
+
 /** A checkpoint note from its text, or from the `checkpoint` field of GET /root/signed's JSON. */
 function checkpointText(text: string, name: string): string {
   if (text.trimStart().startsWith('{')) {
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (cause) {
-      throw new CliError(`${name}: invalid JSON: ${(cause as Error).message}`);
-    }
+    const json = strictJson(text, name);
     if (!isPlainObject(json) || typeof json['checkpoint'] !== 'string') {
       throw new CliError(`${name}: expected a signed note or JSON with a "checkpoint" string`);
     }
@@ -59,12 +72,7 @@ async function readKeys(specs: readonly string[], io: CliIo): Promise<NoteVerifi
     } else {
       const content = (await readInput(spec, io)).trim();
       if (content.startsWith('[')) {
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(content);
-        } catch (cause) {
-          throw new CliError(`${inputName(spec)}: invalid JSON: ${(cause as Error).message}`);
-        }
+        const parsed = strictJson(content, inputName(spec));
         if (!Array.isArray(parsed))
           throw new CliError(`${inputName(spec)}: expected a JSON array of verifier keys`);
         texts = parsed.map(String);
@@ -85,12 +93,7 @@ async function readKeys(specs: readonly string[], io: CliIo): Promise<NoteVerifi
 }
 
 async function readJsonFile(source: string, io: CliIo): Promise<unknown> {
-  const text = await readInput(source, io);
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (cause) {
-    throw new CliError(`${inputName(source)}: invalid JSON: ${(cause as Error).message}`);
-  }
+  return strictJson(await readInput(source, io), inputName(source));
 }
 
 /**
@@ -140,12 +143,7 @@ async function readProof(source: string, io: CliIo): Promise<ProofInput> {
     if (!parsed.ok) throw new CliError(`${name}: ${parsed.error.message}`);
     return { index: parsed.value.index, proof: parsed.value.proof, checkpoint: parsed.value.checkpoint };
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (cause) {
-    throw new CliError(`${name}: neither a C2SP tlog-proof nor JSON: ${(cause as Error).message}`);
-  }
+  const json = strictJson(text, name, 'neither a C2SP tlog-proof nor JSON');
   if (Array.isArray(json)) return { proof: json };
   if (!isPlainObject(json) || !Array.isArray(json['proof']))
     throw new CliError(`${name}: expected JSON with a "proof" array`);

@@ -2,8 +2,9 @@
 // Issue 14 item 3 (the same engine as POST /verify, locally on all cores).
 import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { createVerifier, type VerifierOptions } from '@proto/core';
+import { createVerifier, parseStrictJsonBytes, type VerifierOptions } from '@proto/core';
 import { rfc3339Instant } from '../at-option.ts';
+import { twoReadingsMessage } from '../io.ts';
 
 export interface BatchWorkerSetup {
   readonly options: Omit<VerifierOptions, 'clock'>;
@@ -25,7 +26,14 @@ const verifier = built.value;
 function lineFor(file: string): { line: string; verified: boolean } {
   let input: unknown;
   try {
-    input = JSON.parse(readFileSync(file, 'utf8'));
+    // P318: read as `proto verify FILE` reads (io.ts): strict UTF-8 (P232), one canonical reading (no member named
+    // twice, no 1e400, no lone surrogate: row c), where readFileSync's 'utf8' and JSON.parse resolved both silently.
+    const parsed = parseStrictJsonBytes(readFileSync(file));
+    if (!parsed.ok) {
+      const message = `${file}: ${parsed.error.message}`;
+      return { line: JSON.stringify({ file, verified: false, errors: [message] }), verified: false };
+    }
+    input = parsed.value;
   } catch (error) {
     const message = `${file}: ${(error as Error).message}`;
     return { line: JSON.stringify({ file, verified: false, errors: [message] }), verified: false };
@@ -35,11 +43,29 @@ function lineFor(file: string): { line: string; verified: boolean } {
     return { line: JSON.stringify({ file, verified: false, errors: [message] }), verified: false };
   }
   const record = input as Record<string, unknown>;
+  const twice = twoReadingsMessage(record);
+  if (twice !== undefined) {
+    return {
+      line: JSON.stringify({ file, verified: false, errors: [`${file}: ${twice}`] }),
+      verified: false,
+    };
+  }
   const request: Record<string, unknown> =
     'signed_bundle' in record ? { ...record } : { signed_bundle: record };
   if (setup.key !== undefined) request['public_key_b64'] = setup.key;
   const response = verifier.verify(request);
-  return { line: JSON.stringify({ file, ...response }), verified: response.verified };
+  // P319: POST /verify/batch checks a request's receipt and attestation; a batch here has no sources or keys to check
+  // them with, so it says so rather than answer as if none were given.
+  const unchecked = ['anchor_receipt', 'jurisdiction_attestation']
+    .filter((member) => request[member] !== undefined && request[member] !== null)
+    .map(
+      (member) => `${member} not checked: proto verify --batch checks no evidence (use proto verify FILE)`,
+    );
+  const answer =
+    unchecked.length === 0
+      ? response
+      : { ...response, warnings: [...(response.warnings ?? []), ...unchecked] };
+  return { line: JSON.stringify({ file, ...answer }), verified: response.verified };
 }
 
 parentPort?.on('message', (task: { index: number; file: string }) => {

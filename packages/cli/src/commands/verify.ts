@@ -3,7 +3,13 @@
 import { atOption } from '../at-option.ts';
 import type { Command } from '../command.ts';
 import type { VerifierOptions } from '../core.ts';
-import { applyEvidence, evidenceOptions, wantsEvidence } from '../evidence-checks.ts';
+import {
+  applyEvidence,
+  evidenceOptions,
+  hasReceipt,
+  wantsEvidence,
+  withRequestEvidence,
+} from '../evidence-checks.ts';
 import {
   CliError,
   EXIT_NOT_VERIFIED,
@@ -13,6 +19,7 @@ import {
   loadCore,
   printJson,
   readJsonInput,
+  twoReadingsMessage,
 } from '../io.ts';
 import { renderVerdict, wantsJson } from '../render-verdict.ts';
 import { WITNESS_OPTIONS } from '../witness-options.ts';
@@ -25,7 +32,9 @@ export const verifyCommand: Command = {
   description: `Verifies a signed bundle, V1 or V2. On a terminal it prints a readable report; with
 --json, or when the output is not a terminal, the JSON that POST /verify answers.
 FILE (or - for standard input) holds a signed bundle {bundle, signature} or a
-/verify request body {signed_bundle, public_key_b64?}.`,
+/verify request body {signed_bundle, public_key_b64?, anchor_receipt?,
+jurisdiction_attestation?}, whose receipt and attestation are checked as --receipt and
+--attestation documents are.`,
   options: [
     {
       flags: '--key <B64>',
@@ -139,6 +148,8 @@ input or bad option (a list or receipt that cannot be read or fetched), 3 intern
         `${inputName(source)}: expected a signed bundle or a /verify request object, got ${describe(input)}`,
       );
     }
+    const twice = twoReadingsMessage(input);
+    if (twice !== undefined) throw new CliError(`${inputName(source)}: ${twice}`);
     const request: Record<string, unknown> =
       'signed_bundle' in input ? { ...input } : { signed_bundle: input };
     if (typeof key === 'string') request['public_key_b64'] = key;
@@ -154,13 +165,14 @@ input or bad option (a list or receipt that cannot be read or fetched), 3 intern
       const where = typeof policyPath === 'string' ? `${inputName(policyPath)}: ` : '';
       throw new CliError(`${where}${verifier.error.message}`);
     }
-    const evidence = evidenceOptions(values, clock?.() ?? new Date());
+    // P317: the request file's own attestation and receipt are checked, as POST /verify checks them.
+    const evidence = withRequestEvidence(evidenceOptions(values, clock?.() ?? new Date()), request);
     const json = wantsJson(values, io);
     // The bundle's hashes are for a receipt (P74: the SHA3-256 one too, as the receipt is read after the
     // analysis) or a log look-up (P123); the verdict printed has neither.
     const analysis = verifier.value.analyze(request, {
-      bundleHash: evidence.receipt !== undefined || evidence.log !== undefined,
-      bundleHashSecondary: evidence.receipt !== undefined,
+      bundleHash: hasReceipt(evidence) || evidence.log !== undefined,
+      bundleHashSecondary: hasReceipt(evidence),
     });
     let response = verifier.value.finalize(analysis, clock?.() ?? new Date());
     if (wantsEvidence(evidence)) {
