@@ -402,6 +402,78 @@ describe("standard output's synchronous flush with a stuck reader (P147)", () =>
   }, 30_000);
 });
 
+/** Lines the race child logs at once: ~10 KB, so the first LOG_BATCH_BYTES go to a write and the rest are held. */
+const BURST_LINES = 100;
+
+/**
+ * A process logging BURST_LINES lines at once through the service's own stream, then `exit` (process.exit: pino's
+ * exit handler flushes what is held) or `fatal` (a fatal line: pino flushes after it), while the only thread of
+ * libuv's pool (UV_THREADPOOL_SIZE=1) is taken by a read of standard input that waits for the parent: a write
+ * handed to the pool then waits behind it, as on a host whose pool is busy (crypto, DNS, the file system) or whose
+ * pool thread is not scheduled. Once the exit's or the fatal line's flush has returned the child says so on file
+ * descriptor 3 (synchronously), and the parent then lets the read finish; the read's callback logs a last line
+ * and exits. Every line must arrive, once, in the order logged.
+ */
+const RACE_CHILD = `
+import { read, writeSync } from 'node:fs';
+import { loggerOptions, requestLineLogger } from ${JSON.stringify(fileURLToPath(new URL('./logging.ts', import.meta.url)))};
+const log = requestLineLogger(loggerOptions({ level: 'info', service: 'child' }));
+read(0, Buffer.alloc(1), 0, 1, null, () => {
+  log.info('the last line');
+  process.exit(0);
+});
+for (let i = 0; i < ${BURST_LINES}; i++) log.info({ i }, 'burst');
+if (process.argv.includes('fatal')) {
+  log.fatal('a fatal line');
+  writeSync(3, 'flushed\\n');
+} else {
+  process.on('exit', () => writeSync(3, 'flushed\\n'));
+  process.exit(0);
+}
+`;
+
+/** Runs RACE_CHILD with `step`; its exit code and what it wrote to standard output and standard error. */
+async function raceChild(step: 'exit' | 'fatal') {
+  const child = spawn(process.execPath, ['--input-type=module', '--eval', RACE_CHILD, '--', step], {
+    env: { PATH: process.env['PATH'] ?? '', UV_THREADPOOL_SIZE: '1' },
+    stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (chunk) => {
+    out += String(chunk);
+  });
+  child.stderr?.on('data', (chunk) => {
+    err += String(chunk);
+  });
+  // The flush has returned: the pool's read may finish now (and any write queued behind it run).
+  (child.stdio[3] as Readable).once('data', () => child.stdin?.write('go\n'));
+  const code = await Promise.race([
+    new Promise<number | string | null>((resolve) => child.on('exit', (c, signal) => resolve(c ?? signal))),
+    new Promise<string>((resolve) => setTimeout(() => resolve('still running'), STUCK_EXIT_MS)),
+  ]);
+  if (code === 'still running') child.kill('SIGKILL');
+  return { code, out, err };
+}
+
+describe("a write in libuv's pool when the process exits or logs a fatal line (P290)", () => {
+  const burst = Array.from({ length: BURST_LINES }, (_, i) => i);
+
+  it('writes every line held at exit once, in the order logged', async () => {
+    const { code, out, err } = await raceChild('exit');
+    expect(code).toBe(0);
+    expect(err).toBe('');
+    expect(loggedLines(out).map((line) => line.i ?? line.msg)).toEqual(burst);
+  }, 30_000);
+
+  it('writes the lines before a fatal line before it, and every line once', async () => {
+    const { code, out, err } = await raceChild('fatal');
+    expect(code).toBe(0);
+    expect(err).toBe('');
+    expect(loggedLines(out).map((line) => line.i ?? line.msg)).toEqual([...burst, 'a fatal line', 'the last line']);
+  }, 30_000);
+});
+
 function captured() {
   const lines: string[] = [];
   const stream = new Writable({
