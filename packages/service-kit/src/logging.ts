@@ -81,7 +81,7 @@ const BUSY_WRITE_WAIT_MS = 100;
  * The longest one synchronous flush waits on a full pipe, from its first EAGAIN (P147). A reader that is
  * there but behind (a log shipper busy with its own output, a container runtime's copier descheduled on a
  * loaded node) only has to take one pipe's worth (64 KiB) for the flush to go on; two seconds is twenty of
- * sonic-boom's 100 ms retries, far past a scheduling hiccup, and a reader that takes nothing for that long
+ * the writer's 100 ms retries (BUSY_WRITE_WAIT_MS), far past a scheduling hiccup, and a reader that takes nothing for that long
  * is stuck as far as an exit can tell. It comes on top of SIGTERM's drain (SHUTDOWN_TIMEOUT_MS, 10 s by
  * default) and the last line's wait (1 s, run.ts): 13 s, inside docker-compose's 15 s stop_grace_period
  * and Kubernetes' 30 s grace (after its 5 s preStop), so the exit code is the service's, not a SIGKILL's.
@@ -134,9 +134,12 @@ let stdoutWriter: LineWriter | undefined;
  * each line with its own syscall, 3–4 % of the verification service's main thread under load (`writeString`,
  * issue 14 item 1), so lines are held up to LOG_BATCH_BYTES or LOG_BATCH_MS (P139). sonic-boom's asynchronous
  * batches went through libuv's pool, where the exit's or a fatal line's synchronous flush could not wait for
- * them: lines came out of order, or were lost (P290); the writer's batches never leave this thread. What is
- * held at exit is written then (pino's exit flush, registered here since the stream is not pino's own), or
- * dropped once the reader has gone (P145) or has not read for FLUSH_SYNC_BUDGET_MS (P147).
+ * them: lines came out of order, or were lost (P290); the writer's batches never leave this thread. A batch's
+ * writeSync does not wait on the reader: a pipe or a socket is non-blocking (it takes what fits, the rest waits
+ * for the retry), a file takes it into the page cache; only a terminal blocks. One writeSync of ~4 KB cost the
+ * main thread less than handing it to the pool did (P290's A/B). What is held at exit is written then (pino's
+ * exit flush, registered here since the stream is not pino's own), or dropped once the reader has gone (P145)
+ * or has not read for FLUSH_SYNC_BUDGET_MS (P147).
  */
 function bufferedStdout(): LineWriter {
   if (stdoutWriter !== undefined) return stdoutWriter;
