@@ -31,7 +31,7 @@ const NEWLINE = 0x0a;
 const sleepCell = new Int32Array(new SharedArrayBuffer(4));
 /**
  * The synchronous flush's wait between tries on a full pipe: short, so a reader that is catching up gets the
- * backlog within the budget (a 100 ms wait let a 208 KiB socket buffer empty and sit idle ten times a second).
+ * backlog within the budget (a 100 ms wait would leave a socket buffer the reader had emptied idle for most of it).
  */
 const SYNC_RETRY_MS = 10;
 

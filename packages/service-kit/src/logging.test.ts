@@ -1,6 +1,7 @@
-// The log stream's held lines (holdLines, P139), the last line's flush (log-settle.ts), standard output's
-// synchronous flush once its reader has gone (P145) or while it does not read (P147), and request.log's lazy
-// pino child (RequestLogger, P139).
+// The log stream's held lines (LineWriter, P139), the last line's flush (log-settle.ts), standard output's
+// synchronous flush once its reader has gone (P145) or while it does not read (P147), no batch left in libuv's pool
+// at an exit or a fatal line (P290), a cut line ended (P291), the bound on what a full pipe holds (P292), and
+// request.log's lazy pino child (RequestLogger, P139).
 import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { closeSync, constants, mkdtempSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
