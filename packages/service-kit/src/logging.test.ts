@@ -1,9 +1,10 @@
-// The log stream's held lines (holdLines, P139), the last line's flush (log-settle.ts), standard output's
-// synchronous flush once its reader has gone (P145) or while it does not read (P147), and request.log's lazy
-// pino child (RequestLogger, P139).
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+// The log stream's held lines (LineWriter, P139), the last line's flush (log-settle.ts), standard output's
+// synchronous flush once its reader has gone (P145) or while it does not read (P147), no batch left in libuv's pool
+// at an exit or a fatal line (P290), a cut line ended (P291), the bound on what a full pipe holds (P292), and
+// request.log's lazy pino child (RequestLogger, P139).
+import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, constants, mkdtempSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Readable, Writable } from 'node:stream';
@@ -12,133 +13,254 @@ import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadConfig, SHARED_ENV_PROPERTIES, type SharedConfig } from './config.ts';
+import { LineWriter, type LineWriterSettings } from './line-writer.ts';
 import { logLastLine } from './log-settle.ts';
-import { flushSyncOrDrop, holdLines, RequestLogger, requestChildLogger } from './logging.ts';
+import { RequestLogger, requestChildLogger } from './logging.ts';
 import { createService } from './service.ts';
 
 const dirs: string[] = [];
+const fds: number[] = [];
 const apps: FastifyInstance[] = [];
 afterEach(async () => {
   for (const app of apps.splice(0)) await app.close();
+  for (const fd of fds.splice(0)) closeSync(fd);
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-/** A held sonic-boom stream on a file of its own, as asyncStdout builds it on standard output. */
-async function heldFile(minLength: number, ms: number) {
+/** A LineWriter on a file of its own, as loggerOptions builds it on standard output. */
+function heldFile(minLength: number, holdMs: number) {
   const dir = mkdtempSync(join(tmpdir(), 'held-log-'));
   dirs.push(dir);
   const file = join(dir, 'log');
-  const stream = holdLines(flushSyncOrDrop(pino.destination({ dest: file, sync: false, minLength })), ms);
-  await new Promise((resolve) => stream.once('ready', resolve));
-  const writes: number[] = [];
-  stream.on('write', (bytes: number) => writes.push(bytes));
-  /**
-   * Resolves once `count` writes have finished: on their 'write' events, however long libuv's pool takes on a busy
-   * machine (a wait bounded by turns of the event loop gave up first there, and the next step then missed the event).
-   */
-  const writesReach = (count: number) =>
-    new Promise<void>((resolve) => {
-      const check = () => {
-        if (writes.length < count) return;
-        stream.off('write', check);
-        resolve();
-      };
-      stream.on('write', check);
-      check();
-    });
-  return { stream, writes, writesReach, text: () => readFileSync(file, 'utf8') };
+  const fd = openSync(file, 'w');
+  fds.push(fd);
+  const stream = new LineWriter(writerSettings(fd, { minLength, holdMs }));
+  return { stream, text: () => readFileSync(file, 'utf8') };
+}
+
+/** A LineWriter's settings: the service's, but for what a case names. */
+function writerSettings(fd: number, own: Partial<LineWriterSettings> = {}): LineWriterSettings {
+  return {
+    fd,
+    minLength: 4096,
+    holdMs: 60_000,
+    retryMs: 100,
+    budgetMs: 2_000,
+    maxHeld: 8 * 1024 * 1024,
+    dropNotice: (dropped) => `${JSON.stringify({ dropped })}\n`,
+    ...own,
+  };
 }
 
 /**
- * A chance for a write that should not happen to show: 200 turns of the event loop, each after pending I/O. Only
- * before checking that nothing was written; a write that must happen is waited for (`writesReach`).
+ * A pipe (a FIFO) whose reader is this test: `fd` is its write end, non-blocking as standard output is made in a
+ * service (P147), and `read` takes whatever the pipe holds now. Nothing reads until `read` is called, so the
+ * pipe fills at 64 KiB as it does under a log shipper that has stopped reading.
  */
-async function someTurns(): Promise<void> {
-  for (let turn = 0; turn < 200; turn++) await new Promise((resolve) => setImmediate(resolve));
+function fifo() {
+  const dir = mkdtempSync(join(tmpdir(), 'log-fifo-'));
+  dirs.push(dir);
+  const path = join(dir, 'fifo');
+  execFileSync('mkfifo', [path]);
+  // Read and write: Linux opens a FIFO so without waiting for a reader.
+  const fd = openSync(path, constants.O_RDWR | constants.O_NONBLOCK);
+  const reader = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  fds.push(fd, reader);
+  const buffer = Buffer.alloc(65_536);
+  const read = (): string => {
+    let text = '';
+    for (;;) {
+      try {
+        const count = readSync(reader, buffer);
+        if (count === 0) return text;
+        text += buffer.toString('latin1', 0, count);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EAGAIN') return text;
+        throw error;
+      }
+    }
+  };
+  return { fd, read };
 }
 
-describe('holdLines', () => {
-  it('writes lines below minLength together, once, after the hold', async () => {
-    const { stream, writes, writesReach, text } = await heldFile(4096, 40);
-    vi.useFakeTimers({ toFake: ['setTimeout'] });
+/** Line `i` of exactly 1,000 bytes: the pipe's 65,536 then end in the middle of one. */
+const paddedLine = (i: number) => {
+  const head = `{"i":${i},"pad":"`;
+  return `${head}${'x'.repeat(1000 - head.length - 3)}"}\n`;
+};
+
+/** Writes padded lines from `from` until the writer parks on the full pipe; the next index. */
+function fillUntilParked(stream: LineWriter, from = 0): number {
+  let i = from;
+  while (!stream.parked) {
+    stream.write(paddedLine(i++));
+    if (i > from + 1_000) throw new Error('the pipe never filled');
+  }
+  return i;
+}
+
+/** The `i` of each complete line of `text`, in order (a cut line is not JSON and throws). */
+const indices = (text: string) =>
+  text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => (JSON.parse(line) as { i?: number; dropped?: number }).i ?? 'notice');
+
+describe('LineWriter', () => {
+  it('writes lines below minLength together after the hold, and runs no timer once nothing is held', () => {
+    const { stream, text } = heldFile(4096, 40);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     try {
       const lines = Array.from({ length: 10 }, (_, i) => `{"line":${i}}\n`);
       for (const line of lines) stream.write(line);
       vi.advanceTimersByTime(39);
-      await someTurns();
-      expect(writes).toEqual([]);
+      expect(text()).toBe('');
       vi.advanceTimersByTime(1);
-      await writesReach(1);
       expect(text()).toBe(lines.join(''));
-      // One write for the ten lines (unheld, the first line went alone and the other nine after it).
-      expect(writes).toEqual([lines.join('').length]);
+      expect(stream.pending).toBe(0);
+      // sonic-boom's periodicFlush wrote an empty string on every tick; nothing runs on a quiet service here.
+      expect(vi.getTimerCount()).toBe(0);
     } finally {
       vi.useRealTimers();
     }
   });
 
-  it('writes what a flush during a write in flight left behind, and nothing once nothing is held', async () => {
-    const { stream, writes, writesReach, text } = await heldFile(256, 20);
-    // Only the hold's timer is faked, so its flush lands while the first write is still in flight.
-    vi.useFakeTimers({ toFake: ['setTimeout'] });
-    try {
-      const big = `${'x'.repeat(300)}\n`;
-      stream.write(big); // over minLength: sonic-boom writes at once
-      stream.write('{"after":1}\n'); // held while that write is in flight
-      vi.advanceTimersByTime(20); // the flush finds the write in flight and does nothing
-      await writesReach(1);
-      expect(text()).toBe(big);
-      // The finished write armed the hold again for the line left behind.
-      vi.advanceTimersByTime(20);
-      await writesReach(2);
-      expect(text()).toBe(`${big}{"after":1}\n`);
-      // No empty writes on a timer while nothing is held (sonic-boom's periodicFlush writes '' every tick).
-      vi.advanceTimersByTime(1000);
-      await new Promise((resolve) => setImmediate(resolve));
-      expect(writes.length).toBe(2);
-    } finally {
-      vi.useRealTimers();
-    }
-  });
-
-  it('writes nothing more on its timer once a fatal line has been flushed synchronously', async () => {
-    const { stream, writes, writesReach, text } = await heldFile(4096, 100);
-    const logger = pino({ base: null, timestamp: false }, stream);
-    logger.info('an earlier line');
-    // pino writes a fatal line at once with the stream's flushSync, which sends no 'write' event.
-    logger.fatal('a fatal line');
-    expect(text()).toBe('{"level":30,"msg":"an earlier line"}\n{"level":60,"msg":"a fatal line"}\n');
-    // Ten of the hold's 100 ms: each would be an empty write if the held count still counted those lines.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    expect(writes).toEqual([]);
-    // The hold still works for the next line.
-    logger.info('a later line');
-    await writesReach(1);
-    await pause(300);
-    expect(writes).toEqual([Buffer.byteLength('{"level":30,"msg":"a later line"}\n')]);
-  });
-
-  it('still writes a line logged after a synchronous flush that left a write in flight', async () => {
-    const { stream, writes, writesReach, text } = await heldFile(256, 20);
+  it('writes at once, in order, what reaches minLength', () => {
+    const { stream, text } = heldFile(256, 60_000);
+    stream.write('{"first":1}\n');
     const big = `${'x'.repeat(300)}\n`;
-    stream.write(big); // over minLength: sonic-boom writes it at once, asynchronously
-    stream.write('{"held":1}\n');
-    // As after a fatal line: the held line is written now, the write in flight is left to its own path.
-    stream.flushSync();
-    stream.write('{"later":1}\n');
-    // Its 'write' event must not take the later line's bytes off the count, or the hold never writes it.
-    await writesReach(2);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(text().split('\n').sort()).toEqual(['', '{"held":1}', '{"later":1}', big.trim()].sort());
-    expect(writes).toEqual([big.length, '{"later":1}\n'.length]);
+    stream.write(big);
+    expect(text()).toBe(`{"first":1}\n${big}`);
+    stream.write('{"after":1}\n');
+    expect(text()).toBe(`{"first":1}\n${big}`);
+  });
+
+  it('writes a fatal line, and every line before it, before pino returns, and arms nothing after', () => {
+    const { stream, text } = heldFile(4096, 100);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const logger = pino({ base: null, timestamp: false }, stream);
+      logger.info('an earlier line');
+      // pino flushes the stream synchronously after a fatal line.
+      logger.fatal('a fatal line');
+      expect(text()).toBe('{"level":30,"msg":"an earlier line"}\n{"level":60,"msg":"a fatal line"}\n');
+      expect(vi.getTimerCount()).toBe(0);
+      // The hold still works for the next line.
+      logger.info('a later line');
+      expect(vi.getTimerCount()).toBe(1);
+      vi.advanceTimersByTime(100);
+      expect(text()).toContain('{"level":30,"msg":"a later line"}\n');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('lets logLastLine write the held last line at once, not after the hold', async () => {
-    const { stream, text } = await heldFile(4096, 60_000);
+    const { stream, text } = heldFile(4096, 60_000);
     const logger = pino({ base: null, timestamp: false }, stream);
     logger.info('an earlier line');
     await logLastLine(logger, 'shutdown complete', 5_000);
     expect(text()).toBe('{"level":30,"msg":"an earlier line"}\n{"level":30,"msg":"shutdown complete"}\n');
+  });
+
+  it("answers pino's logger.flush(callback) once what is held is written", async () => {
+    const { stream, text } = heldFile(4096, 60_000);
+    const logger = pino({ base: null, timestamp: false }, stream);
+    logger.info('held');
+    await new Promise<void>((resolve) => logger.flush(() => resolve()));
+    expect(text()).toBe('{"level":30,"msg":"held"}\n');
+  });
+
+  it('drops what it holds when a write fails, and tries the next line again (a full disk: ENOSPC)', () => {
+    const fd = openSync('/dev/full', 'w');
+    fds.push(fd);
+    const stream = new LineWriter(writerSettings(fd));
+    stream.write('{"lost":1}\n');
+    stream.flushSync();
+    expect(stream.pending).toBe(0);
+    stream.write('{"held":2}\n');
+    expect(stream.pending).toBe('{"held":2}\n'.length);
+    stream.flushSync();
+    expect(stream.pending).toBe(0);
+  });
+
+  it('drops every line from the first write that finds no descriptor (EBADF), as after EPIPE (P145)', () => {
+    // A descriptor number far above any this process holds.
+    const stream = new LineWriter(writerSettings(1 << 20));
+    stream.write('{"lost":1}\n');
+    stream.flushSync();
+    stream.write('{"lost":2}\n');
+    expect(stream.pending).toBe(0);
+  });
+});
+
+describe('LineWriter on a full pipe', () => {
+  it('holds what the pipe did not take, first in line, and writes it all in order once the reader reads', () => {
+    const pipe = fifo();
+    const stream = new LineWriter(writerSettings(pipe.fd));
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      let next = fillUntilParked(stream);
+      for (const end = next + 20; next < end; ) stream.write(paddedLine(next++));
+      let text = pipe.read();
+      expect(text.length).toBeGreaterThan(0);
+      // Parked: nothing is tried until the retry, however much is logged meanwhile.
+      expect(pipe.read()).toBe('');
+      vi.advanceTimersByTime(100);
+      text += pipe.read();
+      expect(stream.pending).toBe(0);
+      expect(indices(text)).toEqual(Array.from({ length: next }, (_, i) => i));
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('ends a line its flush cut when it gave up, so the next line is a line of its own (P291)', () => {
+    const pipe = fifo();
+    const stream = new LineWriter(writerSettings(pipe.fd, { budgetMs: 50 }));
+    const next = fillUntilParked(stream);
+    // The exit's or a fatal line's flush: the reader takes nothing for the budget, and what is held is dropped.
+    stream.flushSync();
+    expect(stream.pending).toBeLessThanOrEqual(1);
+    const before = pipe.read();
+    // The case: the pipe took part of a line (65,536 is no multiple of 1,000).
+    expect(before.endsWith('\n')).toBe(false);
+    stream.write(paddedLine(next));
+    stream.flushSync();
+    const lines = (before + pipe.read()).split('\n').filter((line) => line !== '');
+    expect(JSON.parse(lines.at(-1) as string)).toMatchObject({ i: next });
+    expect(lines.at(-2)).toBe(before.slice(before.lastIndexOf('\n') + 1));
+  });
+
+  it('holds at most maxHeld behind a full pipe, and says how many lines it dropped where they were (P292)', () => {
+    const pipe = fifo();
+    const stream = new LineWriter(writerSettings(pipe.fd, { maxHeld: 20_000 }));
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      let next = fillUntilParked(stream);
+      for (const end = next + 100; next < end; ) stream.write(paddedLine(next++));
+      expect(stream.pending).toBeLessThanOrEqual(20_000);
+      let text = pipe.read();
+      vi.advanceTimersByTime(100);
+      text += pipe.read();
+      expect(stream.pending).toBe(0);
+      stream.write(paddedLine(next++));
+      stream.flushSync();
+      text += pipe.read();
+      const seen = text
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as { i?: number; dropped?: number });
+      const notice = seen.find((line) => line.dropped !== undefined);
+      const written = seen.flatMap((line) => (line.i === undefined ? [] : [line.i]));
+      // Every line is written or counted, and the notice sits where the dropped lines were.
+      expect((notice?.dropped ?? 0) + written.length).toBe(next);
+      expect(notice?.dropped).toBeGreaterThan(0);
+      expect(indices(text).indexOf('notice')).toBe(written.indexOf(next - 1));
+      expect(written).toEqual([...written].sort((a, b) => a - b));
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
@@ -155,10 +277,11 @@ const FLOOD_LINES = 1000;
  * logs "ready", then on each line of its standard input runs that line's step. Steps: `fatal` (pino flushes
  * synchronously after a fatal line), `flood` (FLOOD_LINES lines at once), `exit` (a line held at
  * process.exit: pino's exit handler flushes it synchronously), `exit3` (process.exit(3), nothing logged).
- * `parked:STEP` runs STEP, and every step after it, when the asynchronous write next meets the full pipe and is
- * parked on sonic-boom's retry timer (from a `setImmediate` queued there, so before any timer: whatever the load,
- * the step finds the write parked, never in libuv's pool). Each park is reported on file descriptor 3 as a JSON
- * line `{ ran }`, the steps it ran, written synchronously so that an exit right after cannot lose it.
+ * `parked:STEP` runs STEP, and every step after it, when the writer next meets the full pipe and parks its
+ * lines on the retry timer (the writer's PARK_EVENT; from a `process.nextTick` queued there, so before any I/O
+ * callback: a step the parent sends on seeing the park cannot run first). Each park is reported on file
+ * descriptor 3 as a JSON line `{ ran }`, the steps it ran, written synchronously so that an exit right after
+ * cannot lose it.
  */
 const LOGGING_CHILD = `
 import { writeSync } from 'node:fs';
@@ -167,17 +290,12 @@ const options = loggerOptions({ level: 'info', service: 'child' });
 const log = requestLineLogger(options);
 const FLOOD_LINES = ${FLOOD_LINES};
 let deferred = [];
-const retry = options.stream.retryEAGAIN;
-options.stream.retryEAGAIN = function (...args) {
-  const again = retry.apply(this, args);
-  if (again) {
-    const ran = deferred;
-    deferred = [];
-    writeSync(3, JSON.stringify({ ran }) + '\\n');
-    if (ran.length > 0) setImmediate(() => ran.forEach(run));
-  }
-  return again;
-};
+options.stream.on('park', () => {
+  const ran = deferred;
+  deferred = [];
+  writeSync(3, JSON.stringify({ ran }) + '\\n');
+  if (ran.length > 0) process.nextTick(() => ran.forEach(run));
+});
 function run(step) {
   if (step === 'fatal') log.fatal('a fatal line');
   if (step === 'flood') for (let i = 0; i < FLOOD_LINES; i++) log.info({ i, pad: 'x'.repeat(1000) }, 'flood');
@@ -396,6 +514,82 @@ describe("standard output's synchronous flush with a stuck reader (P147)", () =>
     expect(lines.map((line) => line.i ?? line.msg)).toEqual([
       'ready',
       ...Array.from({ length: FLOOD_LINES }, (_, i) => i),
+      'a fatal line',
+      'the last line',
+    ]);
+  }, 30_000);
+});
+
+/** Lines the race child logs at once: ~10 KB, so the first LOG_BATCH_BYTES go to a write and the rest are held. */
+const BURST_LINES = 100;
+
+/**
+ * A process logging BURST_LINES lines at once through the service's own stream, then `exit` (process.exit: pino's
+ * exit handler flushes what is held) or `fatal` (a fatal line: pino flushes after it), while the only thread of
+ * libuv's pool (UV_THREADPOOL_SIZE=1) is taken by a read of standard input that waits for the parent: a write
+ * handed to the pool then waits behind it, as on a host whose pool is busy (crypto, DNS, the file system) or whose
+ * pool thread is not scheduled. Once the exit's or the fatal line's flush has returned the child says so on file
+ * descriptor 3 (synchronously), and the parent then lets the read finish; the read's callback logs a last line
+ * and exits. Every line must arrive, once, in the order logged.
+ */
+const RACE_CHILD = `
+import { read, writeSync } from 'node:fs';
+import { loggerOptions, requestLineLogger } from ${JSON.stringify(fileURLToPath(new URL('./logging.ts', import.meta.url)))};
+const log = requestLineLogger(loggerOptions({ level: 'info', service: 'child' }));
+read(0, Buffer.alloc(1), 0, 1, null, () => {
+  log.info('the last line');
+  process.exit(0);
+});
+for (let i = 0; i < ${BURST_LINES}; i++) log.info({ i }, 'burst');
+if (process.argv.includes('fatal')) {
+  log.fatal('a fatal line');
+  writeSync(3, 'flushed\\n');
+} else {
+  process.on('exit', () => writeSync(3, 'flushed\\n'));
+  process.exit(0);
+}
+`;
+
+/** Runs RACE_CHILD with `step`; its exit code and what it wrote to standard output and standard error. */
+async function raceChild(step: 'exit' | 'fatal') {
+  const child = spawn(process.execPath, ['--input-type=module', '--eval', RACE_CHILD, '--', step], {
+    env: { PATH: process.env['PATH'] ?? '', UV_THREADPOOL_SIZE: '1' },
+    stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (chunk) => {
+    out += String(chunk);
+  });
+  child.stderr?.on('data', (chunk) => {
+    err += String(chunk);
+  });
+  // The flush has returned: the pool's read may finish now (and any write queued behind it run).
+  (child.stdio[3] as Readable).once('data', () => child.stdin?.write('go\n'));
+  const code = await Promise.race([
+    new Promise<number | string | null>((resolve) => child.on('exit', (c, signal) => resolve(c ?? signal))),
+    new Promise<string>((resolve) => setTimeout(() => resolve('still running'), STUCK_EXIT_MS)),
+  ]);
+  if (code === 'still running') child.kill('SIGKILL');
+  return { code, out, err };
+}
+
+describe("a write in libuv's pool when the process exits or logs a fatal line (P290)", () => {
+  const burst = Array.from({ length: BURST_LINES }, (_, i) => i);
+
+  it('writes every line held at exit once, in the order logged', async () => {
+    const { code, out, err } = await raceChild('exit');
+    expect(code).toBe(0);
+    expect(err).toBe('');
+    expect(loggedLines(out).map((line) => line.i ?? line.msg)).toEqual(burst);
+  }, 30_000);
+
+  it('writes the lines before a fatal line before it, and every line once', async () => {
+    const { code, out, err } = await raceChild('fatal');
+    expect(code).toBe(0);
+    expect(err).toBe('');
+    expect(loggedLines(out).map((line) => line.i ?? line.msg)).toEqual([
+      ...burst,
       'a fatal line',
       'the last line',
     ]);

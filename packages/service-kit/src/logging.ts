@@ -1,10 +1,11 @@
 // pino logger settings: level from LOG_LEVEL, a request id per request (echoed as X-Request-Id), and
 // redaction of credentials and secret keys. docs/architecture.md §3 (pino logs with redaction), DECISIONS D22.
 import { randomUUID } from 'node:crypto';
-import { fstatSync, fsyncSync, writeSync } from 'node:fs';
+import { fstatSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { pino } from 'pino';
 import type { LogLevel } from './config.ts';
+import { LineWriter } from './line-writer.ts';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 const SAFE_REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -69,248 +70,92 @@ export interface LoggerSettings {
   readonly service: string;
 }
 
-/** Log bytes held before a write (about twenty request lines) and the longest a held line waits (P139). */
+/** Log characters held before a write (about twenty request lines) and the longest a held line waits (P139). */
 export const LOG_BATCH_BYTES = 4096;
 export const LOG_BATCH_MS = 100;
 
-/**
- * The event `flushSyncOrDrop`'s synchronous flush emits with the bytes it took off the stream (written or
- * dropped): sonic-boom's own write events come from its asynchronous path only.
- */
-export const FLUSHED_SYNC_EVENT = 'flushedSync';
-
-/** What `holdLines` needs of a sonic-boom stream (pino.destination). */
-export interface HeldStream {
-  write(data: string): boolean;
-  flush(): void;
-  on(event: 'write' | typeof FLUSHED_SYNC_EVENT, listener: (bytes: number) => void): unknown;
-}
-
-/**
- * Holds a stream's lines until `minLength` bytes are waiting (sonic-boom writes then) or `ms` after the
- * first of them, whichever comes first, so a busy service hands the kernel one write for many lines; a
- * quiet one writes each line within `ms`, and no timer runs while nothing waits (sonic-boom's own
- * `periodicFlush` writes an empty string on every tick). A flush while a write is in flight does nothing,
- * so each finished write arms the timer again while bytes are still held; a stream that stopped writing
- * (EPIPE: pino then drops every line) arms nothing more. pino's exit handler and every fatal line flush what
- * is held synchronously (`flushSync`, which `flushSyncOrDrop` bounds and makes report what it took, P147):
- * the count follows both paths, so it is 0 again once everything is written or dropped.
- */
-export function holdLines<S extends HeldStream>(stream: S, ms: number): S {
-  const write = stream.write.bind(stream);
-  let held = 0;
-  let timer: NodeJS.Timeout | undefined;
-  const flush = (): void => {
-    timer = undefined;
-    if (held > 0) stream.flush();
-  };
-  const arm = (): void => {
-    if (timer !== undefined) return;
-    timer = setTimeout(flush, ms);
-    timer.unref();
-  };
-  const released = (bytes: number): void => {
-    held -= bytes;
-    if (held > 0) arm();
-  };
-  stream.on('write', released);
-  // Without this, a synchronous flush left `held` above 0 for good and the timer wrote '' every `ms` (P147).
-  // It reports exactly what left sonic-boom's count, never a write still in flight: that one's 'write'
-  // event still comes, so no line logged after the flush is forgotten.
-  stream.on(FLUSHED_SYNC_EVENT, released);
-  // An own property: pino's EPIPE handler replaces it with a no-op on the instance, as it would the prototype's.
-  stream.write = (data: string): boolean => {
-    held += Buffer.byteLength(data);
-    const below = write(data);
-    arm();
-    return below;
-  };
-  return stream;
-}
-
-/**
- * What sonic-boom 4 (utf8 mode) still holds: `_writingBuf` is the chunk of the last write (in flight while
- * `_writing`, else one that failed), `_bufs` the chunks after it, `_len` their bytes. Its own `flushSync`
- * writes these; `flushSyncOrDrop` reads the same fields, and `retryEAGAIN`, which sonic-boom asks before it
- * parks a write that met a full pipe on a timer.
- */
-interface SonicBoomHeld {
-  destroyed: boolean;
-  fd: number;
-  _writing: boolean;
-  _writingBuf: string | Buffer;
-  _bufs: (string | Buffer)[];
-  _len: number;
-  retryEAGAIN: (error: Error, writing: number, remaining: number) => boolean;
-  emit(event: typeof FLUSHED_SYNC_EVENT, bytes: number): boolean;
-}
-
-function holdsLikeSonicBoom4(stream: object): stream is SonicBoomHeld {
-  return (
-    'destroyed' in stream &&
-    typeof stream.destroyed === 'boolean' &&
-    'fd' in stream &&
-    typeof stream.fd === 'number' &&
-    '_writing' in stream &&
-    typeof stream._writing === 'boolean' &&
-    '_writingBuf' in stream &&
-    (typeof stream._writingBuf === 'string' || Buffer.isBuffer(stream._writingBuf)) &&
-    '_bufs' in stream &&
-    Array.isArray(stream._bufs) &&
-    '_len' in stream &&
-    typeof stream._len === 'number' &&
-    'retryEAGAIN' in stream &&
-    typeof stream.retryEAGAIN === 'function' &&
-    'emit' in stream &&
-    typeof stream.emit === 'function'
-  );
-}
-
-/** sonic-boom's wait before it tries a write that met a full non-blocking pipe (EAGAIN) again. */
+/** The wait before a write that met a full pipe is tried again (sonic-boom's, kept: P147's cost reasoning). */
 const BUSY_WRITE_WAIT_MS = 100;
-const sleepCell = new Int32Array(new SharedArrayBuffer(4));
 
 /**
  * The longest one synchronous flush waits on a full pipe, from its first EAGAIN (P147). A reader that is
  * there but behind (a log shipper busy with its own output, a container runtime's copier descheduled on a
  * loaded node) only has to take one pipe's worth (64 KiB) for the flush to go on; two seconds is twenty of
- * sonic-boom's 100 ms retries, far past a scheduling hiccup, and a reader that takes nothing for that long
+ * the writer's 100 ms retries (BUSY_WRITE_WAIT_MS), far past a scheduling hiccup, and a reader that takes nothing for that long
  * is stuck as far as an exit can tell. It comes on top of SIGTERM's drain (SHUTDOWN_TIMEOUT_MS, 10 s by
  * default) and the last line's wait (1 s, run.ts): 13 s, inside docker-compose's 15 s stop_grace_period
  * and Kubernetes' 30 s grace (after its 5 s preStop), so the exit code is the service's, not a SIGKILL's.
  */
 export const FLUSH_SYNC_BUDGET_MS = 2_000;
 
-/** Drops what the stream holds, but a write in flight (the asynchronous path's: its event still comes). */
-function dropHeld(held: SonicBoomHeld): void {
-  held._bufs = [];
-  held._len = held._writing ? Buffer.byteLength(held._writingBuf) : 0;
-}
-
 /**
- * Writes what the stream holds with `writeSync`, waiting on a full pipe (EAGAIN, EBUSY) until
- * FLUSH_SYNC_BUDGET_MS after the first such error, then drops it; any other failure drops it at once.
- */
-function writeOrDrop(held: SonicBoomHeld): void {
-  let deadline: number | undefined;
-  for (let next = held._bufs[0]; next !== undefined; next = held._bufs[0]) {
-    let chunk = Buffer.from(next);
-    while (chunk.length > 0) {
-      try {
-        const written = writeSync(held.fd, chunk);
-        chunk = chunk.subarray(written);
-        held._len = Math.max(held._len - written, 0);
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        const now = performance.now();
-        deadline ??= now + FLUSH_SYNC_BUDGET_MS;
-        if ((code !== 'EAGAIN' && code !== 'EBUSY') || now >= deadline) {
-          dropHeld(held);
-          return;
-        }
-        // A sleep of the thread, not a spin: the core stays the other processes'.
-        Atomics.wait(sleepCell, 0, 0, Math.min(BUSY_WRITE_WAIT_MS, deadline - now));
-      }
-    }
-    held._bufs.shift();
-  }
-  try {
-    fsyncSync(held.fd);
-  } catch {
-    // A pipe or a terminal has nothing to sync (EINVAL), as sonic-boom's flushSync also ignores.
-  }
-}
-
-/**
- * Whether the stream's write in flight is parked: it met a full pipe and waits on sonic-boom's 100 ms timer
- * to be tried again, so nothing of it is in libuv's pool. sonic-boom asks `retryEAGAIN` just before it sets
- * that timer; the timer set here for the same delay, set first, fires first (Node runs timers of one delay
- * in the order they were set), so while this says parked the retry has not started. In the moment between
- * the two timers it says not parked, and the write is left to the asynchronous path, as before.
- */
-function parkedWrites(held: SonicBoomHeld): () => boolean {
-  let parked = false;
-  const retry = held.retryEAGAIN;
-  held.retryEAGAIN = (error, writing, remaining) => {
-    const again = retry.call(held, error, writing, remaining);
-    if (again) {
-      parked = true;
-      setTimeout(() => {
-        parked = false;
-      }, BUSY_WRITE_WAIT_MS).unref();
-    }
-    return again;
-  };
-  return () => parked;
-}
-
-/**
- * Replaces the stream's `flushSync` (pino calls it from its exit handler and after every fatal line) with
- * one that gives up on a reader that has gone (P145) or that does not read (P147). sonic-boom 4's own
- * retries every failed write each 100 ms and, unless the error is EAGAIN, forever: a process whose standard
- * output had lost its reader (EPIPE) before pino's asynchronous path saw it hung in process.exit, or in
- * `log.fatal` (P145). Here a full pipe (EAGAIN, EBUSY) is waited for up to FLUSH_SYNC_BUDGET_MS, as its
- * reader may only be behind, and then, or at once on any other failure, what is held is dropped: those
- * bytes can never be written, or not in time, and the exit code is the process's, not the log's. A process
- * that goes on (after a fatal line) meets the same error on its next line's asynchronous write, and pino
- * stops logging there (EPIPE) or sonic-boom retries it on its timer (EAGAIN). What the flush wrote or
- * dropped is reported with FLUSHED_SYNC_EVENT (`holdLines` counts it). A stream of another shape keeps
- * its own flush.
- */
-export function flushSyncOrDrop<S extends { flushSync(): void }>(stream: S): S {
-  if (!holdsLikeSonicBoom4(stream)) return stream;
-  const held = stream;
-  const parked = parkedWrites(held);
-  stream.flushSync = (): void => {
-    // sonic-boom's throws here; a destroyed stream holds nothing to write, and the exit must not fail.
-    if (held.destroyed) return;
-    const before = held._len;
-    // A write in libuv's pool stays the asynchronous path's, as in sonic-boom's flushSync. One parked on its
-    // timer is taken here, first, so it is neither lost at exit nor written after the lines behind it: the
-    // timer's try then writes the empty string left in its place and sonic-boom carries on from there.
-    if ((!held._writing || parked()) && held._writingBuf.length > 0) {
-      held._bufs.unshift(held._writingBuf);
-      held._writingBuf = '';
-    }
-    writeOrDrop(held);
-    if (before > held._len) held.emit(FLUSHED_SYNC_EVENT, before - held._len);
-  };
-  return stream;
-}
-
-/**
- * Makes standard output non-blocking when it is a pipe or a socket (P147). Node leaves a pipe it inherits
- * blocking until `process.stdout` is first read, which opens it as a libuv stream and sets O_NONBLOCK (as
- * any `console.log` does). Blocking, a reader that never reads holds sonic-boom's write in libuv's pool,
- * and process.exit waits for that thread for ever, whatever the synchronous flush does; non-blocking, that
- * write meets EAGAIN and sonic-boom tries it again on a timer, and the synchronous flush's budget applies.
- * The flag is on the pipe's open file, shared with any other process writing to it; Node puts the flags it
- * found back at exit. A file never fills and is left as it is; so is a terminal (blocking, not bounded).
+ * Makes standard output non-blocking when it is a pipe or a socket (P147), so that a write to a reader that
+ * does not read returns EAGAIN at once instead of holding the thread: the main thread's now (P290). Node
+ * leaves a pipe it inherits blocking until `process.stdout` is first read, which opens it as a libuv stream
+ * and sets O_NONBLOCK (as any `console.log` does). The flag is on the pipe's open file, shared with any other
+ * process writing to it; Node puts the flags it found back at exit. A file never fills and is left as it is;
+ * so is a terminal (blocking: a write waits for it, as Node's own console.log does on a terminal).
  */
 function nonBlockingStdout(): void {
   let kind: { isFIFO(): boolean; isSocket(): boolean };
   try {
     kind = fstatSync(1);
   } catch {
-    return; // No standard output: pino's writes fail (EBADF) and are dropped.
+    return; // No standard output: the writes fail (EBADF) and every line is dropped.
   }
   // Reading the getter is what opens it; the stream itself is not written through here.
   if (kind.isFIFO() || kind.isSocket()) void process.stdout;
 }
 
 /**
- * Standard output written asynchronously: a line is handed to the kernel off the event loop, and lines
- * logged while a write is in flight go out together. The default synchronous stdout was 3–4 % of the
- * verification service's main thread under load (`writeString`, issue 14 item 1); one asynchronous write a
- * line still cost the main thread ~0.06 ms a request at elevated-10 (the write's hand-off to libuv's pool,
- * P139), so lines are held up to LOG_BATCH_BYTES or LOG_BATCH_MS (`holdLines`). What is held at exit is
- * written synchronously, or dropped once the reader has gone (`flushSyncOrDrop`, P145) or has not read for
- * FLUSH_SYNC_BUDGET_MS (P147, on a non-blocking standard output: `nonBlockingStdout`).
+ * The most log characters held while standard output's reader does not read (P292): about 40,000 request
+ * lines, minutes of a busy service's log, and memory a service can spare; past it, lines are dropped and
+ * counted, not held until the process runs out of memory.
  */
-function asyncStdout() {
+export const LOG_HOLD_MAX_CHARS = 8 * 1024 * 1024;
+
+/** The warning line (pino's shape) that stands for the lines dropped while LOG_HOLD_MAX_CHARS were held. */
+function dropNotice(dropped: number): string {
+  const line = {
+    level: 40,
+    time: Date.now(),
+    pid: process.pid,
+    dropped,
+    msg: 'log lines dropped: standard output was full',
+  };
+  return `${JSON.stringify(line)}\n`;
+}
+
+/** This thread's writer of standard output: one, so that two services' lines on the same pipe keep their order. */
+let stdoutWriter: LineWriter | undefined;
+
+/**
+ * Standard output, written in batches by this thread (line-writer.ts). The default synchronous stdout wrote
+ * each line with its own syscall, 3–4 % of the verification service's main thread under load (`writeString`,
+ * issue 14 item 1), so lines are held up to LOG_BATCH_BYTES or LOG_BATCH_MS (P139). sonic-boom's asynchronous
+ * batches went through libuv's pool, where the exit's or a fatal line's synchronous flush could not wait for
+ * them: lines came out of order, or were lost (P290); the writer's batches never leave this thread. A batch's
+ * writeSync does not wait on the reader: a pipe or a socket is non-blocking (it takes what fits, the rest waits
+ * for the retry), a file takes it into the page cache; only a terminal blocks. One writeSync of ~4 KB cost the
+ * main thread less than handing it to the pool did (P290's A/B). What is held at exit is written then (pino's
+ * exit flush, registered here since the stream is not pino's own), or dropped once the reader has gone (P145)
+ * or has not read for FLUSH_SYNC_BUDGET_MS (P147).
+ */
+function bufferedStdout(): LineWriter {
+  if (stdoutWriter !== undefined) return stdoutWriter;
   nonBlockingStdout();
-  const stream = pino.destination({ dest: 1, sync: false, minLength: LOG_BATCH_BYTES });
-  return holdLines(flushSyncOrDrop(stream), LOG_BATCH_MS);
+  const writer = new LineWriter({
+    fd: 1,
+    minLength: LOG_BATCH_BYTES,
+    holdMs: LOG_BATCH_MS,
+    retryMs: BUSY_WRITE_WAIT_MS,
+    budgetMs: FLUSH_SYNC_BUDGET_MS,
+    maxHeld: LOG_HOLD_MAX_CHARS,
+    dropNotice,
+  });
+  process.once('exit', () => writer.flushSync());
+  stdoutWriter = writer;
+  return writer;
 }
 
 /** Fastify `logger` option (pino) with the redaction list and the service name on every line. */
@@ -319,7 +164,7 @@ export function loggerOptions(settings: LoggerSettings) {
     level: settings.level,
     base: { service: settings.service, pid: process.pid },
     redact: { paths: [...REDACT_PATHS], censor: '[REDACTED]' },
-    stream: settings.stream ?? asyncStdout(),
+    stream: settings.stream ?? bufferedStdout(),
   };
 }
 

@@ -8,6 +8,7 @@ import { get } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { finished } from 'node:stream/promises';
 import { waitFor } from '@proto/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type SpawnedService, sampleBundle, spawnService } from './test-support.ts';
@@ -148,13 +149,14 @@ describe('the service process', () => {
   });
 
   it('ends on SIGTERM with exit 0 when the reader of its standard output is there but never reads', async () => {
-    const { child, exit, listening } = startChild({ PORT: '0' });
+    const { child, output, exit, listening } = startChild({ PORT: '0' });
     const { port } = new URL(await listening());
     // A stuck log shipper: the pipe fills and stays full.
     child.stdout!.pause();
-    // Each request's line carries its ~4 KB URL: 150 of them are several times what the pipe and the
-    // parent's paused stream take.
-    const url = `/health?pad=${'x'.repeat(4000)}`;
+    // Each request's line carries its ~4 KB path (a 404): 150 of them are several times what the pipe and the
+    // parent's paused stream take. Not a query: its values are not logged (loggedUrl), and lines of a padded
+    // query no longer filled the pipe, so the case exited at once and tested no stuck reader (P293).
+    const url = `/${'x'.repeat(4000)}`;
     for (let i = 0; i < 150; i++) {
       await new Promise<void>((resolve, reject) =>
         get({ host: '127.0.0.1', port, path: url, agent: false }, (response) => {
@@ -169,6 +171,12 @@ describe('the service process', () => {
     const code = await Promise.race([exit, new Promise((r) => setTimeout(() => r('still running'), 15_000))]);
     expect(code).toBe(0);
     expect(performance.now() - start).toBeLessThan(15_000);
+    // The case is a full pipe: what the reader finds once it reads again ends before the last line, which the
+    // exit could not write within its budget and dropped (P147), not with it.
+    child.stdout!.resume();
+    await finished(child.stdout!);
+    expect(output()).toContain('listening on');
+    expect(output()).not.toContain('shutdown complete');
   });
 
   // A request whose body never finishes keeps the drain waiting past SHUTDOWN_TIMEOUT_MS, once the service
