@@ -12,6 +12,7 @@ export {
   parseStrictJson,
   parseStrictJsonBytes,
 } from './strict-json.ts';
+export { prototypeMemberMessage, prototypeMemberPath } from './prototype-member.ts';
 export { canonicalBytesV1, canonicalizeV1 } from './v1.ts';
 export {
   CANONICALIZATION_PROFILE,
