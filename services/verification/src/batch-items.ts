@@ -68,7 +68,8 @@ const EMPTY_ELEMENT: SplitResult = {
 const MARKED_ELEMENT: SplitResult = {
   ok: false,
   reason: 'malformed',
-  message: 'The JSON batch array has an element led by a byte-order mark (U+FEFF), which is not JSON whitespace',
+  message:
+    'The JSON batch array has an element led by a byte-order mark (U+FEFF), which is not JSON whitespace',
 };
 
 const startsWithBom = (item: Uint8Array): boolean => item[0] === 0xef && item[1] === 0xbb && item[2] === 0xbf;

@@ -45,7 +45,8 @@ export function parseJsonBody(
   // spell the name (plainly or with a `\u` escape), so a plain bundle costs one substring search.
   if (text.includes('__proto__') || text.includes('\\u')) {
     const at = prototypeMemberPath(value);
-    if (at !== undefined) return { ok: false, message: `Request body is invalid: ${prototypeMemberMessage(at)}` };
+    if (at !== undefined)
+      return { ok: false, message: `Request body is invalid: ${prototypeMemberMessage(at)}` };
   }
   return { ok: true, value };
 }

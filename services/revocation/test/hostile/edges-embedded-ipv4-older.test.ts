@@ -36,14 +36,21 @@ describe('P339: SIIT and IPv4-compatible addresses are counted as their IPv4 cli
   };
 
   it('SIIT: one client spending its budget leaves another its own; the plain spelling is the same client', async () => {
-    const spender = ['::ffff:0:192.0.2.60', '::ffff:0:c000:23c', '0:0:0:0:ffff:0:192.0.2.60', '::ffff:0:192.0.2.60'];
+    const spender = [
+      '::ffff:0:192.0.2.60',
+      '::ffff:0:c000:23c',
+      '0:0:0:0:ffff:0:192.0.2.60',
+      '::ffff:0:192.0.2.60',
+    ];
     expect(await attempts(spender)).toEqual([403, 403, 403, 429]);
     expect(await attempts(['::ffff:0:198.51.100.60'])).toEqual([403]);
     expect(await attempts(['192.0.2.60'])).toEqual([429]);
   });
 
   it('IPv4-compatible: one client spending its budget leaves another its own; the plain spelling is the same client', async () => {
-    expect(await attempts(['::192.0.2.61', '::c000:23d', '::192.0.2.61', '::192.0.2.61'])).toEqual([403, 403, 403, 429]);
+    expect(await attempts(['::192.0.2.61', '::c000:23d', '::192.0.2.61', '::192.0.2.61'])).toEqual([
+      403, 403, 403, 429,
+    ]);
     expect(await attempts(['::198.51.100.61'])).toEqual([403]);
     expect(await attempts(['192.0.2.61'])).toEqual([429]);
   });

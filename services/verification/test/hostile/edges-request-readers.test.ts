@@ -23,7 +23,11 @@ const bundleText = JSON.stringify(bundle);
 const withProto = `{"__proto__":{"x":1},${bundleText.slice(1)}`;
 
 const post = async (path: string, body: string | Uint8Array, type: string) => {
-  const res = await fetch(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': type }, body });
+  const res = await fetch(`${service.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': type },
+    body,
+  });
   return { status: res.status, text: await res.text() };
 };
 
@@ -34,7 +38,10 @@ describe('P336: a `__proto__` member is refused by every reader', () => {
   ])('/verify JSON, %s: 400 E001 naming it', async (_where, body) => {
     const answer = await post('/verify', body, 'application/json');
     expect(answer.status, answer.text).toBe(400);
-    const json = JSON.parse(answer.text) as { verified: boolean; error_details: { code: string; message: string }[] };
+    const json = JSON.parse(answer.text) as {
+      verified: boolean;
+      error_details: { code: string; message: string }[];
+    };
     expect(json.verified).toBe(false);
     expect(json.error_details[0]?.code).toBe('PROTO-E001');
     expect(json.error_details[0]?.message).toContain('__proto__');
@@ -50,17 +57,20 @@ describe('P336: a `__proto__` member is refused by every reader', () => {
   it.each([
     ['NDJSON', 'application/x-ndjson', (items: string[]) => `${items.join('\n')}\n`],
     ['array', 'application/json', (items: string[]) => `[${items.join(',')}]`],
-  ])('/verify/batch %s: the item with it gets its own 400 body, the others their verdicts', async (_f, type, join) => {
-    const good = JSON.stringify({ signed_bundle: bundle });
-    const answer = await post('/verify/batch', join([good, `{"signed_bundle":${withProto}}`, good]), type);
-    expect(answer.status).toBe(200);
-    const lines = answer.text
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as { verified: boolean; errors?: string[] });
-    expect(lines.map((l) => l.verified)).toEqual([true, false, true]);
-    expect(lines[1]?.errors?.[0]).toContain('__proto__');
-  });
+  ])(
+    '/verify/batch %s: the item with it gets its own 400 body, the others their verdicts',
+    async (_f, type, join) => {
+      const good = JSON.stringify({ signed_bundle: bundle });
+      const answer = await post('/verify/batch', join([good, `{"signed_bundle":${withProto}}`, good]), type);
+      expect(answer.status).toBe(200);
+      const lines = answer.text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { verified: boolean; errors?: string[] });
+      expect(lines.map((l) => l.verified)).toEqual([true, false, true]);
+      expect(lines[1]?.errors?.[0]).toContain('__proto__');
+    },
+  );
 });
 
 describe('P337: a JSON batch array element led by a byte-order mark', () => {
@@ -68,7 +78,11 @@ describe('P337: a JSON batch array element led by a byte-order mark', () => {
     ['first element', (item: string) => `[\uFEFF${item}]`],
     ['second element', (item: string) => `[${item}, \uFEFF${item}]`],
   ])('%s: the array is refused whole with 400', async (_where, build) => {
-    const answer = await post('/verify/batch', build(JSON.stringify({ signed_bundle: bundle })), 'application/json');
+    const answer = await post(
+      '/verify/batch',
+      build(JSON.stringify({ signed_bundle: bundle })),
+      'application/json',
+    );
     expect(answer.status, answer.text).toBe(400);
     expect(JSON.parse(answer.text)).toMatchObject({
       error: { code: 'BAD_REQUEST', message: expect.stringMatching(/byte-order mark/) },
