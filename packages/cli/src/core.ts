@@ -19,6 +19,8 @@ export {
   isSecurityTier,
   isVerificationMode,
   keyPairToJson,
+  prototypeMemberMessage,
+  prototypeMemberPath,
   RECORD_SIGNATURE_RULES,
   recordSubjects,
   SECURITY_TIERS,

@@ -2,7 +2,7 @@
 // anchor receipt checked against the chain or log the user names, merged into the verdict. D12, D19, D20.
 import type { BundleAnalysis, ProtocolProfile, VerifyResponse } from '@proto/core';
 import { fetchOkText } from './fetch-answer.ts';
-import { CliError, type CliIo, inputName, loadCore, parseJson, readInput } from './io.ts';
+import { CliError, type CliIo, inputName, parseJson, parseStrictly, readInput } from './io.ts';
 import { checkLogInclusion } from './log-inclusion.ts';
 import { listOption, stringOption } from './option-values.ts';
 import { progress } from './progress.ts';
@@ -124,13 +124,7 @@ export function withRequestEvidence(
  * `readJsonInput` reads the same document for `proto revocation verify` and the service reads a body.
  */
 async function readDocument(source: string, io: CliIo, timeoutMs: number): Promise<unknown> {
-  const strictly = async (text: string, name: string): Promise<unknown> => {
-    const value = parseJson(text, name);
-    const { checkParsedJson } = await loadCore();
-    const strict = checkParsedJson(text, value);
-    if (!strict.ok) throw new CliError(`${name}: JSON has no canonical form: ${strict.error.message}`);
-    return value;
-  };
+  const strictly = parseStrictly;
   if (!/^https?:\/\//.test(source)) return strictly(await readInput(source, io), inputName(source));
   progress(io, `fetching ${source}`);
   // P162: bounded, timed body included, no redirect; each failure is exit 2 (a document that cannot be fetched).

@@ -76,11 +76,20 @@ export async function readInput(source: string, io: CliIo): Promise<string> {
  */
 export async function readJsonInput(source: string, io: CliIo): Promise<unknown> {
   const text = await readInput(source, io);
-  const name = inputName(source);
+  return parseStrictly(text, inputName(source));
+}
+
+/**
+ * `text` parsed with one canonical reading (P320) and no member named `__proto__` (P336: the service's JSON and
+ * CBOR readers refuse it, so the CLI and the service read one file alike); errors name `name`.
+ */
+export async function parseStrictly(text: string, name: string): Promise<unknown> {
   const value = parseJson(text, name);
-  const { checkParsedJson } = await loadCore();
+  const { checkParsedJson, prototypeMemberMessage, prototypeMemberPath } = await loadCore();
   const strict = checkParsedJson(text, value);
   if (!strict.ok) throw new CliError(`${name}: JSON has no canonical form: ${strict.error.message}`);
+  const at = prototypeMemberPath(value);
+  if (at !== undefined) throw new CliError(`${name}: ${prototypeMemberMessage(at)}`);
   return value;
 }
 

@@ -70,4 +70,17 @@ describe('clientAddressKey', () => {
       expect(clientAddressKey(junk)).toBeUndefined();
     }
   });
+
+  it('P339: a SIIT or IPv4-compatible address is its IPv4 client; loopback and unspecified are not', () => {
+    for (const address of [
+      '::ffff:0:192.0.2.7',
+      '::FFFF:0:c000:207',
+      '::192.0.2.7',
+      '0:0:0:0:0:0:c000:207',
+    ]) {
+      expect(clientAddressKey(address)).toBe('192.0.2.7');
+    }
+    expect(clientAddressKey('::1')).toBe('0:0:0:0::/64');
+    expect(clientAddressKey('::')).toBe('0:0:0:0::/64');
+  });
 });

@@ -37,7 +37,8 @@ export function ipv6Groups(text: string): number[] | undefined {
 
 /**
  * The key a client's requests are counted under (a port after the address is dropped): IPv4 as a dotted quad, an
- * IPv6 address that carries one IPv4 client (IPv4-mapped, NAT64, Teredo, 6to4: `embeddedClientKey`) as that client's
+ * IPv6 address that carries one IPv4 client (IPv4-mapped, SIIT, IPv4-compatible, NAT64, Teredo, 6to4:
+ * `embeddedClientKey`) as that client's
  * key, any other IPv6 address as its /64 (`2001:db8:0:0::/64`). Undefined when `address` is not an IP address (the
  * caller then counts the TCP peer instead).
  */
@@ -72,6 +73,11 @@ function embeddedClientKey(groups: readonly number[]): string | undefined {
   const zeroUpTo = (n: number) => groups.slice(0, n).every((g) => g === 0);
   // IPv4-mapped (::ffff:0:0/96): the IPv4 address as the dual-stack socket sees it.
   if (zeroUpTo(5) && g5 === 0xffff) return dottedQuad(g6, g7);
+  // SIIT's IPv4-translated address (RFC 6145, ::ffff:0:0:0/96) and the deprecated IPv4-compatible one (RFC 4291
+  // §2.5.5.1, ::/96): older spellings of one IPv4 client, whose /64 (`0:0:0:0::/64`) every such client shared
+  // (P339). `::` and `::1` (unspecified, loopback) are no IPv4 client and keep the /64.
+  if (zeroUpTo(4) && g4 === 0xffff && g5 === 0) return dottedQuad(g6, g7);
+  if (zeroUpTo(6) && (g6 !== 0 || g7 > 1)) return dottedQuad(g6, g7);
   if (g0 === 0x64 && g1 === 0xff9b) {
     // NAT64/SIIT well-known prefix (RFC 6052 §2.1, 64:ff9b::/96): an IPv4 client's address in the last 32 bits.
     if (g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) return dottedQuad(g6, g7);

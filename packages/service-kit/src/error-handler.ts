@@ -40,6 +40,15 @@ function unknownMemberMessage(where: string, issue: ValidationIssue | undefined)
   return `${where}${issue.instancePath ?? ''} has a member this service does not read: ${JSON.stringify(named)}`;
 }
 
+/** One issue's detail text for a member no schema names (P338), undefined for any other issue. */
+function unknownMemberDetail(issue: ValidationIssue): string | undefined {
+  if (issue.keyword !== 'additionalProperties') return undefined;
+  const member = (issue.params as { additionalProperty?: unknown } | undefined)?.additionalProperty;
+  if (typeof member !== 'string') return undefined;
+  const named = member.length > MAX_NAMED_MEMBER ? `${member.slice(0, MAX_NAMED_MEMBER)}…` : member;
+  return `${issue.message ?? 'must NOT have additional properties'}: ${JSON.stringify(named)}`;
+}
+
 /** Maps anything thrown inside a request to the HttpError the caller sees. */
 export function toHttpError(error: unknown, profile: ProtocolProfile, bodyLimit: number): HttpError {
   if (error instanceof HttpError)
@@ -50,9 +59,11 @@ export function toHttpError(error: unknown, profile: ProtocolProfile, bodyLimit:
   const status = typeof e.statusCode === 'number' ? e.statusCode : 500;
 
   if (Array.isArray(e.validation)) {
+    // P338: Ajv's text for an unknown member ("must NOT have additional properties") says not which; the details
+    // name it as the message does, so a client reading only `details` sees what to remove.
     const details = e.validation.map((v) => ({
       path: v.instancePath ?? '',
-      message: v.message ?? 'is invalid',
+      message: unknownMemberDetail(v) ?? v.message ?? 'is invalid',
       keyword: v.keyword,
     }));
     const where = e.validationContext ?? 'body';

@@ -61,6 +61,20 @@ const EMPTY_ELEMENT: SplitResult = {
 };
 
 /**
+ * `[\uFEFF{…}]`: U+FEFF is no JSON whitespace, so no JSON parser reads that array; the item's UTF-8 decoder dropped
+ * the mark as a text's leading BOM and the element was answered (P337). Refused whole, as an empty element is: the
+ * array itself is malformed, not one of its requests. (A mark anywhere else in an element fails in its worker.)
+ */
+const MARKED_ELEMENT: SplitResult = {
+  ok: false,
+  reason: 'malformed',
+  message:
+    'The JSON batch array has an element led by a byte-order mark (U+FEFF), which is not JSON whitespace',
+};
+
+const startsWithBom = (item: Uint8Array): boolean => item[0] === 0xef && item[1] === 0xbb && item[2] === 0xbf;
+
+/**
  * A JSON array: finds the top-level commas, skipping strings (and their escapes) and nested
  * brackets. Items are not checked here: a malformed one fails alone, in its worker.
  */
@@ -93,6 +107,7 @@ function splitJsonArray(body: Uint8Array, maxItems: number): SplitResult {
       if (items.length === maxItems) return tooMany(maxItems);
       const item = trimmedCopy(body, itemStart, i);
       if (item.length === 0) return EMPTY_ELEMENT;
+      if (startsWithBom(item)) return MARKED_ELEMENT;
       items.push(item);
       itemStart = i + 1;
     }
@@ -105,6 +120,7 @@ function splitJsonArray(body: Uint8Array, maxItems: number): SplitResult {
   const last = trimmedCopy(body, itemStart, closed);
   if (last.length === 0 && items.length > 0) return EMPTY_ELEMENT;
   if (last.length > 0) {
+    if (startsWithBom(last)) return MARKED_ELEMENT;
     if (items.length === maxItems) return tooMany(maxItems);
     items.push(last);
   }

@@ -1,7 +1,12 @@
 // Reading a POST /verify body and the 400 answer for one that is not a verify request.
 // SPEC.md "POST /verify" (signed_bundle required), DECISIONS D12 (error_details), docs/architecture.md §6.
 import type { ProtocolProfile } from '@proto/core/verifier';
-import { checkParsedJson, errorCode } from '@proto/core/verifier';
+import {
+  checkParsedJson,
+  errorCode,
+  prototypeMemberMessage,
+  prototypeMemberPath,
+} from '@proto/core/verifier';
 
 export interface BadVerifyRequest {
   readonly verified: false;
@@ -36,6 +41,13 @@ export function parseJsonBody(
   const strict = checkParsedJson(text, value);
   if (!strict.ok)
     return { ok: false, message: `Request body has no canonical form: ${strict.error.message}` };
+  // P336: the rule of the CBOR decoder and service-kit's JSON parser. The walk runs only when the text could
+  // spell the name (plainly or with a `\u` escape), so a plain bundle costs one substring search.
+  if (text.includes('__proto__') || text.includes('\\u')) {
+    const at = prototypeMemberPath(value);
+    if (at !== undefined)
+      return { ok: false, message: `Request body is invalid: ${prototypeMemberMessage(at)}` };
+  }
   return { ok: true, value };
 }
 
