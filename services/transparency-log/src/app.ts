@@ -361,7 +361,12 @@ export async function buildTransparencyLog(options: BuildTransparencyLogOptions)
     allowCrossOriginReads(app);
     cacheReadRoutes(app);
     await app.register(lookupRoute, { repository, inFlight, nodes });
-    await app.register(tileRoutes, { repository, inFlight, nodes });
+    await app.register(tileRoutes, {
+      repository,
+      inFlight,
+      nodes,
+      signedSize: () => checkpointer.published?.size ?? 0,
+    });
     await installConsole(app, { page: 'log' });
   } catch (error) {
     await store?.close().catch(() => undefined);

@@ -11,6 +11,18 @@ import type { NodeCache } from './tree.ts';
 const FULL_TILE_CACHE = CACHE_IMMUTABLE;
 // A partial tile's bytes never change either, but clients should move on to the wider tile soon.
 const PARTIAL_TILE_CACHE = 'public, max-age=5';
+
+/**
+ * The tile's lifetime: only leaves under the published checkpoint are fixed (P183: a restore from backup may lose
+ * and rewrite unsigned ones), so a tile reaching past it gets none, and the read-route hook marks it no-cache (P355).
+ */
+function tileCache(tile: TileRequest, signedSize: number): string | undefined {
+  const level = tile.level === 'entries' ? 0 : tile.level;
+  // The tile exists, so its last leaf is below head.size and this product stays a safe integer.
+  const lastLeaf = (tile.index * TILE_WIDTH + tile.width) * TILE_WIDTH ** level;
+  if (lastLeaf > signedSize) return undefined;
+  return tile.width === TILE_WIDTH ? FULL_TILE_CACHE : PARTIAL_TILE_CACHE;
+}
 const TILE_PATH = /^(entries|0|[1-9]\d?)\/((?:x\d{3}\/)*\d{3})(?:\.p\/([1-9]\d{0,2}))?$/;
 
 interface TileRequest {
@@ -37,7 +49,13 @@ function parseTilePath(path: string): TileRequest | undefined {
 
 export async function tileRoutes(
   app: FastifyInstance,
-  options: { readonly repository: LogRepository; readonly nodes: NodeCache; readonly inFlight: InFlight },
+  options: {
+    readonly repository: LogRepository;
+    readonly nodes: NodeCache;
+    readonly inFlight: InFlight;
+    /** Size of the published checkpoint (with witnesses: the newest with its quorum); 0 before any. */
+    readonly signedSize: () => number;
+  },
 ): Promise<void> {
   app.get<{ Params: { '*': string } }>(
     '/tile/*',
@@ -79,10 +97,9 @@ export async function tileRoutes(
             }),
           );
         }
-        reply
-          .header('content-type', 'application/octet-stream')
-          .header('cache-control', tile.width === TILE_WIDTH ? FULL_TILE_CACHE : PARTIAL_TILE_CACHE)
-          .header('access-control-allow-origin', '*');
+        reply.header('content-type', 'application/octet-stream').header('access-control-allow-origin', '*');
+        const cache = tileCache(tile, options.signedSize());
+        if (cache !== undefined) reply.header('cache-control', cache);
         return body;
       });
     },
