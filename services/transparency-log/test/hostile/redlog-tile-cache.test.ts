@@ -49,7 +49,8 @@ async function cacheControl(path: string): Promise<string | null> {
 describe('P355: tiles over unsigned leaves', () => {
   it('a full tile and an entry bundle above the signed size are revalidated, and immutable once signed', async () => {
     // 256 leaves are committed, none is under a published checkpoint yet.
-    expect((await (await fetch(`${url}/root`)).json()).tree_size).toBe(256);
+    const root = (await (await fetch(`${url}/root`)).json()) as { tree_size: number };
+    expect(root.tree_size).toBe(256);
     expect(await cacheControl('/tile/0/000')).toBe('no-cache');
     expect(await cacheControl('/tile/entries/000')).toBe('no-cache');
     // A partial tile over unsigned leaves is not given a lifetime either.
