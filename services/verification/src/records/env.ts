@@ -47,6 +47,13 @@ export const RECORD_SETTINGS_ENV = {
     default: 3_600,
     description: 'How often the key directory is pruned and counted (key_directory_bindings)',
   },
+  // P370: P282's warning costs every verified V2 bundle the worker-written answer and a store query.
+  RETIRED_KEY_WARNINGS: {
+    type: 'boolean',
+    default: false,
+    description:
+      'Warn when a verified V2 bundle was signed by a kid the key directory has retired (P282); costs each verified V2 bundle a store query and main-thread serialisation (P370)',
+  },
   // P241: who may sit on a panel that resolves a dispute (PROTOCOL names no appointment record).
   RECORDS_ARBITRATORS: {
     type: 'string',

@@ -42,6 +42,7 @@ export interface RecordsConfig {
   readonly KEY_DIRECTORY_PRUNE_INTERVAL_SECONDS: number;
   readonly RECORDS_ARBITRATORS?: string;
   readonly RECORDS_PANEL_QUORUM?: number;
+  readonly RETIRED_KEY_WARNINGS?: boolean;
 }
 
 /** Validates an explicit variable map (tests, embedding); the service passes its own validated config instead. */
@@ -150,8 +151,9 @@ async function recordsPlugin(app: FastifyInstance, options: RecordsPluginOptions
   if (!app.hasDecorator('bundleVerified')) {
     app.decorate('bundleVerified', keyBindingFeeder(store, app.log, undefined, reapplyAfterMs));
   }
-  // POST /verify asks this whether a verified bundle's signing keys were retired since (P282).
-  if (!app.hasDecorator('retiredSigningKeys')) {
+  // POST /verify asks this whether a verified bundle's signing keys were retired since (P282), when the operator
+  // chose to pay for it (P370: off, /verify keeps the worker-written answer and asks the store nothing).
+  if (config.RETIRED_KEY_WARNINGS === true && !app.hasDecorator('retiredSigningKeys')) {
     app.decorate('retiredSigningKeys', (kids: readonly string[], subjects: readonly string[]) =>
       store.keys.retiredBindings(kids, subjects),
     );
@@ -259,6 +261,9 @@ export async function mountRecords(
     ...(config.RECORDS_PANEL_QUORUM === undefined
       ? {}
       : { RECORDS_PANEL_QUORUM: config.RECORDS_PANEL_QUORUM }),
+    ...(config.RETIRED_KEY_WARNINGS === undefined
+      ? {}
+      : { RETIRED_KEY_WARNINGS: config.RETIRED_KEY_WARNINGS }),
   };
   const store = await openRecordStore(settings);
   const options: RecordsPluginOptions = {
