@@ -2,7 +2,13 @@
 // Issue 14 item 3 (the same engine as POST /verify, locally on all cores).
 import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { createVerifier, parseStrictJsonBytes, type VerifierOptions } from '@proto/core';
+import {
+  createVerifier,
+  parseStrictJsonBytes,
+  prototypeMemberMessage,
+  prototypeMemberPath,
+  type VerifierOptions,
+} from '@proto/core';
 import { rfc3339Instant } from '../at-option.ts';
 import { twoReadingsMessage } from '../io.ts';
 
@@ -34,6 +40,12 @@ function lineFor(file: string): { line: string; verified: boolean } {
       return { line: JSON.stringify({ file, verified: false, errors: [message] }), verified: false };
     }
     input = parsed.value;
+    // P336, P381: a member reaching a prototype is refused as `proto verify FILE` (io.ts) and the service refuse it.
+    const at = prototypeMemberPath(input);
+    if (at !== undefined) {
+      const message = `${file}: ${prototypeMemberMessage(at)}`;
+      return { line: JSON.stringify({ file, verified: false, errors: [message] }), verified: false };
+    }
   } catch (error) {
     const message = `${file}: ${(error as Error).message}`;
     return { line: JSON.stringify({ file, verified: false, errors: [message] }), verified: false };
