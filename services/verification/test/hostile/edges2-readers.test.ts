@@ -107,6 +107,33 @@ describe('P380: a receipt for another bundle gets one verdict from the service a
   });
 });
 
+describe('P385: proto verify --batch fails a receipt for another bundle, as /verify/batch does with no sources', () => {
+  it('the same request file: the same verdict and anchor check from both', async () => {
+    const request = JSON.stringify({ signed_bundle: bundle, anchor_receipt: logReceipt(other.bundleHash) });
+    const served = await post('/verify/batch', `${request}\n`, 'application/x-ndjson');
+    const line = JSON.parse(served.text.trim()) as Answer;
+    expect({ verified: line.verified, anchor: line.checks['anchor'] }).toEqual({
+      verified: false,
+      anchor: 'fail',
+    });
+    const run = await cli(['verify', '--batch', file('p385.json', request)]);
+    const local = JSON.parse(run.stdout.trim()) as Answer;
+    expect({ verified: local.verified, anchor: local.checks['anchor'] }, run.stdout).toEqual({
+      verified: false,
+      anchor: 'fail',
+    });
+    expect(local.error_details?.[0]?.code).toBe('PROTO-E202');
+    expect(run.code).toBe(1);
+    // Its own receipt, which only a chain or log read could pass: still verified, still said to be unchecked (P319).
+    const own = JSON.stringify({ signed_bundle: bundle, anchor_receipt: logReceipt(built.bundleHash) });
+    const ownRun = await cli(['verify', '--batch', file('p385-own.json', own)]);
+    const ownLine = JSON.parse(ownRun.stdout.trim()) as Answer;
+    expect(ownLine.verified).toBe(true);
+    expect(ownLine.checks['anchor']).toBe('skipped');
+    expect(ownLine.warnings?.some((w) => w.startsWith('anchor_receipt not checked'))).toBe(true);
+  });
+});
+
 /** The bundle's text with a `constructor: {prototype: …}` member first (uncovered by any signature: ignored). */
 const withConstructor = `{"constructor":{"prototype":{"x":1}},${bundleText.slice(1)}`;
 
