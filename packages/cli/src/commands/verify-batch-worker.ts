@@ -5,14 +5,12 @@ import { parentPort, workerData } from 'node:worker_threads';
 import {
   addExternalOutcomes,
   createVerifier,
-  errorCode,
   parseStrictJsonBytes,
-  prepareReceiptCheck,
   prototypeMemberMessage,
   prototypeMemberPath,
-  receiptNamesSecondary,
+  receiptAnalyzeOptions,
+  receiptOutcomeInHand,
   type VerifierOptions,
-  type VerifyResponse,
 } from '@proto/core';
 import { rfc3339Instant } from '../at-option.ts';
 import { twoReadingsMessage } from '../io.ts';
@@ -73,23 +71,22 @@ function lineFor(file: string): { line: string; verified: boolean } {
   const receipt = request['anchor_receipt'];
   const hasReceipt = receipt !== undefined && receipt !== null;
   // P385: the bundle's hashes are computed only for a request with a receipt (P123), as the service computes them.
-  const analysis = verifier.analyze(
-    request,
-    hasReceipt ? { bundleHash: true, bundleHashSecondary: receiptNamesSecondary(receipt) } : undefined,
-  );
+  const analysis = verifier.analyze(request, hasReceipt ? receiptAnalyzeOptions(receipt) : undefined);
   const verdict = verifier.finalize(analysis, at ?? new Date());
-  const contradicted =
-    hasReceipt && verdict.verified ? receiptContradiction(receipt, analysis, verdict) : undefined;
-  const response = contradicted ?? verdict;
+  // P385 (P380's rule, core's `receiptOutcomeInHand`): a receipt the bundle's own hashes or path contradict fails the
+  // line, as POST /verify/batch with no anchor sources and `proto verify FILE --receipt` fail it.
+  const outcome =
+    hasReceipt && verdict.verified
+      ? receiptOutcomeInHand(receipt, analysis, verifier.profile, NOT_CHECKED)
+      : undefined;
+  const contradicted = outcome?.status === 'fail';
+  const response = contradicted ? addExternalOutcomes(verdict, [outcome]) : verdict;
   // P319: POST /verify/batch checks a request's receipt and attestation; a batch here has no sources or keys to check
-  // them with, so it says so rather than answer as if none were given. A receipt the bundle's own hashes contradict
-  // is no longer unchecked: it failed (P385).
+  // them with, so it says so rather than answer as if none were given. A contradicted receipt was checked: it failed.
   const unchecked = ['anchor_receipt', 'jurisdiction_attestation']
-    .filter((member) => !(member === 'anchor_receipt' && contradicted !== undefined))
+    .filter((member) => !(member === 'anchor_receipt' && contradicted))
     .filter((member) => request[member] !== undefined && request[member] !== null)
-    .map(
-      (member) => `${member} not checked: proto verify --batch checks no evidence (use proto verify FILE)`,
-    );
+    .map((member) => `${member} ${NOT_CHECKED_TAIL}`);
   const answer =
     unchecked.length === 0
       ? response
@@ -97,25 +94,8 @@ function lineFor(file: string): { line: string; verified: boolean } {
   return { line: JSON.stringify({ file, ...answer }), verified: response.verified };
 }
 
-/**
- * P385 (P380's rule): what needs no chain read is checked in a batch too (core's `prepareReceiptCheck`: the receipt's
- * shape, its hashes against the bundle's own, its path, a receipt reporting `failed`), as POST /verify/batch checks
- * it with no anchor sources and `proto verify FILE --receipt` checks it. The verdict with the failed `anchor` check,
- * or undefined when nothing contradicts the receipt (then only a chain or log read could pass it: unchecked).
- */
-function receiptContradiction(
-  receipt: unknown,
-  analysis: ReturnType<typeof verifier.analyze>,
-  verdict: VerifyResponse,
-): VerifyResponse | undefined {
-  if (analysis.bundleHash === undefined) return undefined;
-  const secondary = receiptNamesSecondary(receipt) ? analysis.bundleHashSecondary : undefined;
-  const prepared = prepareReceiptCheck(receipt, analysis.bundleHash, secondary, false);
-  if (prepared.ok || prepared.error.status !== 'fail') return undefined;
-  const { code, message, retryable } = prepared.error;
-  const error = { code: errorCode(code, verifier.profile), check: 'anchor' as const, message, retryable };
-  return addExternalOutcomes(verdict, [{ check: 'anchor', status: 'fail', error, warnings: [] }]);
-}
+const NOT_CHECKED_TAIL = 'not checked: proto verify --batch checks no evidence (use proto verify FILE)';
+const NOT_CHECKED = `anchor_receipt ${NOT_CHECKED_TAIL}`;
 
 parentPort?.on('message', (task: { index: number; file: string }) => {
   parentPort?.postMessage({ index: task.index, ...lineFor(task.file) });
