@@ -45,7 +45,11 @@ export function lookAlikeReason(id: string): string | undefined {
     const cp = (hidden[0].codePointAt(0) as number).toString(16).toUpperCase().padStart(4, '0');
     reasons.push(`holds U+${cp}, which is invisible or blank`);
   }
-  if (id.normalize('NFC') !== id) reasons.push('is not in Unicode NFC');
+  const nfc = id.normalize('NFC');
+  if (nfc !== id) reasons.push('is not in Unicode NFC');
+  // Fullwidth letters, ligatures, superscripts, circled digits: NFC keeps them, and each reads as a plainer one.
+  if (nfc.normalize('NFKC') !== nfc)
+    reasons.push('holds compatibility characters (fullwidth, ligature, superscript…)');
   if (LATIN.test(id) && LATIN_LOOKALIKE.test(id)) reasons.push('mixes Latin with Cyrillic or Greek letters');
   return reasons.length === 0 ? undefined : reasons.join(', ');
 }

@@ -293,6 +293,7 @@ describe('P383: ids a person cannot tell apart are named in a warning (not a fai
       'agent_passport.payload.agent_id',
       'Cyrillic',
     ],
+    ['fullwidth letters', { agent: 'agent-\uff41lpha' }, 'agent_passport.payload.agent_id', 'compatibility'],
   ] as const)('%s: the service and the CLI verify it and name the id', async (_what, ids, where, why) => {
     const signed = bundleWithIds(ids);
     const http = await post('/verify', JSON.stringify({ signed_bundle: signed }), 'application/json');
