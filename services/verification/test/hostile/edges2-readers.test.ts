@@ -141,8 +141,12 @@ describe('P381: a `constructor` member holding `prototype` is refused by every r
   it.each([
     ['inside the bundle', `{"signed_bundle":${withConstructor}}`],
     ['beside the bundle', `{"constructor":{"prototype":{}},"signed_bundle":${bundleText}}`],
+    [
+      'spelled with escapes, inside the bundle',
+      `{"signed_bundle":{"constr\\u0075ctor":{"prototyp\\u0065":1},${bundleText.slice(1)}}`,
+    ],
   ])('/verify JSON, %s: 400 E001 naming it', async (_where, body) => {
-    expect(body).toContain('"constructor"');
+    expect(body).toContain('"constr');
     const answer = await post('/verify', body, 'application/json');
     expect(answer.status, answer.text).toBe(400);
     const json = JSON.parse(answer.text) as Answer;
