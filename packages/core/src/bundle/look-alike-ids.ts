@@ -4,6 +4,8 @@
 // revocation list cannot see which one it was. Nothing in SPEC.md or PROTOCOL.md makes such an id invalid, so it is
 // a warning (V2 answers only: D12 gives V1 no `warnings`), never a failure.
 
+import { spelledOut } from './json.ts';
+
 /** Printable ASCII with no space: nearly every id, answered after one regex test and nothing else. */
 const PLAIN = /^[\x21-\x7e]*$/;
 
@@ -24,16 +26,10 @@ const MAX_SHOWN = 64;
 /** At most this many ids are named; more are counted in one last warning. */
 const MAX_WARNINGS = 5;
 
-/** `id` with every code point outside printable ASCII written `⟨U+XXXX⟩`, so two look-alikes read differently. */
+/** `id` with every code point outside printable ASCII written `⟨U+XXXX⟩` (P388), so two look-alikes read differently. */
 function shown(id: string): string {
-  let out = '';
-  let count = 0;
-  for (const ch of id) {
-    if (count++ === MAX_SHOWN) return `${out}…`;
-    const cp = ch.codePointAt(0) as number;
-    out += cp >= 0x21 && cp <= 0x7e ? ch : `⟨U+${cp.toString(16).toUpperCase().padStart(4, '0')}⟩`;
-  }
-  return out;
+  const points = [...id];
+  return points.length > MAX_SHOWN ? `${spelledOut(points.slice(0, MAX_SHOWN).join(''))}…` : spelledOut(id);
 }
 
 /** Why `id` may be taken for another id, or undefined when it reads as what it is. */

@@ -324,3 +324,23 @@ describe('P383: ids a person cannot tell apart are named in a warning (not a fai
     expect(answer.text).not.toContain('look-alike');
   });
 });
+
+describe('P388: a failure naming two ids that differ only in what cannot be seen spells the difference out', () => {
+  it('intent.agent_id with a zero-width space the passport’s lacks: the E304 message shows ⟨U+200B⟩', async () => {
+    const signed = buildSignedBundle({
+      tier: 'routine',
+      entries: 1,
+      hooks: {
+        payloads: (p) => {
+          p.intent['agent_id'] = `${String(p.intent['agent_id'])}\u200B`;
+        },
+      },
+    }).signed_bundle;
+    const http = await post('/verify', JSON.stringify({ signed_bundle: signed }), 'application/json');
+    const served = JSON.parse(http.text) as Answer;
+    expect(served.verified).toBe(false);
+    const message = served.error_details?.find((d) => d.message.includes('agent_id mismatch'))?.message;
+    expect(message, http.text).toContain('⟨U+200B⟩');
+    expect(message).not.toContain('\u200B');
+  });
+});
