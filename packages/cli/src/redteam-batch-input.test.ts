@@ -76,13 +76,15 @@ describe('P318, P319: proto verify --batch reads and answers as proto verify FIL
 
   it('P319: a request file’s receipt and attestation, which a batch does not check, are said to be unchecked', () => {
     const file = path.join(work.dir, 'request-with-evidence.json');
-    const signed = buildSignedBundle({ tier: 'routine' }).signed_bundle;
+    const built = buildSignedBundle({ tier: 'routine' });
+    // The receipt names this bundle's own hash: one naming another bundle is contradicted without a chain read and
+    // fails the batch line since P385 (services/verification/test/hostile/edges2-readers.test.ts).
     writeFileSync(
       file,
       JSON.stringify({
-        signed_bundle: signed,
+        signed_bundle: built.signed_bundle,
         jurisdiction_attestation: { forged: true },
-        anchor_receipt: { chain: 'transparency-log', bundle_hash: `sha256:${'0'.repeat(64)}` },
+        anchor_receipt: { chain: 'transparency-log', bundle_hash: built.bundleHash },
       }),
     );
     const [line] = lines(proto(['verify', '--batch', file]).stdout) as (ReturnType<typeof lines>[number] & {

@@ -1,6 +1,12 @@
 // Content negotiation between JSON and CBOR: strict `application/json` and `application/cbor` body
 // parsers and CBOR replies for callers that ask for them. PROTOCOL §8.2, SPEC.md Versioning 7, P2.
-import { checkParsedJson, type ProtocolProfile } from '@proto/core';
+import {
+  checkParsedJson,
+  mayHavePrototypeMember,
+  type ProtocolProfile,
+  prototypeMemberMessage,
+  prototypeMemberPath,
+} from '@proto/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CborError, decodeCbor, encodeCbor } from './cbor.ts';
 import { protocolError } from './http-errors.ts';
@@ -54,7 +60,8 @@ export function parseCborBody(profile: ProtocolProfile) {
     try {
       const value = decodeCbor(body);
       // The same refusal as a JSON body's: the wire must not decide what reaches a handler.
-      if (hasPrototypeKey(value)) done(refuse(PROTOTYPE_MESSAGE));
+      const refused = prototypeRefusal(value);
+      if (refused !== undefined) done(refuse(refused));
       else done(null, value);
     } catch (error) {
       const reason = error instanceof CborError ? error.message : 'malformed CBOR';
@@ -67,35 +74,23 @@ export function parseCborBody(profile: ProtocolProfile) {
   };
 }
 
-const PROTOTYPE_MESSAGE =
-  'Request body has a member name that reaches the object prototype (__proto__, constructor.prototype)';
-
-/** Member names that would reach an object's prototype through a careless merge downstream. */
-function hasPrototypeKey(value: unknown): boolean {
-  if (value === null || typeof value !== 'object') return false;
-  if (Array.isArray(value)) return value.some(hasPrototypeKey);
-  for (const key of Object.keys(value)) {
-    const member = (value as Record<string, unknown>)[key];
-    if (key === '__proto__') return true;
-    if (
-      key === 'constructor' &&
-      member !== null &&
-      typeof member === 'object' &&
-      Object.hasOwn(member, 'prototype')
-    )
-      return true;
-    if (hasPrototypeKey(member)) return true;
-  }
-  return false;
+/**
+ * The refusal of a member that reaches an object's prototype (`__proto__`, `constructor.prototype`): core's one rule,
+ * which /verify, /verify/batch and the CLI apply too (P336, P381), so every reader names the same member the same way.
+ */
+function prototypeRefusal(value: unknown): string | undefined {
+  const at = prototypeMemberPath(value);
+  return at === undefined ? undefined : `Request body is invalid: ${prototypeMemberMessage(at)}`;
 }
 
 /**
  * UTF-8 that refuses what is not UTF-8 (P316). Fastify's `parseAs: 'string'` decoded leniently, each such byte
  * becoming U+FFFD, so a record signed over text holding U+FFFD was stored as verified from bytes that do not hold
- * it, where /verify (P220), the CLI (P232) and the console refuse them. A leading U+FEFF is kept, so it still fails
- * JSON.parse as before.
+ * it, where /verify (P220), the CLI (P232) and the console refuse them. One leading byte-order mark is dropped, as
+ * /verify, the CLI and the console drop it (P382; RFC 8259 §8.1 lets a parser ignore it): the same bytes are one
+ * JSON text to every reader. A second mark is no JSON whitespace and fails JSON.parse.
  */
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * Parses an `application/json` body strictly (P2): bytes that are not UTF-8 (P316) and text with no single
@@ -133,9 +128,9 @@ function readStrictJson(body: string, refuse: (message: string) => Error): [Erro
   }
   const checked = checkParsedJson(body, value);
   if (!checked.ok) return [refuse(`Request body has no canonical form: ${checked.error.message}`)];
-  if (hasPrototypeKey(value)) {
-    return [refuse(PROTOTYPE_MESSAGE)];
-  }
+  // The walk is needed only when the text could spell the names (plainly or with a `\u` escape).
+  const refused = mayHavePrototypeMember(body) ? prototypeRefusal(value) : undefined;
+  if (refused !== undefined) return [refuse(refused)];
   return [null, value];
 }
 

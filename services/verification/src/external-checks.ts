@@ -11,6 +11,7 @@ import {
   errorDefinition,
   failsClosed,
   type ProtocolProfile,
+  prepareReceiptCheck,
   receiptNamesSecondary,
   type SecurityTier,
   type TrustedKey,
@@ -233,14 +234,26 @@ export function createExternalChecks(options: ExternalChecksOptions): ExternalCh
     };
   }
 
+  /**
+   * P380: with no anchor sources, what needs no chain read is still checked, as `proto verify --receipt` checks it
+   * (core's `prepareReceiptCheck`: the receipt's shape, its bundle hash against the one recomputed here, a receipt
+   * reporting a failed anchor, its Merkle path to the batch root). A receipt for another bundle is a `fail` whether
+   * or not a chain could be read (D19: "recomputes the hash"); one that holds is `skipped`, as before.
+   */
+  function checkAnchorLocally(receipt: unknown, subject: BundleSubject): Outcome {
+    const unchecked: Outcome = {
+      check: 'anchor',
+      status: 'skipped',
+      warnings: ['anchor_receipt not checked: no anchor sources are configured'],
+    };
+    if (subject.bundleHash === undefined) return unchecked;
+    const secondary = receiptNamesSecondary(receipt) ? subject.bundleHashSecondary : undefined;
+    const prepared = prepareReceiptCheck(receipt, subject.bundleHash, secondary, false);
+    return prepared.ok ? unchecked : anchorOutcome(prepared.error);
+  }
+
   async function checkAnchor(receipt: unknown, subject: BundleSubject): Promise<Outcome> {
-    if (anchorSources === undefined) {
-      return {
-        check: 'anchor',
-        status: 'skipped',
-        warnings: ['anchor_receipt not checked: no anchor sources are configured'],
-      };
-    }
+    if (anchorSources === undefined) return checkAnchorLocally(receipt, subject);
     if (subject.bundleHash === undefined) {
       return {
         check: 'anchor',
@@ -279,6 +292,11 @@ export function createExternalChecks(options: ExternalChecksOptions): ExternalCh
         return looked;
       }),
     );
+    return anchorOutcome(result);
+  }
+
+  /** The outcome of a receipt's check, from the check's result (pass, skipped with why, or fail with its code). */
+  function anchorOutcome(result: AnchorCheck): Outcome {
     const extra = result.warnings.filter((w) => w !== result.message).map((w) => `anchor_receipt: ${w}`);
     if (result.status === 'pass') {
       // P60: who vouched for the log's checkpoint is part of the answer (the response has no per-check detail).

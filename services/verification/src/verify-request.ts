@@ -4,6 +4,7 @@ import type { ProtocolProfile } from '@proto/core/verifier';
 import {
   checkParsedJson,
   errorCode,
+  mayHavePrototypeMember,
   prototypeMemberMessage,
   prototypeMemberPath,
 } from '@proto/core/verifier';
@@ -41,14 +42,19 @@ export function parseJsonBody(
   const strict = checkParsedJson(text, value);
   if (!strict.ok)
     return { ok: false, message: `Request body has no canonical form: ${strict.error.message}` };
-  // P336: the rule of the CBOR decoder and service-kit's JSON parser. The walk runs only when the text could
-  // spell the name (plainly or with a `\u` escape), so a plain bundle costs one substring search.
-  if (text.includes('__proto__') || text.includes('\\u')) {
-    const at = prototypeMemberPath(value);
-    if (at !== undefined)
-      return { ok: false, message: `Request body is invalid: ${prototypeMemberMessage(at)}` };
+  // P336, P381: the rule of the CBOR decoder and service-kit's JSON parser. The walk runs only when the text could
+  // spell the names (plainly or with a `\u` escape), so a plain bundle costs a few substring searches.
+  if (mayHavePrototypeMember(text)) {
+    const refused = prototypeMemberRefusal(value);
+    if (refused !== undefined) return { ok: false, message: refused };
   }
   return { ok: true, value };
+}
+
+/** The 400 message for a parsed body holding a member that reaches a prototype (P336, P381); undefined when none. */
+export function prototypeMemberRefusal(value: unknown): string | undefined {
+  const at = prototypeMemberPath(value);
+  return at === undefined ? undefined : `Request body is invalid: ${prototypeMemberMessage(at)}`;
 }
 
 /**

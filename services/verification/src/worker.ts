@@ -1,5 +1,6 @@
 // Verification worker thread (piscina): one Verifier built once from the configuration, then one
 // bundle per task. docs/architecture.md §3 (CPU-heavy verification in a bounded worker pool), issue 14.
+import { Buffer } from 'node:buffer';
 import { flushCompileCache } from 'node:module';
 import { workerData } from 'node:worker_threads';
 import {
@@ -30,7 +31,7 @@ import { PassportHandover } from './records/passport-handover.ts';
 import { retiredKeysApply } from './retired-keys.ts';
 import { threadCpuReporter } from './thread-cpu.ts';
 import type { PortableVerifierOptions } from './verifier-options.ts';
-import { checkVerifyRequest, parseJsonBody } from './verify-request.ts';
+import { checkVerifyRequest, parseJsonBody, prototypeMemberRefusal } from './verify-request.ts';
 
 export type { AnalysisFacts } from './bundle-subject.ts';
 
@@ -106,6 +107,10 @@ const passportHandover = new PassportHandover(setup.passportRefreshMs);
 // The thread's start (module loading, the verifier) is part of what the pool costs.
 reportThreadCpu();
 
+const PROTOTYPE_BYTES = Buffer.from('prototype');
+const hasBytes = (body: Uint8Array, needle: Buffer): boolean =>
+  Buffer.from(body.buffer, body.byteOffset, body.byteLength).indexOf(needle) >= 0;
+
 /** The task's request, read from its body; a message when it is not one. */
 function requestOf(
   task: VerifyTask,
@@ -117,6 +122,12 @@ function requestOf(
       value = decodeCbor(task.body);
     } catch (error) {
       return { ok: false, message: `Request body is not valid CBOR: ${(error as Error).message}` };
+    }
+    // P381: the decoder refuses `__proto__`; `constructor.prototype` is refused as the JSON reader refuses it. A
+    // CBOR text string is its UTF-8 bytes, so a body without the bytes of "prototype" needs no walk.
+    if (hasBytes(task.body, PROTOTYPE_BYTES)) {
+      const refused = prototypeMemberRefusal(value);
+      if (refused !== undefined) return { ok: false, message: refused };
     }
   } else {
     const parsed = parseJsonBody(task.body);

@@ -10,6 +10,8 @@ import {
   parseSignedNote,
   parseTlogProof,
   parseVerifierKey,
+  prototypeMemberMessage,
+  prototypeMemberPath,
   selectCryptoBackend,
   TLOG_PROOF_HEADER,
   toHex,
@@ -35,7 +37,8 @@ import { runProve } from './log-prove.ts';
 
 /**
  * P323: JSON text with one canonical reading, as every other `proto` input is read (`readJsonInput`, P320): a member
- * named twice, 1e400 or a lone surrogate is unusable input, where JSON.parse silently kept one reading. `what` is
+ * named twice, 1e400 or a lone surrogate is unusable input, where JSON.parse silently kept one reading; and (P387) no
+ * member named `__proto__` or `constructor` holding `prototype`. `what` is
  * the message's wording for text that is not JSON at all.
  */
 function strictJson(text: string, name: string, what = 'invalid JSON'): unknown {
@@ -47,6 +50,9 @@ function strictJson(text: string, name: string, what = 'invalid JSON'): unknown 
   }
   const strict = checkParsedJson(text, value);
   if (!strict.ok) throw new CliError(`${name}: JSON has no canonical form: ${strict.error.message}`);
+  // P387: no member that reaches a prototype, as `readJsonInput` and the services refuse it (P336, P381).
+  const at = prototypeMemberPath(value);
+  if (at !== undefined) throw new CliError(`${name}: ${prototypeMemberMessage(at)}`);
   return value;
 }
 

@@ -2,7 +2,16 @@
 // Issue 14 item 3 (the same engine as POST /verify, locally on all cores).
 import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { createVerifier, parseStrictJsonBytes, type VerifierOptions } from '@proto/core';
+import {
+  addExternalOutcomes,
+  createVerifier,
+  parseStrictJsonBytes,
+  prototypeMemberMessage,
+  prototypeMemberPath,
+  receiptAnalyzeOptions,
+  receiptOutcomeInHand,
+  type VerifierOptions,
+} from '@proto/core';
 import { rfc3339Instant } from '../at-option.ts';
 import { twoReadingsMessage } from '../io.ts';
 
@@ -34,6 +43,12 @@ function lineFor(file: string): { line: string; verified: boolean } {
       return { line: JSON.stringify({ file, verified: false, errors: [message] }), verified: false };
     }
     input = parsed.value;
+    // P336, P381: a member reaching a prototype is refused as `proto verify FILE` (io.ts) and the service refuse it.
+    const at = prototypeMemberPath(input);
+    if (at !== undefined) {
+      const message = `${file}: ${prototypeMemberMessage(at)}`;
+      return { line: JSON.stringify({ file, verified: false, errors: [message] }), verified: false };
+    }
   } catch (error) {
     const message = `${file}: ${(error as Error).message}`;
     return { line: JSON.stringify({ file, verified: false, errors: [message] }), verified: false };
@@ -53,20 +68,34 @@ function lineFor(file: string): { line: string; verified: boolean } {
   const request: Record<string, unknown> =
     'signed_bundle' in record ? { ...record } : { signed_bundle: record };
   if (setup.key !== undefined) request['public_key_b64'] = setup.key;
-  const response = verifier.verify(request);
+  const receipt = request['anchor_receipt'];
+  const hasReceipt = receipt !== undefined && receipt !== null;
+  // P385: the bundle's hashes are computed only for a request with a receipt (P123), as the service computes them.
+  const analysis = verifier.analyze(request, hasReceipt ? receiptAnalyzeOptions(receipt) : undefined);
+  const verdict = verifier.finalize(analysis, at ?? new Date());
+  // P385 (P380's rule, core's `receiptOutcomeInHand`): a receipt the bundle's own hashes or path contradict fails the
+  // line, as POST /verify/batch with no anchor sources and `proto verify FILE --receipt` fail it.
+  const outcome =
+    hasReceipt && verdict.verified
+      ? receiptOutcomeInHand(receipt, analysis, verifier.profile, NOT_CHECKED)
+      : undefined;
+  const contradicted = outcome?.status === 'fail';
+  const response = contradicted ? addExternalOutcomes(verdict, [outcome]) : verdict;
   // P319: POST /verify/batch checks a request's receipt and attestation; a batch here has no sources or keys to check
-  // them with, so it says so rather than answer as if none were given.
+  // them with, so it says so rather than answer as if none were given. A contradicted receipt was checked: it failed.
   const unchecked = ['anchor_receipt', 'jurisdiction_attestation']
+    .filter((member) => !(member === 'anchor_receipt' && contradicted))
     .filter((member) => request[member] !== undefined && request[member] !== null)
-    .map(
-      (member) => `${member} not checked: proto verify --batch checks no evidence (use proto verify FILE)`,
-    );
+    .map((member) => `${member} ${NOT_CHECKED_TAIL}`);
   const answer =
     unchecked.length === 0
       ? response
       : { ...response, warnings: [...(response.warnings ?? []), ...unchecked] };
   return { line: JSON.stringify({ file, ...answer }), verified: response.verified };
 }
+
+const NOT_CHECKED_TAIL = 'not checked: proto verify --batch checks no evidence (use proto verify FILE)';
+const NOT_CHECKED = `anchor_receipt ${NOT_CHECKED_TAIL}`;
 
 parentPort?.on('message', (task: { index: number; file: string }) => {
   parentPort?.postMessage({ index: task.index, ...lineFor(task.file) });

@@ -8,6 +8,7 @@ export {
 } from './bundle-hashes.ts';
 export { type DetectedVersion, detectBundleVersion } from './detect.ts';
 export { V1_CHECK_ORDER, V2_CHECK_ORDER } from './ledger.ts';
+export { receiptAnalyzeOptions, receiptOutcomeInHand } from './receipt-in-request.ts';
 export {
   DEFAULT_MAX_AUDIT_ENTRIES,
   DEFAULT_MAX_CHECKPOINTS,

@@ -28,9 +28,28 @@ export function propArray(value: unknown, key: string): readonly unknown[] | und
   return Array.isArray(v) ? v : undefined;
 }
 
-/** Text for messages: strings as-is (cut to 100 chars), other values by type. */
+/** Printable ASCII, spaces included: the text of nearly every value a message quotes, written as it is. */
+const PRINTABLE = /^[\x20-\x7e]*$/;
+
+/**
+ * `text` with every code point outside printable ASCII written `⟨U+XXXX⟩` (P388): two values a message compares
+ * that differ only in a zero-width character, a bidi control, a decomposed accent or a look-alike letter read the
+ * same when written raw ("agent_id mismatch: … is agent-1, … names agent-1").
+ */
+export function spelledOut(text: string): string {
+  if (PRINTABLE.test(text)) return text;
+  let out = '';
+  for (const ch of text) {
+    const cp = ch.codePointAt(0) as number;
+    out += cp >= 0x20 && cp <= 0x7e ? ch : `⟨U+${cp.toString(16).toUpperCase().padStart(4, '0')}⟩`;
+  }
+  return out;
+}
+
+/** Text for messages: strings cut to 100 chars and spelled out (P388), other values by type. */
 export function describe(value: unknown): string {
-  if (typeof value === 'string') return value.length > 100 ? `${value.slice(0, 100)}…` : value;
+  if (typeof value === 'string')
+    return value.length > 100 ? `${spelledOut(value.slice(0, 100))}…` : spelledOut(value);
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);

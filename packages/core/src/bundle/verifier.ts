@@ -4,6 +4,7 @@ import { ok, type Result } from '../result.ts';
 import { detectBundleVersion } from './detect.ts';
 import { isRecord, prop } from './json.ts';
 import { Ledger } from './ledger.ts';
+import { receiptAnalyzeOptions, receiptOutcomeInHand } from './receipt-in-request.ts';
 import { resolveVerifierSettings, type VerifierRuntime } from './settings.ts';
 import type {
   AnalysisFinding,
@@ -17,7 +18,7 @@ import type {
 import { splitUncoveredV2 } from './uncovered.ts';
 import { analyzeV1 } from './v1/pipeline.ts';
 import { analyzeV2 } from './v2/pipeline.ts';
-import { assembleVerdict } from './verdict.ts';
+import { addExternalOutcomes, assembleVerdict } from './verdict.ts';
 
 function failedAnalysis(
   version: string,
@@ -45,6 +46,10 @@ function internalError(error: unknown): AnalysisFinding {
     message: `Internal error while verifying: ${text.slice(0, 200)}`,
   };
 }
+
+/** `verify`'s word on a receipt nothing in hand contradicts: only its chain or log could pass it (P386). */
+const UNCHECKED_RECEIPT =
+  'anchor_receipt not checked: its hashes and path hold, but only its chain or log can confirm it, and verify() reads neither';
 
 /** Routes a request `{signed_bundle, public_key_b64?}` to the V1 or V2 pipeline (D11). */
 function analyzeRequest(
@@ -132,7 +137,15 @@ export function createVerifier(options: VerifierOptions): Result<Verifier> {
     } catch {
       now = new Date(Number.NaN);
     }
-    return finalize(analyze(request), now);
+    const receipt = isRecord(request) ? prop(request, 'anchor_receipt') : undefined;
+    if (receipt === undefined || receipt === null) return finalize(analyze(request), now);
+    // P386: a receipt the bundle's own hashes contradict fails here too, as POST /verify and `proto verify` fail it.
+    const analysis = analyze(request, receiptAnalyzeOptions(receipt));
+    const response = finalize(analysis, now);
+    if (!response.verified) return response;
+    return addExternalOutcomes(response, [
+      receiptOutcomeInHand(receipt, analysis, runtime.profile, UNCHECKED_RECEIPT),
+    ]);
   };
   return ok(
     Object.freeze({ profile: runtime.profile, settings: runtime.settings, verify, analyze, finalize }),

@@ -13,6 +13,7 @@ import { ok, type Result } from '../../result.ts';
 import { signedV2BundleHashes, signedV2Digests } from '../bundle-hashes.ts';
 import { prop, propArray, propRecord, propString } from '../json.ts';
 import { Ledger, V2_CHECK_ORDER } from '../ledger.ts';
+import { lookAlikeIdWarnings } from '../look-alike-ids.ts';
 import { findPartyMismatches } from '../parties.ts';
 import type { VerifierRuntime } from '../settings.ts';
 import { signerLabelWarning } from '../signer-label.ts';
@@ -99,6 +100,20 @@ function auditLeaves(sha256: () => readonly string[], sha3: () => readonly strin
       return count === levels[0]?.length ? rootOfLevels(levels) : prefixRootOfLevels(alg, levels, count);
     },
   };
+}
+
+/** The bundle's ids a person reads (P383): the parties', the intent's and each audit entry's own. */
+function* partyIds(
+  rpr: unknown,
+  passport: unknown,
+  rest: { readonly intent: unknown; readonly entries: readonly unknown[] },
+): Generator<readonly [string, unknown]> {
+  yield ['responsible_principal_record.payload.human_id', prop(rpr, 'human_id')];
+  yield ['agent_passport.payload.agent_id', prop(passport, 'agent_id')];
+  yield ['agent_passport.payload.principal_binding_reference', prop(passport, 'principal_binding_reference')];
+  yield ['intent.payload.intent_id', prop(rest.intent, 'intent_id')];
+  for (let i = 0; i < rest.entries.length; i++)
+    yield [`audit_entries[${i}].audit_id`, prop(rest.entries[i], 'audit_id')];
 }
 
 type AnalysisHashes = Pick<BundleAnalysis, 'bundleHash' | 'bundleHashSecondary'>;
@@ -198,6 +213,14 @@ export function analyzeV2(
     agentId: prop(forms.artifacts.agent_passport.payload, 'agent_id'),
   });
   if (label !== undefined) ledger.warn(label);
+  // P383: ids a person cannot tell apart from others (not NFC, invisible characters, mixed scripts) are named.
+  for (const w of lookAlikeIdWarnings(
+    partyIds(forms.artifacts.responsible_principal_record.payload, forms.artifacts.agent_passport.payload, {
+      intent: forms.artifacts.intent.payload,
+      entries: parts.entries,
+    }),
+  ))
+    ledger.warn(w);
   const checkpoints = checkCheckpoints(ctx);
   const timeDependent = checkKeyValidity(ctx);
 
