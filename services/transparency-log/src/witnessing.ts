@@ -25,6 +25,9 @@ export type WitnessOutcome = 'cosigned' | 'refused' | 'invalid' | 'timeout' | 'u
 /** How many quorum sizes are tried, newest first, when the newest stored one does not verify. */
 const PUBLISH_CANDIDATES = 8;
 
+/** Older cosigned checkpoints kept for `?tree_size=` reads (P390); the map is emptied when full. */
+const OLDER_CACHE_ENTRIES = 256;
+
 /**
  * How far a cosignature's time may lie from the log's clock (P213): at most this much after the log's now, and no
  * earlier than this much before the checkpoint was signed. The time is what a monitor reads as "this witness had
@@ -70,6 +73,8 @@ export class Witnessing {
   #published: LogCheckpointRecord | undefined;
   /** Per witness id, the largest size known to be cosigned (stored); saves a query per round. */
   readonly #cosigned = new Map<string, number>();
+  /** Older quorum-cosigned checkpoints served by `?tree_size=` (a late witness's line may be missing: still k of n). */
+  readonly #older = new Map<number, LogCheckpointRecord>();
 
   constructor(options: WitnessingOptions) {
     this.#options = options;
@@ -78,6 +83,26 @@ export class Witnessing {
   /** The newest checkpoint with a verified quorum of cosignatures, as one note; undefined before the first. */
   get published(): LogCheckpointRecord | undefined {
     return this.#published;
+  }
+
+  /**
+   * The checkpoint of `size` as `?tree_size=` serves it (P390): the published one, or an older size whose stored
+   * cosignature lines still verify to the quorum, with those lines. Undefined for a size past the published one
+   * or one the quorum did not cosign: the log's own lines alone are never served on a witnessed log.
+   */
+  async cosignedCheckpoint(size: number): Promise<LogCheckpointRecord | undefined> {
+    const published = this.#published;
+    if (published === undefined || size > published.size) return undefined;
+    if (size === published.size) return published;
+    const kept = this.#older.get(size);
+    if (kept !== undefined) return kept;
+    // Quiet: a client asking for sizes must not write the log's warn lines.
+    const note = await this.#cosignedNote(size, true);
+    if (note !== undefined) {
+      if (this.#older.size >= OLDER_CACHE_ENTRIES) this.#older.clear();
+      this.#older.set(size, note);
+    }
+    return note;
   }
 
   /** The largest size each witness is known to have cosigned (metrics). */
@@ -118,7 +143,7 @@ export class Witnessing {
   }
 
   /** The checkpoint of `size` with its stored cosignatures, if they still verify to a quorum. */
-  async #cosignedNote(size: number): Promise<LogCheckpointRecord | undefined> {
+  async #cosignedNote(size: number, quiet = false): Promise<LogCheckpointRecord | undefined> {
     const { repository, cosignatures, witnesses, quorum, backend } = this.#options;
     const checkpoint = await repository.checkpoint(size);
     if (checkpoint === undefined) return undefined;
@@ -129,12 +154,13 @@ export class Witnessing {
       if (row === undefined) return [];
       const fault = this.#leftOutBecause(w, checkpoint, row);
       if (fault === undefined) return [row.line];
-      this.#options.log.warn({ tree_size: size, witness: w.id, ...fault.detail }, fault.message);
+      if (!quiet) this.#options.log.warn({ tree_size: size, witness: w.id, ...fault.detail }, fault.message);
       return [];
     });
     const note = checkpoint.note + lines.join('');
     const verified = checkWitnessQuorum(note, { witnesses: witnesses.map((w) => w.key), quorum }, backend);
     if (!verified.ok) {
+      if (quiet) return undefined;
       this.#options.log.warn(
         { tree_size: size, reason: verified.error.message },
         'stored witness cosignatures do not verify; not published',
