@@ -64,8 +64,29 @@ export interface WitnessingOptions {
   readonly log: WitnessingLog;
   /** The log's clock: a cosignature's time is bounded by it (P213). */
   readonly clock: () => Date;
+  /**
+   * Backoff of a witness that is down (P391): after its n-th failed ask in a row it is asked again no sooner than
+   * `retryBaseMs · 2^(n−1)`, at most `retryMaxMs`, later; a warn line when it goes down, one every
+   * `downLogIntervalMs` while it stays down, an info line when it answers again.
+   */
+  readonly retryBaseMs?: number;
+  readonly retryMaxMs?: number;
+  readonly downLogIntervalMs?: number;
   readonly onOutcome?: (witness: WitnessEndpoint, outcome: WitnessOutcome) => void;
   readonly onPublished?: (checkpoint: LogCheckpointRecord) => void;
+}
+
+/** Defaults of the backoff (P391), overridden by LOG_WITNESS_RETRY_MAX_MS and LOG_WITNESS_DOWN_LOG_INTERVAL_MS. */
+export const WITNESS_RETRY_BASE_MS = 1000;
+export const WITNESS_RETRY_MAX_MS = 300_000;
+export const WITNESS_DOWN_LOG_INTERVAL_MS = 600_000;
+
+/** A witness whose last ask failed (timeout, unreachable, 5xx, unreadable answer): when to ask again and tell. */
+interface DownWitness {
+  failures: number;
+  readonly downSinceMs: number;
+  nextAskMs: number;
+  lastNoticeMs: number;
 }
 
 export class Witnessing {
@@ -75,6 +96,8 @@ export class Witnessing {
   readonly #cosigned = new Map<string, number>();
   /** Older quorum-cosigned checkpoints served by `?tree_size=` (a late witness's line may be missing: still k of n). */
   readonly #older = new Map<number, LogCheckpointRecord>();
+  /** Per witness id, its backoff while it is down (P391); absent: it answered its last ask, or was never asked. */
+  readonly #down = new Map<string, DownWitness>();
 
   constructor(options: WitnessingOptions) {
     this.#options = options;
@@ -103,6 +126,16 @@ export class Witnessing {
       this.#older.set(size, note);
     }
     return note;
+  }
+
+  /** Whether `witness` answered its last ask (1) or is down (0): proto_log_witness_up (P391). */
+  isUp(witness: WitnessEndpoint): boolean {
+    return !this.#down.has(witness.id);
+  }
+
+  /** Failed asks in a row of a witness that is down, 0 when it is up: proto_log_witness_consecutive_failures. */
+  consecutiveFailures(witness: WitnessEndpoint): number {
+    return this.#down.get(witness.id)?.failures ?? 0;
   }
 
   /** The largest size each witness is known to have cosigned (metrics). */
@@ -215,6 +248,9 @@ export class Witnessing {
     try {
       const cached = this.#cosigned.get(witness.id);
       if (cached !== undefined && cached >= target.size) return false;
+      // Down and not due yet (P391): no ask, no line; a round only checks the clock.
+      const down = this.#down.get(witness.id);
+      if (down !== undefined && this.#options.clock().getTime() < down.nextAskMs) return false;
       const known = await cosignatures.lastCosignedSize(witness.id);
       // A larger size is a replica's newer round; this size counts only when publication carries its line (P306).
       let leftOut: string | undefined;
@@ -236,6 +272,8 @@ export class Witnessing {
         // prove consistency from what it holds and try once more (c2sp.org/tlog-witness).
         answer = await this.#submit(witness, answer.knownSize, target);
       }
+      // It answered (a refusal too: LogWitnessRefusing watches those): reachable again.
+      this.#answered(witness);
       if (answer.kind === 'conflict') {
         this.#outcome(witness, 'refused');
         log.warn(
@@ -271,12 +309,59 @@ export class Witnessing {
     } catch (error) {
       if (!(error instanceof WitnessUnavailableError)) throw error;
       this.#outcome(witness, error.outcome);
-      log.warn(
-        { witness: witness.id, tree_size: target.size, err: error },
-        'witness not reached; next round',
-      );
+      this.#notReached(witness, target, error);
       return false;
     }
+  }
+
+  /** A failed ask (P391): the next one after the backoff; a warn line on the change to down, then a reminder. */
+  #notReached(witness: WitnessEndpoint, target: LogCheckpointRecord, error: WitnessUnavailableError): void {
+    const options = this.#options;
+    const now = options.clock().getTime();
+    const base = options.retryBaseMs ?? WITNESS_RETRY_BASE_MS;
+    const max = options.retryMaxMs ?? WITNESS_RETRY_MAX_MS;
+    let down = this.#down.get(witness.id);
+    const first = down === undefined;
+    if (down === undefined) {
+      down = { failures: 0, downSinceMs: now, nextAskMs: now, lastNoticeMs: now };
+      this.#down.set(witness.id, down);
+    }
+    down.failures += 1;
+    const retryInMs = Math.min(max, base * 2 ** Math.min(down.failures - 1, 30));
+    down.nextAskMs = now + retryInMs;
+    const detail = {
+      witness: witness.id,
+      tree_size: target.size,
+      outcome: error.outcome,
+      err: error,
+      failures: down.failures,
+      retry_in_ms: retryInMs,
+    };
+    if (first) {
+      options.log.warn(detail, 'witness is down; asked again with backoff');
+    } else if (now - down.lastNoticeMs >= (options.downLogIntervalMs ?? WITNESS_DOWN_LOG_INTERVAL_MS)) {
+      down.lastNoticeMs = now;
+      options.log.warn(
+        { ...detail, down_for_s: Math.round((now - down.downSinceMs) / 1000) },
+        'witness is still down',
+      );
+    }
+  }
+
+  /** An answer from a witness that was down: one info line, and it is asked every round again. */
+  #answered(witness: WitnessEndpoint): void {
+    const down = this.#down.get(witness.id);
+    if (down === undefined) return;
+    this.#down.delete(witness.id);
+    const now = this.#options.clock().getTime();
+    this.#options.log.info(
+      {
+        witness: witness.id,
+        failures: down.failures,
+        down_for_s: Math.round((now - down.downSinceMs) / 1000),
+      },
+      'witness is back up',
+    );
   }
 
   async #submit(
