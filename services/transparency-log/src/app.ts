@@ -325,6 +325,8 @@ export async function buildTransparencyLog(options: BuildTransparencyLogOptions)
             log: app.log,
             ...(options.fetch ? { fetch: options.fetch } : {}),
             onFailure: (reason) => anchorFailures?.inc({ reason }),
+            // P394: with witnesses, only the checkpoint the quorum cosigned (it is the one served) is anchored.
+            ...(witnessing === undefined ? {} : { anchorable: () => witnessing.published }),
           });
 
     // Cosignatures gathered before a restart are published at once, whether or not a witness answers now.

@@ -4,7 +4,7 @@
 
 import { toHex } from '@proto/core';
 import { fetchBounded, redactUrl } from '@proto/service-kit';
-import type { LogRepository, RootAnchorOutcome, RootAnchorRecord } from '@proto/store';
+import type { LogCheckpointRecord, LogRepository, RootAnchorOutcome, RootAnchorRecord } from '@proto/store';
 
 interface AnchorLog {
   info(obj: object, msg: string): void;
@@ -43,6 +43,11 @@ export interface RootAnchorOptions {
   readonly pollsPerRound?: number;
   /** Longest wait between two polls of one receipt that learnt nothing (P63; default 15 minutes). */
   readonly maxPollBackoffMs?: number;
+  /**
+   * The checkpoint to anchor (default: the newest signed one). A witnessed log passes its published checkpoint, so a
+   * root no witness quorum cosigned is never anchored nor shown as `root_anchor` (P394).
+   */
+  readonly anchorable?: () => LogCheckpointRecord | undefined;
 }
 
 const DEFAULT_POLLS_PER_ROUND = 16;
@@ -298,7 +303,10 @@ export class RootAnchorer {
 
   async #round(): Promise<void> {
     const { repository, clock } = this.#options;
-    const checkpoint = await repository.latestCheckpoint();
+    const checkpoint =
+      this.#options.anchorable === undefined
+        ? await repository.latestCheckpoint()
+        : this.#options.anchorable();
     await this.refresh();
     await this.#pollPending();
     if (checkpoint === undefined || checkpoint.size === 0) return;
