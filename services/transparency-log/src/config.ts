@@ -134,7 +134,7 @@ export const TRANSPARENCY_LOG_ENV = defineEnv({
     minimum: 100,
     default: 600_000,
     description:
-      'While a witness stays down, one "witness is still down" warn line per this interval (P391); its going down and coming back are logged once',
+      'While a witness stays down, one "witness is still down" warn line per this interval (P391); its going down and coming back are logged once; a repeated bad answer of one kind is also written once per this interval (P395)',
   },
   CRYPTO_BACKEND: {
     type: 'string',

@@ -98,6 +98,8 @@ export class Witnessing {
   readonly #older = new Map<number, LogCheckpointRecord>();
   /** Per witness id, its backoff while it is down (P391); absent: it answered its last ask, or was never asked. */
   readonly #down = new Map<string, DownWitness>();
+  /** Per witness id and kind of bad answer, when its line was last written and how many repeats since (P395). */
+  readonly #faults = new Map<string, { lastLoggedMs: number; repeats: number }>();
 
   constructor(options: WitnessingOptions) {
     this.#options = options;
@@ -244,7 +246,7 @@ export class Witnessing {
 
   /** Asks one witness about `target` unless it cosigned it already; true when a new cosignature was stored. */
   async #witness(witness: WitnessEndpoint, target: LogCheckpointRecord): Promise<boolean> {
-    const { cosignatures, log } = this.#options;
+    const { cosignatures } = this.#options;
     try {
       const cached = this.#cosigned.get(witness.id);
       if (cached !== undefined && cached >= target.size) return false;
@@ -261,7 +263,9 @@ export class Witnessing {
           return false;
         }
         leftOut = stored.leftOut;
-        log.warn(
+        this.#fault(
+          witness,
+          'left-out',
           { witness: witness.id, tree_size: target.size },
           'stored cosignature left out; asking again',
         );
@@ -276,7 +280,9 @@ export class Witnessing {
       this.#answered(witness);
       if (answer.kind === 'conflict') {
         this.#outcome(witness, 'refused');
-        log.warn(
+        this.#fault(
+          witness,
+          'conflict',
           { witness: witness.id, tree_size: target.size, witness_size: answer.knownSize },
           'witness holds a size this checkpoint cannot be proved from',
         );
@@ -284,7 +290,9 @@ export class Witnessing {
       }
       if (answer.kind === 'refused') {
         this.#outcome(witness, 'refused');
-        log.warn(
+        this.#fault(
+          witness,
+          `refused ${answer.status}`,
           { witness: witness.id, tree_size: target.size, status: answer.status, reason: answer.reason },
           'witness refused the checkpoint',
         );
@@ -293,7 +301,9 @@ export class Witnessing {
       const line = this.#verifiedLine(witness, target, answer.body);
       if (line === undefined) {
         this.#outcome(witness, 'invalid');
-        log.warn(
+        this.#fault(
+          witness,
+          'invalid',
           { witness: witness.id, tree_size: target.size },
           'witness answer is not a valid cosignature',
         );
@@ -305,6 +315,7 @@ export class Witnessing {
           : await cosignatures.replace(target.size, witness.id, leftOut, line);
       this.#cosigned.set(witness.id, target.size);
       this.#outcome(witness, 'cosigned');
+      this.#cosignsAgain(witness);
       return stored;
     } catch (error) {
       if (!(error instanceof WitnessUnavailableError)) throw error;
@@ -346,6 +357,38 @@ export class Witnessing {
         'witness is still down',
       );
     }
+  }
+
+  /**
+   * A bad answer of one kind from a witness that is reachable (P395): the warn line the first time, then once per
+   * `downLogIntervalMs` with the repeats since; the ask and its count go on every round (LogWitnessRefusing).
+   */
+  #fault(witness: WitnessEndpoint, kind: string, detail: object, message: string): void {
+    const now = this.#options.clock().getTime();
+    const key = `${witness.id}\n${kind}`;
+    const seen = this.#faults.get(key);
+    if (seen === undefined) {
+      this.#faults.set(key, { lastLoggedMs: now, repeats: 0 });
+      this.#options.log.warn(detail, message);
+      return;
+    }
+    seen.repeats += 1;
+    if (now - seen.lastLoggedMs < (this.#options.downLogIntervalMs ?? WITNESS_DOWN_LOG_INTERVAL_MS)) return;
+    this.#options.log.warn({ ...detail, repeats_since_last_line: seen.repeats }, message);
+    seen.lastLoggedMs = now;
+    seen.repeats = 0;
+  }
+
+  /** A valid cosignature from a witness whose answers were faulty: one info line, and faults are news again. */
+  #cosignsAgain(witness: WitnessEndpoint): void {
+    const prefix = `${witness.id}\n`;
+    const kinds = [...this.#faults.keys()].filter((key) => key.startsWith(prefix));
+    if (kinds.length === 0) return;
+    for (const key of kinds) this.#faults.delete(key);
+    this.#options.log.info(
+      { witness: witness.id, after: kinds.map((key) => key.slice(prefix.length)) },
+      'witness cosigns again',
+    );
   }
 
   /** An answer from a witness that was down: one info line, and it is asked every round again. */
@@ -399,7 +442,9 @@ export class Witnessing {
     const statedS = verified.value[0]?.timestamp ?? 0;
     const signedAtMs = dateTimeInstant(target.signedAt, 'earliest');
     if (!cosignatureTimeFits(statedS, signedAtMs, this.#options.clock().getTime())) {
-      this.#options.log.warn(
+      this.#fault(
+        witness,
+        'time',
         { witness: witness.id, tree_size: target.size, stated_unix_s: statedS },
         `witness cosignature time is more than ${COSIGNATURE_TIME_SKEW_S} s off the log's clock`,
       );
