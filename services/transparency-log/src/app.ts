@@ -124,6 +124,9 @@ function buildWitnessing(
     witnesses: config.LOG_WITNESSES,
     quorum: config.LOG_WITNESS_QUORUM,
     timeoutMs: config.LOG_WITNESS_TIMEOUT_MS,
+    retryBaseMs: config.CHECKPOINT_INTERVAL_MS,
+    retryMaxMs: config.LOG_WITNESS_RETRY_MAX_MS,
+    downLogIntervalMs: config.LOG_WITNESS_DOWN_LOG_INTERVAL_MS,
     backend: parts.backend,
     fetch: parts.fetch,
     log: parts.log,
@@ -140,6 +143,24 @@ function buildWitnessing(
         const size = witnessing.cosignedSize(witness);
         if (size !== undefined) g.set({ witness: witness.id }, size);
       }
+    },
+  );
+  metrics.gauge(
+    'log_witness_up',
+    'Whether each witness answered the last add-checkpoint request (1) or is down and retried with backoff (0)',
+    ['witness'],
+    (g) => {
+      for (const witness of config.LOG_WITNESSES)
+        g.set({ witness: witness.id }, witnessing.isUp(witness) ? 1 : 0);
+    },
+  );
+  metrics.gauge(
+    'log_witness_consecutive_failures',
+    'Failed add-checkpoint requests in a row to a witness that is down (0 when it is up)',
+    ['witness'],
+    (g) => {
+      for (const witness of config.LOG_WITNESSES)
+        g.set({ witness: witness.id }, witnessing.consecutiveFailures(witness));
     },
   );
   metrics.gauge('log_witness_quorum', 'Witness cosignatures a checkpoint needs to be published', [], (g) =>
@@ -304,6 +325,8 @@ export async function buildTransparencyLog(options: BuildTransparencyLogOptions)
             log: app.log,
             ...(options.fetch ? { fetch: options.fetch } : {}),
             onFailure: (reason) => anchorFailures?.inc({ reason }),
+            // P394: with witnesses, only the checkpoint the quorum cosigned (it is the one served) is anchored.
+            ...(witnessing === undefined ? {} : { anchorable: () => witnessing.published }),
           });
 
     // Cosignatures gathered before a restart are published at once, whether or not a witness answers now.

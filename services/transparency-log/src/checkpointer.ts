@@ -76,6 +76,17 @@ export class Checkpointer {
     return witnessing === undefined ? this.#latest : witnessing.published;
   }
 
+  /**
+   * The stored checkpoint of `size` as it may be served (`?tree_size=`): the log's note, or with witnesses only a
+   * size the quorum cosigned, with its cosignature lines (P390).
+   */
+  checkpointOfSize(size: number): Promise<LogCheckpointRecord | undefined> {
+    const witnessing = this.#options.witnessing;
+    return witnessing === undefined
+      ? this.#options.repository.checkpoint(size)
+      : witnessing.cosignedCheckpoint(size);
+  }
+
   /** One round: sign the committed head if no checkpoint covers it yet; concurrent calls share the round. */
   tick(): Promise<LogCheckpointRecord | undefined> {
     this.#running ??= this.#roundThenWitness()

@@ -119,7 +119,22 @@ export const TRANSPARENCY_LOG_ENV = defineEnv({
     type: 'integer',
     minimum: 100,
     default: 5000,
-    description: 'Timeout of one add-checkpoint request to a witness (a late witness is retried next round)',
+    description:
+      'Timeout of one add-checkpoint request to a witness (a witness that does not answer is retried with backoff)',
+  },
+  LOG_WITNESS_RETRY_MAX_MS: {
+    type: 'integer',
+    minimum: 0,
+    default: 300_000,
+    description:
+      'Longest wait before asking a witness that is down again: the wait doubles from CHECKPOINT_INTERVAL_MS after each failed ask up to this (P391); 0: every round',
+  },
+  LOG_WITNESS_DOWN_LOG_INTERVAL_MS: {
+    type: 'integer',
+    minimum: 100,
+    default: 600_000,
+    description:
+      'While a witness stays down, one "witness is still down" warn line per this interval (P391); its going down and coming back are logged once; a repeated bad answer of one kind is also written once per this interval (P395)',
   },
   CRYPTO_BACKEND: {
     type: 'string',
@@ -158,6 +173,8 @@ export interface TransparencyLogConfig extends SharedConfig {
   /** Resolved LOG_WITNESS_QUORUM (0 when no witnesses are configured). */
   readonly LOG_WITNESS_QUORUM: number;
   readonly LOG_WITNESS_TIMEOUT_MS: number;
+  readonly LOG_WITNESS_RETRY_MAX_MS: number;
+  readonly LOG_WITNESS_DOWN_LOG_INTERVAL_MS: number;
   readonly CRYPTO_BACKEND: 'auto' | 'native' | 'noble';
   readonly OPERATOR_TOKEN?: string;
   readonly OPERATOR_TOKEN_FILE?: string;

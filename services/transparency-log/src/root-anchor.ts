@@ -4,7 +4,7 @@
 
 import { toHex } from '@proto/core';
 import { fetchBounded, redactUrl } from '@proto/service-kit';
-import type { LogRepository, RootAnchorOutcome, RootAnchorRecord } from '@proto/store';
+import type { LogCheckpointRecord, LogRepository, RootAnchorOutcome, RootAnchorRecord } from '@proto/store';
 
 interface AnchorLog {
   info(obj: object, msg: string): void;
@@ -43,6 +43,11 @@ export interface RootAnchorOptions {
   readonly pollsPerRound?: number;
   /** Longest wait between two polls of one receipt that learnt nothing (P63; default 15 minutes). */
   readonly maxPollBackoffMs?: number;
+  /**
+   * The checkpoint to anchor (default: the newest signed one). A witnessed log passes its published checkpoint, so a
+   * root no witness quorum cosigned is never anchored nor shown as `root_anchor` (P394).
+   */
+  readonly anchorable?: () => LogCheckpointRecord | undefined;
 }
 
 const DEFAULT_POLLS_PER_ROUND = 16;
@@ -80,6 +85,13 @@ async function exchange(
  * interval, doubled per fruitless poll, capped. A chain that needs an hour to bury a write costs a handful of
  * requests per root, and a backlog of old pending roots cannot crowd out the newest one for long.
  */
+/**
+ * P392: a root anchor read `confirmed` is asked about again this many times, with the same doubling wait as a pending
+ * one (from ROOT_ANCHOR_INTERVAL_MS, at most the poll cap): the anchor service moves a receipt whose transaction a
+ * reorganisation removed back to pending (P52), and the log must not keep serving it as confirmed.
+ */
+export const ROOT_ANCHOR_CONFIRMED_POLLS = 8;
+
 export function pollBackoffMs(polls: number, intervalMs: number, maxMs: number): number {
   const base = Math.max(1, intervalMs);
   return Math.min(maxMs, base * 2 ** Math.min(Math.max(0, polls), 30));
@@ -241,7 +253,9 @@ export class RootAnchorer {
   async #pollPending(): Promise<void> {
     const { repository, clock } = this.#options;
     const limit = this.#options.pollsPerRound ?? DEFAULT_POLLS_PER_ROUND;
-    const due = await repository.dueRootAnchors(clock(), limit);
+    const due = await repository.dueRootAnchors(clock(), limit, {
+      confirmedPolls: ROOT_ANCHOR_CONFIRMED_POLLS,
+    });
     let latestChanged = false;
     for (const record of due) {
       const { outcome, fault } = await pollReceipt(this.#options, record);
@@ -289,7 +303,10 @@ export class RootAnchorer {
 
   async #round(): Promise<void> {
     const { repository, clock } = this.#options;
-    const checkpoint = await repository.latestCheckpoint();
+    const checkpoint =
+      this.#options.anchorable === undefined
+        ? await repository.latestCheckpoint()
+        : this.#options.anchorable();
     await this.refresh();
     await this.#pollPending();
     if (checkpoint === undefined || checkpoint.size === 0) return;

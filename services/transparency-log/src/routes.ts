@@ -109,6 +109,24 @@ export async function logRoutes(app: FastifyInstance, options: LogRoutesOptions)
     return published;
   }
 
+  /**
+   * The checkpoint of `size` a `?tree_size=` read serves, else a 404. With witnesses, only a size the quorum cosigned,
+   * with its cosignature lines (P390): the log's own note of a size no quorum covers is never served. A size past the
+   * published one may still come (retryable).
+   */
+  async function checkpointOfSize(size: number): Promise<LogCheckpointRecord> {
+    const checkpoint = await checkpointer.checkpointOfSize(size);
+    if (checkpoint !== undefined) return checkpoint;
+    if (options.witnessed !== true) throw notFound(`no signed checkpoint of size ${size}`);
+    const published = checkpointer.published?.size ?? -1;
+    throw size > published
+      ? notFound(
+          `no checkpoint of size ${size} has gathered the witness quorum (published size ${Math.max(published, 0)})`,
+          options.checkpointIntervalMs,
+        )
+      : notFound(`no witness-cosigned checkpoint of size ${size}`);
+  }
+
   app.post<{ Body: { bundle_hash: unknown } }>(
     '/add',
     {
@@ -212,8 +230,7 @@ export async function logRoutes(app: FastifyInstance, options: LogRoutesOptions)
       const checkpoint =
         request.query.tree_size === undefined
           ? await latestCheckpoint()
-          : await repository.checkpoint(request.query.tree_size);
-      if (checkpoint === undefined) throw notFound(`no signed checkpoint of size ${request.query.tree_size}`);
+          : await checkpointOfSize(request.query.tree_size);
       if (index >= checkpoint.size) {
         throw notFound(
           `log_index ${index} is not yet covered by a signed checkpoint (latest size ${checkpoint.size})`,
@@ -279,8 +296,7 @@ export async function logRoutes(app: FastifyInstance, options: LogRoutesOptions)
     },
     tracked(inFlight, async (request, reply) => {
       const size = request.query.tree_size;
-      const checkpoint = size === undefined ? await latestCheckpoint() : await repository.checkpoint(size);
-      if (checkpoint === undefined) throw notFound(`no signed checkpoint of size ${size}`);
+      const checkpoint = size === undefined ? await latestCheckpoint() : await checkpointOfSize(size);
       reply.type('text/plain; charset=utf-8').header('cache-control', 'no-cache');
       return checkpoint.note;
     }),

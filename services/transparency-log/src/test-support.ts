@@ -52,7 +52,7 @@ export const TEST_OPERATOR_TOKEN = 'tlog-test-operator-token-0123456789';
 /** Headers authorising POST /add on a test log. */
 export const OPERATOR_AUTH = { authorization: `Bearer ${TEST_OPERATOR_TOKEN}` } as const;
 
-/** Configuration for tests: quiet, fast batches, no rate limit, TEST_OPERATOR_TOKEN; `env` overrides. */
+/** Configuration for tests: quiet, fast batches, no rate limit, no witness backoff, TEST_OPERATOR_TOKEN; `env` overrides. */
 export function testConfig(dataDir: string, env: Record<string, string> = {}): TransparencyLogConfig {
   return loadTransparencyLogConfig({
     LOG_LEVEL: 'silent',
@@ -61,6 +61,9 @@ export function testConfig(dataDir: string, env: Record<string, string> = {}): T
     ADD_RATE_LIMIT_PER_MINUTE: '0',
     MAX_EVENT_LOOP_DELAY_MS: '0',
     OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
+    // Tests tick the checkpointer by hand and expect a witness to be asked at each tick: no backoff (P391) unless the
+    // test sets one.
+    LOG_WITNESS_RETRY_MAX_MS: '0',
     ...env,
   });
 }

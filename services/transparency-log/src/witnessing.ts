@@ -25,6 +25,9 @@ export type WitnessOutcome = 'cosigned' | 'refused' | 'invalid' | 'timeout' | 'u
 /** How many quorum sizes are tried, newest first, when the newest stored one does not verify. */
 const PUBLISH_CANDIDATES = 8;
 
+/** Older cosigned checkpoints kept for `?tree_size=` reads (P390); the map is emptied when full. */
+const OLDER_CACHE_ENTRIES = 256;
+
 /**
  * How far a cosignature's time may lie from the log's clock (P213): at most this much after the log's now, and no
  * earlier than this much before the checkpoint was signed. The time is what a monitor reads as "this witness had
@@ -61,8 +64,29 @@ export interface WitnessingOptions {
   readonly log: WitnessingLog;
   /** The log's clock: a cosignature's time is bounded by it (P213). */
   readonly clock: () => Date;
+  /**
+   * Backoff of a witness that is down (P391): after its n-th failed ask in a row it is asked again no sooner than
+   * `retryBaseMs · 2^(n−1)`, at most `retryMaxMs`, later; a warn line when it goes down, one every
+   * `downLogIntervalMs` while it stays down, an info line when it answers again.
+   */
+  readonly retryBaseMs?: number;
+  readonly retryMaxMs?: number;
+  readonly downLogIntervalMs?: number;
   readonly onOutcome?: (witness: WitnessEndpoint, outcome: WitnessOutcome) => void;
   readonly onPublished?: (checkpoint: LogCheckpointRecord) => void;
+}
+
+/** Defaults of the backoff (P391), overridden by LOG_WITNESS_RETRY_MAX_MS and LOG_WITNESS_DOWN_LOG_INTERVAL_MS. */
+export const WITNESS_RETRY_BASE_MS = 1000;
+export const WITNESS_RETRY_MAX_MS = 300_000;
+export const WITNESS_DOWN_LOG_INTERVAL_MS = 600_000;
+
+/** A witness whose last ask failed (timeout, unreachable, 5xx, unreadable answer): when to ask again and tell. */
+interface DownWitness {
+  failures: number;
+  readonly downSinceMs: number;
+  nextAskMs: number;
+  lastNoticeMs: number;
 }
 
 export class Witnessing {
@@ -70,6 +94,12 @@ export class Witnessing {
   #published: LogCheckpointRecord | undefined;
   /** Per witness id, the largest size known to be cosigned (stored); saves a query per round. */
   readonly #cosigned = new Map<string, number>();
+  /** Older quorum-cosigned checkpoints served by `?tree_size=` (a late witness's line may be missing: still k of n). */
+  readonly #older = new Map<number, LogCheckpointRecord>();
+  /** Per witness id, its backoff while it is down (P391); absent: it answered its last ask, or was never asked. */
+  readonly #down = new Map<string, DownWitness>();
+  /** Per witness id and kind of bad answer, when its line was last written and how many repeats since (P395). */
+  readonly #faults = new Map<string, { lastLoggedMs: number; repeats: number }>();
 
   constructor(options: WitnessingOptions) {
     this.#options = options;
@@ -78,6 +108,36 @@ export class Witnessing {
   /** The newest checkpoint with a verified quorum of cosignatures, as one note; undefined before the first. */
   get published(): LogCheckpointRecord | undefined {
     return this.#published;
+  }
+
+  /**
+   * The checkpoint of `size` as `?tree_size=` serves it (P390): the published one, or an older size whose stored
+   * cosignature lines still verify to the quorum, with those lines. Undefined for a size past the published one
+   * or one the quorum did not cosign: the log's own lines alone are never served on a witnessed log.
+   */
+  async cosignedCheckpoint(size: number): Promise<LogCheckpointRecord | undefined> {
+    const published = this.#published;
+    if (published === undefined || size > published.size) return undefined;
+    if (size === published.size) return published;
+    const kept = this.#older.get(size);
+    if (kept !== undefined) return kept;
+    // Quiet: a client asking for sizes must not write the log's warn lines.
+    const note = await this.#cosignedNote(size, true);
+    if (note !== undefined) {
+      if (this.#older.size >= OLDER_CACHE_ENTRIES) this.#older.clear();
+      this.#older.set(size, note);
+    }
+    return note;
+  }
+
+  /** Whether `witness` answered its last ask (1) or is down (0): proto_log_witness_up (P391). */
+  isUp(witness: WitnessEndpoint): boolean {
+    return !this.#down.has(witness.id);
+  }
+
+  /** Failed asks in a row of a witness that is down, 0 when it is up: proto_log_witness_consecutive_failures. */
+  consecutiveFailures(witness: WitnessEndpoint): number {
+    return this.#down.get(witness.id)?.failures ?? 0;
   }
 
   /** The largest size each witness is known to have cosigned (metrics). */
@@ -118,7 +178,7 @@ export class Witnessing {
   }
 
   /** The checkpoint of `size` with its stored cosignatures, if they still verify to a quorum. */
-  async #cosignedNote(size: number): Promise<LogCheckpointRecord | undefined> {
+  async #cosignedNote(size: number, quiet = false): Promise<LogCheckpointRecord | undefined> {
     const { repository, cosignatures, witnesses, quorum, backend } = this.#options;
     const checkpoint = await repository.checkpoint(size);
     if (checkpoint === undefined) return undefined;
@@ -129,12 +189,13 @@ export class Witnessing {
       if (row === undefined) return [];
       const fault = this.#leftOutBecause(w, checkpoint, row);
       if (fault === undefined) return [row.line];
-      this.#options.log.warn({ tree_size: size, witness: w.id, ...fault.detail }, fault.message);
+      if (!quiet) this.#options.log.warn({ tree_size: size, witness: w.id, ...fault.detail }, fault.message);
       return [];
     });
     const note = checkpoint.note + lines.join('');
     const verified = checkWitnessQuorum(note, { witnesses: witnesses.map((w) => w.key), quorum }, backend);
     if (!verified.ok) {
+      if (quiet) return undefined;
       this.#options.log.warn(
         { tree_size: size, reason: verified.error.message },
         'stored witness cosignatures do not verify; not published',
@@ -185,10 +246,13 @@ export class Witnessing {
 
   /** Asks one witness about `target` unless it cosigned it already; true when a new cosignature was stored. */
   async #witness(witness: WitnessEndpoint, target: LogCheckpointRecord): Promise<boolean> {
-    const { cosignatures, log } = this.#options;
+    const { cosignatures } = this.#options;
     try {
       const cached = this.#cosigned.get(witness.id);
       if (cached !== undefined && cached >= target.size) return false;
+      // Down and not due yet (P391): no ask, no line; a round only checks the clock.
+      const down = this.#down.get(witness.id);
+      if (down !== undefined && this.#options.clock().getTime() < down.nextAskMs) return false;
       const known = await cosignatures.lastCosignedSize(witness.id);
       // A larger size is a replica's newer round; this size counts only when publication carries its line (P306).
       let leftOut: string | undefined;
@@ -199,7 +263,9 @@ export class Witnessing {
           return false;
         }
         leftOut = stored.leftOut;
-        log.warn(
+        this.#fault(
+          witness,
+          'left-out',
           { witness: witness.id, tree_size: target.size },
           'stored cosignature left out; asking again',
         );
@@ -210,9 +276,13 @@ export class Witnessing {
         // prove consistency from what it holds and try once more (c2sp.org/tlog-witness).
         answer = await this.#submit(witness, answer.knownSize, target);
       }
+      // It answered (a refusal too: LogWitnessRefusing watches those): reachable again.
+      this.#answered(witness);
       if (answer.kind === 'conflict') {
         this.#outcome(witness, 'refused');
-        log.warn(
+        this.#fault(
+          witness,
+          'conflict',
           { witness: witness.id, tree_size: target.size, witness_size: answer.knownSize },
           'witness holds a size this checkpoint cannot be proved from',
         );
@@ -220,7 +290,9 @@ export class Witnessing {
       }
       if (answer.kind === 'refused') {
         this.#outcome(witness, 'refused');
-        log.warn(
+        this.#fault(
+          witness,
+          `refused ${answer.status}`,
           { witness: witness.id, tree_size: target.size, status: answer.status, reason: answer.reason },
           'witness refused the checkpoint',
         );
@@ -229,7 +301,9 @@ export class Witnessing {
       const line = this.#verifiedLine(witness, target, answer.body);
       if (line === undefined) {
         this.#outcome(witness, 'invalid');
-        log.warn(
+        this.#fault(
+          witness,
+          'invalid',
           { witness: witness.id, tree_size: target.size },
           'witness answer is not a valid cosignature',
         );
@@ -241,16 +315,96 @@ export class Witnessing {
           : await cosignatures.replace(target.size, witness.id, leftOut, line);
       this.#cosigned.set(witness.id, target.size);
       this.#outcome(witness, 'cosigned');
+      this.#cosignsAgain(witness);
       return stored;
     } catch (error) {
       if (!(error instanceof WitnessUnavailableError)) throw error;
       this.#outcome(witness, error.outcome);
-      log.warn(
-        { witness: witness.id, tree_size: target.size, err: error },
-        'witness not reached; next round',
-      );
+      this.#notReached(witness, target, error);
       return false;
     }
+  }
+
+  /** A failed ask (P391): the next one after the backoff; a warn line on the change to down, then a reminder. */
+  #notReached(witness: WitnessEndpoint, target: LogCheckpointRecord, error: WitnessUnavailableError): void {
+    const options = this.#options;
+    const now = options.clock().getTime();
+    const base = options.retryBaseMs ?? WITNESS_RETRY_BASE_MS;
+    const max = options.retryMaxMs ?? WITNESS_RETRY_MAX_MS;
+    let down = this.#down.get(witness.id);
+    const first = down === undefined;
+    if (down === undefined) {
+      down = { failures: 0, downSinceMs: now, nextAskMs: now, lastNoticeMs: now };
+      this.#down.set(witness.id, down);
+    }
+    down.failures += 1;
+    const retryInMs = Math.min(max, base * 2 ** Math.min(down.failures - 1, 30));
+    down.nextAskMs = now + retryInMs;
+    const detail = {
+      witness: witness.id,
+      tree_size: target.size,
+      outcome: error.outcome,
+      err: error,
+      failures: down.failures,
+      retry_in_ms: retryInMs,
+    };
+    if (first) {
+      options.log.warn(detail, 'witness is down; asked again with backoff');
+    } else if (now - down.lastNoticeMs >= (options.downLogIntervalMs ?? WITNESS_DOWN_LOG_INTERVAL_MS)) {
+      down.lastNoticeMs = now;
+      options.log.warn(
+        { ...detail, down_for_s: Math.round((now - down.downSinceMs) / 1000) },
+        'witness is still down',
+      );
+    }
+  }
+
+  /**
+   * A bad answer of one kind from a witness that is reachable (P395): the warn line the first time, then once per
+   * `downLogIntervalMs` with the repeats since; the ask and its count go on every round (LogWitnessRefusing).
+   */
+  #fault(witness: WitnessEndpoint, kind: string, detail: object, message: string): void {
+    const now = this.#options.clock().getTime();
+    const key = `${witness.id}\n${kind}`;
+    const seen = this.#faults.get(key);
+    if (seen === undefined) {
+      this.#faults.set(key, { lastLoggedMs: now, repeats: 0 });
+      this.#options.log.warn(detail, message);
+      return;
+    }
+    seen.repeats += 1;
+    if (now - seen.lastLoggedMs < (this.#options.downLogIntervalMs ?? WITNESS_DOWN_LOG_INTERVAL_MS)) return;
+    this.#options.log.warn({ ...detail, repeats_since_last_line: seen.repeats }, message);
+    seen.lastLoggedMs = now;
+    seen.repeats = 0;
+  }
+
+  /** A valid cosignature from a witness whose answers were faulty: one info line, and faults are news again. */
+  #cosignsAgain(witness: WitnessEndpoint): void {
+    const prefix = `${witness.id}\n`;
+    const kinds = [...this.#faults.keys()].filter((key) => key.startsWith(prefix));
+    if (kinds.length === 0) return;
+    for (const key of kinds) this.#faults.delete(key);
+    this.#options.log.info(
+      { witness: witness.id, after: kinds.map((key) => key.slice(prefix.length)) },
+      'witness cosigns again',
+    );
+  }
+
+  /** An answer from a witness that was down: one info line, and it is asked every round again. */
+  #answered(witness: WitnessEndpoint): void {
+    const down = this.#down.get(witness.id);
+    if (down === undefined) return;
+    this.#down.delete(witness.id);
+    const now = this.#options.clock().getTime();
+    this.#options.log.info(
+      {
+        witness: witness.id,
+        failures: down.failures,
+        down_for_s: Math.round((now - down.downSinceMs) / 1000),
+      },
+      'witness is back up',
+    );
   }
 
   async #submit(
@@ -288,7 +442,9 @@ export class Witnessing {
     const statedS = verified.value[0]?.timestamp ?? 0;
     const signedAtMs = dateTimeInstant(target.signedAt, 'earliest');
     if (!cosignatureTimeFits(statedS, signedAtMs, this.#options.clock().getTime())) {
-      this.#options.log.warn(
+      this.#fault(
+        witness,
+        'time',
         { witness: witness.id, tree_size: target.size, stated_unix_s: statedS },
         `witness cosignature time is more than ${COSIGNATURE_TIME_SKEW_S} s off the log's clock`,
       );

@@ -12,6 +12,11 @@ export interface AnchorCacheOptions {
   readonly ttlMs: number;
   /** ANCHOR_VERIFY_CACHE_RETRY_TTL_MS: how long a retryable answer (outage, not yet confirmed) is kept; 0: never. */
   readonly retryTtlMs: number;
+  /**
+   * ANCHOR_VERIFY_CACHE_FINAL_CONFIRMATIONS: a pass reporting fewer confirmations (a chain receipt a reorganisation
+   * may still undo) is kept like a retryable answer, for `retryTtlMs` only (P393). Absent: every pass is final.
+   */
+  readonly finalConfirmations?: number;
 }
 
 export interface AnchorCheckCache {
@@ -61,7 +66,13 @@ export function createAnchorCheckCache(options: AnchorCacheOptions): AnchorCheck
 
   const remember = (key: string, answer: AnchorCheck) => {
     if (remembered === undefined) return;
-    const final = answer.status === 'pass' || !answer.retryable;
+    // P393: a shallow pass is not final: the transaction may leave the chain in a reorganisation.
+    const shallow =
+      answer.status === 'pass' &&
+      answer.confirmations !== undefined &&
+      options.finalConfirmations !== undefined &&
+      answer.confirmations < options.finalConfirmations;
+    const final = !shallow && (answer.status === 'pass' || !answer.retryable);
     // lru-cache reads ttl 0 as "forever": a retryable answer with no retry TTL is simply not kept.
     if (final) remembered.set(key, answer, { ttl: options.ttlMs });
     else if (options.retryTtlMs > 0) remembered.set(key, answer, { ttl: options.retryTtlMs });

@@ -216,6 +216,13 @@ export const VERIFICATION_ENV = defineEnv({
     description:
       'How long a retryable anchor answer (source unreachable, not confirmed yet) is kept; 0: never',
   },
+  ANCHOR_VERIFY_CACHE_FINAL_CONFIRMATIONS: {
+    type: 'integer',
+    minimum: 1,
+    default: 64,
+    description:
+      'Confirmations a chain anchor pass needs to be kept for ANCHOR_VERIFY_CACHE_TTL_MS; a shallower pass, which a reorganisation may still undo, is kept for ANCHOR_VERIFY_CACHE_RETRY_TTL_MS (P393)',
+  },
   // Issue 12 item 7: an attestation with `expires_at: null` still ages out.
   ATTESTATION_MAX_AGE_DAYS: {
     type: 'integer',
@@ -284,6 +291,7 @@ export interface VerificationConfig extends SharedConfig {
   readonly ANCHOR_VERIFY_CACHE_MAX_ENTRIES: number;
   readonly ANCHOR_VERIFY_CACHE_TTL_MS: number;
   readonly ANCHOR_VERIFY_CACHE_RETRY_TTL_MS: number;
+  readonly ANCHOR_VERIFY_CACHE_FINAL_CONFIRMATIONS: number;
   readonly ATTESTATION_MAX_AGE_DAYS: number;
   readonly STORE_MAX_ENTRIES: number;
   readonly RECORDS_WRITE_POLICY: 'signed' | 'open';

@@ -134,6 +134,7 @@ export function createExternalChecks(options: ExternalChecksOptions): ExternalCh
     maxEntries: config.ANCHOR_VERIFY_CACHE_MAX_ENTRIES,
     ttlMs: config.ANCHOR_VERIFY_CACHE_TTL_MS,
     retryTtlMs: config.ANCHOR_VERIFY_CACHE_RETRY_TTL_MS,
+    finalConfirmations: config.ANCHOR_VERIFY_CACHE_FINAL_CONFIRMATIONS,
   });
   const attestationMaxAgeMs = config.ATTESTATION_MAX_AGE_DAYS * 86_400_000;
   const revocation =

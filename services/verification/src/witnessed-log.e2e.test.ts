@@ -99,6 +99,8 @@ async function startLog(
             LOG_WITNESSES: witnesses.map((w) => `${w.url} ${w.vkey}`).join(','),
             LOG_WITNESS_QUORUM: String(witnesses.length),
             LOG_WITNESS_TIMEOUT_MS: '2000',
+            // The test ticks by hand and restarts witnesses between ticks: ask at every tick (no P391 backoff).
+            LOG_WITNESS_RETRY_MAX_MS: '0',
           }),
     }),
     store,

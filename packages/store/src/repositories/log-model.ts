@@ -133,10 +133,15 @@ export interface LogRepository {
   /** The newest anchor of any status (`settledOnly`: pending or confirmed only). */
   latestRootAnchor(options?: { readonly settledOnly?: boolean }): Promise<RootAnchorRecord | undefined>;
   /**
-   * Pending anchors whose next poll is due at `now`, oldest (smallest size) first, at most `limit` (P63).
+   * Pending anchors whose next poll is due at `now`, oldest (smallest size) first (P63); with `confirmedPolls` > 0 then confirmed ones due that
+   * have had fewer polls since they were confirmed (a reorganisation may still undo them, P392), up to `limit` in all.
    */
-  dueRootAnchors(now: Date, limit: number): Promise<RootAnchorRecord[]>;
-  /** Counts a poll that learnt nothing new and sets when to ask next; only while the anchor is still pending. */
+  dueRootAnchors(
+    now: Date,
+    limit: number,
+    options?: { readonly confirmedPolls?: number },
+  ): Promise<RootAnchorRecord[]>;
+  /** Counts a poll that learnt nothing new and sets when to ask next; only while the anchor is pending or confirmed. */
   deferRootAnchorPoll(size: number, nextPollAt: Date): Promise<void>;
 }
 

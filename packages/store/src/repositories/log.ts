@@ -7,7 +7,7 @@ import {
   type SubtreeCoordinate,
   subtreesForRoot,
 } from '@proto/core';
-import type { Kysely } from 'kysely';
+import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { StoreDialect } from '../migrations/migration.ts';
 import type { Database } from '../schema.ts';
 import { inTransaction } from '../transaction.ts';
@@ -338,16 +338,36 @@ export class KyselyLogRepository implements LogRepository {
     return row === undefined ? undefined : toRootAnchor(row);
   }
 
-  async dueRootAnchors(now: Date, limit: number): Promise<RootAnchorRecord[]> {
+  async dueRootAnchors(
+    now: Date,
+    limit: number,
+    options: { readonly confirmedPolls?: number } = {},
+  ): Promise<RootAnchorRecord[]> {
     checkCount(limit, 'limit');
+    const due = (eb: ExpressionBuilder<LogDatabase, 'tlog_root_anchors'>) =>
+      eb.or([eb('next_poll_at', 'is', null), eb('next_poll_at', '<=', now.toISOString())]);
     const rows = await this.#db
       .selectFrom('tlog_root_anchors')
       .selectAll()
       .where('status', '=', 'pending')
-      .where((eb) => eb.or([eb('next_poll_at', 'is', null), eb('next_poll_at', '<=', now.toISOString())]))
+      .where(due)
       .orderBy('tree_size', 'asc')
       .limit(limit)
       .execute();
+    const confirmedPolls = options.confirmedPolls ?? 0;
+    if (confirmedPolls > 0 && rows.length < limit) {
+      // P392: a confirmed receipt is still followed for a few polls (pending ones first: they are the log's news).
+      const confirmed = await this.#db
+        .selectFrom('tlog_root_anchors')
+        .selectAll()
+        .where('status', '=', 'confirmed')
+        .where('polls', '<', confirmedPolls)
+        .where(due)
+        .orderBy('tree_size', 'asc')
+        .limit(limit - rows.length)
+        .execute();
+      rows.push(...confirmed);
+    }
     return rows.map(toRootAnchor);
   }
 
@@ -356,7 +376,7 @@ export class KyselyLogRepository implements LogRepository {
       .updateTable('tlog_root_anchors')
       .set((eb) => ({ polls: eb('polls', '+', 1), next_poll_at: nextPollAt.toISOString() }))
       .where('tree_size', '=', size)
-      .where('status', '=', 'pending')
+      .where('status', 'in', ['pending', 'confirmed'])
       .execute();
   }
 }
