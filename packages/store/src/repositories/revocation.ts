@@ -9,7 +9,9 @@ import { inTransaction } from '../transaction.ts';
 import * as attestations from './revocation-attestations.ts';
 import type {
   AttestationIssuance,
+  AttestationSigner,
   AttestationTimes,
+  AttestResult,
   EmergencyRegisterResult,
   EmergencyRevokeResult,
   EmergencyTokenRecord,
@@ -153,6 +155,34 @@ export class KyselyRevocationRepository implements RevocationRepository {
 
   recordAttestation(issuance: AttestationIssuance): Promise<number> {
     return attestations.recordAttestation(this.#db, issuance);
+  }
+
+  async issueAttestation(
+    jurisdiction: string,
+    agentId: string,
+    sign: AttestationSigner,
+  ): Promise<AttestResult> {
+    assertJurisdiction(jurisdiction);
+    assertId('agent id', agentId);
+    const now = this.#clock().toISOString();
+    return inTransaction(this.#db as unknown as Kysely<Database>, async (tx) => {
+      const trx = tx as unknown as Kysely<RevocationDatabase>;
+      // Share mode: attestations run side by side on PostgreSQL, a revocation (FOR UPDATE) waits for them and
+      // they wait for it; the entry is read after the lock, so a revocation committed meanwhile is seen.
+      await this.#lockState(trx, jurisdiction, now, 'share');
+      const row = await trx
+        .selectFrom('revocation_entries')
+        .selectAll()
+        .where('jurisdiction', '=', jurisdiction)
+        .where('agent_id', '=', agentId)
+        .executeTakeFirst();
+      if (row !== undefined) return { status: 'revoked', entry: toEntry(row) };
+      const issuance = await sign();
+      if (issuance.jurisdiction !== jurisdiction || issuance.agent_id !== agentId)
+        throw new TypeError('the signed attestation names another jurisdiction or agent');
+      const seq = await attestations.recordAttestation(trx, issuance);
+      return { status: 'issued', issuance, seq };
+    });
   }
 
   countAttestations(jurisdiction: string, agentId?: string): Promise<number> {
@@ -324,9 +354,15 @@ export class KyselyRevocationRepository implements RevocationRepository {
 
   /**
    * Creates the jurisdiction's state row if missing and locks it: PostgreSQL `SELECT … FOR UPDATE`
-   * (a racing issuer waits, then reads the new number); SQLite's transaction holds the write lock.
+   * (a racing issuer waits, then reads the new number), or `FOR SHARE` for an attestation (P400); SQLite's
+   * transaction holds the write lock.
    */
-  async #lockState(trx: Kysely<RevocationDatabase>, jurisdiction: string, now: string): Promise<number> {
+  async #lockState(
+    trx: Kysely<RevocationDatabase>,
+    jurisdiction: string,
+    now: string,
+    mode: 'update' | 'share' = 'update',
+  ): Promise<number> {
     await trx
       .insertInto('revocation_state')
       .values({ jurisdiction, list_number: 0, updated_at: now })
@@ -336,7 +372,7 @@ export class KyselyRevocationRepository implements RevocationRepository {
       .selectFrom('revocation_state')
       .select('list_number')
       .where('jurisdiction', '=', jurisdiction)
-      .$if(this.#dialect === 'postgres', (qb) => qb.forUpdate())
+      .$if(this.#dialect === 'postgres', (qb) => (mode === 'share' ? qb.forShare() : qb.forUpdate()))
       .executeTakeFirstOrThrow();
     return Number(row.list_number);
   }
