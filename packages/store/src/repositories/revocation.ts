@@ -311,6 +311,9 @@ export class KyselyRevocationRepository implements RevocationRepository {
         .where('jurisdiction', '=', jurisdiction)
         .where('agent_id', '=', request.agent_id)
         .where('token', '=', request.token)
+        // P401: locked, so an operator's replacement racing this use either waits for it (and finds the token used)
+        // or commits first (and the old token is no longer found); SQLite's write transaction serialises them.
+        .$if(this.#dialect === 'postgres', (qb) => qb.forUpdate())
         .executeTakeFirst();
       if (row === undefined) return { status: 'missing' };
       const usedElsewhere = await trx
@@ -326,6 +329,7 @@ export class KyselyRevocationRepository implements RevocationRepository {
         .set({ used_at: recordedAt })
         .where('jurisdiction', '=', jurisdiction)
         .where('agent_id', '=', request.agent_id)
+        .where('token', '=', request.token)
         .returningAll()
         .executeTakeFirstOrThrow();
       const record = toEmergencyToken(used);
