@@ -1,7 +1,7 @@
 // /v2 records written at once through two verification replicas on one store (brief "races" item 4), over real
 // HTTP on every dialect: rival resolutions of one dispute (P240: one is stored), and every member of an M-of-N panel
 // signing the same resolution on both replicas at once (P297: each appointed arbitrator counted once, the quorum
-// reached, one copy stored).
+// reached, one copy stored), and conflicting lifecycle moves of one agent (D16: exactly one wins).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +13,7 @@ import { signedPayloadHash } from '../../src/records/panel-quorum.ts';
 import { mountRecords } from '../../src/records/plugin.ts';
 import { example, type Json, withFields } from '../../src/records/test-support.ts';
 import { keyOnceItAnswers, type RunningApp, startApp } from '../../src/test-support.ts';
-import { partyOf, storeEnvOf } from './verifier-with-records.ts';
+import { commissioningCertificate, partyOf, storeEnvOf } from './verifier-with-records.ts';
 
 const backend = createNativeBackend();
 type Keys = ReturnType<typeof partyOf>['agentKeys'];
@@ -25,6 +25,7 @@ describe.each(dialectsUnderTest())('/v2 records through two replicas at once, on
   const initiator = partyOf(buildSignedBundle());
   const respondent = partyOf(buildSignedBundle());
   const arbitrators = [0, 1, 2].map(() => partyOf(buildSignedBundle()));
+  const mover = partyOf(buildSignedBundle());
 
   const post = async (replica: RunningApp, path: string, body: unknown) => {
     const res = await fetch(`${replica.url}${path}`, {
@@ -73,7 +74,7 @@ describe.each(dialectsUnderTest())('/v2 records through two replicas at once, on
       replicas.push(await startApp({ ...env, VERIFY_WORKERS: '1', MAX_EVENT_LOOP_DELAY_MS: '0' }, [mounted]));
     }
     // Each party's keys bound in the shared key directory (through either replica).
-    for (const [i, party] of [initiator, respondent, ...arbitrators].entries()) {
+    for (const [i, party] of [initiator, respondent, ...arbitrators, mover].entries()) {
       const replica = replicas[i % 2] as RunningApp;
       const verified = await post(replica, '/verify', { signed_bundle: party.built.signed_bundle });
       expect(verified.json['verified']).toBe(true);
@@ -152,6 +153,47 @@ describe.each(dialectsUnderTest())('/v2 records through two replicas at once, on
         state: 'resolved',
         resolution: { id, panel: { quorum: 2, signed_by: arbitrators.map((a) => a.agentId) } },
       });
+    }
+  });
+
+  it('of conflicting lifecycle moves sent at once to both replicas, exactly one wins', async () => {
+    const [a, b] = replicas as [RunningApp, RunningApp];
+    const commissioned = await post(
+      a,
+      '/v2/lifecycle/commission',
+      commissioningCertificate(mover, mover.built.keys.agent),
+    );
+    expect(commissioned.status, JSON.stringify(commissioned.json)).toBe(201);
+    const move = (replica: RunningApp, fields: Json) =>
+      post(
+        replica,
+        '/v2/lifecycle/transition',
+        sign('lifecycle_transition', { agent_id: mover.agentId, ...fields }, mover.agentKeys),
+      );
+    expect((await move(b, { to_state: 'active', timestamp: new Date().toISOString() })).status).toBe(200);
+    const timestamp = new Date(Date.now() + 1000).toISOString();
+    const answers = await Promise.all(
+      Array.from({ length: 16 }, (_, n) =>
+        move(n % 2 === 0 ? a : b, {
+          from_state: 'active',
+          to_state: n % 4 < 2 ? 'declining' : 'decommissioned',
+          timestamp,
+        }),
+      ),
+    );
+    const statuses = answers.map((answer) => answer.status);
+    expect(
+      statuses.filter((s) => s === 200),
+      String(statuses),
+    ).toHaveLength(1);
+    expect(
+      statuses.filter((s) => s === 409),
+      String(statuses),
+    ).toHaveLength(15);
+    const winner = answers.find((answer) => answer.status === 200)?.json['state'];
+    for (const replica of replicas) {
+      const res = await fetch(`${replica.url}/v2/lifecycle/commission/${mover.agentId}`);
+      expect(((await res.json()) as Json)['state']).toBe(winner);
     }
   });
 });
