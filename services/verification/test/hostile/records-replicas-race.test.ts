@@ -1,7 +1,7 @@
 // /v2 records written at once through two verification replicas on one store (brief "races" item 4), over real
 // HTTP on every dialect: rival resolutions of one dispute (P240: one is stored), and every member of an M-of-N panel
 // signing the same resolution on both replicas at once (P297: each appointed arbitrator counted once, the quorum
-// reached, one copy stored), and conflicting lifecycle moves of one agent (D16: exactly one wins).
+// reached, one copy stored), rival appeal outcomes (P296: one stored) and conflicting lifecycle moves (D16: one wins).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadVerificationConfig } from '../../src/config.ts';
 import { signedPayloadHash } from '../../src/records/panel-quorum.ts';
 import { mountRecords } from '../../src/records/plugin.ts';
-import { example, type Json, withFields } from '../../src/records/test-support.ts';
+import { example, type Json, TEST_OPERATOR_TOKEN, withFields } from '../../src/records/test-support.ts';
 import { keyOnceItAnswers, type RunningApp, startApp } from '../../src/test-support.ts';
 import { commissioningCertificate, partyOf, storeEnvOf } from './verifier-with-records.ts';
 
@@ -27,21 +27,27 @@ describe.each(dialectsUnderTest())('/v2 records through two replicas at once, on
   const arbitrators = [0, 1, 2].map(() => partyOf(buildSignedBundle()));
   const mover = partyOf(buildSignedBundle());
 
-  const post = async (replica: RunningApp, path: string, body: unknown) => {
+  const post = async (
+    replica: RunningApp,
+    path: string,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ) => {
     const res = await fetch(`${replica.url}${path}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...headers },
       body: JSON.stringify(body),
     });
     return { status: res.status, json: (await res.json()) as Json };
   };
   const sign = (kind: string, record: Json, keys: Keys) =>
     signRecord(backend, PROFILES.proto, kind, record, keys);
-  const file = async (id: string) => {
+  const file = async (id: string, fields: Json = {}) => {
     const dispute = withFields(example('dispute_record'), {
       dispute_id: id,
       initiator_agent_id: initiator.agentId,
       respondent_agent_id: respondent.agentId,
+      ...fields,
     });
     const filed = await post(
       replicas[0] as RunningApp,
@@ -50,13 +56,14 @@ describe.each(dialectsUnderTest())('/v2 records through two replicas at once, on
     );
     expect(filed.status, JSON.stringify(filed.json)).toBe(201);
   };
-  const resolution = (id: string, text: string, keys: Keys) =>
+  const resolution = (id: string, text: string, keys: Keys, fields: Json = {}) =>
     sign(
       'arbitration_resolution',
       withFields(example('arbitration_resolution'), {
         dispute_id: id,
         arbitrator_ids: arbitrators.map((a) => a.agentId),
         resolution: text,
+        ...fields,
       }),
       keys,
     );
@@ -68,6 +75,7 @@ describe.each(dialectsUnderTest())('/v2 records through two replicas at once, on
       ...storeEnvOf(target, dataDir),
       RECORDS_ARBITRATORS: arbitrators.map((a) => a.agentId).join(','),
       RECORDS_PANEL_QUORUM: '2',
+      OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
     };
     for (let i = 0; i < 2; i++) {
       const mounted = await mountRecords(loadVerificationConfig({ ...env, HOST: '127.0.0.1', PORT: '0' }));
@@ -194,6 +202,41 @@ describe.each(dialectsUnderTest())('/v2 records through two replicas at once, on
     for (const replica of replicas) {
       const res = await fetch(`${replica.url}/v2/lifecycle/commission/${mover.agentId}`);
       expect(((await res.json()) as Json)['state']).toBe(winner);
+    }
+  });
+
+  it('P296: of rival appeal outcomes posted at once to both replicas, exactly one is stored', async () => {
+    const id = 'dispute:races-appeal-outcomes';
+    const decision = resolution(id, 'The initiator keeps the ledger.', arbitrators[0]?.agentKeys as Keys, {
+      timestamp: '2026-06-02T09:00:00Z',
+    });
+    const operator = { authorization: `Bearer ${TEST_OPERATOR_TOKEN}` };
+    const first = await post(replicas[0] as RunningApp, '/v2/dispute/arbitration', decision, operator);
+    expect(first.status, JSON.stringify(first.json)).toBe(201);
+    await file(id, { status: 'appealed', escalation_level: 'human_appeal' });
+    const rivals = arbitrators.flatMap((arbitrator, a) =>
+      [0, 1].map((n) =>
+        resolution(id, `On appeal ${a}-${n}: split it.`, arbitrator.agentKeys, {
+          timestamp: '2026-06-05T12:00:00Z',
+        }),
+      ),
+    );
+    const answers = await Promise.all(
+      rivals.map((record, i) => post(replicas[i % 2] as RunningApp, '/v2/dispute/arbitration', record)),
+    );
+    const statuses = answers.map((a) => a.status);
+    expect(
+      statuses.filter((s) => s === 201),
+      JSON.stringify(answers.map((a) => a.json)).slice(0, 600),
+    ).toHaveLength(1);
+    expect(
+      statuses.filter((s) => s === 409),
+      String(statuses),
+    ).toHaveLength(rivals.length - 1);
+    const winner = answers.find((a) => a.status === 201)?.json['record'];
+    for (const replica of replicas) {
+      const stored = (await (await fetch(`${replica.url}/v2/dispute/arbitration/${id}`)).json()) as Json;
+      expect(stored).toMatchObject({ record: decision, appeal_outcome: { record: winner } });
     }
   });
 });
