@@ -124,6 +124,37 @@ describe.each(dialectsUnderTest())('revocation repository on %s', (dialect) => {
     expect(await store.revocation.countAttestations('GG', 'agent:att-1')).toBe(1);
   });
 
+  it('P400: issues an attestation only for an agent not revoked, signing under the lock; a failed signing records none', async () => {
+    const issuance = (agentId: string) => ({
+      jurisdiction: 'II',
+      agent_id: agentId,
+      rpr_hash: HASH,
+      key_id: 'k1',
+      attested_at: '2026-01-01T00:00:00.000Z',
+      expires_at: null,
+      attestation_json: '{}',
+    });
+    const issued = await store.revocation.issueAttestation('II', 'agent:ii-1', () => issuance('agent:ii-1'));
+    expect(issued).toMatchObject({ status: 'issued', issuance: issuance('agent:ii-1') });
+    await twin.revocation.revoke('II', entry('agent:ii-1'), build);
+    let signed = false;
+    const refused = await store.revocation.issueAttestation('II', 'agent:ii-1', () => {
+      signed = true;
+      return issuance('agent:ii-1');
+    });
+    expect(refused).toMatchObject({ status: 'revoked', entry: { agent_id: 'agent:ii-1' } });
+    expect(signed).toBe(false);
+    await expect(
+      store.revocation.issueAttestation('II', 'agent:ii-2', () => {
+        throw new Error('signer unavailable');
+      }),
+    ).rejects.toThrow('signer unavailable');
+    await expect(
+      store.revocation.issueAttestation('II', 'agent:ii-2', () => issuance('agent:ii-3')),
+    ).rejects.toThrow(/another jurisdiction or agent/);
+    expect(await store.revocation.countAttestations('II')).toBe(1);
+  });
+
   it('joins a caller transaction (store.transaction)', async () => {
     await expect(
       store.transaction(async (tx) => {

@@ -63,6 +63,13 @@ export interface AttestationIssuance {
   readonly attestation_json: string;
 }
 
+/** Signs an attestation once the agent is found not revoked, under the list lock (P400); throwing rolls back. */
+export type AttestationSigner = () => AttestationIssuance | Promise<AttestationIssuance>;
+
+export type AttestResult =
+  | { readonly status: 'issued'; readonly issuance: AttestationIssuance; readonly seq: number }
+  | { readonly status: 'revoked'; readonly entry: RevocationEntryRecord };
+
 /** When an issued attestation was made and until when it holds (null: no expiry was written). */
 export interface AttestationTimes {
   readonly attested_at: string;
@@ -141,6 +148,12 @@ export interface RevocationRepository {
   issueList(jurisdiction: string, build: ListBuilder, options?: IssueOptions): Promise<IssueResult>;
   /** Appends an issued attestation to the jurisdiction's log; returns its sequence number. */
   recordAttestation(issuance: AttestationIssuance): Promise<number>;
+  /**
+   * Checks that the agent is not revoked, then signs (`sign` reads the clock) and records the attestation, all
+   * while holding the jurisdiction's list lock in share mode: a revocation or list issued meanwhile waits, so no
+   * attestation is ever dated after the list that revokes its agent (P400).
+   */
+  issueAttestation(jurisdiction: string, agentId: string, sign: AttestationSigner): Promise<AttestResult>;
   countAttestations(jurisdiction: string, agentId?: string): Promise<number>;
   /**
    * The times of the attestations issued for this agent and RPR hash, newest first (at most 64): empty when none

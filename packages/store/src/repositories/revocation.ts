@@ -9,7 +9,9 @@ import { inTransaction } from '../transaction.ts';
 import * as attestations from './revocation-attestations.ts';
 import type {
   AttestationIssuance,
+  AttestationSigner,
   AttestationTimes,
+  AttestResult,
   EmergencyRegisterResult,
   EmergencyRevokeResult,
   EmergencyTokenRecord,
@@ -155,6 +157,34 @@ export class KyselyRevocationRepository implements RevocationRepository {
     return attestations.recordAttestation(this.#db, issuance);
   }
 
+  async issueAttestation(
+    jurisdiction: string,
+    agentId: string,
+    sign: AttestationSigner,
+  ): Promise<AttestResult> {
+    assertJurisdiction(jurisdiction);
+    assertId('agent id', agentId);
+    const now = this.#clock().toISOString();
+    return inTransaction(this.#db as unknown as Kysely<Database>, async (tx) => {
+      const trx = tx as unknown as Kysely<RevocationDatabase>;
+      // Share mode: attestations run side by side on PostgreSQL, a revocation (FOR UPDATE) waits for them and
+      // they wait for it; the entry is read after the lock, so a revocation committed meanwhile is seen.
+      await this.#lockState(trx, jurisdiction, now, 'share');
+      const row = await trx
+        .selectFrom('revocation_entries')
+        .selectAll()
+        .where('jurisdiction', '=', jurisdiction)
+        .where('agent_id', '=', agentId)
+        .executeTakeFirst();
+      if (row !== undefined) return { status: 'revoked', entry: toEntry(row) };
+      const issuance = await sign();
+      if (issuance.jurisdiction !== jurisdiction || issuance.agent_id !== agentId)
+        throw new TypeError('the signed attestation names another jurisdiction or agent');
+      const seq = await attestations.recordAttestation(trx, issuance);
+      return { status: 'issued', issuance, seq };
+    });
+  }
+
   countAttestations(jurisdiction: string, agentId?: string): Promise<number> {
     return attestations.countAttestations(this.#db, jurisdiction, agentId);
   }
@@ -281,6 +311,9 @@ export class KyselyRevocationRepository implements RevocationRepository {
         .where('jurisdiction', '=', jurisdiction)
         .where('agent_id', '=', request.agent_id)
         .where('token', '=', request.token)
+        // P401: locked, so an operator's replacement racing this use either waits for it (and finds the token used)
+        // or commits first (and the old token is no longer found); SQLite's write transaction serialises them.
+        .$if(this.#dialect === 'postgres', (qb) => qb.forUpdate())
         .executeTakeFirst();
       if (row === undefined) return { status: 'missing' };
       const usedElsewhere = await trx
@@ -296,6 +329,7 @@ export class KyselyRevocationRepository implements RevocationRepository {
         .set({ used_at: recordedAt })
         .where('jurisdiction', '=', jurisdiction)
         .where('agent_id', '=', request.agent_id)
+        .where('token', '=', request.token)
         .returningAll()
         .executeTakeFirstOrThrow();
       const record = toEmergencyToken(used);
@@ -324,9 +358,15 @@ export class KyselyRevocationRepository implements RevocationRepository {
 
   /**
    * Creates the jurisdiction's state row if missing and locks it: PostgreSQL `SELECT … FOR UPDATE`
-   * (a racing issuer waits, then reads the new number); SQLite's transaction holds the write lock.
+   * (a racing issuer waits, then reads the new number), or `FOR SHARE` for an attestation (P400); SQLite's
+   * transaction holds the write lock.
    */
-  async #lockState(trx: Kysely<RevocationDatabase>, jurisdiction: string, now: string): Promise<number> {
+  async #lockState(
+    trx: Kysely<RevocationDatabase>,
+    jurisdiction: string,
+    now: string,
+    mode: 'update' | 'share' = 'update',
+  ): Promise<number> {
     await trx
       .insertInto('revocation_state')
       .values({ jurisdiction, list_number: 0, updated_at: now })
@@ -336,7 +376,7 @@ export class KyselyRevocationRepository implements RevocationRepository {
       .selectFrom('revocation_state')
       .select('list_number')
       .where('jurisdiction', '=', jurisdiction)
-      .$if(this.#dialect === 'postgres', (qb) => qb.forUpdate())
+      .$if(this.#dialect === 'postgres', (qb) => (mode === 'share' ? qb.forShare() : qb.forUpdate()))
       .executeTakeFirstOrThrow();
     return Number(row.list_number);
   }

@@ -77,38 +77,43 @@ export async function attestRoutes(app: FastifyInstance, options: AttestRoutesOp
       const { rpr_hash: rprHash, agent_id: agentId } = request.body;
       assertAgentId(agentId);
       assertNotKeyIdForm(agentId);
-      // The authority does not vouch for an agent it has revoked.
-      if ((await options.repository.getEntry(options.jurisdiction, agentId)) !== undefined) {
+      // The authority does not vouch for an agent it has revoked. The check, the clock, the signature and the
+      // record happen under the list lock (P400): a revocation landing meanwhile waits, so no attestation is
+      // dated after the list that revokes its agent.
+      let attestation: unknown;
+      const result = await options.repository.issueAttestation(options.jurisdiction, agentId, () => {
+        const now = options.clock();
+        const signed = signAttestation(
+          {
+            issuer: options.issuer,
+            jurisdiction: options.jurisdiction,
+            rpr_hash: rprHash,
+            agent_id: agentId,
+            attested_at: now.toISOString(),
+            expires_at: new Date(now.getTime() + options.validitySeconds * 1000).toISOString(),
+          },
+          options.key.secretKey,
+          { profile: app.protocolProfile },
+        );
+        if (!signed.ok) throw httpError('BAD_REQUEST', signed.error.message);
+        attestation = signed.value;
+        return {
+          jurisdiction: options.jurisdiction,
+          agent_id: agentId,
+          rpr_hash: rprHash,
+          key_id: options.key.keyId,
+          attested_at: signed.value.attested_at,
+          expires_at: signed.value.expires_at,
+          attestation_json: JSON.stringify(signed.value),
+        };
+      });
+      if (result.status === 'revoked') {
         throw protocolError(
           'AGENT_REVOKED',
           app.protocolProfile,
           `${agentId} is revoked in ${options.jurisdiction}`,
         );
       }
-      const now = options.clock();
-      const signed = signAttestation(
-        {
-          issuer: options.issuer,
-          jurisdiction: options.jurisdiction,
-          rpr_hash: rprHash,
-          agent_id: agentId,
-          attested_at: now.toISOString(),
-          expires_at: new Date(now.getTime() + options.validitySeconds * 1000).toISOString(),
-        },
-        options.key.secretKey,
-        { profile: app.protocolProfile },
-      );
-      if (!signed.ok) throw httpError('BAD_REQUEST', signed.error.message);
-      const attestation = signed.value;
-      await options.repository.recordAttestation({
-        jurisdiction: options.jurisdiction,
-        agent_id: agentId,
-        rpr_hash: rprHash,
-        key_id: options.key.keyId,
-        attested_at: attestation.attested_at,
-        expires_at: attestation.expires_at,
-        attestation_json: JSON.stringify(attestation),
-      });
       options.onIssued?.();
       return { attestation };
     },
