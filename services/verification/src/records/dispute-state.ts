@@ -38,7 +38,7 @@ async function traceOf(
 ): Promise<ResolutionTrace | undefined> {
   const stored = await store.records.get(kind, id);
   if (stored !== undefined) {
-    const panel = kind === ARBITRATION ? await panelCountOf(store.records, stored, quorum) : undefined;
+    const panel = await panelCountOf(store.records, stored, quorum);
     return { id, stored_at: stored.stored_at, ...(panel === undefined ? {} : { panel }) };
   }
   const gone = await store.records.tombstone(kind, id);
@@ -55,7 +55,7 @@ export async function disputeStateOf(store: Store, filed: StoredRecord, quorum =
   const resolution = await traceOf(store, ARBITRATION, filed.id, quorum);
   if (resolution === undefined) return { state: filedState };
   if (!resolves(resolution.panel, quorum)) return { state: filedState, resolution };
-  const appeal = await traceOf(store, APPEAL_OUTCOME, filed.id);
+  const appeal = await traceOf(store, APPEAL_OUTCOME, filed.id, quorum);
   return { state: 'resolved', resolution, ...(appeal === undefined ? {} : { appeal_outcome: appeal }) };
 }
 

@@ -72,6 +72,8 @@ export interface AppealOutcomeAnswer {
   readonly stored_at: string;
   readonly record: unknown;
   readonly signature: unknown;
+  /** P371: the members counted for it, when a quorum counts it. */
+  readonly panel?: PanelCount;
 }
 
 /** What a POST knows beside the record: how its write was authorised, and the panel quorum (P297). */
@@ -159,7 +161,7 @@ async function postResolution(
       return { statusCode: 200, body: await withPanel(put.stored) };
     }
     const decision = await appealedDecision(store, id);
-    if (decision !== undefined) return postAppealOutcome(store, decision, record);
+    if (decision !== undefined) return postAppealOutcome(store, decision, record, context);
     throw conflict(
       `Dispute ${id} already has a resolution stored (${put.stored.stored_at}): a dispute is resolved once (P240), and records are never overwritten`,
       { id, kind: ARBITRATION, stored_at: put.stored.stored_at },
@@ -172,23 +174,46 @@ async function postResolution(
 
 /**
  * P296: a different resolution of a dispute filed `appealed` after its decision was stored here is the appeal's
- * outcome: one per dispute (a different one 409, the same 200), dated not before the decision nor the appeal.
+ * outcome: one per dispute (a different one 409, the same 200), dated not before the decision nor the appeal. P371: an
+ * appeal's outcome is an arbitration resolution too, so the panel quorum counts it as it counts the decision (P297):
+ * the first member's copy is stored and counted, each further member's signature of the same payload is counted.
  */
 async function postAppealOutcome(
   store: Store,
   decision: StoredRecord,
   record: JsonObject,
+  context: PostContext,
 ): Promise<Outcome<RecordAnswer>> {
   const disputeId = decision.id;
   refuseOutcomeBeforeAppeal(record, decision, await store.records.get(DISPUTE_KIND, disputeId));
-  const put = await store.records.put(APPEAL_OUTCOME, disputeId, record, agentOf(record));
-  if (put.status === 'conflict') {
+  const quorum = context.panelQuorum ?? 1;
+  const signer = countedSigner(context);
+  const put = await store.transaction(async (tx) => {
+    const stored = await tx.records.put(APPEAL_OUTCOME, disputeId, record, agentOf(record));
+    if (signer !== undefined && stored.status === 'created')
+      await countPanelSigner(tx.records, disputeId, record, signer);
+    return stored;
+  });
+  const counting = async (stored: StoredRecord) =>
+    (await panelCountOf(store.records, stored, quorum)) !== undefined;
+  const countable =
+    signer !== undefined &&
+    put.status !== 'created' &&
+    signedPayloadHash(put.stored.record) === signedPayloadHash(record) &&
+    (await counting(put.stored));
+  if (countable) await countPanelSigner(store.records, disputeId, record, signer);
+  else if (put.status === 'conflict') {
     throw conflict(
       `Dispute ${disputeId}'s appeal already has its outcome stored (${put.stored.stored_at}): an appeal is decided once (P296)`,
       { dispute_id: disputeId, kind: ARBITRATION, stored_at: put.stored.stored_at, appeal_outcome: true },
     );
   }
-  const body = { ...answer(disputeId, put.stored), kind: ARBITRATION, appeal_outcome: true as const };
+  const panel = await panelCountOf(store.records, put.stored, quorum);
+  const body = {
+    ...answer(disputeId, put.stored, panel === undefined ? {} : { panel }),
+    kind: ARBITRATION,
+    appeal_outcome: true as const,
+  };
   return { statusCode: put.status === 'created' ? 201 : 200, body };
 }
 
@@ -239,20 +264,31 @@ export async function getSimpleRecord(
     const panel = await panelCountOf(store.records, stored, panelQuorum);
     return answer(id, stored, {
       ...(panel === undefined ? {} : { panel }),
-      ...(await appealOutcomeBeside(store, id)),
+      ...(await appealOutcomeBeside(store, id, panelQuorum)),
     });
   }
   return answer(id, stored);
 }
 
-/** P296: the appeal's outcome of the dispute `id`, with how its write was authorised, when one is stored. */
-async function appealOutcomeBeside(store: Store, id: string): Promise<Partial<RecordAnswer>> {
+/**
+ * P296: the appeal's outcome of the dispute `id`, with how its write was authorised, when one is stored; P371: with the
+ * members counted for it, when a quorum counts it.
+ */
+async function appealOutcomeBeside(store: Store, id: string, quorum: number): Promise<Partial<RecordAnswer>> {
   const outcome = await store.records.get(APPEAL_OUTCOME, id);
   if (outcome === undefined) return {};
   const signature = (await store.records.getAuthorship(ARBITRATION, outcome.content_hash)) ?? {
     status: 'unchecked',
   };
-  return { appeal_outcome: { stored_at: outcome.stored_at, record: outcome.record, signature } };
+  const panel = await panelCountOf(store.records, outcome, quorum);
+  return {
+    appeal_outcome: {
+      stored_at: outcome.stored_at,
+      record: outcome.record,
+      signature,
+      ...(panel === undefined ? {} : { panel }),
+    },
+  };
 }
 
 const DECOMMISSIONING = 'decommissioning_record';

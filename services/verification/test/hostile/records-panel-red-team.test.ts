@@ -1,0 +1,134 @@
+// The records red team's moves against M-of-N panels (P297), over HTTP against the real verification service with the
+// /v2 records mounted, on every store dialect. The operator appointed three arbitrators and asked for two signatures
+// of each resolution (RECORDS_ARBITRATORS, RECORDS_PANEL_QUORUM=2); one appointed member acts alone.
+import { buildSignedBundle, createNativeBackend, PROFILES, signRecord } from '@proto/core';
+import { dialectsUnderTest } from '@proto/store/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { example, type Json, TEST_OPERATOR_TOKEN, withFields } from '../../src/records/test-support.ts';
+import { partyOf, startVerifierWithRecords, type VerifierWithRecords } from './verifier-with-records.ts';
+
+const backend = createNativeBackend();
+type Party = ReturnType<typeof partyOf>;
+type Keys = Party['agentKeys'];
+const OPERATOR = { authorization: `Bearer ${TEST_OPERATOR_TOKEN}` };
+
+describe.each(dialectsUnderTest())('one member of an M-of-N panel acting alone, on %s', (dialect) => {
+  let service: VerifierWithRecords;
+  const initiator = partyOf(buildSignedBundle());
+  const respondent = partyOf(buildSignedBundle());
+  const first = partyOf(buildSignedBundle());
+  const second = partyOf(buildSignedBundle());
+  const third = partyOf(buildSignedBundle());
+
+  const shown = (answer: { json: Json }) => JSON.stringify(answer.json).slice(0, 500);
+  const sign = (kind: string, record: Json, keys: Keys) =>
+    signRecord(backend, PROFILES.proto, kind, record, keys);
+  const get = async (path: string) => {
+    const res = await fetch(`${service.url}${path}`);
+    return { status: res.status, json: (await res.json()) as Json };
+  };
+  const file = async (id: string, fields: Json = {}) => {
+    const dispute = withFields(example('dispute_record'), {
+      dispute_id: id,
+      initiator_agent_id: initiator.agentId,
+      respondent_agent_id: respondent.agentId,
+      ...fields,
+    });
+    const filed = await service.post(
+      '/v2/dispute/record',
+      sign('dispute_record', dispute, initiator.agentKeys),
+    );
+    expect(filed.status, shown(filed)).toBe(201);
+  };
+  const panel = () => [first.agentId, second.agentId, third.agentId];
+  const resolution = (id: string, text: string, keys: Keys, timestamp = '2026-06-05T12:00:00Z') =>
+    sign(
+      'arbitration_resolution',
+      withFields(example('arbitration_resolution'), {
+        dispute_id: id,
+        arbitrator_ids: panel(),
+        resolution: text,
+        timestamp,
+      }),
+      keys,
+    );
+
+  beforeAll(async () => {
+    service = await startVerifierWithRecords(dialect, 'v2-panel-red-team', {
+      OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
+      RECORDS_ARBITRATORS: [first, second, third].map((p) => p.agentId).join(','),
+      RECORDS_PANEL_QUORUM: '2',
+    });
+    for (const party of [initiator, respondent, first, second, third]) {
+      expect(
+        (await service.post('/verify', { signed_bundle: party.built.signed_bundle })).json['verified'],
+      ).toBe(true);
+      expect(await service.keyStatusOnce(party.agentKeys.classical.kid, 200)).toBe(200);
+    }
+  }, 180_000);
+  afterAll(async () => {
+    await service?.close();
+  });
+
+  it("P371: an appeal's outcome signed by one member of a two-member quorum is pending, a second member decides it", async () => {
+    const id = 'dispute:p371-appeal-one-member';
+    // The decision appealed: the operator's, stored before the dispute was filed here (D22, P267, P296).
+    const decision = sign(
+      'arbitration_resolution',
+      withFields(example('arbitration_resolution'), {
+        dispute_id: id,
+        arbitrator_ids: panel(),
+        resolution: 'The initiator keeps the ledger.',
+        timestamp: '2026-06-02T09:00:00Z',
+      }),
+      first.agentKeys,
+    );
+    const decided = await service.post('/v2/dispute/arbitration', decision, OPERATOR);
+    expect(decided.status, shown(decided)).toBe(201);
+    await file(id, { status: 'appealed', escalation_level: 'human_appeal' });
+
+    // One appointed member alone posts the appeal's outcome.
+    const outcome = resolution(id, 'On appeal: split it.', first.agentKeys);
+    const alone = await service.post('/v2/dispute/arbitration', outcome);
+    expect(alone.status, shown(alone)).toBe(201);
+    // Before P371: stored as the appeal's decided outcome, no panel counted (one signature of a quorum of two).
+    expect(alone.json, shown(alone)).toMatchObject({
+      appeal_outcome: true,
+      panel: { quorum: 2, signed_by: [first.agentId] },
+    });
+    const pendingDispute = await get(`/v2/dispute/record/${id}`);
+    expect(pendingDispute.json, shown(pendingDispute)).toMatchObject({
+      appeal_outcome: { id, panel: { quorum: 2, signed_by: [first.agentId] } },
+    });
+    const pendingResolution = await get(`/v2/dispute/arbitration/${id}`);
+    expect(pendingResolution.json, shown(pendingResolution)).toMatchObject({
+      record: decision,
+      appeal_outcome: { record: outcome, panel: { quorum: 2, signed_by: [first.agentId] } },
+    });
+
+    // The same member again, with its principal's key (bound to it too): still one member.
+    const again = await service.post(
+      '/v2/dispute/arbitration',
+      resolution(id, 'On appeal: split it.', first.principalKeys),
+    );
+    expect(again.status, shown(again)).toBe(200);
+    expect(again.json).toMatchObject({ panel: { quorum: 2, signed_by: [first.agentId] } });
+
+    // A second member's signature of the same outcome is counted: the appeal is decided, the stored copy unchanged.
+    const two = await service.post(
+      '/v2/dispute/arbitration',
+      resolution(id, 'On appeal: split it.', second.agentKeys),
+    );
+    expect(two.status, shown(two)).toBe(200);
+    expect(two.json).toMatchObject({
+      appeal_outcome: true,
+      record: outcome,
+      panel: { quorum: 2, signed_by: [first.agentId, second.agentId] },
+    });
+    const decidedDispute = await get(`/v2/dispute/record/${id}`);
+    expect(decidedDispute.json, shown(decidedDispute)).toMatchObject({
+      state: 'resolved',
+      appeal_outcome: { id, panel: { quorum: 2, signed_by: [first.agentId, second.agentId] } },
+    });
+  });
+});
