@@ -3,6 +3,8 @@
 import { instantOf } from '@proto/core';
 import {
   GENESIS,
+  type PutResult,
+  type RecordRepository,
   type Store,
   type StoredRecord,
   type StoreTransaction,
@@ -15,15 +17,24 @@ import {
   APPEAL_OUTCOME,
   appealedDecision,
   DISPUTE_KIND,
+  decidingResolution,
   disputeStateOf,
+  PROPOSAL,
   type ResolutionTrace,
   refuseOutcomeBeforeAppeal,
+  SETTLEMENT,
 } from './dispute-state.ts';
 import { conflict, invalidId, notFound } from './errors.ts';
 import { contentId, isValidId, testamentVersionId, vitalityReportHash } from './ids.ts';
 import type { RecordRoute } from './kinds.ts';
 import { LIFECYCLE_MACHINE, recordedTime, type TransitionRequest } from './lifecycle-machine.ts';
-import { countPanelSigner, type PanelCount, panelCountOf, signedPayloadHash } from './panel-quorum.ts';
+import {
+  countPanelSigner,
+  type PanelCount,
+  panelCountOf,
+  resolves,
+  signedPayloadHash,
+} from './panel-quorum.ts';
 import type { WriteAuthorship } from './write-authorization.ts';
 
 /** The body of every record answer: `{ id, kind, stored_at, record }` plus a few per-kind facts. */
@@ -122,10 +133,24 @@ function countedSigner(context: PostContext) {
   return { kid: signature.kid, panelMembers: signature.panelMembers ?? [] };
 }
 
+/** What a resolution's write did inside its transaction, or that it conflicts with the stored one. */
+type ResolutionWrite =
+  | { readonly type: 'answer'; readonly statusCode: 200 | 201; readonly stored: StoredRecord }
+  | { readonly type: 'conflict'; readonly stored: StoredRecord };
+
+/** How a resolution reached the store: its signer when a quorum counts it, or the operator's token. */
+interface ResolutionWriter {
+  readonly signer: ReturnType<typeof countedSigner>;
+  readonly administrative: boolean;
+  readonly quorum: number;
+}
+
 /**
  * One resolution per dispute, under its id (P240); a dispute filed settled takes none (P267). P297: with a quorum, the
  * first signer's copy is stored and counted with it, and each further member's signature of the same payload is
  * counted (200, the stored copy unchanged). P296: a different one of an appealed decision is the appeal's outcome.
+ * P372–P373: while the stored one is short of its quorum, a member's different text is a proposal counted on its own,
+ * and the first text to reach the quorum (or the operator's resolution) settles the dispute.
  */
 async function postResolution(
   store: Store,
@@ -135,41 +160,92 @@ async function postResolution(
 ): Promise<Outcome<RecordAnswer>> {
   await checkDisputeOpen(store, id);
   const quorum = context.panelQuorum ?? 1;
-  const signer = countedSigner(context);
-  const put = await store.transaction(async (tx) => {
-    const stored = await tx.records.put(ARBITRATION, id, record, agentOf(record));
-    // Counted in the same transaction: a stored resolution nobody was counted for resolves at once.
-    if (signer !== undefined && stored.status === 'created')
-      await countPanelSigner(tx.records, id, record, signer);
-    return stored;
-  });
-  const withPanel = async (stored: StoredRecord) => {
-    const panel = await panelCountOf(store.records, stored, quorum);
-    return answer(id, stored, panel === undefined ? {} : { panel });
+  const writer: ResolutionWriter = {
+    signer: countedSigner(context),
+    administrative: context.signature?.status === 'administrative',
+    quorum,
   };
-  // Only a resolution counted when stored takes further signatures: one nobody was counted for (the operator's, or
-  // stored while the quorum was 1) already resolves, and a count started now would turn it back to pending.
-  const counting = async (stored: StoredRecord) =>
-    (await panelCountOf(store.records, stored, quorum)) !== undefined;
-  if (put.status === 'conflict') {
-    if (
-      signer !== undefined &&
-      signedPayloadHash(put.stored.record) === signedPayloadHash(record) &&
-      (await counting(put.stored))
-    ) {
-      await countPanelSigner(store.records, id, record, signer);
-      return { statusCode: 200, body: await withPanel(put.stored) };
+  const written = await store.transaction(async (tx): Promise<ResolutionWrite> => {
+    // P372: one write at a time per dispute, so no two texts reach the quorum (PostgreSQL lock; SQLite: one writer).
+    await tx.records.lockSeries(ARBITRATION, id);
+    const put = await tx.records.put(ARBITRATION, id, record, agentOf(record));
+    if (put.status === 'created') {
+      // Counted in the same transaction: a stored resolution nobody was counted for resolves at once.
+      if (writer.signer !== undefined) await countPanelSigner(tx.records, id, record, writer.signer);
+      return { type: 'answer', statusCode: 201, stored: put.stored };
     }
-    const decision = await appealedDecision(store, id);
-    if (decision !== undefined) return postAppealOutcome(store, decision, record, context);
-    throw conflict(
-      `Dispute ${id} already has a resolution stored (${put.stored.stored_at}): a dispute is resolved once (P240), and records are never overwritten`,
-      { id, kind: ARBITRATION, stored_at: put.stored.stored_at },
-    );
+    const panel = await panelCountOf(tx.records, put.stored, quorum);
+    const samePayload = signedPayloadHash(put.stored.record) === signedPayloadHash(record);
+    if (panel !== undefined && !resolves(panel, quorum))
+      return writeWhilePending(tx.records, id, put, record, writer, samePayload);
+    // Only a resolution counted when stored takes further signatures: one nobody was counted for (the operator's, or
+    // stored while the quorum was 1) already resolves, and a count started now would turn it back to pending.
+    if (writer.signer !== undefined && panel !== undefined && samePayload) {
+      await countPanelSigner(tx.records, id, record, writer.signer);
+      return { type: 'answer', statusCode: 200, stored: put.stored };
+    }
+    if (put.status === 'identical') return { type: 'answer', statusCode: 200, stored: put.stored };
+    return { type: 'conflict', stored: put.stored };
+  });
+  if (written.type === 'answer') {
+    const panel = await panelCountOf(store.records, written.stored, quorum, id);
+    const body = { ...answer(id, written.stored, panel === undefined ? {} : { panel }), kind: ARBITRATION };
+    return { statusCode: written.statusCode, body };
   }
-  if (signer !== undefined && put.status === 'identical' && (await counting(put.stored)))
-    await countPanelSigner(store.records, id, record, signer);
-  return { statusCode: put.status === 'created' ? 201 : 200, body: await withPanel(put.stored) };
+  const decision = await appealedDecision(store, id);
+  if (decision !== undefined) return postAppealOutcome(store, decision, record, context);
+  throw conflict(
+    `Dispute ${id} already has a resolution stored (${written.stored.stored_at}): a dispute is resolved once (P240), and records are never overwritten`,
+    { id, kind: ARBITRATION, stored_at: written.stored.stored_at },
+  );
+}
+
+/**
+ * P372–P373: a resolution posted while the one stored under the dispute id is short of its quorum. The same record is
+ * idempotent (200); another member's copy of the same payload is counted for it (P297). The operator's resolution
+ * settles the dispute (D22, P373). A member's different text is a proposal (P372), stored once under its payload hash
+ * and counted on its own; the first proposal to reach the quorum settles the dispute. Once settled, only the settling
+ * text takes further signatures; anything else is 409.
+ */
+async function writeWhilePending(
+  records: RecordRepository,
+  id: string,
+  put: PutResult,
+  record: JsonObject,
+  writer: ResolutionWriter,
+  samePayload: boolean,
+): Promise<ResolutionWrite> {
+  const { signer } = writer;
+  const settled = await records.get(SETTLEMENT, id);
+  if (settled !== undefined) {
+    const settles = signedPayloadHash(settled.record) === signedPayloadHash(record);
+    if (settles && signer !== undefined) await countPanelSigner(records, id, record, signer);
+    const again =
+      writer.administrative &&
+      (await records.put(SETTLEMENT, id, record, agentOf(record))).status === 'identical';
+    if ((settles && signer !== undefined) || again)
+      return { type: 'answer', statusCode: 200, stored: settled };
+    if (put.status === 'identical') return { type: 'answer', statusCode: 200, stored: put.stored };
+    return { type: 'conflict', stored: settled };
+  }
+  if (writer.administrative) {
+    const by = await records.put(SETTLEMENT, id, record, agentOf(record));
+    return { type: 'answer', statusCode: 201, stored: by.stored };
+  }
+  if (signer === undefined) {
+    if (put.status === 'identical') return { type: 'answer', statusCode: 200, stored: put.stored };
+    return { type: 'conflict', stored: put.stored };
+  }
+  if (samePayload) {
+    await countPanelSigner(records, id, record, signer);
+    return { type: 'answer', statusCode: 200, stored: put.stored };
+  }
+  const proposal = await records.put(PROPOSAL, signedPayloadHash(record), record, agentOf(record));
+  await countPanelSigner(records, id, record, signer);
+  const count = await panelCountOf(records, proposal.stored, writer.quorum, id);
+  if (resolves(count, writer.quorum))
+    await records.put(SETTLEMENT, id, proposal.stored.record, agentOf(record));
+  return { type: 'answer', statusCode: proposal.status === 'created' ? 201 : 200, stored: proposal.stored };
 }
 
 /**
@@ -261,8 +337,10 @@ export async function getSimpleRecord(
   if (route.kind === DISPUTE_KIND)
     return answer(id, stored, await disputeStateOf(store, stored, panelQuorum));
   if (route.kind === ARBITRATION) {
-    const panel = await panelCountOf(store.records, stored, panelQuorum);
-    return answer(id, stored, {
+    // P372–P373: a first resolution short of its quorum answers the text that settled the dispute, when one did.
+    const { stored: deciding, panel } = await decidingResolution(store, stored, panelQuorum);
+    return answer(id, deciding, {
+      kind: ARBITRATION,
       ...(panel === undefined ? {} : { panel }),
       ...(await appealOutcomeBeside(store, id, panelQuorum)),
     });

@@ -36,13 +36,17 @@ export async function countPanelSigner(
   }
 }
 
-/** The panel count of the stored resolution `stored`, or undefined when nobody was counted for it (see `resolves`). */
+/**
+ * The panel count of the stored resolution `stored` of the dispute `disputeId` (by default the id it is stored under),
+ * or undefined when nobody was counted for it (see `resolves`).
+ */
 export async function panelCountOf(
   records: RecordRepository,
   stored: StoredRecord,
   quorum: number,
+  disputeId: string = stored.id,
 ): Promise<PanelCount | undefined> {
-  const rows = await records.panelSignatures(stored.id, signedPayloadHash(stored.record));
+  const rows = await records.panelSignatures(disputeId, signedPayloadHash(stored.record));
   if (rows.length === 0) return undefined;
   const panel = (stored.record as { arbitrator_ids?: unknown }).arbitrator_ids;
   const order = Array.isArray(panel) ? panel.map(String) : [];

@@ -131,4 +131,84 @@ describe.each(dialectsUnderTest())('one member of an M-of-N panel acting alone, 
       appeal_outcome: { id, panel: { quorum: 2, signed_by: [first.agentId, second.agentId] } },
     });
   });
+
+  it('P372: a member who posts first a text the others will not sign does not block them: their identical text resolves', async () => {
+    const id = 'dispute:p372-rogue-first';
+    await file(id);
+    // The rogue member posts first: its text is stored under the dispute id, counted once, pending.
+    const rogue = resolution(id, 'The respondent pays everything.', third.agentKeys);
+    const first_ = await service.post('/v2/dispute/arbitration', rogue);
+    expect(first_.status, shown(first_)).toBe(201);
+    expect(first_.json).toMatchObject({ panel: { quorum: 2, signed_by: [third.agentId] } });
+
+    // The two other members sign another text, each its own copy.
+    const agreed = 'Ledger writes alternate in 15-minute windows.';
+    const one = await service.post('/v2/dispute/arbitration', resolution(id, agreed, first.agentKeys));
+    // Before P372: 409, whatever the others sign the dispute stays pending for good.
+    expect(one.status, shown(one)).toBe(201);
+    expect(one.json).toMatchObject({ panel: { quorum: 2, signed_by: [first.agentId] } });
+    expect((await get(`/v2/dispute/record/${id}`)).json).toMatchObject({ state: 'open' });
+
+    const two = await service.post('/v2/dispute/arbitration', resolution(id, agreed, second.agentKeys));
+    expect(two.status, shown(two)).toBe(200);
+    expect(two.json).toMatchObject({ panel: { quorum: 2, signed_by: [first.agentId, second.agentId] } });
+
+    const dispute = await get(`/v2/dispute/record/${id}`);
+    expect(dispute.json, shown(dispute)).toMatchObject({
+      state: 'resolved',
+      resolution: { id, panel: { quorum: 2, signed_by: [first.agentId, second.agentId] } },
+    });
+    const decided = await get(`/v2/dispute/arbitration/${id}`);
+    expect(decided.status, shown(decided)).toBe(200);
+    expect((decided.json['record'] as Json)['resolution']).toBe(agreed);
+    expect(decided.json).toMatchObject({
+      panel: { quorum: 2, signed_by: [first.agentId, second.agentId] },
+      signature: { status: 'verified', kid: first.agentKeys.classical.kid },
+    });
+
+    // Decided: the rogue text takes no further signature, and no third text is taken.
+    const late = await service.post(
+      '/v2/dispute/arbitration',
+      resolution(id, 'The respondent pays everything.', second.principalKeys),
+    );
+    expect(late.status, shown(late)).toBe(409);
+    const third_ = await service.post(
+      '/v2/dispute/arbitration',
+      resolution(id, 'Something else.', third.agentKeys),
+    );
+    expect(third_.status, shown(third_)).toBe(409);
+    expect((await get(`/v2/dispute/arbitration/${id}`)).json['record']).toEqual(decided.json['record']);
+  });
+
+  it("P373: the operator's administrative resolution settles a dispute a panel left pending (D22)", async () => {
+    const id = 'dispute:p373-operator-settles';
+    await file(id);
+    const rogue = await service.post(
+      '/v2/dispute/arbitration',
+      resolution(id, 'The respondent pays everything.', third.agentKeys),
+    );
+    expect(rogue.status, shown(rogue)).toBe(201);
+    const byOperator = resolution(id, 'Split it, by the operator.', first.agentKeys);
+    const settled = await service.post('/v2/dispute/arbitration', byOperator, OPERATOR);
+    // Before P373: 409, so nobody at all could resolve the dispute any more.
+    expect(settled.status, shown(settled)).toBe(201);
+    expect(settled.json).toMatchObject({ signature: { status: 'administrative' } });
+    expect((await service.post('/v2/dispute/arbitration', byOperator, OPERATOR)).status).toBe(200);
+    expect((await get(`/v2/dispute/record/${id}`)).json).toMatchObject({
+      state: 'resolved',
+      resolution: { id },
+    });
+    const decided = await get(`/v2/dispute/arbitration/${id}`);
+    expect(decided.json, shown(decided)).toMatchObject({
+      record: byOperator,
+      signature: { status: 'administrative' },
+    });
+    // The pending text cannot overtake it any more.
+    const late = await service.post(
+      '/v2/dispute/arbitration',
+      resolution(id, 'The respondent pays everything.', second.agentKeys),
+    );
+    expect(late.status, shown(late)).toBe(409);
+    expect((await get(`/v2/dispute/arbitration/${id}`)).json['record']).toEqual(byOperator);
+  });
 });
