@@ -212,3 +212,89 @@ describe.each(dialectsUnderTest())('one member of an M-of-N panel acting alone, 
     expect((await get(`/v2/dispute/arbitration/${id}`)).json['record']).toEqual(byOperator);
   });
 });
+
+describe.each(dialectsUnderTest())('an arbitrator id outside the id pattern, on %s', (dialect) => {
+  let service: VerifierWithRecords;
+  const initiator = partyOf(buildSignedBundle());
+  const respondent = partyOf(buildSignedBundle());
+  // A passport's agent_id has no pattern: this agent's id is "agent:аrbiter-01" with a Cyrillic "а" (U+0430), the
+  // look-alike of an arbitrator readers know, and its bundle verifies, so its key is bound to that id.
+  const LOOK_ALIKE = 'agent:\u0430rbiter-01';
+  const impostor = partyOf(
+    buildSignedBundle({
+      hooks: {
+        payloads: (payloads) => {
+          (payloads.agent_passport as Json)['agent_id'] = LOOK_ALIKE;
+          (payloads.intent as Json)['agent_id'] = LOOK_ALIKE;
+        },
+        entry: (entry) => {
+          entry['agent_id'] = LOOK_ALIKE;
+        },
+      },
+    }),
+  );
+  const shown = (answer: { json: Json }) => JSON.stringify(answer.json).slice(0, 500);
+  const sign = (kind: string, record: Json, keys: Keys) =>
+    signRecord(backend, PROFILES.proto, kind, record, keys);
+
+  beforeAll(async () => {
+    service = await startVerifierWithRecords(dialect, 'v2-arbitrator-id-pattern', {
+      OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
+    });
+    for (const party of [initiator, respondent, impostor]) {
+      const verified = await service.post('/verify', { signed_bundle: party.built.signed_bundle });
+      expect(verified.json['verified'], shown(verified)).toBe(true);
+      expect(await service.keyStatusOnce(party.agentKeys.classical.kid, 200)).toBe(200);
+    }
+  }, 180_000);
+  afterAll(async () => {
+    await service?.close();
+  });
+
+  it('P374: a resolution naming an arbitrator id outside ^[\\w:.\\-]{1,256}$ is 400 INVALID_ID, signed or not', async () => {
+    expect(impostor.agentId).toBe(LOOK_ALIKE);
+    const id = 'dispute:p374-look-alike';
+    const filed = await service.post(
+      '/v2/dispute/record',
+      sign(
+        'dispute_record',
+        withFields(example('dispute_record'), {
+          dispute_id: id,
+          initiator_agent_id: initiator.agentId,
+          respondent_agent_id: respondent.agentId,
+        }),
+        initiator.agentKeys,
+      ),
+    );
+    expect(filed.status, shown(filed)).toBe(201);
+    const forged = sign(
+      'arbitration_resolution',
+      withFields(example('arbitration_resolution'), {
+        dispute_id: id,
+        arbitrator_ids: [LOOK_ALIKE],
+        resolution: 'The initiator keeps the ledger.',
+      }),
+      impostor.agentKeys,
+    );
+    const answer = await service.post('/v2/dispute/arbitration', forged);
+    // Before P374: 201, stored `verified` as the resolution of arbitrator "agent:аrbiter-01".
+    expect(answer.status, shown(answer)).toBe(400);
+    expect(answer.json).toMatchObject({
+      error: { code: 'INVALID_ID', details: { field: '/arbitrator_ids/0' } },
+    });
+    const byOperator = await service.post('/v2/dispute/arbitration', forged, OPERATOR);
+    expect(byOperator.status, shown(byOperator)).toBe(400);
+    for (const bad of ['agent:arbiter 01', 'agent:arbiter-01\u0000', 'x'.repeat(257), '../agent']) {
+      const other = await service.post(
+        '/v2/dispute/arbitration',
+        withFields(forged, { arbitrator_ids: ['agent:arbiter-panel-3', bad] }),
+        OPERATOR,
+      );
+      expect(other.status, shown(other)).toBe(400);
+      expect(other.json).toMatchObject({
+        error: { code: 'INVALID_ID', details: { field: '/arbitrator_ids/1' } },
+      });
+    }
+    expect((await fetch(`${service.url}/v2/dispute/arbitration/${id}`)).status).toBe(404);
+  });
+});
