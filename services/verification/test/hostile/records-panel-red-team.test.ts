@@ -1,7 +1,14 @@
 // The records red team's moves against M-of-N panels (P297), over HTTP against the real verification service with the
 // /v2 records mounted, on every store dialect. The operator appointed three arbitrators and asked for two signatures
 // of each resolution (RECORDS_ARBITRATORS, RECORDS_PANEL_QUORUM=2); one appointed member acts alone.
-import { buildSignedBundle, createNativeBackend, PROFILES, signRecord } from '@proto/core';
+import {
+  buildSignedBundle,
+  createNativeBackend,
+  generateBundleKeys,
+  keyEntry,
+  PROFILES,
+  signRecord,
+} from '@proto/core';
 import { dialectsUnderTest } from '@proto/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { example, type Json, TEST_OPERATOR_TOKEN, withFields } from '../../src/records/test-support.ts';
@@ -295,6 +302,99 @@ describe.each(dialectsUnderTest())('an arbitrator id outside the id pattern, on 
         error: { code: 'INVALID_ID', details: { field: '/arbitrator_ids/1' } },
       });
     }
+    expect((await fetch(`${service.url}/v2/dispute/arbitration/${id}`)).status).toBe(404);
+  });
+});
+
+describe.each(dialectsUnderTest())("the respondent's own principal as its judge, on %s", (dialect) => {
+  let service: VerifierWithRecords;
+  const initiator = partyOf(buildSignedBundle());
+  // The respondent's bundle is verified here (its principal H's RPR key K1 bound to H and to the respondent), but the
+  // respondent is not commissioned here, so no certificate names H as its principal.
+  const respondent = partyOf(buildSignedBundle());
+  const human = respondent.humanId;
+  // H rotates: a bundle of another agent of H, its RPR signed by K1 (so it speaks for H) listing a new key K2 beside
+  // K1. K2 is bound to H and that other agent, not to the respondent.
+  const k2 = generateBundleKeys(backend);
+  const sibling = partyOf(
+    buildSignedBundle({
+      keys: { principal: respondent.built.keys.principal, agent: generateBundleKeys(backend) },
+      hooks: {
+        payloads: (payloads) => {
+          const rpr = payloads.responsible_principal_record as Json;
+          rpr['human_id'] = human;
+          (payloads.agent_passport as Json)['principal_binding_reference'] = human;
+          (payloads.intent as Json)['human_id'] = human;
+          const listed = rpr['binding_keys'] as Json[];
+          const at = listed[0]?.['created_at'] as string;
+          const until = (listed[0]?.['expires_at'] ?? null) as string | null;
+          rpr['binding_keys'] = [
+            ...listed,
+            keyEntry(k2.classical, at, until),
+            ...(k2.pq === undefined ? [] : [keyEntry(k2.pq, at, until)]),
+          ];
+        },
+      },
+    }),
+  );
+  const k2Keys = { classical: k2.classical, ...(k2.pq === undefined ? {} : { pq: k2.pq }) };
+  const shown = (answer: { json: Json }) => JSON.stringify(answer.json).slice(0, 500);
+  const sign = (kind: string, record: Json, keys: Keys) =>
+    signRecord(backend, PROFILES.proto, kind, record, keys);
+
+  beforeAll(async () => {
+    service = await startVerifierWithRecords(dialect, 'v2-principal-judge', {
+      OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
+      // The operator appointed H to arbitrate (for other people's disputes).
+      RECORDS_ARBITRATORS: `${human},agent:arbiter-panel-3`,
+    });
+    for (const party of [initiator, respondent, sibling]) {
+      const verified = await service.post('/verify', { signed_bundle: party.built.signed_bundle });
+      expect(verified.json['verified'], shown(verified)).toBe(true);
+      expect(await service.keyStatusOnce(party.agentKeys.classical.kid, 200)).toBe(200);
+    }
+    expect(await service.keyStatusOnce(k2.classical.kid, 200)).toBe(200);
+  }, 180_000);
+  afterAll(async () => {
+    await service?.close();
+  });
+
+  it('P375: the principal of a party, known by its bound RPR keys, neither sits on the panel nor signs', async () => {
+    expect(sibling.humanId).toBe(human);
+    const k2Binding = (await (await fetch(`${service.url}/v2/keys/${k2.classical.kid}`)).json()) as Json;
+    const subjects = (k2Binding['bindings'] as Json[]).map((b) => b['subject']);
+    expect(subjects).toContain(human);
+    expect(subjects).not.toContain(respondent.agentId);
+
+    const id = 'dispute:p375-own-principal';
+    const filed = await service.post(
+      '/v2/dispute/record',
+      sign(
+        'dispute_record',
+        withFields(example('dispute_record'), {
+          dispute_id: id,
+          initiator_agent_id: initiator.agentId,
+          respondent_agent_id: respondent.agentId,
+        }),
+        initiator.agentKeys,
+      ),
+    );
+    expect(filed.status, shown(filed)).toBe(201);
+    const ruling = sign(
+      'arbitration_resolution',
+      withFields(example('arbitration_resolution'), {
+        dispute_id: id,
+        arbitrator_ids: [human],
+        resolution: 'The respondent keeps the ledger.',
+      }),
+      k2Keys,
+    );
+    const answer = await service.post('/v2/dispute/arbitration', ruling);
+    // Before P375: 201, the respondent's own principal resolved the dispute against the initiator, `verified`.
+    expect(answer.status, shown(answer)).toBe(403);
+    expect(answer.json).toMatchObject({
+      error: { code: 'FORBIDDEN', details: { dispute_id: id, party: human } },
+    });
     expect((await fetch(`${service.url}/v2/dispute/arbitration/${id}`)).status).toBe(404);
   });
 });
