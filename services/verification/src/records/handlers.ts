@@ -31,6 +31,7 @@ import { LIFECYCLE_MACHINE, recordedTime, type TransitionRequest } from './lifec
 import {
   countPanelSigner,
   type PanelCount,
+  type PanelSigner,
   panelCountOf,
   resolves,
   signedPayloadHash,
@@ -127,10 +128,14 @@ export async function postSimpleRecord(
 }
 
 /** P297: the signer a resolution's panel counts, when a quorum over one is in force and a key signed it. */
-function countedSigner(context: PostContext) {
+async function countedSigner(store: Store, context: PostContext): Promise<PanelSigner | undefined> {
   const signature = context.signature;
   if ((context.panelQuorum ?? 1) <= 1 || signature?.status !== 'verified') return undefined;
-  return { kid: signature.kid, panelMembers: signature.panelMembers ?? [] };
+  const panelMembers = signature.panelMembers ?? [];
+  // P376: read before the write's transaction (SQLite has one connection): whom each member shares principal keys with.
+  const kin = new Map<string, readonly string[]>();
+  for (const member of panelMembers) kin.set(member, await store.keys.principalsOf(member));
+  return { kid: signature.kid, panelMembers, kin };
 }
 
 /** What a resolution's write did inside its transaction, or that it conflicts with the stored one. */
@@ -140,7 +145,7 @@ type ResolutionWrite =
 
 /** How a resolution reached the store: its signer when a quorum counts it, or the operator's token. */
 interface ResolutionWriter {
-  readonly signer: ReturnType<typeof countedSigner>;
+  readonly signer: PanelSigner | undefined;
   readonly administrative: boolean;
   readonly quorum: number;
 }
@@ -161,7 +166,7 @@ async function postResolution(
   await checkDisputeOpen(store, id);
   const quorum = context.panelQuorum ?? 1;
   const writer: ResolutionWriter = {
-    signer: countedSigner(context),
+    signer: await countedSigner(store, context),
     administrative: context.signature?.status === 'administrative',
     quorum,
   };
@@ -263,7 +268,7 @@ async function postAppealOutcome(
   const disputeId = decision.id;
   refuseOutcomeBeforeAppeal(record, decision, await store.records.get(DISPUTE_KIND, disputeId));
   const quorum = context.panelQuorum ?? 1;
-  const signer = countedSigner(context);
+  const signer = await countedSigner(store, context);
   const put = await store.transaction(async (tx) => {
     const stored = await tx.records.put(APPEAL_OUTCOME, disputeId, record, agentOf(record));
     if (signer !== undefined && stored.status === 'created')

@@ -398,3 +398,77 @@ describe.each(dialectsUnderTest())("the respondent's own principal as its judge,
     expect((await fetch(`${service.url}/v2/dispute/arbitration/${id}`)).status).toBe(404);
   });
 });
+
+describe.each(dialectsUnderTest())('a human and its own agent on one panel, on %s', (dialect) => {
+  let service: VerifierWithRecords;
+  const initiator = partyOf(buildSignedBundle());
+  const respondent = partyOf(buildSignedBundle());
+  // One bundle: the agent's passport keys (bound to the agent) and its principal's RPR keys (bound to the human and
+  // the agent). The operator appointed both ids, and a third arbitrator, with a quorum of two.
+  const duo = partyOf(buildSignedBundle());
+  const other = partyOf(buildSignedBundle());
+  const shown = (answer: { json: Json }) => JSON.stringify(answer.json).slice(0, 500);
+  const sign = (kind: string, record: Json, keys: Keys) =>
+    signRecord(backend, PROFILES.proto, kind, record, keys);
+
+  beforeAll(async () => {
+    service = await startVerifierWithRecords(dialect, 'v2-panel-kin', {
+      OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
+      RECORDS_ARBITRATORS: [duo.humanId, duo.agentId, other.agentId].join(','),
+      RECORDS_PANEL_QUORUM: '2',
+    });
+    for (const party of [initiator, respondent, duo, other]) {
+      const verified = await service.post('/verify', { signed_bundle: party.built.signed_bundle });
+      expect(verified.json['verified'], shown(verified)).toBe(true);
+      expect(await service.keyStatusOnce(party.agentKeys.classical.kid, 200)).toBe(200);
+    }
+    expect(await service.keyStatusOnce(duo.principalKeys.classical.kid, 200)).toBe(200);
+  }, 180_000);
+  afterAll(async () => {
+    await service?.close();
+  });
+
+  it('P376: a human and the agent its bundle binds it to count as one member of a quorum', async () => {
+    const id = 'dispute:p376-human-and-agent';
+    const filed = await service.post(
+      '/v2/dispute/record',
+      sign(
+        'dispute_record',
+        withFields(example('dispute_record'), {
+          dispute_id: id,
+          initiator_agent_id: initiator.agentId,
+          respondent_agent_id: respondent.agentId,
+        }),
+        initiator.agentKeys,
+      ),
+    );
+    expect(filed.status, shown(filed)).toBe(201);
+    const ruling = (keys: Keys) =>
+      sign(
+        'arbitration_resolution',
+        withFields(example('arbitration_resolution'), {
+          dispute_id: id,
+          // The human first: its RPR key (bound to the human and the agent) is counted for the human.
+          arbitrator_ids: [duo.humanId, duo.agentId, other.agentId],
+          resolution: 'The respondent keeps the ledger.',
+        }),
+        keys,
+      );
+    const byHuman = await service.post('/v2/dispute/arbitration', ruling(duo.principalKeys));
+    expect(byHuman.status, shown(byHuman)).toBe(201);
+    expect(byHuman.json).toMatchObject({ panel: { quorum: 2, signed_by: [duo.humanId] } });
+    // The same holder signs again with the agent's passport key.
+    const byAgent = await service.post('/v2/dispute/arbitration', ruling(duo.agentKeys));
+    expect(byAgent.status, shown(byAgent)).toBe(200);
+    // Before P376: signed_by [human, agent], and the dispute resolved on one bundle holder's two keys.
+    expect(byAgent.json, JSON.stringify(byAgent.json['panel'])).toMatchObject({
+      panel: { quorum: 2, signed_by: [duo.humanId] },
+    });
+    const dispute = (await (await fetch(`${service.url}/v2/dispute/record/${id}`)).json()) as Json;
+    expect(dispute, JSON.stringify(dispute).slice(0, 300)).toMatchObject({ state: 'open' });
+
+    // Another appointed arbitrator's signature is the second member.
+    const byOther = await service.post('/v2/dispute/arbitration', ruling(other.agentKeys));
+    expect(byOther.json).toMatchObject({ panel: { quorum: 2, signed_by: [duo.humanId, other.agentId] } });
+  });
+});
