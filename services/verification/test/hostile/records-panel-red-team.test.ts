@@ -472,3 +472,62 @@ describe.each(dialectsUnderTest())('a human and its own agent on one panel, on %
     expect(byOther.json).toMatchObject({ panel: { quorum: 2, signed_by: [duo.humanId, other.agentId] } });
   });
 });
+
+describe.each(dialectsUnderTest())(
+  "a record's PQ half stripped and its binding downgraded, under VERIFIER_MODE=hybrid_required, on %s",
+  (dialect) => {
+    let service: VerifierWithRecords;
+    const owner = partyOf(buildSignedBundle());
+    const shown = (answer: { json: Json }) => JSON.stringify(answer.json).slice(0, 500);
+    const declaration = (party: Party, id: string) =>
+      signRecord(
+        backend,
+        PROFILES.proto,
+        'rights_declaration',
+        withFields(example('rights_declaration'), { declaration_id: id, agent_id: party.agentId }),
+        party.agentKeys,
+      );
+    const downgraded = (record: Json): Json => ({
+      ...record,
+      composite_sig: { ...(record['composite_sig'] as Json), pq: null, binding: 'classical_only' },
+    });
+
+    beforeAll(async () => {
+      // The operator's floor: every bundle /verify accepts carries both halves.
+      service = await startVerifierWithRecords(dialect, 'v2-pq-stripped', {
+        OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
+        VERIFIER_MODE: 'hybrid_required',
+      });
+      const verified = await service.post('/verify', { signed_bundle: owner.built.signed_bundle });
+      expect(verified.json['verified'], shown(verified)).toBe(true);
+      expect(await service.keyStatusOnce(owner.agentKeys.classical.kid, 200)).toBe(200);
+      // A classical-only bundle is no bundle this service accepts.
+      const classical = buildSignedBundle({ classicalOnly: true });
+      const refused = await service.post('/verify', { signed_bundle: classical.signed_bundle });
+      expect(refused.json['verified'], shown(refused)).toBe(false);
+    }, 180_000);
+    afterAll(async () => {
+      await service?.close();
+    });
+
+    it('P377: a record signed classical-only (a hybrid signature stripped of its PQ half) is 400 PROTO-E102', async () => {
+      const original = declaration(owner, 'rights:p377-owner');
+      expect((original['composite_sig'] as Json)['binding']).toBe('pq_over_classical');
+      // Whoever saw the signed record before it was posted strips the ML-DSA half and posts it first.
+      const stripped = await service.post('/v2/rights/declaration', downgraded(original));
+      // Before P377: 201, stored `verified` with the half /verify would refuse, and the owner's own record then 409.
+      expect(stripped.status, shown(stripped)).toBe(400);
+      expect(stripped.json).toMatchObject({ error: { code: 'PROTO-E102' } });
+      const posted = await service.post('/v2/rights/declaration', original);
+      expect(posted.status, shown(posted)).toBe(201);
+      expect(posted.json['record']).toEqual(original);
+      // The operator's administrative write is no signature check: it stores what it is given (D22, P44).
+      const byOperator = await service.post(
+        '/v2/rights/declaration',
+        downgraded(declaration(owner, 'rights:p377-operator')),
+        OPERATOR,
+      );
+      expect(byOperator.status, shown(byOperator)).toBe(201);
+    });
+  },
+);
