@@ -17,6 +17,8 @@ export const APPEAL_OUTCOME = 'arbitration_appeal_outcome';
  * its panel quorum: a member's different text that reached the quorum first, or the operator's resolution (D22).
  */
 export const SETTLEMENT = 'arbitration_settlement';
+/** P378: the same as SETTLEMENT for an appeal's outcome short of its quorum (under the dispute's id). */
+export const APPEAL_SETTLEMENT = 'arbitration_appeal_settlement';
 /** P372: a member's different text of a dispute pending its quorum, stored once under its signed payload's hash. */
 export const PROPOSAL = 'arbitration_proposal';
 
@@ -66,7 +68,12 @@ export async function disputeStateOf(store: Store, filed: StoredRecord, quorum =
     ? first
     : await traceOf(store, SETTLEMENT, filed.id, quorum);
   if (resolution === undefined) return { state: filedState, resolution: first };
-  const appeal = await traceOf(store, APPEAL_OUTCOME, filed.id, quorum);
+  const firstAppeal = await traceOf(store, APPEAL_OUTCOME, filed.id, quorum);
+  // P378: an appeal's outcome short of its quorum may have been settled by another text, or by the operator.
+  const appeal =
+    firstAppeal === undefined || resolves(firstAppeal.panel, quorum)
+      ? firstAppeal
+      : ((await traceOf(store, APPEAL_SETTLEMENT, filed.id, quorum)) ?? firstAppeal);
   return { state: 'resolved', resolution, ...(appeal === undefined ? {} : { appeal_outcome: appeal }) };
 }
 
@@ -78,9 +85,10 @@ export async function decidingResolution(
   store: Store,
   first: StoredRecord,
   quorum: number,
+  settlementKind: string = SETTLEMENT,
 ): Promise<{ readonly stored: StoredRecord; readonly panel?: PanelCount }> {
   const panel = await panelCountOf(store.records, first, quorum);
-  const settled = resolves(panel, quorum) ? undefined : await store.records.get(SETTLEMENT, first.id);
+  const settled = resolves(panel, quorum) ? undefined : await store.records.get(settlementKind, first.id);
   if (settled === undefined) return panel === undefined ? { stored: first } : { stored: first, panel };
   const settledPanel = await panelCountOf(store.records, settled, quorum);
   return settledPanel === undefined ? { stored: settled } : { stored: settled, panel: settledPanel };

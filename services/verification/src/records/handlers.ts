@@ -15,6 +15,7 @@ import { ARBITRATION } from './arbitration-panel.ts';
 import type { JsonObject } from './body.ts';
 import {
   APPEAL_OUTCOME,
+  APPEAL_SETTLEMENT,
   appealedDecision,
   DISPUTE_KIND,
   decidingResolution,
@@ -219,22 +220,23 @@ async function writeWhilePending(
   record: JsonObject,
   writer: ResolutionWriter,
   samePayload: boolean,
+  settlementKind: string = SETTLEMENT,
 ): Promise<ResolutionWrite> {
   const { signer } = writer;
-  const settled = await records.get(SETTLEMENT, id);
+  const settled = await records.get(settlementKind, id);
   if (settled !== undefined) {
     const settles = signedPayloadHash(settled.record) === signedPayloadHash(record);
     if (settles && signer !== undefined) await countPanelSigner(records, id, record, signer);
     const again =
       writer.administrative &&
-      (await records.put(SETTLEMENT, id, record, agentOf(record))).status === 'identical';
+      (await records.put(settlementKind, id, record, agentOf(record))).status === 'identical';
     if ((settles && signer !== undefined) || again)
       return { type: 'answer', statusCode: 200, stored: settled };
     if (put.status === 'identical') return { type: 'answer', statusCode: 200, stored: put.stored };
     return { type: 'conflict', stored: settled };
   }
   if (writer.administrative) {
-    const by = await records.put(SETTLEMENT, id, record, agentOf(record));
+    const by = await records.put(settlementKind, id, record, agentOf(record));
     return { type: 'answer', statusCode: 201, stored: by.stored };
   }
   if (signer === undefined) {
@@ -249,7 +251,7 @@ async function writeWhilePending(
   await countPanelSigner(records, id, record, signer);
   const count = await panelCountOf(records, proposal.stored, writer.quorum, id);
   if (resolves(count, writer.quorum))
-    await records.put(SETTLEMENT, id, proposal.stored.record, agentOf(record));
+    await records.put(settlementKind, id, proposal.stored.record, agentOf(record));
   return { type: 'answer', statusCode: proposal.status === 'created' ? 201 : 200, stored: proposal.stored };
 }
 
@@ -268,34 +270,43 @@ async function postAppealOutcome(
   const disputeId = decision.id;
   refuseOutcomeBeforeAppeal(record, decision, await store.records.get(DISPUTE_KIND, disputeId));
   const quorum = context.panelQuorum ?? 1;
-  const signer = await countedSigner(store, context);
-  const put = await store.transaction(async (tx) => {
-    const stored = await tx.records.put(APPEAL_OUTCOME, disputeId, record, agentOf(record));
-    if (signer !== undefined && stored.status === 'created')
-      await countPanelSigner(tx.records, disputeId, record, signer);
-    return stored;
+  const writer: ResolutionWriter = {
+    signer: await countedSigner(store, context),
+    administrative: context.signature?.status === 'administrative',
+    quorum,
+  };
+  const written = await store.transaction(async (tx): Promise<ResolutionWrite> => {
+    await tx.records.lockSeries(APPEAL_OUTCOME, disputeId);
+    const put = await tx.records.put(APPEAL_OUTCOME, disputeId, record, agentOf(record));
+    if (put.status === 'created') {
+      if (writer.signer !== undefined) await countPanelSigner(tx.records, disputeId, record, writer.signer);
+      return { type: 'answer', statusCode: 201, stored: put.stored };
+    }
+    const panel = await panelCountOf(tx.records, put.stored, quorum);
+    const samePayload = signedPayloadHash(put.stored.record) === signedPayloadHash(record);
+    // P378: an outcome short of its quorum takes other members' texts as proposals, as a decision does (P372).
+    if (panel !== undefined && !resolves(panel, quorum))
+      return writeWhilePending(tx.records, disputeId, put, record, writer, samePayload, APPEAL_SETTLEMENT);
+    if (writer.signer !== undefined && panel !== undefined && samePayload) {
+      await countPanelSigner(tx.records, disputeId, record, writer.signer);
+      return { type: 'answer', statusCode: 200, stored: put.stored };
+    }
+    if (put.status === 'identical') return { type: 'answer', statusCode: 200, stored: put.stored };
+    return { type: 'conflict', stored: put.stored };
   });
-  const counting = async (stored: StoredRecord) =>
-    (await panelCountOf(store.records, stored, quorum)) !== undefined;
-  const countable =
-    signer !== undefined &&
-    put.status !== 'created' &&
-    signedPayloadHash(put.stored.record) === signedPayloadHash(record) &&
-    (await counting(put.stored));
-  if (countable) await countPanelSigner(store.records, disputeId, record, signer);
-  else if (put.status === 'conflict') {
+  if (written.type === 'conflict') {
     throw conflict(
-      `Dispute ${disputeId}'s appeal already has its outcome stored (${put.stored.stored_at}): an appeal is decided once (P296)`,
-      { dispute_id: disputeId, kind: ARBITRATION, stored_at: put.stored.stored_at, appeal_outcome: true },
+      `Dispute ${disputeId}'s appeal already has its outcome stored (${written.stored.stored_at}): an appeal is decided once (P296)`,
+      { dispute_id: disputeId, kind: ARBITRATION, stored_at: written.stored.stored_at, appeal_outcome: true },
     );
   }
-  const panel = await panelCountOf(store.records, put.stored, quorum);
+  const panel = await panelCountOf(store.records, written.stored, quorum, disputeId);
   const body = {
-    ...answer(disputeId, put.stored, panel === undefined ? {} : { panel }),
+    ...answer(disputeId, written.stored, panel === undefined ? {} : { panel }),
     kind: ARBITRATION,
     appeal_outcome: true as const,
   };
-  return { statusCode: put.status === 'created' ? 201 : 200, body };
+  return { statusCode: written.statusCode, body };
 }
 
 /** P267: a dispute filed here as `resolved` or `arbitrated` has had its resolution; PROTOCOL's resolve ends a dispute. */
@@ -358,8 +369,10 @@ export async function getSimpleRecord(
  * members counted for it, when a quorum counts it.
  */
 async function appealOutcomeBeside(store: Store, id: string, quorum: number): Promise<Partial<RecordAnswer>> {
-  const outcome = await store.records.get(APPEAL_OUTCOME, id);
-  if (outcome === undefined) return {};
+  const first = await store.records.get(APPEAL_OUTCOME, id);
+  if (first === undefined) return {};
+  // P378: an outcome short of its quorum answers the text that decided the appeal, when one did.
+  const { stored: outcome } = await decidingResolution(store, first, quorum, APPEAL_SETTLEMENT);
   const signature = (await store.records.getAuthorship(ARBITRATION, outcome.content_hash)) ?? {
     status: 'unchecked',
   };

@@ -218,6 +218,54 @@ describe.each(dialectsUnderTest())('one member of an M-of-N panel acting alone, 
     expect(late.status, shown(late)).toBe(409);
     expect((await get(`/v2/dispute/arbitration/${id}`)).json['record']).toEqual(byOperator);
   });
+
+  it("P378: a member's first appeal outcome the others will not sign does not block them: their identical text decides", async () => {
+    const id = 'dispute:p378-appeal-rogue-first';
+    const decision = resolution(
+      id,
+      'The initiator keeps the ledger.',
+      first.agentKeys,
+      '2026-06-02T09:00:00Z',
+    );
+    expect((await service.post('/v2/dispute/arbitration', decision, OPERATOR)).status).toBe(201);
+    await file(id, { status: 'appealed', escalation_level: 'human_appeal' });
+
+    const rogue = await service.post(
+      '/v2/dispute/arbitration',
+      resolution(id, 'On appeal: the respondent pays everything.', third.agentKeys),
+    );
+    expect(rogue.status, shown(rogue)).toBe(201);
+    expect(rogue.json).toMatchObject({ appeal_outcome: true, panel: { signed_by: [third.agentId] } });
+
+    const agreed = 'On appeal: split it.';
+    const one = await service.post('/v2/dispute/arbitration', resolution(id, agreed, first.agentKeys));
+    // Before P378: 409, the appeal stayed undecided whatever the other members signed.
+    expect(one.status, shown(one)).toBe(201);
+    expect(one.json).toMatchObject({ appeal_outcome: true, panel: { signed_by: [first.agentId] } });
+    const two = await service.post('/v2/dispute/arbitration', resolution(id, agreed, second.agentKeys));
+    expect(two.status, shown(two)).toBe(200);
+    expect(two.json).toMatchObject({
+      appeal_outcome: true,
+      panel: { quorum: 2, signed_by: [first.agentId, second.agentId] },
+    });
+
+    const decided = await get(`/v2/dispute/arbitration/${id}`);
+    expect(decided.json['record']).toEqual(decision);
+    const outcome = decided.json['appeal_outcome'] as Json;
+    expect((outcome['record'] as Json)['resolution'], shown(decided)).toBe(agreed);
+    expect(outcome).toMatchObject({ panel: { quorum: 2, signed_by: [first.agentId, second.agentId] } });
+    const dispute = await get(`/v2/dispute/record/${id}`);
+    expect(dispute.json, shown(dispute)).toMatchObject({
+      state: 'resolved',
+      appeal_outcome: { id, panel: { quorum: 2, signed_by: [first.agentId, second.agentId] } },
+    });
+    // Decided: no further text.
+    const late = await service.post(
+      '/v2/dispute/arbitration',
+      resolution(id, 'On appeal: the respondent pays everything.', second.principalKeys),
+    );
+    expect(late.status, shown(late)).toBe(409);
+  });
 });
 
 describe.each(dialectsUnderTest())('an arbitrator id outside the id pattern, on %s', (dialect) => {
