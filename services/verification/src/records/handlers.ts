@@ -573,9 +573,35 @@ export async function postVitality(store: Store, record: JsonObject): Promise<Ou
       );
     }
     // The chain now holds the predecessor as the agent's latest report (under the agent's lock): judged against it.
+    await refuseReportAfterEnd(tx, agentId, record); // P379, read under the same lock as a decommissioning's move
     await refuseReportBeforeFloor(tx, agentId, record); // throws: the put and the append are rolled back
     return { statusCode: 201, body: answer(agentId, put.stored, { report_hash: reportHash }) };
   });
+}
+
+/**
+ * P379: `decommissioned` is final (D16): a decommissioned agent's report states nothing else. Its keys may still be
+ * bound, and the report's `state` is stored, not applied, so a report of an `active` agent at 990 after its
+ * decommissioning was the latest vitality this service answered for it. Upstream's gateway refuses such a report too
+ * (no move leaves decommissioned: 409). A final report stating `decommissioned` is still taken.
+ */
+async function refuseReportAfterEnd(
+  tx: StoreTransaction,
+  agentId: string,
+  record: JsonObject,
+): Promise<void> {
+  const status = await tx.lifecycle.get(agentId);
+  const reported = record['state'];
+  if (status?.state !== 'decommissioned' || reported === 'decommissioned') return;
+  throw conflict(
+    `Agent ${agentId} is decommissioned, which is final: a vitality report of it states decommissioned, not ${String(reported)}`,
+    {
+      agent_id: agentId,
+      current_state: status.state,
+      reported_state: reported ?? null,
+      allowed_states: ['decommissioned'],
+    },
+  );
 }
 
 /**

@@ -12,7 +12,12 @@ import {
 import { dialectsUnderTest } from '@proto/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { example, type Json, TEST_OPERATOR_TOKEN, withFields } from '../../src/records/test-support.ts';
-import { partyOf, startVerifierWithRecords, type VerifierWithRecords } from './verifier-with-records.ts';
+import {
+  commissionOwnAgent,
+  partyOf,
+  startVerifierWithRecords,
+  type VerifierWithRecords,
+} from './verifier-with-records.ts';
 
 const backend = createNativeBackend();
 type Party = ReturnType<typeof partyOf>;
@@ -579,3 +584,93 @@ describe.each(dialectsUnderTest())(
     });
   },
 );
+
+describe.each(dialectsUnderTest())('vitality reports of a decommissioned agent, on %s', (dialect) => {
+  let service: VerifierWithRecords;
+  const agent = partyOf(buildSignedBundle());
+  const shown = (answer: { json: Json }) => JSON.stringify(answer.json).slice(0, 500);
+  const sign = (kind: string, record: Json, keys: Keys) =>
+    signRecord(backend, PROFILES.proto, kind, record, keys);
+
+  beforeAll(async () => {
+    service = await startVerifierWithRecords(dialect, 'v2-vitality-after-end', {
+      OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
+    });
+  }, 180_000);
+  afterAll(async () => {
+    await service?.close();
+  });
+
+  it('P379: after its decommissioning an agent reports no other state than decommissioned (D16: final)', async () => {
+    const own = await commissionOwnAgent(service, agent);
+    const start = Date.now() + 1000;
+    const at = (offsetMs: number) => new Date(start + offsetMs).toISOString();
+    expect((await own.move({ agent_id: agent.agentId, to_state: 'active', timestamp: at(0) })).status).toBe(
+      200,
+    );
+    const first = sign(
+      'vitality_report',
+      withFields(example('vitality_report'), {
+        agent_id: agent.agentId,
+        timestamp: at(1000),
+        state: 'active',
+      }),
+      agent.agentKeys,
+    );
+    const reported = await service.post('/v2/lifecycle/vitality', first);
+    expect(reported.status, shown(reported)).toBe(201);
+    const ended = await service.post(
+      '/v2/lifecycle/decommission',
+      sign(
+        'decommissioning_record',
+        withFields(example('decommissioning_record'), {
+          agent_id: agent.agentId,
+          human_id: agent.humanId,
+          successor_agent_id: null,
+          timestamp: at(2000),
+        }),
+        agent.agentKeys,
+      ),
+    );
+    expect(ended.status, shown(ended)).toBe(201);
+    expect(await own.state()).toBe('decommissioned');
+
+    // The agent's key, still bound, goes on reporting a healthy, active agent.
+    const alive = sign(
+      'vitality_report',
+      withFields(example('vitality_report'), {
+        agent_id: agent.agentId,
+        timestamp: at(3000),
+        state: 'active',
+        vitality_score: 990,
+        prev_report_hash: reported.json['report_hash'],
+      }),
+      agent.agentKeys,
+    );
+    const after = await service.post('/v2/lifecycle/vitality', alive);
+    // Before P379: 201, and GET /v2/lifecycle/vitality/<agent> answered an `active` agent at 990.
+    expect(after.status, shown(after)).toBe(409);
+    expect(after.json).toMatchObject({
+      error: { code: 'CONFLICT', details: { current_state: 'decommissioned', reported_state: 'active' } },
+    });
+    const latest = (await (
+      await fetch(`${service.url}/v2/lifecycle/vitality/${agent.agentId}`)
+    ).json()) as Json;
+    expect(latest['record']).toEqual(first);
+
+    // A final report that says what the agent is, is still taken.
+    const final = sign(
+      'vitality_report',
+      withFields(example('vitality_report'), {
+        agent_id: agent.agentId,
+        timestamp: at(3000),
+        state: 'decommissioned',
+        vitality_score: 0,
+        prev_report_hash: reported.json['report_hash'],
+      }),
+      agent.agentKeys,
+    );
+    const last = await service.post('/v2/lifecycle/vitality', final);
+    expect(last.status, shown(last)).toBe(201);
+  });
+});
