@@ -26,6 +26,11 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The verifier's maximum key age in days, which the key directory applies at every look-up (P230). */
     maxKeyAgeDays?: number;
+    /**
+     * P377: whether the operator's floor (VERIFIER_MODE hybrid_required or pq_only) demands both signature halves, so
+     * a /v2 record's signature carries its ML-DSA half too.
+     */
+    requirePqSignatures?: boolean;
     /** The analysis cache; see invalidateByKid / invalidateByAgent. */
     verificationCache: VerificationCache;
     /** Revocation (D20), attestation (D21) and anchor (D19) checks of POST /verify. */
@@ -89,6 +94,10 @@ export async function buildVerificationApp(options: BuildVerificationAppOptions)
   );
   app.decorate('verificationCache', cache);
   app.decorate('maxKeyAgeDays', verifier.settings.maxKeyAgeDays);
+  app.decorate(
+    'requirePqSignatures',
+    config.VERIFIER_MODE === 'hybrid_required' || config.VERIFIER_MODE === 'pq_only',
+  );
   app.addReadinessCheck('verify-pool', () => pool.ready);
   // Runs after the server has stopped and in-flight requests are answered: finish tasks, stop threads.
   app.addHook('onClose', async () => {

@@ -124,6 +124,12 @@ export interface KeyDirectoryRepository {
    */
   hasLivePassportKeys(agentId: string): Promise<boolean>;
   /**
+   * P375: the other ids that an RPR binding key bound to `agentId` is bound to as well: the agent's principals by its
+   * verified bundles (and their other agents sharing the key), retired and expired bindings included. Who speaks
+   * through the agent's principal keys, for the conflict-of-interest checks of a dispute's panel.
+   */
+  principalsOf(agentId: string): Promise<string[]>;
+  /**
    * Records that `kid` authorised a write for `subjects` (P174): from then on those bindings are never pruned.
    * False when none of them is bound and unretired any more (pruned or retired since the lookup): the write
    * must then be refused, or a binding pruned a moment ago would have authorised it.
@@ -350,6 +356,21 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
 
   async hasLivePassportKeys(agentId: string): Promise<boolean> {
     return (await this.#liveKids(this.#db, agentId, 'passport', this.#clock().getTime())).length > 0;
+  }
+
+  async principalsOf(agentId: string): Promise<string[]> {
+    const rows = await this.#db
+      .selectFrom('key_bindings as mine')
+      .innerJoin('key_bindings as other', 'other.kid', 'mine.kid')
+      .select('other.subject as subject')
+      .distinct()
+      .where('mine.subject', '=', agentId)
+      .where('mine.role', '=', 'principal')
+      .where('other.role', '=', 'principal')
+      .where('other.subject', '<>', agentId)
+      .orderBy('other.subject')
+      .execute();
+    return rows.map((row) => row.subject);
   }
 
   /**

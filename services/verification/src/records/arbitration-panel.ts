@@ -2,7 +2,8 @@
 // key bound to any id listed there authorised it: a party to a dispute, or anyone, verified its own bundle, named
 // itself arbitrator and resolved the dispute, even one never filed here. PROTOCOL gives no source for a panel (no
 // appointment record, one composite signature per resolution), so this judges only what the service holds: the
-// dispute must be filed here, and no party to it (its agents or the principals their certificates here name) may
+// dispute must be filed here, and no party to it (its agents, the principals their certificates here name, and since
+// P375 the principals whose RPR keys a verified bundle bound to them) may
 // sit on the panel or sign the resolution. P241: the operator may say who arbitrates (RECORDS_ARBITRATORS); then a
 // panel names appointed arbitrators only. Unset, who appoints an arbitrator stays open (docs/security.md Known limits).
 import type { Store } from '@proto/store';
@@ -26,7 +27,12 @@ export function storeDisputePartiesLookup(store: Store, principalOf: PrincipalLo
       (id): id is string => typeof id === 'string',
     );
     const principals = await Promise.all(agents.map((agent) => principalOf(agent)));
-    return [...new Set([...agents, ...principals.filter((id): id is string => id !== undefined)])];
+    // P375: and the principals the key directory knows by their bundles (an agent not commissioned here has no
+    // certificate naming its human, yet its verified bundle bound that human's RPR keys to it).
+    const bound = await Promise.all(agents.map((agent) => store.keys.principalsOf(agent)));
+    return [
+      ...new Set([...agents, ...principals.filter((id): id is string => id !== undefined), ...bound.flat()]),
+    ];
   };
 }
 

@@ -68,6 +68,7 @@ export function readRecordBody(
   if (field !== undefined && typeof value[field] === 'string' && !isValidId(value[field])) {
     throw invalidId(field, value[field]);
   }
+  refuseInvalidIdLists(route.kind, value, prefix);
 
   const verdict = validateSchema('v2', route.kind, value);
   const issues = verdict.valid
@@ -80,6 +81,25 @@ export function readRecordBody(
   const ahead = aheadOfClockIssues(route.kind, value, options.now ?? Date.now());
   if (ahead.length > 0) throw schemaInvalid(profile, route.kind, ahead, prefix);
   return value;
+}
+
+/**
+ * P374: members that list ids, by kind. SPEC.md Limits puts every id of a /v2 record under the id pattern, and each
+ * schema patterns its single ids, but `arbitrator_ids` items were any non-empty string: a key bound to a look-alike
+ * agent id (a passport's `agent_id` has no pattern) was stored as a `verified` arbitrator of that name.
+ */
+const ID_LISTS: Readonly<Record<string, readonly string[]>> = {
+  arbitration_resolution: ['arbitrator_ids'],
+};
+
+function refuseInvalidIdLists(kind: string, record: JsonObject, prefix: string): void {
+  for (const member of ID_LISTS[kind] ?? []) {
+    const list = record[member];
+    if (!Array.isArray(list)) continue; // the schema says what is wrong
+    for (const [index, item] of list.entries()) {
+      if (typeof item === 'string' && !isValidId(item)) throw invalidId(`${prefix}/${member}/${index}`, item);
+    }
+  }
 }
 
 /**

@@ -12,6 +12,15 @@ export const DISPUTE_KIND = 'dispute_record';
  * kind (so retention, tombstones and idempotent re-posts hold for it as for every record; SPEC names no record).
  */
 export const APPEAL_OUTCOME = 'arbitration_appeal_outcome';
+/**
+ * P372–P373: under the dispute's id, the resolution that settled a dispute whose first stored resolution was short of
+ * its panel quorum: a member's different text that reached the quorum first, or the operator's resolution (D22).
+ */
+export const SETTLEMENT = 'arbitration_settlement';
+/** P378: the same as SETTLEMENT for an appeal's outcome short of its quorum (under the dispute's id). */
+export const APPEAL_SETTLEMENT = 'arbitration_appeal_settlement';
+/** P372: a member's different text of a dispute pending its quorum, stored once under its signed payload's hash. */
+export const PROPOSAL = 'arbitration_proposal';
 
 /** Where a resolution of the dispute is: live (when stored) or evicted by retention (when evicted, D17). */
 export interface ResolutionTrace {
@@ -38,7 +47,7 @@ async function traceOf(
 ): Promise<ResolutionTrace | undefined> {
   const stored = await store.records.get(kind, id);
   if (stored !== undefined) {
-    const panel = kind === ARBITRATION ? await panelCountOf(store.records, stored, quorum) : undefined;
+    const panel = await panelCountOf(store.records, stored, quorum);
     return { id, stored_at: stored.stored_at, ...(panel === undefined ? {} : { panel }) };
   }
   const gone = await store.records.tombstone(kind, id);
@@ -52,11 +61,37 @@ async function traceOf(
 export async function disputeStateOf(store: Store, filed: StoredRecord, quorum = 1): Promise<DisputeState> {
   const status = (filed.record as { status?: unknown } | null)?.status;
   const filedState = typeof status === 'string' ? status : 'open';
-  const resolution = await traceOf(store, ARBITRATION, filed.id, quorum);
-  if (resolution === undefined) return { state: filedState };
-  if (!resolves(resolution.panel, quorum)) return { state: filedState, resolution };
-  const appeal = await traceOf(store, APPEAL_OUTCOME, filed.id);
+  const first = await traceOf(store, ARBITRATION, filed.id, quorum);
+  if (first === undefined) return { state: filedState };
+  // P372–P373: a first resolution short of its quorum may have been settled by another text, or by the operator.
+  const resolution = resolves(first.panel, quorum)
+    ? first
+    : await traceOf(store, SETTLEMENT, filed.id, quorum);
+  if (resolution === undefined) return { state: filedState, resolution: first };
+  const firstAppeal = await traceOf(store, APPEAL_OUTCOME, filed.id, quorum);
+  // P378: an appeal's outcome short of its quorum may have been settled by another text, or by the operator.
+  const appeal =
+    firstAppeal === undefined || resolves(firstAppeal.panel, quorum)
+      ? firstAppeal
+      : ((await traceOf(store, APPEAL_SETTLEMENT, filed.id, quorum)) ?? firstAppeal);
   return { state: 'resolved', resolution, ...(appeal === undefined ? {} : { appeal_outcome: appeal }) };
+}
+
+/**
+ * The resolution that decides the dispute whose first stored resolution is `first`: itself once its panel reached the
+ * quorum (or nobody was counted for it), else its settlement (P372–P373) when there is one, else itself, pending.
+ */
+export async function decidingResolution(
+  store: Store,
+  first: StoredRecord,
+  quorum: number,
+  settlementKind: string = SETTLEMENT,
+): Promise<{ readonly stored: StoredRecord; readonly panel?: PanelCount }> {
+  const panel = await panelCountOf(store.records, first, quorum);
+  const settled = resolves(panel, quorum) ? undefined : await store.records.get(settlementKind, first.id);
+  if (settled === undefined) return panel === undefined ? { stored: first } : { stored: first, panel };
+  const settledPanel = await panelCountOf(store.records, settled, quorum);
+  return settledPanel === undefined ? { stored: settled } : { stored: settled, panel: settledPanel };
 }
 
 /**

@@ -147,7 +147,11 @@ const DISPUTE_STATE_PROPERTIES = {
       '`resolved` once a resolution of it is stored here (or was, before retention); else its filed status',
   },
   resolution: { ...TRACE_SCHEMA, description: 'Its resolution (GET /v2/dispute/arbitration/<dispute_id>)' },
-  appeal_outcome: { ...TRACE_SCHEMA, description: "Its appeal's outcome, shown with its resolution (P296)" },
+  appeal_outcome: {
+    ...TRACE_SCHEMA,
+    description:
+      "Its appeal's outcome, shown with its resolution (P296); with a quorum, decided once its panel.signed_by reaches it (P371)",
+  },
 } as const;
 
 function answerSchema(route: RecordRoute) {
@@ -170,8 +174,8 @@ function answerSchema(route: RecordRoute) {
         ? {
             appeal_outcome: {
               description:
-                "P296: on GET, the appeal's outcome stored beside this decision ({stored_at, record, signature}); " +
-                "on POST, true when the resolution posted was stored as the appeal's outcome",
+                "P296: on GET, the appeal's outcome stored beside this decision ({stored_at, record, signature, panel?}); " +
+                "on POST, true when the resolution posted was stored as the appeal's outcome (then `panel` is the outcome's, P371)",
             },
             panel: {
               ...PANEL_SCHEMA,

@@ -3,6 +3,8 @@
 import { instantOf } from '@proto/core';
 import {
   GENESIS,
+  type PutResult,
+  type RecordRepository,
   type Store,
   type StoredRecord,
   type StoreTransaction,
@@ -13,17 +15,28 @@ import { ARBITRATION } from './arbitration-panel.ts';
 import type { JsonObject } from './body.ts';
 import {
   APPEAL_OUTCOME,
+  APPEAL_SETTLEMENT,
   appealedDecision,
   DISPUTE_KIND,
+  decidingResolution,
   disputeStateOf,
+  PROPOSAL,
   type ResolutionTrace,
   refuseOutcomeBeforeAppeal,
+  SETTLEMENT,
 } from './dispute-state.ts';
 import { conflict, invalidId, notFound } from './errors.ts';
 import { contentId, isValidId, testamentVersionId, vitalityReportHash } from './ids.ts';
 import type { RecordRoute } from './kinds.ts';
 import { LIFECYCLE_MACHINE, recordedTime, type TransitionRequest } from './lifecycle-machine.ts';
-import { countPanelSigner, type PanelCount, panelCountOf, signedPayloadHash } from './panel-quorum.ts';
+import {
+  countPanelSigner,
+  type PanelCount,
+  type PanelSigner,
+  panelCountOf,
+  resolves,
+  signedPayloadHash,
+} from './panel-quorum.ts';
 import type { WriteAuthorship } from './write-authorization.ts';
 
 /** The body of every record answer: `{ id, kind, stored_at, record }` plus a few per-kind facts. */
@@ -72,6 +85,8 @@ export interface AppealOutcomeAnswer {
   readonly stored_at: string;
   readonly record: unknown;
   readonly signature: unknown;
+  /** P371: the members counted for it, when a quorum counts it. */
+  readonly panel?: PanelCount;
 }
 
 /** What a POST knows beside the record: how its write was authorised, and the panel quorum (P297). */
@@ -114,16 +129,34 @@ export async function postSimpleRecord(
 }
 
 /** P297: the signer a resolution's panel counts, when a quorum over one is in force and a key signed it. */
-function countedSigner(context: PostContext) {
+async function countedSigner(store: Store, context: PostContext): Promise<PanelSigner | undefined> {
   const signature = context.signature;
   if ((context.panelQuorum ?? 1) <= 1 || signature?.status !== 'verified') return undefined;
-  return { kid: signature.kid, panelMembers: signature.panelMembers ?? [] };
+  const panelMembers = signature.panelMembers ?? [];
+  // P376: read before the write's transaction (SQLite has one connection): whom each member shares principal keys with.
+  const kin = new Map<string, readonly string[]>();
+  for (const member of panelMembers) kin.set(member, await store.keys.principalsOf(member));
+  return { kid: signature.kid, panelMembers, kin };
+}
+
+/** What a resolution's write did inside its transaction, or that it conflicts with the stored one. */
+type ResolutionWrite =
+  | { readonly type: 'answer'; readonly statusCode: 200 | 201; readonly stored: StoredRecord }
+  | { readonly type: 'conflict'; readonly stored: StoredRecord };
+
+/** How a resolution reached the store: its signer when a quorum counts it, or the operator's token. */
+interface ResolutionWriter {
+  readonly signer: PanelSigner | undefined;
+  readonly administrative: boolean;
+  readonly quorum: number;
 }
 
 /**
  * One resolution per dispute, under its id (P240); a dispute filed settled takes none (P267). P297: with a quorum, the
  * first signer's copy is stored and counted with it, and each further member's signature of the same payload is
  * counted (200, the stored copy unchanged). P296: a different one of an appealed decision is the appeal's outcome.
+ * P372–P373: while the stored one is short of its quorum, a member's different text is a proposal counted on its own,
+ * and the first text to reach the quorum (or the operator's resolution) settles the dispute.
  */
 async function postResolution(
   store: Store,
@@ -133,63 +166,147 @@ async function postResolution(
 ): Promise<Outcome<RecordAnswer>> {
   await checkDisputeOpen(store, id);
   const quorum = context.panelQuorum ?? 1;
-  const signer = countedSigner(context);
-  const put = await store.transaction(async (tx) => {
-    const stored = await tx.records.put(ARBITRATION, id, record, agentOf(record));
-    // Counted in the same transaction: a stored resolution nobody was counted for resolves at once.
-    if (signer !== undefined && stored.status === 'created')
-      await countPanelSigner(tx.records, id, record, signer);
-    return stored;
-  });
-  const withPanel = async (stored: StoredRecord) => {
-    const panel = await panelCountOf(store.records, stored, quorum);
-    return answer(id, stored, panel === undefined ? {} : { panel });
+  const writer: ResolutionWriter = {
+    signer: await countedSigner(store, context),
+    administrative: context.signature?.status === 'administrative',
+    quorum,
   };
-  // Only a resolution counted when stored takes further signatures: one nobody was counted for (the operator's, or
-  // stored while the quorum was 1) already resolves, and a count started now would turn it back to pending.
-  const counting = async (stored: StoredRecord) =>
-    (await panelCountOf(store.records, stored, quorum)) !== undefined;
-  if (put.status === 'conflict') {
-    if (
-      signer !== undefined &&
-      signedPayloadHash(put.stored.record) === signedPayloadHash(record) &&
-      (await counting(put.stored))
-    ) {
-      await countPanelSigner(store.records, id, record, signer);
-      return { statusCode: 200, body: await withPanel(put.stored) };
+  const written = await store.transaction(async (tx): Promise<ResolutionWrite> => {
+    // P372: one write at a time per dispute, so no two texts reach the quorum (PostgreSQL lock; SQLite: one writer).
+    await tx.records.lockSeries(ARBITRATION, id);
+    const put = await tx.records.put(ARBITRATION, id, record, agentOf(record));
+    if (put.status === 'created') {
+      // Counted in the same transaction: a stored resolution nobody was counted for resolves at once.
+      if (writer.signer !== undefined) await countPanelSigner(tx.records, id, record, writer.signer);
+      return { type: 'answer', statusCode: 201, stored: put.stored };
     }
-    const decision = await appealedDecision(store, id);
-    if (decision !== undefined) return postAppealOutcome(store, decision, record);
-    throw conflict(
-      `Dispute ${id} already has a resolution stored (${put.stored.stored_at}): a dispute is resolved once (P240), and records are never overwritten`,
-      { id, kind: ARBITRATION, stored_at: put.stored.stored_at },
-    );
+    const panel = await panelCountOf(tx.records, put.stored, quorum);
+    const samePayload = signedPayloadHash(put.stored.record) === signedPayloadHash(record);
+    if (panel !== undefined && !resolves(panel, quorum))
+      return writeWhilePending(tx.records, id, put, record, writer, samePayload);
+    // Only a resolution counted when stored takes further signatures: one nobody was counted for (the operator's, or
+    // stored while the quorum was 1) already resolves, and a count started now would turn it back to pending.
+    if (writer.signer !== undefined && panel !== undefined && samePayload) {
+      await countPanelSigner(tx.records, id, record, writer.signer);
+      return { type: 'answer', statusCode: 200, stored: put.stored };
+    }
+    if (put.status === 'identical') return { type: 'answer', statusCode: 200, stored: put.stored };
+    return { type: 'conflict', stored: put.stored };
+  });
+  if (written.type === 'answer') {
+    const panel = await panelCountOf(store.records, written.stored, quorum, id);
+    const body = { ...answer(id, written.stored, panel === undefined ? {} : { panel }), kind: ARBITRATION };
+    return { statusCode: written.statusCode, body };
   }
-  if (signer !== undefined && put.status === 'identical' && (await counting(put.stored)))
-    await countPanelSigner(store.records, id, record, signer);
-  return { statusCode: put.status === 'created' ? 201 : 200, body: await withPanel(put.stored) };
+  const decision = await appealedDecision(store, id);
+  if (decision !== undefined) return postAppealOutcome(store, decision, record, context);
+  throw conflict(
+    `Dispute ${id} already has a resolution stored (${written.stored.stored_at}): a dispute is resolved once (P240), and records are never overwritten`,
+    { id, kind: ARBITRATION, stored_at: written.stored.stored_at },
+  );
+}
+
+/**
+ * P372–P373: a resolution posted while the one stored under the dispute id is short of its quorum. The same record is
+ * idempotent (200); another member's copy of the same payload is counted for it (P297). The operator's resolution
+ * settles the dispute (D22, P373). A member's different text is a proposal (P372), stored once under its payload hash
+ * and counted on its own; the first proposal to reach the quorum settles the dispute. Once settled, only the settling
+ * text takes further signatures; anything else is 409.
+ */
+async function writeWhilePending(
+  records: RecordRepository,
+  id: string,
+  put: PutResult,
+  record: JsonObject,
+  writer: ResolutionWriter,
+  samePayload: boolean,
+  settlementKind: string = SETTLEMENT,
+): Promise<ResolutionWrite> {
+  const { signer } = writer;
+  const settled = await records.get(settlementKind, id);
+  if (settled !== undefined) {
+    const settles = signedPayloadHash(settled.record) === signedPayloadHash(record);
+    if (settles && signer !== undefined) await countPanelSigner(records, id, record, signer);
+    const again =
+      writer.administrative &&
+      (await records.put(settlementKind, id, record, agentOf(record))).status === 'identical';
+    if ((settles && signer !== undefined) || again)
+      return { type: 'answer', statusCode: 200, stored: settled };
+    if (put.status === 'identical') return { type: 'answer', statusCode: 200, stored: put.stored };
+    return { type: 'conflict', stored: settled };
+  }
+  if (writer.administrative) {
+    const by = await records.put(settlementKind, id, record, agentOf(record));
+    return { type: 'answer', statusCode: 201, stored: by.stored };
+  }
+  if (signer === undefined) {
+    if (put.status === 'identical') return { type: 'answer', statusCode: 200, stored: put.stored };
+    return { type: 'conflict', stored: put.stored };
+  }
+  if (samePayload) {
+    await countPanelSigner(records, id, record, signer);
+    return { type: 'answer', statusCode: 200, stored: put.stored };
+  }
+  const proposal = await records.put(PROPOSAL, signedPayloadHash(record), record, agentOf(record));
+  await countPanelSigner(records, id, record, signer);
+  const count = await panelCountOf(records, proposal.stored, writer.quorum, id);
+  if (resolves(count, writer.quorum))
+    await records.put(settlementKind, id, proposal.stored.record, agentOf(record));
+  return { type: 'answer', statusCode: proposal.status === 'created' ? 201 : 200, stored: proposal.stored };
 }
 
 /**
  * P296: a different resolution of a dispute filed `appealed` after its decision was stored here is the appeal's
- * outcome: one per dispute (a different one 409, the same 200), dated not before the decision nor the appeal.
+ * outcome: one per dispute (a different one 409, the same 200), dated not before the decision nor the appeal. P371: an
+ * appeal's outcome is an arbitration resolution too, so the panel quorum counts it as it counts the decision (P297):
+ * the first member's copy is stored and counted, each further member's signature of the same payload is counted.
  */
 async function postAppealOutcome(
   store: Store,
   decision: StoredRecord,
   record: JsonObject,
+  context: PostContext,
 ): Promise<Outcome<RecordAnswer>> {
   const disputeId = decision.id;
   refuseOutcomeBeforeAppeal(record, decision, await store.records.get(DISPUTE_KIND, disputeId));
-  const put = await store.records.put(APPEAL_OUTCOME, disputeId, record, agentOf(record));
-  if (put.status === 'conflict') {
+  const quorum = context.panelQuorum ?? 1;
+  const writer: ResolutionWriter = {
+    signer: await countedSigner(store, context),
+    administrative: context.signature?.status === 'administrative',
+    quorum,
+  };
+  const written = await store.transaction(async (tx): Promise<ResolutionWrite> => {
+    await tx.records.lockSeries(APPEAL_OUTCOME, disputeId);
+    const put = await tx.records.put(APPEAL_OUTCOME, disputeId, record, agentOf(record));
+    if (put.status === 'created') {
+      if (writer.signer !== undefined) await countPanelSigner(tx.records, disputeId, record, writer.signer);
+      return { type: 'answer', statusCode: 201, stored: put.stored };
+    }
+    const panel = await panelCountOf(tx.records, put.stored, quorum);
+    const samePayload = signedPayloadHash(put.stored.record) === signedPayloadHash(record);
+    // P378: an outcome short of its quorum takes other members' texts as proposals, as a decision does (P372).
+    if (panel !== undefined && !resolves(panel, quorum))
+      return writeWhilePending(tx.records, disputeId, put, record, writer, samePayload, APPEAL_SETTLEMENT);
+    if (writer.signer !== undefined && panel !== undefined && samePayload) {
+      await countPanelSigner(tx.records, disputeId, record, writer.signer);
+      return { type: 'answer', statusCode: 200, stored: put.stored };
+    }
+    if (put.status === 'identical') return { type: 'answer', statusCode: 200, stored: put.stored };
+    return { type: 'conflict', stored: put.stored };
+  });
+  if (written.type === 'conflict') {
     throw conflict(
-      `Dispute ${disputeId}'s appeal already has its outcome stored (${put.stored.stored_at}): an appeal is decided once (P296)`,
-      { dispute_id: disputeId, kind: ARBITRATION, stored_at: put.stored.stored_at, appeal_outcome: true },
+      `Dispute ${disputeId}'s appeal already has its outcome stored (${written.stored.stored_at}): an appeal is decided once (P296)`,
+      { dispute_id: disputeId, kind: ARBITRATION, stored_at: written.stored.stored_at, appeal_outcome: true },
     );
   }
-  const body = { ...answer(disputeId, put.stored), kind: ARBITRATION, appeal_outcome: true as const };
-  return { statusCode: put.status === 'created' ? 201 : 200, body };
+  const panel = await panelCountOf(store.records, written.stored, quorum, disputeId);
+  const body = {
+    ...answer(disputeId, written.stored, panel === undefined ? {} : { panel }),
+    kind: ARBITRATION,
+    appeal_outcome: true as const,
+  };
+  return { statusCode: written.statusCode, body };
 }
 
 /** P267: a dispute filed here as `resolved` or `arbitrated` has had its resolution; PROTOCOL's resolve ends a dispute. */
@@ -236,23 +353,38 @@ export async function getSimpleRecord(
   if (route.kind === DISPUTE_KIND)
     return answer(id, stored, await disputeStateOf(store, stored, panelQuorum));
   if (route.kind === ARBITRATION) {
-    const panel = await panelCountOf(store.records, stored, panelQuorum);
-    return answer(id, stored, {
+    // P372–P373: a first resolution short of its quorum answers the text that settled the dispute, when one did.
+    const { stored: deciding, panel } = await decidingResolution(store, stored, panelQuorum);
+    return answer(id, deciding, {
+      kind: ARBITRATION,
       ...(panel === undefined ? {} : { panel }),
-      ...(await appealOutcomeBeside(store, id)),
+      ...(await appealOutcomeBeside(store, id, panelQuorum)),
     });
   }
   return answer(id, stored);
 }
 
-/** P296: the appeal's outcome of the dispute `id`, with how its write was authorised, when one is stored. */
-async function appealOutcomeBeside(store: Store, id: string): Promise<Partial<RecordAnswer>> {
-  const outcome = await store.records.get(APPEAL_OUTCOME, id);
-  if (outcome === undefined) return {};
+/**
+ * P296: the appeal's outcome of the dispute `id`, with how its write was authorised, when one is stored; P371: with the
+ * members counted for it, when a quorum counts it.
+ */
+async function appealOutcomeBeside(store: Store, id: string, quorum: number): Promise<Partial<RecordAnswer>> {
+  const first = await store.records.get(APPEAL_OUTCOME, id);
+  if (first === undefined) return {};
+  // P378: an outcome short of its quorum answers the text that decided the appeal, when one did.
+  const { stored: outcome } = await decidingResolution(store, first, quorum, APPEAL_SETTLEMENT);
   const signature = (await store.records.getAuthorship(ARBITRATION, outcome.content_hash)) ?? {
     status: 'unchecked',
   };
-  return { appeal_outcome: { stored_at: outcome.stored_at, record: outcome.record, signature } };
+  const panel = await panelCountOf(store.records, outcome, quorum);
+  return {
+    appeal_outcome: {
+      stored_at: outcome.stored_at,
+      record: outcome.record,
+      signature,
+      ...(panel === undefined ? {} : { panel }),
+    },
+  };
 }
 
 const DECOMMISSIONING = 'decommissioning_record';
@@ -441,9 +573,35 @@ export async function postVitality(store: Store, record: JsonObject): Promise<Ou
       );
     }
     // The chain now holds the predecessor as the agent's latest report (under the agent's lock): judged against it.
+    await refuseReportAfterEnd(tx, agentId, record); // P379, read under the same lock as a decommissioning's move
     await refuseReportBeforeFloor(tx, agentId, record); // throws: the put and the append are rolled back
     return { statusCode: 201, body: answer(agentId, put.stored, { report_hash: reportHash }) };
   });
+}
+
+/**
+ * P379: `decommissioned` is final (D16): a decommissioned agent's report states nothing else. Its keys may still be
+ * bound, and the report's `state` is stored, not applied, so a report of an `active` agent at 990 after its
+ * decommissioning was the latest vitality this service answered for it. Upstream's gateway refuses such a report too
+ * (no move leaves decommissioned: 409). A final report stating `decommissioned` is still taken.
+ */
+async function refuseReportAfterEnd(
+  tx: StoreTransaction,
+  agentId: string,
+  record: JsonObject,
+): Promise<void> {
+  const status = await tx.lifecycle.get(agentId);
+  const reported = record['state'];
+  if (status?.state !== 'decommissioned' || reported === 'decommissioned') return;
+  throw conflict(
+    `Agent ${agentId} is decommissioned, which is final: a vitality report of it states decommissioned, not ${String(reported)}`,
+    {
+      agent_id: agentId,
+      current_state: status.state,
+      reported_state: reported ?? null,
+      allowed_states: ['decommissioned'],
+    },
+  );
 }
 
 /**

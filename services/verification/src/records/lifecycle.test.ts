@@ -322,7 +322,12 @@ describe.each(dialectsUnderTest())('/v2 lifecycle on %s', (dialect) => {
       sentRecord(
         service,
         '/v2/lifecycle/vitality',
-        withFields(example('vitality_report'), { agent_id: agentId, vitality_score: 100 + n }),
+        // P379: stating `decommissioned`, so a report after the winning decommissioning is judged by the chain only.
+        withFields(example('vitality_report'), {
+          agent_id: agentId,
+          vitality_score: 100 + n,
+          state: 'decommissioned',
+        }),
       ),
     );
     const send = (path: string, body: Json) =>

@@ -20,29 +20,47 @@ export function signedPayloadHash(record: unknown): string {
   return hash.value;
 }
 
+/** Who signed a resolution, for its count: its key, the panel members it speaks for, and their kin (P376). */
+export interface PanelSigner {
+  readonly kid: string;
+  /** The panel members the key speaks for, in panel order, once each. */
+  readonly panelMembers: readonly string[];
+  /** P376: per member, the ids it shares principal keys with by verified bundles (KeyDirectory.principalsOf). */
+  readonly kin?: ReadonlyMap<string, readonly string[]>;
+}
+
 /**
  * Counts the signer of `record` for the resolution of `disputeId`: the first panel member its key speaks for that is
- * not counted yet. A key already counted, or one speaking only for members already counted, adds nothing.
+ * not counted yet. A key already counted, or one speaking only for members already counted (or for their kin, P376),
+ * adds nothing.
  */
 export async function countPanelSigner(
   records: RecordRepository,
   disputeId: string,
   record: unknown,
-  signer: { readonly kid: string; readonly panelMembers: readonly string[] },
+  signer: PanelSigner,
 ): Promise<void> {
   const payloadHash = signedPayloadHash(record);
+  const counted = (await records.panelSignatures(disputeId, payloadHash)).map((row) => row.arbitratorId);
   for (const arbitratorId of signer.panelMembers) {
+    // P376: a member who shares principal keys with one already counted (a human and its own agent) is not another.
+    const kin = signer.kin?.get(arbitratorId) ?? [];
+    if (counted.includes(arbitratorId) || counted.some((id) => kin.includes(id))) continue;
     if (await records.addPanelSignature({ disputeId, payloadHash, arbitratorId, kid: signer.kid })) return;
   }
 }
 
-/** The panel count of the stored resolution `stored`, or undefined when nobody was counted for it (see `resolves`). */
+/**
+ * The panel count of the stored resolution `stored` of the dispute `disputeId` (by default the id it is stored under),
+ * or undefined when nobody was counted for it (see `resolves`).
+ */
 export async function panelCountOf(
   records: RecordRepository,
   stored: StoredRecord,
   quorum: number,
+  disputeId: string = stored.id,
 ): Promise<PanelCount | undefined> {
-  const rows = await records.panelSignatures(stored.id, signedPayloadHash(stored.record));
+  const rows = await records.panelSignatures(disputeId, signedPayloadHash(stored.record));
   if (rows.length === 0) return undefined;
   const panel = (stored.record as { arbitrator_ids?: unknown }).arbitrator_ids;
   const order = Array.isArray(panel) ? panel.map(String) : [];

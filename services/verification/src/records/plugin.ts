@@ -88,6 +88,11 @@ export interface RecordsPluginOptions {
    * verifier's (`app.maxKeyAgeDays`: MAX_KEY_AGE_DAYS or the policy's), none when mounted without it.
    */
   readonly maxKeyAgeDays?: number;
+  /**
+   * P377: record signatures must carry their ML-DSA half. Default: the verification app's floor
+   * (`app.requirePqSignatures`: VERIFIER_MODE hybrid_required or pq_only), false when mounted without it.
+   */
+  readonly requirePq?: boolean;
 }
 
 async function recordsPlugin(app: FastifyInstance, options: RecordsPluginOptions): Promise<void> {
@@ -130,6 +135,7 @@ async function recordsPlugin(app: FastifyInstance, options: RecordsPluginOptions
     disputePartiesOf: storeDisputePartiesLookup(store, storePrincipalLookup(store)),
     appointedArbitrators,
     panelQuorum,
+    requirePq: options.requirePq ?? app.requirePqSignatures ?? false,
     agentHasLiveKeys: (agentId) => store.keys.hasLivePassportKeys(agentId),
     agentKnown: async (agentId) =>
       (await store.lifecycle.get(agentId)) !== undefined || (await store.keys.hasLivePassportKeys(agentId)),

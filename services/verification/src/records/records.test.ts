@@ -352,11 +352,12 @@ describe.each(dialectsUnderTest())('/v2 records survive a restart on %s', (diale
         current_state: 'decommissioned',
         allowed_moves: [],
       });
-      // The vitality chain continues from the stored report.
+      // The vitality chain continues from the stored report (the agent is decommissioned: its report says so, P379).
       const latest = bodyOf(await get(second.app, '/v2/lifecycle/vitality/agent:ledger-helper-01'));
       const next = withFields(example('vitality_report'), {
         timestamp: '2026-05-02T08:00:00Z',
         prev_report_hash: latest['report_hash'],
+        state: 'decommissioned',
       });
       const chained = await post(second.app, '/v2/lifecycle/vitality', next);
       expect(chained.statusCode, chained.body).toBe(201);

@@ -96,6 +96,12 @@ export function createWriteAuthorizer(options: {
   /** RECORDS_PANEL_QUORUM (P297): a signed resolution's panel names at least this many distinct arbitrators. */
   readonly panelQuorum?: number | undefined;
   /**
+   * P377: a signature must carry its ML-DSA half (the operator's VERIFIER_MODE is hybrid_required or pq_only). The
+   * `binding` member is covered by no signature (PROTOCOL §3), so a hybrid signature stripped of its PQ half and marked
+   * `classical_only` still verifies; only this policy refuses it. Default false, as `hybrid_preferred` accepts it.
+   */
+  readonly requirePq?: boolean | undefined;
+  /**
    * Whether the agent has live passport keys bound here (P205). With it, such an agent's commissioning certificate
    * is signed by keys bound to the agent itself; without it, commissioning stays first-come.
    */
@@ -153,7 +159,7 @@ export function createWriteAuthorizer(options: {
         if (binding !== undefined) found.set(kid, binding);
       }
       const verdict = verifyRecordSignature(backend, profile, kind, record, (kid) => found.get(kid), {
-        requirePq: false,
+        requirePq: options.requirePq === true,
       });
       if (!verdict.ok) {
         if (verdict.reason === 'unknown_key') {

@@ -111,7 +111,7 @@ describe.each(dialectsUnderTest())('an M-of-N panel is counted, on %s', (dialect
     expect(await stateOf(id)).toMatchObject({ state: 'open' });
   });
 
-  it("P297: a member's signature over another resolution text is no signature of the pending one (409)", async () => {
+  it("P297: a member's signature over another resolution text is no signature of the pending one (P372: its own proposal)", async () => {
     const id = 'dispute:p297-other-text';
     await file(id);
     const panel = [first.agentId, second.agentId];
@@ -124,8 +124,13 @@ describe.each(dialectsUnderTest())('an M-of-N panel is counted, on %s', (dialect
       second.agentKeys,
     );
     const answer = await service.post('/v2/dispute/arbitration', other);
-    expect(answer.status, shown(answer)).toBe(409);
-    expect(await stateOf(id)).toMatchObject({ state: 'open' });
+    // P372: not counted for the pending text; stored as a proposal of its own, counted once (was 409 before P372).
+    expect(answer.status, shown(answer)).toBe(201);
+    expect(answer.json).toMatchObject({ record: other, panel: { quorum: 2, signed_by: [second.agentId] } });
+    expect(await stateOf(id)).toMatchObject({
+      state: 'open',
+      resolution: { id, panel: { quorum: 2, signed_by: [first.agentId] } },
+    });
   });
 
   it('P297: a quorum the appointed arbitrators cannot reach fails the boot, rather than counting self-named ones', async () => {
