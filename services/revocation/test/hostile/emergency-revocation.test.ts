@@ -391,7 +391,8 @@ describe('who may register emergency tokens (EMERGENCY_REGISTRATION)', () => {
       ...json,
       agent_id: typeof json['agent_id'],
       kids: (json['kids'] as unknown[]).length,
-      registered_at: typeof json['registered_at'] === 'string' && !Number.isNaN(Date.parse(json['registered_at'])),
+      registered_at:
+        typeof json['registered_at'] === 'string' && !Number.isNaN(Date.parse(json['registered_at'])),
     });
     expect(shape(onRegistered.json)).toEqual(shape(onUnregistered.json));
     expect(onRegistered.json['agent_id']).toBe(ownerId);
