@@ -12,9 +12,12 @@ export interface LineWriterSettings {
   readonly holdMs: number;
   /** The wait before a write that met a full pipe (EAGAIN) is tried again. */
   readonly retryMs: number;
-  /** The longest one synchronous flush waits on a full pipe, from its first EAGAIN (P147). */
+  /**
+   * The longest the synchronous flushes wait on a full pipe, from the first EAGAIN (P147), together: a flush after
+   * one that gave up does not wait again until the pipe has taken everything held (P420).
+   */
   readonly budgetMs: number;
-  /** The most characters held while the pipe is full; a line beyond it is dropped and counted (P292). */
+  /** The most bytes held while the pipe is full; a line beyond it is dropped and counted (P292, P422). */
   readonly maxHeld: number;
   /** The line that says how many lines were dropped at `maxHeld`, written where they would have been. */
   readonly dropNotice: (dropped: number) => string;
@@ -61,6 +64,14 @@ export class LineWriter extends EventEmitter {
   #lines: string[] = [];
   /** Characters in `#lines`. */
   #queued = 0;
+  /**
+   * UTF-8 bytes in `#lines`, counted only from when they could reach `maxHeld` (a character is at most 3 bytes)
+   * until nothing is held: a line's byte count costs about a tenth of its logging, so a service whose pipe keeps
+   * up never pays for it (P422). Undefined while not counted.
+   */
+  #queuedBytes: number | undefined;
+  /** When synchronous flushes stop waiting on a full pipe: set at their first EAGAIN, cleared once all is written (P420). */
+  #syncDeadline: number | undefined;
   /** The part of a batch the pipe did not take (a pipe takes part of a write), written before `#lines`. */
   #rest: Buffer | undefined;
   /** Whether the last byte written ended a line: a drop in the middle of one ends it before the next. */
@@ -76,9 +87,12 @@ export class LineWriter extends EventEmitter {
     this.#settings = settings;
   }
 
-  /** Characters and bytes still held (0 once everything is written or dropped). */
+  /**
+   * Bytes still held (0 once everything is written or dropped); far below `maxHeld`, where bytes are not counted,
+   * the held lines' characters (fewer than their bytes when some are not ASCII).
+   */
   get pending(): number {
-    return this.#queued + (this.#rest?.length ?? 0);
+    return (this.#queuedBytes ?? this.#queued) + (this.#rest?.length ?? 0);
   }
 
   /** Whether a write met a full pipe and waits for its retry. */
@@ -105,14 +119,27 @@ export class LineWriter extends EventEmitter {
    * goes out as a line of its own once there is room again, so the gap shows where it is (P292).
    */
   #hold(line: string): boolean {
-    if (this.pending + line.length > this.#settings.maxHeld) {
-      this.#dropped += 1;
-      return false;
+    const rest = this.#rest?.length ?? 0;
+    let bytes: number | undefined;
+    // Bytes, not characters (P422): a line of multi-byte characters holds up to three times its length.
+    if (this.#queuedBytes !== undefined || (this.#queued + line.length) * 3 + rest > this.#settings.maxHeld) {
+      this.#queuedBytes ??= this.#lines.reduce((sum, held) => sum + Buffer.byteLength(held), 0);
+      bytes = Buffer.byteLength(line);
+      if (this.#queuedBytes + rest + bytes > this.#settings.maxHeld) {
+        this.#dropped += 1;
+        return false;
+      }
     }
     this.#noteDropped();
+    this.#push(line, bytes);
+    return true;
+  }
+
+  /** Adds `line` to the held lines (its UTF-8 length `bytes`, if known). */
+  #push(line: string, bytes?: number): void {
     this.#lines.push(line);
     this.#queued += line.length;
-    return true;
+    if (this.#queuedBytes !== undefined) this.#queuedBytes += bytes ?? Buffer.byteLength(line);
   }
 
   /** Holds the line that counts the lines dropped at `maxHeld`, if any were. */
@@ -120,8 +147,7 @@ export class LineWriter extends EventEmitter {
     if (this.#dropped === 0) return;
     const notice = this.#settings.dropNotice(this.#dropped);
     this.#dropped = 0;
-    this.#lines.push(notice);
-    this.#queued += notice.length;
+    this.#push(notice);
   }
 
   /** Writes what is held now (logLastLine, pino's `logger.flush`); `done` once nothing is held. */
@@ -182,10 +208,11 @@ export class LineWriter extends EventEmitter {
 
   /**
    * Writes what is held, oldest first, until nothing is or the pipe is full. With `budgetMs`, a full pipe is
-   * waited on (SYNC_RETRY_MS at a time) until that long after its first EAGAIN.
+   * waited on (SYNC_RETRY_MS at a time) until that long after the first EAGAIN of a synchronous flush; the
+   * deadline is shared by the flushes that follow until the pipe has taken everything (P420): before, each fatal
+   * line's flush had 2 s of its own, and N fatal lines and the exit behind a stuck reader took (N+1) × 2 s.
    */
   #writeHeld(budgetMs: number | undefined): Outcome {
-    let deadline: number | undefined;
     for (let chunk = this.#next(); chunk !== undefined; chunk = this.#next()) {
       const code = this.#writeSome(chunk);
       if (code !== undefined) {
@@ -193,11 +220,13 @@ export class LineWriter extends EventEmitter {
         if (!isFull(code)) return 'failed';
         if (budgetMs === undefined) return 'full';
         const now = performance.now();
-        deadline ??= now + budgetMs;
-        if (now >= deadline) return 'full';
-        Atomics.wait(sleepCell, 0, 0, Math.min(SYNC_RETRY_MS, deadline - now));
+        this.#syncDeadline ??= now + budgetMs;
+        if (now >= this.#syncDeadline) return 'full';
+        Atomics.wait(sleepCell, 0, 0, Math.min(SYNC_RETRY_MS, this.#syncDeadline - now));
       }
     }
+    // The reader took everything: a later flush that meets a full pipe waits a budget of its own again.
+    this.#syncDeadline = undefined;
     return 'written';
   }
 
@@ -227,13 +256,18 @@ export class LineWriter extends EventEmitter {
     const taken = count === this.#lines.length ? this.#lines : this.#lines.slice(0, count);
     this.#lines = count === this.#lines.length ? [] : this.#lines.slice(count);
     this.#queued -= size;
-    return Buffer.from(taken.join(''));
+    const chunk = Buffer.from(taken.join(''));
+    if (this.#queuedBytes !== undefined) {
+      this.#queuedBytes = this.#lines.length === 0 ? undefined : this.#queuedBytes - chunk.length;
+    }
+    return chunk;
   }
 
   /** Drops everything held; a line cut by the drop is ended before the next one, so every line parses. */
   #drop(): void {
     this.#lines = [];
     this.#queued = 0;
+    this.#queuedBytes = undefined;
     this.#rest = undefined;
     if (this.#midLine && !this.#closed) {
       this.#rest = Buffer.from('\n');

@@ -15,7 +15,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadConfig, SHARED_ENV_PROPERTIES, type SharedConfig } from './config.ts';
 import { LineWriter, type LineWriterSettings } from './line-writer.ts';
 import { logLastLine } from './log-settle.ts';
-import { RequestLogger, requestChildLogger } from './logging.ts';
+import { FLUSH_SYNC_BUDGET_MS, RequestLogger, requestChildLogger } from './logging.ts';
 import { createService } from './service.ts';
 
 const dirs: string[] = [];
@@ -262,6 +262,34 @@ describe('LineWriter on a full pipe', () => {
       vi.useRealTimers();
     }
   });
+
+  it('counts what it holds in bytes, not characters: multi-byte lines stay within maxHeld too (P422)', () => {
+    const pipe = fifo();
+    const stream = new LineWriter(writerSettings(pipe.fd, { maxHeld: 20_000 }));
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const next = fillUntilParked(stream);
+      // The reader takes what the pipe holds; what is held behind the park is all that comes after.
+      pipe.read();
+      // 100 lines of ~1,000 bytes in ~340 characters (the euro sign is 3 bytes in UTF-8).
+      for (let i = next; i < next + 100; i++)
+        stream.write(`${JSON.stringify({ i, pad: '€'.repeat(330) })}\n`);
+      let held = '';
+      for (let turn = 0; turn < 10 && stream.pending > 0; turn++) {
+        vi.advanceTimersByTime(100);
+        held += pipe.read();
+      }
+      expect(stream.pending).toBe(0);
+      stream.flushSync();
+      held += pipe.read();
+      // `read` decodes latin1: one character a byte. The notice of what was dropped is the only line added.
+      const notice = held.split('\n').find((line) => line.includes('"dropped"')) ?? '';
+      expect(notice).not.toBe('');
+      expect(held.length - notice.length - 1).toBeLessThanOrEqual(20_000);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });
 
 /**
@@ -283,6 +311,9 @@ const FLOOD_LINES = 1000;
  * descriptor 3 as a JSON line `{ ran }`, the steps it ran, written synchronously so that an exit right after
  * cannot lose it.
  */
+/** Lines of ~1 KB the child logs at once on 'hugeflood': ~9.3 MB, past the 8 MiB held behind a full pipe (P292). */
+const HUGE_FLOOD_LINES = 9_000;
+
 const LOGGING_CHILD = `
 import { writeSync } from 'node:fs';
 import { loggerOptions, requestLineLogger } from ${JSON.stringify(fileURLToPath(new URL('./logging.ts', import.meta.url)))};
@@ -290,6 +321,10 @@ const options = loggerOptions({ level: 'info', service: 'child' });
 const log = requestLineLogger(options);
 const FLOOD_LINES = ${FLOOD_LINES};
 let deferred = [];
+let reportDrains = false;
+options.stream.on('drain', () => {
+  if (reportDrains && options.stream.pending === 0) writeSync(3, JSON.stringify({ ran: [], drained: true }) + '\\n');
+});
 options.stream.on('park', () => {
   const ran = deferred;
   deferred = [];
@@ -299,6 +334,10 @@ options.stream.on('park', () => {
 function run(step) {
   if (step === 'fatal') log.fatal('a fatal line');
   if (step === 'flood') for (let i = 0; i < FLOOD_LINES; i++) log.info({ i, pad: 'x'.repeat(1000) }, 'flood');
+  if (step === 'hugeflood') {
+    reportDrains = true;
+    for (let i = 0; i < ${HUGE_FLOOD_LINES}; i++) log.info({ i, pad: 'x'.repeat(1000) }, 'huge');
+  }
   if (step === 'exit') {
     log.info('the last line');
     process.exit(0);
@@ -330,10 +369,15 @@ function loggingChild() {
   ) as ChildProcessWithoutNullStreams;
   let out = '';
   let err = '';
+  let isReady = false;
   const ready = new Promise<void>((resolve) =>
     child.stdout.on('data', (chunk) => {
       out += String(chunk);
-      if (out.includes('"msg":"ready"')) resolve();
+      // Searched until found only: a flood of megabytes would be searched again at every chunk.
+      if (!isReady && out.includes('"msg":"ready"')) {
+        isReady = true;
+        resolve();
+      }
     }),
   );
   child.stderr.on('data', (chunk) => {
@@ -368,7 +412,8 @@ function loggingChild() {
   (child.stdio[3] as Readable).on('data', (chunk) => {
     reported += String(chunk);
     for (let end = reported.indexOf('\n'); end >= 0; end = reported.indexOf('\n')) {
-      parks.emit('park', JSON.parse(reported.slice(0, end)) as { ran: string[] });
+      const report = JSON.parse(reported.slice(0, end)) as { ran: string[]; drained?: true };
+      parks.emit(report.drained === true ? 'drained' : 'park', report);
       reported = reported.slice(end + 1);
     }
   });
@@ -382,7 +427,9 @@ function loggingChild() {
       };
       parks.on('park', seen);
     });
-  return { child, ready, exit, readerGone, readerStuck, parked, out: () => out, err: () => err };
+  /** The next time its writer holds nothing (only reported from a 'hugeflood' on). */
+  const drained = () => new Promise<void>((resolve) => parks.once('drained', () => resolve()));
+  return { child, ready, exit, readerGone, readerStuck, parked, drained, out: () => out, err: () => err };
 }
 
 describe("standard output's synchronous flush (P145)", () => {
@@ -468,10 +515,21 @@ describe("standard output's synchronous flush with a stuck reader (P147)", () =>
 
   it('exits with its own code after a fatal line met the full pipe, and the exit met it again', async () => {
     const logging = await childWithStuckReader();
-    // Each synchronous flush (the fatal line's, then the exit's) has a budget of its own: two budgets here.
+    // The synchronous flushes (the fatal line's, then the exit's) share one budget (P420).
     logging.send('flood', 'parked:fatal', 'exit');
-    await logging.expectExit(0, { withinMs: 2 * STUCK_EXIT_MS });
-  }, 50_000);
+    await logging.expectExit(0);
+  }, 30_000);
+
+  it('spends one budget on a full pipe however many fatal lines precede the exit (P420)', async () => {
+    const logging = await childWithStuckReader();
+    const fatalRan = logging.parked('fatal');
+    logging.send('flood', 'parked:fatal', 'fatal', 'fatal', 'fatal', 'fatal', 'exit');
+    await fatalRan;
+    const start = performance.now();
+    await logging.expectExit(0);
+    // Before: each of the six synchronous flushes waited its own FLUSH_SYNC_BUDGET_MS, 12 s at least.
+    expect(performance.now() - start).toBeLessThan(3 * FLUSH_SYNC_BUDGET_MS);
+  }, 30_000);
 
   it('writes every held line to a reader that is behind but catches up within the budget', async () => {
     const logging = await childWithStuckReader();
@@ -573,6 +631,34 @@ async function raceChild(step: 'exit' | 'fatal') {
   if (code === 'still running') child.kill('SIGKILL');
   return { code, out, err };
 }
+
+describe('the line that counts dropped lines (P421)', () => {
+  it("carries the service's name, as every other line does", async () => {
+    const logging = loggingChild();
+    await logging.readerStuck();
+    const firstPark = logging.parked();
+    logging.child.stdin.write('hugeflood\n');
+    await firstPark;
+    // The reader catches up with the 8 MiB held; the next line then brings the notice of those dropped.
+    const drained = logging.drained();
+    logging.child.stdout.resume();
+    await drained;
+    logging.child.stdin.write('exit\n');
+    expect(await logging.exit(STUCK_EXIT_MS)).toBe(0);
+    const lines = logging
+      .out()
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const notice = lines.find((line) => line['dropped'] !== undefined);
+    // Before: {"level":40,"time":…,"pid":…,"dropped":…,"msg":…}, no `service`.
+    expect(notice).toMatchObject({ level: 40, service: 'child', pid: logging.child.pid });
+    expect(notice?.['dropped']).toBeGreaterThan(0);
+    expect(lines.filter((line) => line['service'] !== 'child')).toEqual([]);
+    expect(lines.at(-1)).toMatchObject({ msg: 'the last line' });
+    expect(logging.err()).toBe('');
+  }, 30_000);
+});
 
 describe("a write in libuv's pool when the process exits or logs a fatal line (P290)", () => {
   const burst = Array.from({ length: BURST_LINES }, (_, i) => i);

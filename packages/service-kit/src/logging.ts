@@ -78,7 +78,8 @@ export const LOG_BATCH_MS = 100;
 const BUSY_WRITE_WAIT_MS = 100;
 
 /**
- * The longest one synchronous flush waits on a full pipe, from its first EAGAIN (P147). A reader that is
+ * The longest the synchronous flushes wait on a full pipe, from the first EAGAIN (P147): one budget for the exit's
+ * flush and every fatal line's before it, until the pipe has taken everything again (P420). A reader that is
  * there but behind (a log shipper busy with its own output, a container runtime's copier descheduled on a
  * loaded node) only has to take one pipe's worth (64 KiB) for the flush to go on; two seconds is twenty of
  * the writer's 100 ms retries (BUSY_WRITE_WAIT_MS), far past a scheduling hiccup, and a reader that takes nothing for that long
@@ -108,17 +109,25 @@ function nonBlockingStdout(): void {
 }
 
 /**
- * The most log characters held while standard output's reader does not read (P292): about 40,000 request
- * lines, minutes of a busy service's log, and memory a service can spare; past it, lines are dropped and
+ * The most log bytes (UTF-8, as written: P422) held while standard output's reader does not read (P292): about
+ * 40,000 request lines, minutes of a busy service's log, and memory a service can spare; past it, lines are dropped and
  * counted, not held until the process runs out of memory.
  */
-export const LOG_HOLD_MAX_CHARS = 8 * 1024 * 1024;
+export const LOG_HOLD_MAX_BYTES = 8 * 1024 * 1024;
 
-/** The warning line (pino's shape) that stands for the lines dropped while LOG_HOLD_MAX_CHARS were held. */
+/** The services whose lines standard output's writer carries (one in a service's process; tests start several). */
+const stdoutServices: string[] = [];
+
+/**
+ * The warning line (pino's shape, `service` included as on every other line: P421) that stands for the lines
+ * dropped while LOG_HOLD_MAX_BYTES were held. With several services on the writer, their names joined by commas:
+ * the dropped lines may be any of theirs.
+ */
 function dropNotice(dropped: number): string {
   const line = {
     level: 40,
     time: Date.now(),
+    service: stdoutServices.join(','),
     pid: process.pid,
     dropped,
     msg: 'log lines dropped: standard output was full',
@@ -141,7 +150,8 @@ let stdoutWriter: LineWriter | undefined;
  * exit flush, registered here since the stream is not pino's own), or dropped once the reader has gone (P145)
  * or has not read for FLUSH_SYNC_BUDGET_MS (P147).
  */
-function bufferedStdout(): LineWriter {
+function bufferedStdout(service: string): LineWriter {
+  if (!stdoutServices.includes(service)) stdoutServices.push(service);
   if (stdoutWriter !== undefined) return stdoutWriter;
   nonBlockingStdout();
   const writer = new LineWriter({
@@ -150,7 +160,7 @@ function bufferedStdout(): LineWriter {
     holdMs: LOG_BATCH_MS,
     retryMs: BUSY_WRITE_WAIT_MS,
     budgetMs: FLUSH_SYNC_BUDGET_MS,
-    maxHeld: LOG_HOLD_MAX_CHARS,
+    maxHeld: LOG_HOLD_MAX_BYTES,
     dropNotice,
   });
   process.once('exit', () => writer.flushSync());
@@ -164,7 +174,7 @@ export function loggerOptions(settings: LoggerSettings) {
     level: settings.level,
     base: { service: settings.service, pid: process.pid },
     redact: { paths: [...REDACT_PATHS], censor: '[REDACTED]' },
-    stream: settings.stream ?? bufferedStdout(),
+    stream: settings.stream ?? bufferedStdout(settings.service),
   };
 }
 

@@ -205,6 +205,31 @@ export async function emergencyRoutes(app: FastifyInstance, options: EmergencyRo
         source: 'bundle',
       });
       if (result.status === 'used') throw httpError('CONFLICT', 'The agent was emergency-revoked already');
+      // With `bundle`, anyone can sign a bundle naming any agent id: a 409 for another token (or a 200 for the
+      // same one) against a 201 for none told whoever asked which agent ids have a token, and so whose stolen key
+      // is worth a race with its owner, without changing anything (P424, P305's registration side). So every
+      // registration that stores nothing is answered as the first one would have been, and the first token stands
+      // (the operator can replace it). `attested` keeps the honest answers: its callers are agents this service
+      // vouched for.
+      if (options.registration === 'bundle' && result.status !== 'created') {
+        if (result.status === 'conflict') {
+          request.log.warn(
+            { agent_id: registration.agent_id },
+            'emergency token not registered: another token is registered for this agent (answered as registered)',
+          );
+        }
+        // Built from the request alone: nothing of the stored record reaches the answer.
+        const asFirst: EmergencyTokenRecord = {
+          agent_id: registration.agent_id,
+          token: registration.token,
+          kids: [...new Set(registration.kids)],
+          human_id: registration.human_id,
+          source: 'bundle',
+          registered_at: options.clock().toISOString(),
+          used_at: null,
+        };
+        return reply.code(201).send(registrationView(asFirst, true));
+      }
       if (result.status === 'conflict') {
         // First registration stands: a later passport cannot swap the secret (the operator can).
         throw httpError('CONFLICT', 'Another emergency token is registered for this agent');

@@ -370,6 +370,41 @@ describe('who may register emergency tokens (EMERGENCY_REGISTRATION)', () => {
     expect(res.json['kids']).not.toContain(victim.agentKid);
   });
 
+  it('P424: bundle: a self-made bundle does not tell whether the agent id has a token, and changes nothing if it has', async () => {
+    // The owner of one agent registered its token; another agent id has none. The prober signs a bundle of its
+    // own keys for each id, with a token of its own.
+    const ownerSecret = newEmergencySecret();
+    const owner = bundleWithToken(ownerSecret);
+    const ownerId = owner.agentId as string;
+    expect((await register(open, owner.signed_bundle)).status).toBe(201);
+    const unregisteredId = bundleWithToken(newEmergencySecret()).agentId as string;
+    const proberSecret = newEmergencySecret();
+    const onRegistered = await register(open, squatterBundle(ownerId, proberSecret).signed_bundle);
+    const onUnregistered = await register(
+      open,
+      squatterBundle(unregisteredId, newEmergencySecret()).signed_bundle,
+    );
+    // Before: 409 "Another emergency token is registered for this agent" against 201: the answer told which.
+    expect(onRegistered.status, JSON.stringify(onRegistered.json)).toBe(onUnregistered.status);
+    expect([...onRegistered.headers.keys()]).toEqual([...onUnregistered.headers.keys()]);
+    const shape = (json: Record<string, unknown>) => ({
+      ...json,
+      agent_id: typeof json['agent_id'],
+      kids: (json['kids'] as unknown[]).length,
+      registered_at:
+        typeof json['registered_at'] === 'string' && !Number.isNaN(Date.parse(json['registered_at'])),
+    });
+    expect(shape(onRegistered.json)).toEqual(shape(onUnregistered.json));
+    expect(onRegistered.json['agent_id']).toBe(ownerId);
+    // The owner's own bundle again: the same answer, so it tells nothing either.
+    const again = await register(open, owner.signed_bundle);
+    expect(again.status).toBe(onUnregistered.status);
+    expect(Object.keys(again.json).sort()).toEqual(Object.keys(onUnregistered.json).sort());
+    // Nothing changed: the first token stands, the prober's secret is the wrong one, the owner's revokes.
+    expect((await emergencyRevoke(open, ownerId, proberSecret.hex)).status).toBe(403);
+    expect((await emergencyRevoke(open, ownerId, ownerSecret.hex)).status).toBe(200);
+  });
+
   it('attested (default): only agents this service attested with the same RPR can register; a squatter cannot', async () => {
     const secret = newEmergencySecret();
     const victim = bundleWithToken(secret);
