@@ -70,7 +70,10 @@ export class LineWriter extends EventEmitter {
    * up never pays for it (P422). Undefined while not counted.
    */
   #queuedBytes: number | undefined;
-  /** When synchronous flushes stop waiting on a full pipe: set at their first EAGAIN, cleared once all is written (P420). */
+  /**
+   * When the synchronous flushes stop waiting on a full pipe: set at their first EAGAIN, cleared once everything
+   * held is written (P420).
+   */
   #syncDeadline: number | undefined;
   /** The part of a batch the pipe did not take (a pipe takes part of a write), written before `#lines`. */
   #rest: Buffer | undefined;
