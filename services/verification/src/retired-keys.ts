@@ -3,12 +3,16 @@
 import type { VerifyResponse } from '@proto/core';
 import type { RetiredKeyBinding } from '@proto/store';
 import type { BundleSubject } from './bundle-subject.ts';
+import { mayBeRetired } from './retired-kid-filter.ts';
 
-/** The retired bindings of some kids to some subjects (the records plugin's key directory). */
-export type RetiredKeyLookup = (
+/**
+ * The retired bindings of some kids to some subjects (the records plugin's key directory). With `filter` (P410), a
+ * shared filter of every retired kid: a bundle none of whose signing kids it holds is not looked up at all.
+ */
+export type RetiredKeyLookup = ((
   kids: readonly string[],
   subjects: readonly string[],
-) => Promise<readonly RetiredKeyBinding[]>;
+) => Promise<readonly RetiredKeyBinding[]>) & { readonly filter?: SharedArrayBuffer };
 
 /** Named one warning each, the rest counted (a bundle's signing kids are few; the cap is for the answer's sake). */
 const NAMED = 10;
@@ -42,6 +46,7 @@ export async function withRetiredKeyWarnings(
   log?: { warn(obj: object, msg: string): void },
 ): Promise<VerifyResponse> {
   if (!retiredKeysApply(response, subject)) return response;
+  if (lookup.filter !== undefined && !mayBeRetired(lookup.filter, subject.signerKids)) return response;
   const subjects = [subject.agentId, subject.humanId].filter((s): s is string => s !== undefined);
   let retired: readonly RetiredKeyBinding[];
   try {

@@ -235,7 +235,12 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
     const answering =
       answer === undefined
         ? {}
-        : { answer, revocationConfigured, ...(retired === undefined ? {} : { retiredKeys: true }) };
+        : {
+            answer,
+            revocationConfigured,
+            ...(retired === undefined ? {} : { retiredKeys: true }),
+            ...(retired?.filter === undefined ? {} : { retiredFilter: retired.filter }),
+          };
     let cacheKey: string | undefined;
     let digest: string | undefined;
     if (cache.enabled) {

@@ -29,6 +29,7 @@ import { passportKeysOf } from './records/bundle-key-bindings.ts';
 import { PassportEvidence } from './records/passport-evidence.ts';
 import { PassportHandover } from './records/passport-handover.ts';
 import { retiredKeysApply } from './retired-keys.ts';
+import { mayBeRetired } from './retired-kid-filter.ts';
 import { threadCpuReporter } from './thread-cpu.ts';
 import type { PortableVerifierOptions } from './verifier-options.ts';
 import { checkVerifyRequest, parseJsonBody, prototypeMemberRefusal } from './verify-request.ts';
@@ -67,6 +68,11 @@ export interface VerifyTask {
    * thread, which may add a warning (P282), so the worker does not write its bytes.
    */
   readonly retiredKeys?: boolean;
+  /**
+   * P410: the shared filter of retired kids. With it, only a verdict one of whose signing kids the filter holds is
+   * left to the main thread's look-up; any other keeps the worker-written answer.
+   */
+  readonly retiredFilter?: SharedArrayBuffer;
 }
 
 interface VerdictParts {
@@ -216,7 +222,11 @@ function verdictOf(task: VerifyTask, moved?: ArrayBuffer[]): VerifyTaskResult {
   if (
     task.answer !== undefined &&
     !externalChecksApply(task.revocationConfigured === true, subject, evidence) &&
-    !(task.retiredKeys === true && retiredKeysApply(response, subject))
+    !(
+      task.retiredKeys === true &&
+      retiredKeysApply(response, subject) &&
+      (task.retiredFilter === undefined || mayBeRetired(task.retiredFilter, subject.signerKids))
+    )
   ) {
     const answer = wiredAnswer(response, task.answer);
     if (moved !== undefined) {

@@ -22,6 +22,7 @@ import { keyRecordSubjectsMigration } from './0016-key-record-subjects.ts';
 import { keyBindingCreatedMigration } from './0017-key-binding-created.ts';
 import { resolutionsByDisputeMigration } from './0018-resolutions-by-dispute.ts';
 import { panelSignaturesMigration } from './0019-panel-signatures.ts';
+import { keyBindingsRetiredAtMigration } from './0020-key-bindings-retired-at.ts';
 import type { Migration, StoreDialect } from './migration.ts';
 
 export type { Migration, StoreDialect } from './migration.ts';
@@ -47,6 +48,7 @@ export const MIGRATIONS: readonly Migration[] = [
   keyBindingCreatedMigration,
   resolutionsByDisputeMigration,
   panelSignaturesMigration,
+  keyBindingsRetiredAtMigration,
 ];
 
 export interface MigrateOptions {

@@ -103,6 +103,13 @@ export interface PassportOutcome {
   readonly retired: number;
 }
 
+/** Where a retirement stands in (retired_at, kid, subject) order (P410). */
+export interface RetiredPosition {
+  readonly retiredAt: string;
+  readonly kid: string;
+  readonly subject: string;
+}
+
 export interface KeyDirectoryRepository {
   /** Stores the bindings not known yet (the first evidence of a (kid, subject) pair is kept); returns how many were new. */
   bind(bindings: readonly NewKeyBinding[]): Promise<number>;
@@ -152,6 +159,11 @@ export interface KeyDirectoryRepository {
    * them signed for its agent or human.
    */
   retiredBindings(kids: readonly string[], subjects: readonly string[]): Promise<RetiredKeyBinding[]>;
+  /**
+   * Up to `limit` retirements after `after` in (retired_at, kid, subject) order, oldest first (P410): a verification
+   * process pages through them to keep its filter of retired kids (index key_bindings_by_retired_at, 0020).
+   */
+  retiredSince(after: RetiredPosition | null, limit: number): Promise<RetiredPosition[]>;
   /** How many bindings the directory holds (retired included): counts every row. */
   size(): Promise<number>;
   /**
@@ -461,6 +473,28 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
       retiredAt: r.retired_at ?? '',
       retiredBy: r.retired_by,
     }));
+  }
+
+  async retiredSince(after: RetiredPosition | null, limit: number): Promise<RetiredPosition[]> {
+    let query = this.#db
+      .selectFrom('key_bindings')
+      .select(['retired_at', 'kid', 'subject'])
+      .where('retired_at', 'is not', null);
+    if (after !== null) {
+      query = query.where((eb) =>
+        eb.or([
+          eb('retired_at', '>', after.retiredAt),
+          eb.and([eb('retired_at', '=', after.retiredAt), eb('kid', '>', after.kid)]),
+          eb.and([
+            eb('retired_at', '=', after.retiredAt),
+            eb('kid', '=', after.kid),
+            eb('subject', '>', after.subject),
+          ]),
+        ]),
+      );
+    }
+    const rows = await query.orderBy('retired_at').orderBy('kid').orderBy('subject').limit(limit).execute();
+    return rows.map((r) => ({ retiredAt: r.retired_at ?? '', kid: r.kid, subject: r.subject }));
   }
 
   async markAuthorised(kid: string, subjects: readonly string[]): Promise<boolean> {

@@ -47,12 +47,20 @@ export const RECORD_SETTINGS_ENV = {
     default: 3_600,
     description: 'How often the key directory is pruned and counted (key_directory_bindings)',
   },
-  // P370: P282's warning costs every verified V2 bundle the worker-written answer and a store query.
+  // P410: on by default again; a bundle whose signing kids are not in the in-memory filter costs a hash probe.
   RETIRED_KEY_WARNINGS: {
     type: 'boolean',
-    default: false,
+    default: true,
     description:
-      'Warn when a verified V2 bundle was signed by a kid the key directory has retired (P282); costs each verified V2 bundle a store query and main-thread serialisation (P370)',
+      'Warn when a verified V2 bundle was signed by a kid the key directory has retired (P282); only a bundle whose signing kid is in the in-memory filter of retired kids is looked up in the store (P410)',
+  },
+  RETIRED_KEY_REFRESH_SECONDS: {
+    type: 'integer',
+    minimum: 1,
+    maximum: 3_600,
+    default: 10,
+    description:
+      "How often the filter of retired kids reads the key directory's new retirements: another replica's retirement is warned about here within this (P410)",
   },
   // P241: who may sit on a panel that resolves a dispute (PROTOCOL names no appointment record).
   RECORDS_ARBITRATORS: {

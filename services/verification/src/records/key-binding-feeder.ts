@@ -39,6 +39,7 @@ export function keyBindingFeeder(
   log: { warn(obj: object, msg: string): void },
   seenLimit = 10_000,
   reapplyAfterMs = DEFAULT_REAPPLY_AFTER_MS,
+  onRetired?: () => Promise<void>,
 ): (event: VerifiedBundleEvent) => Promise<boolean> {
   const seen = new Map<string, number>();
   return async (event) => {
@@ -54,7 +55,9 @@ export function keyBindingFeeder(
     seen.set(hash, at);
     await new Promise((resolve) => setImmediate(resolve));
     try {
-      await store.keys.applyPassport(passport);
+      const outcome = await store.keys.applyPassport(passport);
+      // P410: this process's retirements are in its filter of retired kids before the hook settles.
+      if (outcome.retired > 0 && onRetired !== undefined) await onRetired();
       return true;
     } catch (error) {
       seen.delete(hash);

@@ -7,6 +7,7 @@ import { openStore, type Store } from '@proto/store';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
 import type { RetiredKeyLookup } from '../retired-keys.ts';
+import { RetiredKidFilter } from '../retired-kid-filter.ts';
 import { storePrincipalLookup } from './agent-principal.ts';
 import { checkPanelQuorum, parseArbitrators, storeDisputePartiesLookup } from './arbitration-panel.ts';
 import { RECORD_SETTINGS_ENV } from './env.ts';
@@ -43,6 +44,7 @@ export interface RecordsConfig {
   readonly RECORDS_ARBITRATORS?: string;
   readonly RECORDS_PANEL_QUORUM?: number;
   readonly RETIRED_KEY_WARNINGS?: boolean;
+  readonly RETIRED_KEY_REFRESH_SECONDS?: number;
 }
 
 /** Validates an explicit variable map (tests, embedding); the service passes its own validated config instead. */
@@ -154,17 +156,42 @@ async function recordsPlugin(app: FastifyInstance, options: RecordsPluginOptions
   // in use is applied again well within the prune age, so its bindings stay proven (P174).
   const reapplyAfterMs =
     pruneAfterMs > 0 ? Math.min(DEFAULT_REAPPLY_AFTER_MS, pruneAfterMs / 2) : DEFAULT_REAPPLY_AFTER_MS;
+  // POST /verify asks this whether a verified bundle's signing keys were retired since (P282). P410: only for a
+  // bundle one of whose signing kids is in the filter of retired kids, which is read at start, every
+  // RETIRED_KEY_REFRESH_SECONDS, and after each retirement this process writes; any other keeps the worker-written
+  // answer and asks the store nothing. Off (RETIRED_KEY_WARNINGS=false), no filter and no look-up (P370).
+  const warnRetired = config.RETIRED_KEY_WARNINGS !== false && !app.hasDecorator('retiredSigningKeys');
+  const retiredKids = warnRetired ? await startRetiredKidFilter(app, store, config) : undefined;
   if (!app.hasDecorator('bundleVerified')) {
-    app.decorate('bundleVerified', keyBindingFeeder(store, app.log, undefined, reapplyAfterMs));
+    const onRetired = retiredKids === undefined ? undefined : () => retiredKids.refresh();
+    app.decorate('bundleVerified', keyBindingFeeder(store, app.log, undefined, reapplyAfterMs, onRetired));
   }
-  // POST /verify asks this whether a verified bundle's signing keys were retired since (P282), when the operator
-  // chose to pay for it (P370: off, /verify keeps the worker-written answer and asks the store nothing).
-  if (config.RETIRED_KEY_WARNINGS === true && !app.hasDecorator('retiredSigningKeys')) {
-    app.decorate('retiredSigningKeys', (kids: readonly string[], subjects: readonly string[]) =>
-      store.keys.retiredBindings(kids, subjects),
+  if (retiredKids !== undefined) {
+    const lookup = Object.assign(
+      (kids: readonly string[], subjects: readonly string[]) => store.keys.retiredBindings(kids, subjects),
+      { filter: retiredKids.shared },
     );
+    app.decorate('retiredSigningKeys', lookup);
   }
   if (options.keys === undefined) installKeyDirectoryPruner(app, store, config, pruneAfterMs);
+}
+
+/** The filter of retired kids (P410), read in full now and refreshed for as long as the app runs. */
+async function startRetiredKidFilter(
+  app: FastifyInstance,
+  store: Store,
+  config: RecordsConfig,
+): Promise<RetiredKidFilter> {
+  const filter = new RetiredKidFilter(store);
+  const refresh = () =>
+    filter.refresh().catch((error: unknown) => {
+      app.log.warn({ err: error }, 'the key directory could not be read for retired signing keys');
+    });
+  await refresh();
+  const timer = setInterval(refresh, (config.RETIRED_KEY_REFRESH_SECONDS ?? 10) * 1000);
+  timer.unref();
+  app.addHook('onClose', async () => clearInterval(timer));
+  return filter;
 }
 
 /** Prunes and counts the store's key directory for as long as the app runs (P174). */
@@ -270,6 +297,9 @@ export async function mountRecords(
     ...(config.RETIRED_KEY_WARNINGS === undefined
       ? {}
       : { RETIRED_KEY_WARNINGS: config.RETIRED_KEY_WARNINGS }),
+    ...(config.RETIRED_KEY_REFRESH_SECONDS === undefined
+      ? {}
+      : { RETIRED_KEY_REFRESH_SECONDS: config.RETIRED_KEY_REFRESH_SECONDS }),
   };
   const store = await openRecordStore(settings);
   const options: RecordsPluginOptions = {
