@@ -100,3 +100,6 @@ export function steppingClock(start = '2025-01-01T00:00:00.000Z', stepMs = 1000)
     return reading;
   };
 }
+
+// The key directory's test passports, for services' tests that fill a real store (P410).
+export { kid, passport, passportBinding } from './key-directory-testing.ts';

@@ -2,9 +2,8 @@
 // seen by the other after its refresh; a bundle whose signing kids are not retired never reaches the store.
 
 import type { VerifyResponse } from '@proto/core';
-import { createStoreTarget, dialectsUnderTest, type StoreTarget } from '@proto/store/testing';
+import { createStoreTarget, dialectsUnderTest, kid, passport, type StoreTarget } from '@proto/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kid, passport } from '../../../packages/store/src/key-directory-testing.ts';
 import type { BundleSubject } from '../src/bundle-subject.ts';
 import { type RetiredKeyLookup, withRetiredKeyWarnings } from '../src/retired-keys.ts';
 import { RetiredKidFilter } from '../src/retired-kid-filter.ts';
