@@ -145,7 +145,8 @@ export async function applyEvidence(
   options: EvidenceOptions,
   io: CliIo,
 ): Promise<VerifyResponse> {
-  const { errorCode, findRevocation, verifyAttestation, verifyRevocationList } = await import('@proto/core');
+  const { attestationOutcomeInHand, errorCode, findRevocation, verifyAttestation, verifyRevocationList } =
+    await import('@proto/core');
   const checks: Record<string, string> = { ...response.checks };
   const details: Detail[] = [...(response.error_details ?? [])];
   const warnings = [...(response.warnings ?? [])];
@@ -187,8 +188,25 @@ export async function applyEvidence(
   }
 
   if (options.attestationDocument !== undefined && options.attestationKeys.length === 0) {
-    // As POST /verify without ATTESTATION_TRUSTED_KEYS: said, not judged.
-    warnings.push('jurisdiction_attestation not checked: no --attestation-key given');
+    // As POST /verify without ATTESTATION_TRUSTED_KEYS: nothing here can pass it, so it is said to be unchecked; but
+    // one the bundle or the clock contradicts fails (P437, core's in-hand check). An unverified bundle's is not
+    // looked at, as the service does not look (it answers `skipped`).
+    const unchecked = 'jurisdiction_attestation not checked: no --attestation-key given';
+    if (!response.verified) warnings.push(unchecked);
+    else {
+      const outcome = attestationOutcomeInHand(
+        options.attestationDocument,
+        analysis,
+        { now: options.now, profile },
+        unchecked,
+      );
+      checks['attestation'] = outcome.status;
+      warnings.push(...outcome.warnings);
+      if (outcome.error !== undefined) {
+        const { check: _check, ...detail } = outcome.error;
+        fail('attestation', detail);
+      }
+    }
   } else if (options.attestation !== undefined || options.attestationDocument !== undefined) {
     if (options.attestationKeys.length === 0) throw new CliError('--attestation needs --attestation-key');
     const input =

@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildSignedBundle } from '@proto/core';
+import { buildSignedBundle, selectCryptoBackend, signAttestation } from '@proto/core';
 import { replacementCharAsFF, runProcessSync, tempDirSync } from '@proto/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 
@@ -22,6 +22,27 @@ const lines = (stdout: string) =>
     .map((l) => JSON.parse(l) as { file: string; verified: boolean; errors?: string[] });
 
 type Json = Record<string, unknown>;
+
+/** An attestation naming `built`'s RPR, agent and jurisdiction, signed by a key no one here trusts. */
+function ownAttestation(built: ReturnType<typeof buildSignedBundle>) {
+  const parts = built.signed_bundle['bundle'] as {
+    manifest: { rpr_hash: string };
+    agent_passport: { payload: { agent_id: string } };
+  };
+  const signed = signAttestation(
+    {
+      issuer: 'did:web:attest.example.us',
+      jurisdiction: 'US',
+      rpr_hash: parts.manifest.rpr_hash,
+      agent_id: parts.agent_passport.payload.agent_id,
+      attested_at: new Date(Date.now() - 60_000).toISOString(),
+      expires_at: new Date(Date.now() + 3_600_000).toISOString(),
+    },
+    selectCryptoBackend().generateKeyPair('ed25519').secretKey,
+  );
+  if (!signed.ok) throw new Error(signed.error.message);
+  return signed.value;
+}
 
 /** A bundle whose first audit entry's evidence holds U+FFFD in its signed text. */
 const withReplacementChar = JSON.stringify(
@@ -83,7 +104,9 @@ describe('P318, P319: proto verify --batch reads and answers as proto verify FIL
       file,
       JSON.stringify({
         signed_bundle: built.signed_bundle,
-        jurisdiction_attestation: { forged: true },
+        // A well-formed one for this bundle: a malformed one is contradicted in hand and fails the line since P437
+        // (services/verification/test/hostile/jattest-parity.test.ts).
+        jurisdiction_attestation: ownAttestation(built),
         anchor_receipt: { chain: 'transparency-log', bundle_hash: built.bundleHash },
       }),
     );

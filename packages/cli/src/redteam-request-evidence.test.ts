@@ -71,9 +71,9 @@ describe('P317: the evidence a /verify request file carries is checked, not drop
     expect(JSON.parse(run.stdout)).toMatchObject({ verified: true, checks: { attestation: 'pass' } });
   });
 
-  it('without a key, the attestation is reported not checked, as the service reports it; a receipt for another hash fails', async () => {
-    const file = requestFile('b-unkeyed', {
-      signed_bundle: bundleB,
+  it('without a key, its own attestation is reported not checked, as the service reports it; a receipt for another hash fails', async () => {
+    const file = requestFile('a-unkeyed', {
+      signed_bundle: bundleA,
       jurisdiction_attestation: attestationOfA,
       anchor_receipt: { chain: 'transparency-log', bundle_hash: `sha256:${'0'.repeat(64)}` },
     });
@@ -85,6 +85,17 @@ describe('P317: the evidence a /verify request file carries is checked, not drop
     );
     // A receipt for another hash is a contradiction the CLI finds without a source, as with --receipt.
     expect(answer.checks).toMatchObject({ anchor: 'fail' });
+    expect(run.code).toBe(1);
+  });
+
+  it("without a key, bundle A's attestation on bundle B's request fails: its RPR and agent are not B's (P437)", async () => {
+    const file = requestFile('b-unkeyed', {
+      signed_bundle: bundleB,
+      jurisdiction_attestation: attestationOfA,
+    });
+    const run = await runInProcess(['verify', '--json', file]);
+    const answer = JSON.parse(run.stdout) as { verified: boolean; checks: Record<string, string> };
+    expect(answer).toMatchObject({ verified: false, checks: { attestation: 'fail' } });
     expect(run.code).toBe(1);
   });
 

@@ -3,6 +3,7 @@
 import {
   type AnchorCheck,
   addExternalOutcomes,
+  attestationOutcomeInHand,
   type ErrorDetail,
   type ErrorName,
   type ExternalCheckName,
@@ -194,11 +195,14 @@ export function createExternalChecks(options: ExternalChecksOptions): ExternalCh
 
   function checkAttestation(attestation: unknown, subject: BundleSubject): Outcome {
     if (!attestationConfigured) {
-      return {
-        check: 'attestation',
-        status: 'skipped',
-        warnings: ['jurisdiction_attestation not checked: no trusted attestation keys are configured'],
-      };
+      // P436: with no issuer keys nothing can pass it, but what the bundle and the clock contradict fails it, as
+      // core's `verify(request)` and `proto verify` without --attestation-key fail it (core's in-hand check).
+      return attestationOutcomeInHand(
+        attestation,
+        subject,
+        { now: clock(), profile, maxAgeMs: attestationMaxAgeMs },
+        'jurisdiction_attestation not checked: no trusted attestation keys are configured',
+      );
     }
     if (subject.rprHash === undefined) {
       return {

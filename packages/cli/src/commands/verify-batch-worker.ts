@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import {
   addExternalOutcomes,
+  attestationOutcomeInHand,
   createVerifier,
   parseStrictJsonBytes,
   prototypeMemberMessage,
@@ -72,7 +73,8 @@ function lineFor(file: string): { line: string; verified: boolean } {
   const hasReceipt = receipt !== undefined && receipt !== null;
   // P385: the bundle's hashes are computed only for a request with a receipt (P123), as the service computes them.
   const analysis = verifier.analyze(request, hasReceipt ? receiptAnalyzeOptions(receipt) : undefined);
-  const verdict = verifier.finalize(analysis, at ?? new Date());
+  const now = at ?? new Date();
+  const verdict = verifier.finalize(analysis, now);
   // P385 (P380's rule, core's `receiptOutcomeInHand`): a receipt the bundle's own hashes or path contradict fails the
   // line, as POST /verify/batch with no anchor sources and `proto verify FILE --receipt` fail it.
   const outcome =
@@ -80,11 +82,21 @@ function lineFor(file: string): { line: string; verified: boolean } {
       ? receiptOutcomeInHand(receipt, analysis, verifier.profile, NOT_CHECKED)
       : undefined;
   const contradicted = outcome?.status === 'fail';
-  const response = contradicted ? addExternalOutcomes(verdict, [outcome]) : verdict;
+  // P437 (core's `attestationOutcomeInHand`): so does an attestation the bundle or the clock contradicts, as POST
+  // /verify/batch with no trusted keys and `proto verify FILE` without --attestation-key fail it.
+  const attestation = request['jurisdiction_attestation'];
+  const attested =
+    attestation !== undefined && attestation !== null && verdict.verified
+      ? attestationOutcomeInHand(attestation, analysis, { now, profile: verifier.profile }, NOT_CHECKED)
+      : undefined;
+  const refuted = attested?.status === 'fail';
+  const failed = [...(contradicted ? [outcome] : []), ...(refuted ? [attested] : [])];
+  const response = failed.length > 0 ? addExternalOutcomes(verdict, failed) : verdict;
   // P319: POST /verify/batch checks a request's receipt and attestation; a batch here has no sources or keys to check
-  // them with, so it says so rather than answer as if none were given. A contradicted receipt was checked: it failed.
+  // them with, so it says so rather than answer as if none were given. A contradicted one was checked: it failed.
   const unchecked = ['anchor_receipt', 'jurisdiction_attestation']
     .filter((member) => !(member === 'anchor_receipt' && contradicted))
+    .filter((member) => !(member === 'jurisdiction_attestation' && refuted))
     .filter((member) => request[member] !== undefined && request[member] !== null)
     .map((member) => `${member} ${NOT_CHECKED_TAIL}`);
   const answer =

@@ -1,5 +1,11 @@
 // Public API of the bundle verification engine (V1 and V2): createVerifier, version detection, types.
 // SPEC.md "Verify result", PROTOCOL §5–§6; DECISIONS D5–D12.
+
+export {
+  type AttestationInHandOptions,
+  type AttestationSubject,
+  attestationOutcomeInHand,
+} from './attestation-in-request.ts';
 export {
   type BundleHashes,
   bundleHashesOf,

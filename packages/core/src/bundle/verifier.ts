@@ -1,6 +1,7 @@
 // createVerifier: validates the configuration once, then verifies requests; analyze/finalize split the
 // cacheable (time-independent) work from the clock-dependent checks. SPEC.md POST /verify; DECISIONS D11, D12.
 import { ok, type Result } from '../result.ts';
+import { attestationOutcomeInHand } from './attestation-in-request.ts';
 import { detectBundleVersion } from './detect.ts';
 import { isRecord, prop } from './json.ts';
 import { Ledger } from './ledger.ts';
@@ -50,6 +51,10 @@ function internalError(error: unknown): AnalysisFinding {
 /** `verify`'s word on a receipt nothing in hand contradicts: only its chain or log could pass it (P386). */
 const UNCHECKED_RECEIPT =
   'anchor_receipt not checked: its hashes and path hold, but only its chain or log can confirm it, and verify() reads neither';
+
+/** `verify`'s word on an attestation nothing in hand contradicts: only its issuer's keys could pass it (P435). */
+const UNCHECKED_ATTESTATION =
+  "jurisdiction_attestation not checked: it names this bundle's RPR, agent and jurisdiction and is in its time window, but only its issuer's keys can confirm it, and verify() holds none";
 
 /** Routes a request `{signed_bundle, public_key_b64?}` to the V1 or V2 pipeline (D11). */
 function analyzeRequest(
@@ -137,15 +142,32 @@ export function createVerifier(options: VerifierOptions): Result<Verifier> {
     } catch {
       now = new Date(Number.NaN);
     }
-    const receipt = isRecord(request) ? prop(request, 'anchor_receipt') : undefined;
-    if (receipt === undefined || receipt === null) return finalize(analyze(request), now);
+    const read = (member: string) => {
+      const value = isRecord(request) ? prop(request, member) : undefined;
+      return value === null ? undefined : value;
+    };
+    const receipt = read('anchor_receipt');
+    const attestation = read('jurisdiction_attestation');
+    if (receipt === undefined && attestation === undefined) return finalize(analyze(request), now);
     // P386: a receipt the bundle's own hashes contradict fails here too, as POST /verify and `proto verify` fail it.
-    const analysis = analyze(request, receiptAnalyzeOptions(receipt));
+    const analysis = analyze(request, receipt === undefined ? undefined : receiptAnalyzeOptions(receipt));
     const response = finalize(analysis, now);
     if (!response.verified) return response;
-    return addExternalOutcomes(response, [
-      receiptOutcomeInHand(receipt, analysis, runtime.profile, UNCHECKED_RECEIPT),
-    ]);
+    const outcomes = [];
+    if (receipt !== undefined)
+      outcomes.push(receiptOutcomeInHand(receipt, analysis, runtime.profile, UNCHECKED_RECEIPT));
+    // P435: so does an attestation the bundle or the clock contradicts, as POST /verify with no trusted keys does.
+    if (attestation !== undefined) {
+      outcomes.push(
+        attestationOutcomeInHand(
+          attestation,
+          analysis,
+          { now, profile: runtime.profile },
+          UNCHECKED_ATTESTATION,
+        ),
+      );
+    }
+    return addExternalOutcomes(response, outcomes);
   };
   return ok(
     Object.freeze({ profile: runtime.profile, settings: runtime.settings, verify, analyze, finalize }),

@@ -80,6 +80,78 @@ function problem(
   return err({ ...coreError(CODES[reason], `attestation: ${message}`), reason });
 }
 
+interface Instants {
+  readonly attestedAt: number;
+  readonly ageFrom: number;
+  readonly expiresAt: number | null;
+}
+
+/** The checks after the signature: the expected RPR hash, agent and issuer, then the attestation's own times. */
+function checkBinding(
+  doc: IssuedAttestation,
+  options: VerifyAttestationOptions,
+  { attestedAt, ageFrom, expiresAt }: Instants,
+): Result<true, AttestationError> {
+  const now = options.now.getTime();
+  if (options.expectedRprHash !== undefined && doc.rpr_hash !== options.expectedRprHash) {
+    return problem('rpr_mismatch', `rpr_hash ${doc.rpr_hash} is not the bundle's ${options.expectedRprHash}`);
+  }
+  if (options.expectedAgentId !== undefined && doc.agent_id !== options.expectedAgentId) {
+    return problem('agent_mismatch', `agent_id ${doc.agent_id} is not ${options.expectedAgentId}`);
+  }
+  if (options.expectedIssuer !== undefined && doc.issuer !== options.expectedIssuer) {
+    return problem('issuer_mismatch', `issuer ${doc.issuer} is not ${options.expectedIssuer}`);
+  }
+  if (attestedAt - now > (options.maxClockSkewMs ?? DEFAULT_MAX_CLOCK_SKEW_MS)) {
+    return problem('not_yet_valid', `attested_at ${doc.attested_at} is in the future`);
+  }
+  if (expiresAt !== null && now >= expiresAt) {
+    return problem('expired', `expired at ${doc.expires_at}`);
+  }
+  const maxAgeMs = options.maxAgeMs ?? DEFAULT_ATTESTATION_MAX_AGE_MS;
+  if (expiresAt === null && now - ageFrom > maxAgeMs) {
+    return problem(
+      'too_old',
+      `attested_at ${doc.attested_at} is older than the ${Math.floor(maxAgeMs / 86_400_000)}-day maximum age of an attestation without expires_at`,
+    );
+  }
+  return ok(true);
+}
+
+/**
+ * P435: every check of `verifyAttestation` that needs no issuer key, in its order: schema, a signable form, the
+ * expected jurisdiction, RPR hash, agent and issuer, `attested_at` not in the future, not expired (or too old). The
+ * issuer signs an attestation (PROTOCOL §9.6, D21), never a key the bundle holds, so with no trusted keys a caller
+ * can fail one this way but never pass one. Never throws.
+ */
+export function checkAttestationInHand(
+  attestation: unknown,
+  options: VerifyAttestationOptions,
+): Result<IssuedAttestation, AttestationError> {
+  const verdict = validateSchema('v2', ATTESTATION_SCHEMA, attestation);
+  if (!verdict.valid) return problem('schema', formatSchemaIssues(verdict.issues));
+  const doc = attestation as IssuedAttestation;
+  const attestedAt = instantOf(doc.attested_at, 'latest');
+  const ageFrom = instantOf(doc.attested_at, 'earliest');
+  const expiresAt = doc.expires_at === null ? null : instantOf(doc.expires_at, 'earliest');
+  if (expiresAt !== null && !(expiresAt > attestedAt))
+    return problem('schema', 'expires_at must be after attested_at');
+  const message = signedMessage(
+    options.profile ?? DEFAULT_PROFILE,
+    'JurisdictionAttestation',
+    doc as unknown as Record<string, unknown>,
+  );
+  if (!message.ok) return problem('schema', message.error.message);
+  if (options.expectedJurisdiction !== undefined && doc.jurisdiction !== options.expectedJurisdiction) {
+    return problem(
+      'jurisdiction_mismatch',
+      `jurisdiction ${doc.jurisdiction} is not the bundle's ${options.expectedJurisdiction}`,
+    );
+  }
+  const bound = checkBinding(doc, options, { attestedAt, ageFrom, expiresAt });
+  return bound.ok ? ok(doc) : bound;
+}
+
 /**
  * Verifies an issued attestation offline, in this order: schema; the expected jurisdiction (before any
  * crypto: an attestation for another jurisdiction is refused as such); the signing key among `trustedKeys`
@@ -128,28 +200,8 @@ export function verifyAttestation(
     );
   }
 
-  if (options.expectedRprHash !== undefined && doc.rpr_hash !== options.expectedRprHash) {
-    return problem('rpr_mismatch', `rpr_hash ${doc.rpr_hash} is not the bundle's ${options.expectedRprHash}`);
-  }
-  if (options.expectedAgentId !== undefined && doc.agent_id !== options.expectedAgentId) {
-    return problem('agent_mismatch', `agent_id ${doc.agent_id} is not ${options.expectedAgentId}`);
-  }
-  if (options.expectedIssuer !== undefined && doc.issuer !== options.expectedIssuer) {
-    return problem('issuer_mismatch', `issuer ${doc.issuer} is not ${options.expectedIssuer}`);
-  }
-  if (attestedAt - now > (options.maxClockSkewMs ?? DEFAULT_MAX_CLOCK_SKEW_MS)) {
-    return problem('not_yet_valid', `attested_at ${doc.attested_at} is in the future`);
-  }
-  if (expiresAt !== null && now >= expiresAt) {
-    return problem('expired', `expired at ${doc.expires_at}`);
-  }
-  const maxAgeMs = options.maxAgeMs ?? DEFAULT_ATTESTATION_MAX_AGE_MS;
-  if (expiresAt === null && now - ageFrom > maxAgeMs) {
-    return problem(
-      'too_old',
-      `attested_at ${doc.attested_at} is older than the ${Math.floor(maxAgeMs / 86_400_000)}-day maximum age of an attestation without expires_at`,
-    );
-  }
+  const bound = checkBinding(doc, options, { attestedAt, ageFrom, expiresAt });
+  if (!bound.ok) return bound;
   return ok({
     attestation: doc,
     attestedAt: new Date(attestedAt),

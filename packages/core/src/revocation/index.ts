@@ -2,6 +2,7 @@
 // SPEC.md "Revocation record and jurisdictional revocation list", "Jurisdiction attestation"; DECISIONS D20, D21.
 export {
   ATTESTATION_SCHEMA,
+  checkAttestationInHand,
   DEFAULT_ATTESTATION_MAX_AGE_MS,
   signAttestation,
   type VerifyAttestationOptions,
