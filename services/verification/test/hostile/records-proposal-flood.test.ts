@@ -131,4 +131,47 @@ describe.each(dialectsUnderTest())("one panel member's proposal flood, on %s", (
       panel: { quorum: 2, signed_by: [second.agentId, third.agentId] },
     });
   });
+
+  it('P431: a resolution evicted by retention reads as resolving only when it did: a settlement or a pending dispute shows', async () => {
+    // Dispute C: the first member's text is pending, two other members settle C on another text (P372).
+    const settled = 'dispute:p431-settled';
+    await file(settled);
+    expect((await resolve(resolution(settled, 'C: the first text.', first.agentKeys))).status).toBe(201);
+    expect((await resolve(resolution(settled, 'C: the agreed text.', second.agentKeys))).status).toBe(201);
+    expect((await resolve(resolution(settled, 'C: the agreed text.', third.agentKeys))).status).toBe(200);
+    // Dispute D: the first member's text is pending, nobody else signed anything.
+    const pending = 'dispute:p431-pending';
+    await file(pending);
+    expect((await resolve(resolution(pending, 'D: the only text.', first.agentKeys))).status).toBe(201);
+    const before = await get(`/v2/dispute/record/${pending}`);
+    expect(before.json['state'], shown(before)).not.toBe('resolved');
+
+    // The operator's resolutions of five disputes not filed here fill the resolutions' retention (STORE_MAX_ENTRIES=5):
+    // C's and D's first resolutions are evicted.
+    for (let n = 1; n <= 5; n++) {
+      const id = `dispute:p431-filler-${n}`;
+      const filler = await service.post(
+        '/v2/dispute/arbitration',
+        resolution(id, `filler ${n}`, first.agentKeys),
+        {
+          authorization: `Bearer ${TEST_OPERATOR_TOKEN}`,
+        },
+      );
+      expect(filler.status, shown(filler)).toBe(201);
+    }
+    expect((await get(`/v2/dispute/arbitration/${pending}`)).status).toBe(404);
+
+    // C is resolved by its settlement, which the dispute still names (before: the evicted first text's trace).
+    const c = await get(`/v2/dispute/record/${settled}`);
+    expect(c.json, shown(c)).toMatchObject({
+      state: 'resolved',
+      resolution: { id: settled, panel: { quorum: 2, signed_by: [second.agentId, third.agentId] } },
+    });
+    expect((c.json['resolution'] as Json)['evicted_at'], shown(c)).toBeUndefined();
+    // D never reached its quorum: its evicted pending text does not resolve it (before: `resolved`, P295's rule).
+    const d = await get(`/v2/dispute/record/${pending}`);
+    expect(d.json['state'], shown(d)).toBe(before.json['state']);
+    expect(d.json, shown(d)).toMatchObject({ resolution: { id: pending } });
+    expect((d.json['resolution'] as Json)['evicted_at'], shown(d)).toEqual(expect.any(String));
+  });
 });
