@@ -84,6 +84,8 @@ export interface RecordRepository {
   addPanelSignature(signature: PanelSignature): Promise<boolean>;
   /** P297: the arbitrators counted for that payload (unordered). */
   panelSignatures(disputeId: string, payloadHash: string): Promise<readonly PanelSignature[]>;
+  /** P430: every arbitrator counted for any text of `disputeId` (its resolutions and proposals), unordered. */
+  panelSignaturesOfDispute(disputeId: string): Promise<readonly PanelSignature[]>;
 }
 
 /** One appointed arbitrator's signature counted for a resolution (P297). */
@@ -189,13 +191,21 @@ export class KyselyRecordRepository implements RecordRepository {
   }
 
   async panelSignatures(disputeId: string, payloadHash: string): Promise<readonly PanelSignature[]> {
+    return this.#panelRows(disputeId, payloadHash);
+  }
+
+  async panelSignaturesOfDispute(disputeId: string): Promise<readonly PanelSignature[]> {
+    return this.#panelRows(disputeId);
+  }
+
+  async #panelRows(disputeId: string, payloadHash?: string): Promise<readonly PanelSignature[]> {
     if (!isValidId(disputeId)) return [];
-    const rows = await this.#db
+    let query = this.#db
       .selectFrom('v2_panel_signatures')
       .select(['dispute_id', 'payload_hash', 'arbitrator_id', 'kid'])
-      .where('dispute_id', '=', disputeId)
-      .where('payload_hash', '=', payloadHash)
-      .execute();
+      .where('dispute_id', '=', disputeId);
+    if (payloadHash !== undefined) query = query.where('payload_hash', '=', payloadHash);
+    const rows = await query.execute();
     return rows.map((row) => ({
       disputeId: row.dispute_id,
       payloadHash: row.payload_hash,

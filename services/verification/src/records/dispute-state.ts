@@ -55,6 +55,23 @@ async function traceOf(
 }
 
 /**
+ * P431: whether the panel counted texts of `disputeId` and none of them reached the quorum: then its first resolution,
+ * once evicted by retention, was pending (P295's "an evicted resolution still resolves" holds only for one that did).
+ * No panel row at all: nobody was counted for it (the operator's, or a quorum of 1), so it resolved when stored.
+ */
+async function panelLeftPending(store: Store, disputeId: string, quorum: number): Promise<boolean> {
+  const rows = await store.records.panelSignaturesOfDispute(disputeId);
+  if (rows.length === 0) return false;
+  const members = new Map<string, Set<string>>();
+  for (const row of rows) {
+    const counted = members.get(row.payloadHash) ?? new Set<string>();
+    counted.add(row.arbitratorId);
+    members.set(row.payloadHash, counted);
+  }
+  return [...members.values()].every((counted) => counted.size < quorum);
+}
+
+/**
  * The state of the dispute `filed` (its stored record), derived from the resolutions under its id; a resolution its
  * panel has not yet signed to the quorum is shown, the state left as filed (P297).
  */
@@ -64,14 +81,19 @@ export async function disputeStateOf(store: Store, filed: StoredRecord, quorum =
   const first = await traceOf(store, ARBITRATION, filed.id, quorum);
   if (first === undefined) return { state: filedState };
   // P372–P373: a first resolution short of its quorum may have been settled by another text, or by the operator.
-  const resolution = resolves(first.panel, quorum)
-    ? first
-    : await traceOf(store, SETTLEMENT, filed.id, quorum);
+  // P431: one evicted by retention carries no panel; a settlement is only ever written for a pending one, so it decides.
+  const resolution =
+    first.evicted_at === undefined && resolves(first.panel, quorum)
+      ? first
+      : ((await traceOf(store, SETTLEMENT, filed.id, quorum)) ??
+        (first.evicted_at !== undefined && !(await panelLeftPending(store, filed.id, quorum))
+          ? first
+          : undefined));
   if (resolution === undefined) return { state: filedState, resolution: first };
   const firstAppeal = await traceOf(store, APPEAL_OUTCOME, filed.id, quorum);
   // P378: an appeal's outcome short of its quorum may have been settled by another text, or by the operator.
   const appeal =
-    firstAppeal === undefined || resolves(firstAppeal.panel, quorum)
+    firstAppeal === undefined || (firstAppeal.evicted_at === undefined && resolves(firstAppeal.panel, quorum))
       ? firstAppeal
       : ((await traceOf(store, APPEAL_SETTLEMENT, filed.id, quorum)) ?? firstAppeal);
   return { state: 'resolved', resolution, ...(appeal === undefined ? {} : { appeal_outcome: appeal }) };

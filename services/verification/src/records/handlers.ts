@@ -1,6 +1,6 @@
 // What each /v2 route does with the store: idempotent puts, lifecycle moves, the vitality chain, testaments.
 // Implements D14 (201 / 200 idempotent / 409 / 404), D16 (machine, atomic moves, GENESIS chain), D17 (retention).
-import { instantOf } from '@proto/core';
+import { DEFAULT_PROFILE, instantOf, type ProtocolProfile } from '@proto/core';
 import {
   GENESIS,
   type PutResult,
@@ -34,6 +34,7 @@ import {
   type PanelCount,
   type PanelSigner,
   panelCountOf,
+  refuseProposalFlood,
   resolves,
   signedPayloadHash,
 } from './panel-quorum.ts';
@@ -93,6 +94,8 @@ export interface AppealOutcomeAnswer {
 export interface PostContext {
   readonly signature?: WriteAuthorship;
   readonly panelQuorum?: number;
+  /** Error-code prefix of the refusals raised here (P430); default `proto`. */
+  readonly profile?: ProtocolProfile;
 }
 
 /** Kinds with a natural id or a content id: stored once, re-posted idempotently, never overwritten. */
@@ -149,6 +152,7 @@ interface ResolutionWriter {
   readonly signer: PanelSigner | undefined;
   readonly administrative: boolean;
   readonly quorum: number;
+  readonly profile: ProtocolProfile;
 }
 
 /**
@@ -170,6 +174,7 @@ async function postResolution(
     signer: await countedSigner(store, context),
     administrative: context.signature?.status === 'administrative',
     quorum,
+    profile: context.profile ?? DEFAULT_PROFILE,
   };
   const written = await store.transaction(async (tx): Promise<ResolutionWrite> => {
     // P372: one write at a time per dispute, so no two texts reach the quorum (PostgreSQL lock; SQLite: one writer).
@@ -247,7 +252,11 @@ async function writeWhilePending(
     await countPanelSigner(records, id, record, signer);
     return { type: 'answer', statusCode: 200, stored: put.stored };
   }
-  const proposal = await records.put(PROPOSAL, signedPayloadHash(record), record, agentOf(record));
+  const payloadHash = signedPayloadHash(record);
+  // P430: a member backs a few texts per dispute at most; a new one beyond them is refused before anything is stored.
+  if ((await records.get(PROPOSAL, payloadHash)) === undefined)
+    await refuseProposalFlood(records, id, [signedPayloadHash(put.stored.record)], signer, writer.profile);
+  const proposal = await records.put(PROPOSAL, payloadHash, record, agentOf(record));
   await countPanelSigner(records, id, record, signer);
   const count = await panelCountOf(records, proposal.stored, writer.quorum, id);
   if (resolves(count, writer.quorum))
@@ -274,6 +283,7 @@ async function postAppealOutcome(
     signer: await countedSigner(store, context),
     administrative: context.signature?.status === 'administrative',
     quorum,
+    profile: context.profile ?? DEFAULT_PROFILE,
   };
   const written = await store.transaction(async (tx): Promise<ResolutionWrite> => {
     await tx.records.lockSeries(APPEAL_OUTCOME, disputeId);

@@ -2,8 +2,15 @@
 // A resolution carries one composite signature (PROTOCOL §10.2), so each member posts the same resolution signed by its
 // own key; distinct appointed arbitrators are counted, one key each, never the entries `arbitrator_ids` lists.
 
-import { hashCanonicalV2 } from '@proto/core';
+import { hashCanonicalV2, type ProtocolProfile } from '@proto/core';
+import { protocolError } from '@proto/service-kit';
 import type { RecordRepository, StoredRecord } from '@proto/store';
+
+/**
+ * P430: how many texts of one dispute (or of its appeal) one member may back besides the stored one before it may
+ * propose no new text; it may still sign texts already stored. Bounds what one member's flood stores per dispute.
+ */
+export const MAX_PROPOSALS_PER_MEMBER = 3;
 
 /** Who of the panel signed a resolution and how many are needed (answered beside it). */
 export interface PanelCount {
@@ -74,4 +81,43 @@ export async function panelCountOf(
  */
 export function resolves(count: PanelCount | undefined, quorum: number): boolean {
   return count === undefined || count.signed_by.length >= quorum;
+}
+
+/**
+ * P430: refuses (409 PROTO-E401, nothing stored) a new proposal of a member that already backs
+ * MAX_PROPOSALS_PER_MEMBER texts of the dispute besides the stored ones (`stored`: their payload hashes). A member is
+ * its key or any panel member that key speaks for, so a second key of the same member does not reset the count.
+ */
+export async function refuseProposalFlood(
+  records: RecordRepository,
+  disputeId: string,
+  stored: readonly string[],
+  signer: PanelSigner,
+  profile: ProtocolProfile,
+): Promise<void> {
+  const rows = await records.panelSignaturesOfDispute(disputeId);
+  const backed = new Set(
+    rows
+      .filter((row) => row.kid === signer.kid || signer.panelMembers.includes(row.arbitratorId))
+      .map((row) => row.payloadHash)
+      .filter((hash) => !stored.includes(hash)),
+  );
+  if (backed.size < MAX_PROPOSALS_PER_MEMBER) return;
+  const member = rows.find((row) => row.kid === signer.kid)?.arbitratorId ?? signer.panelMembers[0] ?? null;
+  throw protocolError(
+    'POLICY_VIOLATION',
+    profile,
+    `Arbitrator ${member ?? signer.kid} already proposed ${backed.size} texts for dispute ${disputeId} besides the stored one (at most ${MAX_PROPOSALS_PER_MEMBER} per member while it is pending); sign one of the texts already proposed, or wait for the operator (P430)`,
+    {
+      statusCode: 409,
+      retryable: false,
+      details: {
+        dispute_id: disputeId,
+        arbitrator_id: member,
+        kid: signer.kid,
+        proposals: backed.size,
+        max_proposals_per_member: MAX_PROPOSALS_PER_MEMBER,
+      },
+    },
+  );
 }

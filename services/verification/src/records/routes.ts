@@ -145,7 +145,7 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
           panelMembers?: unknown;
         };
         await holdSubjects(store, route.kind, record);
-        const outcome = await post(store, record, { signature: authorship, panelQuorum }).catch(
+        const outcome = await post(store, record, { signature: authorship, panelQuorum, profile }).catch(
           (error: unknown) => {
             if (!(error instanceof RecordIdRetiredError)) throw error;
             throw conflict(
