@@ -169,35 +169,9 @@ async function postResolution(
   context: PostContext,
 ): Promise<Outcome<RecordAnswer>> {
   await checkDisputeOpen(store, id);
-  const quorum = context.panelQuorum ?? 1;
-  const writer: ResolutionWriter = {
-    signer: await countedSigner(store, context),
-    administrative: context.signature?.status === 'administrative',
-    quorum,
-    profile: context.profile ?? DEFAULT_PROFILE,
-  };
-  const written = await store.transaction(async (tx): Promise<ResolutionWrite> => {
-    // P372: one write at a time per dispute, so no two texts reach the quorum (PostgreSQL lock; SQLite: one writer).
-    await tx.records.lockSeries(ARBITRATION, id);
-    const put = await tx.records.put(ARBITRATION, id, record, agentOf(record));
-    if (put.status === 'created') {
-      // Counted in the same transaction: a stored resolution nobody was counted for resolves at once.
-      if (writer.signer !== undefined) await countPanelSigner(tx.records, id, record, writer.signer);
-      return { type: 'answer', statusCode: 201, stored: put.stored };
-    }
-    const panel = await panelCountOf(tx.records, put.stored, quorum);
-    const samePayload = signedPayloadHash(put.stored.record) === signedPayloadHash(record);
-    if (panel !== undefined && !resolves(panel, quorum))
-      return writeWhilePending(tx.records, id, put, record, writer, samePayload);
-    // Only a resolution counted when stored takes further signatures: one nobody was counted for (the operator's, or
-    // stored while the quorum was 1) already resolves, and a count started now would turn it back to pending.
-    if (writer.signer !== undefined && panel !== undefined && samePayload) {
-      await countPanelSigner(tx.records, id, record, writer.signer);
-      return { type: 'answer', statusCode: 200, stored: put.stored };
-    }
-    if (put.status === 'identical') return { type: 'answer', statusCode: 200, stored: put.stored };
-    return { type: 'conflict', stored: put.stored };
-  });
+  const writer = await resolutionWriter(store, context);
+  const { quorum } = writer;
+  const written = await writeCountedResolution(store, ARBITRATION, id, record, writer, SETTLEMENT);
   if (written.type === 'answer') {
     const panel = await panelCountOf(store.records, written.stored, quorum, id);
     const body = { ...answer(id, written.stored, panel === undefined ? {} : { panel }), kind: ARBITRATION };
@@ -209,6 +183,54 @@ async function postResolution(
     `Dispute ${id} already has a resolution stored (${written.stored.stored_at}): a dispute is resolved once (P240), and records are never overwritten`,
     { id, kind: ARBITRATION, stored_at: written.stored.stored_at },
   );
+}
+
+/** Who is writing a resolution or an appeal's outcome, and the quorum it is counted against (P297, P372). */
+async function resolutionWriter(store: Store, context: PostContext): Promise<ResolutionWriter> {
+  return {
+    signer: await countedSigner(store, context),
+    administrative: context.signature?.status === 'administrative',
+    quorum: context.panelQuorum ?? 1,
+    profile: context.profile ?? DEFAULT_PROFILE,
+  };
+}
+
+/**
+ * The one write of a dispute's decision (`kind` ARBITRATION) or of its appeal's outcome (APPEAL_OUTCOME), stored under
+ * the dispute id and counted against the panel quorum (P240, P296, P297); while the stored one is short of its
+ * quorum, another text is a proposal settled under `settlementKind` (P372, P378).
+ */
+async function writeCountedResolution(
+  store: Store,
+  kind: string,
+  id: string,
+  record: JsonObject,
+  writer: ResolutionWriter,
+  settlementKind: string,
+): Promise<ResolutionWrite> {
+  const { quorum } = writer;
+  return store.transaction(async (tx): Promise<ResolutionWrite> => {
+    // P372: one write at a time per dispute, so no two texts reach the quorum (PostgreSQL lock; SQLite: one writer).
+    await tx.records.lockSeries(kind, id);
+    const put = await tx.records.put(kind, id, record, agentOf(record));
+    if (put.status === 'created') {
+      // Counted in the same transaction: a stored resolution nobody was counted for resolves at once.
+      if (writer.signer !== undefined) await countPanelSigner(tx.records, id, record, writer.signer);
+      return { type: 'answer', statusCode: 201, stored: put.stored };
+    }
+    const panel = await panelCountOf(tx.records, put.stored, quorum);
+    const samePayload = signedPayloadHash(put.stored.record) === signedPayloadHash(record);
+    if (panel !== undefined && !resolves(panel, quorum))
+      return writeWhilePending(tx.records, id, put, record, writer, samePayload, settlementKind);
+    // Only a resolution counted when stored takes further signatures: one nobody was counted for (the operator's, or
+    // stored while the quorum was 1) already resolves, and a count started now would turn it back to pending.
+    if (writer.signer !== undefined && panel !== undefined && samePayload) {
+      await countPanelSigner(tx.records, id, record, writer.signer);
+      return { type: 'answer', statusCode: 200, stored: put.stored };
+    }
+    if (put.status === 'identical') return { type: 'answer', statusCode: 200, stored: put.stored };
+    return { type: 'conflict', stored: put.stored };
+  });
 }
 
 /**
@@ -225,7 +247,7 @@ async function writeWhilePending(
   record: JsonObject,
   writer: ResolutionWriter,
   samePayload: boolean,
-  settlementKind: string = SETTLEMENT,
+  settlementKind: string,
 ): Promise<ResolutionWrite> {
   const { signer } = writer;
   const settled = await records.get(settlementKind, id);
@@ -278,32 +300,17 @@ async function postAppealOutcome(
 ): Promise<Outcome<RecordAnswer>> {
   const disputeId = decision.id;
   refuseOutcomeBeforeAppeal(record, decision, await store.records.get(DISPUTE_KIND, disputeId));
-  const quorum = context.panelQuorum ?? 1;
-  const writer: ResolutionWriter = {
-    signer: await countedSigner(store, context),
-    administrative: context.signature?.status === 'administrative',
-    quorum,
-    profile: context.profile ?? DEFAULT_PROFILE,
-  };
-  const written = await store.transaction(async (tx): Promise<ResolutionWrite> => {
-    await tx.records.lockSeries(APPEAL_OUTCOME, disputeId);
-    const put = await tx.records.put(APPEAL_OUTCOME, disputeId, record, agentOf(record));
-    if (put.status === 'created') {
-      if (writer.signer !== undefined) await countPanelSigner(tx.records, disputeId, record, writer.signer);
-      return { type: 'answer', statusCode: 201, stored: put.stored };
-    }
-    const panel = await panelCountOf(tx.records, put.stored, quorum);
-    const samePayload = signedPayloadHash(put.stored.record) === signedPayloadHash(record);
-    // P378: an outcome short of its quorum takes other members' texts as proposals, as a decision does (P372).
-    if (panel !== undefined && !resolves(panel, quorum))
-      return writeWhilePending(tx.records, disputeId, put, record, writer, samePayload, APPEAL_SETTLEMENT);
-    if (writer.signer !== undefined && panel !== undefined && samePayload) {
-      await countPanelSigner(tx.records, disputeId, record, writer.signer);
-      return { type: 'answer', statusCode: 200, stored: put.stored };
-    }
-    if (put.status === 'identical') return { type: 'answer', statusCode: 200, stored: put.stored };
-    return { type: 'conflict', stored: put.stored };
-  });
+  const writer = await resolutionWriter(store, context);
+  const { quorum } = writer;
+  // P378: an outcome short of its quorum takes other members' texts as proposals, as a decision does (P372).
+  const written = await writeCountedResolution(
+    store,
+    APPEAL_OUTCOME,
+    disputeId,
+    record,
+    writer,
+    APPEAL_SETTLEMENT,
+  );
   if (written.type === 'conflict') {
     throw conflict(
       `Dispute ${disputeId}'s appeal already has its outcome stored (${written.stored.stored_at}): an appeal is decided once (P296)`,
