@@ -3,7 +3,6 @@
 import { DEFAULT_PROFILE, instantOf, type ProtocolProfile } from '@proto/core';
 import {
   GENESIS,
-  type PutResult,
   type RecordRepository,
   type Store,
   type StoredRecord,
@@ -21,6 +20,7 @@ import {
   decidingResolution,
   disputeStateOf,
   PROPOSAL,
+  panelLeftPending,
   type ResolutionTrace,
   refuseOutcomeBeforeAppeal,
   SETTLEMENT,
@@ -145,7 +145,7 @@ async function countedSigner(store: Store, context: PostContext): Promise<PanelS
 /** What a resolution's write did inside its transaction, or that it conflicts with the stored one. */
 type ResolutionWrite =
   | { readonly type: 'answer'; readonly statusCode: 200 | 201; readonly stored: StoredRecord }
-  | { readonly type: 'conflict'; readonly stored: StoredRecord };
+  | { readonly type: 'conflict'; readonly storedAt: string };
 
 /** How a resolution reached the store: its signer when a quorum counts it, or the operator's token. */
 interface ResolutionWriter {
@@ -180,8 +180,8 @@ async function postResolution(
   const decision = await appealedDecision(store, id);
   if (decision !== undefined) return postAppealOutcome(store, decision, record, context);
   throw conflict(
-    `Dispute ${id} already has a resolution stored (${written.stored.stored_at}): a dispute is resolved once (P240), and records are never overwritten`,
-    { id, kind: ARBITRATION, stored_at: written.stored.stored_at },
+    `Dispute ${id} already has a resolution stored (${written.storedAt}): a dispute is resolved once (P240), and records are never overwritten`,
+    { id, kind: ARBITRATION, stored_at: written.storedAt },
   );
 }
 
@@ -212,6 +212,10 @@ async function writeCountedResolution(
   return store.transaction(async (tx): Promise<ResolutionWrite> => {
     // P372: one write at a time per dispute, so no two texts reach the quorum (PostgreSQL lock; SQLite: one writer).
     await tx.records.lockSeries(kind, id);
+    // P438: a first text evicted by retention while pending: the dispute is still open to its panel and the operator.
+    const evicted = await evictedWhilePending(tx.records, kind, id, settlementKind, quorum);
+    if (evicted !== undefined)
+      return writeWhilePending(tx.records, id, evicted, record, writer, settlementKind);
     const put = await tx.records.put(kind, id, record, agentOf(record));
     if (put.status === 'created') {
       // Counted in the same transaction: a stored resolution nobody was counted for resolves at once.
@@ -220,8 +224,14 @@ async function writeCountedResolution(
     }
     const panel = await panelCountOf(tx.records, put.stored, quorum);
     const samePayload = signedPayloadHash(put.stored.record) === signedPayloadHash(record);
-    if (panel !== undefined && !resolves(panel, quorum))
-      return writeWhilePending(tx.records, id, put, record, writer, samePayload, settlementKind);
+    if (panel !== undefined && !resolves(panel, quorum)) {
+      const first = {
+        stored: put.stored,
+        storedAt: put.stored.stored_at,
+        identical: put.status === 'identical',
+      };
+      return writeWhilePending(tx.records, id, first, record, writer, settlementKind);
+    }
     // Only a resolution counted when stored takes further signatures: one nobody was counted for (the operator's, or
     // stored while the quorum was 1) already resolves, and a count started now would turn it back to pending.
     if (writer.signer !== undefined && panel !== undefined && samePayload) {
@@ -229,8 +239,39 @@ async function writeCountedResolution(
       return { type: 'answer', statusCode: 200, stored: put.stored };
     }
     if (put.status === 'identical') return { type: 'answer', statusCode: 200, stored: put.stored };
-    return { type: 'conflict', stored: put.stored };
+    return { type: 'conflict', storedAt: put.stored.stored_at };
   });
+}
+
+/** The first text of a dispute (or of its appeal) stored under its id while short of its quorum (P372, P438). */
+interface PendingFirst {
+  /** The stored first text; undefined once retention evicted it (its tombstone keeps only its content hash). */
+  readonly stored: StoredRecord | undefined;
+  /** When it was stored (its tombstone's time once evicted). */
+  readonly storedAt: string;
+  /** The record posted is byte-for-byte the stored first text. */
+  readonly identical: boolean;
+}
+
+/**
+ * P438: the first text under the dispute id when retention evicted it while it was pending: its tombstone is there
+ * and the record is not, and either a settlement is stored or the panel counted texts of the dispute and none reached
+ * the quorum (P431's reading). Undefined otherwise: live, never stored, or evicted once it had resolved (then every
+ * other text is refused by the tombstone, as before).
+ */
+async function evictedWhilePending(
+  records: RecordRepository,
+  kind: string,
+  id: string,
+  settlementKind: string,
+  quorum: number,
+): Promise<PendingFirst | undefined> {
+  if ((await records.get(kind, id)) !== undefined) return undefined;
+  const gone = await records.tombstone(kind, id);
+  if (gone === undefined) return undefined;
+  const first = { stored: undefined, storedAt: gone.stored_at, identical: false };
+  if ((await records.get(settlementKind, id)) !== undefined) return first;
+  return (await panelLeftPending(records, id, quorum)) ? first : undefined;
 }
 
 /**
@@ -243,10 +284,9 @@ async function writeCountedResolution(
 async function writeWhilePending(
   records: RecordRepository,
   id: string,
-  put: PutResult,
+  first: PendingFirst,
   record: JsonObject,
   writer: ResolutionWriter,
-  samePayload: boolean,
   settlementKind: string,
 ): Promise<ResolutionWrite> {
   const { signer } = writer;
@@ -259,25 +299,30 @@ async function writeWhilePending(
       (await records.put(settlementKind, id, record, agentOf(record))).status === 'identical';
     if ((settles && signer !== undefined) || again)
       return { type: 'answer', statusCode: 200, stored: settled };
-    if (put.status === 'identical') return { type: 'answer', statusCode: 200, stored: put.stored };
-    return { type: 'conflict', stored: settled };
+    if (first.identical && first.stored !== undefined)
+      return { type: 'answer', statusCode: 200, stored: first.stored };
+    return { type: 'conflict', storedAt: settled.stored_at };
   }
   if (writer.administrative) {
     const by = await records.put(settlementKind, id, record, agentOf(record));
     return { type: 'answer', statusCode: 201, stored: by.stored };
   }
   if (signer === undefined) {
-    if (put.status === 'identical') return { type: 'answer', statusCode: 200, stored: put.stored };
-    return { type: 'conflict', stored: put.stored };
-  }
-  if (samePayload) {
-    await countPanelSigner(records, id, record, signer);
-    return { type: 'answer', statusCode: 200, stored: put.stored };
+    if (first.identical && first.stored !== undefined)
+      return { type: 'answer', statusCode: 200, stored: first.stored };
+    return { type: 'conflict', storedAt: first.storedAt };
   }
   const payloadHash = signedPayloadHash(record);
+  // P438: once the first text is evicted its payload is unknown here: a copy of it is a proposal, counted on the
+  // same panel rows (they are kept by payload hash, not evicted), so the signatures already counted still count.
+  if (first.stored !== undefined && signedPayloadHash(first.stored.record) === payloadHash) {
+    await countPanelSigner(records, id, record, signer);
+    return { type: 'answer', statusCode: 200, stored: first.stored };
+  }
+  const stored = first.stored === undefined ? [] : [signedPayloadHash(first.stored.record)];
   // P430: a member backs a few texts per dispute at most; a new one beyond them is refused before anything is stored.
   if ((await records.get(PROPOSAL, payloadHash)) === undefined)
-    await refuseProposalFlood(records, id, [signedPayloadHash(put.stored.record)], signer, writer.profile);
+    await refuseProposalFlood(records, id, stored, signer, writer.profile, PROPOSAL);
   const proposal = await records.put(PROPOSAL, payloadHash, record, agentOf(record));
   await countPanelSigner(records, id, record, signer);
   const count = await panelCountOf(records, proposal.stored, writer.quorum, id);
@@ -313,8 +358,8 @@ async function postAppealOutcome(
   );
   if (written.type === 'conflict') {
     throw conflict(
-      `Dispute ${disputeId}'s appeal already has its outcome stored (${written.stored.stored_at}): an appeal is decided once (P296)`,
-      { dispute_id: disputeId, kind: ARBITRATION, stored_at: written.stored.stored_at, appeal_outcome: true },
+      `Dispute ${disputeId}'s appeal already has its outcome stored (${written.storedAt}): an appeal is decided once (P296)`,
+      { dispute_id: disputeId, kind: ARBITRATION, stored_at: written.storedAt, appeal_outcome: true },
     );
   }
   const panel = await panelCountOf(store.records, written.stored, quorum, disputeId);
@@ -365,20 +410,42 @@ export async function getSimpleRecord(
   id: string,
   panelQuorum = 1,
 ): Promise<RecordAnswer> {
-  const stored = await store.records.get(route.kind, id);
-  if (stored === undefined) throw notFound(`No ${route.noun} with id ${id}`);
-  if (route.kind === DISPUTE_KIND)
-    return answer(id, stored, await disputeStateOf(store, stored, panelQuorum));
   if (route.kind === ARBITRATION) {
     // P372–P373: a first resolution short of its quorum answers the text that settled the dispute, when one did.
-    const { stored: deciding, panel } = await decidingResolution(store, stored, panelQuorum);
+    const found = await decidingOf(store, id, panelQuorum, SETTLEMENT);
+    if (found === undefined) throw notFound(`No ${route.noun} with id ${id}`);
+    const { stored: deciding, panel } = found;
     return answer(id, deciding, {
       kind: ARBITRATION,
       ...(panel === undefined ? {} : { panel }),
       ...(await appealOutcomeBeside(store, id, panelQuorum)),
     });
   }
+  const stored = await store.records.get(route.kind, id);
+  if (stored === undefined) throw notFound(`No ${route.noun} with id ${id}`);
+  if (route.kind === DISPUTE_KIND)
+    return answer(id, stored, await disputeStateOf(store, stored, panelQuorum));
   return answer(id, stored);
+}
+
+/**
+ * The resolution that decides dispute `id` (or its appeal, with APPEAL_SETTLEMENT), as `decidingResolution` reads it
+ * from the first text stored under the id; P439: once retention evicted that first text, its settlement, when one is
+ * stored (a settlement is only ever written while the first is pending). Undefined when neither is stored.
+ */
+async function decidingOf(
+  store: Store,
+  id: string,
+  quorum: number,
+  settlementKind: string,
+): Promise<{ readonly stored: StoredRecord; readonly panel?: PanelCount } | undefined> {
+  const firstKind = settlementKind === SETTLEMENT ? ARBITRATION : APPEAL_OUTCOME;
+  const first = await store.records.get(firstKind, id);
+  if (first !== undefined) return decidingResolution(store, first, quorum, settlementKind);
+  const settled = await store.records.get(settlementKind, id);
+  if (settled === undefined) return undefined;
+  const panel = await panelCountOf(store.records, settled, quorum);
+  return panel === undefined ? { stored: settled } : { stored: settled, panel };
 }
 
 /**
@@ -386,10 +453,11 @@ export async function getSimpleRecord(
  * members counted for it, when a quorum counts it.
  */
 async function appealOutcomeBeside(store: Store, id: string, quorum: number): Promise<Partial<RecordAnswer>> {
-  const first = await store.records.get(APPEAL_OUTCOME, id);
-  if (first === undefined) return {};
-  // P378: an outcome short of its quorum answers the text that decided the appeal, when one did.
-  const { stored: outcome } = await decidingResolution(store, first, quorum, APPEAL_SETTLEMENT);
+  // P378: an outcome short of its quorum answers the text that decided the appeal, when one did (P439: also once
+  // retention evicted the first outcome).
+  const found = await decidingOf(store, id, quorum, APPEAL_SETTLEMENT);
+  if (found === undefined) return {};
+  const outcome = found.stored;
   const signature = (await store.records.getAuthorship(ARBITRATION, outcome.content_hash)) ?? {
     status: 'unchecked',
   };

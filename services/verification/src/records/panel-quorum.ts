@@ -4,7 +4,7 @@
 
 import { hashCanonicalV2, type ProtocolProfile } from '@proto/core';
 import { protocolError } from '@proto/service-kit';
-import type { RecordRepository, StoredRecord } from '@proto/store';
+import type { PanelSignature, RecordRepository, StoredRecord } from '@proto/store';
 
 /**
  * P430: how many texts of one dispute (or of its appeal) one member may back besides the stored one before it may
@@ -83,10 +83,19 @@ export function resolves(count: PanelCount | undefined, quorum: number): boolean
   return count === undefined || count.signed_by.length >= quorum;
 }
 
+/** The classical kid that signed a stored text (its `composite_sig`), when it has one. */
+function signingKidOf(record: unknown): string | undefined {
+  const signature = (record as { composite_sig?: { classical?: { kid?: unknown } } } | null)?.composite_sig;
+  const kid = signature?.classical?.kid;
+  return typeof kid === 'string' ? kid : undefined;
+}
+
 /**
- * P430: refuses (409 PROTO-E401, nothing stored) a new proposal of a member that already backs
+ * P430: refuses (409 PROTO-E401, nothing stored) a new proposal of a member that already proposed
  * MAX_PROPOSALS_PER_MEMBER texts of the dispute besides the stored ones (`stored`: their payload hashes). A member is
  * its key or any panel member that key speaks for, so a second key of the same member does not reset the count.
+ * P441: a text counts for the member that proposed it (whose key signed the stored proposal), not for those who only
+ * co-signed it; a proposal retention evicted no longer says who proposed it, so it counts for each member backing it.
  */
 export async function refuseProposalFlood(
   records: RecordRepository,
@@ -94,20 +103,24 @@ export async function refuseProposalFlood(
   stored: readonly string[],
   signer: PanelSigner,
   profile: ProtocolProfile,
+  proposalKind: string,
 ): Promise<void> {
   const rows = await records.panelSignaturesOfDispute(disputeId);
-  const backed = new Set(
-    rows
-      .filter((row) => row.kid === signer.kid || signer.panelMembers.includes(row.arbitratorId))
-      .map((row) => row.payloadHash)
-      .filter((hash) => !stored.includes(hash)),
-  );
+  const mine = (row: PanelSignature) =>
+    row.kid === signer.kid || signer.panelMembers.includes(row.arbitratorId);
+  const backed = new Set<string>();
+  for (const hash of new Set(rows.filter(mine).map((row) => row.payloadHash))) {
+    if (stored.includes(hash)) continue;
+    const proposerKid = signingKidOf((await records.get(proposalKind, hash))?.record);
+    const proposer = rows.find((row) => row.payloadHash === hash && row.kid === proposerKid);
+    if (proposer === undefined || mine(proposer)) backed.add(hash);
+  }
   if (backed.size < MAX_PROPOSALS_PER_MEMBER) return;
   const member = rows.find((row) => row.kid === signer.kid)?.arbitratorId ?? signer.panelMembers[0] ?? null;
   throw protocolError(
     'POLICY_VIOLATION',
     profile,
-    `Arbitrator ${member ?? signer.kid} already proposed ${backed.size} texts for dispute ${disputeId} besides the stored one (at most ${MAX_PROPOSALS_PER_MEMBER} per member while it is pending); sign one of the texts already proposed, or wait for the operator (P430)`,
+    `Arbitrator ${member ?? signer.kid} already proposed ${backed.size} texts for dispute ${disputeId} besides the stored one (at most ${MAX_PROPOSALS_PER_MEMBER} per member while it is pending); sign one of the texts already proposed, or wait for the operator (P430, P441)`,
     {
       statusCode: 409,
       retryable: false,
