@@ -1,6 +1,7 @@
 // What each /v2 route does with the store: idempotent puts, lifecycle moves, the vitality chain, testaments.
 // Implements D14 (201 / 200 idempotent / 409 / 404), D16 (machine, atomic moves, GENESIS chain), D17 (retention).
 import { DEFAULT_PROFILE, instantOf, type ProtocolProfile } from '@proto/core';
+import { httpError } from '@proto/service-kit';
 import {
   GENESIS,
   type RecordRepository,
@@ -10,7 +11,7 @@ import {
   type TransitionResult,
 } from '@proto/store';
 import { COMMISSIONING } from './agent-principal.ts';
-import { ARBITRATION } from './arbitration-panel.ts';
+import { ARBITRATION, partyOfResolution } from './arbitration-panel.ts';
 import type { JsonObject } from './body.ts';
 import {
   APPEAL_OUTCOME,
@@ -132,14 +133,31 @@ export async function postSimpleRecord(
 }
 
 /** P297: the signer a resolution's panel counts, when a quorum over one is in force and a key signed it. */
-async function countedSigner(store: Store, context: PostContext): Promise<PanelSigner | undefined> {
+async function countedSigner(
+  store: Store,
+  context: PostContext,
+  record: JsonObject,
+  disputeId: string,
+): Promise<PanelSigner | undefined> {
   const signature = context.signature;
   if ((context.panelQuorum ?? 1) <= 1 || signature?.status !== 'verified') return undefined;
   const panelMembers = signature.panelMembers ?? [];
-  // P376: read before the write's transaction (SQLite has one connection): whom each member shares principal keys with.
+  const panel = new Set(Array.isArray(record['arbitrator_ids']) ? record['arbitrator_ids'].map(String) : []);
+  // Read before the write's transaction (SQLite has one connection). P376: whom each member shares principal keys
+  // with, for every member of the panel (a re-seated key may move to any of them, P443).
   const kin = new Map<string, readonly string[]>();
-  for (const member of panelMembers) kin.set(member, await store.keys.principalsOf(member));
-  return { kid: signature.kid, panelMembers, kin };
+  for (const member of panel) kin.set(member, await store.keys.principalsOf(member));
+  // P443: the members each key already counted for the dispute speaks for now (its live bindings on this panel).
+  const seatsOf = new Map<string, readonly string[]>();
+  for (const { kid } of await store.records.panelSignaturesOfDispute(disputeId)) {
+    if (seatsOf.has(kid)) continue;
+    const subjects = (await store.keys.lookup(kid)).map((binding) => binding.subject);
+    seatsOf.set(
+      kid,
+      [...panel].filter((member) => subjects.includes(member)),
+    );
+  }
+  return { kid: signature.kid, panelMembers, kin, seatsOf };
 }
 
 /** What a resolution's write did inside its transaction, or that it conflicts with the stored one. */
@@ -150,6 +168,8 @@ type ResolutionWrite =
 /** How a resolution reached the store: its signer when a quorum counts it, or the operator's token. */
 interface ResolutionWriter {
   readonly signer: PanelSigner | undefined;
+  /** The key that signed it, when a verified signature authorised the write (P444: judged again under the lock). */
+  readonly kid: string | undefined;
   readonly administrative: boolean;
   readonly quorum: number;
   readonly profile: ProtocolProfile;
@@ -169,7 +189,7 @@ async function postResolution(
   context: PostContext,
 ): Promise<Outcome<RecordAnswer>> {
   await checkDisputeOpen(store, id);
-  const writer = await resolutionWriter(store, context);
+  const writer = await resolutionWriter(store, context, record, id);
   const { quorum } = writer;
   const written = await writeCountedResolution(store, ARBITRATION, id, record, writer, SETTLEMENT);
   if (written.type === 'answer') {
@@ -186,9 +206,15 @@ async function postResolution(
 }
 
 /** Who is writing a resolution or an appeal's outcome, and the quorum it is counted against (P297, P372). */
-async function resolutionWriter(store: Store, context: PostContext): Promise<ResolutionWriter> {
+async function resolutionWriter(
+  store: Store,
+  context: PostContext,
+  record: JsonObject,
+  disputeId: string,
+): Promise<ResolutionWriter> {
   return {
-    signer: await countedSigner(store, context),
+    signer: await countedSigner(store, context, record, disputeId),
+    kid: context.signature?.status === 'verified' ? context.signature.kid : undefined,
     administrative: context.signature?.status === 'administrative',
     quorum: context.panelQuorum ?? 1,
     profile: context.profile ?? DEFAULT_PROFILE,
@@ -212,6 +238,7 @@ async function writeCountedResolution(
   return store.transaction(async (tx): Promise<ResolutionWrite> => {
     // P372: one write at a time per dispute, so no two texts reach the quorum (PostgreSQL lock; SQLite: one writer).
     await tx.records.lockSeries(kind, id);
+    if (writer.kid !== undefined) await refusePartyUnderLock(tx, record, writer.kid);
     // P438: a first text evicted by retention while pending: the dispute is still open to its panel and the operator.
     const evicted = await evictedWhilePending(tx.records, kind, id, settlementKind, quorum);
     if (evicted !== undefined)
@@ -241,6 +268,21 @@ async function writeCountedResolution(
     if (put.status === 'identical') return { type: 'answer', statusCode: 200, stored: put.stored };
     return { type: 'conflict', storedAt: put.stored.stored_at };
   });
+}
+
+/**
+ * P444: throws P203's 403 when, read inside the write's transaction after the series lock, a party to the dispute sits
+ * on the resolution's panel or its signing key is bound to one (a bundle verified while the request waited for the
+ * lock made it a party; the authorizer had read the parties before).
+ */
+async function refusePartyUnderLock(tx: StoreTransaction, record: JsonObject, kid: string): Promise<void> {
+  const party = await partyOfResolution(tx, record, kid);
+  if (party === undefined) return;
+  throw httpError(
+    'FORBIDDEN',
+    `${party} is a party to dispute ${String(record['dispute_id'])} (known by the time the resolution was written), so it can neither sit on the panel that resolves it nor sign the resolution`,
+    { details: { dispute_id: record['dispute_id'], party } },
+  );
 }
 
 /** The first text of a dispute (or of its appeal) stored under its id while short of its quorum (P372, P438). */
@@ -345,7 +387,7 @@ async function postAppealOutcome(
 ): Promise<Outcome<RecordAnswer>> {
   const disputeId = decision.id;
   refuseOutcomeBeforeAppeal(record, decision, await store.records.get(DISPUTE_KIND, disputeId));
-  const writer = await resolutionWriter(store, context);
+  const writer = await resolutionWriter(store, context, record, disputeId);
   const { quorum } = writer;
   // P378: an outcome short of its quorum takes other members' texts as proposals, as a decision does (P372).
   const written = await writeCountedResolution(

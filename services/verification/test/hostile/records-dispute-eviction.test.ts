@@ -26,7 +26,9 @@ describe.each(dialectsUnderTest())(
 
     it('P438, P439: a dispute whose first text was evicted while pending is settled by its panel or the operator, and read', async () => {
       const { first, second, third } = f;
-      const [byOthers, byCopy, byOperator] = ['others', 'copy', 'operator'].map((n) => `dispute:p438-${n}`);
+      const byOthers = 'dispute:p438-others';
+      const byCopy = 'dispute:p438-copy';
+      const byOperator = 'dispute:p438-operator';
       for (const id of [byOthers, byCopy, byOperator]) {
         await f.file(id);
         const pending = await f.resolve(f.resolution(id, `${id}: the first member's text.`, first.agentKeys));

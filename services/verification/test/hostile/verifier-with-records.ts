@@ -55,6 +55,11 @@ export interface VerifierWithRecords {
    * (an agent's lifecycle history, the key directory's rows); opened once, closed with the service.
    */
   replica(): Promise<Store>;
+  /**
+   * Another running replica of the service on the same store and variables (a second instance behind the load
+   * balancer); its URL. Closed with the service.
+   */
+  secondReplica(): Promise<string>;
   /** Closes the service and removes its store. */
   close(): Promise<void>;
 }
@@ -73,19 +78,24 @@ export async function startVerifierWithRecords(
   const target = await createStoreTarget(dialect, label);
   const dataDir = await mkdtemp(join(tmpdir(), `proto-${label}-`));
   let running: RunningApp | undefined;
+  const others: RunningApp[] = [];
   let serviceEnv: Record<string, string> = {};
   const close = async () => {
+    await Promise.all(others.splice(0).map((other) => other.close()));
     await running?.close();
     running = undefined;
     await target.cleanup();
     await rm(dataDir, { recursive: true, force: true });
   };
-  const start = async () => {
+  const launch = async () => {
     // The service's own validated configuration feeds the records, as main.ts does (REVOCATION_SOURCES included).
     const mounted = await mountRecords(
       loadVerificationConfig({ ...serviceEnv, HOST: '127.0.0.1', PORT: '0' }),
     );
-    running = await startApp({ ...serviceEnv, VERIFY_WORKERS: '1', MAX_EVENT_LOOP_DELAY_MS: '0' }, [mounted]);
+    return startApp({ ...serviceEnv, VERIFY_WORKERS: '1', MAX_EVENT_LOOP_DELAY_MS: '0' }, [mounted]);
+  };
+  const start = async () => {
+    running = await launch();
     return running.url;
   };
   let url: string;
@@ -133,6 +143,11 @@ export async function startVerifierWithRecords(
     replica: () => {
       reader ??= target.open({ name: 'verification' }); // closed by the target's cleanup
       return reader;
+    },
+    secondReplica: async () => {
+      const other = await launch();
+      others.push(other);
+      return other.url;
     },
     close,
   };
