@@ -48,6 +48,31 @@ describe.each(dialectsUnderTest())('records on %s', (dialect) => {
     ]);
   });
 
+  it('P443: a counted key is re-seated on another arbitrator of that payload only', async () => {
+    const base = { disputeId: 'dsp-reseat', payloadHash: 'sha256:aa' };
+    expect(await store.records.addPanelSignature({ ...base, arbitratorId: 'arb-b', kid: 'k1' })).toBe(true);
+    expect(
+      await store.records.addPanelSignature({
+        ...base,
+        payloadHash: 'sha256:bb',
+        arbitratorId: 'arb-b',
+        kid: 'k1',
+      }),
+    ).toBe(true);
+    await store.records.movePanelSignature({ ...base, arbitratorId: 'arb-a', kid: 'k1' });
+    // The seat it left is free for another key; the other payload's row is untouched.
+    expect(await store.records.addPanelSignature({ ...base, arbitratorId: 'arb-b', kid: 'k2' })).toBe(true);
+    const seats = async (payloadHash: string) =>
+      (await store.records.panelSignatures('dsp-reseat', payloadHash))
+        .map((row) => [row.arbitratorId, row.kid])
+        .sort();
+    expect(await seats('sha256:aa')).toEqual([
+      ['arb-a', 'k1'],
+      ['arb-b', 'k2'],
+    ]);
+    expect(await seats('sha256:bb')).toEqual([['arb-b', 'k1']]);
+  });
+
   it('creates a record, then answers identical for the same content and conflict for other content', async () => {
     const record = { dispute_id: 'dsp-1', dispute_type: 'resource', parties: ['agent-a', 'agent-b'] };
     const created = await store.records.put('dispute_record', 'dsp-1', record);

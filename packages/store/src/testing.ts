@@ -103,3 +103,35 @@ export function steppingClock(start = '2025-01-01T00:00:00.000Z', stepMs = 1000)
 
 // The key directory's test passports, for services' tests that fill a real store (P410).
 export { kid, passport, passportBinding } from './key-directory-testing.ts';
+
+/**
+ * PostgreSQL: resolves once some session waits for the series lock `records.lockSeries(kind, key)` takes (another
+ * replica's write of that series blocked behind the caller's open transaction), read from pg_locks; throws when none
+ * does within `timeoutMs`. For races that need a request held at the lock, past everything it read before it.
+ */
+export async function seriesLockWaiter(
+  databaseUrl: string,
+  kind: string,
+  key: string,
+  timeoutMs = 60_000,
+): Promise<void> {
+  const name = `v2:${kind}:${key}`;
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      // lockSeries takes pg_advisory_xact_lock(hashtext(a), hashtext(b)): classid and objid, objsubid 2.
+      const waiting = await client.query(
+        `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objsubid = 2
+           AND classid::bigint = (hashtext($1)::bigint & 4294967295) AND objid::bigint = (hashtext($2)::bigint & 4294967295)`,
+        [`${name}:a`, `${name}:b`],
+      );
+      if ((waiting.rowCount ?? 0) > 0) return;
+      if (Date.now() > until) throw new Error(`no session waited for the series lock ${name}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  } finally {
+    await client.end();
+  }
+}

@@ -82,6 +82,11 @@ export interface RecordRepository {
    * by `kid`; false (nothing written) when that arbitrator or that key is already counted for it.
    */
   addPanelSignature(signature: PanelSignature): Promise<boolean>;
+  /**
+   * P443: gives the signature `kid` counted for that payload to another arbitrator (`arbitratorId`), which must not be
+   * counted for it yet: the panel count re-seats a key bound to two members so that another key finds a seat.
+   */
+  movePanelSignature(signature: PanelSignature): Promise<void>;
   /** P297: the arbitrators counted for that payload (unordered). */
   panelSignatures(disputeId: string, payloadHash: string): Promise<readonly PanelSignature[]>;
   /** P430: every arbitrator counted for any text of `disputeId` (its resolutions and proposals), unordered. */
@@ -188,6 +193,17 @@ export class KyselyRecordRepository implements RecordRepository {
       .returning('arbitrator_id')
       .executeTakeFirst();
     return inserted !== undefined;
+  }
+
+  async movePanelSignature(signature: PanelSignature): Promise<void> {
+    assertId('dispute id', signature.disputeId);
+    await this.#db
+      .updateTable('v2_panel_signatures')
+      .set({ arbitrator_id: signature.arbitratorId })
+      .where('dispute_id', '=', signature.disputeId)
+      .where('payload_hash', '=', signature.payloadHash)
+      .where('kid', '=', signature.kid)
+      .execute();
   }
 
   async panelSignatures(disputeId: string, payloadHash: string): Promise<readonly PanelSignature[]> {

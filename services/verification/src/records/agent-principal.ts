@@ -13,7 +13,7 @@ export const COMMISSIONING = 'commissioning_certificate';
 /** The human an agent's stored commissioning certificate names, or undefined when none is stored. */
 export type PrincipalLookup = (agentId: string) => Promise<string | undefined>;
 
-export function storePrincipalLookup(store: Store): PrincipalLookup {
+export function storePrincipalLookup(store: Pick<Store, 'records'>): PrincipalLookup {
   return async (agentId) => {
     const stored = await store.records.get(COMMISSIONING, agentId);
     const record = stored?.record;

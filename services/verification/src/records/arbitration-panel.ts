@@ -7,7 +7,7 @@
 // sit on the panel or sign the resolution. P241: the operator may say who arbitrates (RECORDS_ARBITRATORS); then a
 // panel names appointed arbitrators only. Unset, who appoints an arbitrator stays open (docs/security.md Known limits).
 import type { Store } from '@proto/store';
-import type { PrincipalLookup } from './agent-principal.ts';
+import { type PrincipalLookup, storePrincipalLookup } from './agent-principal.ts';
 import { isValidId } from './ids.ts';
 import type { KeyBinding } from './write-authorization.ts';
 
@@ -18,7 +18,11 @@ const PARTY_FIELDS = ['initiator_agent_id', 'respondent_agent_id'] as const;
 /** The ids that are party to a stored dispute, or undefined when no dispute with that id is stored here. */
 export type DisputePartiesLookup = (disputeId: string) => Promise<readonly string[] | undefined>;
 
-export function storeDisputePartiesLookup(store: Store, principalOf: PrincipalLookup): DisputePartiesLookup {
+/** `store`: the store, or (P444) a write's transaction, which reads what that transaction sees. */
+export function storeDisputePartiesLookup(
+  store: Pick<Store, 'records' | 'keys'>,
+  principalOf: PrincipalLookup,
+): DisputePartiesLookup {
   return async (disputeId) => {
     const stored = await store.records.get(DISPUTE, disputeId);
     const record = stored?.record;
@@ -105,4 +109,27 @@ export async function judgePanel(
   const signedBy = parties.find((party) => signers.some((binding) => binding.subjects.includes(party)));
   if (signedBy !== undefined) return { ok: false, reason: 'party_signed', party: signedBy };
   return { ok: true };
+}
+
+/**
+ * P444: P203's party check of a signed resolution once more, inside its write's transaction after the dispute's series
+ * lock: the party its panel names, or that the signing key `kid` is bound to, when the parties read now (P375: those
+ * the key directory binds to the dispute's agents by verified bundles) include one. The write authorizer read them
+ * before the request waited for the lock, and a bundle verified meanwhile, on any replica, may have made a member a
+ * party. Undefined when no party is concerned, or no dispute is filed here (the authorizer judged that).
+ */
+export async function partyOfResolution(
+  reader: Pick<Store, 'records' | 'keys'>,
+  record: Readonly<Record<string, unknown>>,
+  kid: string,
+): Promise<string | undefined> {
+  const disputeId = record['dispute_id'];
+  if (typeof disputeId !== 'string') return undefined;
+  const parties = await storeDisputePartiesLookup(reader, storePrincipalLookup(reader))(disputeId);
+  if (parties === undefined) return undefined;
+  const panel = Array.isArray(record['arbitrator_ids']) ? record['arbitrator_ids'].map(String) : [];
+  const seated = parties.find((party) => panel.includes(party));
+  if (seated !== undefined) return seated;
+  const bound = (await reader.keys.lookup(kid)).map((binding) => binding.subject);
+  return parties.find((party) => bound.includes(party));
 }

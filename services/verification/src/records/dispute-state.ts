@@ -1,7 +1,7 @@
 // What became of a dispute filed here (P295) and where an appeal's outcome goes (P296). The filing is signed and never
 // rewritten (D14), so its state is derived, beside it, from the resolutions stored under its id (P240).
 import { instantOf } from '@proto/core';
-import type { Store, StoredRecord } from '@proto/store';
+import type { RecordRepository, Store, StoredRecord } from '@proto/store';
 import { ARBITRATION } from './arbitration-panel.ts';
 import { conflict } from './errors.ts';
 import { type PanelCount, panelCountOf, resolves } from './panel-quorum.ts';
@@ -30,6 +30,11 @@ export interface ResolutionTrace {
   readonly evicted_at?: string;
   /** P297: who of its panel was counted, when a quorum counts it. */
   readonly panel?: PanelCount;
+  /**
+   * P440: present (true) when retention evicted it while its panel was short of the quorum and nothing settled it
+   * since: it decided nothing (an evicted trace carries no panel, so without this it read as decided).
+   */
+  readonly pending?: true;
 }
 
 export interface DisputeState {
@@ -59,8 +64,12 @@ async function traceOf(
  * once evicted by retention, was pending (P295's "an evicted resolution still resolves" holds only for one that did).
  * No panel row at all: nobody was counted for it (the operator's, or a quorum of 1), so it resolved when stored.
  */
-async function panelLeftPending(store: Store, disputeId: string, quorum: number): Promise<boolean> {
-  const rows = await store.records.panelSignaturesOfDispute(disputeId);
+export async function panelLeftPending(
+  records: RecordRepository,
+  disputeId: string,
+  quorum: number,
+): Promise<boolean> {
+  const rows = await records.panelSignaturesOfDispute(disputeId);
   if (rows.length === 0) return false;
   const members = new Map<string, Set<string>>();
   for (const row of rows) {
@@ -82,21 +91,38 @@ export async function disputeStateOf(store: Store, filed: StoredRecord, quorum =
   if (first === undefined) return { state: filedState };
   // P372–P373: a first resolution short of its quorum may have been settled by another text, or by the operator.
   // P431: one evicted by retention carries no panel; a settlement is only ever written for a pending one, so it decides.
-  const resolution =
-    first.evicted_at === undefined && resolves(first.panel, quorum)
-      ? first
-      : ((await traceOf(store, SETTLEMENT, filed.id, quorum)) ??
-        (first.evicted_at !== undefined && !(await panelLeftPending(store, filed.id, quorum))
-          ? first
-          : undefined));
-  if (resolution === undefined) return { state: filedState, resolution: first };
+  const { trace: resolution, decided } = await decidingTrace(store, first, SETTLEMENT, quorum);
+  if (!decided) return { state: filedState, resolution };
   const firstAppeal = await traceOf(store, APPEAL_OUTCOME, filed.id, quorum);
   // P378: an appeal's outcome short of its quorum may have been settled by another text, or by the operator.
+  // P440: and one evicted while pending reads as pending, as P431 reads a decision (the appeal's rows are the only
+  // panel rows of the dispute: an appealed decision was stored before the filing, so by the operator, uncounted).
   const appeal =
-    firstAppeal === undefined || (firstAppeal.evicted_at === undefined && resolves(firstAppeal.panel, quorum))
-      ? firstAppeal
-      : ((await traceOf(store, APPEAL_SETTLEMENT, filed.id, quorum)) ?? firstAppeal);
+    firstAppeal === undefined
+      ? undefined
+      : (await decidingTrace(store, firstAppeal, APPEAL_SETTLEMENT, quorum)).trace;
   return { state: 'resolved', resolution, ...(appeal === undefined ? {} : { appeal_outcome: appeal }) };
+}
+
+/**
+ * The trace of what decides a dispute (or its appeal) whose first text is `first`: itself when it resolves (live and
+ * counted to the quorum, or nobody was counted for it), else its settlement when one is stored or evicted (one is only
+ * ever written while the first is pending), else the first itself: pending, shown with its count when live, marked
+ * `pending` when evicted and the panel left every text short of the quorum (P431, P440).
+ */
+async function decidingTrace(
+  store: Store,
+  first: ResolutionTrace,
+  settlementKind: string,
+  quorum: number,
+): Promise<{ readonly trace: ResolutionTrace; readonly decided: boolean }> {
+  if (first.evicted_at === undefined && resolves(first.panel, quorum)) return { trace: first, decided: true };
+  const settled = await traceOf(store, settlementKind, first.id, quorum);
+  if (settled !== undefined) return { trace: settled, decided: true };
+  if (first.evicted_at === undefined) return { trace: first, decided: false };
+  if (await panelLeftPending(store.records, first.id, quorum))
+    return { trace: { ...first, pending: true }, decided: false };
+  return { trace: first, decided: true };
 }
 
 /**

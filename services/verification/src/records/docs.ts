@@ -136,6 +136,12 @@ const TRACE_SCHEMA = {
     stored_at: { type: 'string', format: 'date-time' },
     evicted_at: { type: 'string', format: 'date-time', description: 'Present when retention removed it' },
     panel: PANEL_SCHEMA,
+    pending: {
+      type: 'boolean',
+      enum: [true],
+      description:
+        'P440: present when retention removed it while its panel was short of the quorum and nothing settled it since: it decided nothing',
+    },
   },
 } as const;
 

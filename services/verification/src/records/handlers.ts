@@ -1,9 +1,9 @@
 // What each /v2 route does with the store: idempotent puts, lifecycle moves, the vitality chain, testaments.
 // Implements D14 (201 / 200 idempotent / 409 / 404), D16 (machine, atomic moves, GENESIS chain), D17 (retention).
 import { DEFAULT_PROFILE, instantOf, type ProtocolProfile } from '@proto/core';
+import { httpError } from '@proto/service-kit';
 import {
   GENESIS,
-  type PutResult,
   type RecordRepository,
   type Store,
   type StoredRecord,
@@ -11,7 +11,7 @@ import {
   type TransitionResult,
 } from '@proto/store';
 import { COMMISSIONING } from './agent-principal.ts';
-import { ARBITRATION } from './arbitration-panel.ts';
+import { ARBITRATION, partyOfResolution } from './arbitration-panel.ts';
 import type { JsonObject } from './body.ts';
 import {
   APPEAL_OUTCOME,
@@ -21,6 +21,7 @@ import {
   decidingResolution,
   disputeStateOf,
   PROPOSAL,
+  panelLeftPending,
   type ResolutionTrace,
   refuseOutcomeBeforeAppeal,
   SETTLEMENT,
@@ -132,24 +133,43 @@ export async function postSimpleRecord(
 }
 
 /** P297: the signer a resolution's panel counts, when a quorum over one is in force and a key signed it. */
-async function countedSigner(store: Store, context: PostContext): Promise<PanelSigner | undefined> {
+async function countedSigner(
+  store: Store,
+  context: PostContext,
+  record: JsonObject,
+  disputeId: string,
+): Promise<PanelSigner | undefined> {
   const signature = context.signature;
   if ((context.panelQuorum ?? 1) <= 1 || signature?.status !== 'verified') return undefined;
   const panelMembers = signature.panelMembers ?? [];
-  // P376: read before the write's transaction (SQLite has one connection): whom each member shares principal keys with.
+  const panel = new Set(Array.isArray(record['arbitrator_ids']) ? record['arbitrator_ids'].map(String) : []);
+  // Read before the write's transaction (SQLite has one connection). P376: whom each member shares principal keys
+  // with, for every member of the panel (a re-seated key may move to any of them, P443).
   const kin = new Map<string, readonly string[]>();
-  for (const member of panelMembers) kin.set(member, await store.keys.principalsOf(member));
-  return { kid: signature.kid, panelMembers, kin };
+  for (const member of panel) kin.set(member, await store.keys.principalsOf(member));
+  // P443: the members each key already counted for the dispute speaks for now (its live bindings on this panel).
+  const seatsOf = new Map<string, readonly string[]>();
+  for (const { kid } of await store.records.panelSignaturesOfDispute(disputeId)) {
+    if (seatsOf.has(kid)) continue;
+    const subjects = (await store.keys.lookup(kid)).map((binding) => binding.subject);
+    seatsOf.set(
+      kid,
+      [...panel].filter((member) => subjects.includes(member)),
+    );
+  }
+  return { kid: signature.kid, panelMembers, kin, seatsOf };
 }
 
 /** What a resolution's write did inside its transaction, or that it conflicts with the stored one. */
 type ResolutionWrite =
   | { readonly type: 'answer'; readonly statusCode: 200 | 201; readonly stored: StoredRecord }
-  | { readonly type: 'conflict'; readonly stored: StoredRecord };
+  | { readonly type: 'conflict'; readonly storedAt: string };
 
 /** How a resolution reached the store: its signer when a quorum counts it, or the operator's token. */
 interface ResolutionWriter {
   readonly signer: PanelSigner | undefined;
+  /** The key that signed it, when a verified signature authorised the write (P444: judged again under the lock). */
+  readonly kid: string | undefined;
   readonly administrative: boolean;
   readonly quorum: number;
   readonly profile: ProtocolProfile;
@@ -169,7 +189,7 @@ async function postResolution(
   context: PostContext,
 ): Promise<Outcome<RecordAnswer>> {
   await checkDisputeOpen(store, id);
-  const writer = await resolutionWriter(store, context);
+  const writer = await resolutionWriter(store, context, record, id);
   const { quorum } = writer;
   const written = await writeCountedResolution(store, ARBITRATION, id, record, writer, SETTLEMENT);
   if (written.type === 'answer') {
@@ -180,15 +200,21 @@ async function postResolution(
   const decision = await appealedDecision(store, id);
   if (decision !== undefined) return postAppealOutcome(store, decision, record, context);
   throw conflict(
-    `Dispute ${id} already has a resolution stored (${written.stored.stored_at}): a dispute is resolved once (P240), and records are never overwritten`,
-    { id, kind: ARBITRATION, stored_at: written.stored.stored_at },
+    `Dispute ${id} already has a resolution stored (${written.storedAt}): a dispute is resolved once (P240), and records are never overwritten`,
+    { id, kind: ARBITRATION, stored_at: written.storedAt },
   );
 }
 
 /** Who is writing a resolution or an appeal's outcome, and the quorum it is counted against (P297, P372). */
-async function resolutionWriter(store: Store, context: PostContext): Promise<ResolutionWriter> {
+async function resolutionWriter(
+  store: Store,
+  context: PostContext,
+  record: JsonObject,
+  disputeId: string,
+): Promise<ResolutionWriter> {
   return {
-    signer: await countedSigner(store, context),
+    signer: await countedSigner(store, context, record, disputeId),
+    kid: context.signature?.status === 'verified' ? context.signature.kid : undefined,
     administrative: context.signature?.status === 'administrative',
     quorum: context.panelQuorum ?? 1,
     profile: context.profile ?? DEFAULT_PROFILE,
@@ -212,6 +238,11 @@ async function writeCountedResolution(
   return store.transaction(async (tx): Promise<ResolutionWrite> => {
     // P372: one write at a time per dispute, so no two texts reach the quorum (PostgreSQL lock; SQLite: one writer).
     await tx.records.lockSeries(kind, id);
+    if (writer.kid !== undefined) await refusePartyUnderLock(tx, record, writer.kid);
+    // P438: a first text evicted by retention while pending: the dispute is still open to its panel and the operator.
+    const evicted = await evictedWhilePending(tx.records, kind, id, settlementKind, quorum);
+    if (evicted !== undefined)
+      return writeWhilePending(tx.records, id, evicted, record, writer, settlementKind);
     const put = await tx.records.put(kind, id, record, agentOf(record));
     if (put.status === 'created') {
       // Counted in the same transaction: a stored resolution nobody was counted for resolves at once.
@@ -220,8 +251,14 @@ async function writeCountedResolution(
     }
     const panel = await panelCountOf(tx.records, put.stored, quorum);
     const samePayload = signedPayloadHash(put.stored.record) === signedPayloadHash(record);
-    if (panel !== undefined && !resolves(panel, quorum))
-      return writeWhilePending(tx.records, id, put, record, writer, samePayload, settlementKind);
+    if (panel !== undefined && !resolves(panel, quorum)) {
+      const first = {
+        stored: put.stored,
+        storedAt: put.stored.stored_at,
+        identical: put.status === 'identical',
+      };
+      return writeWhilePending(tx.records, id, first, record, writer, settlementKind);
+    }
     // Only a resolution counted when stored takes further signatures: one nobody was counted for (the operator's, or
     // stored while the quorum was 1) already resolves, and a count started now would turn it back to pending.
     if (writer.signer !== undefined && panel !== undefined && samePayload) {
@@ -229,8 +266,54 @@ async function writeCountedResolution(
       return { type: 'answer', statusCode: 200, stored: put.stored };
     }
     if (put.status === 'identical') return { type: 'answer', statusCode: 200, stored: put.stored };
-    return { type: 'conflict', stored: put.stored };
+    return { type: 'conflict', storedAt: put.stored.stored_at };
   });
+}
+
+/**
+ * P444: throws P203's 403 when, read inside the write's transaction after the series lock, a party to the dispute sits
+ * on the resolution's panel or its signing key is bound to one (a bundle verified while the request waited for the
+ * lock made it a party; the authorizer had read the parties before).
+ */
+async function refusePartyUnderLock(tx: StoreTransaction, record: JsonObject, kid: string): Promise<void> {
+  const party = await partyOfResolution(tx, record, kid);
+  if (party === undefined) return;
+  throw httpError(
+    'FORBIDDEN',
+    `${party} is a party to dispute ${String(record['dispute_id'])} (known by the time the resolution was written), so it can neither sit on the panel that resolves it nor sign the resolution`,
+    { details: { dispute_id: record['dispute_id'], party } },
+  );
+}
+
+/** The first text of a dispute (or of its appeal) stored under its id while short of its quorum (P372, P438). */
+interface PendingFirst {
+  /** The stored first text; undefined once retention evicted it (its tombstone keeps only its content hash). */
+  readonly stored: StoredRecord | undefined;
+  /** When it was stored (its tombstone's time once evicted). */
+  readonly storedAt: string;
+  /** The record posted is byte-for-byte the stored first text. */
+  readonly identical: boolean;
+}
+
+/**
+ * P438: the first text under the dispute id when retention evicted it while it was pending: its tombstone is there
+ * and the record is not, and either a settlement is stored or the panel counted texts of the dispute and none reached
+ * the quorum (P431's reading). Undefined otherwise: live, never stored, or evicted once it had resolved (then every
+ * other text is refused by the tombstone, as before).
+ */
+async function evictedWhilePending(
+  records: RecordRepository,
+  kind: string,
+  id: string,
+  settlementKind: string,
+  quorum: number,
+): Promise<PendingFirst | undefined> {
+  if ((await records.get(kind, id)) !== undefined) return undefined;
+  const gone = await records.tombstone(kind, id);
+  if (gone === undefined) return undefined;
+  const first = { stored: undefined, storedAt: gone.stored_at, identical: false };
+  if ((await records.get(settlementKind, id)) !== undefined) return first;
+  return (await panelLeftPending(records, id, quorum)) ? first : undefined;
 }
 
 /**
@@ -243,10 +326,9 @@ async function writeCountedResolution(
 async function writeWhilePending(
   records: RecordRepository,
   id: string,
-  put: PutResult,
+  first: PendingFirst,
   record: JsonObject,
   writer: ResolutionWriter,
-  samePayload: boolean,
   settlementKind: string,
 ): Promise<ResolutionWrite> {
   const { signer } = writer;
@@ -259,25 +341,30 @@ async function writeWhilePending(
       (await records.put(settlementKind, id, record, agentOf(record))).status === 'identical';
     if ((settles && signer !== undefined) || again)
       return { type: 'answer', statusCode: 200, stored: settled };
-    if (put.status === 'identical') return { type: 'answer', statusCode: 200, stored: put.stored };
-    return { type: 'conflict', stored: settled };
+    if (first.identical && first.stored !== undefined)
+      return { type: 'answer', statusCode: 200, stored: first.stored };
+    return { type: 'conflict', storedAt: settled.stored_at };
   }
   if (writer.administrative) {
     const by = await records.put(settlementKind, id, record, agentOf(record));
     return { type: 'answer', statusCode: 201, stored: by.stored };
   }
   if (signer === undefined) {
-    if (put.status === 'identical') return { type: 'answer', statusCode: 200, stored: put.stored };
-    return { type: 'conflict', stored: put.stored };
-  }
-  if (samePayload) {
-    await countPanelSigner(records, id, record, signer);
-    return { type: 'answer', statusCode: 200, stored: put.stored };
+    if (first.identical && first.stored !== undefined)
+      return { type: 'answer', statusCode: 200, stored: first.stored };
+    return { type: 'conflict', storedAt: first.storedAt };
   }
   const payloadHash = signedPayloadHash(record);
+  // P438: once the first text is evicted its payload is unknown here: a copy of it is a proposal, counted on the
+  // same panel rows (they are kept by payload hash, not evicted), so the signatures already counted still count.
+  if (first.stored !== undefined && signedPayloadHash(first.stored.record) === payloadHash) {
+    await countPanelSigner(records, id, record, signer);
+    return { type: 'answer', statusCode: 200, stored: first.stored };
+  }
+  const stored = first.stored === undefined ? [] : [signedPayloadHash(first.stored.record)];
   // P430: a member backs a few texts per dispute at most; a new one beyond them is refused before anything is stored.
   if ((await records.get(PROPOSAL, payloadHash)) === undefined)
-    await refuseProposalFlood(records, id, [signedPayloadHash(put.stored.record)], signer, writer.profile);
+    await refuseProposalFlood(records, id, stored, signer, writer.profile, PROPOSAL);
   const proposal = await records.put(PROPOSAL, payloadHash, record, agentOf(record));
   await countPanelSigner(records, id, record, signer);
   const count = await panelCountOf(records, proposal.stored, writer.quorum, id);
@@ -300,7 +387,7 @@ async function postAppealOutcome(
 ): Promise<Outcome<RecordAnswer>> {
   const disputeId = decision.id;
   refuseOutcomeBeforeAppeal(record, decision, await store.records.get(DISPUTE_KIND, disputeId));
-  const writer = await resolutionWriter(store, context);
+  const writer = await resolutionWriter(store, context, record, disputeId);
   const { quorum } = writer;
   // P378: an outcome short of its quorum takes other members' texts as proposals, as a decision does (P372).
   const written = await writeCountedResolution(
@@ -313,8 +400,8 @@ async function postAppealOutcome(
   );
   if (written.type === 'conflict') {
     throw conflict(
-      `Dispute ${disputeId}'s appeal already has its outcome stored (${written.stored.stored_at}): an appeal is decided once (P296)`,
-      { dispute_id: disputeId, kind: ARBITRATION, stored_at: written.stored.stored_at, appeal_outcome: true },
+      `Dispute ${disputeId}'s appeal already has its outcome stored (${written.storedAt}): an appeal is decided once (P296)`,
+      { dispute_id: disputeId, kind: ARBITRATION, stored_at: written.storedAt, appeal_outcome: true },
     );
   }
   const panel = await panelCountOf(store.records, written.stored, quorum, disputeId);
@@ -365,20 +452,42 @@ export async function getSimpleRecord(
   id: string,
   panelQuorum = 1,
 ): Promise<RecordAnswer> {
-  const stored = await store.records.get(route.kind, id);
-  if (stored === undefined) throw notFound(`No ${route.noun} with id ${id}`);
-  if (route.kind === DISPUTE_KIND)
-    return answer(id, stored, await disputeStateOf(store, stored, panelQuorum));
   if (route.kind === ARBITRATION) {
     // P372–P373: a first resolution short of its quorum answers the text that settled the dispute, when one did.
-    const { stored: deciding, panel } = await decidingResolution(store, stored, panelQuorum);
+    const found = await decidingOf(store, id, panelQuorum, SETTLEMENT);
+    if (found === undefined) throw notFound(`No ${route.noun} with id ${id}`);
+    const { stored: deciding, panel } = found;
     return answer(id, deciding, {
       kind: ARBITRATION,
       ...(panel === undefined ? {} : { panel }),
       ...(await appealOutcomeBeside(store, id, panelQuorum)),
     });
   }
+  const stored = await store.records.get(route.kind, id);
+  if (stored === undefined) throw notFound(`No ${route.noun} with id ${id}`);
+  if (route.kind === DISPUTE_KIND)
+    return answer(id, stored, await disputeStateOf(store, stored, panelQuorum));
   return answer(id, stored);
+}
+
+/**
+ * The resolution that decides dispute `id` (or its appeal, with APPEAL_SETTLEMENT), as `decidingResolution` reads it
+ * from the first text stored under the id; P439: once retention evicted that first text, its settlement, when one is
+ * stored (a settlement is only ever written while the first is pending). Undefined when neither is stored.
+ */
+async function decidingOf(
+  store: Store,
+  id: string,
+  quorum: number,
+  settlementKind: string,
+): Promise<{ readonly stored: StoredRecord; readonly panel?: PanelCount } | undefined> {
+  const firstKind = settlementKind === SETTLEMENT ? ARBITRATION : APPEAL_OUTCOME;
+  const first = await store.records.get(firstKind, id);
+  if (first !== undefined) return decidingResolution(store, first, quorum, settlementKind);
+  const settled = await store.records.get(settlementKind, id);
+  if (settled === undefined) return undefined;
+  const panel = await panelCountOf(store.records, settled, quorum);
+  return panel === undefined ? { stored: settled } : { stored: settled, panel };
 }
 
 /**
@@ -386,10 +495,11 @@ export async function getSimpleRecord(
  * members counted for it, when a quorum counts it.
  */
 async function appealOutcomeBeside(store: Store, id: string, quorum: number): Promise<Partial<RecordAnswer>> {
-  const first = await store.records.get(APPEAL_OUTCOME, id);
-  if (first === undefined) return {};
-  // P378: an outcome short of its quorum answers the text that decided the appeal, when one did.
-  const { stored: outcome } = await decidingResolution(store, first, quorum, APPEAL_SETTLEMENT);
+  // P378: an outcome short of its quorum answers the text that decided the appeal, when one did (P439: also once
+  // retention evicted the first outcome).
+  const found = await decidingOf(store, id, quorum, APPEAL_SETTLEMENT);
+  if (found === undefined) return {};
+  const outcome = found.stored;
   const signature = (await store.records.getAuthorship(ARBITRATION, outcome.content_hash)) ?? {
     status: 'unchecked',
   };

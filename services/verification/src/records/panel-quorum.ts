@@ -4,7 +4,7 @@
 
 import { hashCanonicalV2, type ProtocolProfile } from '@proto/core';
 import { protocolError } from '@proto/service-kit';
-import type { RecordRepository, StoredRecord } from '@proto/store';
+import type { PanelSignature, RecordRepository, StoredRecord } from '@proto/store';
 
 /**
  * P430: how many texts of one dispute (or of its appeal) one member may back besides the stored one before it may
@@ -32,14 +32,27 @@ export interface PanelSigner {
   readonly kid: string;
   /** The panel members the key speaks for, in panel order, once each. */
   readonly panelMembers: readonly string[];
-  /** P376: per member, the ids it shares principal keys with by verified bundles (KeyDirectory.principalsOf). */
+  /** P376: per panel member, the ids it shares principal keys with by verified bundles (KeyDirectory.principalsOf). */
   readonly kin?: ReadonlyMap<string, readonly string[]>;
+  /**
+   * P443: per key already counted for the dispute, the panel members it speaks for now (its live bindings), so the
+   * count may re-seat it. A key missing here keeps the seat it has.
+   */
+  readonly seatsOf?: ReadonlyMap<string, readonly string[]>;
+}
+
+/** One step of a re-seating: `kid` takes `member`'s seat. */
+interface Seat {
+  readonly kid: string;
+  readonly member: string;
 }
 
 /**
- * Counts the signer of `record` for the resolution of `disputeId`: the first panel member its key speaks for that is
- * not counted yet. A key already counted, or one speaking only for members already counted (or for their kin, P376),
- * adds nothing.
+ * Counts the signer of `record` for the resolution of `disputeId`: distinct panel members, one key each, a member
+ * never while another member it shares principal keys with is counted (P376). P443: a maximum matching of keys to
+ * members, not the first free seat in arrival order: when every member the key speaks for is taken, a key holding one
+ * of those seats moves to another member it speaks for (an augmenting path), so two members who signed with two keys
+ * count two whichever signed first. A key already counted, or one that no re-seating can seat, adds nothing.
  */
 export async function countPanelSigner(
   records: RecordRepository,
@@ -48,13 +61,49 @@ export async function countPanelSigner(
   signer: PanelSigner,
 ): Promise<void> {
   const payloadHash = signedPayloadHash(record);
-  const counted = (await records.panelSignatures(disputeId, payloadHash)).map((row) => row.arbitratorId);
-  for (const arbitratorId of signer.panelMembers) {
-    // P376: a member who shares principal keys with one already counted (a human and its own agent) is not another.
-    const kin = signer.kin?.get(arbitratorId) ?? [];
-    if (counted.includes(arbitratorId) || counted.some((id) => kin.includes(id))) continue;
-    if (await records.addPanelSignature({ disputeId, payloadHash, arbitratorId, kid: signer.kid })) return;
+  const rows = await records.panelSignatures(disputeId, payloadHash);
+  if (rows.some((row) => row.kid === signer.kid)) return;
+  const holder = new Map(rows.map((row) => [row.arbitratorId, row.kid]));
+  // P376: a member who shares principal keys with one already counted (a human and its own agent) is not another.
+  const seatable = (member: string) =>
+    !holder.has(member) && ![...holder.keys()].some((id) => (signer.kin?.get(member) ?? []).includes(id));
+  const direct = signer.panelMembers.find(seatable);
+  const path =
+    direct === undefined
+      ? reseating(signer.kid, signer.panelMembers, holder, seatable, signer.seatsOf, new Set())
+      : [{ kid: signer.kid, member: direct }];
+  if (path === undefined) return;
+  // The far end first: each key moves to a seat just freed (or free), so no two rows ever hold one member.
+  for (const seat of path.slice(1).reverse()) {
+    await records.movePanelSignature({ disputeId, payloadHash, arbitratorId: seat.member, kid: seat.kid });
   }
+  const [taken] = path;
+  if (taken !== undefined)
+    await records.addPanelSignature({ disputeId, payloadHash, arbitratorId: taken.member, kid: signer.kid });
+}
+
+/**
+ * An augmenting path from `kid` (speaking for `members`): seats whose holders move on, ending on a free member that no
+ * counted member is kin to. Depth-first over the members in panel order, each member visited once.
+ */
+function reseating(
+  kid: string,
+  members: readonly string[],
+  holder: ReadonlyMap<string, string>,
+  seatable: (member: string) => boolean,
+  seatsOf: ReadonlyMap<string, readonly string[]> | undefined,
+  visited: Set<string>,
+): Seat[] | undefined {
+  for (const member of members) {
+    if (visited.has(member)) continue;
+    visited.add(member);
+    if (seatable(member)) return [{ kid, member }];
+    const held = holder.get(member);
+    if (held === undefined) continue; // kin of a counted member: no key may take it
+    const onward = reseating(held, seatsOf?.get(held) ?? [], holder, seatable, seatsOf, visited);
+    if (onward !== undefined) return [{ kid, member }, ...onward];
+  }
+  return undefined;
 }
 
 /**
@@ -83,10 +132,19 @@ export function resolves(count: PanelCount | undefined, quorum: number): boolean
   return count === undefined || count.signed_by.length >= quorum;
 }
 
+/** The classical kid that signed a stored text (its `composite_sig`), when it has one. */
+function signingKidOf(record: unknown): string | undefined {
+  const signature = (record as { composite_sig?: { classical?: { kid?: unknown } } } | null)?.composite_sig;
+  const kid = signature?.classical?.kid;
+  return typeof kid === 'string' ? kid : undefined;
+}
+
 /**
- * P430: refuses (409 PROTO-E401, nothing stored) a new proposal of a member that already backs
+ * P430: refuses (409 PROTO-E401, nothing stored) a new proposal of a member that already proposed
  * MAX_PROPOSALS_PER_MEMBER texts of the dispute besides the stored ones (`stored`: their payload hashes). A member is
  * its key or any panel member that key speaks for, so a second key of the same member does not reset the count.
+ * P441: a text counts for the member that proposed it (whose key signed the stored proposal), not for those who only
+ * co-signed it; a proposal retention evicted no longer says who proposed it, so it counts for each member backing it.
  */
 export async function refuseProposalFlood(
   records: RecordRepository,
@@ -94,20 +152,24 @@ export async function refuseProposalFlood(
   stored: readonly string[],
   signer: PanelSigner,
   profile: ProtocolProfile,
+  proposalKind: string,
 ): Promise<void> {
   const rows = await records.panelSignaturesOfDispute(disputeId);
-  const backed = new Set(
-    rows
-      .filter((row) => row.kid === signer.kid || signer.panelMembers.includes(row.arbitratorId))
-      .map((row) => row.payloadHash)
-      .filter((hash) => !stored.includes(hash)),
-  );
+  const mine = (row: PanelSignature) =>
+    row.kid === signer.kid || signer.panelMembers.includes(row.arbitratorId);
+  const backed = new Set<string>();
+  for (const hash of new Set(rows.filter(mine).map((row) => row.payloadHash))) {
+    if (stored.includes(hash)) continue;
+    const proposerKid = signingKidOf((await records.get(proposalKind, hash))?.record);
+    const proposer = rows.find((row) => row.payloadHash === hash && row.kid === proposerKid);
+    if (proposer === undefined || mine(proposer)) backed.add(hash);
+  }
   if (backed.size < MAX_PROPOSALS_PER_MEMBER) return;
   const member = rows.find((row) => row.kid === signer.kid)?.arbitratorId ?? signer.panelMembers[0] ?? null;
   throw protocolError(
     'POLICY_VIOLATION',
     profile,
-    `Arbitrator ${member ?? signer.kid} already proposed ${backed.size} texts for dispute ${disputeId} besides the stored one (at most ${MAX_PROPOSALS_PER_MEMBER} per member while it is pending); sign one of the texts already proposed, or wait for the operator (P430)`,
+    `Arbitrator ${member ?? signer.kid} already proposed ${backed.size} texts for dispute ${disputeId} besides the stored one (at most ${MAX_PROPOSALS_PER_MEMBER} per member while it is pending); sign one of the texts already proposed, or wait for the operator (P430, P441)`,
     {
       statusCode: 409,
       retryable: false,

@@ -3,70 +3,35 @@
 // panel it named: a panel of three, or one arbitrator listed three times, was settled by a single member. With the
 // operator's quorum (RECORDS_PANEL_QUORUM=2 of the appointed RECORDS_ARBITRATORS), the dispute is resolved once two
 // distinct appointed arbitrators have signed the same resolution; a second key of the same arbitrator adds nothing.
-import { buildSignedBundle, createNativeBackend, PROFILES, signRecord } from '@proto/core';
 import { dialectsUnderTest } from '@proto/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { example, type Json, TEST_OPERATOR_TOKEN, withFields } from '../../src/records/test-support.ts';
-import { partyOf, startVerifierWithRecords, type VerifierWithRecords } from './verifier-with-records.ts';
-
-const backend = createNativeBackend();
-type Party = ReturnType<typeof partyOf>;
-type Keys = Party['agentKeys'];
+import {
+  OPERATOR,
+  type PanelFixture,
+  type PartyKeys,
+  startPanelFixture,
+  startVerifierWithRecords,
+} from './verifier-with-records.ts';
 
 describe.each(dialectsUnderTest())('an M-of-N panel is counted, on %s', (dialect) => {
-  let service: VerifierWithRecords;
-  const initiator = partyOf(buildSignedBundle());
-  const respondent = partyOf(buildSignedBundle());
-  const first = partyOf(buildSignedBundle());
-  const second = partyOf(buildSignedBundle());
-  const third = partyOf(buildSignedBundle());
+  let f: PanelFixture;
+  let service: PanelFixture['service'];
+  let first: PanelFixture['first'];
+  let second: PanelFixture['second'];
+  let third: PanelFixture['third'];
 
-  const shown = (answer: { json: Json }) => JSON.stringify(answer.json).slice(0, 400);
-  const sign = (kind: string, record: Json, keys: Keys) =>
-    signRecord(backend, PROFILES.proto, kind, record, keys);
-  const stateOf = async (id: string) => {
-    const res = await fetch(`${service.url}/v2/dispute/record/${id}`);
-    return (await res.json()) as Json;
-  };
-  const file = async (id: string) => {
-    const dispute = withFields(example('dispute_record'), {
-      dispute_id: id,
-      initiator_agent_id: initiator.agentId,
-      respondent_agent_id: respondent.agentId,
-    });
-    const filed = await service.post(
-      '/v2/dispute/record',
-      sign('dispute_record', dispute, initiator.agentKeys),
-    );
-    expect(filed.status, shown(filed)).toBe(201);
-  };
-  const resolution = (id: string, panel: readonly string[], keys: Keys) =>
-    sign(
-      'arbitration_resolution',
-      withFields(example('arbitration_resolution'), {
-        dispute_id: id,
-        arbitrator_ids: [...panel],
-        resolution: 'Ledger writes alternate in 15-minute windows.',
-      }),
-      keys,
-    );
+  const shown = (answer: { json: unknown }) => JSON.stringify(answer.json).slice(0, 400);
+  const stateOf = (id: string) => f.disputeOf(id);
+  const file = (id: string) => f.file(id);
+  const resolution = (id: string, panel: readonly string[], keys: PartyKeys) =>
+    f.resolution(id, 'Ledger writes alternate in 15-minute windows.', keys, { arbitrator_ids: [...panel] });
 
   beforeAll(async () => {
-    service = await startVerifierWithRecords(dialect, 'v2-panel-quorum', {
-      OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
-      RECORDS_ARBITRATORS: [first, second, third].map((p) => p.agentId).join(','),
-      RECORDS_PANEL_QUORUM: '2',
-    });
-    for (const party of [initiator, respondent, first, second, third]) {
-      expect(
-        (await service.post('/verify', { signed_bundle: party.built.signed_bundle })).json['verified'],
-      ).toBe(true);
-      expect(await service.keyStatusOnce(party.agentKeys.classical.kid, 200)).toBe(200);
-      expect(await service.keyStatusOnce(party.principalKeys.classical.kid, 200)).toBe(200);
-    }
+    f = await startPanelFixture(dialect, 'v2-panel-quorum');
+    ({ service, first, second, third } = f);
   }, 180_000);
   afterAll(async () => {
-    await service?.close();
+    await f?.service.close();
   });
 
   it('P297: one arbitrator does not resolve for a panel of three; a second distinct one does', async () => {
@@ -118,11 +83,9 @@ describe.each(dialectsUnderTest())('an M-of-N panel is counted, on %s', (dialect
     expect(
       (await service.post('/v2/dispute/arbitration', resolution(id, panel, first.agentKeys))).status,
     ).toBe(201);
-    const other = sign(
-      'arbitration_resolution',
-      withFields(resolution(id, panel, second.agentKeys), { resolution: 'The respondent keeps the ledger.' }),
-      second.agentKeys,
-    );
+    const other = f.resolution(id, 'The respondent keeps the ledger.', second.agentKeys, {
+      arbitrator_ids: panel,
+    });
     const answer = await service.post('/v2/dispute/arbitration', other);
     // P372: not counted for the pending text; stored as a proposal of its own, counted once (was 409 before P372).
     expect(answer.status, shown(answer)).toBe(201);
@@ -151,7 +114,7 @@ describe.each(dialectsUnderTest())('an M-of-N panel is counted, on %s', (dialect
     const byOperator = await service.post(
       '/v2/dispute/arbitration',
       resolution(id, [first.agentId, second.agentId], first.agentKeys),
-      { authorization: `Bearer ${TEST_OPERATOR_TOKEN}` },
+      OPERATOR,
     );
     expect(byOperator.status, shown(byOperator)).toBe(201);
     expect(await stateOf(id)).toMatchObject({ state: 'resolved' });

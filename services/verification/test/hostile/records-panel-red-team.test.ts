@@ -14,7 +14,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { example, type Json, TEST_OPERATOR_TOKEN, withFields } from '../../src/records/test-support.ts';
 import {
   commissionOwnAgent,
+  type PanelFixture,
   partyOf,
+  startPanelFixture,
   startVerifierWithRecords,
   type VerifierWithRecords,
 } from './verifier-with-records.ts';
@@ -25,61 +27,26 @@ type Keys = Party['agentKeys'];
 const OPERATOR = { authorization: `Bearer ${TEST_OPERATOR_TOKEN}` };
 
 describe.each(dialectsUnderTest())('one member of an M-of-N panel acting alone, on %s', (dialect) => {
+  let f: PanelFixture;
   let service: VerifierWithRecords;
-  const initiator = partyOf(buildSignedBundle());
-  const respondent = partyOf(buildSignedBundle());
-  const first = partyOf(buildSignedBundle());
-  const second = partyOf(buildSignedBundle());
-  const third = partyOf(buildSignedBundle());
+  let first: Party;
+  let second: Party;
+  let third: Party;
 
-  const shown = (answer: { json: Json }) => JSON.stringify(answer.json).slice(0, 500);
-  const sign = (kind: string, record: Json, keys: Keys) =>
-    signRecord(backend, PROFILES.proto, kind, record, keys);
-  const get = async (path: string) => {
-    const res = await fetch(`${service.url}${path}`);
-    return { status: res.status, json: (await res.json()) as Json };
-  };
-  const file = async (id: string, fields: Json = {}) => {
-    const dispute = withFields(example('dispute_record'), {
-      dispute_id: id,
-      initiator_agent_id: initiator.agentId,
-      respondent_agent_id: respondent.agentId,
-      ...fields,
-    });
-    const filed = await service.post(
-      '/v2/dispute/record',
-      sign('dispute_record', dispute, initiator.agentKeys),
-    );
-    expect(filed.status, shown(filed)).toBe(201);
-  };
+  const shown = (answer: { json: Json }) => f.shown(answer);
+  const sign = (kind: string, record: Json, keys: Keys) => f.sign(kind, record, keys);
+  const get = (path: string) => f.get(path);
+  const file = (id: string, fields: Json = {}) => f.file(id, fields);
   const panel = () => [first.agentId, second.agentId, third.agentId];
   const resolution = (id: string, text: string, keys: Keys, timestamp = '2026-06-05T12:00:00Z') =>
-    sign(
-      'arbitration_resolution',
-      withFields(example('arbitration_resolution'), {
-        dispute_id: id,
-        arbitrator_ids: panel(),
-        resolution: text,
-        timestamp,
-      }),
-      keys,
-    );
+    f.resolution(id, text, keys, { timestamp });
 
   beforeAll(async () => {
-    service = await startVerifierWithRecords(dialect, 'v2-panel-red-team', {
-      OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
-      RECORDS_ARBITRATORS: [first, second, third].map((p) => p.agentId).join(','),
-      RECORDS_PANEL_QUORUM: '2',
-    });
-    for (const party of [initiator, respondent, first, second, third]) {
-      expect(
-        (await service.post('/verify', { signed_bundle: party.built.signed_bundle })).json['verified'],
-      ).toBe(true);
-      expect(await service.keyStatusOnce(party.agentKeys.classical.kid, 200)).toBe(200);
-    }
+    f = await startPanelFixture(dialect, 'v2-panel-red-team');
+    ({ service, first, second, third } = f);
   }, 180_000);
   afterAll(async () => {
-    await service?.close();
+    await f?.service.close();
   });
 
   it("P371: an appeal's outcome signed by one member of a two-member quorum is pending, a second member decides it", async () => {

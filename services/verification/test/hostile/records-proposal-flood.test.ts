@@ -1,73 +1,31 @@
 // P430: one appointed member's proposal flood (P372, P378), over HTTP against the real verification service with the
 // /v2 records mounted, on every store dialect. Three appointed arbitrators, a quorum of two; retention keeps five
 // records per kind (STORE_MAX_ENTRIES), so a flood of one dispute's proposals would evict another dispute's.
-import { buildSignedBundle, createNativeBackend, PROFILES, signRecord } from '@proto/core';
 import { dialectsUnderTest } from '@proto/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PROPOSALS_PER_MEMBER } from '../../src/records/panel-quorum.ts';
-import { example, type Json, TEST_OPERATOR_TOKEN, withFields } from '../../src/records/test-support.ts';
-import { partyOf, startVerifierWithRecords, type VerifierWithRecords } from './verifier-with-records.ts';
-
-const backend = createNativeBackend();
-type Party = ReturnType<typeof partyOf>;
-type Keys = Party['agentKeys'];
+import type { Json } from '../../src/records/test-support.ts';
+import { OPERATOR, type PanelFixture, type PartyKeys, startPanelFixture } from './verifier-with-records.ts';
 
 describe.each(dialectsUnderTest())("one panel member's proposal flood, on %s", (dialect) => {
-  let service: VerifierWithRecords;
-  const initiator = partyOf(buildSignedBundle());
-  const respondent = partyOf(buildSignedBundle());
-  const first = partyOf(buildSignedBundle());
-  const second = partyOf(buildSignedBundle());
-  const third = partyOf(buildSignedBundle());
+  let f: PanelFixture;
+  let service: PanelFixture['service'];
+  let first: PanelFixture['first'];
+  let second: PanelFixture['second'];
+  let third: PanelFixture['third'];
 
-  const shown = (answer: { json: Json }) => JSON.stringify(answer.json).slice(0, 500);
-  const sign = (kind: string, record: Json, keys: Keys) =>
-    signRecord(backend, PROFILES.proto, kind, record, keys);
-  const get = async (path: string) => {
-    const res = await fetch(`${service.url}${path}`);
-    return { status: res.status, json: (await res.json()) as Json };
-  };
-  const file = async (id: string) => {
-    const dispute = withFields(example('dispute_record'), {
-      dispute_id: id,
-      initiator_agent_id: initiator.agentId,
-      respondent_agent_id: respondent.agentId,
-    });
-    const filed = await service.post(
-      '/v2/dispute/record',
-      sign('dispute_record', dispute, initiator.agentKeys),
-    );
-    expect(filed.status, shown(filed)).toBe(201);
-  };
-  const resolution = (id: string, text: string, keys: Keys) =>
-    sign(
-      'arbitration_resolution',
-      withFields(example('arbitration_resolution'), {
-        dispute_id: id,
-        arbitrator_ids: [first.agentId, second.agentId, third.agentId],
-        resolution: text,
-        timestamp: '2026-06-05T12:00:00Z',
-      }),
-      keys,
-    );
-  const resolve = (record: Json) => service.post('/v2/dispute/arbitration', record);
+  const shown = (answer: { json: Json }) => f.shown(answer);
+  const get = (path: string) => f.get(path);
+  const file = (id: string) => f.file(id);
+  const resolution = (id: string, text: string, keys: PartyKeys) => f.resolution(id, text, keys);
+  const resolve = (record: Json) => f.resolve(record);
 
   beforeAll(async () => {
-    service = await startVerifierWithRecords(dialect, 'v2-proposal-flood', {
-      OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
-      RECORDS_ARBITRATORS: [first, second, third].map((p) => p.agentId).join(','),
-      RECORDS_PANEL_QUORUM: '2',
-      STORE_MAX_ENTRIES: '5',
-    });
-    for (const party of [initiator, respondent, first, second, third]) {
-      expect(
-        (await service.post('/verify', { signed_bundle: party.built.signed_bundle })).json['verified'],
-      ).toBe(true);
-      expect(await service.keyStatusOnce(party.agentKeys.classical.kid, 200)).toBe(200);
-    }
+    f = await startPanelFixture(dialect, 'v2-proposal-flood', { STORE_MAX_ENTRIES: '5' });
+    ({ service, first, second, third } = f);
   }, 180_000);
   afterAll(async () => {
-    await service?.close();
+    await f?.service.close();
   });
 
   it("P430: a member's distinct texts for one dispute are capped; another dispute's proposal survives the flood", async () => {
@@ -153,9 +111,7 @@ describe.each(dialectsUnderTest())("one panel member's proposal flood, on %s", (
       const filler = await service.post(
         '/v2/dispute/arbitration',
         resolution(id, `filler ${n}`, first.agentKeys),
-        {
-          authorization: `Bearer ${TEST_OPERATOR_TOKEN}`,
-        },
+        OPERATOR,
       );
       expect(filler.status, shown(filler)).toBe(201);
     }

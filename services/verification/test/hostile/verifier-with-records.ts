@@ -19,7 +19,7 @@ import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
 import { expect } from 'vitest';
 import { loadVerificationConfig } from '../../src/config.ts';
 import { mountRecords } from '../../src/records/plugin.ts';
-import { example, type Json, withFields } from '../../src/records/test-support.ts';
+import { example, type Json, TEST_OPERATOR_TOKEN, withFields } from '../../src/records/test-support.ts';
 import { keyOnceItAnswers, type RunningApp, startApp } from '../../src/test-support.ts';
 
 /** The service's store variables for `target`: its SQLite file under DATA_DIR, or its PostgreSQL schema. */
@@ -55,6 +55,11 @@ export interface VerifierWithRecords {
    * (an agent's lifecycle history, the key directory's rows); opened once, closed with the service.
    */
   replica(): Promise<Store>;
+  /**
+   * Another running replica of the service on the same store and variables (a second instance behind the load
+   * balancer); its URL. Closed with the service.
+   */
+  secondReplica(): Promise<string>;
   /** Closes the service and removes its store. */
   close(): Promise<void>;
 }
@@ -73,19 +78,24 @@ export async function startVerifierWithRecords(
   const target = await createStoreTarget(dialect, label);
   const dataDir = await mkdtemp(join(tmpdir(), `proto-${label}-`));
   let running: RunningApp | undefined;
+  const others: RunningApp[] = [];
   let serviceEnv: Record<string, string> = {};
   const close = async () => {
+    await Promise.all(others.splice(0).map((other) => other.close()));
     await running?.close();
     running = undefined;
     await target.cleanup();
     await rm(dataDir, { recursive: true, force: true });
   };
-  const start = async () => {
+  const launch = async () => {
     // The service's own validated configuration feeds the records, as main.ts does (REVOCATION_SOURCES included).
     const mounted = await mountRecords(
       loadVerificationConfig({ ...serviceEnv, HOST: '127.0.0.1', PORT: '0' }),
     );
-    running = await startApp({ ...serviceEnv, VERIFY_WORKERS: '1', MAX_EVENT_LOOP_DELAY_MS: '0' }, [mounted]);
+    return startApp({ ...serviceEnv, VERIFY_WORKERS: '1', MAX_EVENT_LOOP_DELAY_MS: '0' }, [mounted]);
+  };
+  const start = async () => {
+    running = await launch();
     return running.url;
   };
   let url: string;
@@ -133,6 +143,11 @@ export async function startVerifierWithRecords(
     replica: () => {
       reader ??= target.open({ name: 'verification' }); // closed by the target's cleanup
       return reader;
+    },
+    secondReplica: async () => {
+      const other = await launch();
+      others.push(other);
+      return other.url;
     },
     close,
   };
@@ -208,4 +223,114 @@ export function bundleListing(listed: readonly { keys: BundleKeySet; createdAt: 
       },
     },
   });
+}
+
+type Party = ReturnType<typeof partyOf>;
+/** Signing keys of a party (its agent's or its principal's). */
+export type PartyKeys = Party['agentKeys'];
+/** The operator's bearer header (D22): an administrative write. */
+export const OPERATOR = { authorization: `Bearer ${TEST_OPERATOR_TOKEN}` } as const;
+
+/**
+ * The disputes and arbitration panels the records-* tests replay (P297 and on): a verifier whose operator appointed
+ * three arbitrators (`first`, `second`, `third`) with a quorum of two unless `env` says otherwise, the two parties and
+ * the three members verified (their keys bound), and the helpers each of those tests wrote for itself.
+ */
+export interface PanelFixture {
+  readonly service: VerifierWithRecords;
+  readonly initiator: Party;
+  readonly respondent: Party;
+  readonly first: Party;
+  readonly second: Party;
+  readonly third: Party;
+  /** An answer's JSON, cut short, for an assertion's message. */
+  shown(answer: { json: Json }): string;
+  sign(kind: string, record: Json, keys: PartyKeys): Json;
+  get(path: string): Promise<{ status: number; json: Json }>;
+  /** The initiator files dispute `id` against the respondent (`fields` over the example's); expects 201. */
+  file(id: string, fields?: Json): Promise<void>;
+  /** A resolution of dispute `id` naming the three members, its text `text`, signed with `keys`. */
+  resolution(id: string, text: string, keys: PartyKeys, fields?: Json): Json;
+  /** POST /v2/dispute/arbitration (with `headers`, e.g. OPERATOR). */
+  resolve(record: Json, headers?: Record<string, string>): Promise<{ status: number; json: Json }>;
+  /** GET /v2/dispute/record/<id>'s JSON. */
+  disputeOf(id: string): Promise<Json>;
+}
+
+/**
+ * Starts the panel fixture on `dialect`: `parties` overrides a party's bundle (e.g. a member whose passport lists
+ * another member's key), `env` adds to or overrides the service's variables.
+ */
+export async function startPanelFixture(
+  dialect: StoreDialect,
+  label: string,
+  env: Record<string, string> = {},
+  parties: Partial<Record<'initiator' | 'respondent' | 'first' | 'second' | 'third', BuiltBundle>> = {},
+): Promise<PanelFixture> {
+  const [initiator, respondent, first, second, third] = (
+    ['initiator', 'respondent', 'first', 'second', 'third'] as const
+  ).map((name) => partyOf(parties[name] ?? buildSignedBundle())) as [Party, Party, Party, Party, Party];
+  const service = await startVerifierWithRecords(dialect, label, {
+    OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
+    RECORDS_ARBITRATORS: [first, second, third].map((p) => p.agentId).join(','),
+    RECORDS_PANEL_QUORUM: '2',
+    ...env,
+  });
+  try {
+    for (const party of [initiator, respondent, first, second, third]) {
+      expect(
+        (await service.post('/verify', { signed_bundle: party.built.signed_bundle })).json['verified'],
+      ).toBe(true);
+      expect(await service.keyStatusOnce(party.agentKeys.classical.kid, 200)).toBe(200);
+      expect(await service.keyStatusOnce(party.principalKeys.classical.kid, 200)).toBe(200);
+    }
+  } catch (error) {
+    await service.close();
+    throw error;
+  }
+  const shown = (answer: { json: Json }) => JSON.stringify(answer.json).slice(0, 500);
+  const sign = (kind: string, record: Json, keys: PartyKeys) =>
+    signRecord(backend, PROFILES.proto, kind, record, keys);
+  const get = async (path: string) => {
+    const res = await fetch(`${service.url}${path}`);
+    return { status: res.status, json: (await res.json()) as Json };
+  };
+  return {
+    service,
+    initiator,
+    respondent,
+    first,
+    second,
+    third,
+    shown,
+    sign,
+    get,
+    file: async (id, fields = {}) => {
+      const dispute = withFields(example('dispute_record'), {
+        dispute_id: id,
+        initiator_agent_id: initiator.agentId,
+        respondent_agent_id: respondent.agentId,
+        ...fields,
+      });
+      const filed = await service.post(
+        '/v2/dispute/record',
+        sign('dispute_record', dispute, initiator.agentKeys),
+      );
+      expect(filed.status, shown(filed)).toBe(201);
+    },
+    resolution: (id, text, keys, fields = {}) =>
+      sign(
+        'arbitration_resolution',
+        withFields(example('arbitration_resolution'), {
+          dispute_id: id,
+          arbitrator_ids: [first.agentId, second.agentId, third.agentId],
+          resolution: text,
+          timestamp: '2026-06-05T12:00:00Z',
+          ...fields,
+        }),
+        keys,
+      ),
+    resolve: (record, headers = {}) => service.post('/v2/dispute/arbitration', record, headers),
+    disputeOf: async (id) => (await get(`/v2/dispute/record/${id}`)).json,
+  };
 }
