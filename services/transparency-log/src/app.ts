@@ -383,7 +383,16 @@ export async function buildTransparencyLog(options: BuildTransparencyLogOptions)
     // Issue 17: the log explorer at `/`, look-up by bundle hash, and cross-origin reads for other pages.
     allowCrossOriginReads(app);
     cacheReadRoutes(app);
-    await app.register(lookupRoute, { repository, inFlight, nodes });
+    await app.register(lookupRoute, {
+      repository,
+      inFlight,
+      nodes,
+      trees: {
+        witnessed: witnessing !== undefined,
+        publishedSize: () => checkpointer.published?.size,
+        retryAfterMs: config.CHECKPOINT_INTERVAL_MS,
+      },
+    });
     await app.register(tileRoutes, {
       repository,
       inFlight,
