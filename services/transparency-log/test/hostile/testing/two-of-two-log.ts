@@ -1,6 +1,7 @@
-// The set-up of the stored-cosignature suites (P242, P306): the real log on a store of the dialect under test (timers
-// off, the test ticks its checkpointer), one real witness, and a second configured witness behind a node:http front
-// under a key of the suite's own, so the suite answers for it and writes lines as it; quorum 2 of 2.
+// The set-up of the suites with one real witness and one under the suite's control (P242, P306, P390, P394, P395,
+// P460): the real log (timers off, the test ticks its checkpointer), one real witness, and a second configured
+// witness behind a node:http front under a key of the suite's own, so the suite answers for it and writes lines as
+// it; quorum 2 of 2. On a store of the dialect under test, or on SQLite in the log's DATA_DIR when none is named.
 import type { ServerResponse } from 'node:http';
 import { type Cosigner, formatCosignerKey } from '@proto/core';
 import type { StoreDialect } from '@proto/store';
@@ -24,7 +25,8 @@ export interface TwoOfTwoLog {
 }
 
 export async function startTwoOfTwoLog(options: {
-  readonly dialect: StoreDialect;
+  /** The store's dialect; absent: SQLite in the log's DATA_DIR. */
+  readonly dialect?: StoreDialect;
   readonly identity: TestLogIdentity;
   readonly honestName: string;
   /** The second witness's key, as the log is configured with it. */
@@ -32,8 +34,15 @@ export async function startTwoOfTwoLog(options: {
   readonly answer: (request: FrontRequest, res: ServerResponse) => void | Promise<void>;
   /** Its store's and directories' label. */
   readonly label: string;
+  /** More of the log's environment (LOG_LEVEL, ANCHOR_SERVICE_URL, …). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Where the log's lines (JSON, at env's LOG_LEVEL) are kept for the test to read. */
+  readonly logLines?: string[];
 }): Promise<TwoOfTwoLog> {
-  const target: StoreTarget = await createStoreTarget(options.dialect, `tlog-${options.label}`);
+  const target: StoreTarget | undefined =
+    options.dialect === undefined
+      ? undefined
+      : await createStoreTarget(options.dialect, `tlog-${options.label}`);
   const dirs: TempDir[] = await Promise.all([
     tempDataDir(`${options.label}-w`),
     tempDataDir(`${options.label}-log`),
@@ -51,9 +60,10 @@ export async function startTwoOfTwoLog(options: {
       ]),
       LOG_WITNESS_QUORUM: '2',
       LOG_WITNESS_TIMEOUT_MS: '2000',
+      ...options.env,
     },
-    target.fresh(options.label),
-    { timers: false },
+    target?.fresh(options.label) ?? {},
+    { timers: false, ...(options.logLines === undefined ? {} : { logLines: options.logLines }) },
   );
   return {
     log,
@@ -63,7 +73,7 @@ export async function startTwoOfTwoLog(options: {
       await log.close();
       await honest.close();
       await front.close();
-      await target.cleanup();
+      await target?.cleanup();
       for (const made of dirs) await made.remove().catch(() => undefined);
     },
   };
