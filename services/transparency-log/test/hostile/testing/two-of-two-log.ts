@@ -21,6 +21,14 @@ export interface TwoOfTwoLog {
   readonly honest: RunningWitness;
   /** The second witness's front: every request it received (`hits()`). */
   readonly front: HostileFront;
+  /**
+   * Another instance of the same log (same store, DATA_DIR, witnesses and environment, plus `env`): a restart once
+   * the first is closed, a replica while it runs. Closed with the set-up.
+   */
+  another(extra?: {
+    readonly env?: Readonly<Record<string, string>>;
+    readonly logLines?: string[];
+  }): Promise<FastifyInstance>;
   close(): Promise<void>;
 }
 
@@ -50,27 +58,36 @@ export async function startTwoOfTwoLog(options: {
   const [witnessDir, logDir] = dirs.map((made) => made.dir) as [string, string];
   const honest = await startWitness(witnessDir, options.honestName, [options.identity]);
   const front = await startHostileFront(options.answer);
-  const log = await buildTestLog(
-    logDir,
-    {
-      ...options.identity.env,
-      LOG_WITNESSES: logWitnessesEnv([
-        { url: honest.url, vkey: honest.vkey },
-        { url: front.url, vkey: formatCosignerKey(options.frontKey) },
-      ]),
-      LOG_WITNESS_QUORUM: '2',
-      LOG_WITNESS_TIMEOUT_MS: '2000',
-      ...options.env,
-    },
-    target?.fresh(options.label) ?? {},
-    { timers: false, ...(options.logLines === undefined ? {} : { logLines: options.logLines }) },
-  );
+  const env = {
+    ...options.identity.env,
+    LOG_WITNESSES: logWitnessesEnv([
+      { url: honest.url, vkey: honest.vkey },
+      { url: front.url, vkey: formatCosignerKey(options.frontKey) },
+    ]),
+    LOG_WITNESS_QUORUM: '2',
+    LOG_WITNESS_TIMEOUT_MS: '2000',
+    ...options.env,
+  };
+  const store = target?.fresh(options.label) ?? {};
+  const start = (extra: { readonly env?: Readonly<Record<string, string>>; readonly logLines?: string[] }) =>
+    buildTestLog(logDir, { ...env, ...extra.env }, store, {
+      timers: false,
+      ...(extra.logLines === undefined ? {} : { logLines: extra.logLines }),
+    });
+  const log = await start(options.logLines === undefined ? {} : { logLines: options.logLines });
+  const others: FastifyInstance[] = [];
   return {
     log,
     honest,
     front,
+    another: async (extra = {}) => {
+      const other = await start(extra);
+      others.push(other);
+      return other;
+    },
     close: async () => {
-      await log.close();
+      // A test may have closed one already (a restart): closing again is harmless.
+      for (const app of [log, ...others]) await app.close().catch(() => undefined);
       await honest.close();
       await front.close();
       await target?.cleanup();
