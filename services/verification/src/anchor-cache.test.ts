@@ -138,7 +138,17 @@ describe('P462: final confirmations per chain', () => {
   });
 
   it('refuses a malformed table at boot, naming the variable', () => {
-    for (const bad of [' ', 'evm=0', 'evm=x', 'bitcoin=6,bitcoin=7', '6,7', 'Evm=6', 'evm=6=7', '-1', '1e3']) {
+    for (const bad of [
+      ' ',
+      'evm=0',
+      'evm=x',
+      'bitcoin=6,bitcoin=7',
+      '6,7',
+      'Evm=6',
+      'evm=6=7',
+      '-1',
+      '1e3',
+    ]) {
       expect(
         () => loadVerificationConfig({ ANCHOR_VERIFY_CACHE_FINAL_CONFIRMATIONS: bad }),
         JSON.stringify(bad),
