@@ -321,6 +321,7 @@ export async function buildTransparencyLog(options: BuildTransparencyLogOptions)
             token: config.ANCHOR_TOKEN,
             chain: config.ANCHOR_CHAIN,
             intervalMs: config.ROOT_ANCHOR_INTERVAL_MS,
+            finalConfirmations: config.ROOT_ANCHOR_FINAL_CONFIRMATIONS,
             timeoutMs: config.ANCHOR_TIMEOUT_MS,
             clock,
             log: app.log,
