@@ -260,6 +260,7 @@ export class Witnessing {
         const stored = known > target.size ? { carried: true } : await this.#storedFor(witness, target);
         if (stored.carried) {
           this.#cosigned.set(witness.id, known);
+          if (down !== undefined) await this.#cosignedElsewhere(witness, known, down);
           return false;
         }
         leftOut = stored.leftOut;
@@ -392,7 +393,7 @@ export class Witnessing {
   }
 
   /** An answer from a witness that was down: one info line, and it is asked every round again. */
-  #answered(witness: WitnessEndpoint): void {
+  #answered(witness: WitnessEndpoint, seen?: string): void {
     const down = this.#down.get(witness.id);
     if (down === undefined) return;
     this.#down.delete(witness.id);
@@ -402,9 +403,22 @@ export class Witnessing {
         witness: witness.id,
         failures: down.failures,
         down_for_s: Math.round((now - down.downSinceMs) / 1000),
+        ...(seen === undefined ? {} : { seen }),
       },
       'witness is back up',
     );
+  }
+
+  /**
+   * P464: the backoff is this replica's (P391), but the witness's cosignatures are shared through the store. A line of
+   * `witness` stored after this replica's first failed ask (by another replica, whose ask got there first) is an
+   * answer: without it, this replica kept the witness down, and `proto_log_witness_up` at 0, for as long as the other
+   * replica asked first. A line stored before that failure says nothing of the witness now.
+   */
+  async #cosignedElsewhere(witness: WitnessEndpoint, size: number, down: DownWitness): Promise<void> {
+    const row = (await this.#options.cosignatures.forSize(size)).find((r) => r.witness === witness.id);
+    if (row === undefined || dateTimeInstant(row.storedAt, 'latest') < down.downSinceMs) return;
+    this.#answered(witness, 'cosignature stored by another replica');
   }
 
   async #submit(

@@ -46,6 +46,8 @@ export async function startTwoOfTwoLog(options: {
   readonly env?: Readonly<Record<string, string>>;
   /** Where the log's lines (JSON, at env's LOG_LEVEL) are kept for the test to read. */
   readonly logLines?: string[];
+  /** The clock of every instance (default the real one): the witness backoff and anchor polls read it. */
+  readonly clock?: () => Date;
 }): Promise<TwoOfTwoLog> {
   const target: StoreTarget | undefined =
     options.dialect === undefined
@@ -72,6 +74,7 @@ export async function startTwoOfTwoLog(options: {
   const start = (extra: { readonly env?: Readonly<Record<string, string>>; readonly logLines?: string[] }) =>
     buildTestLog(logDir, { ...env, ...extra.env }, store, {
       timers: false,
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
       ...(extra.logLines === undefined ? {} : { logLines: extra.logLines }),
     });
   const log = await start(options.logLines === undefined ? {} : { logLines: options.logLines });
