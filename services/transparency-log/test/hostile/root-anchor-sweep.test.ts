@@ -96,11 +96,14 @@ describe.each(dialectsUnderTest())(
         },
         now,
       );
-      // A database from before P461 has no record of the sweep (the set-up's start, on this code, made one).
-      await first.transparencyLog.store.db
-        .deleteFrom('tlog_meta')
-        .where('name', '=', 'root_anchors_swept')
-        .execute();
+      // A database from before P461 has no record of the sweep (the set-up's start, on this code, made one). The log's
+      // tables are declared beside its repository, not in the store's Database type: the query is typed here.
+      const db = first.transparencyLog.store.db as unknown as {
+        deleteFrom(table: 'tlog_meta'): {
+          where(column: 'name', op: '=', value: string): { execute(): Promise<unknown> };
+        };
+      };
+      await db.deleteFrom('tlog_meta').where('name', '=', 'root_anchors_swept').execute();
       await first.close();
 
       // The upgraded log starts on the same store.

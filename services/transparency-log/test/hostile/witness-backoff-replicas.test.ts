@@ -7,12 +7,13 @@
 // back up there too. Two replicas of the real log on one store (SQLite file or PostgreSQL schema), a real witness and
 // a second behind a node:http front that drops the connection (down) then cosigns; quorum 2 of 2; the logs' clock is
 // the test's, stepped a second per round.
-import type { Cosigner } from '@proto/core';
+import { type Cosigner, formatCosignerKey } from '@proto/core';
 import type { StoreDialect } from '@proto/store';
 import { dialectsUnderTest } from '@proto/store/testing';
+import { type HostileFront, startHostileFront } from '@proto/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendHashes, testCosigner, testLogIdentity } from '../../src/test-helpers.ts';
+import { appendHashes, logWitnessesEnv, testCosigner, testLogIdentity } from '../../src/test-helpers.ts';
 import { bundleHash } from '../../src/test-support.ts';
 import { witnessId } from '../../src/witness-config.ts';
 import { honestCosignature } from './testing/front-answers.ts';
@@ -51,8 +52,11 @@ describe.each(dialectsUnderTest())(
       b = await setup.another({ env: { LOG_LEVEL: 'info' }, logLines: linesB });
     });
 
+    let dead: HostileFront;
+
     afterAll(async () => {
       await setup?.close();
+      await dead?.close();
     });
 
     const metric = async (app: FastifyInstance, name: string) => {
@@ -99,6 +103,39 @@ describe.each(dialectsUnderTest())(
         .map((line) => JSON.parse(line) as { msg: string; witness?: string; seen?: string })
         .filter((line) => line.msg === 'witness is back up' && line.witness === witnessId(second));
       expect(backUp).toMatchObject([{ seen: 'cosignature stored by another replica' }]);
+    });
+
+    it('keeps the backoff of a replica whose own path to the witness is broken, without a line per checkpoint', async () => {
+      // Replica C reaches the second witness at a URL that drops every connection (its egress, its proxy); A reaches it.
+      dead = await startHostileFront((_request, res) => res.socket?.destroy());
+      const linesC: string[] = [];
+      const c = await setup.another({
+        env: {
+          LOG_LEVEL: 'info',
+          LOG_WITNESSES: logWitnessesEnv([
+            { url: setup.honest.url, vkey: setup.honest.vkey },
+            { url: dead.url, vkey: formatCosignerKey(second) },
+          ]),
+        },
+        logLines: linesC,
+      });
+      // The log grows every round, and which replica signs and asks first alternates.
+      for (let step = 0; step < 40; step++) {
+        now += 1000;
+        await appendHashes(a, [bundleHash(100 + step, tag)]);
+        if (step % 2 === 0) await round(c, a);
+        else await round(a, c);
+      }
+      const ofC = linesC
+        .map((line) => JSON.parse(line) as { msg: string; witness?: string })
+        .filter((line) => line.witness === witnessId(second));
+      // One down line for the whole run: C's failures are one backoff (1, 2, 4, … s), not a new "down" per checkpoint.
+      expect(ofC.filter((line) => line.msg === 'witness is down; asked again with backoff')).toHaveLength(1);
+      expect(dead.hits()).toBeLessThanOrEqual(7);
+      // A's cosignatures keep the log published at C too.
+      const published = await c.inject({ method: 'GET', url: '/checkpoint' });
+      expect(published.statusCode).toBe(200);
+      expect(Number(published.body.split('\n')[1])).toBeGreaterThan(2);
     });
   },
 );
