@@ -19,6 +19,7 @@ import type { TransparencyLogConfig } from './config.ts';
 import { allowCrossOriginReads, lookupRoute } from './console-routes.ts';
 import { InFlight } from './in-flight.ts';
 import { ROOT_ANCHOR_FAILURE_REASONS, RootAnchorer } from './root-anchor.ts';
+import { sweepUnpublishedRootAnchors } from './root-anchor-sweep.ts';
 import { logRoutes } from './routes.ts';
 import { Sequencer } from './sequencer.ts';
 import { type LogSigningKeys, loadLogSigningKeys } from './signing-keys.ts';
@@ -320,6 +321,7 @@ export async function buildTransparencyLog(options: BuildTransparencyLogOptions)
             token: config.ANCHOR_TOKEN,
             chain: config.ANCHOR_CHAIN,
             intervalMs: config.ROOT_ANCHOR_INTERVAL_MS,
+            finalConfirmations: config.ROOT_ANCHOR_FINAL_CONFIRMATIONS,
             timeoutMs: config.ANCHOR_TIMEOUT_MS,
             clock,
             log: app.log,
@@ -331,6 +333,13 @@ export async function buildTransparencyLog(options: BuildTransparencyLogOptions)
 
     // Cosignatures gathered before a restart are published at once, whether or not a witness answers now.
     await witnessing?.refresh();
+    // P461: once per database, before the anchorer reads its latest anchor.
+    await sweepUnpublishedRootAnchors({
+      repository,
+      witnesses: config.LOG_WITNESSES.map((witness) => witness.id),
+      quorum: config.LOG_WITNESS_QUORUM,
+      log: app.log,
+    });
     // A checkpoint exists before the first request: sign the current tree now if none covers it.
     const first = await checkpointer.tick();
     if (first !== undefined) signedSize.set(first.size);
@@ -383,7 +392,16 @@ export async function buildTransparencyLog(options: BuildTransparencyLogOptions)
     // Issue 17: the log explorer at `/`, look-up by bundle hash, and cross-origin reads for other pages.
     allowCrossOriginReads(app);
     cacheReadRoutes(app);
-    await app.register(lookupRoute, { repository, inFlight, nodes });
+    await app.register(lookupRoute, {
+      repository,
+      inFlight,
+      nodes,
+      trees: {
+        witnessed: witnessing !== undefined,
+        publishedSize: () => checkpointer.published?.size,
+        retryAfterMs: config.CHECKPOINT_INTERVAL_MS,
+      },
+    });
     await app.register(tileRoutes, {
       repository,
       inFlight,

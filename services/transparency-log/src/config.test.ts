@@ -73,6 +73,10 @@ describe('configuration', () => {
       [{ LOG_WITNESSES: `https://w.example ${VKEY_A}`, LOG_WITNESS_QUORUM: '2' }, 'LOG_WITNESS_QUORUM'],
       [{ LOG_WITNESSES: `https://w.example ${VKEY_A}`, LOG_WITNESS_QUORUM: '0' }, 'LOG_WITNESS_QUORUM'],
       [{ LOG_WITNESS_TIMEOUT_MS: '5' }, 'LOG_WITNESS_TIMEOUT_MS'],
+      // P463: P462's per-chain table.
+      [{ ROOT_ANCHOR_FINAL_CONFIRMATIONS: 'evm=0' }, 'ROOT_ANCHOR_FINAL_CONFIRMATIONS'],
+      [{ ROOT_ANCHOR_FINAL_CONFIRMATIONS: 'bitcoin=6,bitcoin=7' }, 'ROOT_ANCHOR_FINAL_CONFIRMATIONS'],
+      [{ ROOT_ANCHOR_FINAL_CONFIRMATIONS: 'ethereum=64=1' }, 'ROOT_ANCHOR_FINAL_CONFIRMATIONS'],
     ];
     for (const [env, variable] of bad) {
       let error: unknown;

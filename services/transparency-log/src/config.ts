@@ -1,7 +1,12 @@
 // The transparency log's environment: origin, keys, batching, checkpoint and anchoring timers, validated at boot.
 // SPEC.md "Transparency log service"; DECISIONS D18 (log, checkpoints, root anchoring), D22 (operator token).
 
-import { isValidKeyName } from '@proto/core';
+import {
+  DEFAULT_FINAL_CONFIRMATIONS_TEXT,
+  type FinalConfirmations,
+  isValidKeyName,
+  parseFinalConfirmations,
+} from '@proto/core';
 import {
   ConfigError,
   defineEnv,
@@ -97,6 +102,13 @@ export const TRANSPARENCY_LOG_ENV = defineEnv({
     default: 3_600_000,
     description: 'How often the latest signed root is anchored when it has changed',
   },
+  // P463: how deep a confirmed root anchor must be reported before the log stops following it (P462's table).
+  ROOT_ANCHOR_FINAL_CONFIRMATIONS: {
+    type: 'string',
+    default: DEFAULT_FINAL_CONFIRMATIONS_TEXT,
+    description:
+      "Confirmations a confirmed root anchor's receipt must report before the log stops polling it, per chain: comma-separated <chain name or receipt kind (evm, bitcoin)>=<n>, optionally a bare <n> for the others (else 64), as ANCHOR_VERIFY_CACHE_FINAL_CONFIRMATIONS",
+  },
   ANCHOR_TIMEOUT_MS: {
     type: 'integer',
     minimum: 100,
@@ -167,6 +179,8 @@ export interface TransparencyLogConfig extends SharedConfig {
   readonly ANCHOR_TOKEN?: string;
   readonly ANCHOR_CHAIN?: string;
   readonly ROOT_ANCHOR_INTERVAL_MS: number;
+  /** Parsed ROOT_ANCHOR_FINAL_CONFIRMATIONS (P463). */
+  readonly ROOT_ANCHOR_FINAL_CONFIRMATIONS: FinalConfirmations;
   readonly ANCHOR_TIMEOUT_MS: number;
   /** Parsed LOG_WITNESSES (empty: no witnesses). */
   readonly LOG_WITNESSES: readonly WitnessEndpoint[];
@@ -184,15 +198,18 @@ export interface TransparencyLogConfig extends SharedConfig {
 export function loadTransparencyLogConfig(
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): TransparencyLogConfig {
-  const raw = loadConfig<Omit<TransparencyLogConfig, 'LOG_WITNESSES' | 'LOG_WITNESS_QUORUM'>>(
-    TRANSPARENCY_LOG_ENV,
-    env,
-  ) as Record<string, unknown> & Omit<TransparencyLogConfig, 'LOG_WITNESSES' | 'LOG_WITNESS_QUORUM'>;
+  type Parsed = 'LOG_WITNESSES' | 'LOG_WITNESS_QUORUM' | 'ROOT_ANCHOR_FINAL_CONFIRMATIONS';
+  const raw = loadConfig<Omit<TransparencyLogConfig, Parsed>>(TRANSPARENCY_LOG_ENV, env) as Record<
+    string,
+    unknown
+  > &
+    Omit<TransparencyLogConfig, Parsed>;
   const witnesses = parseLogWitnesses(raw['LOG_WITNESSES'] as string | undefined);
   const config: TransparencyLogConfig = {
     ...raw,
     LOG_WITNESSES: witnesses,
     LOG_WITNESS_QUORUM: witnessQuorum(raw['LOG_WITNESS_QUORUM'] as number | undefined, witnesses),
+    ROOT_ANCHOR_FINAL_CONFIRMATIONS: finalConfirmationsSetting(raw['ROOT_ANCHOR_FINAL_CONFIRMATIONS']),
   };
   if (!isValidKeyName(config.LOG_ORIGIN)) {
     throw new ConfigError(
@@ -222,5 +239,16 @@ function refuseAnchorUrlCredentials(url: string | undefined): void {
         "remove them and give the anchor service's operator token in ANCHOR_TOKEN",
       ['ANCHOR_SERVICE_URL'],
     );
+  }
+}
+
+/** ROOT_ANCHOR_FINAL_CONFIRMATIONS read as core's per-chain table (P463). */
+function finalConfirmationsSetting(value: unknown): FinalConfirmations {
+  try {
+    return parseFinalConfirmations(typeof value === 'string' ? value : DEFAULT_FINAL_CONFIRMATIONS_TEXT);
+  } catch (error) {
+    throw new ConfigError(`ROOT_ANCHOR_FINAL_CONFIRMATIONS ${(error as Error).message}`, [
+      'ROOT_ANCHOR_FINAL_CONFIRMATIONS',
+    ]);
   }
 }

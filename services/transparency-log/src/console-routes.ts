@@ -5,6 +5,7 @@ import { httpError } from '@proto/service-kit';
 import type { LogRepository } from '@proto/store';
 import type { FastifyInstance } from 'fastify';
 import type { InFlight } from './in-flight.ts';
+import { notYetCosigned, type ProvableTrees, provableSize } from './provable-size.ts';
 import { inclusionAnswer, type NodeCache } from './tree.ts';
 
 /** Public, read-only routes: anyone may read them from any origin (no cookies, no credentials). */
@@ -38,7 +39,13 @@ const HEX32 = { type: 'string', pattern: '^[0-9a-f]{64}$' } as const;
 
 export async function lookupRoute(
   app: FastifyInstance,
-  options: { readonly repository: LogRepository; readonly inFlight: InFlight; readonly nodes: NodeCache },
+  options: {
+    readonly repository: LogRepository;
+    readonly inFlight: InFlight;
+    readonly nodes: NodeCache;
+    /** P460: the proof is in the published tree on a witnessed log. */
+    readonly trees: ProvableTrees;
+  },
 ): Promise<void> {
   app.get<{ Querystring: { bundle_hash: string } }>(
     '/lookup',
@@ -80,7 +87,8 @@ export async function lookupRoute(
     '/lookup/:bundle_hash',
     {
       schema: {
-        summary: 'Index and RFC 9162 inclusion proof of a bundle_hash in the current tree (404 when absent)',
+        summary:
+          'Index and RFC 9162 inclusion proof of a bundle_hash in the current tree (with witnesses: the published one; 404 when absent)',
         tags: ['log'],
         params: {
           type: 'object',
@@ -111,14 +119,18 @@ export async function lookupRoute(
         const entry = await options.repository.findEntry(leaf.value);
         if (entry === undefined)
           throw httpError('NOT_FOUND', `${request.params.bundle_hash} is not in the log`);
-        // The head is read after the entry, so the entry is always inside the tree the proof is for.
+        // The head is read after the entry, so the entry is always inside the head's tree. With witnesses the
+        // proof is in the published tree (P460): an entry past it is not covered yet.
         const head = await options.repository.head();
-        const answer = await inclusionAnswer(options.nodes, entry.index, head.size);
+        const treeSize = provableSize(options.trees, head.size);
+        if (entry.index >= treeSize)
+          throw notYetCosigned(options.trees, `log_index ${entry.index}`, head.size);
+        const answer = await inclusionAnswer(options.nodes, entry.index, treeSize);
         return {
           log_index: entry.index,
           bundle_hash: request.params.bundle_hash,
           timestamp: entry.timestamp,
-          tree_size: head.size,
+          tree_size: treeSize,
           leaf_hash: toHex(answer.leafHash),
           proof: answer.proof.map(toHex),
           root: toHex(answer.root),

@@ -2,7 +2,14 @@
 // every pending root anchor's receipt to confirmed, oldest first, a bounded number per round, with backoff (P63).
 // DECISIONS D18 ("the signed root is anchored on a timer through the anchor service"), D19 (receipt status), D22.
 
-import { toHex } from '@proto/core';
+import {
+  type AnchorReceiptKind,
+  anchorReceiptKind,
+  DEFAULT_FINAL_CONFIRMATIONS,
+  type FinalConfirmations,
+  finalConfirmationsFor,
+  toHex,
+} from '@proto/core';
 import { fetchBounded, redactUrl } from '@proto/service-kit';
 import type { LogCheckpointRecord, LogRepository, RootAnchorOutcome, RootAnchorRecord } from '@proto/store';
 
@@ -48,6 +55,11 @@ export interface RootAnchorOptions {
    * root no witness quorum cosigned is never anchored nor shown as `root_anchor` (P394).
    */
   readonly anchorable?: () => LogCheckpointRecord | undefined;
+  /**
+   * ROOT_ANCHOR_FINAL_CONFIRMATIONS: a confirmed anchor is followed until its receipt reports this depth on its
+   * chain (P463; default P462's `evm=64,bitcoin=6`).
+   */
+  readonly finalConfirmations?: FinalConfirmations;
 }
 
 const DEFAULT_POLLS_PER_ROUND = 16;
@@ -86,11 +98,22 @@ async function exchange(
  * requests per root, and a backlog of old pending roots cannot crowd out the newest one for long.
  */
 /**
- * P392: a root anchor read `confirmed` is asked about again this many times, with the same doubling wait as a pending
- * one (from ROOT_ANCHOR_INTERVAL_MS, at most the poll cap): the anchor service moves a receipt whose transaction a
- * reorganisation removed back to pending (P52), and the log must not keep serving it as confirmed.
+ * P392: a root anchor read `confirmed` is asked about again, with the same doubling wait as a pending one (from
+ * ROOT_ANCHOR_INTERVAL_MS, at most the poll cap): the anchor service moves a receipt whose transaction a
+ * reorganisation removed back to pending (P52), and the log must not keep serving it as confirmed. P463: until its
+ * receipt reports the chain's final confirmations (ROOT_ANCHOR_FINAL_CONFIRMATIONS); a receipt that states no depth,
+ * this many polls (P392's watch).
  */
 export const ROOT_ANCHOR_CONFIRMED_POLLS = 8;
+/**
+ * P463: the most polls of a confirmed anchor whose receipt stays short of the final depth: the anchor service reports
+ * confirmations only while it watches the write (ANCHOR_REORG_WATCH_DEPTH, by default twice the chain's
+ * confirmations: 24 on Ethereum), so a receipt may never reach 64. 32 polls at the 15-minute cap is about 8 hours,
+ * well past 64 Ethereum blocks (about 13 minutes) and 6 Bitcoin blocks (about an hour).
+ */
+export const ROOT_ANCHOR_CONFIRMED_POLLS_MAX = 32;
+/** The next poll of an anchor no longer followed: never (ISO text, compared as text by the store). */
+const NOT_FOLLOWED = new Date('9999-12-31T23:59:59.999Z');
 
 export function pollBackoffMs(polls: number, intervalMs: number, maxMs: number): number {
   const base = Math.max(1, intervalMs);
@@ -147,8 +170,21 @@ function withoutUserinfo(text: string, configured: string): string {
 
 /** What one receipt poll gave: an outcome, nothing learnt, or a fault the operator is told of (P189). */
 type PollResult =
-  | { readonly outcome: RootAnchorOutcome; readonly fault?: undefined }
-  | { readonly outcome?: undefined; readonly fault?: string };
+  | { readonly outcome: RootAnchorOutcome; readonly fault?: undefined; readonly depth?: ReceiptDepth }
+  | { readonly outcome?: undefined; readonly fault?: string; readonly depth?: undefined };
+
+/** The confirmations a receipt reports and the kind of chain it is on (P463). */
+interface ReceiptDepth {
+  readonly confirmations: number;
+  readonly kind: AnchorReceiptKind;
+}
+
+function depthOf(receipt: Record<string, unknown>): ReceiptDepth | undefined {
+  const confirmations = receipt['confirmations'];
+  if (typeof confirmations !== 'number' || !Number.isSafeInteger(confirmations) || confirmations < 0)
+    return undefined;
+  return { confirmations, kind: anchorReceiptKind(receipt) };
+}
 
 /**
  * Follows a root anchor while the anchor service reports it pending (issue 18): its receipt moves through
@@ -163,10 +199,13 @@ async function pollReceipt(options: RootAnchorOptions, record: RootAnchorRecord)
       headers: { accept: 'application/json' },
     });
     if (!response.ok) return { fault: `anchor service answered ${response.status}` };
-    const body = JSON.parse(response.text) as { anchor_receipt?: { status?: unknown } } | null;
+    const body = JSON.parse(response.text) as { anchor_receipt?: Record<string, unknown> } | null;
     // GET answers 200 for a pending receipt too: without the receipt's own status nothing is learnt.
-    if (typeof body?.anchor_receipt?.status !== 'string') return {};
-    return { outcome: outcomeFromResponse(response.status, body, record.chain ?? options.chain) };
+    const receipt = body?.anchor_receipt;
+    if (typeof receipt?.['status'] !== 'string') return {};
+    const outcome = outcomeFromResponse(response.status, body, record.chain ?? options.chain);
+    const depth = depthOf(receipt);
+    return depth === undefined ? { outcome } : { outcome, depth };
   } catch (error) {
     return { fault: withoutUserinfo((error as Error).message, options.url) };
   }
@@ -254,11 +293,11 @@ export class RootAnchorer {
     const { repository, clock } = this.#options;
     const limit = this.#options.pollsPerRound ?? DEFAULT_POLLS_PER_ROUND;
     const due = await repository.dueRootAnchors(clock(), limit, {
-      confirmedPolls: ROOT_ANCHOR_CONFIRMED_POLLS,
+      confirmedPolls: ROOT_ANCHOR_CONFIRMED_POLLS_MAX,
     });
     let latestChanged = false;
     for (const record of due) {
-      const { outcome, fault } = await pollReceipt(this.#options, record);
+      const { outcome, fault, depth } = await pollReceipt(this.#options, record);
       if (fault !== undefined) this.#options.onFailure?.('poll_failed');
       if (outcome?.status === 'failed' && record.status !== 'failed')
         this.#options.onFailure?.('anchor_failed');
@@ -279,7 +318,11 @@ export class RootAnchorer {
           this.#options.intervalMs,
           this.#options.maxPollBackoffMs ?? DEFAULT_MAX_POLL_BACKOFF_MS,
         );
-        await repository.deferRootAnchorPoll(record.size, new Date(clock().getTime() + wait));
+        const followed = outcome === undefined || this.#stillFollowed(record, depth);
+        await repository.deferRootAnchorPoll(
+          record.size,
+          followed ? new Date(clock().getTime() + wait) : NOT_FOLLOWED,
+        );
         continue;
       }
       await repository.finishRootAnchor(record.size, outcome, clock());
@@ -292,6 +335,22 @@ export class RootAnchorer {
     if (!latestChanged) return;
     await this.refresh();
     if (this.#latest !== undefined) this.#options.onAnchored?.(this.#latest);
+  }
+
+  /**
+   * P463: whether a confirmed anchor whose poll learnt nothing new is asked about again: until its receipt reports
+   * its chain's final confirmations; a receipt that states no depth, for ROOT_ANCHOR_CONFIRMED_POLLS polls (P392).
+   * Pending ones always are. The store stops at ROOT_ANCHOR_CONFIRMED_POLLS_MAX in any case.
+   */
+  #stillFollowed(record: RootAnchorRecord, depth: ReceiptDepth | undefined): boolean {
+    if (record.status !== 'confirmed') return true;
+    if (depth === undefined) return record.polls + 1 < ROOT_ANCHOR_CONFIRMED_POLLS;
+    const final = finalConfirmationsFor(
+      this.#options.finalConfirmations ?? DEFAULT_FINAL_CONFIRMATIONS,
+      record.chain ?? undefined,
+      depth.kind,
+    );
+    return depth.confirmations < final;
   }
 
   tick(): Promise<void> {

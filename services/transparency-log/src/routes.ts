@@ -17,6 +17,7 @@ import { CACHE_IMMUTABLE } from './cache-control.ts';
 import type { Checkpointer } from './checkpointer.ts';
 import { decimalIndexes } from './decimal-index.ts';
 import type { InFlight } from './in-flight.ts';
+import { notYetCosigned, type ProvableTrees, provableSize } from './provable-size.ts';
 import { type RootAnchorer, rootAnchorView } from './root-anchor.ts';
 import { type Sequencer, SequencerClosedError, SequencerFullError } from './sequencer.ts';
 import type { LogSigningKeys } from './signing-keys.ts';
@@ -92,6 +93,12 @@ function signatureSummary(keys: LogSigningKeys, note: string) {
 export async function logRoutes(app: FastifyInstance, options: LogRoutesOptions): Promise<void> {
   const { repository, sequencer, nodes, checkpointer, keys, inFlight } = options;
   const profile = app.protocolProfile;
+  // P460: with witnesses, proofs only in trees the published checkpoint covers.
+  const trees: ProvableTrees = {
+    witnessed: options.witnessed === true,
+    publishedSize: () => checkpointer.published?.size,
+    retryAfterMs: options.checkpointIntervalMs,
+  };
   // Before schema coercion: "0x10" or "1e400" in a URL is a 400, not 16 or Infinity (P151).
   app.addHook('preValidation', decimalIndexes(profile));
 
@@ -192,8 +199,16 @@ export async function logRoutes(app: FastifyInstance, options: LogRoutesOptions)
       const index = request.params.log_index;
       const head = await repository.head();
       if (index >= head.size) throw notFound(`log_index ${index} is beyond the log (size ${head.size})`);
-      const treeSize = request.query.tree_size ?? head.size;
-      if (treeSize > head.size) throw notFound(`tree_size ${treeSize} is beyond the log (size ${head.size})`);
+      // P460: the default tree is the published one; a named size past it is not answered yet.
+      const provable = provableSize(trees, head.size);
+      const named = request.query.tree_size;
+      if (named !== undefined && named > head.size)
+        throw notFound(`tree_size ${named} is beyond the log (size ${head.size})`);
+      if (named !== undefined && named > provable)
+        throw notYetCosigned(trees, `tree_size ${named}`, head.size);
+      if (named === undefined && index >= provable)
+        throw notYetCosigned(trees, `log_index ${index}`, head.size);
+      const treeSize = named ?? provable;
       if (index >= treeSize) {
         throw httpError('BAD_REQUEST', `log_index ${index} is not inside a tree of size ${treeSize}`);
       }
@@ -315,8 +330,13 @@ export async function logRoutes(app: FastifyInstance, options: LogRoutesOptions)
     tracked(inFlight, async (request, reply) => {
       const head = await repository.head();
       const { first } = request.query;
-      const second = request.query.second ?? head.size;
+      // P460: `second` defaults to the published tree, and a named one past it is not answered yet.
+      const provable = provableSize(trees, head.size);
+      if (request.query.second === undefined && provable < 0)
+        throw notYetCosigned(trees, 'no tree of this log', head.size);
+      const second = request.query.second ?? provable;
       if (second > head.size) throw notFound(`tree size ${second} is beyond the log (size ${head.size})`);
+      if (second > provable) throw notYetCosigned(trees, `tree size ${second}`, head.size);
       if (first > second)
         throw httpError('BAD_REQUEST', `first (${first}) must not exceed second (${second})`);
       const answer = await consistencyAnswer(nodes, first, second);

@@ -72,7 +72,7 @@ export async function buildTestLog(
   dataDir: string,
   env: Record<string, string> = {},
   store: Partial<StoreOptions> = {},
-  extra: { timers?: boolean; fetch?: typeof fetch; logLines?: string[] } = {},
+  extra: { timers?: boolean; fetch?: typeof fetch; logLines?: string[]; clock?: () => Date } = {},
 ): Promise<FastifyInstance> {
   const { logLines, ...rest } = extra;
   // With `logLines`, the log's lines (JSON, at env's LOG_LEVEL) are kept there for the test to read.

@@ -87,6 +87,13 @@ interface DownWitness {
   readonly downSinceMs: number;
   nextAskMs: number;
   lastNoticeMs: number;
+  /** When this replica's last ask failed. */
+  lastFailureMs: number;
+  /**
+   * P464: another replica stored a cosignature of the witness after this replica's last failed ask: the witness is up
+   * (the gauges say so), while this replica keeps its own schedule, as its own path to the witness may be what fails.
+   */
+  seenElsewhere: boolean;
 }
 
 export class Witnessing {
@@ -132,12 +139,14 @@ export class Witnessing {
 
   /** Whether `witness` answered its last ask (1) or is down (0): proto_log_witness_up (P391). */
   isUp(witness: WitnessEndpoint): boolean {
-    return !this.#down.has(witness.id);
+    const down = this.#down.get(witness.id);
+    return down === undefined || down.seenElsewhere;
   }
 
   /** Failed asks in a row of a witness that is down, 0 when it is up: proto_log_witness_consecutive_failures. */
   consecutiveFailures(witness: WitnessEndpoint): number {
-    return this.#down.get(witness.id)?.failures ?? 0;
+    const down = this.#down.get(witness.id);
+    return down === undefined || down.seenElsewhere ? 0 : down.failures;
   }
 
   /** The largest size each witness is known to have cosigned (metrics). */
@@ -260,6 +269,7 @@ export class Witnessing {
         const stored = known > target.size ? { carried: true } : await this.#storedFor(witness, target);
         if (stored.carried) {
           this.#cosigned.set(witness.id, known);
+          if (down !== undefined) await this.#cosignedElsewhere(witness, known, down);
           return false;
         }
         leftOut = stored.leftOut;
@@ -334,10 +344,19 @@ export class Witnessing {
     let down = this.#down.get(witness.id);
     const first = down === undefined;
     if (down === undefined) {
-      down = { failures: 0, downSinceMs: now, nextAskMs: now, lastNoticeMs: now };
+      down = {
+        failures: 0,
+        downSinceMs: now,
+        nextAskMs: now,
+        lastNoticeMs: now,
+        lastFailureMs: now,
+        seenElsewhere: false,
+      };
       this.#down.set(witness.id, down);
     }
     down.failures += 1;
+    down.lastFailureMs = now;
+    down.seenElsewhere = false;
     const retryInMs = Math.min(max, base * 2 ** Math.min(down.failures - 1, 30));
     down.nextAskMs = now + retryInMs;
     const detail = {
@@ -396,13 +415,36 @@ export class Witnessing {
     const down = this.#down.get(witness.id);
     if (down === undefined) return;
     this.#down.delete(witness.id);
+    // Already told, from another replica's cosignature (P464).
+    if (down.seenElsewhere) return;
+    this.#options.log.info(this.#backUpDetail(witness, down, undefined), 'witness is back up');
+  }
+
+  #backUpDetail(witness: WitnessEndpoint, down: DownWitness, seen: string | undefined): object {
     const now = this.#options.clock().getTime();
+    return {
+      witness: witness.id,
+      failures: down.failures,
+      down_for_s: Math.round((now - down.downSinceMs) / 1000),
+      ...(seen === undefined ? {} : { seen }),
+    };
+  }
+
+  /**
+   * P464: the backoff is this replica's (P391), but the witness's cosignatures are shared through the store. A line of
+   * `witness` stored after this replica's last failed ask (by another replica, whose ask got there first) shows the
+   * witness answering: without it, this replica kept `proto_log_witness_up` at 0 for as long as the other replica
+   * asked first. The witness reads up here from then on (one info line), but this replica's own schedule and failure
+   * count stay until its own ask answers: its own path may be what fails, and forgetting its backoff would have it ask,
+   * fail and write a down line at each new checkpoint. A line stored before that failure says nothing of the witness now.
+   */
+  async #cosignedElsewhere(witness: WitnessEndpoint, size: number, down: DownWitness): Promise<void> {
+    if (down.seenElsewhere) return;
+    const row = (await this.#options.cosignatures.forSize(size)).find((r) => r.witness === witness.id);
+    if (row === undefined || dateTimeInstant(row.storedAt, 'latest') < down.lastFailureMs) return;
+    down.seenElsewhere = true;
     this.#options.log.info(
-      {
-        witness: witness.id,
-        failures: down.failures,
-        down_for_s: Math.round((now - down.downSinceMs) / 1000),
-      },
+      this.#backUpDetail(witness, down, 'cosignature stored by another replica'),
       'witness is back up',
     );
   }

@@ -3,6 +3,7 @@
 import type { AnchorCheck } from '@proto/service-kit';
 import { describe, expect, it } from 'vitest';
 import { anchorCacheKey, createAnchorCheckCache } from './anchor-cache.ts';
+import { loadVerificationConfig } from './config.ts';
 
 const HASH_A = `sha256:${'aa'.repeat(32)}`;
 const HASH_B = `sha256:${'bb'.repeat(32)}`;
@@ -87,5 +88,71 @@ describe('createAnchorCheckCache', () => {
     await cache.check({ n: 1n }, HASH_A, undefined, run);
     await cache.check({ n: 1n }, HASH_A, undefined, run);
     expect(calls.n).toBe(2);
+  });
+});
+
+describe('P462: final confirmations per chain', () => {
+  const deep = (kind: 'evm' | 'bitcoin', confirmations: number): AnchorCheck => ({
+    ...passed,
+    kind,
+    confirmations,
+  });
+  const btcReceipt = { chain: 'bitcoin', network: 'mainnet', tx_id: 'ab'.repeat(32), block_height: 800_000 };
+  const evmReceipt = (chain: string) => ({
+    chain,
+    contract: `0x${'11'.repeat(20)}`,
+    tx_id: `0x${'22'.repeat(32)}`,
+  });
+
+  /** How many look-ups two checks of one receipt cost under the service's configured table (retry TTL 0). */
+  async function lookups(env: Record<string, string>, receipt: object, answer: AnchorCheck): Promise<number> {
+    const config = loadVerificationConfig(env);
+    const cache = createAnchorCheckCache({
+      maxEntries: 10,
+      ttlMs: 60_000,
+      retryTtlMs: 0,
+      finalConfirmations: config.ANCHOR_VERIFY_CACHE_FINAL_CONFIRMATIONS,
+    });
+    const { calls, run } = counted(answer);
+    await cache.check(receipt, HASH_A, undefined, run);
+    await cache.check(receipt, HASH_A, undefined, run);
+    return calls.n;
+  }
+
+  it('keeps a Bitcoin pass at 6 confirmations by default, an Ethereum one only at 64', async () => {
+    // Before P462: 64 for every chain, so the 6-deep Bitcoin pass was looked up again (2).
+    expect(await lookups({}, btcReceipt, deep('bitcoin', 6))).toBe(1);
+    expect(await lookups({}, btcReceipt, deep('bitcoin', 5))).toBe(2);
+    expect(await lookups({}, evmReceipt('ethereum'), deep('evm', 63))).toBe(2);
+    expect(await lookups({}, evmReceipt('ethereum'), deep('evm', 64))).toBe(1);
+  });
+
+  it('reads a chain name before its kind, and a bare number for every chain', async () => {
+    const env = { ANCHOR_VERIFY_CACHE_FINAL_CONFIRMATIONS: 'evm=64,bitcoin=6,polygon=256,12' };
+    expect(await lookups(env, evmReceipt('polygon'), deep('evm', 200))).toBe(2);
+    expect(await lookups(env, evmReceipt('polygon'), deep('evm', 256))).toBe(1);
+    expect(await lookups(env, evmReceipt('sepolia'), deep('evm', 64))).toBe(1);
+    // P393's setting, a bare number, still means every chain.
+    const every = { ANCHOR_VERIFY_CACHE_FINAL_CONFIRMATIONS: '64' };
+    expect(await lookups(every, btcReceipt, deep('bitcoin', 6))).toBe(2);
+  });
+
+  it('refuses a malformed table at boot, naming the variable', () => {
+    for (const bad of [
+      ' ',
+      'evm=0',
+      'evm=x',
+      'bitcoin=6,bitcoin=7',
+      '6,7',
+      'Evm=6',
+      'evm=6=7',
+      '-1',
+      '1e3',
+    ]) {
+      expect(
+        () => loadVerificationConfig({ ANCHOR_VERIFY_CACHE_FINAL_CONFIRMATIONS: bad }),
+        JSON.stringify(bad),
+      ).toThrow(/ANCHOR_VERIFY_CACHE_FINAL_CONFIRMATIONS/);
+    }
   });
 });

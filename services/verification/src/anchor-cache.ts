@@ -1,7 +1,7 @@
 // A bounded per-receipt memory of anchor checks, shared by concurrent requests, so a receipt costs the operator's
 // RPC quota at most once per TTL however often it is sent. Issue 12 item 6 (row i); DECISIONS D19.
 import { createHash } from 'node:crypto';
-import { canonicalBytesV2 } from '@proto/core';
+import { canonicalBytesV2, type FinalConfirmations, finalConfirmationsFor } from '@proto/core';
 import type { AnchorCheck } from '@proto/service-kit';
 import { LRUCache } from 'lru-cache';
 
@@ -13,10 +13,11 @@ export interface AnchorCacheOptions {
   /** ANCHOR_VERIFY_CACHE_RETRY_TTL_MS: how long a retryable answer (outage, not yet confirmed) is kept; 0: never. */
   readonly retryTtlMs: number;
   /**
-   * ANCHOR_VERIFY_CACHE_FINAL_CONFIRMATIONS: a pass reporting fewer confirmations (a chain receipt a reorganisation
-   * may still undo) is kept like a retryable answer, for `retryTtlMs` only (P393). Absent: every pass is final.
+   * ANCHOR_VERIFY_CACHE_FINAL_CONFIRMATIONS: a pass reporting fewer confirmations than its chain's entry (a chain
+   * receipt a reorganisation may still undo) is kept like a retryable answer, for `retryTtlMs` only (P393; per chain
+   * name, then receipt kind, P462). Absent: every pass is final.
    */
-  readonly finalConfirmations?: number;
+  readonly finalConfirmations?: FinalConfirmations;
 }
 
 export interface AnchorCheckCache {
@@ -64,14 +65,15 @@ export function createAnchorCheckCache(options: AnchorCacheOptions): AnchorCheck
   // Bounded by the requests in flight, themselves bounded by the worker pool's queue.
   const inFlight = new Map<string, Promise<AnchorCheck>>();
 
-  const remember = (key: string, answer: AnchorCheck) => {
+  const remember = (key: string, answer: AnchorCheck, chain: string | undefined) => {
     if (remembered === undefined) return;
-    // P393: a shallow pass is not final: the transaction may leave the chain in a reorganisation.
+    // P393: a shallow pass is not final: the transaction may leave the chain in a reorganisation. How shallow is
+    // the receipt's chain's (P462): 64 blocks on Ethereum, 6 on Bitcoin by default.
     const shallow =
       answer.status === 'pass' &&
       answer.confirmations !== undefined &&
       options.finalConfirmations !== undefined &&
-      answer.confirmations < options.finalConfirmations;
+      answer.confirmations < finalConfirmationsFor(options.finalConfirmations, chain, answer.kind);
     const final = !shallow && (answer.status === 'pass' || !answer.retryable);
     // lru-cache reads ttl 0 as "forever": a retryable answer with no retry TTL is simply not kept.
     if (final) remembered.set(key, answer, { ttl: options.ttlMs });
@@ -87,7 +89,7 @@ export function createAnchorCheckCache(options: AnchorCacheOptions): AnchorCheck
       const pending = inFlight.get(key);
       if (pending !== undefined) return pending;
       const started = run().then((answer) => {
-        remember(key, answer);
+        remember(key, answer, chainOf(receipt));
         return answer;
       });
       inFlight.set(key, started);
@@ -98,4 +100,11 @@ export function createAnchorCheckCache(options: AnchorCacheOptions): AnchorCheck
       }
     },
   };
+}
+
+/** The receipt's `chain` name (SPEC.md's receipts all carry one), if it is a string. */
+function chainOf(receipt: unknown): string | undefined {
+  if (typeof receipt !== 'object' || receipt === null) return undefined;
+  const chain = (receipt as { chain?: unknown }).chain;
+  return typeof chain === 'string' ? chain : undefined;
 }

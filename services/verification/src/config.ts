@@ -3,7 +3,12 @@
 // D19 (the operator's anchor sources), D20/D21 (revocation sources, attestation keys), D22.
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import type { TrustedKey } from '@proto/core';
+import {
+  DEFAULT_FINAL_CONFIRMATIONS_TEXT,
+  type FinalConfirmations,
+  parseFinalConfirmations,
+  type TrustedKey,
+} from '@proto/core';
 import {
   ConfigError,
   defineEnv,
@@ -217,11 +222,10 @@ export const VERIFICATION_ENV = defineEnv({
       'How long a retryable anchor answer (source unreachable, not confirmed yet) is kept; 0: never',
   },
   ANCHOR_VERIFY_CACHE_FINAL_CONFIRMATIONS: {
-    type: 'integer',
-    minimum: 1,
-    default: 64,
+    type: 'string',
+    default: DEFAULT_FINAL_CONFIRMATIONS_TEXT,
     description:
-      'Confirmations a chain anchor pass needs to be kept for ANCHOR_VERIFY_CACHE_TTL_MS; a shallower pass, which a reorganisation may still undo, is kept for ANCHOR_VERIFY_CACHE_RETRY_TTL_MS (P393)',
+      'Confirmations a chain anchor pass needs to be kept for ANCHOR_VERIFY_CACHE_TTL_MS, per chain: comma-separated <chain name or receipt kind (evm, bitcoin)>=<n>, and optionally a bare <n> for every other chain (else 64); a bare number alone applies to every chain. A shallower pass, which a reorganisation may still undo, is kept for ANCHOR_VERIFY_CACHE_RETRY_TTL_MS (P393, P462)',
   },
   // Issue 12 item 7: an attestation with `expires_at: null` still ages out.
   ATTESTATION_MAX_AGE_DAYS: {
@@ -291,7 +295,8 @@ export interface VerificationConfig extends SharedConfig {
   readonly ANCHOR_VERIFY_CACHE_MAX_ENTRIES: number;
   readonly ANCHOR_VERIFY_CACHE_TTL_MS: number;
   readonly ANCHOR_VERIFY_CACHE_RETRY_TTL_MS: number;
-  readonly ANCHOR_VERIFY_CACHE_FINAL_CONFIRMATIONS: number;
+  /** Parsed ANCHOR_VERIFY_CACHE_FINAL_CONFIRMATIONS: per chain name or receipt kind, and for the others (P462). */
+  readonly ANCHOR_VERIFY_CACHE_FINAL_CONFIRMATIONS: FinalConfirmations;
   readonly ATTESTATION_MAX_AGE_DAYS: number;
   readonly STORE_MAX_ENTRIES: number;
   readonly RECORDS_WRITE_POLICY: 'signed' | 'open';
@@ -357,6 +362,17 @@ function v1BundlesAllowed(mode: VerifierModeName, explicit: unknown): boolean {
   return mode !== 'hybrid_required';
 }
 
+/** ANCHOR_VERIFY_CACHE_FINAL_CONFIRMATIONS read as core's per-chain table (P462). */
+function finalConfirmationsSetting(text: string): FinalConfirmations {
+  try {
+    return parseFinalConfirmations(text);
+  } catch (error) {
+    throw new ConfigError(`ANCHOR_VERIFY_CACHE_FINAL_CONFIRMATIONS ${(error as Error).message}`, [
+      'ANCHOR_VERIFY_CACHE_FINAL_CONFIRMATIONS',
+    ]);
+  }
+}
+
 /** Validates the environment; throws ConfigError naming the variable at fault. */
 export function loadVerificationConfig(
   env: Readonly<Record<string, string | undefined>> = process.env,
@@ -402,6 +418,9 @@ export function loadVerificationConfig(
       ? {}
       : { ANCHOR_VERIFY_ESPLORA_URL: readUrlOrMap(esplora, 'ANCHOR_VERIFY_ESPLORA_URL') }),
     ...(logs === undefined ? {} : { ANCHOR_VERIFY_LOG_URL: logs }),
+    ANCHOR_VERIFY_CACHE_FINAL_CONFIRMATIONS: finalConfirmationsSetting(
+      text('ANCHOR_VERIFY_CACHE_FINAL_CONFIRMATIONS') ?? DEFAULT_FINAL_CONFIRMATIONS_TEXT,
+    ),
     ...(consoleLog === undefined ? {} : { CONSOLE_LOG_URL: consoleLog }),
   };
   // Every field was validated above (env-schema, then the parsers): the shape is VerificationConfig.

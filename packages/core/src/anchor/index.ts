@@ -34,6 +34,13 @@ export {
   rpcQuantity,
 } from './event.ts';
 export {
+  DEFAULT_FINAL_CONFIRMATIONS,
+  DEFAULT_FINAL_CONFIRMATIONS_TEXT,
+  type FinalConfirmations,
+  finalConfirmationsFor,
+  parseFinalConfirmations,
+} from './final-confirmations.ts';
+export {
   type AnchorPayload,
   type AnchorPayloadVersion,
   buildAnchorPayload,

@@ -7,7 +7,7 @@ import {
   type SubtreeCoordinate,
   subtreesForRoot,
 } from '@proto/core';
-import type { ExpressionBuilder, Kysely } from 'kysely';
+import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import type { StoreDialect } from '../migrations/migration.ts';
 import type { Database } from '../schema.ts';
 import { inTransaction } from '../transaction.ts';
@@ -378,6 +378,23 @@ export class KyselyLogRepository implements LogRepository {
       .where('tree_size', '=', size)
       .where('status', 'in', ['pending', 'confirmed'])
       .execute();
+  }
+
+  async deleteRootAnchorsWithoutQuorum(
+    witnesses: readonly string[],
+    quorum: number,
+  ): Promise<RootAnchorRecord[]> {
+    if (witnesses.length === 0) return [];
+    checkCount(quorum, 'quorum');
+    // Per anchor row, a count on tlog_cosignatures' primary key (tree_size, witness): one index range per row.
+    const rows = await this.#db
+      .deleteFrom('tlog_root_anchors')
+      .where(
+        sql<boolean>`(SELECT count(*) FROM tlog_cosignatures c WHERE c.tree_size = tlog_root_anchors.tree_size AND c.witness IN (${sql.join([...witnesses])})) < ${quorum}`,
+      )
+      .returningAll()
+      .execute();
+    return rows.map(toRootAnchor).sort((a, b) => a.size - b.size);
   }
 }
 

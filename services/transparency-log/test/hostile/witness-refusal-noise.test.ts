@@ -4,90 +4,47 @@
 // conflict) is written once, then once per LOG_WITNESS_DOWN_LOG_INTERVAL_MS with the count since; a valid cosignature
 // afterwards writes one info line. The asks and proto_log_witness_submissions_total are unchanged. The real log over
 // HTTP, a real witness and a second configured witness behind a node:http front; quorum 2 of 2.
-import {
-  type Cosigner,
-  cosignCheckpoint,
-  formatCosignerKey,
-  formatSignatureLine,
-  parseAddCheckpointRequest,
-  parseSignedNote,
-  selectCryptoBackend,
-} from '@proto/core';
-import {
-  type FrontRequest,
-  type HostileFront,
-  listenOnPort0,
-  startHostileFront,
-  type TempDir,
-} from '@proto/testing';
+import type { Cosigner } from '@proto/core';
+import { listenOnPort0 } from '@proto/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  appendHashes,
-  logWitnessesEnv,
-  type RunningWitness,
-  startWitness,
-  testCosigner,
-  testLogIdentity,
-} from '../../src/test-helpers.ts';
-import { buildTestLog, bundleHash, tempDataDir } from '../../src/test-support.ts';
+import { appendHashes, testCosigner, testLogIdentity } from '../../src/test-helpers.ts';
+import { bundleHash } from '../../src/test-support.ts';
 import { witnessId } from '../../src/witness-config.ts';
+import { honestCosignature } from './testing/front-answers.ts';
+import { startTwoOfTwoLog, type TwoOfTwoLog } from './testing/two-of-two-log.ts';
 
-const backend = selectCryptoBackend();
 const second: Cosigner = testCosigner('witness.test/refusal-noise');
-
-function honestAnswer(request: FrontRequest): string {
-  const parsed = parseAddCheckpointRequest(request.text());
-  if (!parsed.ok) throw new Error(parsed.error.message);
-  const text = parseSignedNote(parsed.value.checkpoint);
-  if (!text.ok) throw new Error(text.error.message);
-  const signed = cosignCheckpoint(text.value.text, second, Math.floor(Date.now() / 1000), backend);
-  if (!signed.ok) throw new Error(signed.error.message);
-  return formatSignatureLine(signed.value);
-}
 
 describe('P395: a witness that keeps refusing', () => {
   const identity = testLogIdentity('log.test/refusal-noise');
-  const dirs: TempDir[] = [];
   const lines: string[] = [];
-  let honest: RunningWitness;
-  let front: HostileFront;
+  let setup: TwoOfTwoLog;
   let log: FastifyInstance;
   let url: string;
   let mode: 'refuse' | 'garbage' | 'up' = 'refuse';
 
   beforeAll(async () => {
-    for (const label of ['rn-w', 'rn-log']) dirs.push(await tempDataDir(label));
-    honest = await startWitness(dirs[0]!.dir, 'witness.test/rn-honest', [identity]);
-    front = await startHostileFront((request, res) => {
-      if (mode === 'refuse') res.writeHead(403, { 'content-type': 'text/plain' }).end('unknown log');
-      else if (mode === 'garbage')
-        res.writeHead(200, { 'content-type': 'text/plain' }).end('not a cosignature\n');
-      else res.writeHead(200, { 'content-type': 'text/plain' }).end(honestAnswer(request));
-    });
-    log = await buildTestLog(
-      dirs[1]!.dir,
-      {
-        ...identity.env,
-        LOG_LEVEL: 'info',
-        LOG_WITNESSES: logWitnessesEnv([
-          { url: honest.url, vkey: honest.vkey },
-          { url: front.url, vkey: formatCosignerKey(second) },
-        ]),
-        LOG_WITNESS_QUORUM: '2',
-        LOG_WITNESS_TIMEOUT_MS: '2000',
+    setup = await startTwoOfTwoLog({
+      identity,
+      honestName: 'witness.test/rn-honest',
+      frontKey: second,
+      answer: (request, res) => {
+        if (mode === 'refuse') res.writeHead(403, { 'content-type': 'text/plain' }).end('unknown log');
+        else if (mode === 'garbage')
+          res.writeHead(200, { 'content-type': 'text/plain' }).end('not a cosignature\n');
+        else res.writeHead(200, { 'content-type': 'text/plain' }).end(honestCosignature(request, second));
       },
-      {},
-      { timers: false, logLines: lines },
-    );
+      label: 'rn',
+      env: { LOG_LEVEL: 'info' },
+      logLines: lines,
+    });
+    log = setup.log;
     url = (await listenOnPort0(log)).url;
   });
 
   afterAll(async () => {
-    await log?.close();
-    await honest?.close();
-    await front?.close();
-    for (const made of dirs) await made.remove().catch(() => undefined);
+    await setup?.close();
   });
 
   const linesOf = (msg: string) =>

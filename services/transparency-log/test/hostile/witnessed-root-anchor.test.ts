@@ -3,52 +3,20 @@
 // `root_anchor` for a newer size no quorum covers. Now a witnessed log anchors only published checkpoints. The real
 // log over HTTP with a real witness and a second configured witness behind a node:http front that answers honestly,
 // then refuses (quorum 2 of 2); the anchor service a node:http front recording each POST /anchor (as anchor.test.ts).
-import {
-  type Cosigner,
-  cosignCheckpoint,
-  formatCosignerKey,
-  formatSignatureLine,
-  parseAddCheckpointRequest,
-  parseSignedNote,
-  selectCryptoBackend,
-} from '@proto/core';
-import {
-  type FrontRequest,
-  type HostileFront,
-  listenOnPort0,
-  startHostileFront,
-  type TempDir,
-} from '@proto/testing';
+import type { Cosigner } from '@proto/core';
+import { type HostileFront, listenOnPort0, startHostileFront } from '@proto/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  appendHashes,
-  logWitnessesEnv,
-  type RunningWitness,
-  startWitness,
-  testCosigner,
-  testLogIdentity,
-} from '../../src/test-helpers.ts';
-import { buildTestLog, bundleHash, tempDataDir } from '../../src/test-support.ts';
+import { appendHashes, testCosigner, testLogIdentity } from '../../src/test-helpers.ts';
+import { bundleHash } from '../../src/test-support.ts';
+import { honestCosignature } from './testing/front-answers.ts';
+import { startTwoOfTwoLog, type TwoOfTwoLog } from './testing/two-of-two-log.ts';
 
-const backend = selectCryptoBackend();
 const second: Cosigner = testCosigner('witness.test/witnessed-root-anchor');
-
-function honestAnswer(request: FrontRequest): string {
-  const parsed = parseAddCheckpointRequest(request.text());
-  if (!parsed.ok) throw new Error(parsed.error.message);
-  const text = parseSignedNote(parsed.value.checkpoint);
-  if (!text.ok) throw new Error(text.error.message);
-  const signed = cosignCheckpoint(text.value.text, second, Math.floor(Date.now() / 1000), backend);
-  if (!signed.ok) throw new Error(signed.error.message);
-  return formatSignatureLine(signed.value);
-}
 
 describe('P394: a witnessed log anchors only roots the witness quorum cosigned', () => {
   const identity = testLogIdentity('log.test/witnessed-root-anchor');
-  const dirs: TempDir[] = [];
-  let honest: RunningWitness;
-  let front: HostileFront;
+  let setup: TwoOfTwoLog;
   let anchorService: HostileFront;
   let log: FastifyInstance;
   let url: string;
@@ -56,15 +24,6 @@ describe('P394: a witnessed log anchors only roots the witness quorum cosigned',
   const anchored: string[] = [];
 
   beforeAll(async () => {
-    for (const label of ['wra-w', 'wra-log']) dirs.push(await tempDataDir(label));
-    honest = await startWitness(dirs[0]!.dir, 'witness.test/wra-honest', [identity]);
-    front = await startHostileFront((request, res) => {
-      if (refuse) {
-        res.writeHead(403, { 'content-type': 'text/plain' }).end('no');
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'text/plain' }).end(honestAnswer(request));
-    });
     anchorService = await startHostileFront((request, res) => {
       const body = JSON.parse(request.text()) as { bundle_hash: string };
       anchored.push(body.bundle_hash);
@@ -72,32 +31,28 @@ describe('P394: a witnessed log anchors only roots the witness quorum cosigned',
         .writeHead(202, { 'content-type': 'application/json' })
         .end(JSON.stringify({ anchor_receipt: { status: 'pending', bundle_hash: body.bundle_hash } }));
     });
-    log = await buildTestLog(
-      dirs[1]!.dir,
-      {
-        ...identity.env,
-        LOG_WITNESSES: logWitnessesEnv([
-          { url: honest.url, vkey: honest.vkey },
-          { url: front.url, vkey: formatCosignerKey(second) },
-        ]),
-        LOG_WITNESS_QUORUM: '2',
-        LOG_WITNESS_TIMEOUT_MS: '2000',
+    setup = await startTwoOfTwoLog({
+      identity,
+      honestName: 'witness.test/wra-honest',
+      frontKey: second,
+      answer: (request, res) => {
+        if (refuse) res.writeHead(403, { 'content-type': 'text/plain' }).end('no');
+        else res.writeHead(200, { 'content-type': 'text/plain' }).end(honestCosignature(request, second));
+      },
+      label: 'wra',
+      env: {
         ANCHOR_SERVICE_URL: anchorService.url,
         ANCHOR_TOKEN: 'anchor-token-0123456789',
         ANCHOR_CHAIN: 'bitcoin',
       },
-      {},
-      { timers: false },
-    );
+    });
+    log = setup.log;
     url = (await listenOnPort0(log)).url;
   });
 
   afterAll(async () => {
-    await log?.close();
-    await honest?.close();
-    await front?.close();
+    await setup?.close();
     await anchorService?.close();
-    for (const made of dirs) await made.remove().catch(() => undefined);
   });
 
   it('sends the published root, never a newer signed one without the quorum', async () => {

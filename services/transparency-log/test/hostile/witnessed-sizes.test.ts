@@ -4,38 +4,18 @@
 // lines, so `checkWitnessQuorum` failed on it. Now a size is served only with its verified quorum lines, else 404.
 // The real log on SQLite and PostgreSQL over HTTP, a real witness, and a second configured witness behind a
 // node:http front that refuses, is down, or answers honestly; quorum 2 of 2.
-import {
-  type Cosigner,
-  checkWitnessQuorum,
-  cosignCheckpoint,
-  formatSignatureLine,
-  parseAddCheckpointRequest,
-  parseSignedNote,
-  parseTlogProof,
-  selectCryptoBackend,
-  verifyTlogProof,
-} from '@proto/core';
+import { type Cosigner, checkWitnessQuorum, parseTlogProof, verifyTlogProof } from '@proto/core';
 import type { StoreDialect } from '@proto/store';
 import { dialectsUnderTest } from '@proto/store/testing';
-import { type FrontRequest, listenOnPort0 } from '@proto/testing';
+import { listenOnPort0 } from '@proto/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendHashes, type RunningWitness, testCosigner, testLogIdentity } from '../../src/test-helpers.ts';
 import { bundleHash } from '../../src/test-support.ts';
+import { honestCosignature } from './testing/front-answers.ts';
 import { startTwoOfTwoLog, type TwoOfTwoLog } from './testing/two-of-two-log.ts';
 
-const backend = selectCryptoBackend();
 const second: Cosigner = testCosigner('witness.test/witnessed-sizes');
-
-function honestAnswer(request: FrontRequest): string {
-  const parsed = parseAddCheckpointRequest(request.text());
-  if (!parsed.ok) throw new Error(parsed.error.message);
-  const text = parseSignedNote(parsed.value.checkpoint);
-  if (!text.ok) throw new Error(text.error.message);
-  const signed = cosignCheckpoint(text.value.text, second, Math.floor(Date.now() / 1000), backend);
-  if (!signed.ok) throw new Error(signed.error.message);
-  return formatSignatureLine(signed.value);
-}
 
 const sizeOf = (note: string): number => Number(note.split('\n')[1]);
 
@@ -76,7 +56,7 @@ describe.each(dialectsUnderTest())('P390: tree_size on a witnessed log, on %s', 
           res.writeHead(403, { 'content-type': 'text/plain' }).end('unknown log');
           return;
         }
-        res.writeHead(200, { 'content-type': 'text/plain' }).end(honestAnswer(request));
+        res.writeHead(200, { 'content-type': 'text/plain' }).end(honestCosignature(request, second));
       },
       label: `witnessed-sizes-${dialect}`,
     });

@@ -1,6 +1,7 @@
-// The set-up of the stored-cosignature suites (P242, P306): the real log on a store of the dialect under test (timers
-// off, the test ticks its checkpointer), one real witness, and a second configured witness behind a node:http front
-// under a key of the suite's own, so the suite answers for it and writes lines as it; quorum 2 of 2.
+// The set-up of the suites with one real witness and one under the suite's control (P242, P306, P390, P394, P395,
+// P460): the real log (timers off, the test ticks its checkpointer), one real witness, and a second configured
+// witness behind a node:http front under a key of the suite's own, so the suite answers for it and writes lines as
+// it; quorum 2 of 2. On a store of the dialect under test, or on SQLite in the log's DATA_DIR when none is named.
 import type { ServerResponse } from 'node:http';
 import { type Cosigner, formatCosignerKey } from '@proto/core';
 import type { StoreDialect } from '@proto/store';
@@ -20,11 +21,20 @@ export interface TwoOfTwoLog {
   readonly honest: RunningWitness;
   /** The second witness's front: every request it received (`hits()`). */
   readonly front: HostileFront;
+  /**
+   * Another instance of the same log (same store, DATA_DIR, witnesses and environment, plus `env`): a restart once
+   * the first is closed, a replica while it runs. Closed with the set-up.
+   */
+  another(extra?: {
+    readonly env?: Readonly<Record<string, string>>;
+    readonly logLines?: string[];
+  }): Promise<FastifyInstance>;
   close(): Promise<void>;
 }
 
 export async function startTwoOfTwoLog(options: {
-  readonly dialect: StoreDialect;
+  /** The store's dialect; absent: SQLite in the log's DATA_DIR. */
+  readonly dialect?: StoreDialect;
   readonly identity: TestLogIdentity;
   readonly honestName: string;
   /** The second witness's key, as the log is configured with it. */
@@ -32,8 +42,17 @@ export async function startTwoOfTwoLog(options: {
   readonly answer: (request: FrontRequest, res: ServerResponse) => void | Promise<void>;
   /** Its store's and directories' label. */
   readonly label: string;
+  /** More of the log's environment (LOG_LEVEL, ANCHOR_SERVICE_URL, …). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Where the log's lines (JSON, at env's LOG_LEVEL) are kept for the test to read. */
+  readonly logLines?: string[];
+  /** The clock of every instance (default the real one): the witness backoff and anchor polls read it. */
+  readonly clock?: () => Date;
 }): Promise<TwoOfTwoLog> {
-  const target: StoreTarget = await createStoreTarget(options.dialect, `tlog-${options.label}`);
+  const target: StoreTarget | undefined =
+    options.dialect === undefined
+      ? undefined
+      : await createStoreTarget(options.dialect, `tlog-${options.label}`);
   const dirs: TempDir[] = await Promise.all([
     tempDataDir(`${options.label}-w`),
     tempDataDir(`${options.label}-log`),
@@ -41,29 +60,40 @@ export async function startTwoOfTwoLog(options: {
   const [witnessDir, logDir] = dirs.map((made) => made.dir) as [string, string];
   const honest = await startWitness(witnessDir, options.honestName, [options.identity]);
   const front = await startHostileFront(options.answer);
-  const log = await buildTestLog(
-    logDir,
-    {
-      ...options.identity.env,
-      LOG_WITNESSES: logWitnessesEnv([
-        { url: honest.url, vkey: honest.vkey },
-        { url: front.url, vkey: formatCosignerKey(options.frontKey) },
-      ]),
-      LOG_WITNESS_QUORUM: '2',
-      LOG_WITNESS_TIMEOUT_MS: '2000',
-    },
-    target.fresh(options.label),
-    { timers: false },
-  );
+  const env = {
+    ...options.identity.env,
+    LOG_WITNESSES: logWitnessesEnv([
+      { url: honest.url, vkey: honest.vkey },
+      { url: front.url, vkey: formatCosignerKey(options.frontKey) },
+    ]),
+    LOG_WITNESS_QUORUM: '2',
+    LOG_WITNESS_TIMEOUT_MS: '2000',
+    ...options.env,
+  };
+  const store = target?.fresh(options.label) ?? {};
+  const start = (extra: { readonly env?: Readonly<Record<string, string>>; readonly logLines?: string[] }) =>
+    buildTestLog(logDir, { ...env, ...extra.env }, store, {
+      timers: false,
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
+      ...(extra.logLines === undefined ? {} : { logLines: extra.logLines }),
+    });
+  const log = await start(options.logLines === undefined ? {} : { logLines: options.logLines });
+  const others: FastifyInstance[] = [];
   return {
     log,
     honest,
     front,
+    another: async (extra = {}) => {
+      const other = await start(extra);
+      others.push(other);
+      return other;
+    },
     close: async () => {
-      await log.close();
+      // A test may have closed one already (a restart): closing again is harmless.
+      for (const app of [log, ...others]) await app.close().catch(() => undefined);
       await honest.close();
       await front.close();
-      await target.cleanup();
+      await target?.cleanup();
       for (const made of dirs) await made.remove().catch(() => undefined);
     },
   };
