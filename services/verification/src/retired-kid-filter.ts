@@ -9,11 +9,6 @@ const BITS = 1 << 20;
 const HASHES = 4;
 /** How many retirements one refresh reads a page. */
 const PAGE = 1_000;
-/**
- * Each refresh reads again from this far before the newest retirement it saw: another replica's retirement dated
- * (by its clock) a little before that, or committed after a later-dated one, is still seen.
- */
-export const RETIRED_LOOKBACK_MS = 60_000;
 
 /** FNV-1a over the UTF-16 units, and a second seed: two 32-bit hashes for double hashing. */
 function hashes(kid: string): [number, number] {
@@ -44,28 +39,61 @@ export function mayBeRetired(filter: SharedArrayBuffer, kids: readonly string[])
   });
 }
 
-/** The set of retired kids of one process: filled at start, refreshed by time, added to on its own retirements. */
+/**
+ * The set of retired kids of one process: filled at start, refreshed by retirement number (P472), added to on its
+ * own retirements (P469). Until its first complete fill every bit is set (P471): every verified V2 bundle then gets
+ * P282's exact look-up, as before P410, rather than none; the fill is built aside and copied in word by word, so no
+ * bit a retired kid needs is ever clear meanwhile.
+ */
 export class RetiredKidFilter {
   readonly shared = new SharedArrayBuffer(BITS / 8);
   readonly #words = new Int32Array(this.shared);
   readonly #store: Store;
-  #newest: RetiredPosition | null = null;
+  /** The first fill's bits until it is copied into `shared`; undefined once filled. */
+  #pending: Int32Array | undefined = new Int32Array(BITS / 32);
+  #last: RetiredPosition | null = null;
   #running: Promise<void> | undefined;
   #again = false;
 
   constructor(store: Store) {
     this.#store = store;
+    this.#words.fill(-1);
+  }
+
+  /** Whether the first complete fill is done (readiness, P471). */
+  get filled(): boolean {
+    return this.#pending === undefined;
   }
 
   add(kid: string): void {
-    for (const bit of positions(kid)) Atomics.or(this.#words, bit >>> 5, 1 << (bit & 31));
+    for (const bit of positions(kid)) {
+      Atomics.or(this.#words, bit >>> 5, 1 << (bit & 31));
+      if (this.#pending !== undefined)
+        this.#pending[bit >>> 5] = (this.#pending[bit >>> 5] ?? 0) | (1 << (bit & 31));
+    }
   }
 
   has(kids: readonly string[]): boolean {
     return mayBeRetired(this.shared, kids);
   }
 
-  /** Reads the retirements since the last refresh (less the look-back); one at a time, a call meanwhile runs after. */
+  /**
+   * The share of the filter's bits that are set (P470): a bundle whose kids are not retired is looked up in the store
+   * with about this to the fourth power's chance (4 hashes). 1 until the first fill.
+   */
+  fillRatio(): number {
+    let set = 0;
+    for (let i = 0; i < this.#words.length; i++) {
+      let w = Atomics.load(this.#words, i) >>> 0;
+      while (w !== 0) {
+        w &= w - 1;
+        set++;
+      }
+    }
+    return set / BITS;
+  }
+
+  /** Reads the retirements after the last one read; one at a time, a call meanwhile runs after. */
   refresh(): Promise<void> {
     if (this.#running !== undefined) {
       this.#again = true;
@@ -75,7 +103,7 @@ export class RetiredKidFilter {
       try {
         do {
           this.#again = false;
-          await this.#readSince();
+          await this.#readAfter();
         } while (this.#again);
       } finally {
         this.#running = undefined;
@@ -84,22 +112,18 @@ export class RetiredKidFilter {
     return this.#running;
   }
 
-  async #readSince(): Promise<void> {
-    let after: RetiredPosition | null = null;
-    if (this.#newest !== null) {
-      const from = Date.parse(this.#newest.retiredAt) - RETIRED_LOOKBACK_MS;
-      after = Number.isFinite(from)
-        ? { retiredAt: new Date(from).toISOString(), kid: '', subject: '' }
-        : null;
-    }
+  async #readAfter(): Promise<void> {
     for (;;) {
-      const page = await this.#store.keys.retiredSince(after, PAGE);
-      for (const row of page) {
-        this.add(row.kid);
-        if (this.#newest === null || row.retiredAt > this.#newest.retiredAt) this.#newest = row;
-      }
-      if (page.length < PAGE) return;
-      after = page[page.length - 1] ?? null;
+      const page = await this.#store.keys.retiredSince(this.#last, PAGE);
+      for (const row of page) this.add(row.kid);
+      // Advanced page by page: a failure part-way resumes after what was read.
+      this.#last = page[page.length - 1] ?? this.#last;
+      if (page.length < PAGE) break;
     }
+    const pending = this.#pending;
+    if (pending === undefined) return;
+    // Word by word from all ones to the filled value: each word only loses bits no retired kid needs.
+    for (let i = 0; i < pending.length; i++) Atomics.store(this.#words, i, pending[i] ?? 0);
+    this.#pending = undefined;
   }
 }
