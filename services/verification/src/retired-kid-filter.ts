@@ -4,8 +4,11 @@
 // nothing; only a bundle with a set kid (retired, or a false positive) gets P282's exact store look-up.
 import type { RetiredPosition, Store } from '@proto/store';
 
-/** 2^20 bits: 128 KiB, fixed; with 100 000 retired kids about 1 % of other kids hit falsely (one store query each). */
-const BITS = 1 << 20;
+/**
+ * The default size, 2^20 bits (128 KiB): with 100 000 retired kids about 1 % of other kids hit falsely (one store
+ * query each). RETIRED_KID_FILTER_BITS_LOG2 sets another (P470); the readers take the size from the buffer.
+ */
+export const DEFAULT_FILTER_BITS_LOG2 = 20;
 const HASHES = 4;
 /** How many retirements one refresh reads a page. */
 const PAGE = 1_000;
@@ -23,16 +26,18 @@ function hashes(kid: string): [number, number] {
   return [a >>> 0, (b | 1) >>> 0];
 }
 
-function* positions(kid: string): Generator<number> {
+/** The filter's bit positions of `kid`; `mask` is its size in bits less one (a power of two). */
+function* positions(kid: string, mask: number): Generator<number> {
   const [a, b] = hashes(kid);
-  for (let i = 0; i < HASHES; i++) yield ((a + Math.imul(i, b)) >>> 0) & (BITS - 1);
+  for (let i = 0; i < HASHES; i++) yield ((a + Math.imul(i, b)) >>> 0) & mask;
 }
 
 /** Whether any of `kids` may be retired, read from the shared filter (in a worker or on the main thread). */
 export function mayBeRetired(filter: SharedArrayBuffer, kids: readonly string[]): boolean {
   const words = new Int32Array(filter);
+  const mask = filter.byteLength * 8 - 1;
   return kids.some((kid) => {
-    for (const bit of positions(kid)) {
+    for (const bit of positions(kid, mask)) {
       if ((Atomics.load(words, bit >>> 5) & (1 << (bit & 31))) === 0) return false;
     }
     return true;
@@ -46,16 +51,22 @@ export function mayBeRetired(filter: SharedArrayBuffer, kids: readonly string[])
  * bit a retired kid needs is ever clear meanwhile.
  */
 export class RetiredKidFilter {
-  readonly shared = new SharedArrayBuffer(BITS / 8);
-  readonly #words = new Int32Array(this.shared);
+  readonly shared: SharedArrayBuffer;
+  readonly #words: Int32Array;
+  readonly #mask: number;
   readonly #store: Store;
   /** The first fill's bits until it is copied into `shared`; undefined once filled. */
-  #pending: Int32Array | undefined = new Int32Array(BITS / 32);
+  #pending: Int32Array | undefined;
   #last: RetiredPosition | null = null;
   #running: Promise<void> | undefined;
   #again = false;
 
-  constructor(store: Store) {
+  constructor(store: Store, bitsLog2 = DEFAULT_FILTER_BITS_LOG2) {
+    const bits = 2 ** bitsLog2;
+    this.shared = new SharedArrayBuffer(bits / 8);
+    this.#words = new Int32Array(this.shared);
+    this.#mask = bits - 1;
+    this.#pending = new Int32Array(bits / 32);
     this.#store = store;
     this.#words.fill(-1);
   }
@@ -66,7 +77,7 @@ export class RetiredKidFilter {
   }
 
   add(kid: string): void {
-    for (const bit of positions(kid)) {
+    for (const bit of positions(kid, this.#mask)) {
       Atomics.or(this.#words, bit >>> 5, 1 << (bit & 31));
       if (this.#pending !== undefined)
         this.#pending[bit >>> 5] = (this.#pending[bit >>> 5] ?? 0) | (1 << (bit & 31));
@@ -90,7 +101,7 @@ export class RetiredKidFilter {
         set++;
       }
     }
-    return set / BITS;
+    return set / (this.#mask + 1);
   }
 
   /** Reads the retirements after the last one read; one at a time, a call meanwhile runs after. */

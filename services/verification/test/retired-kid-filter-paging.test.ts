@@ -66,5 +66,12 @@ describe.each(dialectsUnderTest())('the filter of retired kids past one page on 
     await filter.refresh();
     expect(pages).toEqual([KIDS_PER_AGENT - 1]);
     expect(more.filter((k) => !filter.has([k]))).toEqual([]);
+
+    // A smaller filter (RETIRED_KID_FILTER_BITS_LOG2=16, P470) holds the same kids, fuller: 1 - e^(-4·2995/65536).
+    const small = new RetiredKidFilter(reader, 16);
+    await small.refresh();
+    expect([...retired, ...more].filter((k) => !small.has([k]))).toEqual([]);
+    expect(small.fillRatio()).toBeGreaterThan(0.15);
+    expect(small.fillRatio()).toBeLessThan(0.18);
   });
 });

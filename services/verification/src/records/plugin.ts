@@ -45,6 +45,7 @@ export interface RecordsConfig {
   readonly RECORDS_PANEL_QUORUM?: number;
   readonly RETIRED_KEY_WARNINGS?: boolean;
   readonly RETIRED_KEY_REFRESH_SECONDS?: number;
+  readonly RETIRED_KID_FILTER_BITS_LOG2?: number;
 }
 
 /** Validates an explicit variable map (tests, embedding); the service passes its own validated config instead. */
@@ -187,7 +188,7 @@ async function startRetiredKidFilter(
   store: Store,
   config: RecordsConfig,
 ): Promise<RetiredKidFilter> {
-  const filter = new RetiredKidFilter(store);
+  const filter = new RetiredKidFilter(store, config.RETIRED_KID_FILTER_BITS_LOG2);
   const refresh = () =>
     filter.refresh().catch((error: unknown) => {
       app.log.warn({ err: error }, 'the key directory could not be read for retired signing keys');
@@ -322,6 +323,9 @@ export async function mountRecords(
     ...(config.RETIRED_KEY_REFRESH_SECONDS === undefined
       ? {}
       : { RETIRED_KEY_REFRESH_SECONDS: config.RETIRED_KEY_REFRESH_SECONDS }),
+    ...(config.RETIRED_KID_FILTER_BITS_LOG2 === undefined
+      ? {}
+      : { RETIRED_KID_FILTER_BITS_LOG2: config.RETIRED_KID_FILTER_BITS_LOG2 }),
   };
   const store = await openRecordStore(settings);
   const options: RecordsPluginOptions = {

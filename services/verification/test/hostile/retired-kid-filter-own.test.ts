@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadVerificationConfig } from '../../src/config.ts';
 import { mountRecords } from '../../src/records/plugin.ts';
 import type { Json } from '../../src/records/test-support.ts';
-import { type RunningApp, startApp } from '../../src/test-support.ts';
+import { metricValue, type RunningApp, startApp } from '../../src/test-support.ts';
 import { storeEnvOf } from './verifier-with-records.ts';
 
 const backend = createNativeBackend();
@@ -147,6 +147,8 @@ describe.each(dialectsUnderTest())('the filter of retired kids on one service, %
     const readyJson = (await ready.json()) as Json;
     expect(ready.status, JSON.stringify(readyJson)).toBe(503);
     expect(JSON.stringify(readyJson)).toContain('retired-kids');
+    // Every bit set meanwhile, and said so (P470).
+    expect(await metricValue(app.url, 'proto_retired_kid_filter_fill_ratio')).toBe(1);
     // Whoever reaches it anyway is told about the retired key (the exact look-up still works).
     const warnings = await verify(app.url, bundleAt(6, rotated, [agent, rotated], id));
     expect(warnings).toHaveLength(2);
@@ -155,6 +157,9 @@ describe.each(dialectsUnderTest())('the filter of retired kids on one service, %
     down = false;
     const again = await fetch(`${app.url}/ready`);
     expect(again.status, JSON.stringify(await again.json())).toBe(200);
+    const fill = await metricValue(app.url, 'proto_retired_kid_filter_fill_ratio');
+    expect(fill).toBeGreaterThan(0);
+    expect(fill).toBeLessThan(0.001);
     expect(await verify(app.url, bundleAt(7, rotated, [agent, rotated], id))).toHaveLength(2);
     expect(await verify(app.url, bundleAt(11, agent, [agent], id))).toEqual([]);
   });
