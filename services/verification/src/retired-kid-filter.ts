@@ -124,6 +124,8 @@ export class RetiredKidFilter {
   }
 
   async #readAfter(): Promise<void> {
+    // Retirements an older replica wrote without a number (rolling upgrade) get one now, after what was read.
+    await this.#store.keys.numberUnnumberedRetirements();
     for (;;) {
       const page = await this.#store.keys.retiredSince(this.#last, PAGE);
       for (const row of page) this.add(row.kid);

@@ -174,6 +174,12 @@ export interface KeyDirectoryRepository {
    * 0021). Numbers are given in commit order, so a position read never has a retirement committed before it later.
    */
   retiredSince(after: RetiredPosition | null, limit: number): Promise<RetiredPosition[]>;
+  /**
+   * Numbers the retirements that have none (P472): written by a replica still on a release before migration 0021
+   * during a rolling upgrade. They then come after every position already read. Returns how many; one indexed query
+   * when there are none.
+   */
+  numberUnnumberedRetirements(): Promise<number>;
   /** How many bindings the directory holds (retired included): counts every row. */
   size(): Promise<number>;
   /**
@@ -543,6 +549,22 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
     }
     const rows = await query.orderBy('retired_seq').orderBy('kid').orderBy('subject').limit(limit).execute();
     return rows.map((r) => ({ seq: Number(r.retired_seq), kid: r.kid, subject: r.subject }));
+  }
+
+  async numberUnnumberedRetirements(): Promise<number> {
+    const unnumbered = (db: Kysely<KeyDirectoryDatabase>) =>
+      db
+        .selectFrom('key_bindings')
+        .select(['kid', 'subject'])
+        .where('retired_seq', 'is', null)
+        .where('retired_at', 'is not', null);
+    if ((await unnumbered(this.#db).limit(1).executeTakeFirst()) === undefined) return 0;
+    return this.#db.transaction().execute(async (trx) => {
+      const pairs = await unnumbered(trx).limit(10_000).execute();
+      if (pairs.length === 0) return 0;
+      await this.#numberRetirements(trx, pairs);
+      return pairs.length;
+    });
   }
 
   async markAuthorised(kid: string, subjects: readonly string[]): Promise<boolean> {
