@@ -53,4 +53,34 @@ describe.each(dialectsUnderTest())('retirement numbers on %s', (dialect) => {
     expect(adopted.map((p) => p.kid)).toEqual([kid('6')]);
     expect(adopted[0]?.seq).toBeGreaterThan(next[0]?.seq ?? Number.POSITIVE_INFINITY);
   });
+
+  it('numbers racing retirements from two stores without a lock cycle, one number each', async () => {
+    const a = await target.open();
+    const b = await target.open();
+    const agents = Array.from({ length: 12 }, (_, i) => `agent:race-${i}`);
+    const kids = (i: number) =>
+      [0, 1, 2, 3].map((k) => `${i.toString(16).padStart(2, '0')}${k}`.padEnd(32, 'e'));
+    await Promise.all(
+      agents.map((agent, i) =>
+        a.keys.applyPassport(passport(agent, '2026-01-01T00:00:00Z', `sha256:${i}x`, kids(i))),
+      ),
+    );
+    // Per agent, two newer passports at once through the two stores, each dropping other keys, one also marking one.
+    const outcomes = await Promise.all(
+      agents.flatMap((agent, i) => {
+        const [k0, k1, k2, k3] = kids(i) as [string, string, string, string];
+        return [
+          a.keys.applyPassport(passport(agent, '2026-01-02T00:00:00Z', `sha256:${i}y`, [k0, k1], [k2])),
+          b.keys.applyPassport(passport(agent, '2026-01-03T00:00:00Z', `sha256:${i}z`, [k0, k3])),
+        ];
+      }),
+    );
+    const retiredTotal = outcomes.reduce((n, o) => n + o.retired, 0);
+    expect(retiredTotal).toBeGreaterThan(0);
+    const all = await a.keys.retiredSince(null, 1_000);
+    const ours = all.filter((p) => p.subject.startsWith('agent:race-'));
+    expect(ours).toHaveLength(retiredTotal);
+    // One number per retiring application: as many distinct numbers as applications that retired something.
+    expect(new Set(ours.map((p) => p.seq)).size).toBe(outcomes.filter((o) => o.retired > 0).length);
+  });
 });

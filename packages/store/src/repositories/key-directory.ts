@@ -309,6 +309,9 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
       const retire = async (query: () => Promise<{ kid: string; subject: string }[]>) => {
         retiredPairs.push(...(await query()));
       };
+      // P474: the agent's passport row (locked by #placePassport's upsert) before any binding row, in every
+      // application: two newer passports of one agent racing no longer lock the two in opposite orders.
+      const order = agentOwns ? await this.#placePassport(trx, passport, createdAt, horizon) : 'foreign';
       if (passport.retiredKids.length > 0 && speaksFor.size > 0) {
         await retire(() =>
           trx
@@ -321,7 +324,6 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
             .execute(),
         );
       }
-      const order = agentOwns ? await this.#placePassport(trx, passport, createdAt, horizon) : 'foreign';
       if (order === 'newest') {
         // Keys the newest passport no longer lists stop authorising for the agent (P45).
         const listed = passport.activeKids.length === 0 ? [''] : [...passport.activeKids];
