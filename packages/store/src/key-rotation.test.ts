@@ -99,7 +99,12 @@ describe.each(dialectsUnderTest())('key rotation on %s', (dialect) => {
     );
     // Signed with the agent's (perhaps stolen) key j, dated 2999: it neither binds its new key nor drops k.
     const pinned = passport(agent, '2999-01-01T00:00:00Z', 'sha256:f2', [kid('j'), kid('l')]);
-    expect(await store.keys.applyPassport(pinned)).toEqual({ order: 'future', bound: 0, retired: 0 });
+    expect(await store.keys.applyPassport(pinned)).toEqual({
+      order: 'future',
+      bound: 0,
+      retired: 0,
+      retiredKids: [],
+    });
     expect(await store.keys.lookup(kid('l'))).toEqual([]);
     expect((await store.keys.lookup(kid('k'))).length).toBe(1);
     // Within the skew (five minutes) it is an ordinary newer passport.
@@ -131,7 +136,12 @@ describe.each(dialectsUnderTest())('key rotation on %s', (dialect) => {
     // Five minutes before the next midnight it lies beyond the skew only when read no earlier than that midnight.
     const early = await target.open({ clock: () => new Date('2026-03-01T23:54:59.999Z') });
     const ahead = passport(agent, '2026-03-01T23:59:60Z', 'sha256:l3', [kid('p'), kid('s')]);
-    expect(await early.keys.applyPassport(ahead)).toEqual({ order: 'future', bound: 0, retired: 0 });
+    expect(await early.keys.applyPassport(ahead)).toEqual({
+      order: 'future',
+      bound: 0,
+      retired: 0,
+      retiredKids: [],
+    });
   });
 
   it('a bundle claiming an agent with live keys, not signed by one of them, binds and retires nothing', async () => {
@@ -141,7 +151,12 @@ describe.each(dialectsUnderTest())('key rotation on %s', (dialect) => {
     // Anyone can make a bundle that verifies and claims this agent_id, with their own keys, a later date,
     // and the owner's kid marked revoked.
     const hijack = passport(agent, '2027-01-01T00:00:00Z', 'sha256:evil', [kid('8')], [kid('7')], kid('8'));
-    expect(await store.keys.applyPassport(hijack)).toEqual({ order: 'foreign', bound: 0, retired: 0 });
+    expect(await store.keys.applyPassport(hijack)).toEqual({
+      order: 'foreign',
+      bound: 0,
+      retired: 0,
+      retiredKids: [],
+    });
     expect(await store.keys.lookup(kid('8'))).toEqual([]);
     expect((await store.keys.lookup(kid('7'))).map((r) => r.subject)).toEqual([agent]);
     // The owner's own passport, signed by its key, still rotates.

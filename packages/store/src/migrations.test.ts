@@ -97,6 +97,7 @@ describe.each(dialectsUnderTest())('migrations on %s', (dialect) => {
       'key_bindings',
       'key_passports',
       'key_record_subjects',
+      'key_retirement_counter',
       'lifecycle_agents',
       'lifecycle_history',
       'revocation_entries',

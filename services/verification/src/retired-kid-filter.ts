@@ -4,16 +4,14 @@
 // nothing; only a bundle with a set kid (retired, or a false positive) gets P282's exact store look-up.
 import type { RetiredPosition, Store } from '@proto/store';
 
-/** 2^20 bits: 128 KiB, fixed; with 100 000 retired kids about 1 % of other kids hit falsely (one store query each). */
-const BITS = 1 << 20;
+/**
+ * The default size, 2^20 bits (128 KiB): with 100 000 retired kids about 1 % of other kids hit falsely (one store
+ * query each). RETIRED_KID_FILTER_BITS_LOG2 sets another (P470); the readers take the size from the buffer.
+ */
+export const DEFAULT_FILTER_BITS_LOG2 = 20;
 const HASHES = 4;
 /** How many retirements one refresh reads a page. */
 const PAGE = 1_000;
-/**
- * Each refresh reads again from this far before the newest retirement it saw: another replica's retirement dated
- * (by its clock) a little before that, or committed after a later-dated one, is still seen.
- */
-export const RETIRED_LOOKBACK_MS = 60_000;
 
 /** FNV-1a over the UTF-16 units, and a second seed: two 32-bit hashes for double hashing. */
 function hashes(kid: string): [number, number] {
@@ -28,44 +26,85 @@ function hashes(kid: string): [number, number] {
   return [a >>> 0, (b | 1) >>> 0];
 }
 
-function* positions(kid: string): Generator<number> {
+/** The filter's bit positions of `kid`; `mask` is its size in bits less one (a power of two). */
+function* positions(kid: string, mask: number): Generator<number> {
   const [a, b] = hashes(kid);
-  for (let i = 0; i < HASHES; i++) yield ((a + Math.imul(i, b)) >>> 0) & (BITS - 1);
+  for (let i = 0; i < HASHES; i++) yield ((a + Math.imul(i, b)) >>> 0) & mask;
 }
 
 /** Whether any of `kids` may be retired, read from the shared filter (in a worker or on the main thread). */
 export function mayBeRetired(filter: SharedArrayBuffer, kids: readonly string[]): boolean {
   const words = new Int32Array(filter);
+  const mask = filter.byteLength * 8 - 1;
   return kids.some((kid) => {
-    for (const bit of positions(kid)) {
+    for (const bit of positions(kid, mask)) {
       if ((Atomics.load(words, bit >>> 5) & (1 << (bit & 31))) === 0) return false;
     }
     return true;
   });
 }
 
-/** The set of retired kids of one process: filled at start, refreshed by time, added to on its own retirements. */
+/**
+ * The set of retired kids of one process: filled at start, refreshed by retirement number (P472), added to on its
+ * own retirements (P469). Until its first complete fill every bit is set (P471): every verified V2 bundle then gets
+ * P282's exact look-up, as before P410, rather than none; the fill is built aside and copied in word by word, so no
+ * bit a retired kid needs is ever clear meanwhile.
+ */
 export class RetiredKidFilter {
-  readonly shared = new SharedArrayBuffer(BITS / 8);
-  readonly #words = new Int32Array(this.shared);
+  readonly shared: SharedArrayBuffer;
+  readonly #words: Int32Array;
+  readonly #mask: number;
   readonly #store: Store;
-  #newest: RetiredPosition | null = null;
+  /** The first fill's bits until it is copied into `shared`; undefined once filled. */
+  #pending: Int32Array | undefined;
+  #last: RetiredPosition | null = null;
   #running: Promise<void> | undefined;
   #again = false;
 
-  constructor(store: Store) {
+  constructor(store: Store, bitsLog2 = DEFAULT_FILTER_BITS_LOG2) {
+    const bits = 2 ** bitsLog2;
+    this.shared = new SharedArrayBuffer(bits / 8);
+    this.#words = new Int32Array(this.shared);
+    this.#mask = bits - 1;
+    this.#pending = new Int32Array(bits / 32);
     this.#store = store;
+    this.#words.fill(-1);
+  }
+
+  /** Whether the first complete fill is done (readiness, P471). */
+  get filled(): boolean {
+    return this.#pending === undefined;
   }
 
   add(kid: string): void {
-    for (const bit of positions(kid)) Atomics.or(this.#words, bit >>> 5, 1 << (bit & 31));
+    for (const bit of positions(kid, this.#mask)) {
+      Atomics.or(this.#words, bit >>> 5, 1 << (bit & 31));
+      if (this.#pending !== undefined)
+        this.#pending[bit >>> 5] = (this.#pending[bit >>> 5] ?? 0) | (1 << (bit & 31));
+    }
   }
 
   has(kids: readonly string[]): boolean {
     return mayBeRetired(this.shared, kids);
   }
 
-  /** Reads the retirements since the last refresh (less the look-back); one at a time, a call meanwhile runs after. */
+  /**
+   * The share of the filter's bits that are set (P470): a bundle whose kids are not retired is looked up in the store
+   * with about this to the fourth power's chance (4 hashes). 1 until the first fill.
+   */
+  fillRatio(): number {
+    let set = 0;
+    for (let i = 0; i < this.#words.length; i++) {
+      let w = Atomics.load(this.#words, i) >>> 0;
+      while (w !== 0) {
+        w &= w - 1;
+        set++;
+      }
+    }
+    return set / (this.#mask + 1);
+  }
+
+  /** Reads the retirements after the last one read; one at a time, a call meanwhile runs after. */
   refresh(): Promise<void> {
     if (this.#running !== undefined) {
       this.#again = true;
@@ -75,7 +114,7 @@ export class RetiredKidFilter {
       try {
         do {
           this.#again = false;
-          await this.#readSince();
+          await this.#readAfter();
         } while (this.#again);
       } finally {
         this.#running = undefined;
@@ -84,22 +123,20 @@ export class RetiredKidFilter {
     return this.#running;
   }
 
-  async #readSince(): Promise<void> {
-    let after: RetiredPosition | null = null;
-    if (this.#newest !== null) {
-      const from = Date.parse(this.#newest.retiredAt) - RETIRED_LOOKBACK_MS;
-      after = Number.isFinite(from)
-        ? { retiredAt: new Date(from).toISOString(), kid: '', subject: '' }
-        : null;
-    }
+  async #readAfter(): Promise<void> {
+    // Retirements an older replica wrote without a number (rolling upgrade) get one now, after what was read.
+    await this.#store.keys.numberUnnumberedRetirements();
     for (;;) {
-      const page = await this.#store.keys.retiredSince(after, PAGE);
-      for (const row of page) {
-        this.add(row.kid);
-        if (this.#newest === null || row.retiredAt > this.#newest.retiredAt) this.#newest = row;
-      }
-      if (page.length < PAGE) return;
-      after = page[page.length - 1] ?? null;
+      const page = await this.#store.keys.retiredSince(this.#last, PAGE);
+      for (const row of page) this.add(row.kid);
+      // Advanced page by page: a failure part-way resumes after what was read.
+      this.#last = page[page.length - 1] ?? this.#last;
+      if (page.length < PAGE) break;
     }
+    const pending = this.#pending;
+    if (pending === undefined) return;
+    // Word by word from all ones to the filled value: each word only loses bits no retired kid needs.
+    for (let i = 0; i < pending.length; i++) Atomics.store(this.#words, i, pending[i] ?? 0);
+    this.#pending = undefined;
   }
 }

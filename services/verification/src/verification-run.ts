@@ -170,9 +170,9 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
     response: Pick<VerifyResponse, 'verified' | 'version'>,
     passport: PassportKeys | KnownPassport,
     cachedAnalysis: BundleAnalysis | undefined,
-  ) => {
-    if (!response.verified) return;
-    void feed({ verified: true, version: response.version, passport }).then((stored) => {
+  ): Promise<void> | undefined => {
+    if (!response.verified) return undefined;
+    return feed({ verified: true, version: response.version, passport }).then((stored) => {
       if (!stored || cachedAnalysis === undefined) return;
       const pending = unstoredBindings.get(cachedAnalysis);
       unstoredBindings.delete(cachedAnalysis);
@@ -219,7 +219,7 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
     // A binding the miss did not store (its verdict was false then, or the write failed) is stored now.
     const pending = unstoredBindings.get(hit);
     if (feed !== undefined && pending !== undefined) {
-      feedDirectory(feed, response, pending.passport, hit);
+      await feedDirectory(feed, response, pending.passport, hit);
     }
     return { kind: 'verdict', response, cache: 'hit' };
   };
@@ -293,7 +293,7 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
       record(result.answer.summary, result.facts, startedAt, true);
       const passport = handedPassport(result);
       if (feed !== undefined && passport !== undefined) {
-        feedDirectory(feed, result.answer.summary, passport, cached);
+        await feedDirectory(feed, result.answer.summary, passport, cached);
       }
       return { kind: 'answer', answer: result.answer, ...cacheMiss };
     }
@@ -306,7 +306,7 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
     record(summaryOf(response), result.facts, startedAt, true);
     const passport = handedPassport(result);
     if (feed !== undefined && passport !== undefined) {
-      feedDirectory(feed, response, passport, cached);
+      await feedDirectory(feed, response, passport, cached);
     }
     return { kind: 'verdict', response, ...cacheMiss };
   };

@@ -23,6 +23,7 @@ import { keyBindingCreatedMigration } from './0017-key-binding-created.ts';
 import { resolutionsByDisputeMigration } from './0018-resolutions-by-dispute.ts';
 import { panelSignaturesMigration } from './0019-panel-signatures.ts';
 import { keyBindingsRetiredAtMigration } from './0020-key-bindings-retired-at.ts';
+import { keyRetirementSequenceMigration } from './0021-key-retirement-sequence.ts';
 import type { Migration, StoreDialect } from './migration.ts';
 
 export type { Migration, StoreDialect } from './migration.ts';
@@ -49,6 +50,7 @@ export const MIGRATIONS: readonly Migration[] = [
   resolutionsByDisputeMigration,
   panelSignaturesMigration,
   keyBindingsRetiredAtMigration,
+  keyRetirementSequenceMigration,
 ];
 
 export interface MigrateOptions {

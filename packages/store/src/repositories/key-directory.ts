@@ -4,7 +4,7 @@
 // and P174 (a binding that never authorised a write and was not proven again for a set age can be pruned), P185
 // (never the bindings of an id a stored record names).
 import { DEFAULT_MAX_CLOCK_SKEW_MS, instantOf } from '@proto/core';
-import { type ExpressionBuilder, type Kysely, sql, type Transaction } from 'kysely';
+import { type ColumnType, type ExpressionBuilder, type Kysely, sql, type Transaction } from 'kysely';
 import type { StoreDialect } from '../migrations/index.ts';
 import type { Database } from '../schema.ts';
 
@@ -25,6 +25,8 @@ export interface KeyDirectoryTables {
     retired_at: string | null;
     /** The verified bundle's hash that retired it. */
     retired_by: string | null;
+    /** The retirement's number from key_retirement_counter (0021, P472); 0 for retirements made before it. */
+    retired_seq: ColumnType<number | string | null, number | null, number>;
     /** Set once a /v2 write was authorised by it, never cleared: such a binding is never pruned (P174). */
     authorised_at: string | null;
     /** When a verified bundle last proved it (null only on rows a newer release wrote without it). */
@@ -35,6 +37,8 @@ export interface KeyDirectoryTables {
   key_passports: { agent_id: string; created_at: string; evidence: string };
   /** Ids a stored /v2 record names (0016): their bindings are never pruned (P185). Never deleted. */
   key_record_subjects: { subject: string; since: string };
+  /** One row (id 1): the last retirement number given (0021, P472). */
+  key_retirement_counter: { id: number; last_seq: ColumnType<number | string, number, number> };
 }
 
 type KeyDirectoryDatabase = Database & KeyDirectoryTables;
@@ -101,11 +105,16 @@ export interface PassportOutcome {
   readonly order: 'newest' | 'same' | 'older' | 'future' | 'foreign';
   readonly bound: number;
   readonly retired: number;
+  /** The kids this application retired (for any subject), each once: the caller's filter learns them at once (P469). */
+  readonly retiredKids: readonly string[];
 }
 
-/** Where a retirement stands in (retired_at, kid, subject) order (P410). */
+/**
+ * Where a retirement stands in (retired_seq, kid, subject) order (P472; P410 paged by retired_at): `seq` is the
+ * retirement's number, given in commit order, so nothing committed later is ever placed before a position read.
+ */
 export interface RetiredPosition {
-  readonly retiredAt: string;
+  readonly seq: number;
   readonly kid: string;
   readonly subject: string;
 }
@@ -160,10 +169,17 @@ export interface KeyDirectoryRepository {
    */
   retiredBindings(kids: readonly string[], subjects: readonly string[]): Promise<RetiredKeyBinding[]>;
   /**
-   * Up to `limit` retirements after `after` in (retired_at, kid, subject) order, oldest first (P410): a verification
-   * process pages through them to keep its filter of retired kids (index key_bindings_by_retired_at, 0020).
+   * Up to `limit` retirements after `after` in (retired_seq, kid, subject) order, oldest first (P410, P472): a
+   * verification process pages through them to keep its filter of retired kids (index key_bindings_by_retired_seq,
+   * 0021). Numbers are given in commit order, so a position read never has a retirement committed before it later.
    */
   retiredSince(after: RetiredPosition | null, limit: number): Promise<RetiredPosition[]>;
+  /**
+   * Numbers the retirements that have none (P472): written by a replica still on a release before migration 0021
+   * during a rolling upgrade. They then come after every position already read. Returns how many; one indexed query
+   * when there are none.
+   */
+  numberUnnumberedRetirements(): Promise<number>;
   /** How many bindings the directory holds (retired included): counts every row. */
   size(): Promise<number>;
   /**
@@ -251,6 +267,7 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
           bound_at: boundAt,
           retired_at: null,
           retired_by: null,
+          retired_seq: null,
           authorised_at: null,
           seen_at: boundAt,
           key_created_at: b.keyCreatedAt ?? null,
@@ -287,10 +304,14 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
           s === passport.agentId ? agentOwns : s === human ? humanOwns : false,
         ),
       );
-      let retired = 0;
-      const retire = async (query: () => Promise<{ numUpdatedRows: bigint }>) => {
-        retired += Number((await query()).numUpdatedRows);
+      const retiredPairs: { kid: string; subject: string }[] = [];
+      // Each retiring statement returns the pairs it retired; they are numbered once this transaction is done.
+      const retire = async (query: () => Promise<{ kid: string; subject: string }[]>) => {
+        retiredPairs.push(...(await query()));
       };
+      // P474: the agent's passport row (locked by #placePassport's upsert) before any binding row, in every
+      // application: two newer passports of one agent racing no longer lock the two in opposite orders.
+      const order = agentOwns ? await this.#placePassport(trx, passport, createdAt, horizon) : 'foreign';
       if (passport.retiredKids.length > 0 && speaksFor.size > 0) {
         await retire(() =>
           trx
@@ -299,10 +320,10 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
             .where('kid', 'in', [...passport.retiredKids])
             .where('subject', 'in', [...speaksFor])
             .where('retired_at', 'is', null)
-            .executeTakeFirstOrThrow(),
+            .returning(['kid', 'subject'])
+            .execute(),
         );
       }
-      const order = agentOwns ? await this.#placePassport(trx, passport, createdAt, horizon) : 'foreign';
       if (order === 'newest') {
         // Keys the newest passport no longer lists stop authorising for the agent (P45).
         const listed = passport.activeKids.length === 0 ? [''] : [...passport.activeKids];
@@ -314,9 +335,11 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
             .where('role', '=', 'passport')
             .where('kid', 'not in', listed)
             .where('retired_at', 'is', null)
-            .executeTakeFirstOrThrow(),
+            .returning(['kid', 'subject'])
+            .execute(),
         );
       }
+
       const binding = passport.bindings.filter(
         (b) =>
           speaksFor.has(b.subject) && !((order === 'older' || order === 'future') && b.role === 'passport'),
@@ -333,8 +356,49 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
           .where('retired_at', 'is', null)
           .execute();
       }
-      return { order, bound, retired };
+      // Last: the counter's holder then waits on no row but its own, so no lock cycle with another application.
+      if (retiredPairs.length > 0) await this.#numberRetirements(trx, retiredPairs);
+      return {
+        order,
+        bound,
+        retired: retiredPairs.length,
+        retiredKids: [...new Set(retiredPairs.map((p) => p.kid))],
+      };
     });
+  }
+
+  /**
+   * P472: gives the pairs this transaction retired the next retirement number. Taken only when something was
+   * retired: UPDATE … RETURNING locks the counter row until the commit (SQLite's write transaction holds it
+   * anyway), so retiring transactions commit in the order of their numbers and a reader that sees number n has
+   * every number below it visible too.
+   */
+  async #numberRetirements(
+    trx: Transaction<KeyDirectoryDatabase>,
+    pairs: readonly { kid: string; subject: string }[],
+  ): Promise<void> {
+    const counter = await trx
+      .updateTable('key_retirement_counter')
+      .set({ last_seq: sql<number>`last_seq + 1` })
+      .where('id', '=', 1)
+      .returning('last_seq')
+      .executeTakeFirstOrThrow();
+    const seq = Number(counter.last_seq);
+    // A flat row-value list, in chunks: a passport retires few pairs, but SQLite's expression depth is bounded.
+    for (let i = 0; i < pairs.length; i += 500) {
+      const chunk = pairs.slice(i, i + 500);
+      await trx
+        .updateTable('key_bindings')
+        .set({ retired_seq: seq })
+        .where((eb) =>
+          eb(
+            eb.refTuple('kid', 'subject'),
+            'in',
+            chunk.map((p) => eb.tuple(p.kid, p.subject)),
+          ),
+        )
+        .execute();
+    }
   }
 
   /** Whether `signer` may speak for `subject`: it has no live key of `role` here yet, or `signer` is one. */
@@ -478,23 +542,31 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
   async retiredSince(after: RetiredPosition | null, limit: number): Promise<RetiredPosition[]> {
     let query = this.#db
       .selectFrom('key_bindings')
-      .select(['retired_at', 'kid', 'subject'])
-      .where('retired_at', 'is not', null);
+      .select(['retired_seq', 'kid', 'subject'])
+      .where('retired_seq', 'is not', null);
     if (after !== null) {
       query = query.where((eb) =>
-        eb.or([
-          eb('retired_at', '>', after.retiredAt),
-          eb.and([eb('retired_at', '=', after.retiredAt), eb('kid', '>', after.kid)]),
-          eb.and([
-            eb('retired_at', '=', after.retiredAt),
-            eb('kid', '=', after.kid),
-            eb('subject', '>', after.subject),
-          ]),
-        ]),
+        eb(eb.refTuple('retired_seq', 'kid', 'subject'), '>', eb.tuple(after.seq, after.kid, after.subject)),
       );
     }
-    const rows = await query.orderBy('retired_at').orderBy('kid').orderBy('subject').limit(limit).execute();
-    return rows.map((r) => ({ retiredAt: r.retired_at ?? '', kid: r.kid, subject: r.subject }));
+    const rows = await query.orderBy('retired_seq').orderBy('kid').orderBy('subject').limit(limit).execute();
+    return rows.map((r) => ({ seq: Number(r.retired_seq), kid: r.kid, subject: r.subject }));
+  }
+
+  async numberUnnumberedRetirements(): Promise<number> {
+    const unnumbered = (db: Kysely<KeyDirectoryDatabase>) =>
+      db
+        .selectFrom('key_bindings')
+        .select(['kid', 'subject'])
+        .where('retired_seq', 'is', null)
+        .where('retired_at', 'is not', null);
+    if ((await unnumbered(this.#db).limit(1).executeTakeFirst()) === undefined) return 0;
+    return this.#db.transaction().execute(async (trx) => {
+      const pairs = await unnumbered(trx).limit(10_000).execute();
+      if (pairs.length === 0) return 0;
+      await this.#numberRetirements(trx, pairs);
+      return pairs.length;
+    });
   }
 
   async markAuthorised(kid: string, subjects: readonly string[]): Promise<boolean> {

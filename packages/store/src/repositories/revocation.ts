@@ -104,10 +104,12 @@ export class KyselyRevocationRepository implements RevocationRepository {
     if (Number.isNaN(Date.parse(entry.revoked_at))) throw new TypeError('revoked_at must be a timestamp');
     if (!/^sha256:[0-9a-f]{64}$/.test(entry.reason_hash))
       throw new TypeError('reason_hash must be sha256:<hex>');
-    const recordedAt = this.#clock().toISOString();
     return inTransaction(this.#db as unknown as Kysely<Database>, async (tx) => {
       const trx = tx as unknown as Kysely<RevocationDatabase>;
-      const current = await this.#lockState(trx, jurisdiction, recordedAt);
+      const current = await this.#lockState(trx, jurisdiction);
+      // P468: read under the lock, so no list issued before this one (by a writer this one waited for) is dated
+      // after the revocation it lacks.
+      const recordedAt = this.#clock().toISOString();
       const inserted = await trx
         .insertInto('revocation_entries')
         .values({
@@ -141,10 +143,9 @@ export class KyselyRevocationRepository implements RevocationRepository {
     options: IssueOptions = {},
   ): Promise<IssueResult> {
     assertJurisdiction(jurisdiction);
-    const now = this.#clock().toISOString();
     return inTransaction(this.#db as unknown as Kysely<Database>, async (tx) => {
       const trx = tx as unknown as Kysely<RevocationDatabase>;
-      const current = await this.#lockState(trx, jurisdiction, now);
+      const current = await this.#lockState(trx, jurisdiction);
       if (options.onlyIf !== undefined) {
         const latest = await this.#latest(trx, jurisdiction);
         if (!options.onlyIf(latest)) return { issued: false, latest };
@@ -164,12 +165,11 @@ export class KyselyRevocationRepository implements RevocationRepository {
   ): Promise<AttestResult> {
     assertJurisdiction(jurisdiction);
     assertId('agent id', agentId);
-    const now = this.#clock().toISOString();
     return inTransaction(this.#db as unknown as Kysely<Database>, async (tx) => {
       const trx = tx as unknown as Kysely<RevocationDatabase>;
       // Share mode: attestations run side by side on PostgreSQL, a revocation (FOR UPDATE) waits for them and
       // they wait for it; the entry is read after the lock, so a revocation committed meanwhile is seen.
-      await this.#lockState(trx, jurisdiction, now, 'share');
+      await this.#lockState(trx, jurisdiction, 'share');
       const row = await trx
         .selectFrom('revocation_entries')
         .selectAll()
@@ -300,11 +300,12 @@ export class KyselyRevocationRepository implements RevocationRepository {
     if (Number.isNaN(Date.parse(request.revoked_at))) throw new TypeError('revoked_at must be a timestamp');
     if (!/^sha256:[0-9a-f]{64}$/.test(request.reason_hash))
       throw new TypeError('reason_hash must be sha256:<hex>');
-    const recordedAt = this.#clock().toISOString();
     return inTransaction(this.#db as unknown as Kysely<Database>, async (tx) => {
       const trx = tx as unknown as Kysely<RevocationDatabase>;
       // The state lock serialises racing uses of one secret: the loser finds it used.
-      const current = await this.#lockState(trx, jurisdiction, recordedAt);
+      const current = await this.#lockState(trx, jurisdiction);
+      // P468: as in revoke, the entries' time is read under the lock.
+      const recordedAt = this.#clock().toISOString();
       const row = await trx
         .selectFrom('emergency_tokens')
         .selectAll()
@@ -364,12 +365,11 @@ export class KyselyRevocationRepository implements RevocationRepository {
   async #lockState(
     trx: Kysely<RevocationDatabase>,
     jurisdiction: string,
-    now: string,
     mode: 'update' | 'share' = 'update',
   ): Promise<number> {
     await trx
       .insertInto('revocation_state')
-      .values({ jurisdiction, list_number: 0, updated_at: now })
+      .values({ jurisdiction, list_number: 0, updated_at: this.#clock().toISOString() })
       .onConflict((oc) => oc.column('jurisdiction').doNothing())
       .execute();
     const row = await trx

@@ -54,6 +54,15 @@ export const RECORD_SETTINGS_ENV = {
     description:
       'Warn when a verified V2 bundle was signed by a kid the key directory has retired (P282); only a bundle whose signing kid is in the in-memory filter of retired kids is looked up in the store (P410)',
   },
+  // P470: the filter's size; its fill is proto_retired_kid_filter_fill_ratio (alert RetiredKidFilterSaturated).
+  RETIRED_KID_FILTER_BITS_LOG2: {
+    type: 'integer',
+    minimum: 16,
+    maximum: 30,
+    default: 20,
+    description:
+      'Size of the in-memory filter of retired kids, as a power of two of bits (20: 128 KiB, about 1 % false hits at 100 000 retired kids; each step up doubles the memory and the kids it holds at that rate) (P470)',
+  },
   RETIRED_KEY_REFRESH_SECONDS: {
     type: 'integer',
     minimum: 1,

@@ -1,5 +1,5 @@
-// Feeds the key directory from verified V2 bundles, off the request path. What the bundle says about its keys
-// arrives ready-made from the verification worker (records/bundle-key-bindings.ts), so no body is kept, copied or
+// Feeds the key directory from verified V2 bundles, before their answer (P469, bounded by APPLY_WAIT_MS). What the
+// bundle says about its keys arrives ready-made from the verification worker (records/bundle-key-bindings.ts), so no body is kept, copied or
 // re-parsed here, for JSON and CBOR alike (issue 14 item 1, P34); the store applies it with rotation (P45).
 import { decodeBase64Strict } from '@proto/core';
 import type { PassportKeys, Store } from '@proto/store';
@@ -28,20 +28,41 @@ const carriesKeys = (passport: PassportKeys | KnownPassport): passport is Passpo
 export const DEFAULT_REAPPLY_AFTER_MS = 60 * 60 * 1000;
 
 /**
- * Returns the hook the verify path calls after a verdict: a promise that settles true once the passport's keys
- * are applied (or were recently), false when the event applies nothing or the write failed. The write is deferred
- * with setImmediate, and passport keys applied within `reapplyAfterMs` cost one Map look-up: they are known by
- * their evidence, which the worker keeps for each passport (P123). Past that they are applied again, so the
- * directory sees that the passport is still in use and a pruned binding comes back (P174).
+ * Longest the verify path waits for a passport's keys to be applied before it answers anyway (P469): a store that
+ * is slow or down delays a first-seen passport's answer by at most this; the write then lands after the answer.
+ */
+export const APPLY_WAIT_MS = 1_000;
+
+/**
+ * Returns the hook the verify path calls after a verdict, and awaits before it answers: a promise that settles true
+ * once the passport's keys are applied (or were recently), false when the event applies nothing, the write failed,
+ * or it took longer than `applyWaitMs` (it goes on, and the bindings are handed over again from a cache hit).
+ * Passport keys applied within `reapplyAfterMs` cost one Map look-up: they are known by their evidence, which the
+ * worker keeps for each passport (P123). Past that they are applied again, so the directory sees that the passport
+ * is still in use and a pruned binding comes back (P174). Awaited (P469), so that a retirement this bundle makes is
+ * in this process's filter of retired kids, and GET /v2/keys shows it, before the bundle's answer goes out.
  */
 export function keyBindingFeeder(
   store: Store,
   log: { warn(obj: object, msg: string): void },
   seenLimit = 10_000,
   reapplyAfterMs = DEFAULT_REAPPLY_AFTER_MS,
-  onRetired?: () => Promise<void>,
+  onRetired?: (kids: readonly string[]) => void,
+  applyWaitMs = APPLY_WAIT_MS,
 ): (event: VerifiedBundleEvent) => Promise<boolean> {
   const seen = new Map<string, number>();
+  const apply = async (passport: PassportKeys, hash: string): Promise<boolean> => {
+    try {
+      const outcome = await store.keys.applyPassport(passport);
+      // P410, P469: the kids this process retired are in its filter at once, without waiting for a refresh.
+      if (outcome.retiredKids.length > 0) onRetired?.(outcome.retiredKids);
+      return true;
+    } catch (error) {
+      seen.delete(hash);
+      log.warn({ err: error }, 'key directory: could not store the bindings of a verified bundle');
+      return false;
+    }
+  };
   return async (event) => {
     if (!event.verified || !event.version.startsWith('2')) return false;
     const hash = event.passport.evidence;
@@ -53,16 +74,14 @@ export function keyBindingFeeder(
     if (!carriesKeys(passport)) return false;
     if (seen.size >= seenLimit) seen.clear();
     seen.set(hash, at);
-    await new Promise((resolve) => setImmediate(resolve));
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), applyWaitMs);
+    });
     try {
-      const outcome = await store.keys.applyPassport(passport);
-      // P410: this process's retirements are in its filter of retired kids before the hook settles.
-      if (outcome.retired > 0 && onRetired !== undefined) await onRetired();
-      return true;
-    } catch (error) {
-      seen.delete(hash);
-      log.warn({ err: error }, 'key directory: could not store the bindings of a verified bundle');
-      return false;
+      return await Promise.race([apply(passport, hash), late]);
+    } finally {
+      clearTimeout(timer);
     }
   };
 }

@@ -45,6 +45,7 @@ export interface RecordsConfig {
   readonly RECORDS_PANEL_QUORUM?: number;
   readonly RETIRED_KEY_WARNINGS?: boolean;
   readonly RETIRED_KEY_REFRESH_SECONDS?: number;
+  readonly RETIRED_KID_FILTER_BITS_LOG2?: number;
 }
 
 /** Validates an explicit variable map (tests, embedding); the service passes its own validated config instead. */
@@ -163,7 +164,12 @@ async function recordsPlugin(app: FastifyInstance, options: RecordsPluginOptions
   const warnRetired = config.RETIRED_KEY_WARNINGS !== false && !app.hasDecorator('retiredSigningKeys');
   const retiredKids = warnRetired ? await startRetiredKidFilter(app, store, config) : undefined;
   if (!app.hasDecorator('bundleVerified')) {
-    const onRetired = retiredKids === undefined ? undefined : () => retiredKids.refresh();
+    const onRetired =
+      retiredKids === undefined
+        ? undefined
+        : (kids: readonly string[]) => {
+            for (const kid of kids) retiredKids.add(kid);
+          };
     app.decorate('bundleVerified', keyBindingFeeder(store, app.log, undefined, reapplyAfterMs, onRetired));
   }
   if (retiredKids !== undefined) {
@@ -182,7 +188,7 @@ async function startRetiredKidFilter(
   store: Store,
   config: RecordsConfig,
 ): Promise<RetiredKidFilter> {
-  const filter = new RetiredKidFilter(store);
+  const filter = new RetiredKidFilter(store, config.RETIRED_KID_FILTER_BITS_LOG2);
   const refresh = () =>
     filter.refresh().catch((error: unknown) => {
       app.log.warn({ err: error }, 'the key directory could not be read for retired signing keys');
@@ -191,6 +197,23 @@ async function startRetiredKidFilter(
   const timer = setInterval(refresh, (config.RETIRED_KEY_REFRESH_SECONDS ?? 10) * 1000);
   timer.unref();
   app.addHook('onClose', async () => clearInterval(timer));
+  // P471: not ready until the filter holds every retirement once (a store down at start); each probe meanwhile tries
+  // again. Unfilled, the filter has every bit set: a bundle that reaches the service anyway gets the exact look-up.
+  if (typeof app.addReadinessCheck === 'function') {
+    app.addReadinessCheck('retired-kids', async () => {
+      if (!filter.filled) await filter.refresh();
+      return filter.filled;
+    });
+  }
+  const metrics = app.serviceMetrics as FastifyInstance['serviceMetrics'] | undefined;
+  metrics?.gauge(
+    'retired_kid_filter_fill_ratio',
+    'Share of the bits set in the filter of retired kids (P410, P470): a bundle by a kid never retired is looked up in the store with about this to the 4th power chance; 1 until the first fill',
+    [],
+    (g) => {
+      g.set(filter.fillRatio());
+    },
+  );
   return filter;
 }
 
@@ -300,6 +323,9 @@ export async function mountRecords(
     ...(config.RETIRED_KEY_REFRESH_SECONDS === undefined
       ? {}
       : { RETIRED_KEY_REFRESH_SECONDS: config.RETIRED_KEY_REFRESH_SECONDS }),
+    ...(config.RETIRED_KID_FILTER_BITS_LOG2 === undefined
+      ? {}
+      : { RETIRED_KID_FILTER_BITS_LOG2: config.RETIRED_KID_FILTER_BITS_LOG2 }),
   };
   const store = await openRecordStore(settings);
   const options: RecordsPluginOptions = {
