@@ -114,6 +114,23 @@ const SIGNATURE_SCHEMA = {
     status: { type: 'string', enum: ['verified', 'administrative', 'unchecked'] },
     kid: { type: 'string', description: 'The classical kid that signed it (verified)' },
     evidence: { type: 'string', description: 'Hash of the verified bundle that bound the key' },
+    form: {
+      type: 'string',
+      enum: ['hybrid', 'classical_only'],
+      description:
+        "P446, verified writes: which halves the stored record's signature carries and were verified (both, or the classical one only)",
+    },
+    upgraded_from: {
+      type: 'object',
+      required: ['form', 'content_hash', 'upgraded_at'],
+      description:
+        'P446: the classical_only copy of this same record (same payload, same classical half) that was stored first and replaced by this hybrid form',
+      properties: {
+        form: { type: 'string', enum: ['classical_only'] },
+        content_hash: { type: 'string', description: "The replaced copy's content hash" },
+        upgraded_at: { type: 'string', format: 'date-time' },
+      },
+    },
   },
 } as const;
 
