@@ -92,7 +92,7 @@ function lifecycleNote(route: RecordRoute): string {
       return (
         " `prev_report_hash` must equal the report_hash of the agent's latest report (GENESIS for the first), " +
         "else 409; unknown agent 404. A `timestamp` before that report's (the first: before the agent's commissioning " +
-        "certificate's) is 409 (P239). The report's `state` is recorded, not applied: moves go through /v2/lifecycle/transition."
+        "certificate's) is 409 (P239). The report's `state` is recorded, not applied (moves go through /v2/lifecycle/transition), so it is the agent's current state, or `decommissioned` in an active or declining agent's final report; else 409 (P379, P447)."
       );
     case 'arbitration_resolution':
       return ' One resolution per dispute, stored under its `dispute_id`: another for the same dispute is 409 (P240).';
