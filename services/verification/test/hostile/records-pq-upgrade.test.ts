@@ -267,6 +267,26 @@ describe.each(dialectsUnderTest())(
       );
     });
 
+    it('P446 (held): a content-id record stripped and posted first takes another id, and the hybrid one is stored under its own', async () => {
+      // D14: a content id hashes the whole record, signature included, so the stripped copy squats no id.
+      const record = sign(
+        'succession_record',
+        withFields(example('succession_record'), {
+          predecessor_agent_id: other.agentId,
+          successor_agent_id: arbiter.agentId,
+        }),
+        other.agentKeys,
+      );
+      const squat = await service.post('/v2/succession/record', stripped('succession_record', record));
+      expect(squat.status, shown(squat)).toBe(201);
+      expect(squat.json['signature']).toMatchObject({ form: 'classical_only' });
+      const own = await service.post('/v2/succession/record', record);
+      expect(own.status, shown(own)).toBe(201);
+      expect(own.json['id']).not.toBe(squat.json['id']);
+      expect(own.json['signature']).toMatchObject({ form: 'hybrid' });
+      expect(own.json['signature']).not.toHaveProperty('upgraded_from');
+    });
+
     it('P446: a stripped copy after the hybrid record does not replace it, and another record under the id is 409', async () => {
       const id = 'rights:p446-reverse';
       const original = sign(
