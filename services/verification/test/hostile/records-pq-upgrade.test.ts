@@ -366,3 +366,82 @@ describe.each(dialectsUnderTest())(
     });
   },
 );
+
+describe.each(dialectsUnderTest())(
+  "a member's resolution stripped and posted first under a panel quorum of two, on %s",
+  (dialect) => {
+    let service: VerifierWithRecords;
+    const initiator = partyOf(buildSignedBundle());
+    const respondent = partyOf(buildSignedBundle());
+    const first = partyOf(buildSignedBundle());
+    const second = partyOf(buildSignedBundle());
+    const shown = (answer: { json: Json }) => JSON.stringify(answer.json).slice(0, 600);
+    const sign = (kind: string, record: Json, keys: Keys) =>
+      signRecord(backend, PROFILES.proto, kind, record, keys);
+
+    beforeAll(async () => {
+      service = await startVerifierWithRecords(dialect, 'v2-pq-upgrade-panel', {
+        OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
+        RECORDS_ARBITRATORS: [first, second].map((p) => p.agentId).join(','),
+        RECORDS_PANEL_QUORUM: '2',
+      });
+      for (const party of [initiator, respondent, first, second]) {
+        const verified = await service.post('/verify', { signed_bundle: party.built.signed_bundle });
+        expect(verified.json['verified'], shown(verified)).toBe(true);
+        expect(await service.keyStatusOnce(party.agentKeys.classical.kid, 200)).toBe(200);
+      }
+    }, 180_000);
+    afterAll(async () => {
+      await service?.close();
+    });
+
+    it("P446: the member's own hybrid copy replaces the stripped one, counted once, and a second member resolves it", async () => {
+      const id = 'dispute:p446-panel';
+      const filed = await service.post(
+        '/v2/dispute/record',
+        sign(
+          'dispute_record',
+          withFields(example('dispute_record'), {
+            dispute_id: id,
+            initiator_agent_id: initiator.agentId,
+            respondent_agent_id: respondent.agentId,
+          }),
+          initiator.agentKeys,
+        ),
+      );
+      expect(filed.status, shown(filed)).toBe(201);
+      const resolution = (keys: Keys) =>
+        sign(
+          'arbitration_resolution',
+          withFields(example('arbitration_resolution'), {
+            dispute_id: id,
+            arbitrator_ids: [first.agentId, second.agentId],
+          }),
+          keys,
+        );
+      const own = resolution(first.agentKeys);
+      const squat = await service.post('/v2/dispute/arbitration', stripped('arbitration_resolution', own));
+      expect(squat.status, shown(squat)).toBe(201);
+      expect(squat.json).toMatchObject({ panel: { quorum: 2, signed_by: [first.agentId] } });
+
+      const upgraded = await service.post('/v2/dispute/arbitration', own);
+      // Before P446: 200, the stripped copy kept (the member counted through it) and no way to store its own.
+      expect(upgraded.status, shown(upgraded)).toBe(201);
+      expect(upgraded.json['record']).toEqual(own);
+      expect(upgraded.json).toMatchObject({
+        panel: { quorum: 2, signed_by: [first.agentId] },
+        signature: { form: 'hybrid', upgraded_from: { form: 'classical_only' } },
+      });
+      const decided = await service.post('/v2/dispute/arbitration', resolution(second.agentKeys));
+      expect(decided.status, shown(decided)).toBe(200);
+      expect(decided.json).toMatchObject({
+        panel: { quorum: 2, signed_by: [first.agentId, second.agentId] },
+      });
+      const read = (await (await fetch(`${service.url}/v2/dispute/arbitration/${id}`)).json()) as Json;
+      expect(read['record']).toEqual(own);
+      expect(read['signature']).toMatchObject({ form: 'hybrid' });
+      const dispute = (await (await fetch(`${service.url}/v2/dispute/record/${id}`)).json()) as Json;
+      expect(dispute['state']).toBe('resolved');
+    });
+  },
+);
