@@ -73,6 +73,38 @@ describe.each(dialectsUnderTest())('records on %s', (dialect) => {
     expect(await seats('sha256:bb')).toEqual([['arb-b', 'k1']]);
   });
 
+  it('P446: replace swaps the stored content only while it is the expected one, keeping its place and time', async () => {
+    const first = { declaration_id: 'decl-replace', sig: { pq: null } };
+    const second = { declaration_id: 'decl-replace', sig: { pq: 'both' } };
+    const put = await store.records.put('rights_declaration', 'decl-replace', first, { agentId: 'agent-r' });
+    const replaced = await store.records.replace(
+      'rights_declaration',
+      'decl-replace',
+      put.stored.content_hash,
+      second,
+    );
+    expect(replaced).toMatchObject({
+      record: second,
+      content_hash: contentHash(second),
+      seq: put.stored.seq,
+      stored_at: put.stored.stored_at,
+      agent_id: 'agent-r',
+    });
+    // The expected content is gone now: a second replacement by it (a racing one) changes nothing.
+    const stale = await store.records.replace(
+      'rights_declaration',
+      'decl-replace',
+      put.stored.content_hash,
+      first,
+    );
+    expect(stale).toBeUndefined();
+    expect((await store.records.get('rights_declaration', 'decl-replace'))?.record).toEqual(second);
+    expect((await store.records.put('rights_declaration', 'decl-replace', second)).status).toBe('identical');
+    expect(
+      await store.records.replace('rights_declaration', 'no-such-id', contentHash(first), second),
+    ).toBeUndefined();
+  });
+
   it('creates a record, then answers identical for the same content and conflict for other content', async () => {
     const record = { dispute_id: 'dsp-1', dispute_type: 'resource', parties: ['agent-a', 'agent-b'] };
     const created = await store.records.put('dispute_record', 'dsp-1', record);

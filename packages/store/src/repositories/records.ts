@@ -62,6 +62,13 @@ export interface PutOptions {
 
 export interface RecordRepository {
   put(kind: string, id: string, record: unknown, opts?: PutOptions): Promise<PutResult>;
+  /**
+   * Replaces the record under (kind, id) by `record` only while the stored content still hashes to `expectedHash`
+   * (a compare-and-set: of racing replacements one wins); its place in retention (`seq`) and `stored_at` are kept.
+   * The stored record after it, or undefined when the stored content is no longer `expectedHash` (or is gone).
+   * The caller decides what may replace what (P446: a record's signature upgraded to its hybrid form).
+   */
+  replace(kind: string, id: string, expectedHash: string, record: unknown): Promise<StoredRecord | undefined>;
   get(kind: string, id: string): Promise<StoredRecord | undefined>;
   /** The trace retention left of the record once under this id (P295: an evicted resolution still resolved). */
   tombstone(kind: string, id: string): Promise<RecordTombstone | undefined>;
@@ -312,6 +319,27 @@ export class KyselyRecordRepository implements RecordRepository {
       };
       return { status: 'created', stored: toStoredRecord(stored) };
     });
+  }
+
+  async replace(
+    kind: string,
+    id: string,
+    expectedHash: string,
+    record: unknown,
+  ): Promise<StoredRecord | undefined> {
+    assertKind(kind);
+    assertId('record id', id);
+    const hash = contentHash(record);
+    const json = JSON.stringify(record);
+    const row = await this.#db
+      .updateTable('v2_records')
+      .set({ record_json: json, content_hash: hash })
+      .where('kind', '=', kind)
+      .where('id', '=', id)
+      .where('content_hash', '=', expectedHash)
+      .returningAll()
+      .executeTakeFirst();
+    return row === undefined ? undefined : toStoredRecord(row);
   }
 
   async get(kind: string, id: string): Promise<StoredRecord | undefined> {

@@ -92,7 +92,7 @@ function lifecycleNote(route: RecordRoute): string {
       return (
         " `prev_report_hash` must equal the report_hash of the agent's latest report (GENESIS for the first), " +
         "else 409; unknown agent 404. A `timestamp` before that report's (the first: before the agent's commissioning " +
-        "certificate's) is 409 (P239). The report's `state` is recorded, not applied: moves go through /v2/lifecycle/transition."
+        "certificate's) is 409 (P239). The report's `state` is recorded, not applied (moves go through /v2/lifecycle/transition), so it is the agent's current state, or `decommissioned` in an active or declining agent's final report; else 409 (P379, P447)."
       );
     case 'arbitration_resolution':
       return ' One resolution per dispute, stored under its `dispute_id`: another for the same dispute is 409 (P240).';
@@ -114,6 +114,23 @@ const SIGNATURE_SCHEMA = {
     status: { type: 'string', enum: ['verified', 'administrative', 'unchecked'] },
     kid: { type: 'string', description: 'The classical kid that signed it (verified)' },
     evidence: { type: 'string', description: 'Hash of the verified bundle that bound the key' },
+    form: {
+      type: 'string',
+      enum: ['hybrid', 'classical_only'],
+      description:
+        "P446, verified writes: which halves the stored record's signature carries and were verified (both, or the classical one only)",
+    },
+    upgraded_from: {
+      type: 'object',
+      required: ['form', 'content_hash', 'upgraded_at'],
+      description:
+        'P446: the classical_only copy of this same record (same payload, same classical half) that was stored first and replaced by this hybrid form',
+      properties: {
+        form: { type: 'string', enum: ['classical_only'] },
+        content_hash: { type: 'string', description: "The replaced copy's content hash" },
+        upgraded_at: { type: 'string', format: 'date-time' },
+      },
+    },
   },
 } as const;
 

@@ -29,7 +29,13 @@ import {
 import { conflict, invalidId, notFound } from './errors.ts';
 import { contentId, isValidId, testamentVersionId, vitalityReportHash } from './ids.ts';
 import type { RecordRoute } from './kinds.ts';
-import { LIFECYCLE_MACHINE, recordedTime, type TransitionRequest } from './lifecycle-machine.ts';
+import {
+  isLifecycleState,
+  LIFECYCLE_MACHINE,
+  recordedTime,
+  reportableStates,
+  type TransitionRequest,
+} from './lifecycle-machine.ts';
 import {
   countPanelSigner,
   type PanelCount,
@@ -700,35 +706,41 @@ export async function postVitality(store: Store, record: JsonObject): Promise<Ou
       );
     }
     // The chain now holds the predecessor as the agent's latest report (under the agent's lock): judged against it.
-    await refuseReportAfterEnd(tx, agentId, record); // P379, read under the same lock as a decommissioning's move
+    await refuseReportOffMachine(tx, agentId, record); // P379, P447: read under the lock every move takes
     await refuseReportBeforeFloor(tx, agentId, record); // throws: the put and the append are rolled back
     return { statusCode: 201, body: answer(agentId, put.stored, { report_hash: reportHash }) };
   });
 }
 
 /**
- * P379: `decommissioned` is final (D16): a decommissioned agent's report states nothing else. Its keys may still be
- * bound, and the report's `state` is stored, not applied, so a report of an `active` agent at 990 after its
- * decommissioning was the latest vitality this service answered for it. Upstream's gateway refuses such a report too
- * (no move leaves decommissioned: 409). A final report stating `decommissioned` is still taken.
+ * P379, P447: a report states the state its agent is in here (`reportableStates`): `decommissioned` is final (D16), so
+ * a decommissioned agent's report states nothing else (P379); a live agent's report states its current state, or
+ * `decommissioned` as its final report where the machine allows that move. The report's `state` is stored, not
+ * applied, and GET answers the latest report: before, a report of an `active` agent was answered for an agent the
+ * lifecycle never activated. Judged under the agent's lock after the chain append, so a report racing a move is judged
+ * by the state it commits against. Whoever writes (the operator's token checks no signature, not the history).
  */
-async function refuseReportAfterEnd(
+async function refuseReportOffMachine(
   tx: StoreTransaction,
   agentId: string,
   record: JsonObject,
 ): Promise<void> {
   const status = await tx.lifecycle.get(agentId);
+  const current = status?.state;
+  if (!isLifecycleState(current)) return; // the chain append found the agent: its state is the machine's
   const reported = record['state'];
-  if (status?.state !== 'decommissioned' || reported === 'decommissioned') return;
-  throw conflict(
-    `Agent ${agentId} is decommissioned, which is final: a vitality report of it states decommissioned, not ${String(reported)}`,
-    {
-      agent_id: agentId,
-      current_state: status.state,
-      reported_state: reported ?? null,
-      allowed_states: ['decommissioned'],
-    },
-  );
+  const allowed = reportableStates(current);
+  if (isLifecycleState(reported) && allowed.includes(reported)) return;
+  const why =
+    current === 'decommissioned'
+      ? 'which is final: a vitality report of it states decommissioned'
+      : `so a vitality report of it states ${allowed.join(' or ')} (a report is not a move: POST /v2/lifecycle/transition first)`;
+  throw conflict(`Agent ${agentId} is ${current}, ${why}, not ${String(reported)}`, {
+    agent_id: agentId,
+    current_state: current,
+    reported_state: reported ?? null,
+    allowed_states: allowed,
+  });
 }
 
 /**

@@ -19,6 +19,21 @@ export const LIFECYCLE_MACHINE: Readonly<Record<LifecycleState, readonly Lifecyc
   decommissioned: [],
 });
 
+/**
+ * P447: the states a vitality report of an agent in `current` may state. A report's `state` is stored, not applied
+ * (moves go through POST /v2/lifecycle/transition, signed, timed and atomic, D16), so it states the state the agent is
+ * in; SPEC is silent on reports, and upstream's gateway applies a report's state as a move, which this service does
+ * not. One more: `decommissioned`, where the machine allows that move, for the agent's final report, because the
+ * decommissioning record is itself the move (D16) and a final report prepared with it may be posted before it.
+ * `decommissioned` itself reports nothing else (P379).
+ */
+export function reportableStates(current: LifecycleState): readonly LifecycleState[] {
+  return LIFECYCLE_MACHINE[current].includes('decommissioned') ? [current, 'decommissioned'] : [current];
+}
+
+export const isLifecycleState = (value: unknown): value is LifecycleState =>
+  typeof value === 'string' && (LIFECYCLE_STATES as readonly string[]).includes(value);
+
 export interface TransitionRequest {
   readonly agent_id: string;
   readonly to_state: LifecycleState;
@@ -29,8 +44,7 @@ export interface TransitionRequest {
 
 const MAX_REASON_LENGTH = 1024;
 
-const isState = (value: unknown): value is LifecycleState =>
-  typeof value === 'string' && (LIFECYCLE_STATES as readonly string[]).includes(value);
+const isState = isLifecycleState;
 
 /**
  * The move's time as the history records it, or undefined when it is no PROTOCOL date-time (core's reader, P221:

@@ -9,6 +9,7 @@ import {
   errorOf,
   example,
   get,
+  inRouteOrder,
   type Json,
   post,
   type RecordsApp,
@@ -56,7 +57,7 @@ describe.each(dialectsUnderTest())('/v2 records on %s', (dialect) => {
         });
         expect(moved.statusCode, moved.body).toBe(200);
       }
-      const record = sentRecord(service, route.path, dateDecommissioningNow(route.kind, example(route.kind)));
+      const record = sentRecord(service, route.path, inRouteOrder(route.kind, example(route.kind)));
       const created = await post(app, route.path, record);
       expect(created.statusCode, `${route.path}: ${created.body}`).toBe(201);
       const answer = bodyOf(created);
@@ -313,7 +314,7 @@ describe.each(dialectsUnderTest())('/v2 records survive a restart on %s', (diale
           to_state: 'active',
         });
       }
-      const record = sentRecord(first, route.path, dateDecommissioningNow(route.kind, example(route.kind)));
+      const record = sentRecord(first, route.path, inRouteOrder(route.kind, example(route.kind)));
       const response = await post(first.app, route.path, record);
       expect(response.statusCode, route.path).toBe(201);
       stored.push([route, bodyOf(response)['id'] as string, bodyOf(response)['stored_at'], record]);

@@ -26,6 +26,7 @@ import { isValidId } from './ids.ts';
 import { RECORD_ROUTES, type RecordRoute, TRANSITION_PATH } from './kinds.ts';
 import { readTransitionRequest } from './lifecycle-machine.ts';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE, v2PostRateLimit } from './rate-limit.ts';
+import { signatureFormOf, upgradeShownFor, upgradeStrippedCopies } from './signature-upgrade.ts';
 import type { WriteAuthorizer, WriteAuthorship } from './write-authorization.ts';
 
 export interface RecordRoutesOptions {
@@ -87,7 +88,28 @@ async function withAuthorship(store: Store, kind: string, answer: RecordAnswer) 
     answer.content_hash === undefined
       ? undefined
       : await store.records.getAuthorship(kind, answer.content_hash);
-  return { ...answer, signature: found ?? UNCHECKED };
+  return { ...answer, signature: await withForm(store, kind, answer, found ?? UNCHECKED) };
+}
+
+/**
+ * P446: beside a verified write, which halves the stored record's signature carries (`form`: what was verified), and
+ * the stripped copy it replaced when the owner's hybrid record was stored in its place (`upgraded_from`). An operator's
+ * or an unchecked write verified no half, so it shows none.
+ */
+async function withForm<T extends { readonly status: string }>(
+  store: Store,
+  kind: string,
+  answer: RecordAnswer,
+  signature: T,
+) {
+  if (signature.status !== 'verified') return signature;
+  const form = signatureFormOf(kind, answer.record);
+  const upgraded = await upgradeShownFor(store, answer.content_hash);
+  return {
+    ...signature,
+    ...(form === undefined ? {} : { form }),
+    ...(upgraded === undefined ? {} : { upgraded_from: upgraded }),
+  };
 }
 
 /**
@@ -141,10 +163,23 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
         const record = readRecordBody(profile, route, request.body, { administrative });
         const authorship = (await authorizer?.authorize(request, route.kind, record)) ?? UNCHECKED;
         // P297: the panel members the key speaks for are counted beside the resolution, never shown or stored here.
-        const { panelMembers: _members, ...signature } = authorship as WriteAuthorship & {
+        const {
+          panelMembers: _members,
+          pqKid: _pqKid,
+          ...signature
+        } = authorship as WriteAuthorship & {
           panelMembers?: unknown;
+          pqKid?: unknown;
         };
         await holdSubjects(store, route.kind, record);
+        // P446: the owner's hybrid record takes the place of its stripped copy, then is stored as a re-post would be.
+        const upgrades = await upgradeStrippedCopies(store, route, record, authorship);
+        for (const upgrade of upgrades) {
+          request.log.info(
+            { p446: upgrade },
+            'record signature upgraded: a classical_only copy replaced by the same record signed with both halves',
+          );
+        }
         const outcome = await post(store, record, { signature: authorship, panelQuorum, profile }).catch(
           (error: unknown) => {
             if (!(error instanceof RecordIdRetiredError)) throw error;
@@ -158,7 +193,10 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
         if (hash !== undefined && signature.status !== 'unchecked') {
           await store.records.putAuthorship(route.kind, hash, signature);
         }
-        return reply.code(outcome.statusCode).send({ ...outcome.body, signature });
+        // An upgrade answers as the first write of the owner's record (201), not as a re-post of it.
+        const statusCode = upgrades.length > 0 ? 201 : outcome.statusCode;
+        const shown = await withForm(store, route.kind, outcome.body, signature);
+        return reply.code(statusCode).send({ ...outcome.body, signature: shown });
       },
     );
 

@@ -334,3 +334,12 @@ export const withFields = (record: Json, fields: Json): Json => ({ ...structured
  */
 export const dateDecommissioningNow = (kind: string, record: Json): Json =>
   kind === 'decommissioning_record' ? withFields(record, { timestamp: new Date().toISOString() }) : record;
+
+/**
+ * `record` as the route table's order posts it for one agent: commissioned first, so its vitality report states
+ * `commissioned` (a report states its agent's state, P447), then a decommissioning record dated now (P238).
+ */
+export const inRouteOrder = (kind: string, record: Json): Json =>
+  kind === 'vitality_report'
+    ? withFields(record, { state: 'commissioned' })
+    : dateDecommissioningNow(kind, record);

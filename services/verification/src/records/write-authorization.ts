@@ -46,6 +46,11 @@ export type WriteAuthorship =
       readonly kid: string;
       readonly evidence: string;
       /**
+       * P446: the ML-DSA kid whose half verified beside the classical one, when the signature carries both. Not shown
+       * nor stored: it lets the owner's hybrid record take the place of its stripped copy.
+       */
+      readonly pqKid?: string;
+      /**
        * P297, resolutions only: the panel members (`arbitrator_ids`, in that order, once each) the signing key speaks
        * for. Not shown nor stored: the panel count is kept beside the resolution.
        */
@@ -257,6 +262,7 @@ export function createWriteAuthorizer(options: {
         status: 'verified',
         kid: verdict.classicalKid,
         evidence: classical.evidence,
+        ...(verdict.pqKid === null ? {} : { pqKid: verdict.pqKid }),
       } as const;
       if (kind !== ARBITRATION) return authorship;
       return { ...authorship, panelMembers: panelMembersOf(record, classical) };

@@ -53,7 +53,12 @@ describe.each(dialectsUnderTest())('records kept as and where they were signed, 
       '/v2/lifecycle/vitality',
       sign(
         'vitality_report',
-        withFields(example('vitality_report'), { agent_id: reporter.agentId, ...fields }),
+        // The reporter is commissioned and never moved: its reports say so (P447).
+        withFields(example('vitality_report'), {
+          agent_id: reporter.agentId,
+          state: 'commissioned',
+          ...fields,
+        }),
         reporter,
       ),
     );

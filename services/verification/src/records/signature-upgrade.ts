@@ -1,0 +1,198 @@
+// P446: a record stored with its signature stripped to `classical_only` is upgraded to the same record's hybrid form.
+// PROTOCOL §3: `binding` is covered by no signature, so whoever sees a hybrid-signed record can drop its ML-DSA half
+// and post it first; under VERIFIER_MODE=hybrid_preferred (the default) the classical half is accepted (P377), and the
+// owner's own record would then be "another record" under a stored id (409) for good.
+import { hashCanonicalV2, recordSignatureRule } from '@proto/core';
+import { RecordIdRetiredError, type RecordRepository, type Store, type StoredRecord } from '@proto/store';
+import { ARBITRATION } from './arbitration-panel.ts';
+import type { JsonObject } from './body.ts';
+import { APPEAL_OUTCOME, APPEAL_SETTLEMENT, PROPOSAL, SETTLEMENT } from './dispute-state.ts';
+import { testamentVersionId, vitalityReportHash } from './ids.ts';
+import type { RecordRoute } from './kinds.ts';
+import { signedPayloadHash } from './panel-quorum.ts';
+import type { WriteAuthorship } from './write-authorization.ts';
+
+/** Which halves a stored record's signature carries: both (`hybrid`), or the classical one only. */
+export type SignatureForm = 'hybrid' | 'classical_only';
+
+/**
+ * The trace of an upgrade, kept as a record of its own kind under the upgraded content's hash (so retention bounds
+ * it as every kind, D17), and shown beside the record as `signature.upgraded_from`.
+ */
+export const SIGNATURE_UPGRADE = 'record_signature_upgrade';
+
+export interface SignatureUpgrade {
+  readonly kind: string;
+  readonly id: string;
+  /** The content hash of the record now stored (the trace's own id). */
+  readonly content_hash: string;
+  readonly replaced_content_hash: string;
+  readonly replaced_form: 'classical_only';
+  readonly upgraded_at: string;
+  readonly kid: string;
+  readonly pq_kid: string;
+}
+
+/** What GET and POST show of an upgrade beside the record (inside `signature`). */
+export interface UpgradeShown {
+  readonly form: 'classical_only';
+  readonly content_hash: string;
+  readonly upgraded_at: string;
+}
+
+const signatureMemberOf = (kind: string): string =>
+  recordSignatureRule(kind)?.signatureMember ?? 'composite_sig';
+
+const isObject = (value: unknown): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The form of the signature `record` carries; undefined when it carries none (an administrative write, P44). */
+export function signatureFormOf(kind: string, record: unknown): SignatureForm | undefined {
+  if (!isObject(record)) return undefined;
+  const signature = record[signatureMemberOf(kind)];
+  if (!isObject(signature)) return undefined;
+  // The halves decide, not `binding`: the binding is the one member nobody signed.
+  return signature['pq'] === null || signature['pq'] === undefined ? 'classical_only' : 'hybrid';
+}
+
+const canonicalHash = (value: unknown): string | undefined => {
+  const hash = hashCanonicalV2('sha256', value);
+  return hash.ok ? hash.value : undefined;
+};
+
+/**
+ * Whether `stored` is `incoming` stripped of its PQ half: the same signed payload, the same classical half byte for
+ * byte, no PQ half stored and one posted. Anything else under the id is another record (D14: 409).
+ */
+export function isStrippedCopyOf(kind: string, stored: unknown, incoming: unknown): boolean {
+  if (!isObject(stored) || !isObject(incoming)) return false;
+  const member = signatureMemberOf(kind);
+  const { [member]: storedSig, ...storedPayload } = stored;
+  const { [member]: incomingSig, ...incomingPayload } = incoming;
+  if (!isObject(storedSig) || !isObject(incomingSig)) return false;
+  if (signatureFormOf(kind, stored) !== 'classical_only' || signatureFormOf(kind, incoming) !== 'hybrid')
+    return false;
+  const same = (a: unknown, b: unknown) => {
+    const left = canonicalHash(a);
+    return left !== undefined && left === canonicalHash(b);
+  };
+  return same(storedPayload, incomingPayload) && same(storedSig['classical'], incomingSig['classical']);
+}
+
+/**
+ * Where a record posted on `route` may already be stored: the (kind, id) pairs its handler writes it under. A content
+ * id covers the signature too, so a stripped copy of such a record holds another id and squats nothing.
+ */
+export function storedPlacesOf(route: RecordRoute, record: JsonObject): (readonly [string, string])[] {
+  const agentId = typeof record['agent_id'] === 'string' ? record['agent_id'] : undefined;
+  switch (route.id.type) {
+    case 'content':
+      return [];
+    case 'agent':
+      return agentId === undefined ? [] : [[route.kind, agentId]];
+    case 'vitality': {
+      const hash = vitalityReportHash(record);
+      return hash.ok ? [[route.kind, hash.value]] : [];
+    }
+    case 'testament': {
+      const version = record['testament_version'];
+      const id =
+        agentId === undefined || typeof version !== 'number'
+          ? undefined
+          : testamentVersionId(agentId, version);
+      return id === undefined ? [] : [[route.kind, id]];
+    }
+    case 'field': {
+      const id = record[route.id.field];
+      if (typeof id !== 'string') return [];
+      if (route.kind !== ARBITRATION) return [[route.kind, id]];
+      // A resolution is stored as the decision, the appeal's outcome, a proposal or a settlement (P296, P372, P378).
+      return [
+        [ARBITRATION, id],
+        [APPEAL_OUTCOME, id],
+        [SETTLEMENT, id],
+        [APPEAL_SETTLEMENT, id],
+        [PROPOSAL, signedPayloadHash(record)],
+      ];
+    }
+  }
+}
+
+/**
+ * Stores `record` in the place of its stripped copy wherever one is stored, when its writer proved both halves
+ * (a verified signature with a PQ kid): the owner's record answers as a first write. Each place is replaced by a
+ * compare-and-set on the stripped copy's content, so a racing write of anything else wins or loses cleanly, and a
+ * trace of the upgrade is stored with it. An operator's or an unchecked write proves no PQ half: nothing is upgraded.
+ */
+export async function upgradeStrippedCopies(
+  store: Store,
+  route: RecordRoute,
+  record: JsonObject,
+  authorship: WriteAuthorship,
+  now: () => Date = () => new Date(),
+): Promise<SignatureUpgrade[]> {
+  if (authorship.status !== 'verified' || authorship.pqKid === undefined) return [];
+  const { kid, pqKid } = authorship;
+  const upgrades: SignatureUpgrade[] = [];
+  for (const [kind, id] of storedPlacesOf(route, record)) {
+    const stored = await store.records.get(kind, id);
+    if (stored === undefined || !isStrippedCopyOf(route.kind, stored.record, record)) continue;
+    const upgrade = await store.transaction(async (tx) => {
+      const replaced = await tx.records.replace(kind, id, stored.content_hash, record);
+      if (replaced === undefined) return undefined; // changed since it was read: judged again by the handler
+      const trace: SignatureUpgrade = {
+        kind,
+        id,
+        content_hash: replaced.content_hash,
+        replaced_content_hash: stored.content_hash,
+        replaced_form: 'classical_only',
+        upgraded_at: now().toISOString(),
+        kid,
+        pq_kid: pqKid,
+      };
+      await keepTrace(tx.records, trace, agentOf(stored));
+      return trace;
+    });
+    if (upgrade !== undefined) upgrades.push(upgrade);
+  }
+  return upgrades;
+}
+
+/**
+ * The trace is stored under the upgraded content's hash. That id can only be retired (D17) by an earlier trace of the
+ * same content, evicted since: the upgrade itself stands, and the older trace's tombstone keeps its meaning.
+ */
+async function keepTrace(
+  records: RecordRepository,
+  trace: SignatureUpgrade,
+  opts: { agentId?: string },
+): Promise<void> {
+  try {
+    await records.put(SIGNATURE_UPGRADE, trace.content_hash, trace, opts);
+  } catch (error) {
+    if (!(error instanceof RecordIdRetiredError)) throw error;
+  }
+}
+
+const agentOf = (stored: StoredRecord): { agentId?: string } =>
+  stored.agent_id === undefined ? {} : { agentId: stored.agent_id };
+
+/**
+ * The upgrade that stored this content, as shown beside it; undefined when it was stored as posted. By content hash
+ * alone: a resolution's one content may be kept under several kinds (decision, proposal, settlement; P372).
+ */
+export async function upgradeShownFor(
+  store: Store,
+  contentHash: string | undefined,
+): Promise<UpgradeShown | undefined> {
+  if (contentHash === undefined) return undefined;
+  const trace = (await store.records.get(SIGNATURE_UPGRADE, contentHash))?.record as
+    | Partial<SignatureUpgrade>
+    | undefined;
+  if (trace === undefined) return undefined;
+  return {
+    form: 'classical_only',
+    content_hash: String(trace.replaced_content_hash),
+    upgraded_at: String(trace.upgraded_at),
+  };
+}
