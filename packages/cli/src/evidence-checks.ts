@@ -158,8 +158,8 @@ export async function applyEvidence(
     addExternalOutcomes,
     anchorOutcome,
     attestationOutcomeInHand,
+    decideRevocation,
     errorCode,
-    findRevocation,
     unverifiedEvidenceOutcomes,
     verifyAttestation,
     verifyRevocationList,
@@ -189,9 +189,10 @@ export async function applyEvidence(
       profile,
     });
     if (!result.ok) {
+      // P457: core's message already names the revocation list (this read "revocation list: revocation list: …").
       fail('revocation', {
         code: errorCode(result.error.code, profile),
-        message: `revocation list: ${result.error.message}`,
+        message: result.error.message,
         retryable: false,
       });
     } else if (analysis.agentId === undefined) {
@@ -201,13 +202,20 @@ export async function applyEvidence(
         retryable: false,
       });
     } else {
-      const entry = findRevocation(result.value.list, [analysis.agentId]);
-      if (entry === undefined) checks['revocation'] = 'pass';
+      // P457: the agent and every signer's kid, by core's rule, as POST /verify looks them up (D20, P201, P225: a
+      // revoked key signs nothing that verifies), worded as the service words it (`<jurisdiction>: <id> was revoked
+      // at <time>`); this looked the agent up alone and said "agent X is revoked in list N".
+      const decision = decideRevocation({
+        tier: analysis.resolvedTier ?? 'routine',
+        ids: [analysis.agentId, ...analysis.signerKids],
+        list: result.value.list,
+      });
+      if (decision.status !== 'fail') checks['revocation'] = 'pass';
       else {
         fail('revocation', {
-          code: errorCode('AGENT_REVOKED', profile),
-          message: `agent ${analysis.agentId} is revoked in list ${result.value.listNumber}`,
-          retryable: false,
+          code: errorCode(decision.error.code, profile),
+          message: `${result.value.list.jurisdiction}: ${decision.error.message}`,
+          retryable: decision.retryable,
         });
       }
     }
