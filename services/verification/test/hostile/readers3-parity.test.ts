@@ -5,6 +5,7 @@
 //   expires_at out at 30 days. Now core's `attestationMaxAgeDays` and the CLI's `--attestation-max-age-days`.
 // - P453: a receipt's failure read `anchor_receipt: …` from the service and bare from core and the CLI; the CLI's
 //   skipped receipt had no `anchor_receipt not checked` at all.
+// - P455: an id written wholly in Cyrillic look-alikes of Latin letters is named (the whole-script case).
 // - P454: the other wordings driven through all five: the CLI's `errors` held codes for evidence failures, a keyed
 //   attestation failure read `attestation: attestation: …` from the CLI, the evidence of an unverified bundle was
 //   said to be unchecked by the service only (and the CLI checked a receipt there), and a request without
@@ -323,5 +324,30 @@ describe('P454: a failing request is worded alike by core, the CLI and the servi
     expect(core.error_details?.map((d) => [d.code, d.message])).toEqual(
       served.error_details?.map((d) => [d.code, d.message]),
     );
+  });
+});
+
+describe('P455: an id written wholly in Cyrillic look-alikes of Latin letters is named by every reader', () => {
+  it('agent_id `ѕсоре-7` (Cyrillic ѕ, с, о, р, е): verified, and the warning says it reads as "scope-7"', async () => {
+    const agent = '\u0455\u0441\u043e\u0440\u0435-7';
+    const signed = buildSignedBundle({
+      tier: 'routine',
+      entries: 2,
+      hooks: {
+        payloads: (p) => {
+          for (const payload of Object.values(p)) if ('agent_id' in payload) payload['agent_id'] = agent;
+        },
+        entry: (e) => {
+          if ('agent_id' in e) e['agent_id'] = agent;
+        },
+      },
+    }).signed_bundle;
+    const all = await answers({ signed_bundle: signed }, plain, {});
+    expectAllAgree(all, wording);
+    const named = (all['POST /verify']?.warnings ?? []).filter((w) => w.includes('look-alike'));
+    expect(all['POST /verify']?.verified).toBe(true);
+    expect(named).toEqual([
+      'agent_passport.payload.agent_id "⟨U+0455⟩⟨U+0441⟩⟨U+043E⟩⟨U+0440⟩⟨U+0435⟩-7" reads as the Latin "scope-7" (whole-script look-alike): an id that reads the same may be another (look-alike id; not a failure)',
+    ]);
   });
 });
