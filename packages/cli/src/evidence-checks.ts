@@ -7,7 +7,7 @@ import { checkLogInclusion } from './log-inclusion.ts';
 import { listOption, stringOption } from './option-values.ts';
 import { progress } from './progress.ts';
 import { timeoutOption } from './timeout-option.ts';
-import { validateWitnessFlags, type WitnessFlags, witnessedLine, witnessFlags } from './witness-options.ts';
+import { validateWitnessFlags, type WitnessFlags, witnessFlags } from './witness-options.ts';
 
 export interface EvidenceOptions {
   /** A signed revocation list: a file, `-`, or an http(s) URL. */
@@ -33,12 +33,18 @@ export interface EvidenceOptions {
   readonly witnesses: WitnessFlags;
   readonly timeoutMs: number;
   readonly now: Date;
+  /** --attestation-max-age-days (P452): oldest attested_at accepted without expires_at; core's default when unset. */
+  readonly attestationMaxAgeMs?: number;
 }
 
 type Detail = NonNullable<VerifyResponse['error_details']>[number];
 
 /** The evidence options of `proto verify`, checked. */
-export function evidenceOptions(values: Readonly<Record<string, unknown>>, now: Date): EvidenceOptions {
+export function evidenceOptions(
+  values: Readonly<Record<string, unknown>>,
+  now: Date,
+  attestationMaxAgeDays?: number,
+): EvidenceOptions {
   const text = (name: string) => stringOption(values, name);
   const list = (name: string) => listOption(values, name);
   const url = (name: string): string | undefined => {
@@ -71,6 +77,9 @@ export function evidenceOptions(values: Readonly<Record<string, unknown>>, now: 
     witnesses,
     timeoutMs,
     now,
+    ...(attestationMaxAgeDays === undefined
+      ? {}
+      : { attestationMaxAgeMs: attestationMaxAgeDays * 86_400_000 }),
   };
 }
 
@@ -145,8 +154,26 @@ export async function applyEvidence(
   options: EvidenceOptions,
   io: CliIo,
 ): Promise<VerifyResponse> {
-  const { attestationOutcomeInHand, errorCode, findRevocation, verifyAttestation, verifyRevocationList } =
-    await import('@proto/core');
+  const {
+    addExternalOutcomes,
+    anchorOutcome,
+    attestationOutcomeInHand,
+    decideRevocation,
+    errorCode,
+    unverifiedEvidenceOutcomes,
+    verifyAttestation,
+    verifyRevocationList,
+  } = await import('@proto/core');
+  const maxAge = options.attestationMaxAgeMs === undefined ? {} : { maxAgeMs: options.attestationMaxAgeMs };
+  if (options.revocationList !== undefined && options.revocationKeys.length === 0)
+    throw new CliError('--revocation-list needs --revocation-key');
+  if (options.attestation !== undefined && options.attestationKeys.length === 0)
+    throw new CliError('--attestation needs --attestation-key');
+  // P454: as POST /verify: a bundle that is not verified gets no look-up of its revocation, receipt or attestation,
+  // and each given is `skipped` and said to be unchecked in the service's words (core's), where this used to check a
+  // receipt anyway and word an attestation its own way. --log without a receipt (the service has no such look-up)
+  // still runs.
+  const looksUp = response.verified;
   const checks: Record<string, string> = { ...response.checks };
   const details: Detail[] = [...(response.error_details ?? [])];
   const warnings = [...(response.warnings ?? [])];
@@ -155,17 +182,17 @@ export async function applyEvidence(
     details.push({ ...detail, check } as Detail);
   };
 
-  if (options.revocationList !== undefined) {
-    if (options.revocationKeys.length === 0) throw new CliError('--revocation-list needs --revocation-key');
+  if (looksUp && options.revocationList !== undefined) {
     const list = await readDocument(options.revocationList, io, options.timeoutMs);
     const result = verifyRevocationList(list, options.revocationKeys, {
       now: options.now,
       profile,
     });
     if (!result.ok) {
+      // P457: core's message already names the revocation list (this read "revocation list: revocation list: …").
       fail('revocation', {
         code: errorCode(result.error.code, profile),
-        message: `revocation list: ${result.error.message}`,
+        message: result.error.message,
         retryable: false,
       });
     } else if (analysis.agentId === undefined) {
@@ -175,40 +202,41 @@ export async function applyEvidence(
         retryable: false,
       });
     } else {
-      const entry = findRevocation(result.value.list, [analysis.agentId]);
-      if (entry === undefined) checks['revocation'] = 'pass';
+      // P457: the agent and every signer's kid, by core's rule, as POST /verify looks them up (D20, P201, P225: a
+      // revoked key signs nothing that verifies), worded as the service words it (`<jurisdiction>: <id> was revoked
+      // at <time>`); this looked the agent up alone and said "agent X is revoked in list N".
+      const decision = decideRevocation({
+        tier: analysis.resolvedTier ?? 'routine',
+        ids: [analysis.agentId, ...analysis.signerKids],
+        list: result.value.list,
+      });
+      if (decision.status !== 'fail') checks['revocation'] = 'pass';
       else {
         fail('revocation', {
-          code: errorCode('AGENT_REVOKED', profile),
-          message: `agent ${analysis.agentId} is revoked in list ${result.value.listNumber}`,
-          retryable: false,
+          code: errorCode(decision.error.code, profile),
+          message: `${result.value.list.jurisdiction}: ${decision.error.message}`,
+          retryable: decision.retryable,
         });
       }
     }
   }
 
-  if (options.attestationDocument !== undefined && options.attestationKeys.length === 0) {
+  if (looksUp && options.attestationDocument !== undefined && options.attestationKeys.length === 0) {
     // As POST /verify without ATTESTATION_TRUSTED_KEYS: nothing here can pass it, so it is said to be unchecked; but
-    // one the bundle or the clock contradicts fails (P437, core's in-hand check). An unverified bundle's is not
-    // looked at, as the service does not look (it answers `skipped`).
-    const unchecked = 'jurisdiction_attestation not checked: no --attestation-key given';
-    if (!response.verified) warnings.push(unchecked);
-    else {
-      const outcome = attestationOutcomeInHand(
-        options.attestationDocument,
-        analysis,
-        { now: options.now, profile },
-        unchecked,
-      );
-      checks['attestation'] = outcome.status;
-      warnings.push(...outcome.warnings);
-      if (outcome.error !== undefined) {
-        const { check: _check, ...detail } = outcome.error;
-        fail('attestation', detail);
-      }
+    // one the bundle or the clock contradicts fails (P437, core's in-hand check).
+    const outcome = attestationOutcomeInHand(
+      options.attestationDocument,
+      analysis,
+      { now: options.now, profile, ...maxAge },
+      'jurisdiction_attestation not checked: no --attestation-key given',
+    );
+    checks['attestation'] = outcome.status;
+    warnings.push(...outcome.warnings);
+    if (outcome.error !== undefined) {
+      const { check: _check, ...detail } = outcome.error;
+      fail('attestation', detail);
     }
-  } else if (options.attestation !== undefined || options.attestationDocument !== undefined) {
-    if (options.attestationKeys.length === 0) throw new CliError('--attestation needs --attestation-key');
+  } else if (looksUp && (options.attestation !== undefined || options.attestationDocument !== undefined)) {
     const input =
       options.attestation === undefined
         ? options.attestationDocument
@@ -225,19 +253,21 @@ export async function applyEvidence(
       ...(analysis.rprHash === undefined ? {} : { expectedRprHash: analysis.rprHash }),
       ...(analysis.agentId === undefined ? {} : { expectedAgentId: analysis.agentId }),
       ...(analysis.jurisdiction === undefined ? {} : { expectedJurisdiction: analysis.jurisdiction }),
+      ...maxAge,
     });
     if (result.ok) checks['attestation'] = 'pass';
     else {
+      // P454: core's message already reads `attestation: …`, as the service gives it.
       fail('attestation', {
         code: errorCode(result.error.code, profile),
-        message: `attestation: ${result.error.message}`,
+        message: result.error.message,
         retryable: false,
       });
     }
   }
 
   await validateWitnessFlags(options.witnesses);
-  if (hasReceipt(options)) {
+  if (looksUp && hasReceipt(options)) {
     const input =
       options.receipt === undefined
         ? options.receiptDocument
@@ -275,16 +305,13 @@ export async function applyEvidence(
           }),
       timeoutMs: options.timeoutMs,
     });
-    warnings.push(...check.warnings);
-    if (check.status === 'pass' && check.witnesses !== undefined)
-      warnings.push(`anchor_receipt: ${witnessedLine(check.witnesses)}`);
-    if (check.status === 'fail') {
-      fail('anchor', {
-        code: errorCode(check.code, profile),
-        message: check.message,
-        retryable: check.retryable,
-      });
-    } else checks['anchor'] = check.status;
+    // P453: worded as the service words it (core's `anchorOutcome`): `anchor_receipt: …` throughout.
+    const outcome = anchorOutcome(check, profile);
+    warnings.push(...outcome.warnings);
+    if (outcome.error !== undefined) {
+      const { check: _check, ...detail } = outcome.error;
+      fail('anchor', detail);
+    } else checks['anchor'] = outcome.status;
   }
 
   // --log without --receipt: look the bundle up in that log and prove it against the log's signed checkpoint.
@@ -310,11 +337,12 @@ export async function applyEvidence(
   }
 
   const failed = details.length > (response.error_details ?? []).length;
+  // P454: `errors` holds the failures' messages, as D12 and every other reader have it (this held their codes).
   const errors = [
     ...(response.errors ?? []),
-    ...details.slice((response.error_details ?? []).length).map((d) => d.code),
+    ...details.slice((response.error_details ?? []).length).map((d) => d.message),
   ];
-  return {
+  const merged: VerifyResponse = {
     ...response,
     verified: response.verified && !failed,
     checks: checks as VerifyResponse['checks'],
@@ -322,4 +350,13 @@ export async function applyEvidence(
     ...(warnings.length > 0 ? { warnings } : {}),
     ...(details.length > 0 ? { error_details: details } : {}),
   };
+  if (looksUp) return merged;
+  return addExternalOutcomes(
+    merged,
+    unverifiedEvidenceOutcomes({
+      revocation: options.revocationList !== undefined,
+      receipt: hasReceipt(options),
+      attestation: options.attestation !== undefined || options.attestationDocument !== undefined,
+    }),
+  );
 }

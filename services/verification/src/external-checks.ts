@@ -3,6 +3,7 @@
 import {
   type AnchorCheck,
   addExternalOutcomes,
+  anchorOutcome as anchorOutcomeOf,
   attestationOutcomeInHand,
   type ErrorDetail,
   type ErrorName,
@@ -17,6 +18,7 @@ import {
   type SecurityTier,
   type TrustedKey,
   tierFloorForMode,
+  unverifiedEvidenceOutcomes,
   type VerificationMode,
   type VerifyResponse,
   verifyAttestation,
@@ -92,37 +94,17 @@ function detail(
   return { code: errorCode(name, profile), check, message, retryable };
 }
 
-const NOT_VERIFIED = 'the bundle is not verified, so no external look-up is made';
-
-/** The checks `apply` would run, each `skipped` with a warning, for a bundle whose own verdict is false. */
+/** The checks `apply` would run, each `skipped` with core's warning, for a bundle whose own verdict is false (P454). */
 function unverifiedOutcomes(
   revocation: RevocationChecker | undefined,
   subject: BundleSubject,
   evidence: SuppliedEvidence | undefined,
 ): Outcome[] {
-  const outcomes: Outcome[] = [];
-  if (revocation !== undefined && subject.agentId !== undefined) {
-    outcomes.push({
-      check: 'revocation',
-      status: 'skipped',
-      warnings: [`revocation not checked: ${NOT_VERIFIED}`],
-    });
-  }
-  if (evidence?.anchor_receipt !== undefined) {
-    outcomes.push({
-      check: 'anchor',
-      status: 'skipped',
-      warnings: [`anchor_receipt not checked: ${NOT_VERIFIED}`],
-    });
-  }
-  if (evidence?.jurisdiction_attestation !== undefined) {
-    outcomes.push({
-      check: 'attestation',
-      status: 'skipped',
-      warnings: [`jurisdiction_attestation not checked: ${NOT_VERIFIED}`],
-    });
-  }
-  return outcomes;
+  return unverifiedEvidenceOutcomes({
+    revocation: revocation !== undefined && subject.agentId !== undefined,
+    receipt: evidence?.anchor_receipt !== undefined,
+    attestation: evidence?.jurisdiction_attestation !== undefined,
+  });
 }
 
 export function createExternalChecks(options: ExternalChecksOptions): ExternalChecks {
@@ -300,41 +282,9 @@ export function createExternalChecks(options: ExternalChecksOptions): ExternalCh
     return anchorOutcome(result);
   }
 
-  /** The outcome of a receipt's check, from the check's result (pass, skipped with why, or fail with its code). */
+  /** The outcome of a receipt's check, worded as every reader words it (core's `anchorOutcome`, P453). */
   function anchorOutcome(result: AnchorCheck): Outcome {
-    const extra = result.warnings.filter((w) => w !== result.message).map((w) => `anchor_receipt: ${w}`);
-    if (result.status === 'pass') {
-      // P60: who vouched for the log's checkpoint is part of the answer (the response has no per-check detail).
-      const witnessed =
-        result.witnesses === undefined
-          ? []
-          : [
-              `anchor_receipt: log checkpoint cosigned by ${result.witnesses.cosigned.join(', ')} (witness quorum ${result.witnesses.quorum})`,
-            ];
-      return { check: 'anchor', status: 'pass', warnings: [...witnessed, ...extra] };
-    }
-    // A result that is not a pass carries its code by type.
-    const code = errorCode(result.code, profile);
-    if (result.status === 'skipped') {
-      // Not a failure: the receipt could not be checked now. The code (and whether to retry) rides along.
-      const tag = ` [${code}${result.retryable ? ', retryable' : ''}]`;
-      return {
-        check: 'anchor',
-        status: 'skipped',
-        warnings: [`anchor_receipt not checked${tag}: ${result.message}`, ...extra],
-      };
-    }
-    return {
-      check: 'anchor',
-      status: 'fail',
-      error: {
-        code,
-        check: 'anchor',
-        message: `anchor_receipt: ${result.message}`,
-        retryable: result.retryable,
-      },
-      warnings: extra,
-    };
+    return anchorOutcomeOf(result, profile);
   }
 
   return {

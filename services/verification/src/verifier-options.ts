@@ -18,6 +18,8 @@ export function portableVerifierOptions(config: VerificationConfig): PortableVer
       requireSessionBinding: config.REQUIRE_SESSION_BINDING,
       requireCompositeBinding: config.REQUIRE_COMPOSITE_BINDING,
       maxKeyAgeDays: config.MAX_KEY_AGE_DAYS,
+      // P452: the settings (/health) show the age the external check applies; core's `verify` would apply it too.
+      attestationMaxAgeDays: config.ATTESTATION_MAX_AGE_DAYS,
       allowV1Bundles: config.ALLOW_V1_BUNDLES,
       ...(config.PQ_CHECKPOINT_INTERVAL === undefined
         ? {}

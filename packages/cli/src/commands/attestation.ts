@@ -3,6 +3,7 @@
 
 import { errorCode, parseTrustedKey, type TrustedKeyInput, verifyAttestation } from '@proto/core';
 import type { Command } from '../command.ts';
+import { integerOption, SIZE } from '../integer-option.ts';
 import {
   CliError,
   EXIT_NOT_VERIFIED,
@@ -44,6 +45,11 @@ jurisdiction, and that it has not expired. FILE holds {attestation} or the attes
       flags: '--at <TIME>',
       description: 'check expiry as of this RFC 3339 instant (2026-01-01T12:00:00Z) instead of now',
     },
+    {
+      flags: '--max-age-days <N>',
+      description:
+        "oldest attested_at accepted when expires_at is null, in days (default 30; the verification service's ATTESTATION_MAX_AGE_DAYS)",
+    },
     { flags: '--profile <P>', description: 'proto (default) or dcp-ai' },
   ],
   epilog: `Prints {verified, issuer, jurisdiction, agent_id, rpr_hash, attested_at, expires_at, signer?, error?}.
@@ -71,6 +77,8 @@ Exit codes: 0 verified, 1 not verified, 2 bad usage or unreadable input.
     if (trusted.length === 0)
       throw new CliError('give at least one --key or --keys FILE', { showUsage: true });
     const { now, profile } = timeAndProfile(values);
+    // P452: the operator's maximum age, so this command and the service refuse the same attestation.
+    const maxAgeDays = integerOption(values['max-age-days'], 'max-age-days', SIZE);
     const rprHash = stringOption(values, 'rpr-hash');
     const agent = stringOption(values, 'agent');
     const jurisdiction = stringOption(values, 'jurisdiction');
@@ -84,6 +92,7 @@ Exit codes: 0 verified, 1 not verified, 2 bad usage or unreadable input.
       ...(rprHash === undefined ? {} : { expectedRprHash: rprHash }),
       ...(agent === undefined ? {} : { expectedAgentId: agent }),
       ...(jurisdiction === undefined ? {} : { expectedJurisdiction: jurisdiction }),
+      ...(maxAgeDays === undefined ? {} : { maxAgeMs: maxAgeDays * 86_400_000 }),
     });
     const doc = isPlainObject(attestation) ? attestation : {};
     const pick = (name: string) => (name in doc ? { [name]: doc[name] } : {});

@@ -1,7 +1,16 @@
 // `proto revocation verify`: checks a jurisdiction's signed revocation list offline (signature, trusted key,
 // freshness, rollback) and looks an agent up. DECISIONS D20; SPEC.md "Revocation record and … list".
 
-import { DEFAULT_PROFILE, errorCode, findProfile, findRevocation, verifyRevocationList } from '@proto/core';
+import {
+  DEFAULT_PROFILE,
+  errorCode,
+  findProfile,
+  findRevocation,
+  lookAlikeIdWarnings,
+  readAlike,
+  spelledOut,
+  verifyRevocationList,
+} from '@proto/core';
 import { atOption } from '../at-option.ts';
 import type { Command, ParsedCommandLine } from '../command.ts';
 import { INDEX, integerOption } from '../integer-option.ts';
@@ -53,7 +62,8 @@ With --agent, also reports whether each agent is revoked by the list.`,
       description: 'proto (default) or dcp-ai: signing context and error-code prefix',
     },
   ],
-  epilog: `Prints {verified, list_number, issuer, jurisdiction, updated_at, next_update, entries, agents?, error?}.
+  epilog: `Prints {verified, list_number, issuer, jurisdiction, updated_at, next_update, entries, agents?, warnings?,
+error?}; warnings name look-alike entries, and entries that read as an --agent the list does not revoke.
 Exit codes: 0 verified and no --agent revoked, 1 not verified or an --agent revoked, 2 bad usage.
 `,
   positionals: { min: 1, max: 1 },
@@ -76,6 +86,7 @@ Exit codes: 0 verified and no --agent revoked, 1 not verified or an --agent revo
       const entry = verified === undefined ? undefined : findRevocation(verified.list, [agentId]);
       return { agent_id: agentId, revoked: entry !== undefined, ...(entry ? { entry } : {}) };
     });
+    const warnings = verified === undefined ? [] : lookAlikeWarnings(verified.list.entries, agents);
     printJson(io, {
       verified: result.ok,
       ...(verified === undefined
@@ -90,6 +101,7 @@ Exit codes: 0 verified and no --agent revoked, 1 not verified or an --agent revo
             signer: verified.signer,
           }),
       ...(agents.length > 0 ? { agents } : {}),
+      ...(warnings.length > 0 ? { warnings } : {}),
       ...(result.ok
         ? {}
         : {
@@ -103,6 +115,37 @@ Exit codes: 0 verified and no --agent revoked, 1 not verified or an --agent revo
     return result.ok && agents.every((a) => !a.revoked) ? EXIT_OK : EXIT_NOT_VERIFIED;
   },
 };
+
+/** At most this many entries are named as reading like one --agent; more are counted. */
+const MAX_READ_ALIKE = 5;
+
+/**
+ * P456: the list's look-alike entries (P383's rule: invisible characters, not NFC, compatibility forms, mixed or
+ * whole-script Cyrillic and Greek), and for each --agent the list does not revoke, the entries that read the same
+ * (P455's skeleton, ASCII `I`/`1`/`l` and `0`/`O` included): a person reading the list would take that agent for
+ * revoked. Warnings, never a failure: the list revokes exactly the ids it names.
+ */
+function lookAlikeWarnings(
+  entries: readonly { readonly agent_id: string }[],
+  agents: readonly { readonly agent_id: string; readonly revoked: boolean }[],
+): string[] {
+  const warnings = lookAlikeIdWarnings(
+    entries.map((e, i) => [`entries[${i}].agent_id`, e.agent_id] as const),
+  );
+  for (const agent of agents) {
+    if (agent.revoked) continue;
+    const alike = entries.flatMap((e, i) => (readAlike(agent.agent_id, e.agent_id) ? [i] : []));
+    for (const i of alike.slice(0, MAX_READ_ALIKE)) {
+      const listed = spelledOut((entries[i] as { agent_id: string }).agent_id);
+      warnings.push(
+        `agent ${spelledOut(agent.agent_id)} is not in the list, but entries[${i}].agent_id "${listed}" reads the same: check which agent the issuer meant (look-alike id)`,
+      );
+    }
+    if (alike.length > MAX_READ_ALIKE)
+      warnings.push(`${alike.length - MAX_READ_ALIKE} more entries read as ${spelledOut(agent.agent_id)}`);
+  }
+  return warnings;
+}
 
 export const revocationCommand: Command = {
   name: 'revocation',

@@ -11,6 +11,7 @@ import {
   prototypeMemberPath,
   receiptAnalyzeOptions,
   receiptOutcomeInHand,
+  unverifiedEvidenceOutcomes,
   type VerifierOptions,
 } from '@proto/core';
 import { rfc3339Instant } from '../at-option.ts';
@@ -87,9 +88,25 @@ function lineFor(file: string): { line: string; verified: boolean } {
   const attestation = request['jurisdiction_attestation'];
   const attested =
     attestation !== undefined && attestation !== null && verdict.verified
-      ? attestationOutcomeInHand(attestation, analysis, { now, profile: verifier.profile }, NOT_CHECKED)
+      ? attestationOutcomeInHand(
+          attestation,
+          analysis,
+          // P452: --attestation-max-age-days reaches the worker as the verifier's option.
+          { now, profile: verifier.profile, maxAgeMs: verifier.settings.attestationMaxAgeDays * 86_400_000 },
+          NOT_CHECKED,
+        )
       : undefined;
   const refuted = attested?.status === 'fail';
+  if (!verdict.verified) {
+    // P454: the evidence of a bundle that is not verified is skipped in the service's words (core's), not blamed on
+    // --batch: POST /verify/batch would not look it up either.
+    const evidence = {
+      receipt: hasReceipt,
+      attestation: attestation !== undefined && attestation !== null,
+    };
+    const answer = addExternalOutcomes(verdict, unverifiedEvidenceOutcomes(evidence));
+    return { line: JSON.stringify({ file, ...answer }), verified: false };
+  }
   const failed = [...(contradicted ? [outcome] : []), ...(refuted ? [attested] : [])];
   const response = failed.length > 0 ? addExternalOutcomes(verdict, failed) : verdict;
   // P319: POST /verify/batch checks a request's receipt and attestation; a batch here has no sources or keys to check

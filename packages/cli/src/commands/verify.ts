@@ -10,6 +10,7 @@ import {
   wantsEvidence,
   withRequestEvidence,
 } from '../evidence-checks.ts';
+import { integerOption, SIZE } from '../integer-option.ts';
 import {
   CliError,
   EXIT_NOT_VERIFIED,
@@ -75,6 +76,11 @@ jurisdiction_attestation?}, whose receipt and attestation are checked as --recei
       repeatable: true,
     },
     {
+      flags: '--attestation-max-age-days <N>',
+      description:
+        "oldest attested_at accepted for an attestation without expires_at, in days (default 30; the service's ATTESTATION_MAX_AGE_DAYS)",
+    },
+    {
       flags: '--receipt <FILE|URL>',
       description: 'an anchor receipt for this bundle, checked against --rpc, --esplora or --log (D19)',
     },
@@ -127,12 +133,19 @@ input or bad option (a list or receipt that cannot be read or fetched), 3 intern
     const policyPath = values['policy'];
     if (policyPath === '-' && source === '-')
       throw usage('--policy and the bundle cannot both be read from standard input');
+    // P452: the operator's maximum age of an attestation without expires_at, as ATTESTATION_MAX_AGE_DAYS sets it.
+    const attestationMaxAgeDays = integerOption(
+      values['attestation-max-age-days'],
+      'attestation-max-age-days',
+      SIZE,
+    );
     const policy = typeof policyPath === 'string' ? await readJsonInput(policyPath, io) : undefined;
 
     if (values['batch'] === true) {
       const batchOptions = {
         ...(profile !== undefined ? { profile } : {}),
         ...(mode !== undefined ? { mode } : {}),
+        ...(attestationMaxAgeDays !== undefined ? { attestationMaxAgeDays } : {}),
       };
       const setup = { options: { ...batchOptions, ...(policy !== undefined ? { policy } : {}) } };
       return verifyBatch(
@@ -159,6 +172,7 @@ input or bad option (a list or receipt that cannot be read or fetched), 3 intern
       ...(mode !== undefined ? { mode } : {}),
       ...(policy !== undefined ? { policy } : {}),
       ...(clock !== undefined ? { clock } : {}),
+      ...(attestationMaxAgeDays !== undefined ? { attestationMaxAgeDays } : {}),
     };
     const verifier = createVerifier(options);
     if (!verifier.ok) {
@@ -166,7 +180,10 @@ input or bad option (a list or receipt that cannot be read or fetched), 3 intern
       throw new CliError(`${where}${verifier.error.message}`);
     }
     // P317: the request file's own attestation and receipt are checked, as POST /verify checks them.
-    const evidence = withRequestEvidence(evidenceOptions(values, clock?.() ?? new Date()), request);
+    const evidence = withRequestEvidence(
+      evidenceOptions(values, clock?.() ?? new Date(), attestationMaxAgeDays),
+      request,
+    );
     const json = wantsJson(values, io);
     // The bundle's hashes are for a receipt (P74: the SHA3-256 one too, as the receipt is read after the
     // analysis) or a log look-up (P123); the verdict printed has neither.

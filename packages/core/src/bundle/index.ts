@@ -12,10 +12,19 @@ export {
   computeBundleHashes,
   secondaryBundleHash,
 } from './bundle-hashes.ts';
+export { readAlike, skeletonOf, wholeScriptLatinReading } from './confusable-skeleton.ts';
 export { type DetectedVersion, detectBundleVersion } from './detect.ts';
+export {
+  anchorOutcome,
+  NOT_VERIFIED_REASON,
+  unverifiedEvidenceOutcomes,
+} from './evidence-outcomes.ts';
+export { spelledOut } from './json.ts';
 export { V1_CHECK_ORDER, V2_CHECK_ORDER } from './ledger.ts';
+export { lookAlikeIdWarnings, lookAlikeReason } from './look-alike-ids.ts';
 export { receiptAnalyzeOptions, receiptOutcomeInHand } from './receipt-in-request.ts';
 export {
+  DEFAULT_ATTESTATION_MAX_AGE_DAYS,
   DEFAULT_MAX_AUDIT_ENTRIES,
   DEFAULT_MAX_CHECKPOINTS,
   DEFAULT_MAX_KEY_AGE_DAYS,

@@ -4,6 +4,7 @@
 // revocation list cannot see which one it was. Nothing in SPEC.md or PROTOCOL.md makes such an id invalid, so it is
 // a warning (V2 answers only: D12 gives V1 no `warnings`), never a failure.
 
+import { wholeScriptLatinReading } from './confusable-skeleton.ts';
 import { spelledOut } from './json.ts';
 
 /** Printable ASCII with no space: nearly every id, answered after one regex test and nothing else. */
@@ -47,6 +48,9 @@ export function lookAlikeReason(id: string): string | undefined {
   if (nfc.normalize('NFKC') !== nfc)
     reasons.push('holds compatibility characters (fullwidth, ligature, superscript…)');
   if (LATIN.test(id) && LATIN_LOOKALIKE.test(id)) reasons.push('mixes Latin with Cyrillic or Greek letters');
+  // P455: written in Cyrillic or Greek only, every letter a look-alike of a Latin one (UTS #39 whole-script).
+  const reading = LATIN_LOOKALIKE.test(id) ? wholeScriptLatinReading(id) : undefined;
+  if (reading !== undefined) reasons.push(`reads as the Latin "${shown(reading)}" (whole-script look-alike)`);
   return reasons.length === 0 ? undefined : reasons.join(', ');
 }
 

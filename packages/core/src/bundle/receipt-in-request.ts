@@ -5,8 +5,8 @@
 // sources, `proto verify` (FILE and --batch). One they do not contradict only a chain or log read can pass: skipped.
 import { prepareReceiptCheck } from '../anchor/check.ts';
 import { receiptNamesSecondary } from '../anchor/receipt.ts';
-import { errorCode } from '../errors.ts';
 import type { ProtocolProfile } from '../profile.ts';
+import { anchorOutcome } from './evidence-outcomes.ts';
 import type { AnalyzeOptions, BundleAnalysis } from './types.ts';
 import type { ExternalOutcome } from './verdict.ts';
 
@@ -31,11 +31,6 @@ export function receiptOutcomeInHand(
   const secondary = receiptNamesSecondary(receipt) ? analysis.bundleHashSecondary : undefined;
   const prepared = prepareReceiptCheck(receipt, analysis.bundleHash, secondary, false);
   if (prepared.ok || prepared.error.status !== 'fail') return skipped;
-  const { code, message, retryable } = prepared.error;
-  return {
-    check: 'anchor',
-    status: 'fail',
-    error: { code: errorCode(code, profile), check: 'anchor', message, retryable },
-    warnings: [],
-  };
+  // P453: worded `anchor_receipt: …`, as the service and `proto verify` word the same failure.
+  return anchorOutcome(prepared.error, profile);
 }

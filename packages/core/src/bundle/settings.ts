@@ -10,12 +10,15 @@ import {
 } from '../policy/verifier-policy.ts';
 import { findProfile, type ProtocolProfile } from '../profile.ts';
 import { coreError, err, ok, type Result } from '../result.ts';
+import { DEFAULT_ATTESTATION_MAX_AGE_MS } from '../revocation/attestation.ts';
 import { isRecord } from './json.ts';
 import type { BundleVersion, ResolvedVerifierSettings, VerifierOptions } from './types.ts';
 
 export const DEFAULT_MAX_AUDIT_ENTRIES = 10_000;
 export const DEFAULT_MAX_CHECKPOINTS = 10_000;
 export const DEFAULT_MAX_KEY_AGE_DAYS = 365;
+/** DEFAULT_ATTESTATION_MAX_AGE_MS in days, as ATTESTATION_MAX_AGE_DAYS and `--attestation-max-age-days` count. */
+export const DEFAULT_ATTESTATION_MAX_AGE_DAYS = DEFAULT_ATTESTATION_MAX_AGE_MS / 86_400_000;
 
 /** What a Verifier runs with: the plain settings plus the objects that cannot be serialised. */
 export interface VerifierRuntime {
@@ -32,6 +35,7 @@ const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   'requireSessionBinding',
   'requireCompositeBinding',
   'maxKeyAgeDays',
+  'attestationMaxAgeDays',
   'allowV1Bundles',
   'checkpointInterval',
   'maxAuditEntries',
@@ -116,6 +120,7 @@ export function resolveVerifierSettings(input: VerifierOptions | undefined): Res
   const requireSessionExpiry = boolOption(options, 'requireSessionExpiry', problems);
   const requireAudienceBinding = boolOption(options, 'requireAudienceBinding', problems);
   const maxKeyAgeDays = intOption(options, 'maxKeyAgeDays', 1, problems);
+  const attestationMaxAgeDays = intOption(options, 'attestationMaxAgeDays', 1, problems);
   const checkpointInterval = intOption(options, 'checkpointInterval', 1, problems);
   const maxAuditEntries = intOption(options, 'maxAuditEntries', 1, problems);
   const maxCheckpoints = intOption(options, 'maxCheckpoints', 0, problems);
@@ -167,6 +172,7 @@ export function resolveVerifierSettings(input: VerifierOptions | undefined): Res
     requireAudienceBinding: requireAudienceBinding ?? false,
     verifierId: typeof verifierId === 'string' ? verifierId : null,
     maxKeyAgeDays: maxKeyAgeDays ?? parsed.maxKeyAgeDays ?? DEFAULT_MAX_KEY_AGE_DAYS,
+    attestationMaxAgeDays: attestationMaxAgeDays ?? DEFAULT_ATTESTATION_MAX_AGE_DAYS,
     allowV1Bundles: v1,
     checkpointInterval: checkpointInterval ?? null,
     maxAuditEntries: maxAuditEntries ?? DEFAULT_MAX_AUDIT_ENTRIES,

@@ -66,6 +66,11 @@ export interface VerifierOptions {
   readonly requireSessionBinding?: boolean;
   readonly requireCompositeBinding?: boolean;
   readonly maxKeyAgeDays?: number;
+  /**
+   * The service's ATTESTATION_MAX_AGE_DAYS (P452): oldest `attested_at` `verify(request)` accepts for a
+   * `jurisdiction_attestation` without `expires_at`. Default 30, as the service's.
+   */
+  readonly attestationMaxAgeDays?: number;
   readonly allowV1Bundles?: boolean;
   /**
    * PQ_CHECKPOINT_INTERVAL: most audit entries one PQ checkpoint may cover. At `maximum` the limit is
@@ -100,6 +105,7 @@ export interface ResolvedVerifierSettings {
   readonly requireAudienceBinding: boolean;
   readonly verifierId: string | null;
   readonly maxKeyAgeDays: number;
+  readonly attestationMaxAgeDays: number;
   readonly allowV1Bundles: boolean;
   /** Null: no limit below `maximum` (D6). */
   readonly checkpointInterval: number | null;

@@ -27,6 +27,7 @@ describe('createVerifier options', () => {
       requireAudienceBinding: false,
       verifierId: null,
       maxKeyAgeDays: 365,
+      attestationMaxAgeDays: 30,
       allowV1Bundles: true,
       checkpointInterval: null,
       maxAuditEntries: 10_000,
@@ -112,12 +113,12 @@ describe('requests and version routing', () => {
         verified: false,
         version: 'unknown',
         checks: {},
-        errors: ['Missing signed_bundle in request body'],
+        errors: ['Missing signed_bundle in body'],
         error_details: [
           {
             code: 'PROTO-E001',
             check: 'request',
-            message: 'Missing signed_bundle in request body',
+            message: 'Missing signed_bundle in body',
             retryable: false,
           },
         ],

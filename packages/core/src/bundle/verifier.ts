@@ -3,6 +3,7 @@
 import { ok, type Result } from '../result.ts';
 import { attestationOutcomeInHand } from './attestation-in-request.ts';
 import { detectBundleVersion } from './detect.ts';
+import { unverifiedEvidenceOutcomes } from './evidence-outcomes.ts';
 import { isRecord, prop } from './json.ts';
 import { Ledger } from './ledger.ts';
 import { receiptAnalyzeOptions, receiptOutcomeInHand } from './receipt-in-request.ts';
@@ -67,7 +68,8 @@ function analyzeRequest(
   if (!isRecord(request) || prop(request, 'signed_bundle') === undefined) {
     return failedAnalysis('unknown', 'request', {
       code: 'BUNDLE_SCHEMA_INVALID',
-      message: 'Missing signed_bundle in request body',
+      // P454: the service's words (and upstream's, docs/protocol.md), so one request reads alike everywhere.
+      message: 'Missing signed_bundle in body',
     });
   }
   const requestKey = prop(request, 'public_key_b64');
@@ -152,7 +154,11 @@ export function createVerifier(options: VerifierOptions): Result<Verifier> {
     // P386: a receipt the bundle's own hashes contradict fails here too, as POST /verify and `proto verify` fail it.
     const analysis = analyze(request, receipt === undefined ? undefined : receiptAnalyzeOptions(receipt));
     const response = finalize(analysis, now);
-    if (!response.verified) return response;
+    // P454: the evidence of a bundle that is not verified is skipped and said to be, as the service says it.
+    if (!response.verified) {
+      const evidence = { receipt: receipt !== undefined, attestation: attestation !== undefined };
+      return addExternalOutcomes(response, unverifiedEvidenceOutcomes(evidence));
+    }
     const outcomes = [];
     if (receipt !== undefined)
       outcomes.push(receiptOutcomeInHand(receipt, analysis, runtime.profile, UNCHECKED_RECEIPT));
@@ -162,7 +168,8 @@ export function createVerifier(options: VerifierOptions): Result<Verifier> {
         attestationOutcomeInHand(
           attestation,
           analysis,
-          { now, profile: runtime.profile },
+          // P452: the operator's maximum age of an attestation without expires_at, as the service's.
+          { now, profile: runtime.profile, maxAgeMs: runtime.settings.attestationMaxAgeDays * 86_400_000 },
           UNCHECKED_ATTESTATION,
         ),
       );
