@@ -56,7 +56,10 @@ export interface BundleRegistration {
 
 export type BundleRegistrationResult =
   | { readonly ok: true; readonly value: BundleRegistration }
-  | { readonly ok: false; readonly reason: 'not_verified' | 'no_token' | 'no_agent' };
+  | {
+      readonly ok: false;
+      readonly reason: 'not_verified' | 'no_token' | 'no_agent' | 'not_signed_by_principal';
+    };
 
 function record(value: unknown): Record<string, unknown> | undefined {
   return value !== null && typeof value === 'object' && !Array.isArray(value)
@@ -87,6 +90,7 @@ export function registrationFromBundle(
   }
   const token = passport['emergency_revocation_token'];
   if (typeof token !== 'string' || !TOKEN_PATTERN.test(token)) return { ok: false, reason: 'no_token' };
+  if (!signedByPrincipal(signedBundle)) return { ok: false, reason: 'not_signed_by_principal' };
   const passportKids = new Set(
     (Array.isArray(passport['keys']) ? passport['keys'] : [])
       .map((k) => record(k)?.['kid'])
@@ -105,6 +109,29 @@ export function registrationFromBundle(
       rpr_hash: analysis.rprHash,
     },
   };
+}
+
+/**
+ * P480: whether every key named by the bundle's own signature is a key of its RPR's `binding_keys`. That signature
+ * covers the manifest, which carries the passport's hash and so its emergency token: the principal vouches for the
+ * token. Without this, a verified bundle proved only who holds the keys that signed it: D8 finds a key by kid in the
+ * passport as well as in the RPR, and the RPR is public (every bundle of the agent carries it, signed), so a stranger
+ * could copy an attested agent's RPR beside a passport of its own naming that agent, sign the rest with its own keys,
+ * and register its own token for the agent: the attestation (agent id, RPR hash) matched the copy. Only called on a
+ * verified bundle, so the named keys did sign and the RPR payload is the one its hash names.
+ */
+function signedByPrincipal(signedBundle: unknown): boolean {
+  const rpr = payloadOf(signedBundle, 'responsible_principal_record');
+  const principalKids = new Set(
+    (Array.isArray(rpr?.['binding_keys']) ? rpr['binding_keys'] : [])
+      .map((k) => record(k)?.['kid'])
+      .filter((kid): kid is string => typeof kid === 'string'),
+  );
+  const composite = record(record(record(signedBundle)?.['signature'])?.['composite_sig']);
+  const named = [record(composite?.['classical'])?.['kid'], record(composite?.['pq'])?.['kid']].filter(
+    (kid) => kid !== undefined && kid !== null,
+  );
+  return named.length > 0 && named.every((kid) => typeof kid === 'string' && principalKids.has(kid));
 }
 
 /**

@@ -153,6 +153,12 @@ export async function emergencyRoutes(app: FastifyInstance, options: EmergencyRo
             retryable: false,
           });
         }
+        if (found.reason === 'not_signed_by_principal') {
+          throw httpError(
+            'FORBIDDEN',
+            "The bundle's signature is not its principal's (a key of the RPR's binding_keys): only the principal vouches for the passport's emergency token",
+          );
+        }
         throw httpError(
           'BAD_REQUEST',
           found.reason === 'no_token'
