@@ -13,6 +13,13 @@ import { dateTimeInstant, isRfc3339Instant, parseTrustedKey, type TrustedKey } f
 export const DEFAULT_ISSUER = 'urn:proto:revocation:unconfigured';
 export const DEFAULT_JURISDICTION = 'ZZ';
 
+/**
+ * P482: the longest validity either document may be given, 100 years of 365 days. Both are added to the clock and
+ * written as RFC 3339 times: without a bound, a value in milliseconds by mistake put next_update or expires_at past
+ * year 9999, and the service booted to answer every POST /attest 400 (or died signing its first list).
+ */
+export const MAX_VALIDITY_S = 3_153_600_000;
+
 export const REVOCATION_ENV = defineEnv({
   PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 3003, description: 'HTTP port' },
   ISSUER: {
@@ -36,12 +43,14 @@ export const REVOCATION_ENV = defineEnv({
   LIST_VALIDITY_S: {
     type: 'integer',
     minimum: 2,
+    maximum: MAX_VALIDITY_S,
     default: 86_400,
     description: 'next_update = issue time + this; the list is re-issued when half of it has passed',
   },
   ATTESTATION_VALIDITY_S: {
     type: 'integer',
     minimum: 60,
+    maximum: MAX_VALIDITY_S,
     default: 2_592_000,
     description: 'expires_at = attested_at + this (default 30 days)',
   },
