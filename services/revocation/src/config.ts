@@ -3,9 +3,9 @@
 import {
   ConfigError,
   defineEnv,
-  describeJsonError,
   loadConfig,
   OPERATOR_TOKEN_ENV,
+  parseJsonVariable,
   type SharedConfig,
 } from '@proto/service-kit';
 import { dateTimeInstant, isRfc3339Instant, parseTrustedKey, type TrustedKey } from './core.ts';
@@ -128,14 +128,8 @@ export interface RevocationConfig extends SharedConfig {
 /** ATTESTATION_PREVIOUS_KEYS: retired keys stay published with a closed window, so old attestations verify. */
 export function parsePreviousKeys(text: string | undefined): TrustedKey[] {
   if (text === undefined || text.trim() === '') return [];
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new ConfigError(`ATTESTATION_PREVIOUS_KEYS is not valid JSON: ${describeJsonError(error)}`, [
-      'ATTESTATION_PREVIOUS_KEYS',
-    ]);
-  }
+  // Strictly: a member name twice (a key's valid_until written twice) is refused, not read last-wins (P483).
+  const value = parseJsonVariable(text, 'ATTESTATION_PREVIOUS_KEYS');
   if (!Array.isArray(value)) {
     throw new ConfigError('ATTESTATION_PREVIOUS_KEYS must be a JSON array of keys', [
       'ATTESTATION_PREVIOUS_KEYS',
