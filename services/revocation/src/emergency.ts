@@ -9,6 +9,13 @@ const TOKEN_PATTERN = /^sha256:[0-9a-f]{64}$/;
 const SECRET_PATTERN = /^[0-9a-f]{64}$/;
 const KID_PATTERN = /^[0-9a-f]{32}$/;
 
+/**
+ * P484: the most kids one registration takes, as many as the operator's PUT /emergency-tokens may list. Each becomes
+ * an entry of the signed list every verifier fetches when the secret is used; without a bound one self-made bundle
+ * (each PQ checkpoint signed by another passport key) put 82 entries in the list with one revocation.
+ */
+export const MAX_REGISTERED_KIDS = 16;
+
 /** The reason every emergency entry carries (schema emergency_revocation: reason is this constant). */
 export const EMERGENCY_REASON = 'key_compromise_emergency';
 
@@ -59,7 +66,8 @@ export type BundleRegistrationResult =
   | {
       readonly ok: false;
       readonly reason: 'not_verified' | 'no_token' | 'no_agent' | 'not_signed_by_principal';
-    };
+    }
+  | { readonly ok: false; readonly reason: 'too_many_kids'; readonly kids: number };
 
 function record(value: unknown): Record<string, unknown> | undefined {
   return value !== null && typeof value === 'object' && !Array.isArray(value)
@@ -97,6 +105,8 @@ export function registrationFromBundle(
       .filter((kid): kid is string => typeof kid === 'string' && KID_PATTERN.test(kid)),
   );
   const kids = analysis.signerKids.filter((kid) => passportKids.has(kid));
+  // P484: each kid becomes an entry of the signed list when the secret is used; as many as the operator's PUT.
+  if (kids.length > MAX_REGISTERED_KIDS) return { ok: false, reason: 'too_many_kids', kids: kids.length };
   const humanId = payloadOf(signedBundle, 'responsible_principal_record')?.['human_id'];
   return {
     ok: true,
