@@ -4,6 +4,7 @@ import {
   ConfigError,
   defineEnv,
   loadConfig,
+  normaliseJurisdiction,
   OPERATOR_TOKEN_ENV,
   parseJsonVariable,
   type SharedConfig,
@@ -157,6 +158,7 @@ export function loadRevocationConfig(
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): RevocationConfig {
   const raw = loadConfig<Record<string, unknown> & SharedConfig>(REVOCATION_ENV, env);
+  refuseUnmatchedJurisdiction(String(raw['JURISDICTION']));
   const validFrom = raw['ATTESTATION_KEY_VALID_FROM'];
   // A key's window starts no earlier than written, a leap second included (P178). Core's date-time reader: a
   // value Date.parse would only guess at ('1' as 2001, a bare date, a local time) stops the service (P244).
@@ -172,4 +174,20 @@ export function loadRevocationConfig(
     ATTESTATION_PREVIOUS_KEYS: parsePreviousKeys(raw['ATTESTATION_PREVIOUS_KEYS'] as string | undefined),
     ...(validFromMs !== undefined ? { ATTESTATION_KEY_VALID_FROM: new Date(validFromMs).toISOString() } : {}),
   } as unknown as RevocationConfig;
+}
+
+/**
+ * P486: verifiers look a list up by the upper-case ISO 3166 code (service-kit's normaliseJurisdiction) and refuse one
+ * naming another jurisdiction, so a list published for "us" was refused by every verifier: below elevated that is
+ * "revocation status not established", and a revoked agent's bundle verified. A code verifiers would read in
+ * another case is refused with the spelling to use; codes that are not ISO 3166 style are left as they are.
+ */
+function refuseUnmatchedJurisdiction(jurisdiction: string): void {
+  const normalised = normaliseJurisdiction(jurisdiction);
+  if (normalised !== undefined && normalised !== jurisdiction) {
+    throw new ConfigError(
+      `JURISDICTION ${jurisdiction} is read by verifiers as ${normalised} (ISO 3166 codes are compared in upper case), and a list or attestation naming ${jurisdiction} would be refused: write JURISDICTION=${normalised}`,
+      ['JURISDICTION'],
+    );
+  }
 }
