@@ -45,6 +45,7 @@ export {
   httpError,
   protocolError,
 } from './http-errors.ts';
+export { parseJsonVariable } from './json-variable.ts';
 export * from './jurisdiction.ts';
 export {
   ed25519PublicFromSeed,

@@ -4,6 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { LOAD_SHEDDING_EXEMPT } from './load-shedding.ts';
+import { sharedWhileRunning } from './shared-run.ts';
 
 export type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
@@ -189,6 +190,9 @@ export function installMetrics(app: FastifyInstance, metrics: ServiceMetrics): v
     )(reply.elapsedTime / 1000);
     done();
   });
+  // P485: a scrape runs collectors that ask the store and the chains (wallet balances, dependency_up); scrapes in
+  // flight together share one exposition, so anyone's burst of GET /metrics is not a burst of upstream calls.
+  const exposition = sharedWhileRunning(() => metrics.exposition());
   app.get(
     '/metrics',
     {
@@ -196,7 +200,7 @@ export function installMetrics(app: FastifyInstance, metrics: ServiceMetrics): v
       config: LOAD_SHEDDING_EXEMPT,
     },
     async (_request, reply) => {
-      const { contentType, body } = await metrics.exposition();
+      const { contentType, body } = await exposition();
       return reply.type(contentType).send(body);
     },
   );

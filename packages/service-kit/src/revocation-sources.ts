@@ -1,10 +1,11 @@
 // Where a verifier's revocation checker looks: the jurisdiction → list URL and trusted keys table read from
 // the environment (REVOCATION_SOURCES, …), checked at start. D20, D21; issue 12 (every source consulted).
+
 import { parseTrustedKey, type TrustedKey, type TrustedKeyInput } from '@proto/core';
 import { ConfigError } from './config.ts';
+import { parseJsonVariable } from './json-variable.ts';
 import { normaliseJurisdiction } from './jurisdiction.ts';
 import { isLoopbackHost, redactUrl, splitCredentials } from './revocation-source-url.ts';
-import { describeJsonError } from './secret-values.ts';
 
 /** Where a jurisdiction publishes its list and the Ed25519 keys trusted to sign it. */
 export interface RevocationSource {
@@ -50,14 +51,6 @@ export const REVOCATION_CLIENT_ENV = {
 } as const;
 
 const JURISDICTION_PATTERN = /^[\w:.-]{2,64}$/;
-
-function parseJsonVariable(text: string, variable: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new ConfigError(`${variable} is not valid JSON: ${describeJsonError(error)}`, [variable]);
-  }
-}
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

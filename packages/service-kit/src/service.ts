@@ -32,6 +32,7 @@ import { type InstalledRateLimit, installRateLimit, type RateLimitSetup } from '
 import { installRequestLog } from './request-log.ts';
 import { MAX_PATH_PARAM_LENGTH, routerRefusalHandler } from './router-refusals.ts';
 import { computeSecurityHeaders, writeSecurityHeaders } from './security-headers.ts';
+import { sharedWhileRunning } from './shared-run.ts';
 import { installCloseOnUnreadBody } from './unread-body.ts';
 import { installWireFormats } from './wire-format.ts';
 
@@ -304,8 +305,10 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
   });
   const dependencies = installDependencyMetrics(metrics);
   app.decorate('addReadinessCheck', (name: string, check: ReadinessCheck) => {
-    addReadinessCheck(name, check);
-    dependencies.add(name, check);
+    // P485: /ready and the dependency_up collector answer anyone; probes in flight together share one call.
+    const shared = sharedWhileRunning(check);
+    addReadinessCheck(name, shared);
+    dependencies.add(name, shared);
   });
   if (limiter?.redis) {
     const installed = limiter;

@@ -3,15 +3,23 @@
 import {
   ConfigError,
   defineEnv,
-  describeJsonError,
   loadConfig,
+  normaliseJurisdiction,
   OPERATOR_TOKEN_ENV,
+  parseJsonVariable,
   type SharedConfig,
 } from '@proto/service-kit';
 import { dateTimeInstant, isRfc3339Instant, parseTrustedKey, type TrustedKey } from './core.ts';
 
 export const DEFAULT_ISSUER = 'urn:proto:revocation:unconfigured';
 export const DEFAULT_JURISDICTION = 'ZZ';
+
+/**
+ * P482: the longest validity either document may be given, 100 years of 365 days. Both are added to the clock and
+ * written as RFC 3339 times: without a bound, a value in milliseconds by mistake put next_update or expires_at past
+ * year 9999, and the service booted to answer every POST /attest 400 (or died signing its first list).
+ */
+export const MAX_VALIDITY_S = 3_153_600_000;
 
 export const REVOCATION_ENV = defineEnv({
   PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 3003, description: 'HTTP port' },
@@ -36,12 +44,14 @@ export const REVOCATION_ENV = defineEnv({
   LIST_VALIDITY_S: {
     type: 'integer',
     minimum: 2,
+    maximum: MAX_VALIDITY_S,
     default: 86_400,
     description: 'next_update = issue time + this; the list is re-issued when half of it has passed',
   },
   ATTESTATION_VALIDITY_S: {
     type: 'integer',
     minimum: 60,
+    maximum: MAX_VALIDITY_S,
     default: 2_592_000,
     description: 'expires_at = attested_at + this (default 30 days)',
   },
@@ -119,14 +129,8 @@ export interface RevocationConfig extends SharedConfig {
 /** ATTESTATION_PREVIOUS_KEYS: retired keys stay published with a closed window, so old attestations verify. */
 export function parsePreviousKeys(text: string | undefined): TrustedKey[] {
   if (text === undefined || text.trim() === '') return [];
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new ConfigError(`ATTESTATION_PREVIOUS_KEYS is not valid JSON: ${describeJsonError(error)}`, [
-      'ATTESTATION_PREVIOUS_KEYS',
-    ]);
-  }
+  // Strictly: a member name twice (a key's valid_until written twice) is refused, not read last-wins (P483).
+  const value = parseJsonVariable(text, 'ATTESTATION_PREVIOUS_KEYS');
   if (!Array.isArray(value)) {
     throw new ConfigError('ATTESTATION_PREVIOUS_KEYS must be a JSON array of keys', [
       'ATTESTATION_PREVIOUS_KEYS',
@@ -154,6 +158,7 @@ export function loadRevocationConfig(
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): RevocationConfig {
   const raw = loadConfig<Record<string, unknown> & SharedConfig>(REVOCATION_ENV, env);
+  refuseUnmatchedJurisdiction(String(raw['JURISDICTION']));
   const validFrom = raw['ATTESTATION_KEY_VALID_FROM'];
   // A key's window starts no earlier than written, a leap second included (P178). Core's date-time reader: a
   // value Date.parse would only guess at ('1' as 2001, a bare date, a local time) stops the service (P244).
@@ -169,4 +174,20 @@ export function loadRevocationConfig(
     ATTESTATION_PREVIOUS_KEYS: parsePreviousKeys(raw['ATTESTATION_PREVIOUS_KEYS'] as string | undefined),
     ...(validFromMs !== undefined ? { ATTESTATION_KEY_VALID_FROM: new Date(validFromMs).toISOString() } : {}),
   } as unknown as RevocationConfig;
+}
+
+/**
+ * P486: verifiers look a list up by the upper-case ISO 3166 code (service-kit's normaliseJurisdiction) and refuse one
+ * naming another jurisdiction, so a list published for "us" was refused by every verifier: below elevated that is
+ * "revocation status not established", and a revoked agent's bundle verified. A code verifiers would read in
+ * another case is refused with the spelling to use; codes that are not ISO 3166 style are left as they are.
+ */
+function refuseUnmatchedJurisdiction(jurisdiction: string): void {
+  const normalised = normaliseJurisdiction(jurisdiction);
+  if (normalised !== undefined && normalised !== jurisdiction) {
+    throw new ConfigError(
+      `JURISDICTION ${jurisdiction} is read by verifiers as ${normalised} (ISO 3166 codes are compared in upper case), and a list or attestation naming ${jurisdiction} would be refused: write JURISDICTION=${normalised}`,
+      ['JURISDICTION'],
+    );
+  }
 }

@@ -9,6 +9,13 @@ const TOKEN_PATTERN = /^sha256:[0-9a-f]{64}$/;
 const SECRET_PATTERN = /^[0-9a-f]{64}$/;
 const KID_PATTERN = /^[0-9a-f]{32}$/;
 
+/**
+ * P484: the most kids one registration takes, as many as the operator's PUT /emergency-tokens may list. Each becomes
+ * an entry of the signed list every verifier fetches when the secret is used; without a bound one self-made bundle
+ * (each PQ checkpoint signed by another passport key) put 82 entries in the list with one revocation.
+ */
+export const MAX_REGISTERED_KIDS = 16;
+
 /** The reason every emergency entry carries (schema emergency_revocation: reason is this constant). */
 export const EMERGENCY_REASON = 'key_compromise_emergency';
 
@@ -56,7 +63,11 @@ export interface BundleRegistration {
 
 export type BundleRegistrationResult =
   | { readonly ok: true; readonly value: BundleRegistration }
-  | { readonly ok: false; readonly reason: 'not_verified' | 'no_token' | 'no_agent' };
+  | {
+      readonly ok: false;
+      readonly reason: 'not_verified' | 'no_token' | 'no_agent' | 'not_signed_by_principal';
+    }
+  | { readonly ok: false; readonly reason: 'too_many_kids'; readonly kids: number };
 
 function record(value: unknown): Record<string, unknown> | undefined {
   return value !== null && typeof value === 'object' && !Array.isArray(value)
@@ -87,12 +98,15 @@ export function registrationFromBundle(
   }
   const token = passport['emergency_revocation_token'];
   if (typeof token !== 'string' || !TOKEN_PATTERN.test(token)) return { ok: false, reason: 'no_token' };
+  if (!signedByPrincipal(signedBundle)) return { ok: false, reason: 'not_signed_by_principal' };
   const passportKids = new Set(
     (Array.isArray(passport['keys']) ? passport['keys'] : [])
       .map((k) => record(k)?.['kid'])
       .filter((kid): kid is string => typeof kid === 'string' && KID_PATTERN.test(kid)),
   );
   const kids = analysis.signerKids.filter((kid) => passportKids.has(kid));
+  // P484: each kid becomes an entry of the signed list when the secret is used; as many as the operator's PUT.
+  if (kids.length > MAX_REGISTERED_KIDS) return { ok: false, reason: 'too_many_kids', kids: kids.length };
   const humanId = payloadOf(signedBundle, 'responsible_principal_record')?.['human_id'];
   return {
     ok: true,
@@ -105,6 +119,29 @@ export function registrationFromBundle(
       rpr_hash: analysis.rprHash,
     },
   };
+}
+
+/**
+ * P480: whether every key named by the bundle's own signature is a key of its RPR's `binding_keys`. That signature
+ * covers the manifest, which carries the passport's hash and so its emergency token: the principal vouches for the
+ * token. Without this, a verified bundle proved only who holds the keys that signed it: D8 finds a key by kid in the
+ * passport as well as in the RPR, and the RPR is public (every bundle of the agent carries it, signed), so a stranger
+ * could copy an attested agent's RPR beside a passport of its own naming that agent, sign the rest with its own keys,
+ * and register its own token for the agent: the attestation (agent id, RPR hash) matched the copy. Only called on a
+ * verified bundle, so the named keys did sign and the RPR payload is the one its hash names.
+ */
+function signedByPrincipal(signedBundle: unknown): boolean {
+  const rpr = payloadOf(signedBundle, 'responsible_principal_record');
+  const principalKids = new Set(
+    (Array.isArray(rpr?.['binding_keys']) ? rpr['binding_keys'] : [])
+      .map((k) => record(k)?.['kid'])
+      .filter((kid): kid is string => typeof kid === 'string'),
+  );
+  const composite = record(record(record(signedBundle)?.['signature'])?.['composite_sig']);
+  const named = [record(composite?.['classical'])?.['kid'], record(composite?.['pq'])?.['kid']].filter(
+    (kid) => kid !== undefined && kid !== null,
+  );
+  return named.length > 0 && named.every((kid) => typeof kid === 'string' && principalKids.has(kid));
 }
 
 /**

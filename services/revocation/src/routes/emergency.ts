@@ -8,6 +8,7 @@ import { reasonHash } from '../core.ts';
 import {
   attestationHolds,
   EMERGENCY_REASON,
+  MAX_REGISTERED_KIDS,
   registrationFromBundle,
   secretProvesRegisteredToken,
   tokenOfSecret,
@@ -153,6 +154,18 @@ export async function emergencyRoutes(app: FastifyInstance, options: EmergencyRo
             retryable: false,
           });
         }
+        if (found.reason === 'too_many_kids') {
+          throw httpError(
+            'BAD_REQUEST',
+            `The bundle was signed by ${found.kids} of its passport's keys; a registration takes at most ${MAX_REGISTERED_KIDS} (each is listed as revoked when the secret is used): ask the operator (PUT /emergency-tokens/:agent_id)`,
+          );
+        }
+        if (found.reason === 'not_signed_by_principal') {
+          throw httpError(
+            'FORBIDDEN',
+            "The bundle's signature is not its principal's (a key of the RPR's binding_keys): only the principal vouches for the passport's emergency token",
+          );
+        }
         throw httpError(
           'BAD_REQUEST',
           found.reason === 'no_token'
@@ -264,7 +277,7 @@ export async function emergencyRoutes(app: FastifyInstance, options: EmergencyRo
             emergency_revocation_token: { type: 'string', pattern: '^sha256:[0-9a-f]{64}$' },
             kids: {
               type: 'array',
-              maxItems: 16,
+              maxItems: MAX_REGISTERED_KIDS,
               uniqueItems: true,
               items: { type: 'string', pattern: KID_PATTERN_SOURCE },
               description: "The agent's key ids, revoked with it",

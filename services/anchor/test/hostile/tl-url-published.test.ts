@@ -1,0 +1,117 @@
+// P481: TL_URL is published. The log adapter's base URL is the `log_url` of /health's chain list and of every
+// transparency-log receipt (GET /anchor/:hash answers anyone). An operator's TL_URL written with `user:password@`
+// (fetch refuses such a URL, so no append ever worked) or with a query (`?api_key=…`, which the adapter's paths then
+// followed) was served as written to every caller. Now the boot stops, naming TL_URL and never its value. The real
+// service as a child process (its exit and output), and in-process over HTTP for the control.
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ConfigError } from '@proto/service-kit';
+import { createStoreTarget } from '@proto/store/testing';
+import { describe, expect, it } from 'vitest';
+import { testApp, testConfig } from '../../src/testing/app.ts';
+
+const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+const SECRET = 'hunter2-Never-Published';
+
+/** Runs the anchor service's main.ts with `env` until it exits (killed after 30 s); its code and all it printed. */
+function boot(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, [MAIN], {
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'anchor-tl-url-')),
+      OPERATOR_TOKEN: 'operator-token-for-tests-0123456789',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+  });
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  return new Promise((resolve) =>
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    }),
+  );
+}
+
+describe('P481: a TL_URL that would publish a credential, or that no append can use, stops the boot', () => {
+  it('user:password@ in TL_URL: exit 1 naming TL_URL, the password nowhere in the output', async () => {
+    const { code, output } = await boot({ TL_URL: `http://anchor-bot:${SECRET}@127.0.0.1:9` });
+    expect(code).toBe(1);
+    expect(output).toMatch(/TL_URL/);
+    expect(output).not.toContain(SECRET);
+    expect(output).not.toContain('anchor-bot');
+  }, 60_000);
+
+  it.each([
+    ['a query', `http://127.0.0.1:9/?api_key=${SECRET}`],
+    ['a fragment', `http://127.0.0.1:9/#${SECRET}`],
+    ['a user name alone', `http://${SECRET}@127.0.0.1:9`],
+    ['no URL at all', `http://exa mple/${SECRET}`],
+  ])('%s: ConfigError naming TL_URL, never its value', (_name, url) => {
+    let thrown: unknown;
+    try {
+      testConfig({ TL_URL: url });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ConfigError);
+    expect((thrown as ConfigError).variables).toEqual(['TL_URL']);
+    expect((thrown as Error).message).not.toContain(SECRET);
+  });
+
+  it('a plain TL_URL with a path boots, and /health publishes it without its trailing slash', async () => {
+    const target = await createStoreTarget('sqlite', 'anchor-tl-url');
+    const app = await testApp({ TL_URL: 'http://127.0.0.1:9/log/' }, await target.open());
+    try {
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+      const health = (await (await fetch(`${base}/health`)).json()) as { chains: { log_url?: string }[] };
+      expect(health.chains.map((c) => c.log_url)).toEqual(['http://127.0.0.1:9/log']);
+    } finally {
+      await app.close();
+      await target.cleanup();
+    }
+  });
+});
+
+describe('P487: BTC_ESPLORA_URL with user:password@ stops the boot instead of logging the password at every call', () => {
+  const bitcoin = (url: string) => ({
+    BTC_ESPLORA_URL: url,
+    BTC_PRIVATE_KEY: 'cVt4o7BGAig1UXywgGSmARhxMdzP5qvQsxKkSsc1XEkw3tDTQFpy',
+    BTC_NETWORK: 'testnet',
+  });
+
+  it('exit 1 naming BTC_ESPLORA_URL, the password nowhere in the output', async () => {
+    const { code, output } = await boot(bitcoin(`http://esplora-user:${SECRET}@127.0.0.1:9`));
+    expect(code).toBe(1);
+    expect(output).toMatch(/BTC_ESPLORA_URL/);
+    expect(output).not.toContain(SECRET);
+  }, 60_000);
+
+  it('a user name alone, or no URL at all: ConfigError naming BTC_ESPLORA_URL, never its value', () => {
+    for (const url of [`http://${SECRET}@127.0.0.1:9`, `http://exa mple/${SECRET}`]) {
+      let thrown: unknown;
+      try {
+        testConfig(bitcoin(url));
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(ConfigError);
+      expect((thrown as ConfigError).variables).toEqual(['BTC_ESPLORA_URL']);
+      expect((thrown as Error).message).not.toContain(SECRET);
+    }
+  });
+});
