@@ -4,6 +4,7 @@
 // an isolate of ~30–45 MB that an idle service need not hold (P71, docs/operations.md#memory).
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
+import { turnOffAllocationSitePretenuring } from './pretenuring.ts';
 import { WorkerCpuTotal } from './thread-cpu.ts';
 import type { PortableVerifierOptions } from './verifier-options.ts';
 import type {
@@ -53,6 +54,8 @@ export class VerifyPool {
   constructor(options: VerifyPoolOptions) {
     this.threads = options.threads;
     this.maxQueue = options.maxQueue;
+    // P476: before any thread starts, so no pool thread takes a pretenuring decision that promotes every bundle.
+    turnOffAllocationSitePretenuring();
     this.#pool = new Piscina<VerifyTask | VerifyGroupTask, VerifyTaskResult | VerifyGroupResult>({
       filename: WORKER_FILE,
       minThreads: Math.min(options.minThreads, options.threads),
