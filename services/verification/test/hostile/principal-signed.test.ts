@@ -13,7 +13,12 @@ type Format = 'json' | 'cbor';
 
 let app: RunningApp;
 beforeAll(async () => {
-  app = await startApp({ VERIFY_RATE_LIMIT_PER_MINUTE: '0' });
+  // The warning comes from core, before any store; DATABASE_URL, when set, runs the same on PostgreSQL.
+  const database = process.env['DATABASE_URL'];
+  app = await startApp({
+    VERIFY_RATE_LIMIT_PER_MINUTE: '0',
+    ...(database === undefined ? {} : { DATABASE_URL: database }),
+  });
 });
 afterAll(() => app?.close());
 
