@@ -375,7 +375,7 @@ describe('load shedding at boot', () => {
 });
 
 describe('logging', () => {
-  it('P496: scrubs a secret variable\'s value from a failed readiness check\'s error, its cause and stack', async () => {
+  it("P496: scrubs a secret variable's value from a failed readiness check's error, its cause and stack", async () => {
     // An RPC URL with its API key in the path (Infura, Alchemy): the client library's error repeats the whole URL.
     const url = 'https://rpc.example/v3/0123456789abcdef-api-key';
     process.env['PROBE_RPC_URL'] = url;
