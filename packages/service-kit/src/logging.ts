@@ -6,6 +6,7 @@ import type { IncomingMessage } from 'node:http';
 import { pino } from 'pino';
 import type { LogLevel } from './config.ts';
 import { LineWriter } from './line-writer.ts';
+import { redactSecrets } from './secret-values.ts';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 const SAFE_REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -168,12 +169,36 @@ function bufferedStdout(service: string): LineWriter {
   return writer;
 }
 
+/** How deep an error's serialized form (causes, aggregated errors, their properties) is scrubbed. */
+const SCRUB_DEPTH = 8;
+
+/** `value` with every string scrubbed of secret variables' values and URL user-info (redactSecrets). */
+function scrubbed(value: unknown, depth: number): unknown {
+  if (typeof value === 'string') return redactSecrets(value);
+  if (value === null || typeof value !== 'object' || depth >= SCRUB_DEPTH) return value;
+  if (Array.isArray(value)) return value.map((item) => scrubbed(item, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) out[key] = scrubbed(item, depth + 1);
+  return out;
+}
+
+/**
+ * The `err` field of a line: pino's error serializer, then every string in it scrubbed (P496). A client library's
+ * error repeats the URL it called (viem's "URL: …", fetch's cause), and an RPC or explorer URL may carry an API key
+ * in its path, so each failed readiness check or poll wrote the key to the log. The redaction paths cannot reach
+ * text inside a message; errors are rare on a healthy service, so the scrub costs nothing per request.
+ */
+function scrubbedError(error: Error): unknown {
+  return scrubbed(pino.stdSerializers.err(error), 0);
+}
+
 /** Fastify `logger` option (pino) with the redaction list and the service name on every line. */
 export function loggerOptions(settings: LoggerSettings) {
   return {
     level: settings.level,
     base: { service: settings.service, pid: process.pid },
     redact: { paths: [...REDACT_PATHS], censor: '[REDACTED]' },
+    serializers: { err: scrubbedError },
     stream: settings.stream ?? bufferedStdout(settings.service),
   };
 }

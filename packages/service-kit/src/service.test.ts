@@ -375,6 +375,43 @@ describe('load shedding at boot', () => {
 });
 
 describe('logging', () => {
+  it("P496: scrubs a secret variable's value from a failed readiness check's error, its cause and stack", async () => {
+    // An RPC URL with its API key in the path (Infura, Alchemy): the client library's error repeats the whole URL.
+    const url = 'https://rpc.example/v3/0123456789abcdef-api-key';
+    process.env['PROBE_RPC_URL'] = url;
+    try {
+      const lines: string[] = [];
+      const stream = new Writable({
+        write(chunk, _enc, cb) {
+          lines.push(String(chunk));
+          cb();
+        },
+      });
+      const app = await createService({
+        name: 'test',
+        version: '1',
+        config: config({ LOG_LEVEL: 'info' }),
+        rateLimit: false,
+        logger: { stream },
+      });
+      apps.push(app);
+      app.addReadinessCheck('chain:evm', async () => {
+        throw new Error(`HTTP request failed.\n\nURL: ${url}`, {
+          cause: new Error(`fetch failed: connect ECONNREFUSED (${url})`),
+        });
+      });
+      await app.ready();
+      expect((await app.inject({ method: 'GET', url: '/ready' })).statusCode).toBe(503);
+      const text = lines.join('');
+      expect(text).toContain('readiness check failed');
+      expect(text).toContain('HTTP request failed');
+      expect(text).toContain('[redacted]');
+      expect(text).not.toContain('0123456789abcdef-api-key');
+    } finally {
+      delete process.env['PROBE_RPC_URL'];
+    }
+  });
+
   it('logs request ids and redacts credentials and secret keys', async () => {
     const lines: string[] = [];
     const stream = new Writable({

@@ -2,7 +2,7 @@
 // checkpoints (ANCHOR_VERIFY_LOG_KEY), and the witnesses whose k-of-n cosignatures a checkpoint must carry
 // (ANCHOR_VERIFY_WITNESS_KEYS, ANCHOR_VERIFY_WITNESS_QUORUM). DECISIONS D19; docs/project-decisions.md P60.
 import { parseCosignerKey, parseVerifierKey } from '@proto/core';
-import { ConfigError, describeJsonError, type LogSource } from '@proto/service-kit';
+import { ConfigError, type LogSource, parseJsonVariable } from '@proto/service-kit';
 
 const URL_VAR = 'ANCHOR_VERIFY_LOG_URL';
 const KEY_VAR = 'ANCHOR_VERIFY_LOG_KEY';
@@ -20,14 +20,6 @@ export function httpUrl(value: unknown, variable: string, where: string): string
     throw new ConfigError(`${where} must be an http(s) URL (got ${JSON.stringify(value)})`, [variable]);
   }
   return url.href.replace(/\/+$/, '');
-}
-
-export function parseJson(text: string, variable: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new ConfigError(`${variable} is not valid JSON: ${describeJsonError(error)}`, [variable]);
-  }
 }
 
 function splitList(text: string | undefined): string[] {
@@ -168,7 +160,7 @@ export function readLogSources(
       logSource(httpUrl(u, URL_VAR, `${URL_VAR}[${i}]`), {}, shared, `${URL_VAR}[${i}]`),
     );
   } else {
-    const value = parseJson(trimmed, URL_VAR);
+    const value = parseJsonVariable(trimmed, URL_VAR);
     if (!Array.isArray(value) || value.length === 0) {
       throw new ConfigError(
         `${URL_VAR} must be a non-empty JSON array of {url, keys?, witnesses?, quorum?}`,

@@ -1,5 +1,8 @@
 // The verifier's trust settings at boot: revocation sources, attestation keys and anchor sources parsed and
 // validated, a bad value refused with the variable named. DECISIONS D19 (operator sources), D20, D21.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { formatVerifierKey, noteVerifierKey } from '@proto/core';
 import { ConfigError } from '@proto/service-kit';
 import { describe, expect, it } from 'vitest';
@@ -144,5 +147,49 @@ describe('verifier trust settings', () => {
       { url: 'https://a.example' },
       { url: 'https://b.example', keys: [VKEY] },
     ]);
+  });
+});
+
+describe('VERIFIER_POLICY read as strictly as the CLI reads --policy (P495)', () => {
+  // A member twice: JSON.parse keeps the last, a reader that keeps the first (or `proto verify --policy`, which
+  // refuses the file) judges bundles under another policy than the one this service runs.
+  const twice = '{"risk_overrides":{"high":"maximum"},"risk_overrides":{}}';
+
+  it('refuses a member named twice, in the variable and in a policy file, naming the member', () => {
+    for (const value of [twice, writePolicyFile(twice)]) {
+      const error = refusal({ VERIFIER_POLICY: value });
+      expect(error.variables).toEqual(['VERIFIER_POLICY']);
+      expect(error.message).toMatch(/VERIFIER_POLICY has no single reading: .*risk_overrides/);
+    }
+  });
+
+  it('refuses a number with no finite value and keeps reading a well-formed policy', () => {
+    expect(refusal({ VERIFIER_POLICY: '{"risk_overrides":{},"x":1e400}' }).message).toMatch(
+      /VERIFIER_POLICY has no single reading/,
+    );
+    const policy = '{"risk_overrides":{"high":"maximum"}}';
+    expect(loadVerificationConfig({ VERIFIER_POLICY: policy }).VERIFIER_POLICY).toEqual({
+      risk_overrides: { high: 'maximum' },
+    });
+  });
+});
+
+function writePolicyFile(text: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'verifier-policy-'));
+  const file = join(dir, 'policy.json');
+  writeFileSync(file, text);
+  return file;
+}
+
+describe('per-chain anchor source maps read strictly (P495)', () => {
+  it('refuses a chain or network named twice instead of trusting the last URL', () => {
+    for (const variable of ['ANCHOR_VERIFY_ETH_RPC_URL', 'ANCHOR_VERIFY_ESPLORA_URL']) {
+      const error = refusal({
+        [variable]: '{"sepolia":"https://rpc.example/a","sepolia":"https://attacker.example/b"}',
+      });
+      expect(error.variables).toEqual([variable]);
+      expect(error.message).toMatch(new RegExp(`${variable} has no single reading: .*sepolia`));
+      expect(error.message).not.toContain('attacker.example');
+    }
   });
 });

@@ -15,13 +15,14 @@ import {
   type LogSource,
   loadConfig,
   parseAttestationTrustedKeys,
+  parseJsonVariable,
   parseRevocationSources,
   parseUnlistedJurisdictions,
   REVOCATION_CLIENT_ENV,
   type RevocationSources,
   type SharedConfig,
 } from '@proto/service-kit';
-import { httpUrl, parseJson, readLogSources } from './anchor-log-config.ts';
+import { httpUrl, readLogSources } from './anchor-log-config.ts';
 import { RECORD_SETTINGS_ENV } from './records/env.ts';
 
 export const VERIFICATION_ENV = defineEnv({
@@ -307,7 +308,7 @@ export interface VerificationConfig extends SharedConfig {
   readonly KEY_DIRECTORY_PRUNE_INTERVAL_SECONDS: number;
 }
 
-/** VERIFIER_POLICY holds JSON text (starts with `{`) or the path of a JSON file. */
+/** VERIFIER_POLICY holds JSON text (starts with `{`) or the path of a JSON file, read strictly (P495). */
 function readPolicy(value: string): unknown {
   const text = value.trim();
   let source = text;
@@ -321,20 +322,16 @@ function readPolicy(value: string): unknown {
       );
     }
   }
-  try {
-    return JSON.parse(source);
-  } catch (error) {
-    throw new ConfigError(`VERIFIER_POLICY is not valid JSON: ${(error as Error).message}`, [
-      'VERIFIER_POLICY',
-    ]);
-  }
+  // P495: as strictly as `proto verify --policy` reads the same file (a member twice is refused, not last-wins), so
+  // one policy file is one policy to the CLI and the service.
+  return parseJsonVariable(source, 'VERIFIER_POLICY');
 }
 
 /** A URL, or JSON `{"<name>": "<url>"}` (ANCHOR_VERIFY_ETH_RPC_URL per chain, ANCHOR_VERIFY_ESPLORA_URL per network). */
 function readUrlOrMap(text: string, variable: string): string | Record<string, string> {
   const trimmed = text.trim();
   if (!trimmed.startsWith('{')) return httpUrl(trimmed, variable, variable);
-  const value = parseJson(trimmed, variable);
+  const value = parseJsonVariable(trimmed, variable);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new ConfigError(`${variable} must be a URL or a JSON object of URLs`, [variable]);
   }
