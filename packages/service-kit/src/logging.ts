@@ -188,8 +188,9 @@ function scrubbed(value: unknown, depth: number): unknown {
  * in its path, so each failed readiness check or poll wrote the key to the log. The redaction paths cannot reach
  * text inside a message; errors are rare on a healthy service, so the scrub costs nothing per request.
  */
-function scrubbedError(error: Error): unknown {
-  return scrubbed(pino.stdSerializers.err(error), 0);
+function scrubbedError(error: Error): pino.SerializedError {
+  // The scrub maps strings to strings and keeps every member, so the shape pino's serializer gave is kept.
+  return scrubbed(pino.stdSerializers.err(error), 0) as pino.SerializedError;
 }
 
 /** Fastify `logger` option (pino) with the redaction list and the service name on every line. */
