@@ -57,8 +57,19 @@ export const RECORD_SIGNATURE_RULES: Readonly<Record<string, RecordSignatureRule
   awareness_threshold: rule('Awareness', ['agent_id', 'human_id']),
 });
 
+/**
+ * P497: the HumanConfirmationV2 a succession record carries as `human_consent` is signed by its human on its own (no
+ * route stores it alone, so it is not in RECORD_SIGNATURE_RULES); signRecord and verifyRecordSignature take this kind.
+ */
+export const HUMAN_CONFIRMATION = 'human_confirmation';
+
+const NESTED_SIGNATURE_RULES: Readonly<Record<string, RecordSignatureRule>> = Object.freeze({
+  [HUMAN_CONFIRMATION]: rule('HumanConfirmation', ['human_id']),
+});
+
 export function recordSignatureRule(kind: string): RecordSignatureRule | undefined {
-  return Object.hasOwn(RECORD_SIGNATURE_RULES, kind) ? RECORD_SIGNATURE_RULES[kind] : undefined;
+  if (Object.hasOwn(RECORD_SIGNATURE_RULES, kind)) return RECORD_SIGNATURE_RULES[kind];
+  return Object.hasOwn(NESTED_SIGNATURE_RULES, kind) ? NESTED_SIGNATURE_RULES[kind] : undefined;
 }
 
 /** The ids a record names as its subject (the values of its rule's subject fields). */

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import {
   createNativeBackend,
   generateBundleKeys,
+  HUMAN_CONFIRMATION,
   PROFILES,
   recordSignatureRule,
   recordSubjects,
@@ -297,8 +298,16 @@ export function signedForRoute(
   ) {
     return { body, token: TEST_OPERATOR_TOKEN };
   }
-  const signed = trySign(signer, route.kind, record);
+  const signed = trySign(signer, route.kind, withSignedConsent(signer, route.kind, record));
   return { body: wrapper === undefined ? signed : { [wrapper]: signed } };
+}
+
+/** P497: a succession record's `human_consent` signed by the test key too (bound to its human), as its human would. */
+function withSignedConsent(signer: TestSigner, kind: string, record: Json): Json {
+  const consent = record['human_consent'];
+  if (kind !== 'succession_record' || typeof consent !== 'object' || consent === null) return record;
+  if (signer.signedByMe(kind, record)) return record;
+  return { ...record, human_consent: trySign(signer, HUMAN_CONFIRMATION, consent as Json) };
 }
 
 function trySign(signer: TestSigner, kind: string, record: Json): Json {

@@ -13,6 +13,7 @@ import { actsForAgent, agentActedFor, COMMISSIONING, type PrincipalLookup } from
 import { ARBITRATION, type DisputePartiesLookup, judgePanel } from './arbitration-panel.ts';
 import { type AgentKnownLookup, DISPUTE, judgeRespondent } from './dispute-respondent.ts';
 import { badBody, conflict } from './errors.ts';
+import { refuseUnprovenConsent, SUCCESSION } from './human-consent.ts';
 import type { RevocationGate } from './revocation-gate.ts';
 
 export const WRITE_POLICIES = ['signed', 'open'] as const;
@@ -238,6 +239,21 @@ export function createWriteAuthorizer(options: {
         );
       }
       if (kind === DISPUTE) await refuseUnknownRespondent(profile, record, options.agentKnown);
+      if (kind === SUCCESSION) {
+        await refuseUnprovenConsent(
+          {
+            backend,
+            profile,
+            keys,
+            requirePq: options.requirePq === true,
+            refuseRevoked: async (ids) => {
+              if (revocation !== undefined) await refuseRevoked(revocation, ids);
+            },
+            howKeysAreBound: HOW_KEYS_ARE_BOUND,
+          },
+          record,
+        );
+      }
       const spokenFor = subjects.filter((s) => classical.subjects.includes(s));
       // P43: the signing kids and the subjects they speak for here must not be on any revocation list.
       if (revocation !== undefined) {

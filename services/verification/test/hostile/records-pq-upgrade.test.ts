@@ -274,6 +274,7 @@ describe.each(dialectsUnderTest())(
         withFields(example('succession_record'), {
           predecessor_agent_id: other.agentId,
           successor_agent_id: arbiter.agentId,
+          human_consent: null, // the example's consent is signed by nobody (P497 refuses it)
         }),
         other.agentKeys,
       );
