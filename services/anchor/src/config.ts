@@ -98,7 +98,7 @@ export const ANCHOR_ENV = defineEnv({
     minimum: 0,
     default: 0,
     description:
-      "A confirmed write is re-checked until it has this many confirmations; if its block left the best chain it goes back to pending and is re-sent (0: twice the chain's confirmations)",
+      "A confirmed write is re-checked until it has this many confirmations; if its block left the best chain it goes back to pending and is re-sent (0: twice the chain's confirmations, and at least its final depth: evm 64, bitcoin 6)",
   },
   ETH_CHAIN_NAME: {
     type: 'string',

@@ -3,6 +3,7 @@
 // write gone from the chain broadcast again with the same bytes. DECISIONS D19; docs/architecture.md §4.
 import type { AnchorBatch, AnchorItem } from '@proto/store';
 import type { ChainAdapter, TrackResult } from './adapters/types.ts';
+import { DEFAULT_FINAL_CONFIRMATIONS, finalConfirmationsFor } from './core.ts';
 import type { AnchorWorkerOptions } from './worker.ts';
 
 export type FollowerOptions = Pick<
@@ -52,7 +53,7 @@ export class ConfirmationFollower {
       await this.apply(adapter, batch, where);
     }
     if (adapter.kind === 'log') return;
-    const depth = this.#o.reorgWatchDepth || 2 * adapter.confirmationsRequired;
+    const depth = this.#o.reorgWatchDepth || defaultWatchDepth(adapter);
     for (const batch of await this.#o.repo.shallowConfirmed(adapter.name, depth)) {
       if (this.#stopped()) return;
       await this.#recheck(adapter, batch, await adapter.track(batch));
@@ -180,4 +181,20 @@ export class ConfirmationFollower {
       anchoredAt: null,
     };
   }
+}
+
+/**
+ * ANCHOR_REORG_WATCH_DEPTH's default (0): twice the chain's confirmations, and at least its final depth (P462's
+ * table: evm 64, bitcoin 6), P500. A receipt reports confirmations only while its write is watched, and the
+ * transparency log follows its root anchors until a receipt reports that depth (P463): a watch ending at 24 on
+ * Ethereum left every root anchor polled to the log's cap instead.
+ */
+export function defaultWatchDepth(
+  adapter: Pick<ChainAdapter, 'name' | 'kind' | 'confirmationsRequired'>,
+): number {
+  const final =
+    adapter.kind === 'log'
+      ? 0
+      : finalConfirmationsFor(DEFAULT_FINAL_CONFIRMATIONS, adapter.name, adapter.kind);
+  return Math.max(2 * adapter.confirmationsRequired, final);
 }

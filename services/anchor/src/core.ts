@@ -6,6 +6,8 @@ export {
   buildAnchorBatch,
   buildAnchorPayload,
   bundleHashDigest,
+  DEFAULT_FINAL_CONFIRMATIONS,
+  finalConfirmationsFor,
   opReturnData,
   opReturnScript,
   verifyAnchorInclusion,

@@ -25,7 +25,7 @@ export interface AnchorWorkerOptions {
   readonly leaseMs: number;
   /**
    * Confirmed writes are checked again until this many confirmations (ANCHOR_REORG_WATCH_DEPTH): one whose block
-   * left the best chain goes back to pending and is sent again. 0 or absent: twice the chain's confirmations.
+   * left the best chain goes back to pending and is sent again. 0 or absent: twice the chain's confirmations, at least its final depth (P500).
    */
   readonly reorgWatchDepth?: number;
   readonly log: WorkerLog;
