@@ -16,7 +16,7 @@ import { availableParallelism } from 'node:os';
 import { type BuildOptions, buildSignedBundle, selectCryptoBackend } from '@proto/core';
 import autocannon from 'autocannon';
 import { GcNvpTrace, type ThreadGcNvp } from './gc-nvp.ts';
-import { launchService, serviceMain, THIS_CHECKOUT } from './launch-service.ts';
+import { launchService, parseVariants, serviceMain, THIS_CHECKOUT, type Variant } from './launch-service.ts';
 import { cpuByGroupMs, threadsCpu } from './proc-stats.ts';
 
 const ROUNDS = Number(process.env['GC_CENSUS_ROUNDS'] ?? 1);
@@ -33,25 +33,7 @@ const EXTRA_ENV = Object.fromEntries(
     .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
 );
 
-interface Variant {
-  readonly label: string;
-  readonly flags: readonly string[];
-  readonly checkout?: string;
-}
-
-const VARIANTS: readonly Variant[] = (process.env['GC_CENSUS_VARIANTS'] ?? 'this=').split(';').map((v) => {
-  const at = v.indexOf('=');
-  if (at < 0) throw new Error(`GC_CENSUS_VARIANTS: ${v} has no '='`);
-  const [label = '', checkout] = v.slice(0, at).split('@');
-  return {
-    label: label.trim(),
-    ...(checkout === undefined ? {} : { checkout: checkout.trim() }),
-    flags: v
-      .slice(at + 1)
-      .split(' ')
-      .filter((f) => f !== ''),
-  };
-});
+const VARIANTS = parseVariants(process.env['GC_CENSUS_VARIANTS'] ?? 'this=', 'GC_CENSUS_VARIANTS');
 
 const CASES: Record<string, BuildOptions> = {
   routine: { tier: 'routine', entries: 10 },

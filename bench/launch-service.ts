@@ -156,3 +156,31 @@ export async function warmUpFor(
     duration: seconds,
   });
 }
+
+/** One service variant a same-run comparison starts: a label, Node flags, and the checkout whose service runs. */
+export interface Variant {
+  readonly label: string;
+  readonly flags: readonly string[];
+  /** The checkout whose service runs (undefined: this one). */
+  readonly checkout?: string;
+}
+
+/**
+ * Reads `label[@CHECKOUT]=node flags` entries separated by `;` (flags separated by spaces; empty: none), the form of
+ * BREAKDOWN_VARIANTS and GC_CENSUS_VARIANTS; `variable` names the setting in errors.
+ */
+export function parseVariants(text: string, variable: string): readonly Variant[] {
+  return text.split(';').map((v) => {
+    const at = v.indexOf('=');
+    if (at < 0) throw new Error(`${variable}: ${v} has no '='`);
+    const [label = '', checkout] = v.slice(0, at).split('@');
+    return {
+      label: label.trim(),
+      ...(checkout === undefined ? {} : { checkout: checkout.trim() }),
+      flags: v
+        .slice(at + 1)
+        .split(' ')
+        .filter((f) => f !== ''),
+    };
+  });
+}

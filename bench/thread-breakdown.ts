@@ -22,7 +22,14 @@ import { type BuildOptions, buildSignedBundle, selectCryptoBackend } from '@prot
 import { encodeCbor } from '@proto/service-kit/cbor';
 import autocannon from 'autocannon';
 import { GcTrace, type IsolateGc } from './gc-trace.ts';
-import { launchService, serviceMain, THIS_CHECKOUT, warmUpFor } from './launch-service.ts';
+import {
+  launchService,
+  parseVariants,
+  serviceMain,
+  THIS_CHECKOUT,
+  type Variant,
+  warmUpFor,
+} from './launch-service.ts';
 import { cpuByGroupMs, rssMb, threadsCpu } from './proc-stats.ts';
 
 const MAIN = serviceMain(THIS_CHECKOUT, 'verification');
@@ -42,26 +49,7 @@ const BATCHES = Number(process.env['BREAKDOWN_BATCHES'] ?? 24);
 /** As bench/run.ts: 8 connections for single requests, 2 for batches (BREAKDOWN_CONNECTIONS: other). */
 const CONNECTIONS = Number(process.env['BREAKDOWN_CONNECTIONS'] ?? (LOAD === 'json' ? 8 : 2));
 
-interface Variant {
-  readonly label: string;
-  readonly flags: readonly string[];
-  /** The checkout whose service runs (undefined: this one). */
-  readonly checkout?: string;
-}
-
-const VARIANTS: readonly Variant[] = (process.env['BREAKDOWN_VARIANTS'] ?? 'default=').split(';').map((v) => {
-  const at = v.indexOf('=');
-  if (at < 0) throw new Error(`BREAKDOWN_VARIANTS: ${v} has no '='`);
-  const [label = '', checkout] = v.slice(0, at).split('@');
-  return {
-    label: label.trim(),
-    ...(checkout === undefined ? {} : { checkout: checkout.trim() }),
-    flags: v
-      .slice(at + 1)
-      .split(' ')
-      .filter((f) => f !== ''),
-  };
-});
+const VARIANTS = parseVariants(process.env['BREAKDOWN_VARIANTS'] ?? 'default=', 'BREAKDOWN_VARIANTS');
 
 /** What one measured run sends: the body, its content type, and the bundles a request carries. */
 interface Load {
