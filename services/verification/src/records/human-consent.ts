@@ -10,6 +10,7 @@ import {
 } from '@proto/core';
 import { httpError, protocolError } from '@proto/service-kit';
 import { badBody } from './errors.ts';
+import { boundSigningKeys } from './signing-keys.ts';
 
 export const SUCCESSION = 'succession_record';
 
@@ -45,13 +46,7 @@ export async function refuseUnprovenConsent(
   const humanId = body['human_id'] as string; // schema-checked
   refuseForeignConsent(check.profile, record, body, humanId);
 
-  const sig = body['composite_sig'] as { classical?: { kid?: unknown }; pq?: { kid?: unknown } | null };
-  const kids = [sig?.classical?.kid, sig?.pq?.kid].filter((k): k is string => typeof k === 'string');
-  const found = new Map<string, BoundKey>();
-  for (const kid of kids) {
-    const binding = await check.keys.lookup(kid);
-    if (binding !== undefined) found.set(kid, binding);
-  }
+  const found = await boundSigningKeys<BoundKey>(body['composite_sig'], (kid) => check.keys.lookup(kid));
   const verdict = verifyRecordSignature(
     check.backend,
     check.profile,

@@ -15,6 +15,7 @@ import { type AgentKnownLookup, DISPUTE, judgeRespondent } from './dispute-respo
 import { badBody, conflict } from './errors.ts';
 import { refuseUnprovenConsent, SUCCESSION } from './human-consent.ts';
 import type { RevocationGate } from './revocation-gate.ts';
+import { boundSigningKeys } from './signing-keys.ts';
 
 export const WRITE_POLICIES = ['signed', 'open'] as const;
 
@@ -156,14 +157,7 @@ export function createWriteAuthorizer(options: {
           { statusCode: 401 },
         );
       }
-      // Keys are resolved before verifying (verification is synchronous over what was found).
-      const sig = record[member] as { classical?: { kid?: unknown }; pq?: { kid?: unknown } | null };
-      const kids = [sig?.classical?.kid, sig?.pq?.kid].filter((k): k is string => typeof k === 'string');
-      const found = new Map<string, KeyBinding>();
-      for (const kid of kids) {
-        const binding = await keys.lookup(kid);
-        if (binding !== undefined) found.set(kid, binding);
-      }
+      const found = await boundSigningKeys<KeyBinding>(record[member], (kid) => keys.lookup(kid));
       const verdict = verifyRecordSignature(backend, profile, kind, record, (kid) => found.get(kid), {
         requirePq: options.requirePq === true,
       });
