@@ -45,6 +45,7 @@ import {
   resolves,
   signedPayloadHash,
 } from './panel-quorum.ts';
+import { withForm } from './signature-upgrade.ts';
 import type { WriteAuthorship } from './write-authorization.ts';
 
 /** The body of every record answer: `{ id, kind, stored_at, record }` plus a few per-kind facts. */
@@ -506,9 +507,10 @@ async function appealOutcomeBeside(store: Store, id: string, quorum: number): Pr
   const found = await decidingOf(store, id, quorum, APPEAL_SETTLEMENT);
   if (found === undefined) return {};
   const outcome = found.stored;
-  const signature = (await store.records.getAuthorship(ARBITRATION, outcome.content_hash)) ?? {
+  const authorship = (await store.records.getAuthorship(ARBITRATION, outcome.content_hash)) ?? {
     status: 'unchecked',
   };
+  const signature = await withForm(store, ARBITRATION, outcome, authorship);
   const panel = await panelCountOf(store.records, outcome, quorum);
   return {
     appeal_outcome: {
