@@ -26,6 +26,7 @@ import {
   refuseOutcomeBeforeAppeal,
   SETTLEMENT,
 } from './dispute-state.ts';
+import { type DisputeRecordSeen, filedDispute, keptOnEviction } from './dispute-filing.ts';
 import { conflict, invalidId, notFound } from './errors.ts';
 import { contentId, isValidId, testamentVersionId, vitalityReportHash } from './ids.ts';
 import type { RecordRoute } from './kinds.ts';
@@ -123,7 +124,10 @@ export async function postSimpleRecord(
   }
   if (route.kind === ARBITRATION) return postResolution(store, id, record, context);
   if (route.kind === 'succession_record') await checkPredecessor(store, record);
-  const put = await store.records.put(route.kind, id, record, agentOf(record));
+  const put = await store.records.put(route.kind, id, record, {
+    ...agentOf(record),
+    ...keptOnEviction(route.kind, record),
+  });
   if (put.status === 'conflict') {
     throw conflict(
       `A different ${route.noun} is already stored under id ${id}; records are never overwritten`,
@@ -196,6 +200,12 @@ async function postResolution(
   context: PostContext,
 ): Promise<Outcome<RecordAnswer>> {
   await checkDisputeOpen(store, id);
+  // P509: once retention evicted the decision an appeal answers, its tombstone would refuse the appeal's outcome as
+  // "another resolution" of the dispute: a resolution other than that decision is the outcome, as when it is live.
+  const evicted = await appealedDecision(store, id);
+  const hash = contentId(record);
+  if (evicted?.evicted === true && !(hash.ok && hash.value === evicted.content_hash))
+    return postAppealOutcome(store, evicted, record, context);
   const writer = await resolutionWriter(store, context, record, id);
   const { quorum } = writer;
   const written = await writeCountedResolution(store, ARBITRATION, id, record, writer, SETTLEMENT);
@@ -250,7 +260,7 @@ async function writeCountedResolution(
     const evicted = await evictedWhilePending(tx.records, kind, id, settlementKind, quorum);
     if (evicted !== undefined)
       return writeWhilePending(tx.records, id, evicted, record, writer, settlementKind);
-    const put = await tx.records.put(kind, id, record, agentOf(record));
+    const put = await tx.records.put(kind, id, record, { ...agentOf(record), ...keptOnEviction(kind, record) });
     if (put.status === 'created') {
       // Counted in the same transaction: a stored resolution nobody was counted for resolves at once.
       if (writer.signer !== undefined) await countPanelSigner(tx.records, id, record, writer.signer);
@@ -388,12 +398,12 @@ async function writeWhilePending(
  */
 async function postAppealOutcome(
   store: Store,
-  decision: StoredRecord,
+  decision: DisputeRecordSeen,
   record: JsonObject,
   context: PostContext,
 ): Promise<Outcome<RecordAnswer>> {
   const disputeId = decision.id;
-  refuseOutcomeBeforeAppeal(record, decision, await store.records.get(DISPUTE_KIND, disputeId));
+  refuseOutcomeBeforeAppeal(record, decision, await filedDispute(store.records, disputeId));
   const writer = await resolutionWriter(store, context, record, disputeId);
   const { quorum } = writer;
   // P378: an outcome short of its quorum takes other members' texts as proposals, as a decision does (P372).
@@ -424,9 +434,10 @@ async function postAppealOutcome(
 const SETTLED_DISPUTE = ['resolved', 'arbitrated'];
 
 async function checkDisputeOpen(store: Store, disputeId: string): Promise<void> {
-  const dispute = (await store.records.get('dispute_record', disputeId))?.record;
-  if (typeof dispute !== 'object' || dispute === null) return; // not filed here: P203 and D22 judge it
-  const status = (dispute as Record<string, unknown>)['status'];
+  // P508: a filing retention evicted keeps its status.
+  const dispute = (await filedDispute(store.records, disputeId))?.record;
+  if (dispute === undefined) return; // not filed here: P203 and D22 judge it
+  const status = dispute['status'];
   if (typeof status !== 'string' || !SETTLED_DISPUTE.includes(status)) return;
   // A resolution stored before the dispute was filed (the operator's, D22): the store answers (same 200, else 409).
   if ((await store.records.get(ARBITRATION, disputeId)) !== undefined) return;
