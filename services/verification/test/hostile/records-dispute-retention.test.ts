@@ -87,4 +87,22 @@ describe.each(dialectsUnderTest())('a dispute whose own records retention evicte
     expect(again.json['appeal_outcome'], f.shown(again)).toBeUndefined();
     await f.service.restart(WIDE);
   });
+
+  it("P509: an appeal's outcome is taken once the appealed decision alone is evicted", async () => {
+    const { first } = f;
+    const id = 'dispute:p509-decision-only';
+    expect((await f.resolve(f.resolution(id, 'The decision.', first.agentKeys), OPERATOR)).status).toBe(201);
+    await f.file(id, { status: 'appealed', escalation_level: 'human_appeal' });
+    await f.service.restart(ONE);
+    const evicting = await f.resolve(f.resolution('dispute:p509-filler-2', 'filler', first.agentKeys), OPERATOR);
+    expect(evicting.status, f.shown(evicting)).toBe(201);
+    expect((await f.get(`/v2/dispute/record/${id}`)).status).toBe(200);
+    const outcome = await f.resolve(
+      f.resolution(id, 'The outcome.', first.agentKeys, { timestamp: '2026-06-06T12:00:00Z' }),
+    );
+    // Before P509: 409 "held a different arbitration resolution, removed by retention" (the decision's tombstone).
+    expect(outcome.status, f.shown(outcome)).toBe(201);
+    expect(outcome.json, f.shown(outcome)).toMatchObject({ appeal_outcome: true });
+    await f.service.restart(WIDE);
+  });
 });
