@@ -61,6 +61,25 @@ describe.each(dialectsUnderTest())('retention on %s (limit 3)', (dialect) => {
     expect(typeof plain?.seq).toBe('number');
   });
 
+  it('P510: other content takes an evicted id only over the tombstone its caller names', async () => {
+    const first = await store.records.put('again', 'a-1', { n: 1, sig: 'x' });
+    for (const n of [2, 3, 4]) await store.records.put('again', `a-${n}`, { n });
+    await expect(store.records.put('again', 'a-1', { n: 1, sig: 'y' })).rejects.toBeInstanceOf(
+      RecordIdRetiredError,
+    );
+    await expect(
+      store.records.put('again', 'a-1', { n: 1, sig: 'y' }, { overTombstone: 'sha256:other' }),
+    ).rejects.toBeInstanceOf(RecordIdRetiredError);
+    const revived = await store.records.put(
+      'again',
+      'a-1',
+      { n: 1, sig: 'y' },
+      { overTombstone: first.stored.content_hash },
+    );
+    expect(revived.status).toBe('created');
+    expect((await store.records.get('again', 'a-1'))?.record).toEqual({ n: 1, sig: 'y' });
+  });
+
   it('is first-in first-out: re-putting an old record does not refresh its place', async () => {
     for (const n of [1, 2, 3]) await store.records.put('mirror', `m-${n}`, { n });
     expect((await store.records.put('mirror', 'm-1', { n: 1 })).status).toBe('identical');

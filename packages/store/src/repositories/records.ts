@@ -67,6 +67,12 @@ export interface PutOptions {
    * writes are judged by (a dispute's parties). Only a new record's is stored; keep it small, tombstones stay.
    */
   readonly keep?: unknown;
+  /**
+   * P510: the content hash of the record retention evicted from this id that this one may take the id of: the caller
+   * judged them the same record in another form (an id that names a payload, not its signature). Any other content
+   * under a tombstone is still refused (RecordIdRetiredError).
+   */
+  readonly overTombstone?: string;
 }
 
 export interface RecordRepository {
@@ -275,7 +281,11 @@ export class KyselyRecordRepository implements RecordRepository {
         .where('kind', '=', kind)
         .where('id', '=', id)
         .executeTakeFirst();
-      if (tombstone !== undefined && tombstone.content_hash !== hash) {
+      if (
+        tombstone !== undefined &&
+        tombstone.content_hash !== hash &&
+        tombstone.content_hash !== opts?.overTombstone
+      ) {
         throw new RecordIdRetiredError(toTombstone(tombstone));
       }
       // Insert-or-nothing, then look: on PostgreSQL a racing insert of the same (kind, id) waits for the

@@ -379,10 +379,17 @@ async function writeWhilePending(
     return { type: 'answer', statusCode: 200, stored: first.stored };
   }
   const stored = first.stored === undefined ? [] : [signedPayloadHash(first.stored.record)];
+  // P510: a proposal is stored under its payload's hash, so a copy of one retention evicted is that text, signed by
+  // another member: it takes the evicted one's place, counted on the panel rows retention kept. Not a new text.
+  const live = await records.get(PROPOSAL, payloadHash);
+  const evicted = live === undefined ? await records.tombstone(PROPOSAL, payloadHash) : undefined;
   // P430: a member backs a few texts per dispute at most; a new one beyond them is refused before anything is stored.
-  if ((await records.get(PROPOSAL, payloadHash)) === undefined)
+  if (live === undefined && evicted === undefined)
     await refuseProposalFlood(records, id, stored, signer, writer.profile, PROPOSAL);
-  const proposal = await records.put(PROPOSAL, payloadHash, record, agentOf(record));
+  const proposal = await records.put(PROPOSAL, payloadHash, record, {
+    ...agentOf(record),
+    ...(evicted === undefined ? {} : { overTombstone: evicted.content_hash }),
+  });
   await countPanelSigner(records, id, record, signer);
   const count = await panelCountOf(records, proposal.stored, writer.quorum, id);
   if (resolves(count, writer.quorum))

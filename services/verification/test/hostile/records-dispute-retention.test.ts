@@ -106,3 +106,44 @@ describe.each(dialectsUnderTest())('a dispute whose own records retention evicte
     await f.service.restart(WIDE);
   });
 });
+
+describe.each(dialectsUnderTest())('a proposal retention evicted, on %s', (dialect) => {
+  let f: PanelFixture;
+
+  beforeAll(async () => {
+    f = await startPanelFixture(dialect, 'v2-proposal-retention', WIDE);
+  }, 180_000);
+  afterAll(async () => {
+    await f?.service.close();
+  });
+
+  it("P510: a co-signer's copy of an evicted proposal is counted with it and settles the dispute", async () => {
+    const { first, second, third } = f;
+    const id = 'dispute:p510-evicted';
+    const other = 'dispute:p510-other';
+    for (const disputeId of [id, other]) await f.file(disputeId);
+    expect((await f.resolve(f.resolution(id, 'The first text.', first.agentKeys))).status).toBe(201);
+    const proposal = await f.resolve(f.resolution(id, "The second member's text.", second.agentKeys));
+    expect(proposal.status, f.shown(proposal)).toBe(201);
+    await f.service.restart(ONE);
+    // The other dispute's texts evict this dispute's first text and its proposal (one record of each kind kept).
+    expect((await f.resolve(f.resolution(other, 'Its first text.', first.agentKeys))).status).toBe(201);
+    expect((await f.resolve(f.resolution(other, 'Its other text.', second.agentKeys))).status).toBe(201);
+
+    const joined = await f.resolve(f.resolution(id, "The second member's text.", third.agentKeys));
+    // Before P510: 409 "held a different arbitration resolution, removed by retention" (the proposal's tombstone).
+    expect(joined.status, f.shown(joined)).toBe(201);
+    expect(joined.json, f.shown(joined)).toMatchObject({
+      panel: { quorum: 2, signed_by: [second.agentId, third.agentId] },
+    });
+    const settled = await f.disputeOf(id);
+    expect(settled, f.shown({ json: settled })).toMatchObject({
+      state: 'resolved',
+      resolution: { panel: { quorum: 2, signed_by: [second.agentId, third.agentId] } },
+    });
+    // Another text is no copy of the evicted proposal: still refused once the dispute is settled.
+    const late = await f.resolve(f.resolution(id, 'Too late.', first.agentKeys));
+    expect(late.status, f.shown(late)).toBe(409);
+    await f.service.restart(WIDE);
+  });
+});
