@@ -3,7 +3,7 @@
 import { hashCanonicalV2 } from '@proto/core';
 import { type Kysely, type Selectable, sql } from 'kysely';
 import { assertId, assertKind, isValidId } from '../ids.ts';
-import type { Database, V2RecordTombstonesTable, V2RecordsTable } from '../schema.ts';
+import type { Database, V2RecordsTable, V2RecordTombstonesTable } from '../schema.ts';
 import { inTransaction } from '../transaction.ts';
 
 export interface StoredRecord {

@@ -13,6 +13,7 @@ import {
 import { COMMISSIONING } from './agent-principal.ts';
 import { ARBITRATION, partyOfResolution } from './arbitration-panel.ts';
 import type { JsonObject } from './body.ts';
+import { type DisputeRecordSeen, filedDispute, keptOnEviction } from './dispute-filing.ts';
 import {
   APPEAL_OUTCOME,
   APPEAL_SETTLEMENT,
@@ -26,7 +27,6 @@ import {
   refuseOutcomeBeforeAppeal,
   SETTLEMENT,
 } from './dispute-state.ts';
-import { type DisputeRecordSeen, filedDispute, keptOnEviction } from './dispute-filing.ts';
 import { conflict, invalidId, notFound } from './errors.ts';
 import { contentId, isValidId, testamentVersionId, vitalityReportHash } from './ids.ts';
 import type { RecordRoute } from './kinds.ts';
@@ -260,7 +260,10 @@ async function writeCountedResolution(
     const evicted = await evictedWhilePending(tx.records, kind, id, settlementKind, quorum);
     if (evicted !== undefined)
       return writeWhilePending(tx.records, id, evicted, record, writer, settlementKind);
-    const put = await tx.records.put(kind, id, record, { ...agentOf(record), ...keptOnEviction(kind, record) });
+    const put = await tx.records.put(kind, id, record, {
+      ...agentOf(record),
+      ...keptOnEviction(kind, record),
+    });
     if (put.status === 'created') {
       // Counted in the same transaction: a stored resolution nobody was counted for resolves at once.
       if (writer.signer !== undefined) await countPanelSigner(tx.records, id, record, writer.signer);

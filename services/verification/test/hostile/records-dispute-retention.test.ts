@@ -34,7 +34,9 @@ describe.each(dialectsUnderTest())('a dispute whose own records retention evicte
     const withParty = await f.resolve(f.resolution(id, 'A panel with a party.', first.agentKeys));
     // Before P508: 409 "No dispute … is filed here" for this and every signed resolution below.
     expect(withParty.status, f.shown(withParty)).toBe(403);
-    expect(withParty.json, f.shown(withParty)).toMatchObject({ error: { details: { party: third.agentId } } });
+    expect(withParty.json, f.shown(withParty)).toMatchObject({
+      error: { details: { party: third.agentId } },
+    });
 
     const panel = { arbitrator_ids: [first.agentId, second.agentId] };
     const proposed = await f.resolve(f.resolution(id, 'The panel decides.', first.agentKeys, panel));
@@ -57,7 +59,10 @@ describe.each(dialectsUnderTest())('a dispute whose own records retention evicte
     await f.file(id, { status: 'appealed', escalation_level: 'human_appeal' });
     await f.service.restart(ONE);
     // The operator's decision of a dispute not filed here evicts this decision; another filing evicts the appeal's.
-    const evicting = await f.resolve(f.resolution('dispute:p509-filler', 'filler', first.agentKeys), OPERATOR);
+    const evicting = await f.resolve(
+      f.resolution('dispute:p509-filler', 'filler', first.agentKeys),
+      OPERATOR,
+    );
     expect(evicting.status, f.shown(evicting)).toBe(201);
     await f.file('dispute:p509-other');
     expect((await f.get(`/v2/dispute/record/${id}`)).status).toBe(404);
@@ -94,7 +99,10 @@ describe.each(dialectsUnderTest())('a dispute whose own records retention evicte
     expect((await f.resolve(f.resolution(id, 'The decision.', first.agentKeys), OPERATOR)).status).toBe(201);
     await f.file(id, { status: 'appealed', escalation_level: 'human_appeal' });
     await f.service.restart(ONE);
-    const evicting = await f.resolve(f.resolution('dispute:p509-filler-2', 'filler', first.agentKeys), OPERATOR);
+    const evicting = await f.resolve(
+      f.resolution('dispute:p509-filler-2', 'filler', first.agentKeys),
+      OPERATOR,
+    );
     expect(evicting.status, f.shown(evicting)).toBe(201);
     expect((await f.get(`/v2/dispute/record/${id}`)).status).toBe(200);
     const outcome = await f.resolve(
