@@ -69,6 +69,8 @@ export const SHARED_ENV_PROPERTIES = {
   SHUTDOWN_TIMEOUT_MS: {
     type: 'integer',
     minimum: 100,
+    // A timer past 2^31 - 1 ms fires after 1 ms: the drain would end at once (P521).
+    maximum: 3_600_000,
     default: 10000,
     description: 'Longest graceful drain on SIGTERM/SIGINT before a forced exit',
   },
@@ -161,6 +163,22 @@ function variableOf(error: AjvLikeError): string {
 }
 
 /**
+ * P521: the schema's coercion takes `Infinity` and `1e400` (Infinity) as integers, and past 2^53 integers are no longer
+ * exact; every integer variable is a safe integer or the boot stops naming it (never the value: it may be a secret).
+ */
+function refuseUnsafeIntegers(properties: EnvProperties, parsed: Record<string, unknown>): void {
+  for (const [name, property] of Object.entries(properties)) {
+    const value = parsed[name];
+    if (property.type === 'integer' && typeof value === 'number' && !Number.isSafeInteger(value)) {
+      throw new ConfigError(
+        `Invalid configuration: ${name} must be an integer of at most ${Number.MAX_SAFE_INTEGER}`,
+        [name],
+      );
+    }
+  }
+}
+
+/**
  * Parses TRUST_PROXY: `false`/`true`, a hop count, or a comma-separated list of IP addresses and CIDR
  * ranges. Fastify then derives `request.ip` from X-Forwarded-For only for trusted peers (D17).
  */
@@ -225,6 +243,7 @@ export function loadConfig<T extends object = SharedConfig>(
     const messages = errors.map((e) => describeAjvError(e, properties, data));
     throw new ConfigError(`Invalid configuration: ${messages.join('; ')}`, errors.map(variableOf));
   }
+  refuseUnsafeIntegers(properties, parsed);
   if (typeof parsed['TRUST_PROXY'] === 'string')
     parsed['TRUST_PROXY'] = parseTrustProxy(parsed['TRUST_PROXY']);
   return parsed as T;
