@@ -93,6 +93,15 @@ export const SHARED_ENV_PROPERTIES = {
     default: 1000,
     description: 'Load shedding: answer 503 while the event loop lags more than this (0 turns it off)',
   },
+  PROBE_REUSE_MS: {
+    type: 'integer',
+    minimum: 0,
+    maximum: 60_000,
+    // 0 here (tests and local runs see every change at once); the deploy manifests set 1000 (P525).
+    default: 0,
+    description:
+      'GET /ready, GET /metrics: a readiness check or scrape result is reused this long after it settled, so probes one after another do not each call the dependencies (0: shared only while in flight)',
+  },
   GIT_COMMIT: {
     type: 'string',
     // Empty is accepted (an image built with an empty REVISION) and reported as `unknown`.
@@ -115,6 +124,7 @@ export interface SharedConfig {
   readonly REQUEST_TIMEOUT_MS: number;
   readonly DIAGNOSTIC_REPORT_DIR?: string;
   readonly MAX_EVENT_LOOP_DELAY_MS: number;
+  readonly PROBE_REUSE_MS: number;
   readonly GIT_COMMIT?: string;
 }
 
