@@ -9,10 +9,7 @@ import { performance } from 'node:perf_hooks';
  * `run`, but a call made while an earlier call's run is in flight, or within `reuseMs` after it settled, gets that
  * run's outcome instead (a failure too: a probe then reads a dependency at most `reuseMs` old).
  */
-export function sharedWhileRunning<T>(
-  run: () => T | Promise<T>,
-  reuseMs = 0,
-): () => Promise<Awaited<T>> {
+export function sharedWhileRunning<T>(run: () => T | Promise<T>, reuseMs = 0): () => Promise<Awaited<T>> {
   let running: Promise<Awaited<T>> | undefined;
   // Monotonic: a wall clock stepped back would otherwise keep a result.
   let settledAt: number | undefined;

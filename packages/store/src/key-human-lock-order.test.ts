@@ -62,18 +62,24 @@ describe.each(dialectsUnderTest())('P524: two agents of one human on %s', (diale
     // First bundles: the human's keys stored in the order 2, 1, 3 (the table's physical order for these rows).
     for (const i of humans) {
       await a.keys.applyPassport(
-        bundle(`agent:lock-${i}-0`, h(i), '2026-01-01T00:00:00Z', `sha256:${i}a`, [ak(i, 0, 0), ak(i, 0, 1)], [
-          hk(i, 2),
-          hk(i, 1),
-          hk(i, 3),
-        ]),
+        bundle(
+          `agent:lock-${i}-0`,
+          h(i),
+          '2026-01-01T00:00:00Z',
+          `sha256:${i}a`,
+          [ak(i, 0, 0), ak(i, 0, 1)],
+          [hk(i, 2), hk(i, 1), hk(i, 3)],
+        ),
       );
       await a.keys.applyPassport(
-        bundle(`agent:lock-${i}-1`, h(i), '2026-01-01T00:00:00Z', `sha256:${i}b`, [ak(i, 1, 0), ak(i, 1, 1)], [
-          hk(i, 2),
-          hk(i, 1),
-          hk(i, 3),
-        ]),
+        bundle(
+          `agent:lock-${i}-1`,
+          h(i),
+          '2026-01-01T00:00:00Z',
+          `sha256:${i}b`,
+          [ak(i, 1, 0), ak(i, 1, 1)],
+          [hk(i, 2), hk(i, 1), hk(i, 3)],
+        ),
       );
     }
     const failures: string[] = [];

@@ -7,8 +7,8 @@
 // unnumbered retirements (empty once numbered), which both dialects use for that look. EXPLAIN on a real store.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStoreTarget, dialectsUnderTest, type StoreTarget } from './testing.ts';
 import type { Store } from './store.ts';
+import { createStoreTarget, dialectsUnderTest, type StoreTarget } from './testing.ts';
 
 /** numberUnnumberedRetirements' look, as the repository writes it (its batch reads the same with LIMIT 10000). */
 const unnumbered = (limit: number) => sql`SELECT kid, subject FROM key_bindings
@@ -38,8 +38,7 @@ describe.each(dialectsUnderTest())('key retirement indexes on %s', (dialect) => 
   });
 
   async function plan(query: ReturnType<typeof sql>): Promise<string> {
-    const explained =
-      dialect === 'postgres' ? sql`EXPLAIN ${query}` : sql`EXPLAIN QUERY PLAN ${query}`;
+    const explained = dialect === 'postgres' ? sql`EXPLAIN ${query}` : sql`EXPLAIN QUERY PLAN ${query}`;
     const result = await explained.execute(store.db);
     return (result.rows as Record<string, unknown>[])
       .map((row) => String(row['QUERY PLAN'] ?? row['detail']))
@@ -58,14 +57,17 @@ describe.each(dialectsUnderTest())('key retirement indexes on %s', (dialect) => 
     expect(names).toContain('key_bindings_unnumbered_retired');
   });
 
-  it.each([1, 10_000])('the look for unnumbered retirements (LIMIT %i) reads an index, not the table', async (limit) => {
-    const text = await plan(unnumbered(limit));
-    expect(text).not.toMatch(/Seq Scan|^SCAN key_bindings$/m);
-    // SQLite's planner takes the number index's NULL entries (as it did with 0020's index); PostgreSQL the partial one.
-    expect(text).toMatch(
-      dialect === 'postgres' ? /key_bindings_unnumbered_retired/ : /key_bindings_by_retired_seq/,
-    );
-  });
+  it.each([1, 10_000])(
+    'the look for unnumbered retirements (LIMIT %i) reads an index, not the table',
+    async (limit) => {
+      const text = await plan(unnumbered(limit));
+      expect(text).not.toMatch(/Seq Scan|^SCAN key_bindings$/m);
+      // SQLite's planner takes the number index's NULL entries (as it did with 0020's index); PostgreSQL the partial one.
+      expect(text).toMatch(
+        dialect === 'postgres' ? /key_bindings_unnumbered_retired/ : /key_bindings_by_retired_seq/,
+      );
+    },
+  );
 
   it('paging by retirement number and the look-ups by kid still read their indexes', async () => {
     expect(

@@ -70,7 +70,9 @@ describe.each(dialectsUnderTest())('migrations on %s', (dialect) => {
     const store = await target.open(options);
     // Back to 0021's state: 0020's index present, 0022's absent and unrecorded.
     await sql`DROP INDEX key_bindings_unnumbered_retired`.execute(store.db);
-    await sql`CREATE INDEX key_bindings_by_retired_at ON key_bindings (retired_at, kid, subject)`.execute(store.db);
+    await sql`CREATE INDEX key_bindings_by_retired_at ON key_bindings (retired_at, kid, subject)`.execute(
+      store.db,
+    );
     await store.db
       .deleteFrom('store_migrations')
       .where('name', '=', '0022_key_bindings_unnumbered_retired')
@@ -84,7 +86,9 @@ describe.each(dialectsUnderTest())('migrations on %s', (dialect) => {
       dialect === 'postgres'
         ? sql<{ name: string }>`SELECT indexname AS name FROM pg_indexes
             WHERE schemaname = ${options.pgSchema ?? ''} AND tablename = 'key_bindings'`
-        : sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'key_bindings'`;
+        : sql<{
+            name: string;
+          }>`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'key_bindings'`;
     const names = (await indexes.execute(upgraded.db)).rows.map((r) => r.name);
     expect(names).toContain('key_bindings_unnumbered_retired');
     expect(names).not.toContain('key_bindings_by_retired_at');

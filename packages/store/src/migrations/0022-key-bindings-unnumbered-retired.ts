@@ -3,7 +3,7 @@
 // upgrade's look for retirements without a number, at every refresh of a verification process's filter: PostgreSQL
 // read the whole table for it (EXPLAIN: a sequential scan, the index unused), SQLite read 0020's index over every
 // retirement. A partial index of the unnumbered retirements, empty once each is numbered, answers it on both.
-import { sql, type Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Migration } from './migration.ts';
 
 export const keyBindingsUnnumberedRetiredMigration: Migration = {
@@ -14,7 +14,7 @@ export const keyBindingsUnnumberedRetiredMigration: Migration = {
       .createIndex('key_bindings_unnumbered_retired')
       .on('key_bindings')
       .columns(['kid', 'subject'])
-      .where(sql`retired_seq IS NULL AND retired_at IS NOT NULL`)
+      .where(sql<boolean>`retired_seq IS NULL AND retired_at IS NOT NULL`)
       .execute();
   },
 };

@@ -406,7 +406,11 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
   }
 
   /** Locks the existing binding rows of `human` this application may update, in kid order (PostgreSQL; SQLite has one writer). */
-  async #lockHumanRows(trx: Transaction<KeyDirectoryDatabase>, human: string, passport: PassportKeys): Promise<void> {
+  async #lockHumanRows(
+    trx: Transaction<KeyDirectoryDatabase>,
+    human: string,
+    passport: PassportKeys,
+  ): Promise<void> {
     if (this.#dialect !== 'postgres') return;
     const kids = new Set(passport.retiredKids);
     for (const b of passport.bindings) if (b.subject === human) kids.add(b.kid);

@@ -19,71 +19,80 @@ import { startTwoOfTwoLog, type TwoOfTwoLog } from './testing/two-of-two-log.ts'
 const backend = selectCryptoBackend();
 const second: Cosigner = testCosigner('witness.test/forged-up');
 
-describe.each(dialectsUnderTest())('P523: a forged stored cosignature does not mark a witness up, on %s', (dialect: StoreDialect) => {
-  const tag = `forged-up-${dialect}`;
-  const identity = testLogIdentity(`log.test/${tag}`);
-  const lines: string[] = [];
-  let setup: TwoOfTwoLog;
-  let log: FastifyInstance;
-  let now = Date.now();
+describe.each(dialectsUnderTest())(
+  'P523: a forged stored cosignature does not mark a witness up, on %s',
+  (dialect: StoreDialect) => {
+    const tag = `forged-up-${dialect}`;
+    const identity = testLogIdentity(`log.test/${tag}`);
+    const lines: string[] = [];
+    let setup: TwoOfTwoLog;
+    let log: FastifyInstance;
+    let now = Date.now();
 
-  beforeAll(async () => {
-    setup = await startTwoOfTwoLog({
-      dialect,
-      identity,
-      honestName: `witness.test/${tag}-honest`,
-      frontKey: second,
-      answer: (_request, res) => res.socket?.destroy(),
-      label: tag,
-      env: { LOG_WITNESS_RETRY_MAX_MS: '600000', CHECKPOINT_INTERVAL_MS: '1000', LOG_LEVEL: 'info' },
-      logLines: lines,
-      clock: () => new Date(now),
+    beforeAll(async () => {
+      setup = await startTwoOfTwoLog({
+        dialect,
+        identity,
+        honestName: `witness.test/${tag}-honest`,
+        frontKey: second,
+        answer: (_request, res) => {
+          res.socket?.destroy();
+        },
+        label: tag,
+        env: { LOG_WITNESS_RETRY_MAX_MS: '600000', CHECKPOINT_INTERVAL_MS: '1000', LOG_LEVEL: 'info' },
+        logLines: lines,
+        clock: () => new Date(now),
+      });
+      log = setup.log;
     });
-    log = setup.log;
-  });
-  afterAll(async () => {
-    await setup?.close();
-  });
+    afterAll(async () => {
+      await setup?.close();
+    });
 
-  const metric = async (name: string) => {
-    const text = (await log.inject({ method: 'GET', url: '/metrics' })).body;
-    const line = text.split('\n').find((l) => l.startsWith(`${name}{witness="${witnessId(second)}"}`));
-    return Number(line?.split(' ').pop());
-  };
-  const round = () => log.transparencyLog.checkpointer.tick();
+    const metric = async (name: string) => {
+      const text = (await log.inject({ method: 'GET', url: '/metrics' })).body;
+      const line = text.split('\n').find((l) => l.startsWith(`${name}{witness="${witnessId(second)}"}`));
+      return Number(line?.split(' ').pop());
+    };
+    const round = () => log.transparencyLog.checkpointer.tick();
 
-  it('a row at a size the log never signed, under the witness name and key, leaves it down and asked', async () => {
-    await appendHashes(log, [bundleHash(0, tag), bundleHash(1, tag)]);
-    now += 1000;
-    await round();
-    expect(await metric('proto_log_witness_up')).toBe(0);
-
-    // Signed by the witness's key (its name and key ID), over a text that is no checkpoint of this log's: the line
-    // parses as the witness's own, at size 50, which the log never signed.
-    const signed = cosignCheckpoint(
-      `${identity.origin}\n50\n${Buffer.alloc(32, 9).toString('base64')}\n`,
-      second,
-      Math.floor(now / 1000),
-      backend,
-    );
-    if (!signed.ok) throw new Error(signed.error.message);
-    now += 1000;
-    expect(
-      await log.transparencyLog.store.logCosignatures.save(50, witnessId(second), formatSignatureLine(signed.value)),
-    ).toBe(true);
-
-    const before = setup.front.hits();
-    for (let step = 0; step < 8; step++) {
+    it('a row at a size the log never signed, under the witness name and key, leaves it down and asked', async () => {
+      await appendHashes(log, [bundleHash(0, tag), bundleHash(1, tag)]);
       now += 1000;
       await round();
-    }
-    const backUp = lines
-      .map((line) => JSON.parse(line) as { msg: string; witness?: string })
-      .filter((line) => line.msg === 'witness is back up' && line.witness === witnessId(second));
-    expect(backUp).toEqual([]);
-    expect(await metric('proto_log_witness_up')).toBe(0);
-    // Still asked on its backoff (due at 2, 4 and 8 s after the first failure), not taken as having cosigned size 50.
-    expect(setup.front.hits() - before).toBeGreaterThanOrEqual(2);
-    expect((await log.inject({ method: 'GET', url: '/checkpoint' })).statusCode).not.toBe(200);
-  });
-});
+      expect(await metric('proto_log_witness_up')).toBe(0);
+
+      // Signed by the witness's key (its name and key ID), over a text that is no checkpoint of this log's: the line
+      // parses as the witness's own, at size 50, which the log never signed.
+      const signed = cosignCheckpoint(
+        `${identity.origin}\n50\n${Buffer.alloc(32, 9).toString('base64')}\n`,
+        second,
+        Math.floor(now / 1000),
+        backend,
+      );
+      if (!signed.ok) throw new Error(signed.error.message);
+      now += 1000;
+      expect(
+        await log.transparencyLog.store.logCosignatures.save(
+          50,
+          witnessId(second),
+          formatSignatureLine(signed.value),
+        ),
+      ).toBe(true);
+
+      const before = setup.front.hits();
+      for (let step = 0; step < 8; step++) {
+        now += 1000;
+        await round();
+      }
+      const backUp = lines
+        .map((line) => JSON.parse(line) as { msg: string; witness?: string })
+        .filter((line) => line.msg === 'witness is back up' && line.witness === witnessId(second));
+      expect(backUp).toEqual([]);
+      expect(await metric('proto_log_witness_up')).toBe(0);
+      // Still asked on its backoff (due at 2, 4 and 8 s after the first failure), not taken as having cosigned size 50.
+      expect(setup.front.hits() - before).toBeGreaterThanOrEqual(2);
+      expect((await log.inject({ method: 'GET', url: '/checkpoint' })).statusCode).not.toBe(200);
+    });
+  },
+);
