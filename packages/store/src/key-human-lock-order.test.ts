@@ -60,27 +60,18 @@ describe.each(dialectsUnderTest())('P524: two agents of one human on %s', (diale
     const ak = (i: number, agent: number, n: number) =>
       kid(`${i.toString(16).padStart(2, '0')}a${agent}${n}`).slice(0, 32);
     // First bundles: the human's keys stored in the order 2, 1, 3 (the table's physical order for these rows).
+    const firstOf = (i: number, agent: number) =>
+      bundle(
+        `agent:lock-${i}-${agent}`,
+        h(i),
+        '2026-01-01T00:00:00Z',
+        `sha256:${i}${'ab'[agent]}`,
+        [ak(i, agent, 0), ak(i, agent, 1)],
+        [hk(i, 2), hk(i, 1), hk(i, 3)],
+      );
     for (const i of humans) {
-      await a.keys.applyPassport(
-        bundle(
-          `agent:lock-${i}-0`,
-          h(i),
-          '2026-01-01T00:00:00Z',
-          `sha256:${i}a`,
-          [ak(i, 0, 0), ak(i, 0, 1)],
-          [hk(i, 2), hk(i, 1), hk(i, 3)],
-        ),
-      );
-      await a.keys.applyPassport(
-        bundle(
-          `agent:lock-${i}-1`,
-          h(i),
-          '2026-01-01T00:00:00Z',
-          `sha256:${i}b`,
-          [ak(i, 1, 0), ak(i, 1, 1)],
-          [hk(i, 2), hk(i, 1), hk(i, 3)],
-        ),
-      );
+      await a.keys.applyPassport(firstOf(i, 0));
+      await a.keys.applyPassport(firstOf(i, 1));
     }
     const failures: string[] = [];
     for (let round = 0; round < 3; round++) {
@@ -99,16 +90,7 @@ describe.each(dialectsUnderTest())('P524: two agents of one human on %s', (diale
             ),
           ),
           // Agent 1's bundle, its RPR older: still lists human key 1 (proven again: seen_at), in the stored order.
-          b.keys.applyPassport(
-            bundle(
-              `agent:lock-${i}-1`,
-              h(i),
-              '2026-01-01T00:00:00Z',
-              `sha256:${i}b`,
-              [ak(i, 1, 0), ak(i, 1, 1)],
-              [hk(i, 2), hk(i, 1), hk(i, 3)],
-            ),
-          ),
+          b.keys.applyPassport(firstOf(i, 1)),
         ]),
       );
       for (const outcome of outcomes) {

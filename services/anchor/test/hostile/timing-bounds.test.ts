@@ -4,46 +4,10 @@
 // batch interval of 2^53 ms makes every pass throw on an invalid date. Now each such value is a ConfigError naming
 // the variable and its bound, before anything starts. The real service as a child process for the boot, the config
 // loader for every variable.
-import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ConfigError } from '@proto/service-kit';
 import { describe, expect, it } from 'vitest';
 import { testConfig } from '../../src/testing/app.ts';
-
-const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
-
-/** Runs the anchor service's main.ts with `env` until it exits (killed after 8 s); its code and all it printed. */
-function boot(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, [MAIN], {
-    env: {
-      PATH: process.env['PATH'] ?? '',
-      HOST: '127.0.0.1',
-      PORT: '0',
-      LOG_LEVEL: 'info',
-      DATA_DIR: mkdtempSync(join(tmpdir(), 'anchor-timing-')),
-      OPERATOR_TOKEN: 'operator-token-for-tests-0123456789',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    output += chunk.toString('utf8');
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    output += chunk.toString('utf8');
-  });
-  const timer = setTimeout(() => child.kill('SIGKILL'), 8_000);
-  return new Promise((resolve) =>
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    }),
-  );
-}
+import { bootAnchor } from './testing/boot.ts';
 
 const TIMING = [
   'ANCHOR_POLL_INTERVAL_MS',
@@ -69,7 +33,7 @@ function refusal(env: Record<string, string>): unknown {
 
 describe('P521: unrealistic anchor timing values stop the boot, naming the variable', () => {
   it('ANCHOR_POLL_INTERVAL_MS=1e12: exit 1 naming the variable and its bound', async () => {
-    const { code, output } = await boot({ ANCHOR_POLL_INTERVAL_MS: '1e12' });
+    const { code, output } = await bootAnchor({ ANCHOR_POLL_INTERVAL_MS: '1e12' }, 8_000);
     expect(output).not.toMatch(/TimeoutOverflowWarning/);
     expect(code).toBe(1);
     expect(output).toMatch(/ANCHOR_POLL_INTERVAL_MS must be <= 3600000/);
