@@ -22,6 +22,41 @@ export function httpUrl(value: unknown, variable: string, where: string): string
   return url.href.replace(/\/+$/, '');
 }
 
+/**
+ * P526: a log's base URL is published (`log_url` of /console/config.json and of the capabilities document), and fetch
+ * refuses a URL with userinfo, so a log written with `user:password@` was never reached while its password was served
+ * to anyone; a query or fragment is lost when the log's paths are appended. Refused at boot, never repeated: what
+ * follows the scheme is most likely a credential.
+ */
+export function logBaseUrl(value: unknown, variable: string, where: string): string {
+  const userinfo = (text: string) => /^[a-z][a-z0-9+.-]*:(\/\/)?[^/?#]*@/i.test(text.trim());
+  if (typeof value === 'string' && userinfo(value)) {
+    throw new ConfigError(
+      `${where} must not carry credentials ("user:password@", value not shown): the log's URL is published in ` +
+        '/console/config.json and the capabilities document, and requests cannot be sent to such a URL',
+      [variable],
+    );
+  }
+  if (typeof value === 'string' && /[?#]/.test(value)) {
+    throw new ConfigError(
+      `${where} must be the log's base URL without a query or fragment (value not shown): it is published in ` +
+        "/console/config.json and the capabilities document, and the log's paths are appended to it",
+      [variable],
+    );
+  }
+  let url: string;
+  try {
+    url = httpUrl(value, variable, where);
+  } catch {
+    // httpUrl repeats what it could not parse; a password holding "/" or "#" makes such a URL.
+    throw new ConfigError(`${where} must be an http(s) URL (value not shown)`, [variable]);
+  }
+  const parsed = new URL(url);
+  if (parsed.username !== '' || parsed.password !== '')
+    throw new ConfigError(`${where} must not carry credentials ("user:password@", value not shown)`, [variable]);
+  return url;
+}
+
 function splitList(text: string | undefined): string[] {
   return (text ?? '').split(/[\s,]+/).filter((k) => k !== '');
 }
@@ -94,7 +129,7 @@ function logSource(url: string, own: Partial<LogSource>, shared: Shared, where: 
 
 function jsonEntry(entry: unknown, i: number, shared: Shared): LogSource {
   const where = `${URL_VAR}[${i}]`;
-  if (typeof entry === 'string') return logSource(httpUrl(entry, URL_VAR, where), {}, shared, where);
+  if (typeof entry === 'string') return logSource(logBaseUrl(entry, URL_VAR, where), {}, shared, where);
   if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) {
     throw new ConfigError(`${where} must be a URL or {url, keys?, witnesses?, quorum?}`, [URL_VAR]);
   }
@@ -113,7 +148,7 @@ function jsonEntry(entry: unknown, i: number, shared: Shared): LogSource {
   if (quorum !== undefined && typeof quorum !== 'number')
     throw new ConfigError(`${where}.quorum must be an integer`, [URL_VAR]);
   return logSource(
-    httpUrl(record['url'], URL_VAR, `${where}.url`),
+    logBaseUrl(record['url'], URL_VAR, `${where}.url`),
     { keys, witnesses, ...(quorum === undefined ? {} : { quorum }) },
     shared,
     where,
@@ -157,7 +192,7 @@ export function readLogSources(
       .filter((u) => u !== '');
     if (urls.length === 0) throw new ConfigError(`${URL_VAR} names no log`, [URL_VAR]);
     sources = urls.map((u, i) =>
-      logSource(httpUrl(u, URL_VAR, `${URL_VAR}[${i}]`), {}, shared, `${URL_VAR}[${i}]`),
+      logSource(logBaseUrl(u, URL_VAR, `${URL_VAR}[${i}]`), {}, shared, `${URL_VAR}[${i}]`),
     );
   } else {
     const value = parseJsonVariable(trimmed, URL_VAR);

@@ -22,7 +22,7 @@ import {
   type RevocationSources,
   type SharedConfig,
 } from '@proto/service-kit';
-import { httpUrl, readLogSources } from './anchor-log-config.ts';
+import { httpUrl, logBaseUrl, readLogSources } from './anchor-log-config.ts';
 import { RECORD_SETTINGS_ENV } from './records/env.ts';
 
 export const VERIFICATION_ENV = defineEnv({
@@ -396,7 +396,7 @@ export function loadVerificationConfig(
   const consoleLog =
     consoleLogText === undefined
       ? logs?.[0]?.url
-      : httpUrl(consoleLogText, 'CONSOLE_LOG_URL', 'CONSOLE_LOG_URL');
+      : logBaseUrl(consoleLogText, 'CONSOLE_LOG_URL', 'CONSOLE_LOG_URL');
   const config: Record<string, unknown> = {
     ...raw,
     ALLOW_V1_BUNDLES: v1BundlesAllowed(raw['VERIFIER_MODE'] as VerifierModeName, raw['ALLOW_V1_BUNDLES']),
