@@ -33,7 +33,9 @@ type Line = { file: string; verified: boolean; errors?: string[] };
 describe('P527: proto verify --batch DIR reads regular files only', () => {
   it('a FIFO or a symbolic link in the directory gets its own failed line; the run ends', async () => {
     // The kill only ends a run that hangs, so that the failure shows what was printed.
-    const run = await runProcess(process.execPath, [MAIN, 'verify', '--batch', inbox], { killAfterMs: 20_000 });
+    const run = await runProcess(process.execPath, [MAIN, 'verify', '--batch', inbox], {
+      killAfterMs: 20_000,
+    });
     const lines = run.stdout
       .split('\n')
       .filter((l) => l !== '')
@@ -43,13 +45,21 @@ describe('P527: proto verify --batch DIR reads regular files only', () => {
       files: ['1-sent.json', '2-fifo.json', '3-link-out.json', '4-link-fifo.json'],
     });
     expect(lines[0]?.verified).toBe(true);
-    expect(lines[1]).toMatchObject({ verified: false, errors: [expect.stringMatching(/not a regular file/)] });
+    expect(lines[1]).toMatchObject({
+      verified: false,
+      errors: [expect.stringMatching(/not a regular file/)],
+    });
     expect(lines[2]).toMatchObject({ verified: false, errors: [expect.stringMatching(/symbolic link/)] });
     expect(lines[3]).toMatchObject({ verified: false, errors: [expect.stringMatching(/symbolic link/)] });
   }, 120_000);
 
   it('held: a file named on the command line is read through its link, as proto verify FILE reads it', async () => {
-    const run = await runProcess(process.execPath, [MAIN, 'verify', '--batch', path.join(inbox, '3-link-out.json')]);
+    const run = await runProcess(process.execPath, [
+      MAIN,
+      'verify',
+      '--batch',
+      path.join(inbox, '3-link-out.json'),
+    ]);
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout) as Line).toMatchObject({ verified: true });
   }, 60_000);

@@ -53,7 +53,9 @@ export function logBaseUrl(value: unknown, variable: string, where: string): str
   }
   const parsed = new URL(url);
   if (parsed.username !== '' || parsed.password !== '')
-    throw new ConfigError(`${where} must not carry credentials ("user:password@", value not shown)`, [variable]);
+    throw new ConfigError(`${where} must not carry credentials ("user:password@", value not shown)`, [
+      variable,
+    ]);
   return url;
 }
 

@@ -23,8 +23,16 @@ async function bootError(env: Record<string, string>): Promise<string> {
 
 describe('P526: a log URL carrying a credential refuses to boot, never published', () => {
   const cases: [string, Record<string, string>, string][] = [
-    ['CONSOLE_LOG_URL with userinfo', { CONSOLE_LOG_URL: `https://ops:${SECRET}@log.example.org` }, 'CONSOLE_LOG_URL'],
-    ['CONSOLE_LOG_URL with a query', { CONSOLE_LOG_URL: `https://log.example.org/v1?token=${SECRET}` }, 'CONSOLE_LOG_URL'],
+    [
+      'CONSOLE_LOG_URL with userinfo',
+      { CONSOLE_LOG_URL: `https://ops:${SECRET}@log.example.org` },
+      'CONSOLE_LOG_URL',
+    ],
+    [
+      'CONSOLE_LOG_URL with a query',
+      { CONSOLE_LOG_URL: `https://log.example.org/v1?token=${SECRET}` },
+      'CONSOLE_LOG_URL',
+    ],
     [
       'ANCHOR_VERIFY_LOG_URL with userinfo (the console default)',
       { ANCHOR_VERIFY_LOG_URL: `https://ops:${SECRET}@log.example.org/v1` },
@@ -62,7 +70,9 @@ describe('P526 held: a plain log base URL still boots and is shown to the page',
   it('/console/config.json names the log, and the page may connect to its origin', async () => {
     const page = await fetch(`${app.url}/console/config.json`);
     expect(page.status).toBe(200);
-    expect(page.headers.get('content-security-policy')).toContain('connect-src \'self\' https://log.example.org');
+    expect(page.headers.get('content-security-policy')).toContain(
+      "connect-src 'self' https://log.example.org",
+    );
     expect(await page.json()).toMatchObject({ log_url: 'https://log.example.org/v1' });
   });
 });
