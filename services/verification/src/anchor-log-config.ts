@@ -23,27 +23,18 @@ export function httpUrl(value: unknown, variable: string, where: string): string
 }
 
 /**
- * P526: a log's base URL is published (`log_url` of /console/config.json and of the capabilities document), and fetch
- * refuses a URL with userinfo, so a log written with `user:password@` was never reached while its password was served
- * to anyone; a query or fragment is lost when the log's paths are appended. Refused at boot, never repeated: what
- * follows the scheme is most likely a credential.
+ * An http(s) URL without userinfo (P526, P529): fetch refuses such a URL, and its refusal repeats the whole URL.
+ * Neither message repeats the value: what follows the scheme is most likely a credential. `why` says where the URL
+ * (or a message holding it) would have gone.
  */
-export function logBaseUrl(value: unknown, variable: string, where: string): string {
-  const userinfo = (text: string) => /^[a-z][a-z0-9+.-]*:(\/\/)?[^/?#]*@/i.test(text.trim());
-  if (typeof value === 'string' && userinfo(value)) {
-    throw new ConfigError(
-      `${where} must not carry credentials ("user:password@", value not shown): the log's URL is published in ` +
-        '/console/config.json and the capabilities document, and requests cannot be sent to such a URL',
+export function urlWithoutCredentials(value: unknown, variable: string, where: string, why: string): string {
+  const credentials = () =>
+    new ConfigError(
+      `${where} must not carry credentials ("user:password@", value not shown): ${why}, and requests cannot be sent to such a URL`,
       [variable],
     );
-  }
-  if (typeof value === 'string' && /[?#]/.test(value)) {
-    throw new ConfigError(
-      `${where} must be the log's base URL without a query or fragment (value not shown): it is published in ` +
-        "/console/config.json and the capabilities document, and the log's paths are appended to it",
-      [variable],
-    );
-  }
+  if (typeof value === 'string' && /^[a-z][a-z0-9+.-]*:(\/\/)?[^/?#]*@/i.test(value.trim()))
+    throw credentials();
   let url: string;
   try {
     url = httpUrl(value, variable, where);
@@ -52,10 +43,26 @@ export function logBaseUrl(value: unknown, variable: string, where: string): str
     throw new ConfigError(`${where} must be an http(s) URL (value not shown)`, [variable]);
   }
   const parsed = new URL(url);
-  if (parsed.username !== '' || parsed.password !== '')
-    throw new ConfigError(`${where} must not carry credentials ("user:password@", value not shown)`, [
-      variable,
-    ]);
+  if (parsed.username !== '' || parsed.password !== '') throw credentials();
+  return url;
+}
+
+const PUBLISHED = "the log's URL is published in /console/config.json and the capabilities document";
+
+/**
+ * P526: a log's base URL is published (`log_url` of /console/config.json and of the capabilities document), so it
+ * carries no userinfo (never reached, its password served to anyone), nor a query or fragment (lost when the log's
+ * paths are appended).
+ */
+export function logBaseUrl(value: unknown, variable: string, where: string): string {
+  const url = urlWithoutCredentials(value, variable, where, PUBLISHED);
+  if (/[?#]/.test(url)) {
+    throw new ConfigError(
+      `${where} must be the log's base URL without a query or fragment (value not shown): ${PUBLISHED}, and the ` +
+        "log's paths are appended to it",
+      [variable],
+    );
+  }
   return url;
 }
 
