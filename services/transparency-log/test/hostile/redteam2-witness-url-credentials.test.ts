@@ -1,6 +1,6 @@
 // A witness URL in LOG_WITNESSES written with `user:password@` (a witness behind basic auth). fetch refuses such a
 // URL and its refusal repeats it; the log's warn line for the unreachable witness must not carry the password.
-// Held (the log's logger scrubs userinfo, service-kit redactSecrets); pinned here. Brief redteam2; P530.
+// Held (the log's logger scrubs userinfo, service-kit redactSecrets); pinned here. Brief redteam2; P529.
 import { formatCosignerKey } from '@proto/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { appendHashes, testCosigner, testLogIdentity } from '../../src/test-helpers.ts';
@@ -15,7 +15,7 @@ afterAll(async () => {
   for (const remove of removals) await remove();
 });
 
-describe('P530 held: LOG_WITNESSES with credentials', () => {
+describe('P529 held: LOG_WITNESSES with credentials', () => {
   for (const [name, witnesses] of [
     ['list form', `http://ops:${SECRET}@127.0.0.1:9 ${vkey}`],
     ['JSON form', JSON.stringify([{ url: `http://ops:${SECRET}@127.0.0.1:9`, key: vkey }])],
