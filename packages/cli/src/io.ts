@@ -1,6 +1,7 @@
 // Input and output of the `proto` command: reading FILE or stdin, JSON parsing, printing, exit codes.
 // docs/architecture.md §1 (cli imports core only); exit codes: 0 ok/verified, 1 not verified, 2 unusable input.
-import { readFile } from 'node:fs/promises';
+import { fstatSync, readSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 
 /** Where a command writes; tests and embedders pass their own. */
 export interface CliIo {
@@ -57,13 +58,69 @@ export function decodeUtf8Strict(bytes: Uint8Array, name: string): string {
   }
 }
 
+/**
+ * P528: the most `proto` reads from one file or stdin, the cap of a URL answer (@proto/clients'
+ * DEFAULT_MAX_ANSWER_BYTES, P162): read whole, a 600 MB file took 1.3 GB and was then called "not valid UTF-8".
+ */
+export const MAX_INPUT_BYTES = 16 * 1024 * 1024;
+
+export function tooLargeMessage(name: string): string {
+  return `${name}: more than proto reads from a file, stdin or URL (16 MiB)`;
+}
+
+const CHUNK_BYTES = 65_536;
+
+/**
+ * The bytes of an open descriptor, at most MAX_INPUT_BYTES (a regular file refused on its size, unread; a pipe or
+ * device, which has no size, read until past the cap). For `proto verify --batch`'s worker threads.
+ */
+export function readDescriptorBounded(fd: number, name: string): Uint8Array {
+  const stat = fstatSync(fd);
+  if (stat.isFile() && stat.size > MAX_INPUT_BYTES) throw new CliError(tooLargeMessage(name));
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for (;;) {
+    const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+    const read = readSync(fd, chunk, 0, CHUNK_BYTES, null);
+    if (read === 0) return Buffer.concat(chunks, total);
+    total += read;
+    if (total > MAX_INPUT_BYTES) throw new CliError(tooLargeMessage(name));
+    chunks.push(chunk.subarray(0, read));
+  }
+}
+
+/** A stream's bytes (standard input, a file), at most MAX_INPUT_BYTES. */
+export async function readStreamBounded(
+  stream: AsyncIterable<Buffer | string>,
+  name: string,
+): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of stream) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    total += bytes.byteLength;
+    if (total > MAX_INPUT_BYTES) throw new CliError(tooLargeMessage(name));
+    chunks.push(bytes);
+  }
+  return Buffer.concat(chunks, total);
+}
+
 /** Reads FILE or '-' (stdin) as strict UTF-8; an unreadable file is a CliError naming it. */
 export async function readInput(source: string, io: CliIo): Promise<string> {
   if (source === '-') return io.readStdin();
   let bytes: Uint8Array;
   try {
-    bytes = await readFile(source);
+    const handle = await open(source, 'r');
+    try {
+      const stat = await handle.stat();
+      if (stat.isFile() && stat.size > MAX_INPUT_BYTES) throw new CliError(tooLargeMessage(source));
+      // A pipe (`<(…)`) or device has no size: read until past the cap.
+      bytes = await readStreamBounded(handle.createReadStream({ autoClose: false }), source);
+    } finally {
+      await handle.close();
+    }
   } catch (cause) {
+    if (cause instanceof CliError) throw cause;
     throw new CliError(`${source}: cannot read file: ${describeFsError(cause)}`);
   }
   return decodeUtf8Strict(bytes, source);

@@ -1,6 +1,6 @@
 // The real process behind the CLI's CliIo: stdout, stderr, stdin, whether stdout is a terminal, EPIPE handling.
 // Shared by main.ts (Node) and sea-main.ts (the single-file executable); issue 13 item 7.
-import { type CliIo, decodeUtf8Strict } from './io.ts';
+import { type CliIo, decodeUtf8Strict, readStreamBounded } from './io.ts';
 
 /** Installs the EPIPE handler and returns the process's CliIo. */
 export function processIo(): CliIo {
@@ -16,12 +16,8 @@ export function processIo(): CliIo {
     stderr: (text) => {
       process.stderr.write(text);
     },
-    readStdin: async () => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of process.stdin)
-        chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-      return decodeUtf8Strict(Buffer.concat(chunks), '<stdin>');
-    },
+    // P528: at most MAX_INPUT_BYTES, as a file.
+    readStdin: async () => decodeUtf8Strict(await readStreamBounded(process.stdin, '<stdin>'), '<stdin>'),
     isTerminal: process.stdout.isTTY === true,
     stderrIsTerminal: process.stderr.isTTY === true,
   };

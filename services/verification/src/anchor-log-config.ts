@@ -22,6 +22,50 @@ export function httpUrl(value: unknown, variable: string, where: string): string
   return url.href.replace(/\/+$/, '');
 }
 
+/**
+ * An http(s) URL without userinfo (P526, P529): fetch refuses such a URL, and its refusal repeats the whole URL.
+ * Neither message repeats the value: what follows the scheme is most likely a credential. `why` says where the URL
+ * (or a message holding it) would have gone.
+ */
+export function urlWithoutCredentials(value: unknown, variable: string, where: string, why: string): string {
+  const credentials = () =>
+    new ConfigError(
+      `${where} must not carry credentials ("user:password@", value not shown): ${why}, and requests cannot be sent to such a URL`,
+      [variable],
+    );
+  if (typeof value === 'string' && /^[a-z][a-z0-9+.-]*:(\/\/)?[^/?#]*@/i.test(value.trim()))
+    throw credentials();
+  let url: string;
+  try {
+    url = httpUrl(value, variable, where);
+  } catch {
+    // httpUrl repeats what it could not parse; a password holding "/" or "#" makes such a URL.
+    throw new ConfigError(`${where} must be an http(s) URL (value not shown)`, [variable]);
+  }
+  const parsed = new URL(url);
+  if (parsed.username !== '' || parsed.password !== '') throw credentials();
+  return url;
+}
+
+const PUBLISHED = "the log's URL is published in /console/config.json and the capabilities document";
+
+/**
+ * P526: a log's base URL is published (`log_url` of /console/config.json and of the capabilities document), so it
+ * carries no userinfo (never reached, its password served to anyone), nor a query or fragment (lost when the log's
+ * paths are appended).
+ */
+export function logBaseUrl(value: unknown, variable: string, where: string): string {
+  const url = urlWithoutCredentials(value, variable, where, PUBLISHED);
+  if (/[?#]/.test(url)) {
+    throw new ConfigError(
+      `${where} must be the log's base URL without a query or fragment (value not shown): ${PUBLISHED}, and the ` +
+        "log's paths are appended to it",
+      [variable],
+    );
+  }
+  return url;
+}
+
 function splitList(text: string | undefined): string[] {
   return (text ?? '').split(/[\s,]+/).filter((k) => k !== '');
 }
@@ -94,7 +138,7 @@ function logSource(url: string, own: Partial<LogSource>, shared: Shared, where: 
 
 function jsonEntry(entry: unknown, i: number, shared: Shared): LogSource {
   const where = `${URL_VAR}[${i}]`;
-  if (typeof entry === 'string') return logSource(httpUrl(entry, URL_VAR, where), {}, shared, where);
+  if (typeof entry === 'string') return logSource(logBaseUrl(entry, URL_VAR, where), {}, shared, where);
   if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) {
     throw new ConfigError(`${where} must be a URL or {url, keys?, witnesses?, quorum?}`, [URL_VAR]);
   }
@@ -113,7 +157,7 @@ function jsonEntry(entry: unknown, i: number, shared: Shared): LogSource {
   if (quorum !== undefined && typeof quorum !== 'number')
     throw new ConfigError(`${where}.quorum must be an integer`, [URL_VAR]);
   return logSource(
-    httpUrl(record['url'], URL_VAR, `${where}.url`),
+    logBaseUrl(record['url'], URL_VAR, `${where}.url`),
     { keys, witnesses, ...(quorum === undefined ? {} : { quorum }) },
     shared,
     where,
@@ -157,7 +201,7 @@ export function readLogSources(
       .filter((u) => u !== '');
     if (urls.length === 0) throw new ConfigError(`${URL_VAR} names no log`, [URL_VAR]);
     sources = urls.map((u, i) =>
-      logSource(httpUrl(u, URL_VAR, `${URL_VAR}[${i}]`), {}, shared, `${URL_VAR}[${i}]`),
+      logSource(logBaseUrl(u, URL_VAR, `${URL_VAR}[${i}]`), {}, shared, `${URL_VAR}[${i}]`),
     );
   } else {
     const value = parseJsonVariable(trimmed, URL_VAR);

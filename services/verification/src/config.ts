@@ -22,7 +22,7 @@ import {
   type RevocationSources,
   type SharedConfig,
 } from '@proto/service-kit';
-import { httpUrl, readLogSources } from './anchor-log-config.ts';
+import { logBaseUrl, readLogSources, urlWithoutCredentials } from './anchor-log-config.ts';
 import { RECORD_SETTINGS_ENV } from './records/env.ts';
 
 export const VERIFICATION_ENV = defineEnv({
@@ -327,16 +327,28 @@ function readPolicy(value: string): unknown {
   return parseJsonVariable(source, 'VERIFIER_POLICY');
 }
 
+/**
+ * P529: the anchor check's `skipped` message carried fetch's refusal of a URL with userinfo, which repeats it: every
+ * /verify caller with a genuine receipt read the operator's RPC or explorer credential.
+ */
+const SOURCE_URL_ANSWERED =
+  "a failed request's message would repeat it in /verify answers (put a source that needs a credential behind a proxy that adds it)";
+
+function sourceUrl(value: unknown, variable: string, where: string): string {
+  return urlWithoutCredentials(value, variable, where, SOURCE_URL_ANSWERED);
+}
+
 /** A URL, or JSON `{"<name>": "<url>"}` (ANCHOR_VERIFY_ETH_RPC_URL per chain, ANCHOR_VERIFY_ESPLORA_URL per network). */
 function readUrlOrMap(text: string, variable: string): string | Record<string, string> {
   const trimmed = text.trim();
-  if (!trimmed.startsWith('{')) return httpUrl(trimmed, variable, variable);
+  if (!trimmed.startsWith('{')) return sourceUrl(trimmed, variable, variable);
   const value = parseJsonVariable(trimmed, variable);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new ConfigError(`${variable} must be a URL or a JSON object of URLs`, [variable]);
   }
   const map: Record<string, string> = {};
-  for (const [name, url] of Object.entries(value)) map[name] = httpUrl(url, variable, `${variable}.${name}`);
+  for (const [name, url] of Object.entries(value))
+    map[name] = sourceUrl(url, variable, `${variable}.${name}`);
   if (Object.keys(map).length === 0) throw new ConfigError(`${variable} names no source`, [variable]);
   return map;
 }
@@ -396,7 +408,7 @@ export function loadVerificationConfig(
   const consoleLog =
     consoleLogText === undefined
       ? logs?.[0]?.url
-      : httpUrl(consoleLogText, 'CONSOLE_LOG_URL', 'CONSOLE_LOG_URL');
+      : logBaseUrl(consoleLogText, 'CONSOLE_LOG_URL', 'CONSOLE_LOG_URL');
   const config: Record<string, unknown> = {
     ...raw,
     ALLOW_V1_BUNDLES: v1BundlesAllowed(raw['VERIFIER_MODE'] as VerifierModeName, raw['ALLOW_V1_BUNDLES']),

@@ -74,18 +74,41 @@ The intent is chosen so that the bundle resolves to exactly TIER.`,
     const built = buildSignedBundle(options);
     const keysOut = values['keys-out'];
     if (typeof keysOut === 'string') {
-      const { writeFileSync } = await import('node:fs');
       const keys = {
         agent: bundleKeysToJson(built.keys.agent),
         principal: bundleKeysToJson(built.keys.principal),
       };
-      // Mode 0600: the file holds secret keys.
-      writeFileSync(keysOut, `${JSON.stringify(keys, null, 2)}\n`, { mode: 0o600 });
+      await writeSecretFile(keysOut, `${JSON.stringify(keys, null, 2)}\n`);
     }
     printJson(io, built.signed_bundle);
     return EXIT_OK;
   },
 };
+
+/**
+ * P530: the file holds secret keys. writeFileSync's `mode` applies only to a file it creates: an existing FILE readable
+ * by others kept its mode and got the keys, and a link at FILE had its target overwritten. A new 0600 file beside FILE
+ * (created exclusively, so never an existing file or a link) is renamed over it: FILE is then that file, whatever was
+ * there, and a link's target is untouched.
+ */
+async function writeSecretFile(file: string, text: string): Promise<void> {
+  const { randomBytes } = await import('node:crypto');
+  const { renameSync, rmSync, writeFileSync } = await import('node:fs');
+  const path = await import('node:path');
+  const fresh = path.join(
+    path.dirname(file),
+    `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`,
+  );
+  try {
+    writeFileSync(fresh, text, { mode: 0o600, flag: 'wx' });
+    renameSync(fresh, file);
+  } catch (error) {
+    rmSync(fresh, { force: true });
+    throw new CliError(
+      `--keys-out ${file}: cannot write: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+    );
+  }
+}
 
 function usage(message: string): CliError {
   return new CliError(message, { showUsage: true });

@@ -1,6 +1,6 @@
 // Worker thread of `proto verify --batch`: one verifier built once, then one file per message.
 // Issue 14 item 3 (the same engine as POST /verify, locally on all cores).
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import {
   addExternalOutcomes,
@@ -15,7 +15,7 @@ import {
   type VerifierOptions,
 } from '@proto/core';
 import { rfc3339Instant } from '../at-option.ts';
-import { twoReadingsMessage } from '../io.ts';
+import { CliError, readDescriptorBounded, twoReadingsMessage } from '../io.ts';
 
 export interface BatchWorkerSetup {
   readonly options: Omit<VerifierOptions, 'clock'>;
@@ -34,12 +34,50 @@ const built = createVerifier({ ...setup.options, ...(at === undefined ? {} : { c
 if (!built.ok) throw new Error(built.error.message);
 const verifier = built.value;
 
-function lineFor(file: string): { line: string; verified: boolean } {
+/**
+ * P527: a directory's entries were chosen by whoever filled it (an archive, an inbox): a FIFO blocked the worker for
+ * good and a link led anywhere (another FIFO, /dev/zero, a file outside the directory). Such an entry is read only as
+ * a regular file, opened without following a link and without waiting on a FIFO, then checked on the open descriptor.
+ * Answers the bytes, or why the entry is not read.
+ */
+function directoryEntryBytes(file: string): Uint8Array | string {
+  if (lstatSync(file).isSymbolicLink())
+    return 'a symbolic link in a --batch directory is not followed (name the file itself to read it)';
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    if (!fstatSync(fd).isFile())
+      return 'not a regular file (a FIFO, device or socket in a --batch directory is not read)';
+    return readDescriptorBounded(fd, file);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A file the user named: through a link, or a pipe, as `proto verify FILE` reads it; at most MAX_INPUT_BYTES (P528). */
+function namedFileBytes(file: string): Uint8Array {
+  const fd = openSync(file, 'r');
+  try {
+    return readDescriptorBounded(fd, file);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function refusedLine(file: string, message: string): { line: string; verified: boolean } {
+  return {
+    line: JSON.stringify({ file, verified: false, errors: [`${file}: ${message}`] }),
+    verified: false,
+  };
+}
+
+function lineFor(file: string, fromDirectory: boolean): { line: string; verified: boolean } {
   let input: unknown;
   try {
+    const bytes = fromDirectory ? directoryEntryBytes(file) : namedFileBytes(file);
+    if (typeof bytes === 'string') return refusedLine(file, bytes);
     // P318: read as `proto verify FILE` reads (io.ts): strict UTF-8 (P232), one canonical reading (no member named
     // twice, no 1e400, no lone surrogate: row c), where readFileSync's 'utf8' and JSON.parse resolved both silently.
-    const parsed = parseStrictJsonBytes(readFileSync(file));
+    const parsed = parseStrictJsonBytes(bytes);
     if (!parsed.ok) {
       const message = `${file}: ${parsed.error.message}`;
       return { line: JSON.stringify({ file, verified: false, errors: [message] }), verified: false };
@@ -52,7 +90,8 @@ function lineFor(file: string): { line: string; verified: boolean } {
       return { line: JSON.stringify({ file, verified: false, errors: [message] }), verified: false };
     }
   } catch (error) {
-    const message = `${file}: ${(error as Error).message}`;
+    // A CliError (P528's cap) names the file already.
+    const message = error instanceof CliError ? error.message : `${file}: ${(error as Error).message}`;
     return { line: JSON.stringify({ file, verified: false, errors: [message] }), verified: false };
   }
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
@@ -126,6 +165,6 @@ function lineFor(file: string): { line: string; verified: boolean } {
 const NOT_CHECKED_TAIL = 'not checked: proto verify --batch checks no evidence (use proto verify FILE)';
 const NOT_CHECKED = `anchor_receipt ${NOT_CHECKED_TAIL}`;
 
-parentPort?.on('message', (task: { index: number; file: string }) => {
-  parentPort?.postMessage({ index: task.index, ...lineFor(task.file) });
+parentPort?.on('message', (task: { index: number; file: string; fromDirectory: boolean }) => {
+  parentPort?.postMessage({ index: task.index, ...lineFor(task.file, task.fromDirectory) });
 });

@@ -9,9 +9,15 @@ import type { BatchWorkerSetup } from './verify-batch-worker.ts';
 
 const WORKER_FILE = new URL('./verify-batch-worker.ts', import.meta.url);
 
+interface BatchFile {
+  readonly file: string;
+  /** Listed from a directory, not named by the user: read only as a regular file (P527). */
+  readonly fromDirectory: boolean;
+}
+
 /** A directory stands for its *.json files (not recursive), sorted by name. */
-function filesOf(sources: readonly string[]): string[] {
-  const files: string[] = [];
+function filesOf(sources: readonly string[]): BatchFile[] {
+  const files: BatchFile[] = [];
   for (const source of sources) {
     let isDirectory: boolean;
     try {
@@ -19,12 +25,12 @@ function filesOf(sources: readonly string[]): string[] {
     } catch {
       throw new CliError(`${source}: no such file or directory`);
     }
-    if (!isDirectory) files.push(source);
+    if (!isDirectory) files.push({ file: source, fromDirectory: false });
     else {
       for (const name of readdirSync(source)
         .filter((n) => n.endsWith('.json'))
         .sort()) {
-        files.push(path.join(source, name));
+        files.push({ file: path.join(source, name), fromDirectory: true });
       }
     }
   }
@@ -48,7 +54,7 @@ export async function verifyBatch(
     await new Promise<void>((resolve, reject) => {
       const feed = (worker: Worker) => {
         if (next < files.length) {
-          worker.postMessage({ index: next, file: files[next] });
+          worker.postMessage({ index: next, ...files[next] });
           next++;
         }
       };
