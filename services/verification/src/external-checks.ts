@@ -101,7 +101,7 @@ function unverifiedOutcomes(
   evidence: SuppliedEvidence | undefined,
 ): Outcome[] {
   return unverifiedEvidenceOutcomes({
-    revocation: revocation !== undefined && subject.agentId !== undefined,
+    revocation: revocation !== undefined,
     receipt: evidence?.anchor_receipt !== undefined,
     attestation: evidence?.jurisdiction_attestation !== undefined,
   });
@@ -143,7 +143,7 @@ export function createExternalChecks(options: ExternalChecksOptions): ExternalCh
     try {
       const result = await checker.check({
         jurisdiction: subject.jurisdiction,
-        agentId: subject.agentId as string,
+        agentId: subject.agentId,
         signerIds: subject.signerKids,
         tier,
       });
@@ -299,9 +299,7 @@ export function createExternalChecks(options: ExternalChecksOptions): ExternalCh
         return addExternalOutcomes(response, unverifiedOutcomes(revocation, subject, evidence));
       // In D12's check order, so errors and warnings read in the order of `checks`.
       const pending: Promise<Outcome>[] = [];
-      if (revocation !== undefined && subject.agentId !== undefined) {
-        pending.push(checkRevocation(revocation, subject));
-      }
+      if (revocation !== undefined) pending.push(checkRevocation(revocation, subject));
       if (evidence?.anchor_receipt !== undefined) {
         pending.push(checkAnchor(evidence.anchor_receipt, subject));
       }
