@@ -8,10 +8,10 @@ import {
   errorCode,
   failsClosed,
   type ProtocolProfile,
-  readAlikeRevocationWarnings,
   type RevocationDecisionInput,
   type RevocationEntry,
   type RevocationStatusProblem,
+  readAlikeRevocationWarnings,
 } from '@proto/core';
 import { normaliseJurisdiction, parentJurisdiction } from './jurisdiction.ts';
 import { createListCache, type Problem, type RevocationWatermarks } from './revocation-list-cache.ts';

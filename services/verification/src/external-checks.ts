@@ -97,7 +97,6 @@ function detail(
 /** The checks `apply` would run, each `skipped` with core's warning, for a bundle whose own verdict is false (P454). */
 function unverifiedOutcomes(
   revocation: RevocationChecker | undefined,
-  subject: BundleSubject,
   evidence: SuppliedEvidence | undefined,
 ): Outcome[] {
   return unverifiedEvidenceOutcomes({
@@ -295,8 +294,7 @@ export function createExternalChecks(options: ExternalChecksOptions): ExternalCh
       if (!externalChecksApply(revocation !== undefined, subject, evidence)) return response;
       // Issue 12 item 6: a bundle that is not verified costs the operator no I/O and no trust-material
       // look-up; the checks it asked for are reported `skipped`, saying why.
-      if (!response.verified)
-        return addExternalOutcomes(response, unverifiedOutcomes(revocation, subject, evidence));
+      if (!response.verified) return addExternalOutcomes(response, unverifiedOutcomes(revocation, evidence));
       // In D12's check order, so errors and warnings read in the order of `checks`.
       const pending: Promise<Outcome>[] = [];
       if (revocation !== undefined) pending.push(checkRevocation(revocation, subject));

@@ -17,7 +17,9 @@ describe('readAlikeRevocationWarnings', () => {
     ] as const) {
       const warnings = readAlikeRevocationWarnings(list('agent-other', listed), id);
       expect(warnings, id).toHaveLength(1);
-      expect(warnings[0]).toMatch(/^agent .* is not in the list, but entries\[1\]\.agent_id ".*" reads the same: /);
+      expect(warnings[0]).toMatch(
+        /^agent .* is not in the list, but entries\[1\]\.agent_id ".*" reads the same: /,
+      );
     }
   });
 

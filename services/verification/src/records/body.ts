@@ -92,12 +92,18 @@ const ID_LISTS: Readonly<Record<string, readonly string[]>> = {
   arbitration_resolution: ['arbitrator_ids'],
 };
 
-function refuseInvalidIdLists(profile: ProtocolProfile, kind: string, record: JsonObject, prefix: string): void {
+function refuseInvalidIdLists(
+  profile: ProtocolProfile,
+  kind: string,
+  record: JsonObject,
+  prefix: string,
+): void {
   for (const member of ID_LISTS[kind] ?? []) {
     const list = record[member];
     if (!Array.isArray(list)) continue; // the schema says what is wrong
     for (const [index, item] of list.entries()) {
-      if (typeof item === 'string' && !isValidId(item)) throw recordIdInvalid(profile, `${prefix}/${member}/${index}`, item);
+      if (typeof item === 'string' && !isValidId(item))
+        throw recordIdInvalid(profile, `${prefix}/${member}/${index}`, item);
     }
   }
 }

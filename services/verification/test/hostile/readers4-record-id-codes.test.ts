@@ -24,15 +24,42 @@ const ID_RULE = '^[\\w:.\\-]{1,256}$';
 
 describe('P518: an id in a /v2 record outside the id pattern is PROTO-E002, the old code kept as details.reason', () => {
   it.each([
-    ['a dispute record whose own id holds a space', '/v2/dispute/record', withFields(example('dispute_record'), { dispute_id: 'dispute x-0001' }), 'dispute_id'],
-    ['the same, in the wrapped form', '/v2/dispute/record', { dispute_record: withFields(example('dispute_record'), { dispute_id: 'dispute x-0001' }) }, 'dispute_id'],
-    ['an arbitrator id with a NUL', '/v2/dispute/arbitration', withFields(example('arbitration_resolution'), { dispute_id: 'dispute-readers4-0001', arbitrator_ids: ['agent:arbiter\u0000'] }), '/arbitrator_ids/0'],
-    ['a transition whose agent id holds a space', '/v2/lifecycle/transition', { agent_id: 'agent x', to_state: 'active' }, 'agent_id'],
+    [
+      'a dispute record whose own id holds a space',
+      '/v2/dispute/record',
+      withFields(example('dispute_record'), { dispute_id: 'dispute x-0001' }),
+      'dispute_id',
+    ],
+    [
+      'the same, in the wrapped form',
+      '/v2/dispute/record',
+      { dispute_record: withFields(example('dispute_record'), { dispute_id: 'dispute x-0001' }) },
+      'dispute_id',
+    ],
+    [
+      'an arbitrator id with a NUL',
+      '/v2/dispute/arbitration',
+      withFields(example('arbitration_resolution'), {
+        dispute_id: 'dispute-readers4-0001',
+        arbitrator_ids: ['agent:arbiter\u0000'],
+      }),
+      '/arbitrator_ids/0',
+    ],
+    [
+      'a transition whose agent id holds a space',
+      '/v2/lifecycle/transition',
+      { agent_id: 'agent x', to_state: 'active' },
+      'agent_id',
+    ],
   ] as const)('%s: 400 PROTO-E002', async (_what, path, body, field) => {
     const answer = await service.post(path, body, OPERATOR);
     expect(answer.status, JSON.stringify(answer.json)).toBe(400);
     expect(answer.json).toMatchObject({
-      error: { code: 'PROTO-E002', retryable: false, details: { reason: 'INVALID_ID', field, pattern: ID_RULE } },
+      error: {
+        code: 'PROTO-E002',
+        retryable: false,
+        details: { reason: 'INVALID_ID', field, pattern: ID_RULE },
+      },
     });
   });
 

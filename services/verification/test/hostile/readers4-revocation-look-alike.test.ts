@@ -59,7 +59,9 @@ async function readers(request: object): Promise<Record<string, Answer>> {
   const json = (await (await post('/verify', text, 'application/json')).json()) as Answer;
   // The service must ask the list again for each reader: the list changes between tests.
   const cbor = (await (await post('/verify', encodeCbor(request), 'application/cbor')).json()) as Answer;
-  const batch = JSON.parse((await (await post('/verify/batch', `${text}\n`, 'application/x-ndjson')).text()).trim());
+  const batch = JSON.parse(
+    (await (await post('/verify/batch', `${text}\n`, 'application/x-ndjson')).text()).trim(),
+  );
   files += 1;
   const where = path.join(work.dir, `request-${files}.json`);
   writeFileSync(where, text);
