@@ -160,6 +160,7 @@ export async function applyEvidence(
     attestationOutcomeInHand,
     decideRevocation,
     errorCode,
+    readAlikeRevocationWarnings,
     unverifiedEvidenceOutcomes,
     verifyAttestation,
     verifyRevocationList,
@@ -195,26 +196,28 @@ export async function applyEvidence(
         message: result.error.message,
         retryable: false,
       });
-    } else if (analysis.agentId === undefined) {
-      fail('revocation', {
-        code: errorCode('AGENT_REVOKED', profile),
-        message: 'the bundle names no agent to look up in the revocation list',
-        retryable: false,
-      });
     } else {
       // P457: the agent and every signer's kid, by core's rule, as POST /verify looks them up (D20, P201, P225: a
       // revoked key signs nothing that verifies), worded as the service words it (`<jurisdiction>: <id> was revoked
-      // at <time>`); this looked the agent up alone and said "agent X is revoked in list N".
+      // at <time>`); this looked the agent up alone and said "agent X is revoked in list N". P517: a bundle naming no
+      // agent has its signers looked up, as the service does (SPEC.md: "agent_id or signer"), where this failed it
+      // with E300 though nothing was revoked.
+      const list = result.value.list;
       const decision = decideRevocation({
         tier: analysis.resolvedTier ?? 'routine',
-        ids: [analysis.agentId, ...analysis.signerKids],
-        list: result.value.list,
+        ids: [...(analysis.agentId === undefined ? [] : [analysis.agentId]), ...analysis.signerKids],
+        list,
       });
-      if (decision.status !== 'fail') checks['revocation'] = 'pass';
-      else {
+      if (decision.status !== 'fail') {
+        checks['revocation'] = 'pass';
+        // P516: an entry that reads as the agent, worded as the service words it.
+        if (analysis.agentId !== undefined)
+          for (const w of readAlikeRevocationWarnings(list, analysis.agentId))
+            warnings.push(`${list.jurisdiction}: ${w}`);
+      } else {
         fail('revocation', {
           code: errorCode(decision.error.code, profile),
-          message: `${result.value.list.jurisdiction}: ${decision.error.message}`,
+          message: `${list.jurisdiction}: ${decision.error.message}`,
           retryable: decision.retryable,
         });
       }

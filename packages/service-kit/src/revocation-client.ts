@@ -11,6 +11,7 @@ import {
   type RevocationDecisionInput,
   type RevocationEntry,
   type RevocationStatusProblem,
+  readAlikeRevocationWarnings,
 } from '@proto/core';
 import { normaliseJurisdiction, parentJurisdiction } from './jurisdiction.ts';
 import { createListCache, type Problem, type RevocationWatermarks } from './revocation-list-cache.ts';
@@ -28,7 +29,8 @@ export interface RevocationCheckRequest {
    * normalised here. It only decides whose list must be fresh: every source is searched for the ids.
    */
   readonly jurisdiction: string | undefined;
-  readonly agentId: string;
+  /** Undefined for a bundle that names none (P517): its signers are still looked up (SPEC.md: "agent_id or signer"). */
+  readonly agentId: string | undefined;
   /** Further ids a list entry may name (the bundle's signers). */
   readonly signerIds?: readonly string[];
   readonly tier: RevocationTier;
@@ -186,7 +188,7 @@ export function createRevocationChecker(options: RevocationCheckerOptions): Revo
   }
 
   async function check(request: RevocationCheckRequest): Promise<RevocationCheckResult> {
-    const ids = [request.agentId, ...(request.signerIds ?? [])];
+    const ids = [...(request.agentId === undefined ? [] : [request.agentId]), ...(request.signerIds ?? [])];
     const raw = request.jurisdiction;
     const declared = raw === undefined ? undefined : normaliseJurisdiction(raw);
     if (raw !== undefined && declared === undefined) {
@@ -201,11 +203,15 @@ export function createRevocationChecker(options: RevocationCheckerOptions): Revo
     await Promise.all(names.map((name) => ensure(name, sources.get(name)!, stateOf(name))));
 
     // 1. Revoked in any list, whatever the bundle declares (revocations are permanent: stale lists count).
+    // P516: a list that does not revoke the agent but names an id that reads the same is said, not failed (D20).
+    const lookAlikes: string[] = [];
     for (const name of names) {
       const list = stateOf(name).evidence?.list;
       if (list === undefined) continue;
       const decision = decideRevocation({ tier: request.tier, ids, list });
       if (decision.status === 'fail') return render(decision, `${name}: `);
+      if (request.agentId !== undefined)
+        for (const w of readAlikeRevocationWarnings(list, request.agentId)) lookAlikes.push(`${name}: ${w}`);
     }
 
     // 2. The declared jurisdiction's own list must be configured (or allow-listed by the operator).
@@ -245,7 +251,11 @@ export function createRevocationChecker(options: RevocationCheckerOptions): Revo
       if (decision.status === 'fail') return { ...render(decision), ...listNumber };
       warnings.push(...problems.map((p) => `revocation status not established: ${p.message}`));
     }
-    if (warnings.length === 0) return { status: 'pass', ...listNumber };
+    if (warnings.length === 0) {
+      if (lookAlikes.length === 0) return { status: 'pass', ...listNumber };
+      return { status: 'pass', warning: lookAlikes.join('; '), warnings: lookAlikes, ...listNumber };
+    }
+    warnings.push(...lookAlikes);
     return {
       status: 'skipped',
       warning: warnings.join('; '),

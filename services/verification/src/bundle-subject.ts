@@ -102,15 +102,16 @@ export function passedV2Schema(analysis: BundleAnalysis): boolean {
 
 /**
  * Whether the main thread's I/O checks add anything to a verdict (D19–D21; external-checks.ts `apply`):
- * a revocation look-up for a bundle naming an agent when revocation sources are configured, and the
- * anchor receipt or attestation the caller supplied. When not, the worker's verdict is the answer (P68).
+ * a revocation look-up when revocation sources are configured (P517: also for a bundle naming no agent, whose
+ * signers are looked up, or whose answer says the look-up was not made), and the anchor receipt or attestation the
+ * caller supplied. When not, the worker's verdict is the answer (P68).
  */
 export function externalChecksApply(
   revocationConfigured: boolean,
-  subject: BundleSubject,
+  _subject: BundleSubject,
   evidence: SuppliedEvidence | undefined,
 ): boolean {
-  return evidence !== undefined || (revocationConfigured && subject.agentId !== undefined);
+  return evidence !== undefined || revocationConfigured;
 }
 
 /** The request without the evidence: the analysis does not depend on it, so neither does the cache key. */

@@ -97,11 +97,10 @@ function detail(
 /** The checks `apply` would run, each `skipped` with core's warning, for a bundle whose own verdict is false (P454). */
 function unverifiedOutcomes(
   revocation: RevocationChecker | undefined,
-  subject: BundleSubject,
   evidence: SuppliedEvidence | undefined,
 ): Outcome[] {
   return unverifiedEvidenceOutcomes({
-    revocation: revocation !== undefined && subject.agentId !== undefined,
+    revocation: revocation !== undefined,
     receipt: evidence?.anchor_receipt !== undefined,
     attestation: evidence?.jurisdiction_attestation !== undefined,
   });
@@ -143,7 +142,7 @@ export function createExternalChecks(options: ExternalChecksOptions): ExternalCh
     try {
       const result = await checker.check({
         jurisdiction: subject.jurisdiction,
-        agentId: subject.agentId as string,
+        agentId: subject.agentId,
         signerIds: subject.signerKids,
         tier,
       });
@@ -295,13 +294,10 @@ export function createExternalChecks(options: ExternalChecksOptions): ExternalCh
       if (!externalChecksApply(revocation !== undefined, subject, evidence)) return response;
       // Issue 12 item 6: a bundle that is not verified costs the operator no I/O and no trust-material
       // look-up; the checks it asked for are reported `skipped`, saying why.
-      if (!response.verified)
-        return addExternalOutcomes(response, unverifiedOutcomes(revocation, subject, evidence));
+      if (!response.verified) return addExternalOutcomes(response, unverifiedOutcomes(revocation, evidence));
       // In D12's check order, so errors and warnings read in the order of `checks`.
       const pending: Promise<Outcome>[] = [];
-      if (revocation !== undefined && subject.agentId !== undefined) {
-        pending.push(checkRevocation(revocation, subject));
-      }
+      if (revocation !== undefined) pending.push(checkRevocation(revocation, subject));
       if (evidence?.anchor_receipt !== undefined) {
         pending.push(checkAnchor(evidence.anchor_receipt, subject));
       }

@@ -7,8 +7,8 @@ import {
   findProfile,
   findRevocation,
   lookAlikeIdWarnings,
-  readAlike,
-  spelledOut,
+  type RevocationEntry,
+  readAlikeRevocationWarnings,
   verifyRevocationList,
 } from '@proto/core';
 import { atOption } from '../at-option.ts';
@@ -116,34 +116,20 @@ Exit codes: 0 verified and no --agent revoked, 1 not verified or an --agent revo
   },
 };
 
-/** At most this many entries are named as reading like one --agent; more are counted. */
-const MAX_READ_ALIKE = 5;
-
 /**
  * P456: the list's look-alike entries (P383's rule: invisible characters, not NFC, compatibility forms, mixed or
  * whole-script Cyrillic and Greek), and for each --agent the list does not revoke, the entries that read the same
- * (P455's skeleton, ASCII `I`/`1`/`l` and `0`/`O` included): a person reading the list would take that agent for
- * revoked. Warnings, never a failure: the list revokes exactly the ids it names.
+ * (core's `readAlikeRevocationWarnings`, in the words POST /verify uses since P516): a person reading the list would
+ * take that agent for revoked. Warnings, never a failure: the list revokes exactly the ids it names.
  */
 function lookAlikeWarnings(
-  entries: readonly { readonly agent_id: string }[],
-  agents: readonly { readonly agent_id: string; readonly revoked: boolean }[],
+  entries: readonly RevocationEntry[],
+  agents: readonly { readonly agent_id: string }[],
 ): string[] {
   const warnings = lookAlikeIdWarnings(
     entries.map((e, i) => [`entries[${i}].agent_id`, e.agent_id] as const),
   );
-  for (const agent of agents) {
-    if (agent.revoked) continue;
-    const alike = entries.flatMap((e, i) => (readAlike(agent.agent_id, e.agent_id) ? [i] : []));
-    for (const i of alike.slice(0, MAX_READ_ALIKE)) {
-      const listed = spelledOut((entries[i] as { agent_id: string }).agent_id);
-      warnings.push(
-        `agent ${spelledOut(agent.agent_id)} is not in the list, but entries[${i}].agent_id "${listed}" reads the same: check which agent the issuer meant (look-alike id)`,
-      );
-    }
-    if (alike.length > MAX_READ_ALIKE)
-      warnings.push(`${alike.length - MAX_READ_ALIKE} more entries read as ${spelledOut(agent.agent_id)}`);
-  }
+  for (const agent of agents) warnings.push(...readAlikeRevocationWarnings({ entries }, agent.agent_id));
   return warnings;
 }
 

@@ -40,3 +40,29 @@ describe('P455: an id written wholly in look-alikes of Latin letters is named', 
     expect(lookAlikeReason('agent-\u0430lpha')).toBe('mixes Latin with Cyrillic or Greek letters');
   });
 });
+
+describe('P520: the table generated from confusables.txt 13.0.0 (Armenian, Cherokee, Latin; fullwidth and math by NFKD)', () => {
+  it.each([
+    ['an Armenian օ', 'agent:\u0585mega', 'agent:omega'],
+    ['an Armenian ս', 'agent:\u057dser', 'agent:user'],
+    ['a Cherokee Ꭺ', 'AGENT-\u13aa', 'AGENT-A'],
+    ['a Latin ɑ (alpha)', 'agent:\u0251lpha', 'agent:alpha'],
+    ['a dotless ı', 'agent:\u0131ndex', 'agent:index'],
+    ['fullwidth letters', 'agent:\uff4f\uff4d\uff45\uff47\uff41', 'agent:omega'],
+    ['mathematical bold letters', 'agent:\u{1d428}\u{1d426}\u{1d41e}\u{1d420}\u{1d41a}', 'agent:omega'],
+  ])('%s reads as its Latin twin', (_what, id, latin) => {
+    expect(readAlike(id, latin)).toBe(true);
+  });
+
+  it.each([
+    ['Armenian', '\u0585\u0578', 'on'],
+    ['Cherokee', '\u13aa\u13a2', 'AT'],
+  ])('an id written wholly in %s look-alikes is named with its reading', (_what, id, reading) => {
+    expect(wholeScriptLatinReading(id)).toBe(reading);
+    expect(lookAlikeReason(id)).toContain(`reads as the Latin "${reading}" (whole-script look-alike)`);
+  });
+
+  it('an id mixing Latin with Armenian or Cherokee letters is named', () => {
+    expect(lookAlikeReason('agent-\u0585mega')).toBe('mixes Latin with Armenian or Cherokee letters');
+  });
+});

@@ -20,6 +20,8 @@ const HIDDEN =
   /[\p{Cc}\p{Cf}\p{Z}\p{Co}\p{Cn}\u115f\u1160\u17b4\u17b5\u3164\uffa0]|\u034f|[\u180b-\u180f]|[\ufe00-\ufe0f]|[\u{e0100}-\u{e01ef}]/u;
 const LATIN = /\p{Script=Latin}/u;
 const LATIN_LOOKALIKE = /[\p{Script=Cyrillic}\p{Script=Greek}]/u;
+/** P520: the other scripts confusables.txt gives whole alphabets of Latin look-alikes in (`օ`, `Ꭺ`). */
+const LATIN_LOOKALIKE_MORE = /[\p{Script=Armenian}\p{Script=Cherokee}]/u;
 
 /** Longest part of an id a warning repeats (ids are the bundle's text and may be long). */
 const MAX_SHOWN = 64;
@@ -47,9 +49,13 @@ export function lookAlikeReason(id: string): string | undefined {
   // Fullwidth letters, ligatures, superscripts, circled digits: NFC keeps them, and each reads as a plainer one.
   if (nfc.normalize('NFKC') !== nfc)
     reasons.push('holds compatibility characters (fullwidth, ligature, superscript…)');
-  if (LATIN.test(id) && LATIN_LOOKALIKE.test(id)) reasons.push('mixes Latin with Cyrillic or Greek letters');
-  // P455: written in Cyrillic or Greek only, every letter a look-alike of a Latin one (UTS #39 whole-script).
-  const reading = LATIN_LOOKALIKE.test(id) ? wholeScriptLatinReading(id) : undefined;
+  const latin = LATIN.test(id);
+  const other = LATIN_LOOKALIKE.test(id);
+  const more = LATIN_LOOKALIKE_MORE.test(id);
+  if (latin && other) reasons.push('mixes Latin with Cyrillic or Greek letters');
+  if (latin && more) reasons.push('mixes Latin with Armenian or Cherokee letters');
+  // P455, P520: written in such letters only, every one a look-alike of a Latin one (UTS #39 whole-script).
+  const reading = other || more ? wholeScriptLatinReading(id) : undefined;
   if (reading !== undefined) reasons.push(`reads as the Latin "${shown(reading)}" (whole-script look-alike)`);
   return reasons.length === 0 ? undefined : reasons.join(', ');
 }

@@ -92,6 +92,11 @@ export interface RecordRepository {
   /** Live entries of `kind` (never more than `maxEntriesPerKind`). */
   count(kind: string): Promise<number>;
   /**
+   * P519: the ids of `kind` stored after `afterSeq` (store-wide insertion order), oldest first, at most `limit`: what a
+   * process keeping its own index of a kind's ids reads to catch up (the `(kind, seq)` index, no scan).
+   */
+  idsAfter(kind: string, afterSeq: number, limit: number): Promise<readonly { id: string; seq: number }[]>;
+  /**
    * Inside `Store.transaction`: waits until no other transaction holds the same (kind, key) series, until
    * commit. PostgreSQL: a transaction-scoped advisory lock; SQLite: nothing to do (one writer at a time).
    */
@@ -406,6 +411,22 @@ export class KyselyRecordRepository implements RecordRepository {
       .where('kind', '=', kind)
       .executeTakeFirst();
     return row === undefined ? 0 : Number(row.entry_count);
+  }
+
+  async idsAfter(
+    kind: string,
+    afterSeq: number,
+    limit: number,
+  ): Promise<readonly { id: string; seq: number }[]> {
+    const rows = await this.#db
+      .selectFrom('v2_records')
+      .select(['id', 'seq'])
+      .where('kind', '=', kind)
+      .where('seq', '>', afterSeq)
+      .orderBy('seq')
+      .limit(limit)
+      .execute();
+    return rows.map((row) => ({ id: row.id, seq: Number(row.seq) }));
   }
 }
 

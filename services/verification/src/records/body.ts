@@ -1,7 +1,7 @@
 // Reads a /v2 POST body into a record: plain or wrapped, canonical JSON, id pattern, then its V2 schema.
 // Implements D14 (body forms, ids), D15 (no floats: dcp-jcs-v1), SPEC.md "/v2 POST: schema before storage".
 import { canonicalizeV2, type ProtocolProfile, recordSignatureRule, validateSchema } from '@proto/core';
-import { badBody, invalidId, notCanonical, schemaInvalid } from './errors.ts';
+import { badBody, notCanonical, recordIdInvalid, schemaInvalid } from './errors.ts';
 import { isValidId } from './ids.ts';
 import type { RecordRoute } from './kinds.ts';
 import { aheadOfClockIssues } from './record-clock.ts';
@@ -66,9 +66,9 @@ export function readRecordBody(
 
   const field = idField(route);
   if (field !== undefined && typeof value[field] === 'string' && !isValidId(value[field])) {
-    throw invalidId(field, value[field]);
+    throw recordIdInvalid(profile, field, value[field]);
   }
-  refuseInvalidIdLists(route.kind, value, prefix);
+  refuseInvalidIdLists(profile, route.kind, value, prefix);
 
   const verdict = validateSchema('v2', route.kind, value);
   const issues = verdict.valid
@@ -92,12 +92,18 @@ const ID_LISTS: Readonly<Record<string, readonly string[]>> = {
   arbitration_resolution: ['arbitrator_ids'],
 };
 
-function refuseInvalidIdLists(kind: string, record: JsonObject, prefix: string): void {
+function refuseInvalidIdLists(
+  profile: ProtocolProfile,
+  kind: string,
+  record: JsonObject,
+  prefix: string,
+): void {
   for (const member of ID_LISTS[kind] ?? []) {
     const list = record[member];
     if (!Array.isArray(list)) continue; // the schema says what is wrong
     for (const [index, item] of list.entries()) {
-      if (typeof item === 'string' && !isValidId(item)) throw invalidId(`${prefix}/${member}/${index}`, item);
+      if (typeof item === 'string' && !isValidId(item))
+        throw recordIdInvalid(profile, `${prefix}/${member}/${index}`, item);
     }
   }
 }

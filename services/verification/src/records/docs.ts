@@ -208,6 +208,12 @@ function answerSchema(route: RecordRoute) {
           }
         : {}),
       signature: SIGNATURE_SCHEMA,
+      warnings: {
+        type: 'array',
+        items: { type: 'string' },
+        description:
+          'P519, POST only: stored ids of this kind the new id reads the same as (ASCII look-alikes: I, 1, l; 0, O; m, rn)',
+      },
     },
   } as const;
 }

@@ -4,13 +4,26 @@ import { CANONICALIZATION_PROFILE, type ProtocolProfile, type SchemaIssue } from
 import { type HttpError, httpError, protocolError } from '@proto/service-kit';
 import { ID_PATTERN_TEXT } from './ids.ts';
 
-/** 400 INVALID_ID: an id in the path or the record that does not match `^[\w:.\-]{1,256}$` (D14). */
+/** 400 INVALID_ID: an id in the URL (path, `?version=`) that does not match `^[\w:.\-]{1,256}$` (D14). */
 export function invalidId(where: string, value: unknown, pattern: string = ID_PATTERN_TEXT): HttpError {
   const shown = typeof value === 'string' ? JSON.stringify(value.slice(0, 80)) : `a ${typeof value}`;
   // `pattern`: the rule the value broke, when narrower than the id pattern (a kid, a version number), so a
   // caller is never told to match a pattern its value already matches.
   return httpError('INVALID_ID', `Invalid ${where}: ${shown} does not match ${pattern}`, {
     details: { field: where, pattern },
+  });
+}
+
+/**
+ * 400 E002 for an id in a record (or a transition body) outside `^[\w:.\-]{1,256}$` (P518): the id is part of the
+ * artifact, as the schema-patterned ids are, whose failures are E002 too; `details.reason` keeps the name these were
+ * answered under before (`INVALID_ID`) for clients that read it. An id in the URL stays `invalidId`.
+ */
+export function recordIdInvalid(profile: ProtocolProfile, where: string, value: unknown): HttpError {
+  const { message, details } = invalidId(where, value).toBody().error;
+  return protocolError('ARTIFACT_SCHEMA_INVALID', profile, message, {
+    statusCode: 400,
+    details: { reason: 'INVALID_ID', ...(details as Record<string, unknown>) },
   });
 }
 

@@ -2,7 +2,7 @@
 // Implements SPEC.md "States and transitions" (four moves only) and D16 (transition body, 409 with moves).
 import { DEFAULT_MAX_CLOCK_SKEW_MS, dateTimeInstant, type ProtocolProfile } from '@proto/core';
 import { isJsonObject } from './body.ts';
-import { badBody, invalidId } from './errors.ts';
+import { badBody, recordIdInvalid } from './errors.ts';
 import { isValidId } from './ids.ts';
 
 export const LIFECYCLE_STATES = ['commissioned', 'active', 'declining', 'decommissioned'] as const;
@@ -102,7 +102,7 @@ export const transitionBodySchema = {
   },
 } as const;
 
-/** Validates the transition body; throws the HttpError to answer (400 E002, or INVALID_ID for agent_id). */
+/** Validates the transition body; throws the HttpError to answer (400 E002; P518: a bad agent_id too). */
 export function readTransitionRequest(
   profile: ProtocolProfile,
   body: unknown,
@@ -122,7 +122,7 @@ export function readTransitionRequest(
   const { agent_id, to_state, from_state, reason, timestamp } = body;
   if (agent_id === undefined) issues.push({ path: '', message: "must have required property 'agent_id'" });
   else if (typeof agent_id !== 'string') issues.push({ path: '/agent_id', message: 'must be string' });
-  else if (!isValidId(agent_id)) throw invalidId('agent_id', agent_id);
+  else if (!isValidId(agent_id)) throw recordIdInvalid(profile, 'agent_id', agent_id);
   const states = LIFECYCLE_STATES.map((s) => `"${s}"`).join(', ');
   if (to_state === undefined) issues.push({ path: '', message: "must have required property 'to_state'" });
   else if (!isState(to_state)) issues.push({ path: '/to_state', message: `must be one of: ${states}` });

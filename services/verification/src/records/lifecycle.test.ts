@@ -130,7 +130,7 @@ describe.each(dialectsUnderTest())('/v2 lifecycle on %s', (dialect) => {
       [{ agent_id: 'agent:x-000001', to_state: 'retired' }, 'PROTO-E002'],
       [{ agent_id: 'agent:x-000001', to_state: 'active', timestamp: 'yesterday' }, 'PROTO-E002'],
       [{ agent_id: 'agent:x-000001', to_state: 'active', extra: 1 }, 'PROTO-E002'],
-      [{ agent_id: 'agent x', to_state: 'active' }, 'INVALID_ID'],
+      [{ agent_id: 'agent x', to_state: 'active' }, 'PROTO-E002'], // P518: was INVALID_ID
     ];
     for (const [body, code] of cases) {
       const response = await post(service.app, TRANSITION, body);

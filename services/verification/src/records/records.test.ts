@@ -131,17 +131,21 @@ describe.each(dialectsUnderTest())('/v2 records on %s', (dialect) => {
     expect((await get(service.app, `/v2/dispute/record/${'y'.repeat(256)}`)).statusCode).toBe(404);
   });
 
-  it('refuses a record whose own id breaks the pattern with 400 INVALID_ID', async () => {
+  it('refuses a record whose own id breaks the pattern with 400 E002, reason INVALID_ID (P518)', async () => {
     const dispute = withFields(example('dispute_record'), { dispute_id: 'dispute:<script>' });
     const response = await post(service.app, '/v2/dispute/record', dispute);
     expect(response.statusCode).toBe(400);
-    expect(errorOf(response)).toMatchObject({ code: 'INVALID_ID', retryable: false });
+    expect(errorOf(response)).toMatchObject({
+      code: 'PROTO-E002',
+      retryable: false,
+      details: { reason: 'INVALID_ID', field: 'dispute_id' },
+    });
     expect(errorOf(response).message).toContain('dispute_id');
 
     const cert = withFields(example('commissioning_certificate'), { agent_id: `agent:${'a'.repeat(300)}` });
     const refused = await post(service.app, '/v2/lifecycle/commission', cert);
     expect(refused.statusCode).toBe(400);
-    expect(errorOf(refused).code).toBe('INVALID_ID');
+    expect(errorOf(refused).code).toBe('PROTO-E002');
   });
 
   it('answers a schema failure with 400 PROTO-E002 and the issue paths', async () => {

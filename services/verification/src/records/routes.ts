@@ -25,6 +25,7 @@ import {
 import { isValidId } from './ids.ts';
 import { RECORD_ROUTES, type RecordRoute, TRANSITION_PATH } from './kinds.ts';
 import { readTransitionRequest } from './lifecycle-machine.ts';
+import { createStoredIdIndex } from './look-alike-ids.ts';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE, v2PostRateLimit } from './rate-limit.ts';
 import { postUpgrading, withForm } from './signature-upgrade.ts';
 import type { WriteAuthorizer, WriteAuthorship } from './write-authorization.ts';
@@ -123,6 +124,7 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
   const perMinute = options.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE;
   const { authorizer } = options;
   const panelQuorum = options.panelQuorum ?? 1;
+  const storedIds = createStoredIdIndex(store);
 
   // Route schemas document; validation is ours (validateSchema: readable issues, E002, D14 id codes).
   app.setValidatorCompiler(() => () => true);
@@ -175,7 +177,11 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
         // An upgrade answers as the first write of the owner's record (201), not as a re-post of it.
         const statusCode = upgrades.length > 0 ? 201 : outcome.statusCode;
         const shown = await withForm(store, route.kind, outcome.body, signature);
-        return reply.code(statusCode).send({ ...outcome.body, signature: shown });
+        // P519: a new id that reads as a stored one of its kind is named (a re-post was named when first stored).
+        const warnings = outcome.statusCode === 201 ? await storedIds.readAlike(route, outcome.body.id) : [];
+        return reply
+          .code(statusCode)
+          .send({ ...outcome.body, signature: shown, ...(warnings.length > 0 ? { warnings } : {}) });
       },
     );
 

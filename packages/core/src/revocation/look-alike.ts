@@ -1,0 +1,58 @@
+// A revocation list entry that reads as an id the list does not revoke (P456 for `proto revocation verify --agent`,
+// P516 for POST /verify and `proto verify --revocation-list`). A person reading the list takes that agent for revoked
+// while every verifier, rightly, passes it (D20: a list revokes exactly the ids it names); the warning says so, in
+// one wording for every reader. Skeletons are P455's (ASCII `I`/`1`/`l`, `0`/`O`, `m`/`rn` included: here there is a
+// second id to compare with).
+import { skeletonOf } from '../bundle/confusable-skeleton.ts';
+import { spelledOut } from '../bundle/json.ts';
+import type { RevocationEntry } from './types.ts';
+
+/** At most this many entries are named as reading like one id; more are counted. */
+const MAX_READ_ALIKE = 5;
+
+/**
+ * Entry indexes by skeleton, one map per entries array, built when a list is first asked about: a verifier asks the
+ * same cached list on every request, so a request pays one skeleton of its id and one map look-up, not one skeleton
+ * per entry.
+ */
+const indexes = new WeakMap<readonly RevocationEntry[], ReadonlyMap<string, readonly number[]>>();
+
+function indexOf(entries: readonly RevocationEntry[]): ReadonlyMap<string, readonly number[]> {
+  let index = indexes.get(entries);
+  if (index === undefined) {
+    const built = new Map<string, number[]>();
+    entries.forEach((entry, i) => {
+      if (typeof entry?.agent_id !== 'string') return;
+      const skeleton = skeletonOf(entry.agent_id);
+      const at = built.get(skeleton);
+      if (at === undefined) built.set(skeleton, [i]);
+      else at.push(i);
+    });
+    index = built;
+    indexes.set(entries, index);
+  }
+  return index;
+}
+
+/**
+ * The warnings for `id`, which `list` does not revoke, when entries of the list read the same: each names the entry
+ * and tells the reader to check which agent the issuer meant. Empty for an id the list revokes (that is a failure,
+ * said elsewhere) and for a list with no look-alike of it.
+ */
+export function readAlikeRevocationWarnings(
+  list: { readonly entries: readonly RevocationEntry[] },
+  id: string,
+): string[] {
+  const entries = list.entries;
+  if (!Array.isArray(entries) || entries.length === 0) return [];
+  const alike = indexOf(entries).get(skeletonOf(id));
+  // An id the list revokes is in its own bucket: its revocation is the answer, not a look-alike.
+  if (alike === undefined || alike.some((i) => (entries[i] as RevocationEntry).agent_id === id)) return [];
+  const warnings = alike.slice(0, MAX_READ_ALIKE).map((i) => {
+    const listed = spelledOut((entries[i] as RevocationEntry).agent_id);
+    return `agent ${spelledOut(id)} is not in the list, but entries[${i}].agent_id "${listed}" reads the same: check which agent the issuer meant (look-alike id)`;
+  });
+  if (alike.length > MAX_READ_ALIKE)
+    warnings.push(`${alike.length - MAX_READ_ALIKE} more entries read as ${spelledOut(id)}`);
+  return warnings;
+}
