@@ -151,11 +151,13 @@ describe.each(dialectsUnderTest())('key rotation on %s', (dialect) => {
     // Anyone can make a bundle that verifies and claims this agent_id, with their own keys, a later date,
     // and the owner's kid marked revoked.
     const hijack = passport(agent, '2027-01-01T00:00:00Z', 'sha256:evil', [kid('8')], [kid('7')], kid('8'));
+    // P501: the agent's live kids come back with the outcome, for /verify's warning.
     expect(await store.keys.applyPassport(hijack)).toEqual({
       order: 'foreign',
       bound: 0,
       retired: 0,
       retiredKids: [],
+      agentKids: [kid('7')],
     });
     expect(await store.keys.lookup(kid('8'))).toEqual([]);
     expect((await store.keys.lookup(kid('7'))).map((r) => r.subject)).toEqual([agent]);

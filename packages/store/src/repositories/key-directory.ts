@@ -107,6 +107,11 @@ export interface PassportOutcome {
   readonly retired: number;
   /** The kids this application retired (for any subject), each once: the caller's filter learns them at once (P469). */
   readonly retiredKids: readonly string[];
+  /**
+   * With `foreign`: the agent's live passport kids here, none of which signed this passport (P501: /verify names
+   * them in a warning). Absent otherwise.
+   */
+  readonly agentKids?: readonly string[];
 }
 
 /**
@@ -202,6 +207,11 @@ function notExpired(expiresAt: string, now: number): boolean {
 
 const DAY_MS = 86_400_000;
 
+/** Whether `signer` may speak for a subject whose live kids of a role are `live`: it has none yet, or `signer` is one. */
+function continuous(live: readonly string[], signer: string | undefined): boolean {
+  return live.length === 0 || (signer !== undefined && live.includes(signer));
+}
+
 /**
  * A key /verify refuses as a signer by its own `created_at`: past the maximum age as it stands now (from `created_at`
  * + the age on, the same instant as its expiry check; P204, P230), or dated beyond the clock skew ahead, whose age
@@ -287,13 +297,8 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
     return this.#db.transaction().execute(async (trx) => {
       // Continuity (P45): ids are self-asserted in a bundle, so once an agent (or human) has live keys here,
       // only a bundle whose passport (or RPR) is signed by one of them speaks for it.
-      const agentOwns = await this.#continues(
-        trx,
-        passport.agentId,
-        'passport',
-        passport.passportSignerKid,
-        now,
-      );
+      const agentKids = await this.#liveKids(trx, passport.agentId, 'passport', Date.parse(now));
+      const agentOwns = continuous(agentKids, passport.passportSignerKid);
       const human = passport.humanId;
       const humanOwns =
         human === undefined
@@ -363,6 +368,7 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
         bound,
         retired: retiredPairs.length,
         retiredKids: [...new Set(retiredPairs.map((p) => p.kid))],
+        ...(order === 'foreign' ? { agentKids } : {}),
       };
     });
   }
@@ -409,8 +415,7 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
     signer: string | undefined,
     now: string,
   ): Promise<boolean> {
-    const live = await this.#liveKids(trx, subject, role, Date.parse(now));
-    return live.length === 0 || (signer !== undefined && live.includes(signer));
+    return continuous(await this.#liveKids(trx, subject, role, Date.parse(now)), signer);
   }
 
   /** The kids bound to `subject` in `role`, neither retired nor expired at `nowMs`. */

@@ -34,13 +34,40 @@ export const DEFAULT_REAPPLY_AFTER_MS = 60 * 60 * 1000;
 export const APPLY_WAIT_MS = 1_000;
 
 /**
+ * P501: a passport this process applied that names an agent whose live passport keys here did not sign it (P45
+ * continuity): nothing was bound or retired for the agent, and /verify names the agent and the kids bound to it.
+ */
+export interface ForeignPassport {
+  readonly agentId: string;
+  /** The agent's live passport kids here when the passport was applied. */
+  readonly agentKids: readonly string[];
+}
+
+/** The feed the verify path awaits, and what it learnt of each passport it applied (a Map look-up by evidence). */
+export type KeyDirectoryFeed = ((event: VerifiedBundleEvent) => Promise<boolean>) & {
+  /** The passport with this evidence, applied within the reapply period, was foreign to its agent; else undefined. */
+  readonly foreignPassport?: (evidence: string) => ForeignPassport | undefined;
+};
+
+/** One passport applied (or being applied) by this process. */
+interface Applied {
+  readonly at: number;
+  /** Settles with the application's outcome (true: stored), whatever the caller's wait. */
+  done: Promise<boolean>;
+  settled: boolean;
+  foreign?: ForeignPassport;
+}
+
+/**
  * Returns the hook the verify path calls after a verdict, and awaits before it answers: a promise that settles true
  * once the passport's keys are applied (or were recently), false when the event applies nothing, the write failed,
  * or it took longer than `applyWaitMs` (it goes on, and the bindings are handed over again from a cache hit).
  * Passport keys applied within `reapplyAfterMs` cost one Map look-up: they are known by their evidence, which the
  * worker keeps for each passport (P123). Past that they are applied again, so the directory sees that the passport
  * is still in use and a pruned binding comes back (P174). Awaited (P469), so that a retirement this bundle makes is
- * in this process's filter of retired kids, and GET /v2/keys shows it, before the bundle's answer goes out.
+ * in this process's filter of retired kids, and GET /v2/keys shows it, before the bundle's answer goes out. A
+ * passport still being applied when the same one arrives again is waited for too (within `applyWaitMs`), so that
+ * its continuity outcome (P501) is known to both answers.
  */
 export function keyBindingFeeder(
   store: Store,
@@ -49,13 +76,15 @@ export function keyBindingFeeder(
   reapplyAfterMs = DEFAULT_REAPPLY_AFTER_MS,
   onRetired?: (kids: readonly string[]) => void,
   applyWaitMs = APPLY_WAIT_MS,
-): (event: VerifiedBundleEvent) => Promise<boolean> {
-  const seen = new Map<string, number>();
-  const apply = async (passport: PassportKeys, hash: string): Promise<boolean> => {
+): KeyDirectoryFeed {
+  const seen = new Map<string, Applied>();
+  const apply = async (passport: PassportKeys, hash: string, entry: Applied): Promise<boolean> => {
     try {
       const outcome = await store.keys.applyPassport(passport);
       // P410, P469: the kids this process retired are in its filter at once, without waiting for a refresh.
       if (outcome.retiredKids.length > 0) onRetired?.(outcome.retiredKids);
+      if (outcome.order === 'foreign' && outcome.agentKids !== undefined && outcome.agentKids.length > 0)
+        entry.foreign = { agentId: passport.agentId, agentKids: outcome.agentKids };
       return true;
     } catch (error) {
       seen.delete(hash);
@@ -63,27 +92,36 @@ export function keyBindingFeeder(
       return false;
     }
   };
-  return async (event) => {
-    if (!event.verified || !event.version.startsWith('2')) return false;
-    const hash = event.passport.evidence;
-    const at = Date.now();
-    const appliedAt = seen.get(hash);
-    if (appliedAt !== undefined && at - appliedAt < reapplyAfterMs) return true;
-    // Not applied lately and no keys to apply: the worker hands them over in full within its refresh period.
-    const passport = event.passport;
-    if (!carriesKeys(passport)) return false;
-    if (seen.size >= seenLimit) seen.clear();
-    seen.set(hash, at);
+  const bounded = async (entry: Applied): Promise<boolean> => {
+    if (entry.settled) return entry.done;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<false>((resolve) => {
       timer = setTimeout(() => resolve(false), applyWaitMs);
     });
     try {
-      return await Promise.race([apply(passport, hash), late]);
+      return await Promise.race([entry.done, late]);
     } finally {
       clearTimeout(timer);
     }
   };
+  const feed = async (event: VerifiedBundleEvent): Promise<boolean> => {
+    if (!event.verified || !event.version.startsWith('2')) return false;
+    const hash = event.passport.evidence;
+    const at = Date.now();
+    const known = seen.get(hash);
+    if (known !== undefined && at - known.at < reapplyAfterMs) return known.settled ? true : bounded(known);
+    // Not applied lately and no keys to apply: the worker hands them over in full within its refresh period.
+    const passport = event.passport;
+    if (!carriesKeys(passport)) return false;
+    if (seen.size >= seenLimit) seen.clear();
+    const entry = { at, settled: false } as Applied;
+    entry.done = apply(passport, hash, entry).finally(() => {
+      entry.settled = true;
+    });
+    seen.set(hash, entry);
+    return bounded(entry);
+  };
+  return Object.assign(feed, { foreignPassport: (evidence: string) => seen.get(evidence)?.foreign });
 }
 
 /**
