@@ -1,0 +1,61 @@
+// P502 over HTTP against the real verification service: with VERIFIER_POLICY's `require_principal_signature: true`,
+// a V2 bundle no key of the RPR's binding_keys signed (a stranger's, carrying another agent's copied RPR beside its
+// own passport) is answered `verified: false` with PROTO-E401 under `policy`, on POST /verify and /verify/batch, JSON
+// and CBOR, as core and `proto verify --policy` answer it. The principal-signed bundle still verifies.
+import { borrowedRprBundle } from '@proto/core/testing';
+import { decodeCbor, encodeCbor } from '@proto/service-kit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningApp, startApp } from '../../src/test-support.ts';
+
+type Json = Record<string, unknown>;
+
+let app: RunningApp;
+beforeAll(async () => {
+  app = await startApp({
+    VERIFY_RATE_LIMIT_PER_MINUTE: '0',
+    VERIFIER_POLICY: JSON.stringify({ default_mode: 'hybrid_preferred', require_principal_signature: true }),
+  });
+});
+afterAll(() => app?.close());
+
+const fixture = borrowedRprBundle();
+
+async function answer(path: '/verify' | '/verify/batch', body: Json, format: 'json' | 'cbor'): Promise<Json> {
+  const batch = path === '/verify/batch';
+  const type =
+    format === 'cbor'
+      ? batch
+        ? 'application/cbor-seq'
+        : 'application/cbor'
+      : batch
+        ? 'application/x-ndjson'
+        : 'application/json';
+  const res = await fetch(`${app.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': type, accept: type },
+    body: format === 'cbor' ? encodeCbor(body) : `${JSON.stringify(body)}${batch ? '\n' : ''}`,
+  });
+  expect(res.status).toBe(200);
+  const bytes = Buffer.from(await res.arrayBuffer());
+  return (format === 'cbor' ? decodeCbor(bytes) : JSON.parse(bytes.toString('utf8'))) as Json;
+}
+
+const CASES = (['/verify', '/verify/batch'] as const).flatMap((path) =>
+  (['json', 'cbor'] as const).map((format) => [path, format] as const),
+);
+
+describe('P502: VERIFIER_POLICY require_principal_signature', () => {
+  it.each(CASES)("POST %s (%s): the stranger's bundle fails with PROTO-E401", async (path, format) => {
+    const json = await answer(path, { signed_bundle: fixture.stranger }, format);
+    expect(json['verified'], JSON.stringify(json)).toBe(false);
+    const details = (json['error_details'] as Json[] | undefined) ?? [];
+    expect(details.map((d) => [d['code'], d['check']])).toEqual([['PROTO-E401', 'policy']]);
+    expect(String(details[0]?.['message'])).toContain('require_principal_signature');
+    for (const kid of fixture.strangerKids) expect(String(details[0]?.['message'])).toContain(kid);
+  });
+
+  it.each(CASES)("POST %s (%s): the victim's own principal-signed bundle verifies", async (path, format) => {
+    const json = await answer(path, { signed_bundle: fixture.victim.signed_bundle }, format);
+    expect(json['verified'], JSON.stringify(json)).toBe(true);
+  });
+});
