@@ -183,9 +183,13 @@ describe.each(dialectsUnderTest())('key rotation on %s', (dialect) => {
         { ...passportBinding(k, agentId, 'sha256:h'), role: 'principal' },
       ],
     });
-    expect((await store.keys.applyPassport(principal('agent:first', kid('h'), kid('h')))).bound).toBe(2);
-    // A stranger's bundle naming the same human_id: its RPR key is bound to its own agent only.
-    await store.keys.applyPassport(principal('agent:stranger', kid('i'), kid('i')));
+    const first = await store.keys.applyPassport(principal('agent:first', kid('h'), kid('h')));
+    expect(first.bound).toBe(2);
+    expect(first.humanKids).toBeUndefined();
+    // A stranger's bundle naming the same human_id: its RPR key is bound to its own agent only, and the outcome
+    // names the human's live kids for /verify's warning (P503).
+    const stranger = await store.keys.applyPassport(principal('agent:stranger', kid('i'), kid('i')));
+    expect(stranger.humanKids).toEqual([kid('h')]);
     expect((await store.keys.lookup(kid('i'))).map((r) => r.subject)).toEqual(['agent:stranger']);
     expect((await store.keys.lookup(kid('h'))).map((r) => r.subject).sort()).toEqual([
       'agent:first',

@@ -17,9 +17,9 @@ import { type VerificationCache, verificationCacheKey } from './cache.ts';
 import type { ExternalChecks } from './external-checks.ts';
 import {
   directoryWarningsApply,
-  foreignPassportWarning,
-  wiredWithWarning,
-  withWarning,
+  foreignPassportWarnings,
+  wiredWithWarnings,
+  withWarnings,
 } from './foreign-passport.ts';
 import { tierLabel, type VerificationMetrics } from './metrics.ts';
 import type { VerifyPool } from './pool.ts';
@@ -201,16 +201,16 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
     if (fresh && facts.checkpointsVerified > 0) metrics.checkpointsVerified.inc(facts.checkpointsVerified);
   };
 
-  // P501: after the feed, which knows whether the passport was foreign to its agent (one Map look-up by evidence).
-  const foreignWarning = (
+  // P501, P503: after the feed, which knows whether the bundle was foreign to its agent or human (one Map look-up).
+  const foreignWarnings = (
     feed: KeyDirectoryFeed | undefined,
     response: Pick<VerifyResponse, 'verified' | 'version'>,
     evidence: string | undefined,
-  ): string | undefined => {
+  ): string[] | undefined => {
     if (feed?.foreignPassport === undefined || evidence === undefined || !directoryWarningsApply(response))
       return undefined;
     const foreign = feed.foreignPassport(evidence);
-    return foreign === undefined ? undefined : foreignPassportWarning(foreign);
+    return foreign === undefined ? undefined : foreignPassportWarnings(foreign);
   };
 
   // P282: asked after the I/O checks, so its warning comes after theirs; the directory is read, never written.
@@ -241,8 +241,8 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
     if (feed !== undefined && pending !== undefined) {
       await feedDirectory(feed, response, pending.passport, hit);
     }
-    const foreign = foreignWarning(feed, response, passportEvidence.get(hit));
-    if (foreign !== undefined) response = withWarning(response, foreign);
+    const foreign = foreignWarnings(feed, response, passportEvidence.get(hit));
+    if (foreign !== undefined) response = withWarnings(response, foreign);
     return { kind: 'verdict', response, cache: 'hit' };
   };
 
@@ -318,8 +318,8 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
       if (feed !== undefined && passport !== undefined) {
         await feedDirectory(feed, result.answer.summary, passport, cached);
       }
-      const foreign = foreignWarning(feed, result.answer.summary, passport?.evidence);
-      const answer = foreign === undefined ? result.answer : wiredWithWarning(result.answer, foreign);
+      const foreign = foreignWarnings(feed, result.answer.summary, passport?.evidence);
+      const answer = foreign === undefined ? result.answer : wiredWithWarnings(result.answer, foreign);
       return { kind: 'answer', answer, ...cacheMiss };
     }
     // I/O checks after the CPU work; a revocation seen here evicts the entry just stored (D20).
@@ -333,8 +333,8 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
     if (feed !== undefined && passport !== undefined) {
       await feedDirectory(feed, checked, passport, cached);
     }
-    const foreign = foreignWarning(feed, checked, passport?.evidence);
-    const response = foreign === undefined ? checked : withWarning(checked, foreign);
+    const foreign = foreignWarnings(feed, checked, passport?.evidence);
+    const response = foreign === undefined ? checked : withWarnings(checked, foreign);
     return { kind: 'verdict', response, ...cacheMiss };
   };
 

@@ -112,6 +112,8 @@ export interface PassportOutcome {
    * them in a warning). Absent otherwise.
    */
   readonly agentKids?: readonly string[];
+  /** The human's live binding kids here when none of them signed the bundle's RPR (P503); absent otherwise. */
+  readonly humanKids?: readonly string[];
 }
 
 /**
@@ -297,13 +299,12 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
     return this.#db.transaction().execute(async (trx) => {
       // Continuity (P45): ids are self-asserted in a bundle, so once an agent (or human) has live keys here,
       // only a bundle whose passport (or RPR) is signed by one of them speaks for it.
-      const agentKids = await this.#liveKids(trx, passport.agentId, 'passport', Date.parse(now));
+      const nowMs = Date.parse(now);
+      const agentKids = await this.#liveKids(trx, passport.agentId, 'passport', nowMs);
       const agentOwns = continuous(agentKids, passport.passportSignerKid);
       const human = passport.humanId;
-      const humanOwns =
-        human === undefined
-          ? false
-          : await this.#continues(trx, human, 'principal', passport.principalSignerKid, now);
+      const humanKids = human === undefined ? [] : await this.#liveKids(trx, human, 'principal', nowMs);
+      const humanOwns = human !== undefined && continuous(humanKids, passport.principalSignerKid);
       const speaksFor = new Set(
         passport.subjects.filter((s) =>
           s === passport.agentId ? agentOwns : s === human ? humanOwns : false,
@@ -369,6 +370,7 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
         retired: retiredPairs.length,
         retiredKids: [...new Set(retiredPairs.map((p) => p.kid))],
         ...(order === 'foreign' ? { agentKids } : {}),
+        ...(human !== undefined && !humanOwns ? { humanKids } : {}),
       };
     });
   }
@@ -405,17 +407,6 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
         )
         .execute();
     }
-  }
-
-  /** Whether `signer` may speak for `subject`: it has no live key of `role` here yet, or `signer` is one. */
-  async #continues(
-    trx: Transaction<KeyDirectoryDatabase>,
-    subject: string,
-    role: 'passport' | 'principal',
-    signer: string | undefined,
-    now: string,
-  ): Promise<boolean> {
-    return continuous(await this.#liveKids(trx, subject, role, Date.parse(now)), signer);
   }
 
   /** The kids bound to `subject` in `role`, neither retired nor expired at `nowMs`. */

@@ -24,6 +24,13 @@ export interface VerifiedBundleEvent {
 const carriesKeys = (passport: PassportKeys | KnownPassport): passport is PassportKeys =>
   'bindings' in passport;
 
+/** An id with live kids none of which signed: first come (no kids) is no foreign party. */
+const foreignParty = (
+  id: string | undefined,
+  kids: readonly string[] | undefined,
+): ForeignParty | undefined =>
+  id === undefined || kids === undefined || kids.length === 0 ? undefined : { id, kids };
+
 /** How long a passport applied here is not applied again: a re-proof refreshes its bindings' `seen_at` (P174). */
 export const DEFAULT_REAPPLY_AFTER_MS = 60 * 60 * 1000;
 
@@ -33,14 +40,20 @@ export const DEFAULT_REAPPLY_AFTER_MS = 60 * 60 * 1000;
  */
 export const APPLY_WAIT_MS = 1_000;
 
+/** An id of a bundle and its live keys here, none of which signed the bundle's artifact that names it. */
+export interface ForeignParty {
+  readonly id: string;
+  readonly kids: readonly string[];
+}
+
 /**
- * P501: a passport this process applied that names an agent whose live passport keys here did not sign it (P45
- * continuity): nothing was bound or retired for the agent, and /verify names the agent and the kids bound to it.
+ * A bundle this process applied whose passport names an agent whose live passport keys here did not sign it (P501),
+ * or whose RPR names a human whose live binding keys here did not sign it (P503): P45's continuity bound and retired
+ * nothing for that id, and /verify names it and the kids bound to it.
  */
 export interface ForeignPassport {
-  readonly agentId: string;
-  /** The agent's live passport kids here when the passport was applied. */
-  readonly agentKids: readonly string[];
+  readonly agent?: ForeignParty;
+  readonly human?: ForeignParty;
 }
 
 /** The feed the verify path awaits, and what it learnt of each passport it applied (a Map look-up by evidence). */
@@ -83,8 +96,13 @@ export function keyBindingFeeder(
       const outcome = await store.keys.applyPassport(passport);
       // P410, P469: the kids this process retired are in its filter at once, without waiting for a refresh.
       if (outcome.retiredKids.length > 0) onRetired?.(outcome.retiredKids);
-      if (outcome.order === 'foreign' && outcome.agentKids !== undefined && outcome.agentKids.length > 0)
-        entry.foreign = { agentId: passport.agentId, agentKids: outcome.agentKids };
+      const agent = foreignParty(passport.agentId, outcome.agentKids);
+      const human = foreignParty(passport.humanId, outcome.humanKids);
+      if (agent !== undefined || human !== undefined)
+        entry.foreign = {
+          ...(agent === undefined ? {} : { agent }),
+          ...(human === undefined ? {} : { human }),
+        };
       return true;
     } catch (error) {
       seen.delete(hash);

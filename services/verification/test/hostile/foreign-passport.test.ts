@@ -4,6 +4,7 @@
 // genuine SDK bundle gets too). But this service's key directory binds A's own passport keys, and the stranger's
 // passport is signed by none of them (P45 continuity): the answer must say so, naming A and the kids bound here.
 // POST /verify and /verify/batch, JSON and CBOR, the verification cache on and off, first sight and seen again.
+import { buildSignedBundle } from '@proto/core';
 import { borrowedRprBundle } from '@proto/core/testing';
 import { decodeCbor, encodeCbor } from '@proto/service-kit';
 import { dialectsUnderTest } from '@proto/store/testing';
@@ -89,6 +90,31 @@ describe.each(
     const json = await answer(service.url, path, { signed_bundle: victimBundle }, format);
     expect(json['verified'], JSON.stringify(json)).toBe(true);
     expect(foreignWarnings(json)).toEqual([]);
+  });
+
+  it("P503: a stranger's own RPR naming A's principal, signed by the stranger's keys: warned, naming the principal's kids", async () => {
+    const principalKids = [
+      fixture.victim.keys.principal.classical.kid,
+      ...(fixture.victim.keys.principal.pq === undefined ? [] : [fixture.victim.keys.principal.pq.kid]),
+    ];
+    const own = buildSignedBundle({
+      hooks: {
+        payloads: (p) => {
+          p.responsible_principal_record['human_id'] = fixture.humanId;
+          p.agent_passport['principal_binding_reference'] = fixture.humanId;
+          p.intent['human_id'] = fixture.humanId;
+        },
+      },
+    });
+    for (const [path, format] of CASES) {
+      const json = await answer(service.url, path, { signed_bundle: own.signed_bundle }, format);
+      expect(json['verified'], JSON.stringify(json)).toBe(true);
+      const warnings = foreignWarnings(json);
+      expect(warnings, `${path} ${format}: ${JSON.stringify(json)}`).toHaveLength(1);
+      expect(warnings[0]).toContain(`human_id '${fixture.humanId}'`);
+      for (const kid of principalKids) expect(warnings[0]).toContain(kid);
+      expect(warnings[0]).toContain("bundle's RPR");
+    }
   });
 
   it('a stranger naming an agent id nobody bound here: first come, no such warning', async () => {
