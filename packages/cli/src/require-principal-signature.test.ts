@@ -60,4 +60,18 @@ describe('P502: proto verify --policy with require_principal_signature', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('signed by agent keys only');
   });
+
+  it('P504: --batch with a policy the verifier refuses is bad input (exit 2, the file named), as without --batch', async () => {
+    const bad = file('bad-policy.json', {
+      default_mode: 'hybrid_preferred',
+      require_principal_signature: 'yes',
+    });
+    for (const args of [['--json'], ['--batch']]) {
+      const run = await runCli(['verify', ...args, '--policy', bad, stranger]);
+      expect(run.code, `${args}: ${run.stderr}`).toBe(2);
+      expect(run.stderr).toContain('bad-policy.json');
+      expect(run.stderr).toContain('require_principal_signature must be a boolean');
+      expect(run.stderr).not.toContain('internal error');
+    }
+  });
 });
