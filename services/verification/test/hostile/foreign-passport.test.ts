@@ -6,41 +6,17 @@
 // POST /verify and /verify/batch, JSON and CBOR, the verification cache on and off, first sight and seen again.
 import { buildSignedBundle } from '@proto/core';
 import { borrowedRprBundle } from '@proto/core/testing';
-import { decodeCbor, encodeCbor } from '@proto/service-kit';
 import { dialectsUnderTest } from '@proto/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startVerifierWithRecords, type VerifierWithRecords } from './verifier-with-records.ts';
+import { verifyAnswer as answer, ROUTES_AND_FORMATS } from './verify-both-wires.ts';
 
 type Json = Record<string, unknown>;
-type Format = 'json' | 'cbor';
-type Path = '/verify' | '/verify/batch';
-
-async function answer(url: string, path: Path, body: Json, format: Format): Promise<Json> {
-  const batch = path === '/verify/batch';
-  const type =
-    format === 'cbor'
-      ? batch
-        ? 'application/cbor-seq'
-        : 'application/cbor'
-      : batch
-        ? 'application/x-ndjson'
-        : 'application/json';
-  const res = await fetch(`${url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': type, accept: type },
-    body: format === 'cbor' ? encodeCbor(body) : `${JSON.stringify(body)}${batch ? '\n' : ''}`,
-  });
-  expect(res.status).toBe(200);
-  const bytes = Buffer.from(await res.arrayBuffer());
-  return (format === 'cbor' ? decodeCbor(bytes) : JSON.parse(bytes.toString('utf8'))) as Json;
-}
 
 const foreignWarnings = (json: Json) =>
   ((json['warnings'] as string[] | undefined) ?? []).filter((w) => w.includes('key directory binds'));
 
-const CASES = (['/verify', '/verify/batch'] as const).flatMap((path) =>
-  (['json', 'cbor'] as const).map((format) => [path, format] as const),
-);
+const CASES = ROUTES_AND_FORMATS;
 
 describe.each(
   dialectsUnderTest().flatMap((dialect) => [

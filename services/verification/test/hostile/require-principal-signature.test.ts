@@ -3,9 +3,9 @@
 // own passport) is answered `verified: false` with PROTO-E401 under `policy`, on POST /verify and /verify/batch, JSON
 // and CBOR, as core and `proto verify --policy` answer it. The principal-signed bundle still verifies.
 import { borrowedRprBundle } from '@proto/core/testing';
-import { decodeCbor, encodeCbor } from '@proto/service-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningApp, startApp } from '../../src/test-support.ts';
+import { ROUTES_AND_FORMATS, type VerifyPath, verifyAnswer, type WireFormat } from './verify-both-wires.ts';
 
 type Json = Record<string, unknown>;
 
@@ -20,29 +20,9 @@ afterAll(() => app?.close());
 
 const fixture = borrowedRprBundle();
 
-async function answer(path: '/verify' | '/verify/batch', body: Json, format: 'json' | 'cbor'): Promise<Json> {
-  const batch = path === '/verify/batch';
-  const type =
-    format === 'cbor'
-      ? batch
-        ? 'application/cbor-seq'
-        : 'application/cbor'
-      : batch
-        ? 'application/x-ndjson'
-        : 'application/json';
-  const res = await fetch(`${app.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': type, accept: type },
-    body: format === 'cbor' ? encodeCbor(body) : `${JSON.stringify(body)}${batch ? '\n' : ''}`,
-  });
-  expect(res.status).toBe(200);
-  const bytes = Buffer.from(await res.arrayBuffer());
-  return (format === 'cbor' ? decodeCbor(bytes) : JSON.parse(bytes.toString('utf8'))) as Json;
-}
-
-const CASES = (['/verify', '/verify/batch'] as const).flatMap((path) =>
-  (['json', 'cbor'] as const).map((format) => [path, format] as const),
-);
+const CASES = ROUTES_AND_FORMATS;
+const answer = (path: VerifyPath, body: Json, format: WireFormat) =>
+  verifyAnswer(app.url, path, body, format);
 
 describe('P502: VERIFIER_POLICY require_principal_signature', () => {
   it.each(CASES)("POST %s (%s): the stranger's bundle fails with PROTO-E401", async (path, format) => {
