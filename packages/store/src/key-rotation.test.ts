@@ -151,11 +151,13 @@ describe.each(dialectsUnderTest())('key rotation on %s', (dialect) => {
     // Anyone can make a bundle that verifies and claims this agent_id, with their own keys, a later date,
     // and the owner's kid marked revoked.
     const hijack = passport(agent, '2027-01-01T00:00:00Z', 'sha256:evil', [kid('8')], [kid('7')], kid('8'));
+    // P501: the agent's live kids come back with the outcome, for /verify's warning.
     expect(await store.keys.applyPassport(hijack)).toEqual({
       order: 'foreign',
       bound: 0,
       retired: 0,
       retiredKids: [],
+      agentKids: [kid('7')],
     });
     expect(await store.keys.lookup(kid('8'))).toEqual([]);
     expect((await store.keys.lookup(kid('7'))).map((r) => r.subject)).toEqual([agent]);
@@ -181,9 +183,13 @@ describe.each(dialectsUnderTest())('key rotation on %s', (dialect) => {
         { ...passportBinding(k, agentId, 'sha256:h'), role: 'principal' },
       ],
     });
-    expect((await store.keys.applyPassport(principal('agent:first', kid('h'), kid('h')))).bound).toBe(2);
-    // A stranger's bundle naming the same human_id: its RPR key is bound to its own agent only.
-    await store.keys.applyPassport(principal('agent:stranger', kid('i'), kid('i')));
+    const first = await store.keys.applyPassport(principal('agent:first', kid('h'), kid('h')));
+    expect(first.bound).toBe(2);
+    expect(first.humanKids).toBeUndefined();
+    // A stranger's bundle naming the same human_id: its RPR key is bound to its own agent only, and the outcome
+    // names the human's live kids for /verify's warning (P503).
+    const stranger = await store.keys.applyPassport(principal('agent:stranger', kid('i'), kid('i')));
+    expect(stranger.humanKids).toEqual([kid('h')]);
     expect((await store.keys.lookup(kid('i'))).map((r) => r.subject)).toEqual(['agent:stranger']);
     expect((await store.keys.lookup(kid('h'))).map((r) => r.subject).sort()).toEqual([
       'agent:first',

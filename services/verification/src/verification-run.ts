@@ -15,9 +15,15 @@ import {
 } from './bundle-subject.ts';
 import { type VerificationCache, verificationCacheKey } from './cache.ts';
 import type { ExternalChecks } from './external-checks.ts';
+import {
+  directoryWarningsApply,
+  foreignPassportWarnings,
+  wiredWithWarnings,
+  withWarnings,
+} from './foreign-passport.ts';
 import { tierLabel, type VerificationMetrics } from './metrics.ts';
 import type { VerifyPool } from './pool.ts';
-import type { KnownPassport, VerifiedBundleEvent } from './records/key-binding-feeder.ts';
+import type { KeyDirectoryFeed, KnownPassport } from './records/key-binding-feeder.ts';
 import { retainedBytes } from './retained-bytes.ts';
 import { type RetiredKeyLookup, withRetiredKeyWarnings } from './retired-keys.ts';
 import type { VerifyTask, VerifyTaskResult } from './worker.ts';
@@ -131,7 +137,7 @@ export interface VerificationRunnerOptions {
   readonly log?: { warn(obj: object, msg: string): void };
 }
 
-export type KeyDirectoryFeed = (event: VerifiedBundleEvent) => Promise<boolean>;
+export type { KeyDirectoryFeed };
 
 /** What the metrics read of a response the main thread holds as an object. */
 function summaryOf(response: VerifyResponse): AnswerSummary {
@@ -163,6 +169,8 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
   // The cache counts them against VERIFICATION_CACHE_MAX_BYTES until stored: their size is the signer's
   // choice, and a false verdict's are never stored.
   const unstoredBindings = new WeakMap<object, { passport: PassportKeys; cacheKey: string }>();
+  // P501: the evidence of a cached analysis's passport, by which a hit asks the feed whether it was foreign.
+  const passportEvidence = new WeakMap<object, string>();
   const knownBodies = new BodyMemo(cache.maxEntries, cache.maxBytes);
 
   const feedDirectory = (
@@ -193,6 +201,18 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
     if (fresh && facts.checkpointsVerified > 0) metrics.checkpointsVerified.inc(facts.checkpointsVerified);
   };
 
+  // P501, P503: after the feed, which knows whether the bundle was foreign to its agent or human (one Map look-up).
+  const foreignWarnings = (
+    feed: KeyDirectoryFeed | undefined,
+    response: Pick<VerifyResponse, 'verified' | 'version'>,
+    evidence: string | undefined,
+  ): string[] | undefined => {
+    if (feed?.foreignPassport === undefined || evidence === undefined || !directoryWarningsApply(response))
+      return undefined;
+    const foreign = feed.foreignPassport(evidence);
+    return foreign === undefined ? undefined : foreignPassportWarnings(foreign);
+  };
+
   // P282: asked after the I/O checks, so its warning comes after theirs; the directory is read, never written.
   const withRetired = (
     response: VerifyResponse,
@@ -214,13 +234,15 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
     // The key is the exact bytes, so the analysis was made of this very request (its uncovered members too).
     const finalized = verifier.finalize(hit, new Date());
     const subject = subjectOf(hit);
-    const response = await withRetired(await external.apply(finalized, subject, evidence), subject, retired);
+    let response = await withRetired(await external.apply(finalized, subject, evidence), subject, retired);
     record(summaryOf(response), factsOf(hit), startedAt, false);
     // A binding the miss did not store (its verdict was false then, or the write failed) is stored now.
     const pending = unstoredBindings.get(hit);
     if (feed !== undefined && pending !== undefined) {
       await feedDirectory(feed, response, pending.passport, hit);
     }
+    const foreign = foreignWarnings(feed, response, passportEvidence.get(hit));
+    if (foreign !== undefined) response = withWarnings(response, foreign);
     return { kind: 'verdict', response, cache: 'hit' };
   };
 
@@ -283,6 +305,7 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
         cached = result.analysis;
         cache.set(cacheKey, cached, retainedBytes(result.passport));
         unstoredBindings.set(cached, { passport: result.passport, cacheKey });
+        passportEvidence.set(cached, result.passport.evidence);
       } else {
         cache.set(cacheKey, result.analysis);
       }
@@ -295,19 +318,23 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
       if (feed !== undefined && passport !== undefined) {
         await feedDirectory(feed, result.answer.summary, passport, cached);
       }
-      return { kind: 'answer', answer: result.answer, ...cacheMiss };
+      const foreign = foreignWarnings(feed, result.answer.summary, passport?.evidence);
+      const answer = foreign === undefined ? result.answer : wiredWithWarnings(result.answer, foreign);
+      return { kind: 'answer', answer, ...cacheMiss };
     }
     // I/O checks after the CPU work; a revocation seen here evicts the entry just stored (D20).
-    const response = await withRetired(
+    const checked = await withRetired(
       await external.apply(result.response, result.subject, result.evidence),
       result.subject,
       retired,
     );
-    record(summaryOf(response), result.facts, startedAt, true);
+    record(summaryOf(checked), result.facts, startedAt, true);
     const passport = handedPassport(result);
     if (feed !== undefined && passport !== undefined) {
-      await feedDirectory(feed, response, passport, cached);
+      await feedDirectory(feed, checked, passport, cached);
     }
+    const foreign = foreignWarnings(feed, checked, passport?.evidence);
+    const response = foreign === undefined ? checked : withWarnings(checked, foreign);
     return { kind: 'verdict', response, ...cacheMiss };
   };
 

@@ -148,6 +148,9 @@ input or bad option (a list or receipt that cannot be read or fetched), 3 intern
         ...(attestationMaxAgeDays !== undefined ? { attestationMaxAgeDays } : {}),
       };
       const setup = { options: { ...batchOptions, ...(policy !== undefined ? { policy } : {}) } };
+      // P504: refused here, as one FILE's options are, before a worker thread throws it as an internal error.
+      const checked = createVerifier(setup.options);
+      if (!checked.ok) throw optionsRefused(policyPath, checked.error.message);
       return verifyBatch(
         positionals,
         { ...setup, ...(typeof at === 'string' ? { at } : {}), ...(typeof key === 'string' ? { key } : {}) },
@@ -175,10 +178,7 @@ input or bad option (a list or receipt that cannot be read or fetched), 3 intern
       ...(attestationMaxAgeDays !== undefined ? { attestationMaxAgeDays } : {}),
     };
     const verifier = createVerifier(options);
-    if (!verifier.ok) {
-      const where = typeof policyPath === 'string' ? `${inputName(policyPath)}: ` : '';
-      throw new CliError(`${where}${verifier.error.message}`);
-    }
+    if (!verifier.ok) throw optionsRefused(policyPath, verifier.error.message);
     // P317: the request file's own attestation and receipt are checked, as POST /verify checks them.
     const evidence = withRequestEvidence(
       evidenceOptions(values, clock?.() ?? new Date(), attestationMaxAgeDays),
@@ -202,6 +202,12 @@ input or bad option (a list or receipt that cannot be read or fetched), 3 intern
     return response.verified ? EXIT_OK : EXIT_NOT_VERIFIED;
   },
 };
+
+/** The verifier refused its options: most often the --policy file's, which is then named. */
+function optionsRefused(policyPath: unknown, message: string): CliError {
+  const where = typeof policyPath === 'string' ? `${inputName(policyPath)}: ` : '';
+  return new CliError(`${where}${message}`);
+}
 
 function usage(message: string): CliError {
   return new CliError(message, { showUsage: true });

@@ -43,6 +43,7 @@ const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   'requireSessionExpiry',
   'requireAudienceBinding',
   'verifierId',
+  'requirePrincipalSignature',
   'backend',
   'clock',
 ]);
@@ -119,6 +120,7 @@ export function resolveVerifierSettings(input: VerifierOptions | undefined): Res
   const allowV1Bundles = boolOption(options, 'allowV1Bundles', problems);
   const requireSessionExpiry = boolOption(options, 'requireSessionExpiry', problems);
   const requireAudienceBinding = boolOption(options, 'requireAudienceBinding', problems);
+  const requirePrincipalSignature = boolOption(options, 'requirePrincipalSignature', problems);
   const maxKeyAgeDays = intOption(options, 'maxKeyAgeDays', 1, problems);
   const attestationMaxAgeDays = intOption(options, 'attestationMaxAgeDays', 1, problems);
   const checkpointInterval = intOption(options, 'checkpointInterval', 1, problems);
@@ -171,6 +173,7 @@ export function resolveVerifierSettings(input: VerifierOptions | undefined): Res
     requireSessionExpiry: requireSessionExpiry ?? false,
     requireAudienceBinding: requireAudienceBinding ?? false,
     verifierId: typeof verifierId === 'string' ? verifierId : null,
+    requirePrincipalSignature: requirePrincipalSignature ?? parsed.requirePrincipalSignature ?? false,
     maxKeyAgeDays: maxKeyAgeDays ?? parsed.maxKeyAgeDays ?? DEFAULT_MAX_KEY_AGE_DAYS,
     attestationMaxAgeDays: attestationMaxAgeDays ?? DEFAULT_ATTESTATION_MAX_AGE_DAYS,
     allowV1Bundles: v1,

@@ -86,6 +86,11 @@ export interface VerifierOptions {
   readonly requireAudienceBinding?: boolean;
   /** This verifier's identity; a manifest `intended_verifier` naming another verifier fails (E401). */
   readonly verifierId?: string;
+  /**
+   * P502: a V2 bundle no key of the RPR's `binding_keys` signed fails (E401) instead of carrying P490's warning.
+   * Default false, as the SDKs verify such bundles; wins over the policy's `require_principal_signature`.
+   */
+  readonly requirePrincipalSignature?: boolean;
   /** Crypto backend; default selectCryptoBackend('auto'). */
   readonly backend?: import('../crypto/index.ts').CryptoBackend;
   readonly clock?: () => Date;
@@ -104,6 +109,8 @@ export interface ResolvedVerifierSettings {
   readonly requireSessionExpiry: boolean;
   readonly requireAudienceBinding: boolean;
   readonly verifierId: string | null;
+  /** P502: a V2 bundle no key of the RPR's binding_keys signed fails (E401). */
+  readonly requirePrincipalSignature: boolean;
   readonly maxKeyAgeDays: number;
   readonly attestationMaxAgeDays: number;
   readonly allowV1Bundles: boolean;

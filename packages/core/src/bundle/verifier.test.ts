@@ -26,6 +26,7 @@ describe('createVerifier options', () => {
       requireSessionExpiry: false,
       requireAudienceBinding: false,
       verifierId: null,
+      requirePrincipalSignature: false,
       maxKeyAgeDays: 365,
       attestationMaxAgeDays: 30,
       allowV1Bundles: true,

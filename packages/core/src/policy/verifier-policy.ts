@@ -67,6 +67,8 @@ export interface ParsedVerifierPolicy {
   readonly requireCompositeBinding?: boolean;
   readonly maxKeyAgeDays?: number;
   readonly allowV1Bundles?: boolean;
+  /** P502: this stack's member `require_principal_signature` (not upstream's): see VerifierOptions. */
+  readonly requirePrincipalSignature?: boolean;
   /** Algorithms an active advisory rejects: a signature using one fails (E401). */
   readonly advisoryRejectedAlgs: readonly string[];
 }
@@ -187,6 +189,11 @@ export function parseVerifierPolicy(value: unknown): Result<ParsedVerifierPolicy
     problems,
   );
   const allowV1Bundles = optionalBoolean(value['allow_v1_bundles'], 'allow_v1_bundles', problems);
+  const requirePrincipalSignature = optionalBoolean(
+    value['require_principal_signature'],
+    'require_principal_signature',
+    problems,
+  );
   const maxKeyAgeDays = value['max_key_age_days'];
   if (
     maxKeyAgeDays !== undefined &&
@@ -216,6 +223,7 @@ export function parseVerifierPolicy(value: unknown): Result<ParsedVerifierPolicy
       ...(requireSessionBinding === undefined ? {} : { requireSessionBinding }),
       ...(requireCompositeBinding === undefined ? {} : { requireCompositeBinding }),
       ...(allowV1Bundles === undefined ? {} : { allowV1Bundles }),
+      ...(requirePrincipalSignature === undefined ? {} : { requirePrincipalSignature }),
       ...(maxKeyAgeDays === undefined ? {} : { maxKeyAgeDays: maxKeyAgeDays as number }),
       advisoryRejectedAlgs: Object.freeze(advisoryRejectedAlgs),
     }),

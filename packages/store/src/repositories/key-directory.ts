@@ -107,6 +107,13 @@ export interface PassportOutcome {
   readonly retired: number;
   /** The kids this application retired (for any subject), each once: the caller's filter learns them at once (P469). */
   readonly retiredKids: readonly string[];
+  /**
+   * With `foreign`: the agent's live passport kids here, none of which signed this passport (P501: /verify names
+   * them in a warning). Absent otherwise.
+   */
+  readonly agentKids?: readonly string[];
+  /** The human's live binding kids here when none of them signed the bundle's RPR (P503); absent otherwise. */
+  readonly humanKids?: readonly string[];
 }
 
 /**
@@ -202,6 +209,11 @@ function notExpired(expiresAt: string, now: number): boolean {
 
 const DAY_MS = 86_400_000;
 
+/** Whether `signer` may speak for a subject whose live kids of a role are `live`: it has none yet, or `signer` is one. */
+function continuous(live: readonly string[], signer: string | undefined): boolean {
+  return live.length === 0 || (signer !== undefined && live.includes(signer));
+}
+
 /**
  * A key /verify refuses as a signer by its own `created_at`: past the maximum age as it stands now (from `created_at`
  * + the age on, the same instant as its expiry check; P204, P230), or dated beyond the clock skew ahead, whose age
@@ -287,18 +299,12 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
     return this.#db.transaction().execute(async (trx) => {
       // Continuity (P45): ids are self-asserted in a bundle, so once an agent (or human) has live keys here,
       // only a bundle whose passport (or RPR) is signed by one of them speaks for it.
-      const agentOwns = await this.#continues(
-        trx,
-        passport.agentId,
-        'passport',
-        passport.passportSignerKid,
-        now,
-      );
+      const nowMs = Date.parse(now);
+      const agentKids = await this.#liveKids(trx, passport.agentId, 'passport', nowMs);
+      const agentOwns = continuous(agentKids, passport.passportSignerKid);
       const human = passport.humanId;
-      const humanOwns =
-        human === undefined
-          ? false
-          : await this.#continues(trx, human, 'principal', passport.principalSignerKid, now);
+      const humanKids = human === undefined ? [] : await this.#liveKids(trx, human, 'principal', nowMs);
+      const humanOwns = human !== undefined && continuous(humanKids, passport.principalSignerKid);
       const speaksFor = new Set(
         passport.subjects.filter((s) =>
           s === passport.agentId ? agentOwns : s === human ? humanOwns : false,
@@ -367,6 +373,8 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
         bound,
         retired: retiredPairs.length,
         retiredKids: [...new Set(retiredPairs.map((p) => p.kid))],
+        ...(order === 'foreign' ? { agentKids } : {}),
+        ...(human !== undefined && !humanOwns ? { humanKids } : {}),
       };
     });
   }
@@ -423,18 +431,6 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
       .orderBy('kid')
       .forUpdate()
       .execute();
-  }
-
-  /** Whether `signer` may speak for `subject`: it has no live key of `role` here yet, or `signer` is one. */
-  async #continues(
-    trx: Transaction<KeyDirectoryDatabase>,
-    subject: string,
-    role: 'passport' | 'principal',
-    signer: string | undefined,
-    now: string,
-  ): Promise<boolean> {
-    const live = await this.#liveKids(trx, subject, role, Date.parse(now));
-    return live.length === 0 || (signer !== undefined && live.includes(signer));
   }
 
   /** The kids bound to `subject` in `role`, neither retired nor expired at `nowMs`. */

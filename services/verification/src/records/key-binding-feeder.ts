@@ -24,6 +24,13 @@ export interface VerifiedBundleEvent {
 const carriesKeys = (passport: PassportKeys | KnownPassport): passport is PassportKeys =>
   'bindings' in passport;
 
+/** An id with live kids none of which signed: first come (no kids) is no foreign party. */
+const foreignParty = (
+  id: string | undefined,
+  kids: readonly string[] | undefined,
+): ForeignParty | undefined =>
+  id === undefined || kids === undefined || kids.length === 0 ? undefined : { id, kids };
+
 /** How long a passport applied here is not applied again: a re-proof refreshes its bindings' `seen_at` (P174). */
 export const DEFAULT_REAPPLY_AFTER_MS = 60 * 60 * 1000;
 
@@ -33,6 +40,37 @@ export const DEFAULT_REAPPLY_AFTER_MS = 60 * 60 * 1000;
  */
 export const APPLY_WAIT_MS = 1_000;
 
+/** An id of a bundle and its live keys here, none of which signed the bundle's artifact that names it. */
+export interface ForeignParty {
+  readonly id: string;
+  readonly kids: readonly string[];
+}
+
+/**
+ * A bundle this process applied whose passport names an agent whose live passport keys here did not sign it (P501),
+ * or whose RPR names a human whose live binding keys here did not sign it (P503): P45's continuity bound and retired
+ * nothing for that id, and /verify names it and the kids bound to it.
+ */
+export interface ForeignPassport {
+  readonly agent?: ForeignParty;
+  readonly human?: ForeignParty;
+}
+
+/** The feed the verify path awaits, and what it learnt of each passport it applied (a Map look-up by evidence). */
+export type KeyDirectoryFeed = ((event: VerifiedBundleEvent) => Promise<boolean>) & {
+  /** The passport with this evidence, applied within the reapply period, was foreign to its agent; else undefined. */
+  readonly foreignPassport?: (evidence: string) => ForeignPassport | undefined;
+};
+
+/** One passport applied (or being applied) by this process. */
+interface Applied {
+  readonly at: number;
+  /** Settles with the application's outcome (true: stored), whatever the caller's wait. */
+  done: Promise<boolean>;
+  settled: boolean;
+  foreign?: ForeignPassport;
+}
+
 /**
  * Returns the hook the verify path calls after a verdict, and awaits before it answers: a promise that settles true
  * once the passport's keys are applied (or were recently), false when the event applies nothing, the write failed,
@@ -40,7 +78,9 @@ export const APPLY_WAIT_MS = 1_000;
  * Passport keys applied within `reapplyAfterMs` cost one Map look-up: they are known by their evidence, which the
  * worker keeps for each passport (P123). Past that they are applied again, so the directory sees that the passport
  * is still in use and a pruned binding comes back (P174). Awaited (P469), so that a retirement this bundle makes is
- * in this process's filter of retired kids, and GET /v2/keys shows it, before the bundle's answer goes out.
+ * in this process's filter of retired kids, and GET /v2/keys shows it, before the bundle's answer goes out. A
+ * passport still being applied when the same one arrives again is waited for too (within `applyWaitMs`), so that
+ * its continuity outcome (P501) is known to both answers.
  */
 export function keyBindingFeeder(
   store: Store,
@@ -49,13 +89,20 @@ export function keyBindingFeeder(
   reapplyAfterMs = DEFAULT_REAPPLY_AFTER_MS,
   onRetired?: (kids: readonly string[]) => void,
   applyWaitMs = APPLY_WAIT_MS,
-): (event: VerifiedBundleEvent) => Promise<boolean> {
-  const seen = new Map<string, number>();
-  const apply = async (passport: PassportKeys, hash: string): Promise<boolean> => {
+): KeyDirectoryFeed {
+  const seen = new Map<string, Applied>();
+  const apply = async (passport: PassportKeys, hash: string, entry: Applied): Promise<boolean> => {
     try {
       const outcome = await store.keys.applyPassport(passport);
       // P410, P469: the kids this process retired are in its filter at once, without waiting for a refresh.
       if (outcome.retiredKids.length > 0) onRetired?.(outcome.retiredKids);
+      const agent = foreignParty(passport.agentId, outcome.agentKids);
+      const human = foreignParty(passport.humanId, outcome.humanKids);
+      if (agent !== undefined || human !== undefined)
+        entry.foreign = {
+          ...(agent === undefined ? {} : { agent }),
+          ...(human === undefined ? {} : { human }),
+        };
       return true;
     } catch (error) {
       seen.delete(hash);
@@ -63,27 +110,36 @@ export function keyBindingFeeder(
       return false;
     }
   };
-  return async (event) => {
-    if (!event.verified || !event.version.startsWith('2')) return false;
-    const hash = event.passport.evidence;
-    const at = Date.now();
-    const appliedAt = seen.get(hash);
-    if (appliedAt !== undefined && at - appliedAt < reapplyAfterMs) return true;
-    // Not applied lately and no keys to apply: the worker hands them over in full within its refresh period.
-    const passport = event.passport;
-    if (!carriesKeys(passport)) return false;
-    if (seen.size >= seenLimit) seen.clear();
-    seen.set(hash, at);
+  const bounded = async (entry: Applied): Promise<boolean> => {
+    if (entry.settled) return entry.done;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<false>((resolve) => {
       timer = setTimeout(() => resolve(false), applyWaitMs);
     });
     try {
-      return await Promise.race([apply(passport, hash), late]);
+      return await Promise.race([entry.done, late]);
     } finally {
       clearTimeout(timer);
     }
   };
+  const feed = async (event: VerifiedBundleEvent): Promise<boolean> => {
+    if (!event.verified || !event.version.startsWith('2')) return false;
+    const hash = event.passport.evidence;
+    const at = Date.now();
+    const known = seen.get(hash);
+    if (known !== undefined && at - known.at < reapplyAfterMs) return known.settled ? true : bounded(known);
+    // Not applied lately and no keys to apply: the worker hands them over in full within its refresh period.
+    const passport = event.passport;
+    if (!carriesKeys(passport)) return false;
+    if (seen.size >= seenLimit) seen.clear();
+    const entry = { at, settled: false } as Applied;
+    entry.done = apply(passport, hash, entry).finally(() => {
+      entry.settled = true;
+    });
+    seen.set(hash, entry);
+    return bounded(entry);
+  };
+  return Object.assign(feed, { foreignPassport: (evidence: string) => seen.get(evidence)?.foreign });
 }
 
 /**

@@ -14,9 +14,9 @@ import { RECORD_SETTINGS_ENV } from './env.ts';
 import { v2ResponseHeaders } from './headers.ts';
 import {
   DEFAULT_REAPPLY_AFTER_MS,
+  type KeyDirectoryFeed,
   keyBindingFeeder,
   storeKeyLookup,
-  type VerifiedBundleEvent,
 } from './key-binding-feeder.ts';
 import { startKeyDirectoryPruner } from './key-directory-pruner.ts';
 import { keyDirectoryRoutes } from './keys-route.ts';
@@ -280,7 +280,7 @@ function appRevocationGate(
 declare module 'fastify' {
   interface FastifyInstance {
     /** Set by the records plugin: feeds the key directory from verified V2 bundles (issue 15). */
-    bundleVerified?: (event: VerifiedBundleEvent) => Promise<boolean>;
+    bundleVerified?: KeyDirectoryFeed;
     /** Set by the records plugin: the key directory's retired bindings of some kids to some subjects (P282). */
     retiredSigningKeys?: RetiredKeyLookup;
   }

@@ -4,12 +4,14 @@
 // passport keys too, so the answer stays `verified: true`; it must say that no key of the principal signed the bundle.
 // POST /verify and POST /verify/batch, JSON and CBOR.
 import { borrowedRprBundle } from '@proto/core/testing';
-import { decodeCbor, encodeCbor } from '@proto/service-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningApp, startApp } from '../../src/test-support.ts';
+import { ROUTES_AND_FORMATS, type VerifyPath, verifyAnswer, type WireFormat } from './verify-both-wires.ts';
+
+const answer = (path: VerifyPath, body: Json, format: WireFormat) =>
+  verifyAnswer(app.url, path, body, format);
 
 type Json = Record<string, unknown>;
-type Format = 'json' | 'cbor';
 
 let app: RunningApp;
 beforeAll(async () => {
@@ -24,32 +26,10 @@ afterAll(() => app?.close());
 
 const fixture = borrowedRprBundle();
 
-async function answer(path: '/verify' | '/verify/batch', body: Json, format: Format): Promise<Json> {
-  const batch = path === '/verify/batch';
-  const type =
-    format === 'cbor'
-      ? batch
-        ? 'application/cbor-seq'
-        : 'application/cbor'
-      : batch
-        ? 'application/x-ndjson'
-        : 'application/json';
-  const res = await fetch(`${app.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': type, accept: type },
-    body: format === 'cbor' ? encodeCbor(body) : `${JSON.stringify(body)}${batch ? '\n' : ''}`,
-  });
-  expect(res.status).toBe(200);
-  const bytes = Buffer.from(await res.arrayBuffer());
-  return (format === 'cbor' ? decodeCbor(bytes) : JSON.parse(bytes.toString('utf8'))) as Json;
-}
-
 const agentOnly = (json: Json) =>
   ((json['warnings'] as string[] | undefined) ?? []).filter((w) => w.includes('signed by agent keys only'));
 
-const CASES = (['/verify', '/verify/batch'] as const).flatMap((path) =>
-  (['json', 'cbor'] as const).map((format) => [path, format] as const),
-);
+const CASES = ROUTES_AND_FORMATS;
 
 describe('P490: a bundle signed by agent keys only, with a copied RPR', () => {
   it.each(CASES)('POST %s (%s): verified, with the warning', async (path, format) => {

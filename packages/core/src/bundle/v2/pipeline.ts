@@ -30,7 +30,7 @@ import { checkSessionNonce } from './checks/session-nonce.ts';
 import type { AuditLeaves, V2Context } from './context.ts';
 import { KeyDirectory } from './keys.ts';
 import { prefixRootOfLevels } from './merkle-prefix.ts';
-import { agentKeysOnlyWarning } from './principal-signed.ts';
+import { agentKeysOnly } from './principal-signed.ts';
 
 /** D10: the tier from whatever the bundle offers (also for bundles that fail early). */
 function resolveTier(runtime: VerifierRuntime, bundle: unknown): TierResolution {
@@ -214,12 +214,15 @@ export function analyzeV2(
     agentId: prop(forms.artifacts.agent_passport.payload, 'agent_id'),
   });
   if (label !== undefined) ledger.warn(label);
-  // P490: a bundle no key of the RPR's binding_keys signed binds nothing of the principal's to this passport.
-  const agentOnly = agentKeysOnlyWarning(bundleSigning, ctx.keys.records, {
+  // P490: a bundle no key of the RPR's binding_keys signed binds nothing of the principal's to this passport; a
+  // warning, or a failure of the operator's policy when it requires the principal's signature (P502).
+  const agentOnly = agentKeysOnly(bundleSigning, ctx.keys.records, {
     humanId: prop(forms.artifacts.responsible_principal_record.payload, 'human_id'),
     agentId: prop(forms.artifacts.agent_passport.payload, 'agent_id'),
   });
-  if (agentOnly !== undefined) ledger.warn(agentOnly);
+  if (agentOnly !== undefined && runtime.settings.requirePrincipalSignature)
+    ledger.fail('policy', 'POLICY_VIOLATION', agentOnly.failure);
+  else if (agentOnly !== undefined) ledger.warn(agentOnly.warning);
   // P383: ids a person cannot tell apart from others (not NFC, invisible characters, mixed scripts) are named.
   for (const w of lookAlikeIdWarnings(
     partyIds(forms.artifacts.responsible_principal_record.payload, forms.artifacts.agent_passport.payload, {
