@@ -27,7 +27,8 @@ import {
   SETTLEMENT,
 } from './dispute-state.ts';
 import { conflict, invalidId, notFound } from './errors.ts';
-import { contentId, isValidId, testamentVersionId, vitalityReportHash } from './ids.ts';
+import { refuseUnconsentedSuccession, SUCCESSION, spendConsent } from './human-consent.ts';
+import { contentId, isValidId, signedContentId, testamentVersionId, vitalityReportHash } from './ids.ts';
 import type { RecordRoute } from './kinds.ts';
 import {
   isLifecycleState,
@@ -121,8 +122,26 @@ export async function postSimpleRecord(
     id = hash.value;
   }
   if (route.kind === ARBITRATION) return postResolution(store, id, record, context);
-  if (route.kind === 'succession_record') await checkPredecessor(store, record);
-  const put = await store.records.put(route.kind, id, record, agentOf(record));
+  if (route.id.type === 'content') {
+    // P514: a record stored before content ids left the signature out is still its own re-post.
+    const legacy = signedContentId(record);
+    const stored = legacy.ok ? await store.records.get(route.kind, legacy.value) : undefined;
+    if (stored !== undefined && legacy.ok && stored.content_hash === legacy.value) {
+      return { statusCode: 200, body: answer(legacy.value, stored) };
+    }
+  }
+  const verified = context.signature?.status === 'verified';
+  if (route.kind === SUCCESSION) {
+    await checkPredecessor(store, record);
+    if (verified) await refuseUnconsentedSuccession(store.records, record);
+  }
+  const put =
+    route.kind === SUCCESSION && verified
+      ? await store.transaction(async (tx) => {
+          await spendConsent(tx.records, record); // P511: spent only if the record is stored with it
+          return tx.records.put(route.kind, id, record, agentOf(record));
+        })
+      : await store.records.put(route.kind, id, record, agentOf(record));
   if (put.status === 'conflict') {
     throw conflict(
       `A different ${route.noun} is already stored under id ${id}; records are never overwritten`,

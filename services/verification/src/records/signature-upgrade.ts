@@ -7,7 +7,7 @@ import { RecordIdRetiredError, type RecordRepository, type Store, type StoredRec
 import { ARBITRATION } from './arbitration-panel.ts';
 import type { JsonObject } from './body.ts';
 import { APPEAL_OUTCOME, APPEAL_SETTLEMENT, PROPOSAL, SETTLEMENT } from './dispute-state.ts';
-import { testamentVersionId, vitalityReportHash } from './ids.ts';
+import { contentId, testamentVersionId, vitalityReportHash } from './ids.ts';
 import type { RecordRoute } from './kinds.ts';
 import { signedPayloadHash } from './panel-quorum.ts';
 import type { WriteAuthorship } from './write-authorization.ts';
@@ -81,13 +81,15 @@ export function isStrippedCopyOf(kind: string, stored: unknown, incoming: unknow
 
 /**
  * Where a record posted on `route` may already be stored: the (kind, id) pairs its handler writes it under. A content
- * id covers the signature too, so a stripped copy of such a record holds another id and squats nothing.
+ * id leaves the signature out (P514), so a stripped copy of such a record holds the owner's id as any other kind's.
  */
 export function storedPlacesOf(route: RecordRoute, record: JsonObject): (readonly [string, string])[] {
   const agentId = typeof record['agent_id'] === 'string' ? record['agent_id'] : undefined;
   switch (route.id.type) {
-    case 'content':
-      return [];
+    case 'content': {
+      const id = contentId(record);
+      return id.ok ? [[route.kind, id.value]] : [];
+    }
     case 'agent':
       return agentId === undefined ? [] : [[route.kind, agentId]];
     case 'vitality': {

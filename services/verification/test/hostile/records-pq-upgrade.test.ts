@@ -267,8 +267,9 @@ describe.each(dialectsUnderTest())(
       );
     });
 
-    it('P446 (held): a content-id record stripped and posted first takes another id, and the hybrid one is stored under its own', async () => {
-      // D14: a content id hashes the whole record, signature included, so the stripped copy squats no id.
+    it('P446 + P514: a content-id record stripped and posted first is upgraded in place to the hybrid one', async () => {
+      // P514: a content id leaves the signature out, so the stripped copy holds the owner's id (before P514 it took
+      // another, and two copies of one ceremony were stored).
       const record = sign(
         'succession_record',
         withFields(example('succession_record'), {
@@ -283,9 +284,10 @@ describe.each(dialectsUnderTest())(
       expect(squat.json['signature']).toMatchObject({ form: 'classical_only' });
       const own = await service.post('/v2/succession/record', record);
       expect(own.status, shown(own)).toBe(201);
-      expect(own.json['id']).not.toBe(squat.json['id']);
-      expect(own.json['signature']).toMatchObject({ form: 'hybrid' });
-      expect(own.json['signature']).not.toHaveProperty('upgraded_from');
+      expect(own.json['id']).toBe(squat.json['id']);
+      expect(own.json['signature']).toMatchObject({ form: 'hybrid', upgraded_from: { form: 'classical_only' } });
+      const kept = await get(`/v2/succession/record/${String(own.json['id'])}`);
+      expect(kept.json['record']).toEqual(record);
     });
 
     it('P446: a stripped copy after the hybrid record does not replace it, and another record under the id is 409', async () => {
