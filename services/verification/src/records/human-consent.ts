@@ -139,7 +139,9 @@ function refuseForeignConsent(
 /** P511: one use of a human's consent, kept under the consent's content id (its payload, the human's signed words). */
 export const CONSENT_USE = 'succession_consent_use';
 
-type ConsentUse = Readonly<Record<'predecessor_agent_id' | 'successor_agent_id' | 'memory_transfer_manifest_hash', unknown>>;
+type ConsentUse = Readonly<
+  Record<'predecessor_agent_id' | 'successor_agent_id' | 'memory_transfer_manifest_hash', unknown>
+>;
 
 /**
  * P511: a HumanConfirmationV2 names no successor and no manifest (its schema is closed), so nothing the human signed
@@ -163,15 +165,22 @@ export async function spendConsent(
   };
   const details = { reason: 'human_consent_already_used', human_id: body['human_id'], consent_id: id.value };
   const why = `${String(body['human_id'])}'s human_consent (session_nonce ${String(body['session_nonce'])}) was already used`;
-  const limit = 'a consent names no successor and no manifest, so it is spent on the first succession stored with it';
+  const limit =
+    'a consent names no successor and no manifest, so it is spent on the first succession stored with it';
   let put: Awaited<ReturnType<RecordRepository['put']>>;
   try {
-    put = await records.put(CONSENT_USE, id.value, { ...use, human_id: body['human_id'] }, {
-      agentId: String(record['predecessor_agent_id']),
-    });
+    put = await records.put(
+      CONSENT_USE,
+      id.value,
+      { ...use, human_id: body['human_id'] },
+      {
+        agentId: String(record['predecessor_agent_id']),
+      },
+    );
   } catch (error) {
     // Its first use was evicted by retention (D17); the tombstone still says it was spent on another succession.
-    if (error instanceof RecordIdRetiredError) throw conflict(`${why} for another succession: ${limit}`, details);
+    if (error instanceof RecordIdRetiredError)
+      throw conflict(`${why} for another succession: ${limit}`, details);
     throw error;
   }
   if (put.status !== 'conflict') return;
@@ -199,6 +208,10 @@ export async function refuseUnconsentedSuccession(
   if (testament?.['human_consent_required'] !== true) return;
   throw conflict(
     `Agent ${agentId}'s digital testament (version ${String(testament['testament_version'])}) requires a human's consent to its succession, and this record carries none`,
-    { reason: 'human_consent_required', agent_id: agentId, testament_version: testament['testament_version'] },
+    {
+      reason: 'human_consent_required',
+      agent_id: agentId,
+      testament_version: testament['testament_version'],
+    },
   );
 }

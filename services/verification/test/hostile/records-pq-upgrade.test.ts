@@ -285,7 +285,10 @@ describe.each(dialectsUnderTest())(
       const own = await service.post('/v2/succession/record', record);
       expect(own.status, shown(own)).toBe(201);
       expect(own.json['id']).toBe(squat.json['id']);
-      expect(own.json['signature']).toMatchObject({ form: 'hybrid', upgraded_from: { form: 'classical_only' } });
+      expect(own.json['signature']).toMatchObject({
+        form: 'hybrid',
+        upgraded_from: { form: 'classical_only' },
+      });
       const kept = await get(`/v2/succession/record/${String(own.json['id'])}`);
       expect(kept.json['record']).toEqual(record);
     });

@@ -47,7 +47,14 @@ describe.each(dialectsUnderTest().slice(0, 1))('a consent signed by the proto CL
     writeFileSync(file('consent.json'), JSON.stringify(consent));
 
     // before: exit 2, "unknown record kind 'human_confirmation'".
-    const signedConsent = await cli(['record', 'sign', 'human_confirmation', file('consent.json'), '--keys', file('keys.json')]);
+    const signedConsent = await cli([
+      'record',
+      'sign',
+      'human_confirmation',
+      file('consent.json'),
+      '--keys',
+      file('keys.json'),
+    ]);
     expect(signedConsent.code, signedConsent.stderr).toBe(0);
     const record = withFields(example('succession_record'), {
       predecessor_agent_id: agentId,
@@ -57,7 +64,14 @@ describe.each(dialectsUnderTest().slice(0, 1))('a consent signed by the proto CL
       human_consent: JSON.parse(signedConsent.stdout) as Json,
     });
     writeFileSync(file('succession.json'), JSON.stringify(record));
-    const signed = await cli(['record', 'sign', 'succession_record', file('succession.json'), '--keys', file('keys.json')]);
+    const signed = await cli([
+      'record',
+      'sign',
+      'succession_record',
+      file('succession.json'),
+      '--keys',
+      file('keys.json'),
+    ]);
     expect(signed.code, signed.stderr).toBe(0);
 
     const stored = await service.post('/v2/succession/record', JSON.parse(signed.stdout));
@@ -66,7 +80,14 @@ describe.each(dialectsUnderTest().slice(0, 1))('a consent signed by the proto CL
 
     // The CLI checks the consent as the service does: the human's (principal) keys, the HumanConfirmation context.
     writeFileSync(file('signed-consent.json'), signedConsent.stdout);
-    const checked = await cli(['record', 'verify', 'human_confirmation', file('signed-consent.json'), '--keys', file('keys.json')]);
+    const checked = await cli([
+      'record',
+      'verify',
+      'human_confirmation',
+      file('signed-consent.json'),
+      '--keys',
+      file('keys.json'),
+    ]);
     expect(checked.code, checked.stdout).toBe(0);
     expect(JSON.parse(checked.stdout)).toMatchObject({ valid: true, subjects: [humanId] });
   });

@@ -2,7 +2,13 @@
 // succession record covers. The predecessor agent signs the record; the nested HumanConfirmationV2 is the human's, and
 // it names no successor and no manifest (its schema is closed: intent_id, session_nonce, human_id, timestamp,
 // decision), so the agent decides everything the consent does not sign.
-import { buildSignedBundle, createNativeBackend, HUMAN_CONFIRMATION, PROFILES, signRecord } from '@proto/core';
+import {
+  buildSignedBundle,
+  createNativeBackend,
+  HUMAN_CONFIRMATION,
+  PROFILES,
+  signRecord,
+} from '@proto/core';
 import { dialectsUnderTest } from '@proto/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { example, type Json, TEST_OPERATOR_TOKEN, withFields } from '../../src/records/test-support.ts';
@@ -17,7 +23,7 @@ import {
 const backend = createNativeBackend();
 const PATH = '/v2/succession/record';
 
-describe.each(dialectsUnderTest())('what a succession record\'s verified consent covers, on %s', (dialect) => {
+describe.each(dialectsUnderTest())("what a succession record's verified consent covers, on %s", (dialect) => {
   let service: VerifierWithRecords;
   const predecessor = partyOf(buildSignedBundle());
   const testator = partyOf(buildSignedBundle()); // an agent whose testament requires a human's consent
@@ -71,7 +77,13 @@ describe.each(dialectsUnderTest())('what a succession record\'s verified consent
   /** `record` with other `fields`, re-signed by `agent` (its nested consent kept byte for byte). */
   const resigned = (record: Json, fields: Json, agent = predecessor): Json => {
     const { composite_sig: _sig, ...unsigned } = record;
-    return signRecord(backend, PROFILES.proto, 'succession_record', { ...unsigned, ...fields }, agent.agentKeys);
+    return signRecord(
+      backend,
+      PROFILES.proto,
+      'succession_record',
+      { ...unsigned, ...fields },
+      agent.agentKeys,
+    );
   };
 
   it("P511: the human's consent reused by the agent for another successor or another manifest is refused", async () => {
@@ -81,7 +93,10 @@ describe.each(dialectsUnderTest())('what a succession record\'s verified consent
     expect(stored.json['signature'], shown(stored)).toMatchObject({ status: 'verified' });
     // before: 201 both, each stored as `verified`: the consent names neither, so it "consented" to both.
     for (const fields of [
-      { successor_agent_id: 'agent:p511-usurper', ceremony_participants: [predecessor.agentId, 'agent:p511-usurper', human.humanId] },
+      {
+        successor_agent_id: 'agent:p511-usurper',
+        ceremony_participants: [predecessor.agentId, 'agent:p511-usurper', human.humanId],
+      },
       { memory_transfer_manifest_hash: `sha256:${'e'.repeat(64)}` },
     ]) {
       const reused = await service.post(PATH, resigned(first, fields));
@@ -120,14 +135,20 @@ describe.each(dialectsUnderTest())('what a succession record\'s verified consent
     const registered = await service.post('/v2/succession/testament', testament);
     expect(registered.status, shown(registered)).toBe(201);
     // before: 201 both, a consent the testament requires absent or null.
-    for (const record of [ceremony(testator, { consent: null }), (() => {
-      const { human_consent: _c, ...rest } = ceremony(testator, { consent: null });
-      return resigned(rest, {}, testator);
-    })()]) {
+    for (const record of [
+      ceremony(testator, { consent: null }),
+      (() => {
+        const { human_consent: _c, ...rest } = ceremony(testator, { consent: null });
+        return resigned(rest, {}, testator);
+      })(),
+    ]) {
       const answer = await service.post(PATH, record);
       expect(answer.status, shown(answer)).toBe(409);
       expect(answer.json, shown(answer)).toMatchObject({
-        error: { code: 'CONFLICT', details: { reason: 'human_consent_required', agent_id: testator.agentId } },
+        error: {
+          code: 'CONFLICT',
+          details: { reason: 'human_consent_required', agent_id: testator.agentId },
+        },
       });
     }
     const consented = await service.post(PATH, ceremony(testator, { consentBy: human.principalKeys }));
@@ -148,7 +169,9 @@ describe.each(dialectsUnderTest())('what a succession record\'s verified consent
     // before: 201 under a second id (the content id hashed the signature too), a second copy of one ceremony.
     const copy = await service.post(PATH, strip(record));
     expect(copy.status, shown(copy)).toBe(409);
-    expect(copy.json, shown(copy)).toMatchObject({ error: { code: 'CONFLICT', details: { id: first.json['id'] } } });
+    expect(copy.json, shown(copy)).toMatchObject({
+      error: { code: 'CONFLICT', details: { id: first.json['id'] } },
+    });
 
     // A stripped copy posted first no longer squats the owner's record: P446 upgrades it in place.
     const later = ceremony(predecessor, { consentBy: human.principalKeys });
