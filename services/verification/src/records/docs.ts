@@ -75,7 +75,7 @@ function idRule(route: RecordRoute): string {
         '(`?version=n` for another). A version not above the latest stored one is 409.'
       );
     case 'content':
-      return 'Id: content id sha256:<hex of SHA-256(jcs(record))> (this kind has no natural id).';
+      return 'Id: content id sha256:<hex of SHA-256(jcs(record without composite_sig))> (this kind has no natural id; P514).';
   }
 }
 
