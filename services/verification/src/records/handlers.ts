@@ -13,6 +13,7 @@ import {
 import { COMMISSIONING } from './agent-principal.ts';
 import { ARBITRATION, partyOfResolution } from './arbitration-panel.ts';
 import type { JsonObject } from './body.ts';
+import { claimPayload } from './content-payload.ts';
 import {
   APPEAL_OUTCOME,
   APPEAL_SETTLEMENT,
@@ -28,7 +29,7 @@ import {
 } from './dispute-state.ts';
 import { conflict, invalidId, notFound } from './errors.ts';
 import { refuseUnconsentedSuccession, SUCCESSION, spendConsent } from './human-consent.ts';
-import { contentId, isValidId, signedContentId, testamentVersionId, vitalityReportHash } from './ids.ts';
+import { contentId, isValidId, testamentVersionId, vitalityReportHash } from './ids.ts';
 import type { RecordRoute } from './kinds.ts';
 import {
   isLifecycleState,
@@ -122,24 +123,20 @@ export async function postSimpleRecord(
     id = hash.value;
   }
   if (route.kind === ARBITRATION) return postResolution(store, id, record, context);
-  if (route.id.type === 'content') {
-    // P514: a record stored before content ids left the signature out is still its own re-post.
-    const legacy = signedContentId(record);
-    const stored = legacy.ok ? await store.records.get(route.kind, legacy.value) : undefined;
-    if (stored !== undefined && legacy.ok && stored.content_hash === legacy.value) {
-      return { statusCode: 200, body: answer(legacy.value, stored) };
-    }
-  }
   const verified = context.signature?.status === 'verified';
   if (route.kind === SUCCESSION) {
     await checkPredecessor(store, record);
     if (verified) await refuseUnconsentedSuccession(store.records, record);
   }
+  // A succession record is a content-id kind: its consent's use (P511) and its payload's one copy (P514) are stored
+  // in the record's transaction, or neither is.
   const put =
-    route.kind === SUCCESSION && verified
+    route.id.type === 'content'
       ? await store.transaction(async (tx) => {
-          await spendConsent(tx.records, record); // P511: spent only if the record is stored with it
-          return tx.records.put(route.kind, id, record, agentOf(record));
+          if (route.kind === SUCCESSION && verified) await spendConsent(tx.records, record);
+          const put = await tx.records.put(route.kind, id, record, agentOf(record));
+          if (put.status === 'created') await claimPayload(tx.records, route, id, record, agentOf(record));
+          return put;
         })
       : await store.records.put(route.kind, id, record, agentOf(record));
   if (put.status === 'conflict') {
@@ -492,6 +489,8 @@ export async function getSimpleRecord(
   if (stored === undefined) throw notFound(`No ${route.noun} with id ${id}`);
   if (route.kind === DISPUTE_KIND)
     return answer(id, stored, await disputeStateOf(store, stored, panelQuorum));
+  // P514: a stripped copy's id answers the owner's record that replaced it (P446), under that record's own D14 id.
+  if (route.id.type === 'content') return answer(stored.content_hash, stored);
   return answer(id, stored);
 }
 

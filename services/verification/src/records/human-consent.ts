@@ -11,7 +11,7 @@ import {
 import { httpError, protocolError } from '@proto/service-kit';
 import { RecordIdRetiredError, type RecordRepository } from '@proto/store';
 import { badBody, conflict } from './errors.ts';
-import { contentId } from './ids.ts';
+import { payloadHash } from './ids.ts';
 import { boundSigningKeys } from './signing-keys.ts';
 
 export const SUCCESSION = 'succession_record';
@@ -136,7 +136,7 @@ function refuseForeignConsent(
   }
 }
 
-/** P511: one use of a human's consent, kept under the consent's content id (its payload, the human's signed words). */
+/** P511: one use of a human's consent, kept under the consent's payload hash (the human's signed words). */
 export const CONSENT_USE = 'succession_consent_use';
 
 type ConsentUse = Readonly<
@@ -156,8 +156,8 @@ export async function spendConsent(
   const consent = record['human_consent'];
   if (typeof consent !== 'object' || consent === null || Array.isArray(consent)) return;
   const body = consent as Record<string, unknown>;
-  const id = contentId(body);
-  if (!id.ok) throw new Error(`content id of a validated consent failed: ${id.error.message}`);
+  const id = payloadHash(body);
+  if (!id.ok) throw new Error(`payload hash of a validated consent failed: ${id.error.message}`);
   const use: ConsentUse = {
     predecessor_agent_id: record['predecessor_agent_id'],
     successor_agent_id: record['successor_agent_id'],

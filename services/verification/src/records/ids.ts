@@ -10,27 +10,26 @@ export function isValidId(value: unknown): value is string {
   return typeof value === 'string' && ID_PATTERN.test(value);
 }
 
-/**
- * D14 as P514 reads it: the id of a kind without a natural one, `sha256:<hex of SHA-256(jcs(record without
- * composite_sig))>`: the content is what its signer signed, so one payload has one id whatever signature it carries
- * (a re-signed or stripped copy is a different record under that id: 409, or P446's upgrade).
- */
-export function contentId(record: Readonly<Record<string, unknown>>): Result<string> {
-  const { composite_sig: _signature, ...unsigned } = record;
-  return hashCanonicalV2('sha256', unsigned);
-}
-
-/** The content id records were stored under before P514 (signature included): still answered on a re-post. */
-export function signedContentId(record: unknown): Result<string> {
+/** D14: the id of a kind without a natural one, `sha256:<hex of SHA-256(jcs(record))>`, signature included. */
+export function contentId(record: unknown): Result<string> {
   return hashCanonicalV2('sha256', record);
 }
 
 /**
+ * `sha256:` + SHA-256(jcs(record without composite_sig)): what the record's signer signed, whatever signature it
+ * carries. P514 keys one copy per payload of a content-id kind by it; a consent's use is kept under it (P511).
+ */
+export function payloadHash(record: Readonly<Record<string, unknown>>): Result<string> {
+  const { composite_sig: _signature, ...unsigned } = record;
+  return hashCanonicalV2('sha256', unsigned);
+}
+
+/**
  * D16 / PROTOCOL §9.2: a vitality report's chain hash, `sha256:` + SHA-256(jcs(report without
- * composite_sig)), as the upstream SDK computes it (the report's content id). The next report names it as
+ * composite_sig)), as the upstream SDK computes it (its payload hash). The next report names it as
  * `prev_report_hash`.
  */
-export const vitalityReportHash = contentId;
+export const vitalityReportHash = payloadHash;
 
 /**
  * Storage id of one testament version: `<agent_id>:v<testament_version>`. The suffix is parsed from the

@@ -6,7 +6,7 @@ export type RecordArea = 'lifecycle' | 'succession' | 'dispute' | 'rights' | 'de
 /**
  * How a record's id is found (D14):
  * - `field`: the record's natural id, the value of one of its members;
- * - `content`: kinds without a natural id get `sha256:<hex of SHA-256(jcs(record without composite_sig))>` (P514);
+ * - `content`: kinds without a natural id get `sha256:<hex of SHA-256(jcs(record))>`;
  * - `agent`: one record per agent (`agent_id`): commissioning and decommissioning;
  * - `vitality`: GET by `agent_id` answers the latest report; each report is stored under its chain hash;
  * - `testament`: GET by `agent_id` answers the latest version; each version is kept (`?version=`).

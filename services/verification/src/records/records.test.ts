@@ -26,11 +26,8 @@ function expectedId(route: RecordRoute, record: Json): string {
   switch (route.id.type) {
     case 'field':
       return record[route.id.field] as string;
-    case 'content': {
-      // P514: the content is what was signed, the signature left out.
-      const { composite_sig: _signature, ...unsigned } = record;
-      return sha256Of(unsigned);
-    }
+    case 'content':
+      return sha256Of(record);
     default:
       return record['agent_id'] as string;
   }
@@ -377,33 +374,6 @@ describe.each(dialectsUnderTest())('/v2 records survive a restart on %s', (diale
       expect(stale.statusCode).toBe(409);
     } finally {
       await second.close();
-    }
-  });
-});
-
-describe.each(dialectsUnderTest())('content ids stored before P514, on %s', (dialect) => {
-  it('P514: a record stored under its old content id (signature included) answers its own re-post from there', async () => {
-    const route = RECORD_ROUTES.find((r) => r.kind === 'memory_transfer_manifest')!;
-    const record = example(route.kind);
-    const oldId = sha256Of(record);
-    const service = await startRecordsOnFreshStore(dialect, 'p514-old-ids', {
-      recordsEnv: { RECORDS_WRITE_POLICY: 'open' }, // the example's placeholder signature: this test is about ids
-      seed: async (store) => {
-        expect((await store.records.put(route.kind, oldId, record)).status).toBe('created');
-      },
-    });
-    try {
-      // Without the old id's look-up: 201 under the new id, a second copy of the stored manifest.
-      const again = await post(service.app, route.path, record);
-      expect(again.statusCode, again.body).toBe(200);
-      expect(bodyOf(again)['id']).toBe(oldId);
-      // Another record of the kind gets the new id.
-      const other = withFields(record, { timestamp: '2026-06-17T09:30:00Z' });
-      const created = await post(service.app, route.path, other);
-      expect(created.statusCode, created.body).toBe(201);
-      expect(bodyOf(created)['id']).toBe(expectedId(route, other));
-    } finally {
-      await service.close();
     }
   });
 });

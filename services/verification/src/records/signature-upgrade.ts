@@ -6,8 +6,9 @@ import { hashCanonicalV2, recordSignatureRule } from '@proto/core';
 import { RecordIdRetiredError, type RecordRepository, type Store, type StoredRecord } from '@proto/store';
 import { ARBITRATION } from './arbitration-panel.ts';
 import type { JsonObject } from './body.ts';
+import { movePayload, payloadHolder } from './content-payload.ts';
 import { APPEAL_OUTCOME, APPEAL_SETTLEMENT, PROPOSAL, SETTLEMENT } from './dispute-state.ts';
-import { contentId, testamentVersionId, vitalityReportHash } from './ids.ts';
+import { testamentVersionId, vitalityReportHash } from './ids.ts';
 import type { RecordRoute } from './kinds.ts';
 import { signedPayloadHash } from './panel-quorum.ts';
 import type { WriteAuthorship } from './write-authorization.ts';
@@ -36,6 +37,8 @@ export interface SignatureUpgrade {
 /** What GET and POST show of an upgrade beside the record (inside `signature`). */
 export interface UpgradeShown {
   readonly form: 'classical_only';
+  /** Where the stripped copy was stored: for a content-id kind its own D14 id, which now answers this record (P514). */
+  readonly id: string;
   readonly content_hash: string;
   readonly upgraded_at: string;
 }
@@ -81,14 +84,18 @@ export function isStrippedCopyOf(kind: string, stored: unknown, incoming: unknow
 
 /**
  * Where a record posted on `route` may already be stored: the (kind, id) pairs its handler writes it under. A content
- * id leaves the signature out (P514), so a stripped copy of such a record holds the owner's id as any other kind's.
+ * id covers the signature too (D14), so a stripped copy holds another id: the payload's index names it (P514).
  */
-export function storedPlacesOf(route: RecordRoute, record: JsonObject): (readonly [string, string])[] {
+export async function storedPlacesOf(
+  records: Pick<RecordRepository, 'get'>,
+  route: RecordRoute,
+  record: JsonObject,
+): Promise<(readonly [string, string])[]> {
   const agentId = typeof record['agent_id'] === 'string' ? record['agent_id'] : undefined;
   switch (route.id.type) {
     case 'content': {
-      const id = contentId(record);
-      return id.ok ? [[route.kind, id.value]] : [];
+      const id = await payloadHolder(records, route.kind, record);
+      return id === undefined ? [] : [[route.kind, id]];
     }
     case 'agent':
       return agentId === undefined ? [] : [[route.kind, agentId]];
@@ -136,12 +143,15 @@ export async function upgradeStrippedCopies(
   if (authorship.status !== 'verified' || authorship.pqKid === undefined) return [];
   const { kid, pqKid } = authorship;
   const upgrades: SignatureUpgrade[] = [];
-  for (const [kind, id] of storedPlacesOf(route, record)) {
+  for (const [kind, id] of await storedPlacesOf(store.records, route, record)) {
     const stored = await store.records.get(kind, id);
     if (stored === undefined || !isStrippedCopyOf(route.kind, stored.record, record)) continue;
     const upgrade = await store.transaction(async (tx) => {
       const replaced = await tx.records.replace(kind, id, stored.content_hash, record);
       if (replaced === undefined) return undefined; // changed since it was read: judged again by the handler
+      // P514: the owner's record keeps its own D14 id too; the stripped copy's id answers it from now on.
+      if (route.id.type === 'content')
+        await movePayload(tx.records, kind, record, replaced.content_hash, agentOf(stored));
       const trace: SignatureUpgrade = {
         kind,
         id,
@@ -194,6 +204,7 @@ export async function upgradeShownFor(
   if (trace === undefined) return undefined;
   return {
     form: 'classical_only',
+    id: String(trace.id),
     content_hash: String(trace.replaced_content_hash),
     upgraded_at: String(trace.upgraded_at),
   };

@@ -6,6 +6,7 @@ import {
   buildSignedBundle,
   createNativeBackend,
   HUMAN_CONFIRMATION,
+  hashCanonicalV2,
   PROFILES,
   signRecord,
 } from '@proto/core';
@@ -158,28 +159,49 @@ describe.each(dialectsUnderTest())("what a succession record's verified consent 
     expect(free.status, shown(free)).toBe(201);
   });
 
-  it('P514: one signed payload is stored under one content id, whatever signature it carries', async () => {
+  it('P514: one signed payload is stored once under its D14 content id, whatever signature it carries', async () => {
     const strip = (record: Json): Json => ({
       ...record,
       composite_sig: { ...(record['composite_sig'] as Json), pq: null, binding: 'classical_only' },
     });
+    const d14 = (record: Json) => {
+      const hash = hashCanonicalV2('sha256', record);
+      if (!hash.ok) throw new Error(hash.error.message);
+      return hash.value;
+    };
     const record = ceremony(predecessor, { consentBy: human.principalKeys });
     const first = await service.post(PATH, record);
     expect(first.status, shown(first)).toBe(201);
-    // before: 201 under a second id (the content id hashed the signature too), a second copy of one ceremony.
+    expect(first.json['id']).toBe(d14(record)); // D14: the whole record, signature included
+    // before: 201 under a second id (its own D14 id), a second copy of one ceremony.
     const copy = await service.post(PATH, strip(record));
     expect(copy.status, shown(copy)).toBe(409);
     expect(copy.json, shown(copy)).toMatchObject({
-      error: { code: 'CONFLICT', details: { id: first.json['id'] } },
+      error: { code: 'CONFLICT', details: { reason: 'payload_already_stored', id: first.json['id'] } },
     });
+    expect((await fetch(`${service.url}${PATH}/${d14(strip(record))}`)).status).toBe(404);
 
-    // A stripped copy posted first no longer squats the owner's record: P446 upgrades it in place.
+    // A stripped copy posted first does not squat the owner's record: P446 upgrades it, the owner's keeps its own id.
     const later = ceremony(predecessor, { consentBy: human.principalKeys });
     const squat = await service.post(PATH, strip(later));
     expect(squat.status, shown(squat)).toBe(201);
+    expect(squat.json['id']).toBe(d14(strip(later)));
     const owner = await service.post(PATH, later);
     expect(owner.status, shown(owner)).toBe(201);
-    expect(owner.json['id']).toBe(squat.json['id']);
+    expect(owner.json['id']).toBe(d14(later));
+    expect(owner.json['signature']).toMatchObject({
+      form: 'hybrid',
+      upgraded_from: { form: 'classical_only', id: squat.json['id'] },
+    });
+    // The stripped copy's id answers the owner's record, under its own id.
+    for (const id of [squat.json['id'], owner.json['id']]) {
+      const got = await fetch(`${service.url}${PATH}/${String(id)}`);
+      expect(got.status).toBe(200);
+      expect(await got.json()).toMatchObject({ id: owner.json['id'], record: later });
+    }
+    // The stripped copy again: refused, the owner's record kept.
+    const again = await service.post(PATH, strip(later));
+    expect(again.status, shown(again)).toBe(409);
 
     const manifest = signRecord(
       backend,
