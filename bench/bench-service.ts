@@ -54,6 +54,13 @@ export async function bundlesJudged(url: string): Promise<number> {
   return total;
 }
 
-/** The table's discarded warm-up (launch-service.ts, warmUpFor): BENCH_WARMUP_S seconds of `jsonBody`. */
-export const warmUp = (url: string, jsonBody: string, connections: number): Promise<void> =>
-  warmUpFor(WARMUP_S, url, jsonBody, connections);
+/**
+ * The table's discarded warm-up (launch-service.ts, warmUpFor): BENCH_WARMUP_S seconds of `jsonBody`, or
+ * `seconds` (a later bundle's, BENCH_BUNDLE_WARMUP_S).
+ */
+export const warmUp = (
+  url: string,
+  jsonBody: string,
+  connections: number,
+  seconds = WARMUP_S,
+): Promise<void> => warmUpFor(seconds, url, jsonBody, connections);

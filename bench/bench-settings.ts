@@ -46,6 +46,12 @@ export const CONTENTION = process.env['BENCH_CONTENTION'] !== 'skip';
 export const CONTENTION_ROUNDS = Number(process.env['BENCH_CONTENTION_ROUNDS'] ?? 8);
 /** Seconds of load on the first bundle before the first row, discarded (the JIT's warm-up). */
 export const WARMUP_S = Number(process.env['BENCH_WARMUP_S'] ?? 5);
+/**
+ * Seconds of /verify JSON load on every later bundle before its rows, discarded: its first row (JSON) otherwise
+ * carries V8's tiering for the new bundle, which read as JSON costing ×1.03–1.04 of CBOR at elevated-10; 2 s
+ * left a third of it (P533).
+ */
+export const BUNDLE_WARMUP_S = Number(process.env['BENCH_BUNDLE_WARMUP_S'] ?? WARMUP_S);
 /** Only the cases whose name contains this text (or one of several, comma-separated). */
 const ONLY = process.env['BENCH_ONLY']?.split(',').map((part) => part.trim());
 /** The SPEC.md body limit of POST /verify (bundles above it are measured in-process only). */

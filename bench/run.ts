@@ -9,6 +9,7 @@ import autocannon from 'autocannon';
 import { bundlesJudged, startService, stopService, warmUp } from './bench-service.ts';
 import {
   BACKEND,
+  BUNDLE_WARMUP_S,
   CONTENTION,
   CONTENTION_ROUNDS,
   CORES,
@@ -150,6 +151,7 @@ async function main(): Promise<void> {
         console.log(`${p.name.padEnd(19)} (over the 1 MB body limit: HTTP 413; in-process figures above)`);
         continue;
       }
+      if (p !== first) await warmUp(url, p.json, connections, BUNDLE_WARMUP_S);
       for (const [mode, load] of loadsOf(p, batchAvailable)) {
         const { around, attempts } = await measureSteadily(
           backend,

@@ -11,10 +11,14 @@
 // repeated empty variant is the same-against-same control); `label@CHECKOUT=flags` runs the service of
 // another checkout (a worktree of main as the base and a separate copy of it as the control, P130).
 // BREAKDOWN_CASES: `routine`, `elevated`, `maximum`, comma-separated (default elevated,maximum).
-// BREAKDOWN_LOAD: `json` (POST /verify, default), `ndjson` or `cbor-seq` (POST /verify/batch, 64 bundles a
-// request on 2 connections, a fixed number of whole batches as bench/load-plan.ts sends them, P91).
+// BREAKDOWN_LOAD: `json` (POST /verify, default), `cbor` (POST /verify in CBOR both ways), `ndjson` or `cbor-seq`
+// (POST /verify/batch, 64 bundles a request on 2 connections, a fixed number of whole batches as
+// bench/load-plan.ts sends them, P91); several, comma-separated, alternate within each round (P531: JSON
+// against CBOR in one run).
 // BENCH_DURATION_S: seconds per measured run of single requests (default 4); BREAKDOWN_BATCHES: batches
-// per measured batch run (default 24); BENCH_WARMUP_S: seconds of /verify JSON load before it (default 2).
+// per measured batch run (default 24); BENCH_WARMUP_S: seconds of /verify JSON load before it (default 2), with
+// the measured case's bundle, or BREAKDOWN_WARMUP_CASE's (`routine`, `standard`…: the service has just served
+// another bundle, as the first row of a bundle in bench/run.ts has; P531).
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -42,51 +46,67 @@ const ROUNDS = Number(process.env['BREAKDOWN_ROUNDS'] ?? 1);
  */
 const WARMUP_S = Number(process.env['BENCH_WARMUP_S'] ?? 2);
 const WORKERS = process.env['BENCH_WORKERS'];
-const LOAD = process.env['BREAKDOWN_LOAD'] ?? 'json';
-if (!['json', 'ndjson', 'cbor-seq'].includes(LOAD)) throw new Error(`BREAKDOWN_LOAD: unknown ${LOAD}`);
+const LOADS = (process.env['BREAKDOWN_LOAD'] ?? 'json').split(',').map((l) => l.trim());
+for (const load of LOADS)
+  if (!['json', 'cbor', 'ndjson', 'cbor-seq'].includes(load))
+    throw new Error(`BREAKDOWN_LOAD: unknown ${load}`);
 const BATCH_ITEMS = 64;
 const BATCHES = Number(process.env['BREAKDOWN_BATCHES'] ?? 24);
 /** As bench/run.ts: 8 connections for single requests, 2 for batches (BREAKDOWN_CONNECTIONS: other). */
-const CONNECTIONS = Number(process.env['BREAKDOWN_CONNECTIONS'] ?? (LOAD === 'json' ? 8 : 2));
+const connectionsFor = (load: Load): number =>
+  Number(process.env['BREAKDOWN_CONNECTIONS'] ?? (load.perRequest > 1 ? 2 : 8));
 
 const VARIANTS = parseVariants(process.env['BREAKDOWN_VARIANTS'] ?? 'default=', 'BREAKDOWN_VARIANTS');
 
 /** What one measured run sends: the body, its content type, and the bundles a request carries. */
 interface Load {
+  readonly name: string;
   readonly path: string;
   readonly contentType: string;
   readonly body: string | Buffer;
   readonly perRequest: number;
 }
 
-function loadOf(request: { signed_bundle: unknown }): Load {
+function loadOf(name: string, request: { signed_bundle: unknown }): Load {
   const json = JSON.stringify(request);
-  if (LOAD === 'ndjson')
+  if (name === 'ndjson')
     return {
+      name,
       path: '/verify/batch',
       contentType: 'application/x-ndjson',
       body: `${json}\n`.repeat(BATCH_ITEMS),
       perRequest: BATCH_ITEMS,
     };
-  if (LOAD === 'cbor-seq') {
+  if (name === 'cbor')
+    return {
+      name,
+      path: '/verify',
+      contentType: 'application/cbor',
+      body: Buffer.from(encodeCbor(request)),
+      perRequest: 1,
+    };
+  if (name === 'cbor-seq') {
     const item = Buffer.from(encodeCbor(request));
     return {
+      name,
       path: '/verify/batch',
       contentType: 'application/cbor-seq',
       body: Buffer.concat(Array.from({ length: BATCH_ITEMS }, () => item)),
       perRequest: BATCH_ITEMS,
     };
   }
-  return { path: '/verify', contentType: 'application/json', body: json, perRequest: 1 };
+  return { name, path: '/verify', contentType: 'application/json', body: json, perRequest: 1 };
 }
 
 const ALL_CASES: readonly { name: string; options: BuildOptions }[] = [
   { name: 'routine-10', options: { tier: 'routine', entries: 10 } },
+  { name: 'standard-10', options: { tier: 'standard', entries: 10 } },
   { name: 'elevated-10', options: { tier: 'elevated', entries: 10 } },
   { name: 'maximum-60', options: { tier: 'maximum', entries: 60 } },
 ];
 const wanted = (process.env['BREAKDOWN_CASES'] ?? 'elevated,maximum').split(',');
 const CASES = ALL_CASES.filter((c) => wanted.some((w) => c.name.startsWith(w.trim())));
+const WARMUP_CASE = ALL_CASES.find((c) => c.name.startsWith(process.env['BREAKDOWN_WARMUP_CASE'] ?? '-'));
 
 interface Run {
   readonly bundles: number;
@@ -131,11 +151,11 @@ async function measure(variant: Variant, warmUpBody: string, load: Load): Promis
       method: 'POST' as const,
       headers: { 'content-type': load.contentType, accept: load.contentType },
       body: load.body,
-      connections: CONNECTIONS,
+      connections: connectionsFor(load),
     };
     // A batch run sends whole batches, every one answered (P91), after one per connection unmeasured.
     const batch = load.perRequest > 1;
-    if (batch) await autocannon({ ...request, amount: CONNECTIONS });
+    if (batch) await autocannon({ ...request, amount: request.connections });
     let peakRssMb = rssMb(pid);
     const sampler = setInterval(() => {
       peakRssMb = Math.max(peakRssMb, rssMb(pid));
@@ -200,72 +220,85 @@ const fmt = (n: number, width = 8, digits = 2) => n.toFixed(digits).padStart(wid
 async function main(): Promise<void> {
   const backend = selectCryptoBackend('auto');
   console.log(
-    `thread breakdown: ${WARMUP_S} s warm-up and ${LOAD === 'json' ? `${DURATION_S} s` : `${BATCHES} batches of ${BATCH_ITEMS}`} per run, ${CONNECTIONS} connections, ${ROUNDS} round(s), variants ${VARIANTS.map((v) => `${v.label}${v.checkout === undefined ? '' : `@${v.checkout}`}=[${v.flags.join(' ')}]`).join(' ')}`,
+    `thread breakdown: ${WARMUP_S} s warm-up, ${DURATION_S} s a single-request run or ${BATCHES} batches of ${BATCH_ITEMS} a batch run, loads ${LOADS.join(', ')}, warm-up ${WARMUP_CASE?.name ?? 'the case itself'}, ${ROUNDS} round(s), variants ${VARIANTS.map((v) => `${v.label}${v.checkout === undefined ? '' : `@${v.checkout}`}=[${v.flags.join(' ')}]`).join(' ')}`,
   );
   for (const c of CASES) {
     const request = { signed_bundle: buildSignedBundle({ ...c.options, backend }).signed_bundle };
-    const load = loadOf(request);
-    const runs = new Map<string, Run[]>(VARIANTS.map((v) => [v.label, []]));
-    for (let round = 0; round < ROUNDS; round++)
-      for (const variant of VARIANTS)
-        runs.get(variant.label)!.push(await measure(variant, JSON.stringify(request), load));
-    const groupNames = [
-      ...new Set([...runs.values()].flatMap((rs) => rs.flatMap((r) => [...r.groups.keys()]))),
-    ].sort();
-    console.log(`\n${c.name} ${LOAD}: CPU ms per bundle by thread group (/proc), mean over rounds`);
-    console.log(
-      `${'variant'.padEnd(12)} ${'bundles/s'.padStart(8)} ${'total'.padStart(8)} ${groupNames.map((g) => g.padStart(12)).join(' ')}  ${'×total'.padStart(7)} peak RSS MB`,
+    const loads = LOADS.map((name) => loadOf(name, request));
+    const warmUpBody = JSON.stringify(
+      WARMUP_CASE === undefined
+        ? request
+        : { signed_bundle: buildSignedBundle({ ...WARMUP_CASE.options, backend }).signed_bundle },
     );
-    let baseTotal = Number.NaN;
-    for (const variant of VARIANTS) {
-      const rs = runs.get(variant.label)!;
-      const perBundle = (f: (r: Run) => number) => rs.reduce((a, r) => a + f(r) / r.bundles, 0) / rs.length;
-      // One column a thread group: `of` picks the run's figures by group.
-      const byGroup = (of: (r: Run) => ReadonlyMap<string, number>, digits = 2) =>
-        groupNames
-          .map((g) =>
-            fmt(
-              perBundle((r) => of(r).get(g) ?? 0),
-              12,
-              digits,
-            ),
-          )
-          .join(' ');
-      const total = perBundle((r) => r.total);
-      if (Number.isNaN(baseTotal)) baseTotal = total;
-      const reqs = rs.reduce((a, r) => a + r.bundlesPerSecond, 0) / rs.length;
+    const runsOf = new Map(loads.map((l) => [l, new Map<string, Run[]>(VARIANTS.map((v) => [v.label, []]))]));
+    for (let round = 0; round < ROUNDS; round++)
+      for (const load of loads)
+        for (const variant of VARIANTS)
+          runsOf
+            .get(load)!
+            .get(variant.label)!
+            .push(await measure(variant, warmUpBody, load));
+    for (const [load, runs] of runsOf) report(c.name, load, runs);
+  }
+}
+
+function report(caseName: string, load: Load, runs: ReadonlyMap<string, Run[]>): void {
+  const groupNames = [
+    ...new Set([...runs.values()].flatMap((rs) => rs.flatMap((r) => [...r.groups.keys()]))),
+  ].sort();
+  console.log(`\n${caseName} ${load.name}: CPU ms per bundle by thread group (/proc), mean over rounds`);
+  console.log(
+    `${'variant'.padEnd(12)} ${'bundles/s'.padStart(8)} ${'total'.padStart(8)} ${groupNames.map((g) => g.padStart(12)).join(' ')}  ${'×total'.padStart(7)} peak RSS MB`,
+  );
+  let baseTotal = Number.NaN;
+  for (const variant of VARIANTS) {
+    const rs = runs.get(variant.label)!;
+    const perBundle = (f: (r: Run) => number) => rs.reduce((a, r) => a + f(r) / r.bundles, 0) / rs.length;
+    // One column a thread group: `of` picks the run's figures by group.
+    const byGroup = (of: (r: Run) => ReadonlyMap<string, number>, digits = 2) =>
+      groupNames
+        .map((g) =>
+          fmt(
+            perBundle((r) => of(r).get(g) ?? 0),
+            12,
+            digits,
+          ),
+        )
+        .join(' ');
+    const total = perBundle((r) => r.total);
+    if (Number.isNaN(baseTotal)) baseTotal = total;
+    const reqs = rs.reduce((a, r) => a + r.bundlesPerSecond, 0) / rs.length;
+    console.log(
+      `${variant.label.padEnd(12)} ${fmt(reqs, 8, 1)} ${fmt(total)} ${byGroup((r) => r.groups)}  ${fmt(total / baseTotal, 7, 3)} ${Math.max(...rs.map((r) => r.peakRssMb)).toFixed(0)}`,
+    );
+    console.log(
+      `  each run, total ms/bundle (bundles/s): ${rs.map((r) => `${(r.total / r.bundles).toFixed(2)} (${r.bundlesPerSecond.toFixed(0)})`).join(' | ')}`,
+    );
+    // Each run's groups as well as the mean: a change to one thread group is judged round by round.
+    for (const g of groupNames.filter((name) =>
+      rs.some((r) => (r.groups.get(name) ?? 0) / r.bundles >= 0.005),
+    ))
       console.log(
-        `${variant.label.padEnd(12)} ${fmt(reqs, 8, 1)} ${fmt(total)} ${byGroup((r) => r.groups)}  ${fmt(total / baseTotal, 7, 3)} ${Math.max(...rs.map((r) => r.peakRssMb)).toFixed(0)}`,
+        `  each run, ${g} ms/bundle: ${rs.map((r) => ((r.groups.get(g) ?? 0) / r.bundles).toFixed(2)).join(' | ')}`,
       );
-      console.log(
-        `  each run, total ms/bundle (bundles/s): ${rs.map((r) => `${(r.total / r.bundles).toFixed(2)} (${r.bundlesPerSecond.toFixed(0)})`).join(' | ')}`,
-      );
-      // Each run's groups as well as the mean: a change to one thread group is judged round by round.
-      for (const g of groupNames.filter((name) =>
-        rs.some((r) => (r.groups.get(name) ?? 0) / r.bundles >= 0.005),
-      ))
+    console.log(
+      `  cores busy: service ${rs.map((r) => r.serviceCores.toFixed(2)).join(' | ')}; machine idle ${rs.map((r) => r.idleCores.toFixed(2)).join(' | ')}; steal ${rs.map((r) => r.stealCores.toFixed(2)).join(' | ')}`,
+    );
+    console.log(`  ${'of which kernel ms'.padEnd(27)}${byGroup((r) => r.systemMs)}`);
+    console.log(`  ${'minor page faults'.padEnd(27)}${byGroup((r) => r.minorFaults, 0)}`);
+    for (const [i, r] of rs.entries()) {
+      if (r.gc.size === 0) continue;
+      const pauses = [...r.gc.values()].reduce((a, gc) => a + gc.pauseMs, 0);
+      console.log(`  round ${i + 1} GC pauses, all isolates: ${(pauses / r.bundles).toFixed(3)} ms/bundle`);
+      console.log(`  round ${i + 1} GC by isolate (--trace-gc; pause = time on the isolate's own thread):`);
+      for (const [isolate, gc] of [...r.gc].sort((a, b) => b[1].pauseMs - a[1].pauseMs))
         console.log(
-          `  each run, ${g} ms/bundle: ${rs.map((r) => ((r.groups.get(g) ?? 0) / r.bundles).toFixed(2)).join(' | ')}`,
+          `    ${isolate.padEnd(16)} scavenges ${String(gc.scavenges).padStart(5)}  mark-compacts ${String(gc.markCompacts).padStart(3)}  pause ${fmt(gc.pauseMs / r.bundles, 6, 3)} ms/bundle  heap after last ${gc.lastHeapMb.toFixed(1)} MB`,
         );
-      console.log(
-        `  cores busy: service ${rs.map((r) => r.serviceCores.toFixed(2)).join(' | ')}; machine idle ${rs.map((r) => r.idleCores.toFixed(2)).join(' | ')}; steal ${rs.map((r) => r.stealCores.toFixed(2)).join(' | ')}`,
-      );
-      console.log(`  ${'of which kernel ms'.padEnd(27)}${byGroup((r) => r.systemMs)}`);
-      console.log(`  ${'minor page faults'.padEnd(27)}${byGroup((r) => r.minorFaults, 0)}`);
-      for (const [i, r] of rs.entries()) {
-        if (r.gc.size === 0) continue;
-        const pauses = [...r.gc.values()].reduce((a, gc) => a + gc.pauseMs, 0);
-        console.log(`  round ${i + 1} GC pauses, all isolates: ${(pauses / r.bundles).toFixed(3)} ms/bundle`);
-        console.log(`  round ${i + 1} GC by isolate (--trace-gc; pause = time on the isolate's own thread):`);
-        for (const [isolate, gc] of [...r.gc].sort((a, b) => b[1].pauseMs - a[1].pauseMs))
-          console.log(
-            `    ${isolate.padEnd(16)} scavenges ${String(gc.scavenges).padStart(5)}  mark-compacts ${String(gc.markCompacts).padStart(3)}  pause ${fmt(gc.pauseMs / r.bundles, 6, 3)} ms/bundle  heap after last ${gc.lastHeapMb.toFixed(1)} MB`,
-          );
-        for (const [isolate, gc] of r.gc)
-          console.log(
-            `    ${isolate.padEnd(16)} ${[...gc.reasons].map(([reason, n]) => `${reason} ×${n}`).join(', ')}`,
-          );
-      }
+      for (const [isolate, gc] of r.gc)
+        console.log(
+          `    ${isolate.padEnd(16)} ${[...gc.reasons].map(([reason, n]) => `${reason} ×${n}`).join(', ')}`,
+        );
     }
   }
 }

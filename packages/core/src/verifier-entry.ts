@@ -5,11 +5,7 @@
 export { receiptNamesSecondary } from './anchor/receipt.ts';
 export type { AnalyzeOptions, BundleAnalysis, SecurityTier, VerifyResponse } from './bundle/types.ts';
 export { createVerifier } from './bundle/verifier.ts';
-export {
-  mayHavePrototypeMember,
-  prototypeMemberMessage,
-  prototypeMemberPath,
-} from './canonical/prototype-member.ts';
+export { prototypeMemberMessage, prototypeMemberPath } from './canonical/prototype-member.ts';
 export { checkParsedJson } from './canonical/strict-json.ts';
 export { deriveKid } from './crypto/kid.ts';
 export { selectCryptoBackend } from './crypto/select-backend.ts';

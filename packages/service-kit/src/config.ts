@@ -69,6 +69,8 @@ export const SHARED_ENV_PROPERTIES = {
   SHUTDOWN_TIMEOUT_MS: {
     type: 'integer',
     minimum: 100,
+    // A timer past 2^31 - 1 ms fires after 1 ms: the drain would end at once (P521).
+    maximum: 3_600_000,
     default: 10000,
     description: 'Longest graceful drain on SIGTERM/SIGINT before a forced exit',
   },
@@ -90,6 +92,15 @@ export const SHARED_ENV_PROPERTIES = {
     minimum: 0,
     default: 1000,
     description: 'Load shedding: answer 503 while the event loop lags more than this (0 turns it off)',
+  },
+  PROBE_REUSE_MS: {
+    type: 'integer',
+    minimum: 0,
+    maximum: 60_000,
+    // 0 here (tests and local runs see every change at once); the deploy manifests set 1000 (P525).
+    default: 0,
+    description:
+      'GET /ready, GET /metrics: a readiness check or scrape result is reused this long after it settled, so probes one after another do not each call the dependencies (0: shared only while in flight)',
   },
   GIT_COMMIT: {
     type: 'string',
@@ -113,6 +124,7 @@ export interface SharedConfig {
   readonly REQUEST_TIMEOUT_MS: number;
   readonly DIAGNOSTIC_REPORT_DIR?: string;
   readonly MAX_EVENT_LOOP_DELAY_MS: number;
+  readonly PROBE_REUSE_MS: number;
   readonly GIT_COMMIT?: string;
 }
 
@@ -158,6 +170,22 @@ function describeAjvError(
 function variableOf(error: AjvLikeError): string {
   const missing = error.params?.['missingProperty'];
   return typeof missing === 'string' ? missing : (error.instancePath ?? '').replace(/^\//, '');
+}
+
+/**
+ * P521: the schema's coercion takes `Infinity` and `1e400` (Infinity) as integers, and past 2^53 integers are no longer
+ * exact; every integer variable is a safe integer or the boot stops naming it (never the value: it may be a secret).
+ */
+function refuseUnsafeIntegers(properties: EnvProperties, parsed: Record<string, unknown>): void {
+  for (const [name, property] of Object.entries(properties)) {
+    const value = parsed[name];
+    if (property.type === 'integer' && typeof value === 'number' && !Number.isSafeInteger(value)) {
+      throw new ConfigError(
+        `Invalid configuration: ${name} must be an integer of at most ${Number.MAX_SAFE_INTEGER}`,
+        [name],
+      );
+    }
+  }
 }
 
 /**
@@ -225,6 +253,7 @@ export function loadConfig<T extends object = SharedConfig>(
     const messages = errors.map((e) => describeAjvError(e, properties, data));
     throw new ConfigError(`Invalid configuration: ${messages.join('; ')}`, errors.map(variableOf));
   }
+  refuseUnsafeIntegers(properties, parsed);
   if (typeof parsed['TRUST_PROXY'] === 'string')
     parsed['TRUST_PROXY'] = parseTrustProxy(parsed['TRUST_PROXY']);
   return parsed as T;

@@ -159,7 +159,7 @@ export function installDependencyMetrics(
 }
 
 /** Adds the HTTP request histogram (route pattern, method, status) and `GET /metrics`. */
-export function installMetrics(app: FastifyInstance, metrics: ServiceMetrics): void {
+export function installMetrics(app: FastifyInstance, metrics: ServiceMetrics, reuseMs = 0): void {
   const duration = metrics.histogram(
     'http_request_duration_seconds',
     'HTTP request duration by route pattern, method and status code',
@@ -191,8 +191,8 @@ export function installMetrics(app: FastifyInstance, metrics: ServiceMetrics): v
     done();
   });
   // P485: a scrape runs collectors that ask the store and the chains (wallet balances, dependency_up); scrapes in
-  // flight together share one exposition, so anyone's burst of GET /metrics is not a burst of upstream calls.
-  const exposition = sharedWhileRunning(() => metrics.exposition());
+  // flight together (or within PROBE_REUSE_MS, P525) share one exposition.
+  const exposition = sharedWhileRunning(() => metrics.exposition(), reuseMs);
   app.get(
     '/metrics',
     {

@@ -296,7 +296,7 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
       ...(options.description ? { description: options.description } : {}),
     });
   }
-  installMetrics(app, metrics);
+  installMetrics(app, metrics, config.PROBE_REUSE_MS);
   const addReadinessCheck = installHealth(app, {
     service: options.name,
     version: options.version,
@@ -305,8 +305,9 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
   });
   const dependencies = installDependencyMetrics(metrics);
   app.decorate('addReadinessCheck', (name: string, check: ReadinessCheck) => {
-    // P485: /ready and the dependency_up collector answer anyone; probes in flight together share one call.
-    const shared = sharedWhileRunning(check);
+    // P485, P525: /ready and the dependency_up collector answer anyone; probes in flight together, or within
+    // PROBE_REUSE_MS of each other, share one call.
+    const shared = sharedWhileRunning(check, config.PROBE_REUSE_MS);
     addReadinessCheck(name, shared);
     dependencies.add(name, shared);
   });

@@ -2,7 +2,6 @@
 // parsers and CBOR replies for callers that ask for them. PROTOCOL §8.2, SPEC.md Versioning 7, P2.
 import {
   checkParsedJson,
-  mayHavePrototypeMember,
   type ProtocolProfile,
   prototypeMemberMessage,
   prototypeMemberPath,
@@ -128,8 +127,8 @@ function readStrictJson(body: string, refuse: (message: string) => Error): [Erro
   }
   const checked = checkParsedJson(body, value);
   if (!checked.ok) return [refuse(`Request body has no canonical form: ${checked.error.message}`)];
-  // The walk is needed only when the text could spell the names (plainly or with a `\u` escape).
-  const refused = mayHavePrototypeMember(body) ? prototypeRefusal(value) : undefined;
+  // Walked every time, as the CBOR reader walks (P531): a search of the text for the names costs more.
+  const refused = prototypeRefusal(value);
   if (refused !== undefined) return [refuse(refused)];
   return [null, value];
 }

@@ -45,6 +45,7 @@ export {
 } from './sqlite/node-sqlite-dialect.ts';
 export {
   DEFAULT_MAX_ENTRIES_PER_KIND,
+  joinedStore,
   openStore,
   type Store,
   type StoreOptions,

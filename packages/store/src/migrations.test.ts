@@ -65,6 +65,36 @@ describe.each(dialectsUnderTest())('migrations on %s', (dialect) => {
     await expect(openStore(options)).rejects.toThrow(/9999_from_the_future/);
   });
 
+  it("0022 on a database at 0021: drops 0020's index, adds the partial one, keeps an unnumbered retirement", async () => {
+    const options = target.fresh('at0021');
+    const store = await target.open(options);
+    // Back to 0021's state: 0020's index present, 0022's absent and unrecorded.
+    await sql`DROP INDEX key_bindings_unnumbered_retired`.execute(store.db);
+    await sql`CREATE INDEX key_bindings_by_retired_at ON key_bindings (retired_at, kid, subject)`.execute(
+      store.db,
+    );
+    await store.db
+      .deleteFrom('store_migrations')
+      .where('name', '=', '0022_key_bindings_unnumbered_retired')
+      .execute();
+    await sql`INSERT INTO key_bindings (kid, subject, alg, public_key_b64, role, evidence, bound_at, retired_at)
+      VALUES ('kid-old', 'agent-old', 'ed25519', 'x', 'passport', 'e', '2025-01-01T00:00:00.000Z',
+        '2025-02-01T00:00:00.000Z')`.execute(store.db);
+    await store.close();
+    const upgraded = await target.open(options);
+    const indexes =
+      dialect === 'postgres'
+        ? sql<{ name: string }>`SELECT indexname AS name FROM pg_indexes
+            WHERE schemaname = ${options.pgSchema ?? ''} AND tablename = 'key_bindings'`
+        : sql<{
+            name: string;
+          }>`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'key_bindings'`;
+    const names = (await indexes.execute(upgraded.db)).rows.map((r) => r.name);
+    expect(names).toContain('key_bindings_unnumbered_retired');
+    expect(names).not.toContain('key_bindings_by_retired_at');
+    expect(await upgraded.keys.numberUnnumberedRetirements()).toBe(1);
+  });
+
   it('rejects options it cannot honour', async () => {
     await expect(openStore({ ...target.options, maxEntriesPerKind: 0 })).rejects.toThrow(RangeError);
     await expect(openStore({})).rejects.toThrow(/databaseUrl|dataDir/);

@@ -47,6 +47,39 @@ describe.each(dialectsUnderTest())('retention on %s (limit 3)', (dialect) => {
     expect(await idsOf('testament')).toEqual(['other-1', 'other-2']);
   });
 
+  it('P508: an evicted record leaves what its writer kept, and its place in the order, with its tombstone', async () => {
+    const first = await store.records.put('kept', 'k-1', { n: 1, big: 'x'.repeat(100) }, { keep: { n: 1 } });
+    await store.records.put('kept', 'k-2', { n: 2 });
+    for (const n of [3, 4, 5]) await store.records.put('kept', `k-${n}`, { n });
+    expect(await store.records.tombstone('kept', 'k-1')).toMatchObject({
+      content_hash: first.stored.content_hash,
+      kept: { n: 1 },
+      seq: first.stored.seq,
+    });
+    const plain = await store.records.tombstone('kept', 'k-2');
+    expect(plain?.kept).toBeUndefined();
+    expect(typeof plain?.seq).toBe('number');
+  });
+
+  it('P510: other content takes an evicted id only over the tombstone its caller names', async () => {
+    const first = await store.records.put('again', 'a-1', { n: 1, sig: 'x' });
+    for (const n of [2, 3, 4]) await store.records.put('again', `a-${n}`, { n });
+    await expect(store.records.put('again', 'a-1', { n: 1, sig: 'y' })).rejects.toBeInstanceOf(
+      RecordIdRetiredError,
+    );
+    await expect(
+      store.records.put('again', 'a-1', { n: 1, sig: 'y' }, { overTombstone: 'sha256:other' }),
+    ).rejects.toBeInstanceOf(RecordIdRetiredError);
+    const revived = await store.records.put(
+      'again',
+      'a-1',
+      { n: 1, sig: 'y' },
+      { overTombstone: first.stored.content_hash },
+    );
+    expect(revived.status).toBe('created');
+    expect((await store.records.get('again', 'a-1'))?.record).toEqual({ n: 1, sig: 'y' });
+  });
+
   it('is first-in first-out: re-putting an old record does not refresh its place', async () => {
     for (const n of [1, 2, 3]) await store.records.put('mirror', `m-${n}`, { n });
     expect((await store.records.put('mirror', 'm-1', { n: 1 })).status).toBe('identical');

@@ -26,6 +26,8 @@ export interface V2RecordsTable {
   /** ISO 8601 time of first storage. */
   stored_at: string;
   agent_id: string | null;
+  /** P508: what the record keeps once evicted (JSON text, the writer's choice), moved to its tombstone. */
+  kept_json: string | null;
 }
 
 /** One row per record kind: the live entry count, and the row writers of a kind lock to evict in turn (D17). */
@@ -63,6 +65,10 @@ export interface V2RecordTombstonesTable {
   content_hash: string;
   stored_at: string;
   evicted_at: string;
+  /** P508: what the record kept of itself (its `kept_json`); NULL when it kept nothing. */
+  kept_json: string | null;
+  /** P509: the evicted record's `seq` (the store's order); NULL for tombstones written before migration 0023. */
+  seq: number | string | null;
 }
 
 /** How a stored record's write was authorised (issue 15), keyed by its content. */

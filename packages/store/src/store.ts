@@ -74,6 +74,15 @@ export interface Store extends StoreTransaction {
   close(): Promise<void>;
 }
 
+/**
+ * `store` seen from inside one of its transactions `tx`: the repositories are the transaction's, and `transaction`
+ * joins it instead of opening another, so code written against a Store runs as part of the caller's transaction (all
+ * of it commits, or none). `db`, `ping` and `close` stay the store's own.
+ */
+export function joinedStore(store: Store, tx: StoreTransaction): Store {
+  return { ...store, ...tx, transaction: (work) => work(tx) };
+}
+
 export const DEFAULT_MAX_ENTRIES_PER_KIND = 10_000;
 
 // Lower case only: the name goes unquoted into search_path, where PostgreSQL folds it to lower case.

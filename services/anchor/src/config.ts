@@ -26,6 +26,17 @@ export const ETH_MAX_CALL_GAS_FLOOR = 100_000;
 export const ETH_GAS_LIMIT_FLOOR = 24_000;
 export const ETH_GAS_CEILING = 30_000_000;
 
+/**
+ * P521: upper bounds of the timing variables. The intervals Node hands to a timer (the worker's poll, the lease
+ * renewal it derives) must stay under its timer range, 2^31 - 1 ms, past which a timer fires after 1 ms; the others
+ * are compared with clock times, where 2^53 ms is no date at all. Each bound is far past any setting that anchors:
+ * an hour between polls, a day for a batch to fill, a week before an EVM fee bump, thirty days before a Bitcoin
+ * replacement, 1 000 confirmations and a watch of 10 000 blocks (Bitcoin's final depth is 6, Ethereum's 64).
+ */
+const MAX_BATCH_INTERVAL_MS = 86_400_000;
+const MAX_CONFIRMATIONS = 1_000;
+const MAX_WATCH_DEPTH = 10_000;
+
 /** A chain's name in requests and receipts: ETH_CHAIN_NAME's form, which `bitcoin` and `transparency-log` have too. */
 export const CHAIN_NAME_PATTERN = '^[a-z0-9][a-z0-9_.-]{0,63}$';
 
@@ -53,12 +64,14 @@ export const ANCHOR_ENV = defineEnv({
   BATCH_INTERVAL_MS: {
     type: 'integer',
     minimum: 0,
+    maximum: MAX_BATCH_INTERVAL_MS,
     default: 60000,
     description: 'A batch closes when its oldest hash has waited this long (or at BATCH_MAX)',
   },
   ANCHOR_POLL_INTERVAL_MS: {
     type: 'integer',
     minimum: 10,
+    maximum: 3_600_000,
     default: 5000,
     description: 'How often the worker closes due batches, sends and tracks confirmations',
   },
@@ -72,6 +85,7 @@ export const ANCHOR_ENV = defineEnv({
   ANCHOR_WAIT_MS: {
     type: 'integer',
     minimum: 0,
+    maximum: 600_000,
     default: 60000,
     description: 'individual mode: longest wait for the write before answering 202 pending',
   },
@@ -90,12 +104,14 @@ export const ANCHOR_ENV = defineEnv({
   ANCHOR_LEASE_MS: {
     type: 'integer',
     minimum: 1000,
+    maximum: 3_600_000,
     default: 30000,
     description: 'Per-chain send lease: one replica signs and broadcasts at a time',
   },
   ANCHOR_REORG_WATCH_DEPTH: {
     type: 'integer',
     minimum: 0,
+    maximum: MAX_WATCH_DEPTH,
     default: 0,
     description:
       "A confirmed write is re-checked until it has this many confirmations; if its block left the best chain it goes back to pending and is re-sent (0: twice the chain's confirmations, and at least its final depth: evm 64, bitcoin 6)",
@@ -121,6 +137,7 @@ export const ANCHOR_ENV = defineEnv({
   ETH_CONFIRMATIONS: {
     type: 'integer',
     minimum: 1,
+    maximum: MAX_CONFIRMATIONS,
     default: 12,
     description: 'Blocks before a receipt is confirmed',
   },
@@ -141,6 +158,7 @@ export const ANCHOR_ENV = defineEnv({
   ETH_BUMP_AFTER_MS: {
     type: 'integer',
     minimum: 0,
+    maximum: 604_800_000,
     default: 600000,
     description:
       'A write still unmined this long after it was sent is replaced at the same nonce with fees raised by at least 12.5 % (P64); 0: never',
@@ -166,6 +184,7 @@ export const ANCHOR_ENV = defineEnv({
   BTC_CONFIRMATIONS: {
     type: 'integer',
     minimum: 1,
+    maximum: MAX_CONFIRMATIONS,
     default: 6,
     description: 'Blocks before a receipt is confirmed',
   },
@@ -178,6 +197,7 @@ export const ANCHOR_ENV = defineEnv({
   BTC_RBF_AFTER_MS: {
     type: 'integer',
     minimum: 0,
+    maximum: 2_592_000_000,
     default: 3600000,
     description:
       'A write still unconfirmed this long after it was sent is replaced with twice the fee rate (BIP 125); 0: never',

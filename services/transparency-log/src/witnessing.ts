@@ -245,10 +245,13 @@ export class Witnessing {
    */
   async #storedFor(
     witness: WitnessEndpoint,
-    target: LogCheckpointRecord,
+    target: LogCheckpointRecord | undefined,
+    size: number,
   ): Promise<{ readonly carried: boolean; readonly leftOut?: string }> {
-    const row = (await this.#options.cosignatures.forSize(target.size)).find((r) => r.witness === witness.id);
+    const row = (await this.#options.cosignatures.forSize(size)).find((r) => r.witness === witness.id);
     if (row === undefined) return { carried: false };
+    // A line for a size this log never signed cosigns nothing.
+    if (target === undefined) return { carried: false };
     const fault = this.#leftOutBecause(witness, target, row);
     return fault === undefined ? { carried: true } : { carried: false, leftOut: row.line };
   }
@@ -266,10 +269,21 @@ export class Witnessing {
       // A larger size is a replica's newer round; this size counts only when publication carries its line (P306).
       let leftOut: string | undefined;
       if (known !== undefined && known >= target.size) {
-        const stored = known > target.size ? { carried: true } : await this.#storedFor(witness, target);
+        // A larger size's line is checked over that size's checkpoint too: a row no replica's ask stored (written into
+        // the database, or at a size never signed) would otherwise mark the witness up and stop its asks (P523).
+        let size = known;
+        let stored = await this.#storedFor(
+          witness,
+          known > target.size ? await this.#options.repository.checkpoint(known) : target,
+          known,
+        );
+        if (!stored.carried && known > target.size) {
+          size = target.size;
+          stored = await this.#storedFor(witness, target, size);
+        }
         if (stored.carried) {
-          this.#cosigned.set(witness.id, known);
-          if (down !== undefined) await this.#cosignedElsewhere(witness, known, down);
+          this.#cosigned.set(witness.id, size);
+          if (down !== undefined) await this.#cosignedElsewhere(witness, size, down);
           return false;
         }
         leftOut = stored.leftOut;

@@ -1,7 +1,7 @@
 // Public API of canonical JSON: dcp-jcs-v1 for V2, json-stable-stringify rules for V1.
 // PROTOCOL §1.1 and §1.2, DECISIONS D2.
 
-export { mayHavePrototypeMember, prototypeMemberMessage, prototypeMemberPath } from './prototype-member.ts';
+export { prototypeMemberMessage, prototypeMemberPath } from './prototype-member.ts';
 export {
   type CanonicalMemo,
   type CanonicalSink,

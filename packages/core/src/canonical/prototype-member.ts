@@ -41,10 +41,6 @@ export function prototypeMemberPath(value: unknown, maxDepth = 256): string | un
 const isObject = (value: unknown): value is object =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
 
-/** Whether `text` could spell such a member name (plainly or with a `\u` escape): the walk is needed only then. */
-export const mayHavePrototypeMember = (text: string): boolean =>
-  text.includes('__proto__') || text.includes('prototype') || text.includes('\\u');
-
 /** The refusal's text, the same from every reader. */
 export const prototypeMemberMessage = (path: string): string =>
   path.endsWith('.__proto__')

@@ -24,6 +24,8 @@ import { resolutionsByDisputeMigration } from './0018-resolutions-by-dispute.ts'
 import { panelSignaturesMigration } from './0019-panel-signatures.ts';
 import { keyBindingsRetiredAtMigration } from './0020-key-bindings-retired-at.ts';
 import { keyRetirementSequenceMigration } from './0021-key-retirement-sequence.ts';
+import { keyBindingsUnnumberedRetiredMigration } from './0022-key-bindings-unnumbered-retired.ts';
+import { recordKeptOnEvictionMigration } from './0023-record-kept-on-eviction.ts';
 import type { Migration, StoreDialect } from './migration.ts';
 
 export type { Migration, StoreDialect } from './migration.ts';
@@ -51,6 +53,8 @@ export const MIGRATIONS: readonly Migration[] = [
   panelSignaturesMigration,
   keyBindingsRetiredAtMigration,
   keyRetirementSequenceMigration,
+  keyBindingsUnnumberedRetiredMigration,
+  recordKeptOnEvictionMigration,
 ];
 
 export interface MigrateOptions {

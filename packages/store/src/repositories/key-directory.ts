@@ -312,6 +312,10 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
       // P474: the agent's passport row (locked by #placePassport's upsert) before any binding row, in every
       // application: two newer passports of one agent racing no longer lock the two in opposite orders.
       const order = agentOwns ? await this.#placePassport(trx, passport, createdAt, horizon) : 'foreign';
+      // P524: the human's rows are shared by all its agents, whose passport rows are not the same lock: taken here,
+      // in kid order, before any statement below locks one in its own order (a retirement first, or seen_at in the
+      // table's order), so two agents of one human never each hold a row the other waits for.
+      if (human !== undefined && speaksFor.has(human)) await this.#lockHumanRows(trx, human, passport);
       if (passport.retiredKids.length > 0 && speaksFor.size > 0) {
         await retire(() =>
           trx
@@ -399,6 +403,26 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
         )
         .execute();
     }
+  }
+
+  /** Locks the existing binding rows of `human` this application may update, in kid order (PostgreSQL; SQLite has one writer). */
+  async #lockHumanRows(
+    trx: Transaction<KeyDirectoryDatabase>,
+    human: string,
+    passport: PassportKeys,
+  ): Promise<void> {
+    if (this.#dialect !== 'postgres') return;
+    const kids = new Set(passport.retiredKids);
+    for (const b of passport.bindings) if (b.subject === human) kids.add(b.kid);
+    if (kids.size === 0) return;
+    await trx
+      .selectFrom('key_bindings')
+      .select('kid')
+      .where('subject', '=', human)
+      .where('kid', 'in', [...kids])
+      .orderBy('kid')
+      .forUpdate()
+      .execute();
   }
 
   /** Whether `signer` may speak for `subject`: it has no live key of `role` here yet, or `signer` is one. */
@@ -559,7 +583,11 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
         .selectFrom('key_bindings')
         .select(['kid', 'subject'])
         .where('retired_seq', 'is', null)
-        .where('retired_at', 'is not', null);
+        .where('retired_at', 'is not', null)
+        // The order of migration 0022's partial index: without it PostgreSQL, expecting one row in ten to match,
+        // read the whole table (P522).
+        .orderBy('kid')
+        .orderBy('subject');
     if ((await unnumbered(this.#db).limit(1).executeTakeFirst()) === undefined) return 0;
     return this.#db.transaction().execute(async (trx) => {
       const pairs = await unnumbered(trx).limit(10_000).execute();

@@ -3,7 +3,7 @@
 import { hashCanonicalV2 } from '@proto/core';
 import { type Kysely, type Selectable, sql } from 'kysely';
 import { assertId, assertKind, isValidId } from '../ids.ts';
-import type { Database, V2RecordsTable } from '../schema.ts';
+import type { Database, V2RecordsTable, V2RecordTombstonesTable } from '../schema.ts';
 import { inTransaction } from '../transaction.ts';
 
 export interface StoredRecord {
@@ -38,6 +38,10 @@ export interface RecordTombstone {
   readonly content_hash: string;
   readonly stored_at: string;
   readonly evicted_at: string;
+  /** P508: what the record kept of itself once evicted (its writer's `keep`), when it kept anything. */
+  readonly kept?: unknown;
+  /** P509: the evicted record's place in the store's order (`seq`); absent on tombstones older than migration 0023. */
+  readonly seq?: number;
 }
 
 /**
@@ -58,6 +62,17 @@ export class RecordIdRetiredError extends Error {
 export interface PutOptions {
   /** The agent the record is about, for `latestForAgent`. */
   readonly agentId?: string;
+  /**
+   * P508: what of the record its tombstone keeps once retention evicts it (JSON), beside its content hash: what later
+   * writes are judged by (a dispute's parties). Only a new record's is stored; keep it small, tombstones stay.
+   */
+  readonly keep?: unknown;
+  /**
+   * P510: the content hash of the record retention evicted from this id that this one may take the id of: the caller
+   * judged them the same record in another form (an id that names a payload, not its signature). Any other content
+   * under a tombstone is still refused (RecordIdRetiredError).
+   */
+  readonly overTombstone?: string;
 }
 
 export interface RecordRepository {
@@ -254,6 +269,7 @@ export class KyselyRecordRepository implements RecordRepository {
     if (agentId !== undefined) assertId('agent id', agentId);
     const hash = contentHash(record); // throws on anything JSON cannot carry
     const json = JSON.stringify(record);
+    const kept = opts?.keep === undefined ? null : JSON.stringify(opts.keep);
     const storedAt = this.#clock().toISOString();
 
     return inTransaction(this.#db, async (trx) => {
@@ -261,12 +277,16 @@ export class KyselyRecordRepository implements RecordRepository {
       // this id exists, so no eviction can add its tombstone between this read and the insert below.
       const tombstone = await trx
         .selectFrom('v2_record_tombstones')
-        .select(['kind', 'id', 'content_hash', 'stored_at', 'evicted_at'])
+        .selectAll()
         .where('kind', '=', kind)
         .where('id', '=', id)
         .executeTakeFirst();
-      if (tombstone !== undefined && tombstone.content_hash !== hash) {
-        throw new RecordIdRetiredError(tombstone);
+      if (
+        tombstone !== undefined &&
+        tombstone.content_hash !== hash &&
+        tombstone.content_hash !== opts?.overTombstone
+      ) {
+        throw new RecordIdRetiredError(toTombstone(tombstone));
       }
       // Insert-or-nothing, then look: on PostgreSQL a racing insert of the same (kind, id) waits for the
       // first to commit and then finds its row, so exactly one caller ever sees `created`.
@@ -279,6 +299,7 @@ export class KyselyRecordRepository implements RecordRepository {
           content_hash: hash,
           stored_at: storedAt,
           agent_id: agentId ?? null,
+          kept_json: kept,
         })
         .onConflict((oc) => oc.columns(['kind', 'id']).doNothing())
         .returning('seq')
@@ -316,6 +337,7 @@ export class KyselyRecordRepository implements RecordRepository {
         content_hash: hash,
         stored_at: storedAt,
         agent_id: agentId ?? null,
+        kept_json: kept,
       };
       return { status: 'created', stored: toStoredRecord(stored) };
     });
@@ -355,12 +377,13 @@ export class KyselyRecordRepository implements RecordRepository {
 
   async tombstone(kind: string, id: string): Promise<RecordTombstone | undefined> {
     if (!isValidId(id)) return undefined;
-    return this.#db
+    const row = await this.#db
       .selectFrom('v2_record_tombstones')
-      .select(['kind', 'id', 'content_hash', 'stored_at', 'evicted_at'])
+      .selectAll()
       .where('kind', '=', kind)
       .where('id', '=', id)
       .executeTakeFirst();
+    return row === undefined ? undefined : toTombstone(row);
   }
 
   async latestForAgent(kind: string, agentId: string): Promise<StoredRecord | undefined> {
@@ -397,7 +420,7 @@ async function evictOldest(trx: Kysely<Database>, kind: string, excess: number):
   const evictedAt = new Date().toISOString();
   const victims = await trx
     .selectFrom('v2_records')
-    .select(['kind', 'id', 'content_hash', 'stored_at'])
+    .select(['kind', 'id', 'content_hash', 'stored_at', 'kept_json', 'seq'])
     .where('seq', 'in', oldest)
     .execute();
   if (victims.length > 0) {
@@ -409,6 +432,8 @@ async function evictOldest(trx: Kysely<Database>, kind: string, excess: number):
           content_hash: eb.ref('excluded.content_hash'),
           stored_at: eb.ref('excluded.stored_at'),
           evicted_at: eb.ref('excluded.evicted_at'),
+          kept_json: eb.ref('excluded.kept_json'),
+          seq: eb.ref('excluded.seq'),
         })),
       )
       .execute();
@@ -422,6 +447,19 @@ async function evictOldest(trx: Kysely<Database>, kind: string, excess: number):
       .where('kind', '=', kind)
       .execute();
   }
+}
+
+function toTombstone(row: Selectable<V2RecordTombstonesTable>): RecordTombstone {
+  const { kind, id, content_hash, stored_at, evicted_at } = row;
+  return {
+    kind,
+    id,
+    content_hash,
+    stored_at,
+    evicted_at,
+    ...(row.kept_json === null ? {} : { kept: JSON.parse(row.kept_json) as unknown }),
+    ...(row.seq === null ? {} : { seq: Number(row.seq) }),
+  };
 }
 
 function toStoredRecord(row: RecordRow): StoredRecord {

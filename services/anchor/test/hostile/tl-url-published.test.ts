@@ -3,48 +3,13 @@
 // (fetch refuses such a URL, so no append ever worked) or with a query (`?api_key=…`, which the adapter's paths then
 // followed) was served as written to every caller. Now the boot stops, naming TL_URL and never its value. The real
 // service as a child process (its exit and output), and in-process over HTTP for the control.
-import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ConfigError } from '@proto/service-kit';
 import { createStoreTarget } from '@proto/store/testing';
 import { describe, expect, it } from 'vitest';
 import { testApp, testConfig } from '../../src/testing/app.ts';
+import { bootAnchor as boot } from './testing/boot.ts';
 
-const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 const SECRET = 'hunter2-Never-Published';
-
-/** Runs the anchor service's main.ts with `env` until it exits (killed after 30 s); its code and all it printed. */
-function boot(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, [MAIN], {
-    env: {
-      PATH: process.env['PATH'] ?? '',
-      HOST: '127.0.0.1',
-      PORT: '0',
-      LOG_LEVEL: 'info',
-      DATA_DIR: mkdtempSync(join(tmpdir(), 'anchor-tl-url-')),
-      OPERATOR_TOKEN: 'operator-token-for-tests-0123456789',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    output += chunk.toString('utf8');
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    output += chunk.toString('utf8');
-  });
-  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-  return new Promise((resolve) =>
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    }),
-  );
-}
 
 describe('P481: a TL_URL that would publish a credential, or that no append can use, stops the boot', () => {
   it('user:password@ in TL_URL: exit 1 naming TL_URL, the password nowhere in the output', async () => {

@@ -8,11 +8,11 @@
 // panel names appointed arbitrators only. Unset, who appoints an arbitrator stays open (docs/security.md Known limits).
 import type { Store } from '@proto/store';
 import { type PrincipalLookup, storePrincipalLookup } from './agent-principal.ts';
+import { filedDispute } from './dispute-filing.ts';
 import { isValidId } from './ids.ts';
 import type { KeyBinding } from './write-authorization.ts';
 
 export const ARBITRATION = 'arbitration_resolution';
-const DISPUTE = 'dispute_record';
 const PARTY_FIELDS = ['initiator_agent_id', 'respondent_agent_id'] as const;
 
 /** The ids that are party to a stored dispute, or undefined when no dispute with that id is stored here. */
@@ -24,10 +24,10 @@ export function storeDisputePartiesLookup(
   principalOf: PrincipalLookup,
 ): DisputePartiesLookup {
   return async (disputeId) => {
-    const stored = await store.records.get(DISPUTE, disputeId);
-    const record = stored?.record;
-    if (typeof record !== 'object' || record === null) return undefined;
-    const agents = PARTY_FIELDS.map((field) => (record as Record<string, unknown>)[field]).filter(
+    // P508: a filing retention evicted still names its parties (kept with its tombstone).
+    const record = (await filedDispute(store.records, disputeId))?.record;
+    if (record === undefined) return undefined;
+    const agents = PARTY_FIELDS.map((field) => record[field]).filter(
       (id): id is string => typeof id === 'string',
     );
     const principals = await Promise.all(agents.map((agent) => principalOf(agent)));

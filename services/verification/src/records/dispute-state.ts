@@ -3,6 +3,7 @@
 import { instantOf } from '@proto/core';
 import type { RecordRepository, Store, StoredRecord } from '@proto/store';
 import { ARBITRATION } from './arbitration-panel.ts';
+import { type DisputeRecordSeen, filedDispute, liveOrKept } from './dispute-filing.ts';
 import { conflict } from './errors.ts';
 import { type PanelCount, panelCountOf, resolves } from './panel-quorum.ts';
 
@@ -145,17 +146,22 @@ export async function decidingResolution(
 /**
  * P296: the decision under appeal, when the dispute was filed here `appealed` after its resolution was stored (the
  * store's order, `seq`): that resolution is what was appealed, so a different one is the appeal's outcome. A dispute
- * filed `appealed` before any resolution takes its one resolution as the outcome (P267), and no second.
+ * filed `appealed` before any resolution takes its one resolution as the outcome (P267), and no second. P509: the
+ * decision and the filing are read live or as their tombstones kept them (P508), so retention evicting either leaves
+ * the appeal as it was; a tombstone older than migration 0023 keeps no order, and then no decision is found.
  */
-export async function appealedDecision(store: Store, disputeId: string): Promise<StoredRecord | undefined> {
-  const filed = await store.records.get(DISPUTE_KIND, disputeId);
-  if ((filed?.record as { status?: unknown } | undefined)?.status !== 'appealed') return undefined;
-  const decision = await store.records.get(ARBITRATION, disputeId);
-  if (decision === undefined || filed === undefined || decision.seq > filed.seq) return undefined;
+export async function appealedDecision(
+  store: Store,
+  disputeId: string,
+): Promise<DisputeRecordSeen | undefined> {
+  const filed = await filedDispute(store.records, disputeId);
+  if (filed?.record['status'] !== 'appealed') return undefined;
+  const decision = await liveOrKept(store.records, ARBITRATION, disputeId);
+  if (decision?.seq === undefined || filed.seq === undefined || decision.seq > filed.seq) return undefined;
   return decision;
 }
 
-const signedAt = (stored: StoredRecord): string | undefined => {
+const signedAt = (stored: { readonly record: unknown }): string | undefined => {
   const at = (stored.record as { timestamp?: unknown } | null)?.timestamp;
   return typeof at === 'string' ? at : undefined;
 };
@@ -166,8 +172,8 @@ const signedAt = (stored: StoredRecord): string | undefined => {
  */
 export function refuseOutcomeBeforeAppeal(
   outcome: Readonly<Record<string, unknown>>,
-  decision: StoredRecord,
-  appeal: StoredRecord | undefined,
+  decision: DisputeRecordSeen,
+  appeal: DisputeRecordSeen | undefined,
 ): void {
   const at = String(outcome['timestamp']);
   for (const [what, stored] of [

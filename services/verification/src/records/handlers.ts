@@ -14,6 +14,7 @@ import { COMMISSIONING } from './agent-principal.ts';
 import { ARBITRATION, partyOfResolution } from './arbitration-panel.ts';
 import type { JsonObject } from './body.ts';
 import { claimPayload } from './content-payload.ts';
+import { type DisputeRecordSeen, filedDispute, keptOnEviction } from './dispute-filing.ts';
 import {
   APPEAL_OUTCOME,
   APPEAL_SETTLEMENT,
@@ -47,6 +48,7 @@ import {
   resolves,
   signedPayloadHash,
 } from './panel-quorum.ts';
+import { withForm } from './signature-upgrade.ts';
 import type { WriteAuthorship } from './write-authorization.ts';
 
 /** The body of every record answer: `{ id, kind, stored_at, record }` plus a few per-kind facts. */
@@ -128,17 +130,18 @@ export async function postSimpleRecord(
     await checkPredecessor(store, record);
     if (verified) await refuseUnconsentedSuccession(store.records, record);
   }
+  const opts = { ...agentOf(record), ...keptOnEviction(route.kind, record) };
   // A succession record is a content-id kind: its consent's use (P511) and its payload's one copy (P514) are stored
   // in the record's transaction, or neither is.
   const put =
     route.id.type === 'content'
       ? await store.transaction(async (tx) => {
           if (route.kind === SUCCESSION && verified) await spendConsent(tx.records, record);
-          const put = await tx.records.put(route.kind, id, record, agentOf(record));
+          const put = await tx.records.put(route.kind, id, record, opts);
           if (put.status === 'created') await claimPayload(tx.records, route, id, record, agentOf(record));
           return put;
         })
-      : await store.records.put(route.kind, id, record, agentOf(record));
+      : await store.records.put(route.kind, id, record, opts);
   if (put.status === 'conflict') {
     throw conflict(
       `A different ${route.noun} is already stored under id ${id}; records are never overwritten`,
@@ -211,6 +214,12 @@ async function postResolution(
   context: PostContext,
 ): Promise<Outcome<RecordAnswer>> {
   await checkDisputeOpen(store, id);
+  // P509: once retention evicted the decision an appeal answers, its tombstone would refuse the appeal's outcome as
+  // "another resolution" of the dispute: a resolution other than that decision is the outcome, as when it is live.
+  const evicted = await appealedDecision(store, id);
+  const hash = contentId(record);
+  if (evicted?.evicted === true && !(hash.ok && hash.value === evicted.content_hash))
+    return postAppealOutcome(store, evicted, record, context);
   const writer = await resolutionWriter(store, context, record, id);
   const { quorum } = writer;
   const written = await writeCountedResolution(store, ARBITRATION, id, record, writer, SETTLEMENT);
@@ -265,7 +274,10 @@ async function writeCountedResolution(
     const evicted = await evictedWhilePending(tx.records, kind, id, settlementKind, quorum);
     if (evicted !== undefined)
       return writeWhilePending(tx.records, id, evicted, record, writer, settlementKind);
-    const put = await tx.records.put(kind, id, record, agentOf(record));
+    const put = await tx.records.put(kind, id, record, {
+      ...agentOf(record),
+      ...keptOnEviction(kind, record),
+    });
     if (put.status === 'created') {
       // Counted in the same transaction: a stored resolution nobody was counted for resolves at once.
       if (writer.signer !== undefined) await countPanelSigner(tx.records, id, record, writer.signer);
@@ -384,10 +396,17 @@ async function writeWhilePending(
     return { type: 'answer', statusCode: 200, stored: first.stored };
   }
   const stored = first.stored === undefined ? [] : [signedPayloadHash(first.stored.record)];
+  // P510: a proposal is stored under its payload's hash, so a copy of one retention evicted is that text, signed by
+  // another member: it takes the evicted one's place, counted on the panel rows retention kept. Not a new text.
+  const live = await records.get(PROPOSAL, payloadHash);
+  const evicted = live === undefined ? await records.tombstone(PROPOSAL, payloadHash) : undefined;
   // P430: a member backs a few texts per dispute at most; a new one beyond them is refused before anything is stored.
-  if ((await records.get(PROPOSAL, payloadHash)) === undefined)
+  if (live === undefined && evicted === undefined)
     await refuseProposalFlood(records, id, stored, signer, writer.profile, PROPOSAL);
-  const proposal = await records.put(PROPOSAL, payloadHash, record, agentOf(record));
+  const proposal = await records.put(PROPOSAL, payloadHash, record, {
+    ...agentOf(record),
+    ...(evicted === undefined ? {} : { overTombstone: evicted.content_hash }),
+  });
   await countPanelSigner(records, id, record, signer);
   const count = await panelCountOf(records, proposal.stored, writer.quorum, id);
   if (resolves(count, writer.quorum))
@@ -403,12 +422,12 @@ async function writeWhilePending(
  */
 async function postAppealOutcome(
   store: Store,
-  decision: StoredRecord,
+  decision: DisputeRecordSeen,
   record: JsonObject,
   context: PostContext,
 ): Promise<Outcome<RecordAnswer>> {
   const disputeId = decision.id;
-  refuseOutcomeBeforeAppeal(record, decision, await store.records.get(DISPUTE_KIND, disputeId));
+  refuseOutcomeBeforeAppeal(record, decision, await filedDispute(store.records, disputeId));
   const writer = await resolutionWriter(store, context, record, disputeId);
   const { quorum } = writer;
   // P378: an outcome short of its quorum takes other members' texts as proposals, as a decision does (P372).
@@ -439,9 +458,10 @@ async function postAppealOutcome(
 const SETTLED_DISPUTE = ['resolved', 'arbitrated'];
 
 async function checkDisputeOpen(store: Store, disputeId: string): Promise<void> {
-  const dispute = (await store.records.get('dispute_record', disputeId))?.record;
-  if (typeof dispute !== 'object' || dispute === null) return; // not filed here: P203 and D22 judge it
-  const status = (dispute as Record<string, unknown>)['status'];
+  // P508: a filing retention evicted keeps its status.
+  const dispute = (await filedDispute(store.records, disputeId))?.record;
+  if (dispute === undefined) return; // not filed here: P203 and D22 judge it
+  const status = dispute['status'];
   if (typeof status !== 'string' || !SETTLED_DISPUTE.includes(status)) return;
   // A resolution stored before the dispute was filed (the operator's, D22): the store answers (same 200, else 409).
   if ((await store.records.get(ARBITRATION, disputeId)) !== undefined) return;
@@ -524,9 +544,10 @@ async function appealOutcomeBeside(store: Store, id: string, quorum: number): Pr
   const found = await decidingOf(store, id, quorum, APPEAL_SETTLEMENT);
   if (found === undefined) return {};
   const outcome = found.stored;
-  const signature = (await store.records.getAuthorship(ARBITRATION, outcome.content_hash)) ?? {
+  const authorship = (await store.records.getAuthorship(ARBITRATION, outcome.content_hash)) ?? {
     status: 'unchecked',
   };
+  const signature = await withForm(store, ARBITRATION, outcome, authorship);
   const panel = await panelCountOf(store.records, outcome, quorum);
   return {
     appeal_outcome: {

@@ -26,7 +26,7 @@ import { isValidId } from './ids.ts';
 import { RECORD_ROUTES, type RecordRoute, TRANSITION_PATH } from './kinds.ts';
 import { readTransitionRequest } from './lifecycle-machine.ts';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE, v2PostRateLimit } from './rate-limit.ts';
-import { signatureFormOf, upgradeShownFor, upgradeStrippedCopies } from './signature-upgrade.ts';
+import { postUpgrading, withForm } from './signature-upgrade.ts';
 import type { WriteAuthorizer, WriteAuthorship } from './write-authorization.ts';
 
 export interface RecordRoutesOptions {
@@ -92,27 +92,6 @@ async function withAuthorship(store: Store, kind: string, answer: RecordAnswer) 
 }
 
 /**
- * P446: beside a verified write, which halves the stored record's signature carries (`form`: what was verified), and
- * the stripped copy it replaced when the owner's hybrid record was stored in its place (`upgraded_from`). An operator's
- * or an unchecked write verified no half, so it shows none.
- */
-async function withForm<T extends { readonly status: string }>(
-  store: Store,
-  kind: string,
-  answer: RecordAnswer,
-  signature: T,
-) {
-  if (signature.status !== 'verified') return signature;
-  const form = signatureFormOf(kind, answer.record);
-  const upgraded = await upgradeShownFor(store, answer.content_hash);
-  return {
-    ...signature,
-    ...(form === undefined ? {} : { form }),
-    ...(upgraded === undefined ? {} : { upgraded_from: upgraded }),
-  };
-}
-
-/**
  * P185: the ids a record names keep their key bindings from now on, however the write was authorised (an operator
  * write proves no key). Held before the record is stored, so no prune can fall between the record and the hold.
  */
@@ -172,23 +151,23 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
           pqKid?: unknown;
         };
         await holdSubjects(store, route.kind, record);
-        // P446: the owner's hybrid record takes the place of its stripped copy, then is stored as a re-post would be.
-        const upgrades = await upgradeStrippedCopies(store, route, record, authorship);
+        // P446: the owner's hybrid record takes the place of its stripped copy, then is stored as a re-post would be;
+        // P506: in one transaction with the handler's write.
+        const { outcome, upgrades } = await postUpgrading(store, route, record, authorship, (on) =>
+          post(on, record, { signature: authorship, panelQuorum, profile }),
+        ).catch((error: unknown) => {
+          if (!(error instanceof RecordIdRetiredError)) throw error;
+          throw conflict(
+            `Id ${error.tombstone.id} held a different ${route.noun}, removed by retention on ${error.tombstone.evicted_at}; an id never changes meaning`,
+            { id: error.tombstone.id, content_hash: error.tombstone.content_hash },
+          );
+        });
         for (const upgrade of upgrades) {
           request.log.info(
             { p446: upgrade },
             'record signature upgraded: a classical_only copy replaced by the same record signed with both halves',
           );
         }
-        const outcome = await post(store, record, { signature: authorship, panelQuorum, profile }).catch(
-          (error: unknown) => {
-            if (!(error instanceof RecordIdRetiredError)) throw error;
-            throw conflict(
-              `Id ${error.tombstone.id} held a different ${route.noun}, removed by retention on ${error.tombstone.evicted_at}; an id never changes meaning`,
-              { id: error.tombstone.id, content_hash: error.tombstone.content_hash },
-            );
-          },
-        );
         const hash = outcome.body.content_hash;
         if (hash !== undefined && signature.status !== 'unchecked') {
           await store.records.putAuthorship(route.kind, hash, signature);

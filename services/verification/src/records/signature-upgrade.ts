@@ -3,7 +3,13 @@
 // and post it first; under VERIFIER_MODE=hybrid_preferred (the default) the classical half is accepted (P377), and the
 // owner's own record would then be "another record" under a stored id (409) for good.
 import { hashCanonicalV2, recordSignatureRule } from '@proto/core';
-import { RecordIdRetiredError, type RecordRepository, type Store, type StoredRecord } from '@proto/store';
+import {
+  joinedStore,
+  RecordIdRetiredError,
+  type RecordRepository,
+  type Store,
+  type StoredRecord,
+} from '@proto/store';
 import { ARBITRATION } from './arbitration-panel.ts';
 import type { JsonObject } from './body.ts';
 import { movePayload, payloadHolder } from './content-payload.ts';
@@ -128,27 +134,38 @@ export async function storedPlacesOf(
 }
 
 /**
- * Stores `record` in the place of its stripped copy wherever one is stored, when its writer proved both halves
- * (a verified signature with a PQ kid): the owner's record answers as a first write. Each place is replaced by a
- * compare-and-set on the stripped copy's content, so a racing write of anything else wins or loses cleanly, and a
- * trace of the upgrade is stored with it. An operator's or an unchecked write proves no PQ half: nothing is upgraded.
+ * Runs `post` (the kind's handler) after storing `record` in the place of its stripped copy wherever one is stored,
+ * when its writer proved both halves (a verified signature with a PQ kid): the owner's record answers as a first
+ * write. Each place is replaced by a compare-and-set on the stripped copy's content, so a racing write of anything
+ * else wins or loses cleanly, and a trace of the upgrade is stored with it. P506: the upgrades and the handler's write
+ * are one transaction, so a record the handler refuses leaves its stripped copy where it was. An operator's or an
+ * unchecked write proves no PQ half: nothing is upgraded.
  */
-export async function upgradeStrippedCopies(
+export async function postUpgrading<T>(
   store: Store,
   route: RecordRoute,
   record: JsonObject,
   authorship: WriteAuthorship,
+  post: (store: Store) => Promise<T>,
   now: () => Date = () => new Date(),
-): Promise<SignatureUpgrade[]> {
-  if (authorship.status !== 'verified' || authorship.pqKid === undefined) return [];
+): Promise<{ readonly outcome: T; readonly upgrades: readonly SignatureUpgrade[] }> {
+  const copies: StoredRecord[] = [];
+  if (authorship.status === 'verified' && authorship.pqKid !== undefined) {
+    for (const [kind, id] of await storedPlacesOf(store.records, route, record)) {
+      const stored = await store.records.get(kind, id);
+      if (stored !== undefined && isStrippedCopyOf(route.kind, stored.record, record)) copies.push(stored);
+    }
+  }
+  // Most writes find no stripped copy: they keep the handler's own transactions, with nothing held around them.
+  if (copies.length === 0 || authorship.status !== 'verified' || authorship.pqKid === undefined)
+    return { outcome: await post(store), upgrades: [] };
   const { kid, pqKid } = authorship;
-  const upgrades: SignatureUpgrade[] = [];
-  for (const [kind, id] of await storedPlacesOf(store.records, route, record)) {
-    const stored = await store.records.get(kind, id);
-    if (stored === undefined || !isStrippedCopyOf(route.kind, stored.record, record)) continue;
-    const upgrade = await store.transaction(async (tx) => {
+  return store.transaction(async (tx) => {
+    const upgrades: SignatureUpgrade[] = [];
+    for (const stored of copies) {
+      const { kind, id } = stored;
       const replaced = await tx.records.replace(kind, id, stored.content_hash, record);
-      if (replaced === undefined) return undefined; // changed since it was read: judged again by the handler
+      if (replaced === undefined) continue; // changed since it was read: judged again by the handler
       // P514: the owner's record keeps its own D14 id too; the stripped copy's id answers it from now on.
       if (route.id.type === 'content')
         await movePayload(tx.records, kind, record, replaced.content_hash, agentOf(stored));
@@ -163,11 +180,10 @@ export async function upgradeStrippedCopies(
         pq_kid: pqKid,
       };
       await keepTrace(tx.records, trace, agentOf(stored));
-      return trace;
-    });
-    if (upgrade !== undefined) upgrades.push(upgrade);
-  }
-  return upgrades;
+      upgrades.push(trace);
+    }
+    return { outcome: await post(joinedStore(store, tx)), upgrades };
+  });
 }
 
 /**
@@ -207,5 +223,27 @@ export async function upgradeShownFor(
     id: String(trace.id),
     content_hash: String(trace.replaced_content_hash),
     upgraded_at: String(trace.upgraded_at),
+  };
+}
+
+/**
+ * P446: beside a verified write, which halves the stored record's signature carries (`form`: what was verified), and
+ * the stripped copy it replaced when the owner's hybrid record was stored in its place (`upgraded_from`). An operator's
+ * or an unchecked write verified no half, so it shows none. P507: every read of a stored record shows it so, an
+ * appeal's outcome beside its decision included.
+ */
+export async function withForm<T extends { readonly status: string }>(
+  store: Store,
+  kind: string,
+  shown: { readonly record: unknown; readonly content_hash?: string | undefined },
+  signature: T,
+) {
+  if (signature.status !== 'verified') return signature;
+  const form = signatureFormOf(kind, shown.record);
+  const upgraded = await upgradeShownFor(store, shown.content_hash);
+  return {
+    ...signature,
+    ...(form === undefined ? {} : { form }),
+    ...(upgraded === undefined ? {} : { upgraded_from: upgraded }),
   };
 }

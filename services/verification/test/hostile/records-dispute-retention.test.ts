@@ -1,0 +1,152 @@
+// P508–P510 over HTTP against the real verification service with the /v2 records mounted, on every store dialect.
+// Retention (D17, STORE_MAX_ENTRIES per kind) evicts the oldest records of a kind, a dispute's own filing and the
+// decision an appeal answers included. Once the filing was evicted the service no longer knew the dispute's parties,
+// so every signed resolution was 409 "No dispute … is filed here" and only the operator could resolve it; once the
+// appealed decision was evicted, its tombstone refused every outcome of the appeal; once a proposal was evicted, its
+// tombstone refused every other member's copy of that text. The service is restarted with a
+// retention of one to evict exactly the records these tests aim at (an operator lowering STORE_MAX_ENTRIES).
+import { dialectsUnderTest } from '@proto/store/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPERATOR, type PanelFixture, startPanelFixture } from './verifier-with-records.ts';
+
+const WIDE = { STORE_MAX_ENTRIES: '10000' };
+const ONE = { STORE_MAX_ENTRIES: '1' };
+
+describe.each(dialectsUnderTest())(
+  'a dispute whose own records (filing, decision, proposal) retention evicted, on %s',
+  (dialect) => {
+    let f: PanelFixture;
+
+    beforeAll(async () => {
+      f = await startPanelFixture(dialect, 'v2-dispute-retention', WIDE);
+    }, 180_000);
+    afterAll(async () => {
+      await f?.service.close();
+    });
+
+    it('P508: a dispute whose filing was evicted is still resolved by its panel, and its parties still judged', async () => {
+      const { first, second, third } = f;
+      const id = 'dispute:p508-evicted';
+      // Filed against the third appointed member's agent: a party, so it may not sit on this dispute's panel.
+      await f.file(id, { respondent_agent_id: third.agentId });
+      await f.service.restart(ONE);
+      // Another filing evicts this one (one dispute record kept).
+      await f.file('dispute:p508-other');
+      expect((await f.get(`/v2/dispute/record/${id}`)).status).toBe(404);
+
+      const withParty = await f.resolve(f.resolution(id, 'A panel with a party.', first.agentKeys));
+      // Before P508: 409 "No dispute … is filed here" for this and every signed resolution below.
+      expect(withParty.status, f.shown(withParty)).toBe(403);
+      expect(withParty.json, f.shown(withParty)).toMatchObject({
+        error: { details: { party: third.agentId } },
+      });
+
+      const panel = { arbitrator_ids: [first.agentId, second.agentId] };
+      const proposed = await f.resolve(f.resolution(id, 'The panel decides.', first.agentKeys, panel));
+      expect(proposed.status, f.shown(proposed)).toBe(201);
+      const joined = await f.resolve(f.resolution(id, 'The panel decides.', second.agentKeys, panel));
+      expect(joined.status, f.shown(joined)).toBe(200);
+      const read = await f.get(`/v2/dispute/arbitration/${id}`);
+      expect(read.json, f.shown(read)).toMatchObject({
+        record: { resolution: 'The panel decides.' },
+        panel: { quorum: 2, signed_by: [first.agentId, second.agentId] },
+      });
+      await f.service.restart(WIDE);
+    });
+
+    it("P509: an appeal's outcome is posted, counted and read once the appealed decision (and the filing) are evicted", async () => {
+      const { first, second } = f;
+      const id = 'dispute:p509-appeal';
+      const decision = await f.resolve(f.resolution(id, 'The decision.', first.agentKeys), OPERATOR);
+      expect(decision.status, f.shown(decision)).toBe(201);
+      await f.file(id, { status: 'appealed', escalation_level: 'human_appeal' });
+      await f.service.restart(ONE);
+      // The operator's decision of a dispute not filed here evicts this decision; another filing evicts the appeal's.
+      const evicting = await f.resolve(
+        f.resolution('dispute:p509-filler', 'filler', first.agentKeys),
+        OPERATOR,
+      );
+      expect(evicting.status, f.shown(evicting)).toBe(201);
+      await f.file('dispute:p509-other');
+      expect((await f.get(`/v2/dispute/record/${id}`)).status).toBe(404);
+
+      // The decision's signed time still floors the outcome (P296).
+      const early = await f.resolve(
+        f.resolution(id, 'Too early.', first.agentKeys, { timestamp: '2026-06-01T12:00:00Z' }),
+      );
+      expect(early.status, f.shown(early)).toBe(409);
+
+      const later = { timestamp: '2026-06-06T12:00:00Z' };
+      const outcome = await f.resolve(f.resolution(id, 'The outcome.', first.agentKeys, later));
+      // Before P509: 409 "held a different arbitration resolution, removed by retention" (the decision's tombstone).
+      expect(outcome.status, f.shown(outcome)).toBe(201);
+      expect(outcome.json, f.shown(outcome)).toMatchObject({
+        appeal_outcome: true,
+        panel: { quorum: 2, signed_by: [first.agentId] },
+      });
+      const joined = await f.resolve(f.resolution(id, 'The outcome.', second.agentKeys, later));
+      expect(joined.status, f.shown(joined)).toBe(200);
+      expect(joined.json, f.shown(joined)).toMatchObject({
+        appeal_outcome: true,
+        panel: { quorum: 2, signed_by: [first.agentId, second.agentId] },
+      });
+      // The evicted decision itself, posted again, is still the decision (its id keeps its meaning), not an outcome.
+      const again = await f.resolve(f.resolution(id, 'The decision.', first.agentKeys), OPERATOR);
+      expect(again.json['appeal_outcome'], f.shown(again)).toBeUndefined();
+      await f.service.restart(WIDE);
+    });
+
+    it("P509: an appeal's outcome is taken once the appealed decision alone is evicted", async () => {
+      const { first } = f;
+      const id = 'dispute:p509-decision-only';
+      expect((await f.resolve(f.resolution(id, 'The decision.', first.agentKeys), OPERATOR)).status).toBe(
+        201,
+      );
+      await f.file(id, { status: 'appealed', escalation_level: 'human_appeal' });
+      await f.service.restart(ONE);
+      const evicting = await f.resolve(
+        f.resolution('dispute:p509-filler-2', 'filler', first.agentKeys),
+        OPERATOR,
+      );
+      expect(evicting.status, f.shown(evicting)).toBe(201);
+      expect((await f.get(`/v2/dispute/record/${id}`)).status).toBe(200);
+      const outcome = await f.resolve(
+        f.resolution(id, 'The outcome.', first.agentKeys, { timestamp: '2026-06-06T12:00:00Z' }),
+      );
+      // Before P509: 409 "held a different arbitration resolution, removed by retention" (the decision's tombstone).
+      expect(outcome.status, f.shown(outcome)).toBe(201);
+      expect(outcome.json, f.shown(outcome)).toMatchObject({ appeal_outcome: true });
+      await f.service.restart(WIDE);
+    });
+
+    it("P510: a co-signer's copy of an evicted proposal is counted with it and settles the dispute", async () => {
+      const { first, second, third } = f;
+      const id = 'dispute:p510-evicted';
+      const other = 'dispute:p510-other';
+      for (const disputeId of [id, other]) await f.file(disputeId);
+      expect((await f.resolve(f.resolution(id, 'The first text.', first.agentKeys))).status).toBe(201);
+      const proposal = await f.resolve(f.resolution(id, "The second member's text.", second.agentKeys));
+      expect(proposal.status, f.shown(proposal)).toBe(201);
+      await f.service.restart(ONE);
+      // The other dispute's texts evict this dispute's first text and its proposal (one record of each kind kept).
+      expect((await f.resolve(f.resolution(other, 'Its first text.', first.agentKeys))).status).toBe(201);
+      expect((await f.resolve(f.resolution(other, 'Its other text.', second.agentKeys))).status).toBe(201);
+
+      const joined = await f.resolve(f.resolution(id, "The second member's text.", third.agentKeys));
+      // Before P510: 409 "held a different arbitration resolution, removed by retention" (the proposal's tombstone).
+      expect(joined.status, f.shown(joined)).toBe(201);
+      expect(joined.json, f.shown(joined)).toMatchObject({
+        panel: { quorum: 2, signed_by: [second.agentId, third.agentId] },
+      });
+      const settled = await f.disputeOf(id);
+      expect(settled, f.shown({ json: settled })).toMatchObject({
+        state: 'resolved',
+        resolution: { panel: { quorum: 2, signed_by: [second.agentId, third.agentId] } },
+      });
+      // Another text is no copy of the evicted proposal: still refused once the dispute is settled.
+      const late = await f.resolve(f.resolution(id, 'Too late.', first.agentKeys));
+      expect(late.status, f.shown(late)).toBe(409);
+      await f.service.restart(WIDE);
+    });
+  },
+);
