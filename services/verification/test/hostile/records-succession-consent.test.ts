@@ -180,6 +180,13 @@ describe.each(dialectsUnderTest())("what a succession record's verified consent 
       error: { code: 'CONFLICT', details: { reason: 'payload_already_stored', id: first.json['id'] } },
     });
     expect((await fetch(`${service.url}${PATH}/${d14(strip(record))}`)).status).toBe(404);
+    // The operator's unsigned copy of the same payload is a second copy too (P44 lets it leave the signature out).
+    const { composite_sig: _sig, ...unsigned } = record;
+    const byOperator = await service.post(PATH, unsigned, OPERATOR);
+    expect(byOperator.status, shown(byOperator)).toBe(409);
+    expect(byOperator.json, shown(byOperator)).toMatchObject({
+      error: { details: { reason: 'payload_already_stored', id: first.json['id'] } },
+    });
 
     // A stripped copy posted first does not squat the owner's record: P446 upgrades it, the owner's keeps its own id.
     const later = ceremony(predecessor, { consentBy: human.principalKeys });
