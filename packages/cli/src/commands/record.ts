@@ -13,9 +13,10 @@ import {
   readJsonInput,
 } from '../io.ts';
 
-const KINDS = `KIND is a record kind (commissioning_certificate, vitality_report, …) or lifecycle_transition for the
-body of POST /v2/lifecycle/transition. KEYS is a key file from \`proto build --keys-out\`
-({agent, principal}) or one key set {classical, pq?}.`;
+const KINDS = `KIND is a record kind (commissioning_certificate, vitality_report, …), lifecycle_transition for the
+body of POST /v2/lifecycle/transition, or human_confirmation for the HumanConfirmationV2 a succession_record nests
+as human_consent (signed by the human: the principal key set by default). KEYS is a key file from
+\`proto build --keys-out\` ({agent, principal}) or one key set {classical, pq?}.`;
 
 const KEYS_OPTION = { flags: '--keys <FILE>', description: 'key file (required)' };
 const PROFILE_OPTION = {
@@ -31,16 +32,17 @@ async function signOrVerify(
 ): Promise<number> {
   const core = await loadCore();
   const [kind, source] = positionals as [string, string];
-  if (!Object.hasOwn(core.RECORD_SIGNATURE_RULES, kind)) {
-    throw new CliError(
-      `unknown record kind '${kind}'; one of ${Object.keys(core.RECORD_SIGNATURE_RULES).join(', ')}`,
-    );
+  // P515: the nested consent has a signature rule of its own but no route, so it is not among the record kinds.
+  if (core.recordSignatureRule(kind) === undefined) {
+    const kinds = [...Object.keys(core.RECORD_SIGNATURE_RULES), core.HUMAN_CONFIRMATION];
+    throw new CliError(`unknown record kind '${kind}'; one of ${kinds.join(', ')}`);
   }
   const profile = core.findProfile(String(values['profile'] ?? 'proto'));
   if (profile === undefined) throw new CliError('--profile must be proto or dcp-ai', { showUsage: true });
   if (typeof values['keys'] !== 'string') throw new CliError('--keys FILE is required', { showUsage: true });
   const keyFile = await readJsonInput(values['keys'], io);
-  const who = values['as'] ?? 'agent';
+  // A consent is the human's word: its principal keys sign it unless told otherwise (P497 refuses the agent's).
+  const who = values['as'] ?? (kind === core.HUMAN_CONFIRMATION ? 'principal' : 'agent');
   if (who !== 'agent' && who !== 'principal') throw new CliError('--as must be agent or principal');
   const setJson = isPlainObject(keyFile) && isPlainObject(keyFile[who]) ? keyFile[who] : keyFile;
   const keys = core.bundleKeysFromJson(setJson);
@@ -94,7 +96,8 @@ ${KINDS}`,
     KEYS_OPTION,
     {
       flags: '--as <WHO>',
-      description: 'agent (default) or principal: which key set of a build key file signs',
+      description:
+        'agent or principal: which key set of a build key file signs (default agent; principal for human_confirmation)',
     },
     PROFILE_OPTION,
   ],

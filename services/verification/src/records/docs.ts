@@ -75,7 +75,7 @@ function idRule(route: RecordRoute): string {
         '(`?version=n` for another). A version not above the latest stored one is 409.'
       );
     case 'content':
-      return 'Id: content id sha256:<hex of SHA-256(jcs(record))> (this kind has no natural id).';
+      return 'Id: content id sha256:<hex of SHA-256(jcs(record))> (this kind has no natural id). One signed payload is stored once: a copy of it signed otherwise is 409 naming the stored id (P514).';
   }
 }
 
@@ -127,6 +127,11 @@ const SIGNATURE_SCHEMA = {
         'P446: the classical_only copy of this same record (same payload, same classical half) that was stored first and replaced by this hybrid form',
       properties: {
         form: { type: 'string', enum: ['classical_only'] },
+        id: {
+          type: 'string',
+          description:
+            'Where the replaced copy was stored; for a content-id kind its own content id, whose GET now answers this record (P514)',
+        },
         content_hash: { type: 'string', description: "The replaced copy's content hash" },
         upgraded_at: { type: 'string', format: 'date-time' },
       },

@@ -13,6 +13,7 @@ import {
 import { COMMISSIONING } from './agent-principal.ts';
 import { ARBITRATION, partyOfResolution } from './arbitration-panel.ts';
 import type { JsonObject } from './body.ts';
+import { claimPayload } from './content-payload.ts';
 import { type DisputeRecordSeen, filedDispute, keptOnEviction } from './dispute-filing.ts';
 import {
   APPEAL_OUTCOME,
@@ -28,6 +29,7 @@ import {
   SETTLEMENT,
 } from './dispute-state.ts';
 import { conflict, invalidId, notFound } from './errors.ts';
+import { refuseUnconsentedSuccession, SUCCESSION, spendConsent } from './human-consent.ts';
 import { contentId, isValidId, testamentVersionId, vitalityReportHash } from './ids.ts';
 import type { RecordRoute } from './kinds.ts';
 import {
@@ -123,11 +125,23 @@ export async function postSimpleRecord(
     id = hash.value;
   }
   if (route.kind === ARBITRATION) return postResolution(store, id, record, context);
-  if (route.kind === 'succession_record') await checkPredecessor(store, record);
-  const put = await store.records.put(route.kind, id, record, {
-    ...agentOf(record),
-    ...keptOnEviction(route.kind, record),
-  });
+  const verified = context.signature?.status === 'verified';
+  if (route.kind === SUCCESSION) {
+    await checkPredecessor(store, record);
+    if (verified) await refuseUnconsentedSuccession(store.records, record);
+  }
+  const opts = { ...agentOf(record), ...keptOnEviction(route.kind, record) };
+  // A succession record is a content-id kind: its consent's use (P511) and its payload's one copy (P514) are stored
+  // in the record's transaction, or neither is.
+  const put =
+    route.id.type === 'content'
+      ? await store.transaction(async (tx) => {
+          if (route.kind === SUCCESSION && verified) await spendConsent(tx.records, record);
+          const put = await tx.records.put(route.kind, id, record, opts);
+          if (put.status === 'created') await claimPayload(tx.records, route, id, record, agentOf(record));
+          return put;
+        })
+      : await store.records.put(route.kind, id, record, opts);
   if (put.status === 'conflict') {
     throw conflict(
       `A different ${route.noun} is already stored under id ${id}; records are never overwritten`,
@@ -495,6 +509,8 @@ export async function getSimpleRecord(
   if (stored === undefined) throw notFound(`No ${route.noun} with id ${id}`);
   if (route.kind === DISPUTE_KIND)
     return answer(id, stored, await disputeStateOf(store, stored, panelQuorum));
+  // P514: a stripped copy's id answers the owner's record that replaced it (P446), under that record's own D14 id.
+  if (route.id.type === 'content') return answer(stored.content_hash, stored);
   return answer(id, stored);
 }
 

@@ -9,7 +9,9 @@ import {
   verifyRecordSignature,
 } from '@proto/core';
 import { httpError, protocolError } from '@proto/service-kit';
-import { badBody } from './errors.ts';
+import { RecordIdRetiredError, type RecordRepository } from '@proto/store';
+import { badBody, conflict } from './errors.ts';
+import { payloadHash } from './ids.ts';
 import { boundSigningKeys } from './signing-keys.ts';
 
 export const SUCCESSION = 'succession_record';
@@ -78,6 +80,13 @@ export async function refuseUnprovenConsent(
     );
   }
   await check.refuseRevoked([humanId, ...used]);
+  // P512: the human's proven word is the refusal; a succession stored as "consented" would turn it into the opposite.
+  if (body['decision'] === 'deny') {
+    throw conflict(
+      `${humanId}'s human_consent says deny: a succession record is stored with its human's consent, never against it`,
+      { reason: 'human_consent_denied', human_id: humanId, session_nonce: body['session_nonce'] },
+    );
+  }
   // P174: the human's binding is kept as any author's is, marked before the record is stored.
   for (const kid of used) {
     if (check.keys.markAuthorised !== undefined && !(await check.keys.markAuthorised(kid, [humanId]))) {
@@ -125,4 +134,84 @@ function refuseForeignConsent(
       ],
     );
   }
+}
+
+/** P511: one use of a human's consent, kept under the consent's payload hash (the human's signed words). */
+export const CONSENT_USE = 'succession_consent_use';
+
+type ConsentUse = Readonly<
+  Record<'predecessor_agent_id' | 'successor_agent_id' | 'memory_transfer_manifest_hash', unknown>
+>;
+
+/**
+ * P511: a HumanConfirmationV2 names no successor and no manifest (its schema is closed), so nothing the human signed
+ * binds them; the agent could fill in any. A verified consent is therefore spent on the first succession stored with it:
+ * the same consent in a record with another predecessor, successor or manifest is refused. Called in the write's
+ * transaction, so two racing uses cannot both be stored.
+ */
+export async function spendConsent(
+  records: Pick<RecordRepository, 'put'>,
+  record: Readonly<Record<string, unknown>>,
+): Promise<void> {
+  const consent = record['human_consent'];
+  if (typeof consent !== 'object' || consent === null || Array.isArray(consent)) return;
+  const body = consent as Record<string, unknown>;
+  const id = payloadHash(body);
+  if (!id.ok) throw new Error(`payload hash of a validated consent failed: ${id.error.message}`);
+  const use: ConsentUse = {
+    predecessor_agent_id: record['predecessor_agent_id'],
+    successor_agent_id: record['successor_agent_id'],
+    memory_transfer_manifest_hash: record['memory_transfer_manifest_hash'],
+  };
+  const details = { reason: 'human_consent_already_used', human_id: body['human_id'], consent_id: id.value };
+  const why = `${String(body['human_id'])}'s human_consent (session_nonce ${String(body['session_nonce'])}) was already used`;
+  const limit =
+    'a consent names no successor and no manifest, so it is spent on the first succession stored with it';
+  let put: Awaited<ReturnType<RecordRepository['put']>>;
+  try {
+    put = await records.put(
+      CONSENT_USE,
+      id.value,
+      { ...use, human_id: body['human_id'] },
+      {
+        agentId: String(record['predecessor_agent_id']),
+      },
+    );
+  } catch (error) {
+    // Its first use was evicted by retention (D17); the tombstone still says it was spent on another succession.
+    if (error instanceof RecordIdRetiredError)
+      throw conflict(`${why} for another succession: ${limit}`, details);
+    throw error;
+  }
+  if (put.status !== 'conflict') return;
+  const first = put.stored.record as ConsentUse;
+  throw conflict(
+    `${why} for the succession of ${String(first.predecessor_agent_id)} to ${String(first.successor_agent_id)} (manifest ${String(first.memory_transfer_manifest_hash)}): ${limit}`,
+    { ...details, first_use: first },
+  );
+}
+
+/**
+ * P513: an agent's latest digital testament saying `human_consent_required` holds for its succession records: a
+ * verified write of one without a consent is refused. (A record with one has had it verified by the authorizer, P497.)
+ */
+export async function refuseUnconsentedSuccession(
+  records: Pick<RecordRepository, 'latestForAgent'>,
+  record: Readonly<Record<string, unknown>>,
+): Promise<void> {
+  const consent = record['human_consent'];
+  if (typeof consent === 'object' && consent !== null) return;
+  const agentId = String(record['predecessor_agent_id']);
+  const testament = (await records.latestForAgent('digital_testament', agentId))?.record as
+    | Readonly<Record<string, unknown>>
+    | undefined;
+  if (testament?.['human_consent_required'] !== true) return;
+  throw conflict(
+    `Agent ${agentId}'s digital testament (version ${String(testament['testament_version'])}) requires a human's consent to its succession, and this record carries none`,
+    {
+      reason: 'human_consent_required',
+      agent_id: agentId,
+      testament_version: testament['testament_version'],
+    },
+  );
 }

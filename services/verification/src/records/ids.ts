@@ -16,13 +16,20 @@ export function contentId(record: unknown): Result<string> {
 }
 
 /**
- * D16 / PROTOCOL §9.2: a vitality report's chain hash, `sha256:` + SHA-256(jcs(report without
- * composite_sig)), as the upstream SDK computes it. The next report names it as `prev_report_hash`.
+ * `sha256:` + SHA-256(jcs(record without composite_sig)): what the record's signer signed, whatever signature it
+ * carries. P514 keys one copy per payload of a content-id kind by it; a consent's use is kept under it (P511).
  */
-export function vitalityReportHash(report: Readonly<Record<string, unknown>>): Result<string> {
-  const { composite_sig: _signature, ...unsigned } = report;
+export function payloadHash(record: Readonly<Record<string, unknown>>): Result<string> {
+  const { composite_sig: _signature, ...unsigned } = record;
   return hashCanonicalV2('sha256', unsigned);
 }
+
+/**
+ * D16 / PROTOCOL §9.2: a vitality report's chain hash, `sha256:` + SHA-256(jcs(report without
+ * composite_sig)), as the upstream SDK computes it (its payload hash). The next report names it as
+ * `prev_report_hash`.
+ */
+export const vitalityReportHash = payloadHash;
 
 /**
  * Storage id of one testament version: `<agent_id>:v<testament_version>`. The suffix is parsed from the

@@ -12,6 +12,7 @@ import {
 } from '@proto/store';
 import { ARBITRATION } from './arbitration-panel.ts';
 import type { JsonObject } from './body.ts';
+import { movePayload, payloadHolder } from './content-payload.ts';
 import { APPEAL_OUTCOME, APPEAL_SETTLEMENT, PROPOSAL, SETTLEMENT } from './dispute-state.ts';
 import { testamentVersionId, vitalityReportHash } from './ids.ts';
 import type { RecordRoute } from './kinds.ts';
@@ -42,6 +43,8 @@ export interface SignatureUpgrade {
 /** What GET and POST show of an upgrade beside the record (inside `signature`). */
 export interface UpgradeShown {
   readonly form: 'classical_only';
+  /** Where the stripped copy was stored: for a content-id kind its own D14 id, which now answers this record (P514). */
+  readonly id: string;
   readonly content_hash: string;
   readonly upgraded_at: string;
 }
@@ -87,13 +90,19 @@ export function isStrippedCopyOf(kind: string, stored: unknown, incoming: unknow
 
 /**
  * Where a record posted on `route` may already be stored: the (kind, id) pairs its handler writes it under. A content
- * id covers the signature too, so a stripped copy of such a record holds another id and squats nothing.
+ * id covers the signature too (D14), so a stripped copy holds another id: the payload's index names it (P514).
  */
-export function storedPlacesOf(route: RecordRoute, record: JsonObject): (readonly [string, string])[] {
+export async function storedPlacesOf(
+  records: Pick<RecordRepository, 'get'>,
+  route: RecordRoute,
+  record: JsonObject,
+): Promise<(readonly [string, string])[]> {
   const agentId = typeof record['agent_id'] === 'string' ? record['agent_id'] : undefined;
   switch (route.id.type) {
-    case 'content':
-      return [];
+    case 'content': {
+      const id = await payloadHolder(records, route.kind, record);
+      return id === undefined ? [] : [[route.kind, id]];
+    }
     case 'agent':
       return agentId === undefined ? [] : [[route.kind, agentId]];
     case 'vitality': {
@@ -142,7 +151,7 @@ export async function postUpgrading<T>(
 ): Promise<{ readonly outcome: T; readonly upgrades: readonly SignatureUpgrade[] }> {
   const copies: StoredRecord[] = [];
   if (authorship.status === 'verified' && authorship.pqKid !== undefined) {
-    for (const [kind, id] of storedPlacesOf(route, record)) {
+    for (const [kind, id] of await storedPlacesOf(store.records, route, record)) {
       const stored = await store.records.get(kind, id);
       if (stored !== undefined && isStrippedCopyOf(route.kind, stored.record, record)) copies.push(stored);
     }
@@ -157,6 +166,9 @@ export async function postUpgrading<T>(
       const { kind, id } = stored;
       const replaced = await tx.records.replace(kind, id, stored.content_hash, record);
       if (replaced === undefined) continue; // changed since it was read: judged again by the handler
+      // P514: the owner's record keeps its own D14 id too; the stripped copy's id answers it from now on.
+      if (route.id.type === 'content')
+        await movePayload(tx.records, kind, record, replaced.content_hash, agentOf(stored));
       const trace: SignatureUpgrade = {
         kind,
         id,
@@ -208,6 +220,7 @@ export async function upgradeShownFor(
   if (trace === undefined) return undefined;
   return {
     form: 'classical_only',
+    id: String(trace.id),
     content_hash: String(trace.replaced_content_hash),
     upgraded_at: String(trace.upgraded_at),
   };

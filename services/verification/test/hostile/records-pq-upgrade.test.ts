@@ -267,8 +267,9 @@ describe.each(dialectsUnderTest())(
       );
     });
 
-    it('P446 (held): a content-id record stripped and posted first takes another id, and the hybrid one is stored under its own', async () => {
-      // D14: a content id hashes the whole record, signature included, so the stripped copy squats no id.
+    it('P446 + P514: a content-id record stripped and posted first is upgraded to the hybrid one under its own id', async () => {
+      // D14: a content id hashes the whole record, signature included, so the stripped copy holds another id; P514's
+      // payload index finds it (before P514 both copies were kept, two copies of one ceremony).
       const record = sign(
         'succession_record',
         withFields(example('succession_record'), {
@@ -284,8 +285,15 @@ describe.each(dialectsUnderTest())(
       const own = await service.post('/v2/succession/record', record);
       expect(own.status, shown(own)).toBe(201);
       expect(own.json['id']).not.toBe(squat.json['id']);
-      expect(own.json['signature']).toMatchObject({ form: 'hybrid' });
-      expect(own.json['signature']).not.toHaveProperty('upgraded_from');
+      expect(own.json['signature']).toMatchObject({
+        form: 'hybrid',
+        upgraded_from: { form: 'classical_only', id: squat.json['id'], content_hash: squat.json['id'] },
+      });
+      for (const id of [own.json['id'], squat.json['id']]) {
+        const kept = await get(`/v2/succession/record/${String(id)}`);
+        expect(kept.json['id']).toBe(own.json['id']);
+        expect(kept.json['record']).toEqual(record);
+      }
     });
 
     it('P446: a stripped copy after the hybrid record does not replace it, and another record under the id is 409', async () => {
