@@ -13,7 +13,7 @@ import {
 import { COMMISSIONING } from './agent-principal.ts';
 import { ARBITRATION, partyOfResolution } from './arbitration-panel.ts';
 import type { JsonObject } from './body.ts';
-import { type DisputeRecordSeen, filedDispute, keptOnEviction } from './dispute-filing.ts';
+import { type DisputeRecordSeen, filedDispute } from './dispute-filing.ts';
 import {
   APPEAL_OUTCOME,
   APPEAL_SETTLEMENT,
@@ -46,7 +46,7 @@ import {
   resolves,
   signedPayloadHash,
 } from './panel-quorum.ts';
-import { withForm } from './signature-upgrade.ts';
+import { keptOf, withForm } from './signature-upgrade.ts';
 import type { WriteAuthorship } from './write-authorization.ts';
 
 /** The body of every record answer: `{ id, kind, stored_at, record }` plus a few per-kind facts. */
@@ -126,7 +126,7 @@ export async function postSimpleRecord(
   if (route.kind === 'succession_record') await checkPredecessor(store, record);
   const put = await store.records.put(route.kind, id, record, {
     ...agentOf(record),
-    ...keptOnEviction(route.kind, record),
+    ...keptOf(route.kind, record),
   });
   if (put.status === 'conflict') {
     throw conflict(
@@ -262,7 +262,7 @@ async function writeCountedResolution(
       return writeWhilePending(tx.records, id, evicted, record, writer, settlementKind);
     const put = await tx.records.put(kind, id, record, {
       ...agentOf(record),
-      ...keptOnEviction(kind, record),
+      ...keptOf(kind, record),
     });
     if (put.status === 'created') {
       // Counted in the same transaction: a stored resolution nobody was counted for resolves at once.
@@ -554,7 +554,10 @@ const TESTAMENT = 'digital_testament';
 export async function postCommission(store: Store, record: JsonObject): Promise<Outcome<RecordAnswer>> {
   const agentId = record['agent_id'] as string;
   return store.transaction(async (tx) => {
-    const put = await tx.records.put(COMMISSIONING, agentId, record, { agentId });
+    const put = await tx.records.put(COMMISSIONING, agentId, record, {
+      agentId,
+      ...keptOf(COMMISSIONING, record),
+    });
     if (put.status === 'conflict') {
       throw conflict(`Agent ${agentId} is already commissioned with a different certificate`, {
         agent_id: agentId,
@@ -640,7 +643,10 @@ export async function postDecommission(store: Store, record: JsonObject): Promis
   // Schema-checked date-time (and not ahead of the clock, P207); undefined only for a form no reading places.
   const at = recordedTime(String(record['timestamp']), 'decommissioned');
   return store.transaction(async (tx) => {
-    const put = await tx.records.put(DECOMMISSIONING, agentId, record, { agentId });
+    const put = await tx.records.put(DECOMMISSIONING, agentId, record, {
+      agentId,
+      ...keptOf(DECOMMISSIONING, record),
+    });
     if (put.status === 'conflict') {
       throw conflict(`Agent ${agentId} already has a different decommissioning record`, {
         agent_id: agentId,
@@ -701,7 +707,7 @@ export async function postVitality(store: Store, record: JsonObject): Promise<Ou
   if (!hash.ok) throw new Error(`hash of a validated report failed: ${hash.error.message}`);
   const reportHash = hash.value;
   return store.transaction(async (tx) => {
-    const put = await tx.records.put(VITALITY, reportHash, record, { agentId });
+    const put = await tx.records.put(VITALITY, reportHash, record, { agentId, ...keptOf(VITALITY, record) });
     if (put.status === 'conflict') {
       throw conflict(
         `A vitality report with hash ${reportHash} is already stored with a different composite_sig`,
@@ -826,7 +832,7 @@ export async function postTestament(store: Store, record: JsonObject): Promise<O
         );
       }
     }
-    const put = await tx.records.put(TESTAMENT, id, record, { agentId });
+    const put = await tx.records.put(TESTAMENT, id, record, { agentId, ...keptOf(TESTAMENT, record) });
     if (put.status === 'conflict') {
       throw conflict(
         `Testament version ${version} of agent ${agentId} is already stored with other content`,
