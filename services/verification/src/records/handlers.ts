@@ -22,6 +22,7 @@ import {
   decidingResolution,
   disputeStateOf,
   PROPOSAL,
+  keptPayloadHash,
   panelLeftPending,
   type ResolutionTrace,
   refuseOutcomeBeforeAppeal,
@@ -333,7 +334,7 @@ async function evictedWhilePending(
   if (gone === undefined) return undefined;
   const first = { stored: undefined, storedAt: gone.stored_at, identical: false };
   if ((await records.get(settlementKind, id)) !== undefined) return first;
-  return (await panelLeftPending(records, id, quorum)) ? first : undefined;
+  return (await panelLeftPending(records, id, quorum, keptPayloadHash(gone.kept))) ? first : undefined;
 }
 
 /**

@@ -13,7 +13,13 @@ import {
 import { ARBITRATION } from './arbitration-panel.ts';
 import type { JsonObject } from './body.ts';
 import { keptOnEviction } from './dispute-filing.ts';
-import { APPEAL_OUTCOME, APPEAL_SETTLEMENT, PROPOSAL, SETTLEMENT } from './dispute-state.ts';
+import {
+  APPEAL_OUTCOME,
+  APPEAL_SETTLEMENT,
+  KEPT_PAYLOAD_HASH,
+  PROPOSAL,
+  SETTLEMENT,
+} from './dispute-state.ts';
 import { testamentVersionId, vitalityReportHash } from './ids.ts';
 import type { RecordRoute } from './kinds.ts';
 import { signedPayloadHash } from './panel-quorum.ts';
@@ -109,7 +115,12 @@ export function keptOf(
   kind: string,
   record: JsonObject,
 ): { readonly keep?: Readonly<Record<string, unknown>> } {
-  const { keep } = keptOnEviction(kind, record);
+  const { keep: fields } = keptOnEviction(kind, record);
+  // P538: a resolution keeps its payload's hash, so its evicted trace is judged by its own panel rows only.
+  const keep =
+    kind === ARBITRATION || kind === APPEAL_OUTCOME
+      ? { ...fields, [KEPT_PAYLOAD_HASH]: signedPayloadHash(record) }
+      : fields;
   const half = signatureFormOf(kind, record) === 'classical_only' ? signedHalfHash(kind, record) : undefined;
   if (half === undefined) return keep === undefined ? {} : { keep };
   return { keep: { ...keep, [SIGNED_HALF]: half } };
