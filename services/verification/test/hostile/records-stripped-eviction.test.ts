@@ -3,30 +3,19 @@
 // once retention (D17, STORE_MAX_ENTRIES per kind) evicted it, its tombstone kept only the stripped copy's content hash,
 // so the owner's own record was "another record" under a retired id (409) for good. The service runs with a retention
 // of one, so that the next record of the kind evicts the squat (an operator lowering STORE_MAX_ENTRIES).
-import {
-  buildSignedBundle,
-  createNativeBackend,
-  PROFILES,
-  recordSignatureRule,
-  signRecord,
-} from '@proto/core';
+import { buildSignedBundle, createNativeBackend, PROFILES, signRecord } from '@proto/core';
 import { dialectsUnderTest } from '@proto/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { example, type Json, TEST_OPERATOR_TOKEN, withFields } from '../../src/records/test-support.ts';
-import { partyOf, startVerifierWithRecords, type VerifierWithRecords } from './verifier-with-records.ts';
+import {
+  partyOf,
+  startVerifierWithRecords,
+  stripped,
+  type VerifierWithRecords,
+} from './verifier-with-records.ts';
 
 const backend = createNativeBackend();
 const KIND = 'rights_declaration';
-
-/** The record as a squatter re-posts it: the ML-DSA half dropped and the (unsigned) binding rewritten. */
-function stripped(record: Json, pq: null | undefined = null): Json {
-  const member = recordSignatureRule(KIND)?.signatureMember ?? 'composite_sig';
-  const { pq: _dropped, ...rest } = record[member] as Json;
-  return {
-    ...record,
-    [member]: { ...rest, ...(pq === null ? { pq: null } : {}), binding: 'classical_only' },
-  };
-}
 
 describe.each(dialectsUnderTest())('a PQ-stripped copy that retention evicted, on %s', (dialect) => {
   let service: VerifierWithRecords;
@@ -64,7 +53,7 @@ describe.each(dialectsUnderTest())('a PQ-stripped copy that retention evicted, o
       [2, undefined],
     ] as const) {
       const own = declaration(`rights:p536-own-${n}`);
-      const squat = await service.post('/v2/rights/declaration', stripped(own, pq));
+      const squat = await service.post('/v2/rights/declaration', stripped(KIND, own, pq));
       expect(squat.status, shown(squat)).toBe(201);
       // The next declaration evicts the squat (one record of the kind kept).
       const next = await service.post('/v2/rights/declaration', declaration(`rights:p536-next-${n}`));
@@ -88,7 +77,7 @@ describe.each(dialectsUnderTest())('a PQ-stripped copy that retention evicted, o
 
   it("P536: another record under the evicted squat's id is still refused, and the stripped copy does not come back over it", async () => {
     const own = declaration('rights:p536-other');
-    const squat = await service.post('/v2/rights/declaration', stripped(own));
+    const squat = await service.post('/v2/rights/declaration', stripped(KIND, own));
     expect(squat.status, shown(squat)).toBe(201);
     expect((await service.post('/v2/rights/declaration', declaration('rights:p536-evictor'))).status).toBe(
       201,
@@ -108,7 +97,7 @@ describe.each(dialectsUnderTest())('a PQ-stripped copy that retention evicted, o
     const refused = await service.post('/v2/rights/declaration', other);
     expect(refused.status, shown(refused)).toBe(409);
     // The stripped copy itself posted again is the evicted content: the id keeps its meaning.
-    const again = await service.post('/v2/rights/declaration', stripped(own));
+    const again = await service.post('/v2/rights/declaration', stripped(KIND, own));
     expect([200, 201], shown(again)).toContain(again.status);
   });
 });
