@@ -80,6 +80,16 @@ describe.each(dialectsUnderTest())('retention on %s (limit 3)', (dialect) => {
     expect((await store.records.get('again', 'a-1'))?.record).toEqual({ n: 1, sig: 'y' });
   });
 
+  it('P536: once other content took an evicted id back, a re-post of it is identical and another a conflict', async () => {
+    const first = await store.records.put('back', 'b-1', { n: 1, sig: 'x' });
+    for (const n of [2, 3, 4]) await store.records.put('back', `b-${n}`, { n });
+    const revived = { n: 1, sig: 'y' };
+    await store.records.put('back', 'b-1', revived, { overTombstone: first.stored.content_hash });
+    // Before P536: RecordIdRetiredError (the tombstone of the evicted content was judged before the live record).
+    expect((await store.records.put('back', 'b-1', revived)).status).toBe('identical');
+    expect((await store.records.put('back', 'b-1', { n: 1, sig: 'z' })).status).toBe('conflict');
+  });
+
   it('is first-in first-out: re-putting an old record does not refresh its place', async () => {
     for (const n of [1, 2, 3]) await store.records.put('mirror', `m-${n}`, { n });
     expect((await store.records.put('mirror', 'm-1', { n: 1 })).status).toBe('identical');

@@ -621,14 +621,33 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
   pruneUnused(provenBefore: Date, limit: number): Promise<number> {
     const cutoff = provenBefore.toISOString();
     // A held subject keeps every binding (P185); checked again by the delete, so a hold committed in between counts.
-    const unheld = ({ not, exists, selectFrom }: ExpressionBuilder<KeyDirectoryDatabase, 'key_bindings'>) =>
-      not(
-        exists(
-          selectFrom('key_record_subjects')
-            .select('subject')
-            .whereRef('key_record_subjects.subject', '=', 'key_bindings.subject'),
+    const unheld = ({
+      and,
+      not,
+      exists,
+      selectFrom,
+    }: ExpressionBuilder<KeyDirectoryDatabase, 'key_bindings'>) =>
+      and([
+        not(
+          exists(
+            selectFrom('key_record_subjects')
+              .select('subject')
+              .whereRef('key_record_subjects.subject', '=', 'key_bindings.subject'),
+          ),
         ),
-      );
+        // P537: nor a principal binding of a key a held subject is bound to as principal too: that row is what names
+        // a held agent's human (principalsOf, P375), which a dispute's panel is judged against.
+        not(
+          exists(
+            selectFrom('key_bindings as kin')
+              .innerJoin('key_record_subjects as held', 'held.subject', 'kin.subject')
+              .select('kin.kid')
+              .whereRef('kin.kid', '=', 'key_bindings.kid')
+              .whereRef('kin.role', '=', 'key_bindings.role')
+              .where('kin.role', '=', 'principal'),
+          ),
+        ),
+      ]);
     return this.#db.transaction().execute(async (trx) => {
       const idle = await trx
         .selectFrom('key_bindings')

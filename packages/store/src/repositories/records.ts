@@ -289,7 +289,10 @@ export class KyselyRecordRepository implements RecordRepository {
       if (
         tombstone !== undefined &&
         tombstone.content_hash !== hash &&
-        tombstone.content_hash !== opts?.overTombstone
+        tombstone.content_hash !== opts?.overTombstone &&
+        // P536: once another form of the evicted record took the id back (P510's `overTombstone`), the live record
+        // is what the id holds: a re-post of it is identical, anything else a conflict, as under any live record.
+        !(await liveUnder(trx, kind, id))
       ) {
         throw new RecordIdRetiredError(toTombstone(tombstone));
       }
@@ -494,4 +497,14 @@ function toStoredRecord(row: RecordRow): StoredRecord {
     seq: Number(row.seq),
   };
   return row.agent_id === null ? stored : { ...stored, agent_id: row.agent_id };
+}
+
+async function liveUnder(db: Kysely<Database>, kind: string, id: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('v2_records')
+    .select('seq')
+    .where('kind', '=', kind)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row !== undefined;
 }

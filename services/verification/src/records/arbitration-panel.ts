@@ -15,6 +15,10 @@ import type { KeyBinding } from './write-authorization.ts';
 export const ARBITRATION = 'arbitration_resolution';
 const PARTY_FIELDS = ['initiator_agent_id', 'respondent_agent_id'] as const;
 
+/** A dispute filing's two parties (agents), as it names them. */
+export const disputePartiesNamed = (record: Readonly<Record<string, unknown>>): string[] =>
+  PARTY_FIELDS.map((field) => record[field]).filter((id): id is string => typeof id === 'string');
+
 /** The ids that are party to a stored dispute, or undefined when no dispute with that id is stored here. */
 export type DisputePartiesLookup = (disputeId: string) => Promise<readonly string[] | undefined>;
 
@@ -27,9 +31,7 @@ export function storeDisputePartiesLookup(
     // P508: a filing retention evicted still names its parties (kept with its tombstone).
     const record = (await filedDispute(store.records, disputeId))?.record;
     if (record === undefined) return undefined;
-    const agents = PARTY_FIELDS.map((field) => record[field]).filter(
-      (id): id is string => typeof id === 'string',
-    );
+    const agents = disputePartiesNamed(record);
     const principals = await Promise.all(agents.map((agent) => principalOf(agent)));
     // P375: and the principals the key directory knows by their bundles (an agent not commissioned here has no
     // certificate naming its human, yet its verified bundle bound that human's RPR keys to it).

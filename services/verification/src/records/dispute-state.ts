@@ -60,6 +60,17 @@ async function traceOf(
   return gone === undefined ? undefined : { id, stored_at: gone.stored_at, evicted_at: gone.evicted_at };
 }
 
+/** P538: what a resolution's tombstone keeps of its signed payload, under this name (signature-upgrade.ts `keptOf`). */
+export const KEPT_PAYLOAD_HASH = 'signed_payload_hash';
+
+export const keptPayloadHash = (kept: unknown): string | undefined => {
+  const value =
+    typeof kept === 'object' && kept !== null
+      ? (kept as Record<string, unknown>)[KEPT_PAYLOAD_HASH]
+      : undefined;
+  return typeof value === 'string' ? value : undefined;
+};
+
 /**
  * P431: whether the panel counted texts of `disputeId` and none of them reached the quorum: then its first resolution,
  * once evicted by retention, was pending (P295's "an evicted resolution still resolves" holds only for one that did).
@@ -69,8 +80,13 @@ export async function panelLeftPending(
   records: RecordRepository,
   disputeId: string,
   quorum: number,
+  payloadHash?: string,
 ): Promise<boolean> {
-  const rows = await records.panelSignaturesOfDispute(disputeId);
+  // P538: when the evicted text kept its payload's hash, only its own rows judge it: an appealed operator's decision
+  // has none, and the appeal's rows pending beside it are not the decision's.
+  const rows = (await records.panelSignaturesOfDispute(disputeId)).filter(
+    (row) => payloadHash === undefined || row.payloadHash === payloadHash,
+  );
   if (rows.length === 0) return false;
   const members = new Map<string, Set<string>>();
   for (const row of rows) {
@@ -121,7 +137,10 @@ async function decidingTrace(
   const settled = await traceOf(store, settlementKind, first.id, quorum);
   if (settled !== undefined) return { trace: settled, decided: true };
   if (first.evicted_at === undefined) return { trace: first, decided: false };
-  if (await panelLeftPending(store.records, first.id, quorum))
+  const firstKind = settlementKind === SETTLEMENT ? ARBITRATION : APPEAL_OUTCOME;
+  const kept = (await store.records.tombstone(firstKind, first.id))?.kept;
+  const payloadHash = keptPayloadHash(kept);
+  if (await panelLeftPending(store.records, first.id, quorum, payloadHash))
     return { trace: { ...first, pending: true }, decided: false };
   return { trace: first, decided: true };
 }

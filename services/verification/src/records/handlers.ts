@@ -14,7 +14,7 @@ import { COMMISSIONING } from './agent-principal.ts';
 import { ARBITRATION, partyOfResolution } from './arbitration-panel.ts';
 import type { JsonObject } from './body.ts';
 import { claimPayload } from './content-payload.ts';
-import { type DisputeRecordSeen, filedDispute, keptOnEviction } from './dispute-filing.ts';
+import { type DisputeRecordSeen, filedDispute } from './dispute-filing.ts';
 import {
   APPEAL_OUTCOME,
   APPEAL_SETTLEMENT,
@@ -22,6 +22,7 @@ import {
   DISPUTE_KIND,
   decidingResolution,
   disputeStateOf,
+  keptPayloadHash,
   PROPOSAL,
   panelLeftPending,
   type ResolutionTrace,
@@ -48,7 +49,7 @@ import {
   resolves,
   signedPayloadHash,
 } from './panel-quorum.ts';
-import { withForm } from './signature-upgrade.ts';
+import { keptOf, withForm } from './signature-upgrade.ts';
 import type { WriteAuthorship } from './write-authorization.ts';
 
 /** The body of every record answer: `{ id, kind, stored_at, record }` plus a few per-kind facts. */
@@ -130,7 +131,7 @@ export async function postSimpleRecord(
     await checkPredecessor(store, record);
     if (verified) await refuseUnconsentedSuccession(store.records, record);
   }
-  const opts = { ...agentOf(record), ...keptOnEviction(route.kind, record) };
+  const opts = { ...agentOf(record), ...keptOf(route.kind, record) };
   // A succession record is a content-id kind: its consent's use (P511) and its payload's one copy (P514) are stored
   // in the record's transaction, or neither is.
   const put =
@@ -276,7 +277,7 @@ async function writeCountedResolution(
       return writeWhilePending(tx.records, id, evicted, record, writer, settlementKind);
     const put = await tx.records.put(kind, id, record, {
       ...agentOf(record),
-      ...keptOnEviction(kind, record),
+      ...keptOf(kind, record),
     });
     if (put.status === 'created') {
       // Counted in the same transaction: a stored resolution nobody was counted for resolves at once.
@@ -347,7 +348,7 @@ async function evictedWhilePending(
   if (gone === undefined) return undefined;
   const first = { stored: undefined, storedAt: gone.stored_at, identical: false };
   if ((await records.get(settlementKind, id)) !== undefined) return first;
-  return (await panelLeftPending(records, id, quorum)) ? first : undefined;
+  return (await panelLeftPending(records, id, quorum, keptPayloadHash(gone.kept))) ? first : undefined;
 }
 
 /**
@@ -570,7 +571,10 @@ const TESTAMENT = 'digital_testament';
 export async function postCommission(store: Store, record: JsonObject): Promise<Outcome<RecordAnswer>> {
   const agentId = record['agent_id'] as string;
   return store.transaction(async (tx) => {
-    const put = await tx.records.put(COMMISSIONING, agentId, record, { agentId });
+    const put = await tx.records.put(COMMISSIONING, agentId, record, {
+      agentId,
+      ...keptOf(COMMISSIONING, record),
+    });
     if (put.status === 'conflict') {
       throw conflict(`Agent ${agentId} is already commissioned with a different certificate`, {
         agent_id: agentId,
@@ -656,7 +660,10 @@ export async function postDecommission(store: Store, record: JsonObject): Promis
   // Schema-checked date-time (and not ahead of the clock, P207); undefined only for a form no reading places.
   const at = recordedTime(String(record['timestamp']), 'decommissioned');
   return store.transaction(async (tx) => {
-    const put = await tx.records.put(DECOMMISSIONING, agentId, record, { agentId });
+    const put = await tx.records.put(DECOMMISSIONING, agentId, record, {
+      agentId,
+      ...keptOf(DECOMMISSIONING, record),
+    });
     if (put.status === 'conflict') {
       throw conflict(`Agent ${agentId} already has a different decommissioning record`, {
         agent_id: agentId,
@@ -717,7 +724,7 @@ export async function postVitality(store: Store, record: JsonObject): Promise<Ou
   if (!hash.ok) throw new Error(`hash of a validated report failed: ${hash.error.message}`);
   const reportHash = hash.value;
   return store.transaction(async (tx) => {
-    const put = await tx.records.put(VITALITY, reportHash, record, { agentId });
+    const put = await tx.records.put(VITALITY, reportHash, record, { agentId, ...keptOf(VITALITY, record) });
     if (put.status === 'conflict') {
       throw conflict(
         `A vitality report with hash ${reportHash} is already stored with a different composite_sig`,
@@ -842,7 +849,7 @@ export async function postTestament(store: Store, record: JsonObject): Promise<O
         );
       }
     }
-    const put = await tx.records.put(TESTAMENT, id, record, { agentId });
+    const put = await tx.records.put(TESTAMENT, id, record, { agentId, ...keptOf(TESTAMENT, record) });
     if (put.status === 'conflict') {
       throw conflict(
         `Testament version ${version} of agent ${agentId} is already stored with other content`,

@@ -3,7 +3,9 @@
 import { DEFAULT_PROFILE, type ProtocolProfile, recordSubjects } from '@proto/core';
 import { RecordIdRetiredError, type Store } from '@proto/store';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import { disputePartiesNamed } from './arbitration-panel.ts';
 import { isJsonObject, readRecordBody } from './body.ts';
+import { DISPUTE_KIND } from './dispute-state.ts';
 import { documentationSchemas, getRecordSchema, postRecordSchema, transitionRouteSchema } from './docs.ts';
 import { conflict, invalidId } from './errors.ts';
 import {
@@ -97,7 +99,9 @@ async function withAuthorship(store: Store, kind: string, answer: RecordAnswer) 
  * write proves no key). Held before the record is stored, so no prune can fall between the record and the hold.
  */
 function holdSubjects(store: Store, kind: string, record: Readonly<Record<string, unknown>>): Promise<void> {
-  return store.keys.holdSubjects(recordSubjects(kind, record));
+  // P537: a dispute's respondent is a party as much as its filer (its principals are found through its bindings, P375).
+  const parties = kind === DISPUTE_KIND ? disputePartiesNamed(record) : [];
+  return store.keys.holdSubjects([...recordSubjects(kind, record), ...parties]);
 }
 
 /** A testament version in `?version=`: a positive integer of at most nine digits. */

@@ -13,7 +13,14 @@ import {
 import { ARBITRATION } from './arbitration-panel.ts';
 import type { JsonObject } from './body.ts';
 import { movePayload, payloadHolder } from './content-payload.ts';
-import { APPEAL_OUTCOME, APPEAL_SETTLEMENT, PROPOSAL, SETTLEMENT } from './dispute-state.ts';
+import { keptOnEviction } from './dispute-filing.ts';
+import {
+  APPEAL_OUTCOME,
+  APPEAL_SETTLEMENT,
+  KEPT_PAYLOAD_HASH,
+  PROPOSAL,
+  SETTLEMENT,
+} from './dispute-state.ts';
 import { testamentVersionId, vitalityReportHash } from './ids.ts';
 import type { RecordRoute } from './kinds.ts';
 import { signedPayloadHash } from './panel-quorum.ts';
@@ -89,6 +96,40 @@ export function isStrippedCopyOf(kind: string, stored: unknown, incoming: unknow
 }
 
 /**
+ * P536: what a PQ-stripped copy's tombstone keeps of it, under this name: the hash of its signed payload and classical
+ * half, the two parts it shares with the owner's hybrid record (the rest of the signature is the PQ half and the
+ * unsigned `binding`, which the squatter chose). The content hash alone cannot name the hybrid record it was cut from.
+ */
+const SIGNED_HALF = 'signed_classical_half';
+
+/** The hash of `record`'s signed payload and classical half (undefined without a signature). */
+function signedHalfHash(kind: string, record: JsonObject): string | undefined {
+  const member = signatureMemberOf(kind);
+  const { [member]: signature, ...payload } = record;
+  return isObject(signature) ? canonicalHash({ payload, classical: signature['classical'] }) : undefined;
+}
+
+/**
+ * The store's put options for `record` of `kind` beside its agent: what its tombstone keeps once retention evicts it.
+ * A dispute's filing and decision keep the fields later writes are judged by (P508, P509); a classical_only record
+ * keeps the hash its owner's hybrid record is recognised by (P536), so the upgrade outlives the stripped copy.
+ */
+export function keptOf(
+  kind: string,
+  record: JsonObject,
+): { readonly keep?: Readonly<Record<string, unknown>> } {
+  const { keep: fields } = keptOnEviction(kind, record);
+  // P538: a resolution keeps its payload's hash, so its evicted trace is judged by its own panel rows only.
+  const keep =
+    kind === ARBITRATION || kind === APPEAL_OUTCOME
+      ? { ...fields, [KEPT_PAYLOAD_HASH]: signedPayloadHash(record) }
+      : fields;
+  const half = signatureFormOf(kind, record) === 'classical_only' ? signedHalfHash(kind, record) : undefined;
+  if (half === undefined) return keep === undefined ? {} : { keep };
+  return { keep: { ...keep, [SIGNED_HALF]: half } };
+}
+
+/**
  * Where a record posted on `route` may already be stored: the (kind, id) pairs its handler writes it under. A content
  * id covers the signature too (D14), so a stripped copy holds another id: the payload's index names it (P514).
  */
@@ -150,18 +191,47 @@ export async function postUpgrading<T>(
   now: () => Date = () => new Date(),
 ): Promise<{ readonly outcome: T; readonly upgrades: readonly SignatureUpgrade[] }> {
   const copies: StoredRecord[] = [];
+  const evicted: { readonly kind: string; readonly id: string; readonly content_hash: string }[] = [];
   if (authorship.status === 'verified' && authorship.pqKid !== undefined) {
+    const half = signedHalfHash(route.kind, record);
     for (const [kind, id] of await storedPlacesOf(store.records, route, record)) {
       const stored = await store.records.get(kind, id);
-      if (stored !== undefined && isStrippedCopyOf(route.kind, stored.record, record)) copies.push(stored);
+      if (stored !== undefined) {
+        if (isStrippedCopyOf(route.kind, stored.record, record)) copies.push(stored);
+        continue;
+      }
+      // P536: a stripped copy retention evicted is known by what its tombstone kept of it.
+      const gone = await store.records.tombstone(kind, id);
+      const kept = gone?.kept;
+      if (gone !== undefined && half !== undefined && isObject(kept) && kept[SIGNED_HALF] === half)
+        evicted.push({ kind, id, content_hash: gone.content_hash });
     }
   }
   // Most writes find no stripped copy: they keep the handler's own transactions, with nothing held around them.
-  if (copies.length === 0 || authorship.status !== 'verified' || authorship.pqKid === undefined)
+  if (
+    (copies.length === 0 && evicted.length === 0) ||
+    authorship.status !== 'verified' ||
+    authorship.pqKid === undefined
+  )
     return { outcome: await post(store), upgrades: [] };
   const { kid, pqKid } = authorship;
   return store.transaction(async (tx) => {
     const upgrades: SignatureUpgrade[] = [];
+    const traced = (
+      kind: string,
+      id: string,
+      contentHash: string,
+      replacedHash: string,
+    ): SignatureUpgrade => ({
+      kind,
+      id,
+      content_hash: contentHash,
+      replaced_content_hash: replacedHash,
+      replaced_form: 'classical_only',
+      upgraded_at: now().toISOString(),
+      kid,
+      pq_kid: pqKid,
+    });
     for (const stored of copies) {
       const { kind, id } = stored;
       const replaced = await tx.records.replace(kind, id, stored.content_hash, record);
@@ -169,17 +239,21 @@ export async function postUpgrading<T>(
       // P514: the owner's record keeps its own D14 id too; the stripped copy's id answers it from now on.
       if (route.id.type === 'content')
         await movePayload(tx.records, kind, record, replaced.content_hash, agentOf(stored));
-      const trace: SignatureUpgrade = {
-        kind,
-        id,
-        content_hash: replaced.content_hash,
-        replaced_content_hash: stored.content_hash,
-        replaced_form: 'classical_only',
-        upgraded_at: now().toISOString(),
-        kid,
-        pq_kid: pqKid,
-      };
+      const trace = traced(kind, id, replaced.content_hash, stored.content_hash);
       await keepTrace(tx.records, trace, agentOf(stored));
+      upgrades.push(trace);
+    }
+    // P536: the owner's record comes back in the evicted copy's place (a new entry: retention counts it as any write).
+    const agent = typeof record['agent_id'] === 'string' ? { agentId: record['agent_id'] } : {};
+    for (const gone of evicted) {
+      const put = await tx.records.put(gone.kind, gone.id, record, {
+        ...agent,
+        ...keptOf(gone.kind, record),
+        overTombstone: gone.content_hash,
+      });
+      if (put.status !== 'created') continue; // stored since it was read: judged by the handler
+      const trace = traced(gone.kind, gone.id, put.stored.content_hash, gone.content_hash);
+      await keepTrace(tx.records, trace, agent);
       upgrades.push(trace);
     }
     return { outcome: await post(joinedStore(store, tx)), upgrades };

@@ -116,6 +116,14 @@ describe.each(dialectsUnderTest())(
       // Before P509: 409 "held a different arbitration resolution, removed by retention" (the decision's tombstone).
       expect(outcome.status, f.shown(outcome)).toBe(201);
       expect(outcome.json, f.shown(outcome)).toMatchObject({ appeal_outcome: true });
+      // P538: the operator's decision stays decided; the appeal's outcome, one member short, is the pending text.
+      const state = await f.disputeOf(id);
+      const shownState = JSON.stringify([state['state'], state['resolution'], state['appeal_outcome']]);
+      // Before P538: the decision read `pending: true` (the appeal's rows counted for it), no appeal outcome shown.
+      expect((state['resolution'] as Record<string, unknown>)['pending'], shownState).toBeUndefined();
+      expect(state['appeal_outcome'], shownState).toMatchObject({
+        panel: { quorum: 2, signed_by: [first.agentId] },
+      });
       await f.service.restart(WIDE);
     });
 

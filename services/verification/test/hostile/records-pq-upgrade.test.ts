@@ -4,13 +4,7 @@
 // mark it `classical_only` and post it first: the classical half still verifies, and hybrid_preferred accepts it (P377
 // refuses it only under a hybrid floor). The owner's own hybrid record of the same payload is then the upgrade of what
 // is stored, not another record.
-import {
-  buildSignedBundle,
-  createNativeBackend,
-  PROFILES,
-  recordSignatureRule,
-  signRecord,
-} from '@proto/core';
+import { buildSignedBundle, createNativeBackend, PROFILES, signRecord } from '@proto/core';
 import { dialectsUnderTest } from '@proto/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { example, type Json, TEST_OPERATOR_TOKEN, withFields } from '../../src/records/test-support.ts';
@@ -18,18 +12,13 @@ import {
   commissioningCertificate,
   partyOf,
   startVerifierWithRecords,
+  stripped,
   type VerifierWithRecords,
 } from './verifier-with-records.ts';
 
 const backend = createNativeBackend();
 type Party = ReturnType<typeof partyOf>;
 type Keys = Party['agentKeys'];
-
-/** The record as a squatter re-posts it: the ML-DSA half dropped and the (unsigned) binding rewritten. */
-function stripped(kind: string, record: Json): Json {
-  const member = recordSignatureRule(kind)?.signatureMember ?? 'composite_sig';
-  return { ...record, [member]: { ...(record[member] as Json), pq: null, binding: 'classical_only' } };
-}
 
 describe.each(dialectsUnderTest())(
   'a PQ-stripped copy posted first under VERIFIER_MODE=hybrid_preferred, on %s',

@@ -3,18 +3,11 @@
 // own, before the kind's handler judged the record: a record the handler then refused (409) still left its hybrid form
 // in the stripped copy's place, so a refused write changed the store. And an appeal's outcome shown beside its
 // decision (GET /v2/dispute/arbitration/<id>) carried a `signature` with no `form`, which P446 added to other reads.
-import { recordSignatureRule } from '@proto/core';
 import { dialectsUnderTest } from '@proto/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signedPayloadHash } from '../../src/records/panel-quorum.ts';
 import type { Json } from '../../src/records/test-support.ts';
-import { OPERATOR, type PanelFixture, startPanelFixture } from './verifier-with-records.ts';
-
-/** The record as a squatter re-posts it: the ML-DSA half dropped and the (unsigned) binding rewritten. */
-function stripped(record: Json): Json {
-  const member = recordSignatureRule('arbitration_resolution')?.signatureMember ?? 'composite_sig';
-  return { ...record, [member]: { ...(record[member] as Json), pq: null, binding: 'classical_only' } };
-}
+import { OPERATOR, type PanelFixture, startPanelFixture, stripped } from './verifier-with-records.ts';
 
 describe.each(dialectsUnderTest())(
   'an upgrade the handler refuses, and how a read shows a signature, on %s',
@@ -35,7 +28,7 @@ describe.each(dialectsUnderTest())(
       // A pending first text (first member), then the second member's own text, posted stripped by whoever saw it.
       expect((await f.resolve(f.resolution(id, 'The first text.', first.agentKeys))).status).toBe(201);
       const own = f.resolution(id, "The second member's text.", second.agentKeys);
-      const squat = await f.resolve(stripped(own));
+      const squat = await f.resolve(stripped('arbitration_resolution', own));
       expect(squat.status, f.shown(squat)).toBe(201);
       // The third and the first member settle the dispute on a third text (P372): the second's text takes no signature.
       expect((await f.resolve(f.resolution(id, 'The agreed text.', third.agentKeys))).status).toBe(201);
@@ -48,7 +41,7 @@ describe.each(dialectsUnderTest())(
       // Before P506: the refused hybrid record had taken its place (the upgrade committed before the handler ran).
       const store = await f.service.replica();
       const proposal = await store.records.get('arbitration_proposal', signedPayloadHash(own));
-      expect(proposal?.record, 'the stored proposal').toEqual(stripped(own));
+      expect(proposal?.record, 'the stored proposal').toEqual(stripped('arbitration_resolution', own));
       expect(
         await store.records.get('record_signature_upgrade', String(proposal?.content_hash)),
       ).toBeUndefined();
@@ -62,7 +55,7 @@ describe.each(dialectsUnderTest())(
       await f.file(id, { status: 'appealed', escalation_level: 'human_appeal' });
       const later = { timestamp: '2026-06-06T12:00:00Z' };
       const outcome = f.resolution(id, 'The outcome.', first.agentKeys, later);
-      const squat = await f.resolve(stripped(outcome));
+      const squat = await f.resolve(stripped('arbitration_resolution', outcome));
       expect(squat.status, f.shown(squat)).toBe(201);
       expect(squat.json).toMatchObject({ appeal_outcome: true, signature: { form: 'classical_only' } });
       const pending = await f.get(`/v2/dispute/arbitration/${id}`);

@@ -11,6 +11,7 @@ import {
   createNativeBackend,
   keyEntry,
   PROFILES,
+  recordSignatureRule,
   type SigningKey,
   signRecord,
 } from '@proto/core';
@@ -332,5 +333,18 @@ export async function startPanelFixture(
       ),
     resolve: (record, headers = {}) => service.post('/v2/dispute/arbitration', record, headers),
     disputeOf: async (id) => (await get(`/v2/dispute/record/${id}`)).json,
+  };
+}
+
+/**
+ * A record as a squatter re-posts it (P446): the ML-DSA half dropped (`pq: null`, or no `pq` at all with `pq`
+ * undefined) and the (unsigned) binding rewritten.
+ */
+export function stripped(kind: string, record: Json, pq: null | undefined = null): Json {
+  const member = recordSignatureRule(kind)?.signatureMember ?? 'composite_sig';
+  const { pq: _dropped, ...rest } = record[member] as Json;
+  return {
+    ...record,
+    [member]: { ...rest, ...(pq === null ? { pq: null } : {}), binding: 'classical_only' },
   };
 }
