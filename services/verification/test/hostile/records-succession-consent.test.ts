@@ -232,43 +232,15 @@ describe.each(dialectsUnderTest())("what a succession record's verified consent 
   });
 
   it("P542: another agent listing the predecessor's human cannot spend the consent given for the predecessor's ceremony", async () => {
-    n += 1;
-    const nonce = n.toString(16).padStart(64, 'b');
-    const participants = [predecessor.agentId, successorId, predecessor.humanId];
-    const genuine = signRecord(
-      backend,
-      PROFILES.proto,
-      'succession_record',
-      withFields(example('succession_record'), {
-        predecessor_agent_id: predecessor.agentId,
-        successor_agent_id: successorId,
-        session_nonce: nonce,
-        ceremony_participants: participants,
-        human_consent: signRecord(
-          backend,
-          PROFILES.proto,
-          HUMAN_CONFIRMATION,
-          withFields(example('succession_record')['human_consent'] as Json, {
-            human_id: predecessor.humanId,
-            session_nonce: nonce,
-          }),
-          predecessor.principalKeys,
-        ),
-      }),
-      predecessor.agentKeys,
-    );
+    const genuine = ceremony(predecessor, { consentBy: predecessor.principalKeys });
     // The rival copies the consent (its human listed, the same nonce) into a succession of its own, signed by itself.
-    const { composite_sig: _sig, ...unsigned } = genuine;
-    const spent = signRecord(
-      backend,
-      PROFILES.proto,
-      'succession_record',
+    const spent = resigned(
+      genuine,
       {
-        ...unsigned,
         predecessor_agent_id: rival.agentId,
         ceremony_participants: [rival.agentId, successorId, predecessor.humanId],
       },
-      rival.agentKeys,
+      rival,
     );
     // before: 201, the consent spent on the rival's succession; the genuine ceremony then 409 human_consent_already_used.
     const answer = await service.post(PATH, spent);
@@ -283,28 +255,12 @@ describe.each(dialectsUnderTest())("what a succession record's verified consent 
         },
       },
     });
-    // A human bound here who is not the predecessor's principal, listed and signing for this very ceremony: refused.
-    const { human_consent: _consent, ...bare } = unsigned;
-    const stranger = signRecord(
-      backend,
-      PROFILES.proto,
-      'succession_record',
-      {
-        ...bare,
-        ceremony_participants: [...participants, human.humanId],
-        human_consent: signRecord(
-          backend,
-          PROFILES.proto,
-          HUMAN_CONFIRMATION,
-          withFields(example('succession_record')['human_consent'] as Json, {
-            human_id: human.humanId,
-            session_nonce: nonce,
-          }),
-          human.principalKeys,
-        ),
-      },
-      predecessor.agentKeys,
-    );
+    // A human bound here who is not the predecessor's principal, listed and signing for its ceremony: refused.
+    const stranger = ceremony(predecessor, {
+      consentBy: human.principalKeys,
+      consent: { human_id: human.humanId },
+      fields: { ceremony_participants: [predecessor.agentId, successorId, human.humanId] },
+    });
     const strangers = await service.post(PATH, stranger);
     expect(strangers.status, shown(strangers)).toBe(403);
     expect(strangers.json, shown(strangers)).toMatchObject({
