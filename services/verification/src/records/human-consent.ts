@@ -79,6 +79,7 @@ export async function refuseUnprovenConsent(
       { details: { kid: notTheHumans, human_id: humanId } },
     );
   }
+  refuseStrangersConsent(record, humanId, used, found, check.howKeysAreBound);
   await check.refuseRevoked([humanId, ...used]);
   // P512: the human's proven word is the refusal; a succession stored as "consented" would turn it into the opposite.
   if (body['decision'] === 'deny') {
@@ -87,14 +88,51 @@ export async function refuseUnprovenConsent(
       { reason: 'human_consent_denied', human_id: humanId, session_nonce: body['session_nonce'] },
     );
   }
-  // P174: the human's binding is kept as any author's is, marked before the record is stored.
+  // P174: the human's binding, and its binding to the predecessor (P542), kept as any author's is, marked before the
+  // record is stored.
+  const predecessor = String(record['predecessor_agent_id']);
   for (const kid of used) {
-    if (check.keys.markAuthorised !== undefined && !(await check.keys.markAuthorised(kid, [humanId]))) {
-      throw httpError('FORBIDDEN', `Key ${kid} is no longer bound to ${humanId}. ${check.howKeysAreBound}`, {
-        details: { kid, human_id: humanId },
-      });
+    if (
+      check.keys.markAuthorised !== undefined &&
+      !(await check.keys.markAuthorised(kid, [humanId, predecessor]))
+    ) {
+      throw httpError(
+        'FORBIDDEN',
+        `Key ${kid} is no longer bound to ${humanId} and ${predecessor}. ${check.howKeysAreBound}`,
+        { details: { kid, human_id: humanId, predecessor_agent_id: predecessor } },
+      );
     }
   }
+}
+
+/**
+ * P542: a consent names no predecessor, so any agent listing the human could spend it first (P511) and block the
+ * ceremony it was given for. The consenting human is the predecessor's own principal as the key directory knows it:
+ * each key that signed the consent is bound to the predecessor too, as an RPR binding key of a bundle of that agent
+ * verified here (P45's continuity keeps a stranger's bundle from binding it).
+ */
+function refuseStrangersConsent(
+  record: Readonly<Record<string, unknown>>,
+  humanId: string,
+  used: readonly string[],
+  found: ReadonlyMap<string, BoundKey>,
+  howKeysAreBound: string,
+): void {
+  const predecessor = String(record['predecessor_agent_id']); // schema-checked
+  const notThePredecessors = used.find((kid) => !found.get(kid)?.subjects.includes(predecessor));
+  if (notThePredecessors === undefined) return;
+  throw httpError(
+    'FORBIDDEN',
+    `The human_consent is ${humanId}'s, but key ${notThePredecessors} is not bound to the predecessor ${predecessor}: a succession record carries the consent of the predecessor's own principal, signed with an RPR binding key of a verified bundle of ${predecessor}. ${howKeysAreBound}`,
+    {
+      details: {
+        reason: 'human_consent_not_predecessor_principal',
+        kid: notThePredecessors,
+        human_id: humanId,
+        predecessor_agent_id: predecessor,
+      },
+    },
+  );
 }
 
 /**

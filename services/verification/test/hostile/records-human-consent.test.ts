@@ -25,7 +25,8 @@ const PATH = '/v2/succession/record';
 describe.each(dialectsUnderTest())('a succession record claiming a human consent, on %s', (dialect) => {
   let service: VerifierWithRecords;
   const predecessor = partyOf(buildSignedBundle());
-  const human = partyOf(buildSignedBundle()); // its principal's keys are bound to its human_id
+  // P542: the consenting human is the predecessor's own principal (its RPR binding keys bound to both ids).
+  const human = { humanId: predecessor.humanId, principalKeys: predecessor.principalKeys };
   const successorId = 'agent:p497-successor';
   let n = 0;
 
@@ -33,12 +34,10 @@ describe.each(dialectsUnderTest())('a succession record claiming a human consent
     service = await startVerifierWithRecords(dialect, 'p497-consent', {
       OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
     });
-    for (const party of [predecessor, human]) {
-      const verified = await service.post('/verify', { signed_bundle: party.built.signed_bundle });
-      expect(verified.json['verified']).toBe(true);
-      expect(await service.keyStatusOnce(party.agentKeys.classical.kid, 200)).toBe(200);
-      expect(await service.keyStatusOnce(party.principalKeys.classical.kid, 200)).toBe(200);
-    }
+    const verified = await service.post('/verify', { signed_bundle: predecessor.built.signed_bundle });
+    expect(verified.json['verified']).toBe(true);
+    expect(await service.keyStatusOnce(predecessor.agentKeys.classical.kid, 200)).toBe(200);
+    expect(await service.keyStatusOnce(predecessor.principalKeys.classical.kid, 200)).toBe(200);
   }, 180_000);
   afterAll(async () => {
     await service?.close();

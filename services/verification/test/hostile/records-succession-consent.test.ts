@@ -28,7 +28,8 @@ describe.each(dialectsUnderTest())("what a succession record's verified consent 
   let service: VerifierWithRecords;
   const predecessor = partyOf(buildSignedBundle());
   const testator = partyOf(buildSignedBundle()); // an agent whose testament requires a human's consent
-  const human = partyOf(buildSignedBundle()); // its principal's keys are bound to its human_id
+  const human = partyOf(buildSignedBundle()); // a human bound here who is not the predecessor's principal
+  const rival = partyOf(buildSignedBundle()); // another agent, of another human, that lists the predecessor's human
   const successorId = 'agent:p511-successor';
   let n = 0;
 
@@ -36,7 +37,7 @@ describe.each(dialectsUnderTest())("what a succession record's verified consent 
     service = await startVerifierWithRecords(dialect, 'p511-succession', {
       OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
     });
-    for (const party of [predecessor, testator, human]) {
+    for (const party of [predecessor, testator, human, rival]) {
       const verified = await service.post('/verify', { signed_bundle: party.built.signed_bundle });
       expect(verified.json['verified']).toBe(true);
       expect(await service.keyStatusOnce(party.agentKeys.classical.kid, 200)).toBe(200);
@@ -48,7 +49,7 @@ describe.each(dialectsUnderTest())("what a succession record's verified consent 
   });
 
   const shown = (answer: { json: Json }) => JSON.stringify(answer.json).slice(0, 400);
-  /** A fresh ceremony of `agent` (its own nonce) whose consent, when `consentBy` is given, that party's human signs. */
+  /** A fresh ceremony of `agent` (its own nonce) consented by `agent`'s own human, signed by `consentBy` when given. */
   const ceremony = (
     agent: typeof predecessor,
     options: { consentBy?: PartyKeys; consent?: Json | null; fields?: Json } = {},
@@ -59,11 +60,11 @@ describe.each(dialectsUnderTest())("what a succession record's verified consent 
       predecessor_agent_id: agent.agentId,
       successor_agent_id: successorId,
       session_nonce: nonce,
-      ceremony_participants: [agent.agentId, successorId, human.humanId],
+      ceremony_participants: [agent.agentId, successorId, agent.humanId],
       ...options.fields,
     });
     const consent = withFields(example('succession_record')['human_consent'] as Json, {
-      human_id: human.humanId,
+      human_id: agent.humanId,
       session_nonce: nonce,
       ...(options.consent ?? {}),
     });
@@ -88,7 +89,7 @@ describe.each(dialectsUnderTest())("what a succession record's verified consent 
   };
 
   it("P511: the human's consent reused by the agent for another successor or another manifest is refused", async () => {
-    const first = ceremony(predecessor, { consentBy: human.principalKeys });
+    const first = ceremony(predecessor, { consentBy: predecessor.principalKeys });
     const stored = await service.post(PATH, first);
     expect(stored.status, shown(stored)).toBe(201);
     expect(stored.json['signature'], shown(stored)).toMatchObject({ status: 'verified' });
@@ -96,7 +97,7 @@ describe.each(dialectsUnderTest())("what a succession record's verified consent 
     for (const fields of [
       {
         successor_agent_id: 'agent:p511-usurper',
-        ceremony_participants: [predecessor.agentId, 'agent:p511-usurper', human.humanId],
+        ceremony_participants: [predecessor.agentId, 'agent:p511-usurper', predecessor.humanId],
       },
       { memory_transfer_manifest_hash: `sha256:${'e'.repeat(64)}` },
     ]) {
@@ -115,11 +116,14 @@ describe.each(dialectsUnderTest())("what a succession record's verified consent 
 
   it("P512: a succession record whose human's verified consent says deny is refused, and nothing is stored", async () => {
     // before: 201, stored as a `verified` succession with the human's refusal inside.
-    const denied = ceremony(predecessor, { consentBy: human.principalKeys, consent: { decision: 'deny' } });
+    const denied = ceremony(predecessor, {
+      consentBy: predecessor.principalKeys,
+      consent: { decision: 'deny' },
+    });
     const answer = await service.post(PATH, denied);
     expect(answer.status, shown(answer)).toBe(409);
     expect(answer.json, shown(answer)).toMatchObject({
-      error: { code: 'CONFLICT', details: { reason: 'human_consent_denied', human_id: human.humanId } },
+      error: { code: 'CONFLICT', details: { reason: 'human_consent_denied', human_id: predecessor.humanId } },
     });
     const byOperator = await service.post(PATH, denied, OPERATOR); // P499: the operator's word, stored as given
     expect(byOperator.status, shown(byOperator)).toBe(201);
@@ -152,7 +156,7 @@ describe.each(dialectsUnderTest())("what a succession record's verified consent 
         },
       });
     }
-    const consented = await service.post(PATH, ceremony(testator, { consentBy: human.principalKeys }));
+    const consented = await service.post(PATH, ceremony(testator, { consentBy: testator.principalKeys }));
     expect(consented.status, shown(consented)).toBe(201);
     // An agent whose testament does not say so (here: none) is succeeded without a consent, as before.
     const free = await service.post(PATH, ceremony(predecessor, { consent: null }));
@@ -169,7 +173,7 @@ describe.each(dialectsUnderTest())("what a succession record's verified consent 
       if (!hash.ok) throw new Error(hash.error.message);
       return hash.value;
     };
-    const record = ceremony(predecessor, { consentBy: human.principalKeys });
+    const record = ceremony(predecessor, { consentBy: predecessor.principalKeys });
     const first = await service.post(PATH, record);
     expect(first.status, shown(first)).toBe(201);
     expect(first.json['id']).toBe(d14(record)); // D14: the whole record, signature included
@@ -189,7 +193,7 @@ describe.each(dialectsUnderTest())("what a succession record's verified consent 
     });
 
     // A stripped copy posted first does not squat the owner's record: P446 upgrades it, the owner's keeps its own id.
-    const later = ceremony(predecessor, { consentBy: human.principalKeys });
+    const later = ceremony(predecessor, { consentBy: predecessor.principalKeys });
     const squat = await service.post(PATH, strip(later));
     expect(squat.status, shown(squat)).toBe(201);
     expect(squat.json['id']).toBe(d14(strip(later)));
@@ -225,5 +229,47 @@ describe.each(dialectsUnderTest())("what a succession record's verified consent 
     expect(m1.status, shown(m1)).toBe(201);
     const m2 = await service.post('/v2/succession/memory-transfer', strip(manifest));
     expect(m2.status, shown(m2)).toBe(409);
+  });
+
+  it("P542: another agent listing the predecessor's human cannot spend the consent given for the predecessor's ceremony", async () => {
+    const genuine = ceremony(predecessor, { consentBy: predecessor.principalKeys });
+    // The rival copies the consent (its human listed, the same nonce) into a succession of its own, signed by itself.
+    const spent = resigned(
+      genuine,
+      {
+        predecessor_agent_id: rival.agentId,
+        ceremony_participants: [rival.agentId, successorId, predecessor.humanId],
+      },
+      rival,
+    );
+    // before: 201, the consent spent on the rival's succession; the genuine ceremony then 409 human_consent_already_used.
+    const answer = await service.post(PATH, spent);
+    expect(answer.status, shown(answer)).toBe(403);
+    expect(answer.json, shown(answer)).toMatchObject({
+      error: {
+        code: 'FORBIDDEN',
+        details: {
+          reason: 'human_consent_not_predecessor_principal',
+          human_id: predecessor.humanId,
+          predecessor_agent_id: rival.agentId,
+        },
+      },
+    });
+    // A human bound here who is not the predecessor's principal, listed and signing for its ceremony: refused.
+    const stranger = ceremony(predecessor, {
+      consentBy: human.principalKeys,
+      consent: { human_id: human.humanId },
+      fields: { ceremony_participants: [predecessor.agentId, successorId, human.humanId] },
+    });
+    const strangers = await service.post(PATH, stranger);
+    expect(strangers.status, shown(strangers)).toBe(403);
+    expect(strangers.json, shown(strangers)).toMatchObject({
+      error: {
+        details: { reason: 'human_consent_not_predecessor_principal', human_id: human.humanId },
+      },
+    });
+    const stored = await service.post(PATH, genuine);
+    expect(stored.status, shown(stored)).toBe(201);
+    expect(stored.json['signature'], shown(stored)).toMatchObject({ status: 'verified' });
   });
 });
