@@ -109,7 +109,8 @@ export const REVOCATION_ENV = defineEnv({
     minimum: 1,
     maximum: 64,
     default: 1,
-    description: 'Threads that verify the bundles of POST /emergency-tokens (started on demand, stopped idle)',
+    description:
+      'Threads that verify the bundles of POST /emergency-tokens (started on demand, stopped idle)',
   },
   EMERGENCY_VERIFY_QUEUE_MAX: {
     type: 'integer',

@@ -4,6 +4,7 @@
 // loop held /health, /ready and every revocation read. node:worker_threads, not piscina: the service needs one
 // message each way and no new dependency (services/verification's pool cannot be imported across services).
 import { Worker } from 'node:worker_threads';
+import type { ProtocolProfile } from '@proto/core/verifier';
 import type { BundleFacts, BundleVerdict } from './emergency.ts';
 
 /** Every thread is busy and the queue is full: the caller answers 503 with Retry-After. */
@@ -26,13 +27,13 @@ export interface EmergencyVerifyResult {
 }
 
 export interface EmergencyWorkerData {
-  readonly profile: string;
+  readonly profile: ProtocolProfile['name'];
 }
 
 export interface EmergencyVerifyThreadsOptions {
   readonly threads: number;
   readonly maxQueue: number;
-  readonly profile: string;
+  readonly profile: ProtocolProfile['name'];
   /** A thread idle this long is stopped: registrations are rare and each thread is an isolate of tens of MB. */
   readonly idleMs?: number;
 }
@@ -65,7 +66,8 @@ export class EmergencyVerifyThreads {
         return;
       }
       const pending: Pending = { task, resolve, reject };
-      const worker = this.#idleWorker() ?? (this.#threads() < this.#options.threads ? this.#start() : undefined);
+      const worker =
+        this.#idleWorker() ?? (this.#threads() < this.#options.threads ? this.#start() : undefined);
       if (worker !== undefined) this.#assign(worker, pending);
       else if (this.#queue.length < this.#options.maxQueue) this.#queue.push(pending);
       else reject(new VerifyThreadsBusyError());

@@ -151,9 +151,12 @@ export async function emergencyRoutes(app: FastifyInstance, options: EmergencyRo
         verified = await threads.verify({ signed_bundle: signed, now: options.clock().getTime() });
       } catch (error) {
         if (!(error instanceof VerifyThreadsBusyError)) throw error;
-        throw protocolError('BACKPRESSURE', profile, 'All emergency registration verifiers are busy; retry shortly', {
-          headers: { 'retry-after': '1' },
-        });
+        throw protocolError(
+          'BACKPRESSURE',
+          profile,
+          'All emergency registration verifiers are busy; retry shortly',
+          { headers: { 'retry-after': '1' } },
+        );
       }
       const { analysis, response } = verified;
       const found = registrationFromBundle(signed, analysis, response);

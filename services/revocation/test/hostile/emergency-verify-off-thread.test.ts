@@ -32,7 +32,9 @@ describe('P539: emergency-token registrations are verified off the event loop', 
 
     it('/health keeps answering while maximum-size registrations are verified', async () => {
       // One registration first: the worker's start and the first verification's compilation are not what is counted.
-      expect((await postWithoutToken(service(), '/emergency-tokens', { signed_bundle: largest })).status).toBe(201);
+      expect(
+        (await postWithoutToken(service(), '/emergency-tokens', { signed_bundle: largest })).status,
+      ).toBe(201);
       const done: ('registration' | 'health')[] = [];
       let registering = true;
       const probes = (async () => {
@@ -83,7 +85,10 @@ describe('P539: emergency-token registrations are verified off the event loop', 
       );
       const statuses = answers.map((a) => a.status);
       expect(statuses).toContain(201);
-      expect(statuses.every((s) => s === 201 || s === 503), JSON.stringify(statuses)).toBe(true);
+      expect(
+        statuses.every((s) => s === 201 || s === 503),
+        JSON.stringify(statuses),
+      ).toBe(true);
       const busy = answers.find((a) => a.status === 503);
       expect(busy, JSON.stringify(statuses)).toBeDefined();
       expect(busy?.headers.get('retry-after')).toBe('1');
