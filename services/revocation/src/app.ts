@@ -227,6 +227,8 @@ export async function buildRevocationApp(options: BuildRevocationAppOptions): Pr
     maxPerAgent: config.EMERGENCY_MAX_PER_AGENT,
     windowSeconds: config.EMERGENCY_WINDOW_S,
     registrationsPerIp: config.EMERGENCY_REGISTRATIONS_PER_IP,
+    verifyThreads: config.EMERGENCY_VERIFY_WORKERS,
+    verifyQueueMax: config.EMERGENCY_VERIFY_QUEUE_MAX,
     onRevoked: () => emergencyRevocations.inc(),
   });
   await app.register(attestRoutes, {

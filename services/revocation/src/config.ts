@@ -104,6 +104,21 @@ export const REVOCATION_ENV = defineEnv({
     default: 30,
     description: 'Bundle registrations of emergency tokens one client IP may make per minute',
   },
+  EMERGENCY_VERIFY_WORKERS: {
+    type: 'integer',
+    minimum: 1,
+    maximum: 64,
+    default: 1,
+    description:
+      'Threads that verify the bundles of POST /emergency-tokens (started on demand, stopped idle)',
+  },
+  EMERGENCY_VERIFY_QUEUE_MAX: {
+    type: 'integer',
+    minimum: 0,
+    maximum: 1000,
+    default: 8,
+    description: 'Registrations waiting for a verification thread; beyond: 503 PROTO-E702 with Retry-After',
+  },
   ...OPERATOR_TOKEN_ENV,
 });
 
@@ -124,6 +139,8 @@ export interface RevocationConfig extends SharedConfig {
   readonly EMERGENCY_MAX_PER_AGENT: number;
   readonly EMERGENCY_WINDOW_S: number;
   readonly EMERGENCY_REGISTRATIONS_PER_IP: number;
+  readonly EMERGENCY_VERIFY_WORKERS: number;
+  readonly EMERGENCY_VERIFY_QUEUE_MAX: number;
 }
 
 /** ATTESTATION_PREVIOUS_KEYS: retired keys stay published with a closed window, so old attestations verify. */

@@ -61,6 +61,12 @@ export interface BundleRegistration {
   readonly rpr_hash: string | undefined;
 }
 
+/** What registrationFromBundle reads of a bundle's analysis: all a verification thread sends back (P539). */
+export type BundleFacts = Pick<BundleAnalysis, 'agentId' | 'signerKids' | 'jurisdiction' | 'rprHash'>;
+
+/** What of the verdict is read: whether it verified as V2, and its first error for the refusal. */
+export type BundleVerdict = Pick<VerifyResponse, 'verified' | 'version' | 'error_details'>;
+
 export type BundleRegistrationResult =
   | { readonly ok: true; readonly value: BundleRegistration }
   | {
@@ -87,8 +93,8 @@ function payloadOf(signedBundle: unknown, artifact: string): Record<string, unkn
  */
 export function registrationFromBundle(
   signedBundle: unknown,
-  analysis: BundleAnalysis,
-  response: VerifyResponse,
+  analysis: BundleFacts,
+  response: BundleVerdict,
 ): BundleRegistrationResult {
   if (!response.verified || response.version !== '2.0') return { ok: false, reason: 'not_verified' };
   const passport = payloadOf(signedBundle, 'agent_passport');

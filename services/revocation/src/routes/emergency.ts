@@ -1,6 +1,6 @@
 // Emergency revocation: register an agent's token (verified bundle or operator), then revoke with the secret.
 // PROTOCOL §9.5 (register-emergency-token / emergency-revoke), schema emergency_revocation; issue 12 item 9.
-import { createVerifier, type ProtocolProfile, type Verifier } from '@proto/core';
+import type { ProtocolProfile } from '@proto/core';
 import { errorResponses, HttpError, httpError, protocolError, rateLimitKey } from '@proto/service-kit';
 import type { EmergencyTokenRecord, RevocationRepository } from '@proto/store';
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
@@ -13,6 +13,7 @@ import {
   secretProvesRegisteredToken,
   tokenOfSecret,
 } from '../emergency.ts';
+import { EmergencyVerifyThreads, VerifyThreadsBusyError } from '../emergency-threads.ts';
 import { assertAgentId, assertNotKeyIdForm, ID_PATTERN_SOURCE, isKeyIdForm } from '../ids.ts';
 import type { ListPublisher } from '../publisher.ts';
 
@@ -29,6 +30,9 @@ export interface EmergencyRoutesOptions {
   readonly maxPerAgent: number;
   readonly windowSeconds: number;
   readonly registrationsPerIp: number;
+  /** EMERGENCY_VERIFY_WORKERS / EMERGENCY_VERIFY_QUEUE_MAX: the threads registrations are verified on (P539). */
+  readonly verifyThreads: number;
+  readonly verifyQueueMax: number;
   readonly onRevoked?: () => void;
 }
 
@@ -88,11 +92,12 @@ interface EmergencyRevocationBody {
 
 export async function emergencyRoutes(app: FastifyInstance, options: EmergencyRoutesOptions): Promise<void> {
   const { profile, jurisdiction } = options;
-  const verifier: Verifier = (() => {
-    const created = createVerifier({ profile: profile.name, clock: options.clock });
-    if (!created.ok) throw new Error(`emergency registration verifier: ${created.error.message}`);
-    return created.value;
-  })();
+  const threads = new EmergencyVerifyThreads({
+    threads: options.verifyThreads,
+    maxQueue: options.verifyQueueMax,
+    profile: profile.name,
+  });
+  app.addHook('onClose', () => threads.close());
 
   // Counters of @fastify/rate-limit (Redis when REDIS_URL is set, so replicas share them), one key space each.
   const limiter = (max: number, windowMs: number, key: (request: FastifyRequest) => string): Limiter =>
@@ -141,8 +146,19 @@ export async function emergencyRoutes(app: FastifyInstance, options: EmergencyRo
         throw httpError('FORBIDDEN', 'Emergency tokens are registered by the operator only here');
       }
       const signed = request.body.signed_bundle;
-      const analysis = verifier.analyze({ signed_bundle: signed });
-      const response = verifier.finalize(analysis, options.clock());
+      let verified: Awaited<ReturnType<EmergencyVerifyThreads['verify']>>;
+      try {
+        verified = await threads.verify({ signed_bundle: signed, now: options.clock().getTime() });
+      } catch (error) {
+        if (!(error instanceof VerifyThreadsBusyError)) throw error;
+        throw protocolError(
+          'BACKPRESSURE',
+          profile,
+          'All emergency registration verifiers are busy; retry shortly',
+          { headers: { 'retry-after': '1' } },
+        );
+      }
+      const { analysis, response } = verified;
       const found = registrationFromBundle(signed, analysis, response);
       if (!found.ok) {
         if (found.reason === 'not_verified') {
