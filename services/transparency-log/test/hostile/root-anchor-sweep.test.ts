@@ -5,7 +5,7 @@
 // database. The real log over HTTP on SQLite and PostgreSQL, a real witness and a second behind a node:http front that
 // cosigns, then refuses; quorum 2 of 2; the anchor service a node:http front recording each POST /anchor. The row a
 // pre-P394 log stored is written with the log's own store calls, as that anchorer wrote it.
-import type { Cosigner } from '@proto/core';
+import { type Cosigner, cosignCheckpoint, formatSignatureLine, selectCryptoBackend } from '@proto/core';
 import type { StoreDialect } from '@proto/store';
 import { dialectsUnderTest } from '@proto/store/testing';
 import { type HostileFront, startHostileFront } from '@proto/testing';
@@ -13,6 +13,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendHashes, testCosigner, testLogIdentity } from '../../src/test-helpers.ts';
 import { bundleHash } from '../../src/test-support.ts';
+import { witnessId } from '../../src/witness-config.ts';
 import { honestCosignature } from './testing/front-answers.ts';
 import { startTwoOfTwoLog, type TwoOfTwoLog } from './testing/two-of-two-log.ts';
 
@@ -68,6 +69,19 @@ describe.each(dialectsUnderTest())(
         root_anchor?: { tree_size: number; status: string };
       };
 
+    /**
+     * A database from before P461 has no record of the sweep (the set-up's start, on this code, made one). The log's
+     * tables are declared beside its repository, not in the store's Database type: the query is typed here.
+     */
+    const forgetSweep = async (app: FastifyInstance) => {
+      const db = app.transparencyLog.store.db as unknown as {
+        deleteFrom(table: 'tlog_meta'): {
+          where(column: 'name', op: '=', value: string): { execute(): Promise<unknown> };
+        };
+      };
+      await db.deleteFrom('tlog_meta').where('name', '=', 'root_anchors_swept').execute();
+    };
+
     it('removes them once, at the first start, and anchors the published root afterwards', async () => {
       const first = setup.log;
       await appendHashes(first, [bundleHash(0, tag), bundleHash(1, tag)]);
@@ -96,14 +110,7 @@ describe.each(dialectsUnderTest())(
         },
         now,
       );
-      // A database from before P461 has no record of the sweep (the set-up's start, on this code, made one). The log's
-      // tables are declared beside its repository, not in the store's Database type: the query is typed here.
-      const db = first.transparencyLog.store.db as unknown as {
-        deleteFrom(table: 'tlog_meta'): {
-          where(column: 'name', op: '=', value: string): { execute(): Promise<unknown> };
-        };
-      };
-      await db.deleteFrom('tlog_meta').where('name', '=', 'root_anchors_swept').execute();
+      await forgetSweep(first);
       await first.close();
 
       // The upgraded log starts on the same store.
@@ -132,6 +139,48 @@ describe.each(dialectsUnderTest())(
       const later = await setup.another();
       expect(await later.transparencyLog.store.log.meta('root_anchors_swept')).toBe('P461');
       expect((await later.transparencyLog.store.log.latestRootAnchor())?.size).toBe(4);
+      await later.close();
+    });
+
+    // P543: the sweep counted stored rows. A row written into tlog_cosignatures under the refusing witness's name and
+    // key ID (signed by its key, over a text that is not the log's checkpoint of that size) made the count reach the
+    // quorum, and the anchor of a checkpoint no quorum cosigned stayed.
+    it('keeps no anchor whose quorum counts a stored line that does not verify over its checkpoint', async () => {
+      const next = await setup.another();
+      refuse = true;
+      await appendHashes(next, [bundleHash(4, tag), bundleHash(5, tag)]);
+      await next.transparencyLog.checkpointer.tick();
+      const unpublished = next.transparencyLog.checkpointer.latest;
+      expect(unpublished?.size).toBe(6);
+      const { log: repository, logCosignatures } = next.transparencyLog.store;
+      const now = new Date();
+      expect(await repository.claimRootAnchor(6, unpublished!.root, now, now)).toBe(true);
+      await repository.finishRootAnchor(
+        6,
+        { status: 'confirmed', chain: 'bitcoin', txId: 'bb'.repeat(32), blockHeight: 800_001, receiptJson: '{}' },
+        now,
+      );
+      const forged = cosignCheckpoint(
+        `${identity.origin}\n6\n${Buffer.alloc(32, 7).toString('base64')}\n`,
+        second,
+        Math.floor(now.getTime() / 1000),
+        selectCryptoBackend(),
+      );
+      if (!forged.ok) throw new Error(forged.error.message);
+      expect(await logCosignatures.save(6, witnessId(second), formatSignatureLine(forged.value))).toBe(true);
+      await forgetSweep(next);
+      await next.close();
+
+      const sweepLines: string[] = [];
+      const upgraded = await setup.another({ env: { LOG_LEVEL: 'info' }, logLines: sweepLines });
+      // Before P543: 6, the forged line counted as the second witness's cosignature.
+      expect((await upgraded.transparencyLog.store.log.latestRootAnchor())?.size).toBe(4);
+      expect((await signedRoot(upgraded)).root_anchor?.tree_size).toBe(4);
+      const removed = sweepLines
+        .map((line) => JSON.parse(line) as { msg: string; tree_size?: number; tx_id?: string })
+        .filter((line) => line.msg.startsWith('root anchor of a checkpoint no witness quorum cosigned'));
+      expect(removed).toMatchObject([{ tree_size: 6, tx_id: 'bb'.repeat(32) }]);
+      await upgraded.close();
     });
   },
 );
