@@ -20,15 +20,16 @@ function refusal(env: Record<string, string>): unknown {
 }
 
 describe('P545: an unrealistic emergency window stops the boot, naming the variable', () => {
-  it.each(BOUNDS.flatMap(([name, bound]) => [String(bound + 1), '1e12'].map((value) => [name, bound, value] as const)))(
-    '%s (bound %d) = %s: ConfigError naming it',
-    (name, bound, value) => {
-      const thrown = refusal({ [name]: value });
-      expect(thrown).toBeInstanceOf(ConfigError);
-      expect((thrown as ConfigError).variables).toEqual([name]);
-      expect((thrown as Error).message).toContain(`${name} must be <= ${bound}`);
-    },
-  );
+  it.each(
+    BOUNDS.flatMap(([name, bound]) =>
+      [String(bound + 1), '1e12'].map((value) => [name, bound, value] as const),
+    ),
+  )('%s (bound %d) = %s: ConfigError naming it', (name, bound, value) => {
+    const thrown = refusal({ [name]: value });
+    expect(thrown).toBeInstanceOf(ConfigError);
+    expect((thrown as ConfigError).variables).toEqual([name]);
+    expect((thrown as Error).message).toContain(`${name} must be <= ${bound}`);
+  });
 
   it('the bounds themselves load (control)', () => {
     const config = loadRevocationConfig(

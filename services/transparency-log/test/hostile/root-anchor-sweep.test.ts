@@ -157,7 +157,13 @@ describe.each(dialectsUnderTest())(
       expect(await repository.claimRootAnchor(6, unpublished!.root, now, now)).toBe(true);
       await repository.finishRootAnchor(
         6,
-        { status: 'confirmed', chain: 'bitcoin', txId: 'bb'.repeat(32), blockHeight: 800_001, receiptJson: '{}' },
+        {
+          status: 'confirmed',
+          chain: 'bitcoin',
+          txId: 'bb'.repeat(32),
+          blockHeight: 800_001,
+          receiptJson: '{}',
+        },
         now,
       );
       const forged = cosignCheckpoint(

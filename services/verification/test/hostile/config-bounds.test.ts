@@ -30,15 +30,16 @@ function refusal(env: Record<string, string>): unknown {
 }
 
 describe('P545: unrealistic verification cache, queue, size and timing values stop the boot, naming the variable', () => {
-  it.each(BOUNDS.flatMap(([name, bound]) => [String(bound + 1), '1e12'].map((value) => [name, bound, value] as const)))(
-    '%s (bound %d) = %s: ConfigError naming it',
-    (name, bound, value) => {
-      const thrown = refusal({ [name]: value });
-      expect(thrown).toBeInstanceOf(ConfigError);
-      expect((thrown as ConfigError).variables).toEqual([name]);
-      expect((thrown as Error).message).toContain(`${name} must be <= ${bound}`);
-    },
-  );
+  it.each(
+    BOUNDS.flatMap(([name, bound]) =>
+      [String(bound + 1), '1e12'].map((value) => [name, bound, value] as const),
+    ),
+  )('%s (bound %d) = %s: ConfigError naming it', (name, bound, value) => {
+    const thrown = refusal({ [name]: value });
+    expect(thrown).toBeInstanceOf(ConfigError);
+    expect((thrown as ConfigError).variables).toEqual([name]);
+    expect((thrown as Error).message).toContain(`${name} must be <= ${bound}`);
+  });
 
   it('the bounds themselves load (control)', () => {
     const config = loadVerificationConfig(
