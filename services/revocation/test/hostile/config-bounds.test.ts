@@ -4,37 +4,14 @@
 // 16 h) is still under the bound, but 1e9 or 1e12 locked an agent's emergency revocation for decades. Such a value
 // now stops the boot with a ConfigError naming the variable and its bound (1 day); the bound itself loads. The real
 // configuration loader, as `serve.ts` calls it.
-import { ConfigError } from '@proto/service-kit';
+import { configBoundFaults } from '@proto/service-kit/testing';
 import { describe, expect, it } from 'vitest';
 import { loadRevocationConfig } from '../../src/config.ts';
 
 const BOUNDS: readonly (readonly [string, number])[] = [['EMERGENCY_WINDOW_S', 86_400]];
 
-function refusal(env: Record<string, string>): unknown {
-  try {
-    loadRevocationConfig(env);
-  } catch (error) {
-    return error;
-  }
-  return undefined;
-}
-
 describe('P545: an unrealistic emergency window stops the boot, naming the variable', () => {
-  it.each(
-    BOUNDS.flatMap(([name, bound]) =>
-      [String(bound + 1), '1e12'].map((value) => [name, bound, value] as const),
-    ),
-  )('%s (bound %d) = %s: ConfigError naming it', (name, bound, value) => {
-    const thrown = refusal({ [name]: value });
-    expect(thrown).toBeInstanceOf(ConfigError);
-    expect((thrown as ConfigError).variables).toEqual([name]);
-    expect((thrown as Error).message).toContain(`${name} must be <= ${bound}`);
-  });
-
-  it('the bounds themselves load (control)', () => {
-    const config = loadRevocationConfig(
-      Object.fromEntries(BOUNDS.map(([name, bound]) => [name, String(bound)])),
-    ) as unknown as Record<string, number>;
-    for (const [name, bound] of BOUNDS) expect(config[name]).toBe(bound);
+  it('past each bound (bound + 1, 1e12) a ConfigError names the variable and its bound; the bound loads', () => {
+    expect(configBoundFaults(loadRevocationConfig, BOUNDS)).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@
 // a hung witness or anchor call, and an unbounded MAX_PENDING lets the sequencer's queue take all memory. Each such
 // value now stops the boot with a ConfigError naming the variable and its bound; the bounds themselves load. The real
 // configuration loader, as `serve.ts` calls it.
-import { ConfigError } from '@proto/service-kit';
+import { configBoundFaults } from '@proto/service-kit/testing';
 import { describe, expect, it } from 'vitest';
 import { loadTransparencyLogConfig } from '../../src/config.ts';
 
@@ -17,31 +17,8 @@ const BOUNDS: readonly (readonly [string, number])[] = [
   ['LOG_WITNESS_DOWN_LOG_INTERVAL_MS', 86_400_000],
 ];
 
-function refusal(env: Record<string, string>): unknown {
-  try {
-    loadTransparencyLogConfig(env);
-  } catch (error) {
-    return error;
-  }
-  return undefined;
-}
-
 describe('P545: unrealistic log timing and queue values stop the boot, naming the variable', () => {
-  it.each(
-    BOUNDS.flatMap(([name, bound]) =>
-      [String(bound + 1), '1e12'].map((value) => [name, bound, value] as const),
-    ),
-  )('%s (bound %d) = %s: ConfigError naming it', (name, bound, value) => {
-    const thrown = refusal({ [name]: value });
-    expect(thrown).toBeInstanceOf(ConfigError);
-    expect((thrown as ConfigError).variables).toEqual([name]);
-    expect((thrown as Error).message).toContain(`${name} must be <= ${bound}`);
-  });
-
-  it('the bounds themselves load (control)', () => {
-    const config = loadTransparencyLogConfig(
-      Object.fromEntries(BOUNDS.map(([name, bound]) => [name, String(bound)])),
-    ) as unknown as Record<string, number>;
-    for (const [name, bound] of BOUNDS) expect(config[name]).toBe(bound);
+  it('past each bound (bound + 1, 1e12) a ConfigError names the variable and its bound; the bound loads', () => {
+    expect(configBoundFaults(loadTransparencyLogConfig, BOUNDS)).toEqual([]);
   });
 });

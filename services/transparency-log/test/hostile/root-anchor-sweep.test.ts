@@ -82,6 +82,35 @@ describe.each(dialectsUnderTest())(
       await db.deleteFrom('tlog_meta').where('name', '=', 'root_anchors_swept').execute();
     };
 
+    /** The sweep's warn lines, one per anchor removed. */
+    const sweptAnchors = (logLines: readonly string[]) =>
+      logLines
+        .map((line) => JSON.parse(line) as { msg: string; tree_size?: number; tx_id?: string })
+        .filter((line) => line.msg.startsWith('root anchor of a checkpoint no witness quorum cosigned'));
+
+    /**
+     * Two more entries signed while the second witness refuses (`refuse` set by the caller), and the anchor a pre-P394
+     * anchorer stored for that uncosigned size: confirmed, with a transaction, written with the store's own calls.
+     */
+    const anchorUncosigned = async (app: FastifyInstance, from: number, txId: string) => {
+      await appendHashes(app, [bundleHash(from, tag), bundleHash(from + 1, tag)]);
+      await app.transparencyLog.checkpointer.tick();
+      const unpublished = app.transparencyLog.checkpointer.latest;
+      expect(unpublished?.size).toBe(from + 2);
+      const { log: repository } = app.transparencyLog.store;
+      const now = new Date();
+      expect(await repository.claimRootAnchor(from + 2, unpublished!.root, now, now)).toBe(true);
+      const receipt = {
+        status: 'confirmed',
+        chain: 'bitcoin',
+        txId,
+        blockHeight: 800_000,
+        receiptJson: '{}',
+      } as const;
+      await repository.finishRootAnchor(from + 2, receipt, now);
+      return now;
+    };
+
     it('removes them once, at the first start, and anchors the published root afterwards', async () => {
       const first = setup.log;
       await appendHashes(first, [bundleHash(0, tag), bundleHash(1, tag)]);
@@ -92,24 +121,7 @@ describe.each(dialectsUnderTest())(
       // The second witness refuses: size 4 is signed, never cosigned. A pre-P394 anchorer sent its root and stored
       // the anchor service's answer (here: confirmed, with a transaction).
       refuse = true;
-      await appendHashes(first, [bundleHash(2, tag), bundleHash(3, tag)]);
-      await first.transparencyLog.checkpointer.tick();
-      const unpublished = first.transparencyLog.checkpointer.latest;
-      expect(unpublished?.size).toBe(4);
-      const { log: repository } = first.transparencyLog.store;
-      const now = new Date();
-      expect(await repository.claimRootAnchor(4, unpublished!.root, now, now)).toBe(true);
-      await repository.finishRootAnchor(
-        4,
-        {
-          status: 'confirmed',
-          chain: 'bitcoin',
-          txId: 'aa'.repeat(32),
-          blockHeight: 800_000,
-          receiptJson: '{}',
-        },
-        now,
-      );
+      await anchorUncosigned(first, 2, 'aa'.repeat(32));
       await forgetSweep(first);
       await first.close();
 
@@ -120,10 +132,7 @@ describe.each(dialectsUnderTest())(
       // Before P461: 4, the anchor of a checkpoint no quorum cosigned, shown beside the published size 2.
       expect(signed.root_anchor?.tree_size).toBe(2);
       expect((await upgraded.transparencyLog.store.log.latestRootAnchor())?.size).toBe(2);
-      const removed = lines
-        .map((line) => JSON.parse(line) as { msg: string; tree_size?: number; tx_id?: string })
-        .filter((line) => line.msg.startsWith('root anchor of a checkpoint no witness quorum cosigned'));
-      expect(removed).toMatchObject([{ tree_size: 4, tx_id: 'aa'.repeat(32) }]);
+      expect(sweptAnchors(lines)).toMatchObject([{ tree_size: 4, tx_id: 'aa'.repeat(32) }]);
 
       // Cosigned at last: the published root of size 4 is anchored (before P461: never, its stale row stood for it).
       refuse = false;
@@ -148,24 +157,7 @@ describe.each(dialectsUnderTest())(
     it('keeps no anchor whose quorum counts a stored line that does not verify over its checkpoint', async () => {
       const next = await setup.another();
       refuse = true;
-      await appendHashes(next, [bundleHash(4, tag), bundleHash(5, tag)]);
-      await next.transparencyLog.checkpointer.tick();
-      const unpublished = next.transparencyLog.checkpointer.latest;
-      expect(unpublished?.size).toBe(6);
-      const { log: repository, logCosignatures } = next.transparencyLog.store;
-      const now = new Date();
-      expect(await repository.claimRootAnchor(6, unpublished!.root, now, now)).toBe(true);
-      await repository.finishRootAnchor(
-        6,
-        {
-          status: 'confirmed',
-          chain: 'bitcoin',
-          txId: 'bb'.repeat(32),
-          blockHeight: 800_001,
-          receiptJson: '{}',
-        },
-        now,
-      );
+      const now = await anchorUncosigned(next, 4, 'bb'.repeat(32));
       const forged = cosignCheckpoint(
         `${identity.origin}\n6\n${Buffer.alloc(32, 7).toString('base64')}\n`,
         second,
@@ -173,7 +165,13 @@ describe.each(dialectsUnderTest())(
         selectCryptoBackend(),
       );
       if (!forged.ok) throw new Error(forged.error.message);
-      expect(await logCosignatures.save(6, witnessId(second), formatSignatureLine(forged.value))).toBe(true);
+      expect(
+        await next.transparencyLog.store.logCosignatures.save(
+          6,
+          witnessId(second),
+          formatSignatureLine(forged.value),
+        ),
+      ).toBe(true);
       await forgetSweep(next);
       await next.close();
 
@@ -182,10 +180,7 @@ describe.each(dialectsUnderTest())(
       // Before P543: 6, the forged line counted as the second witness's cosignature.
       expect((await upgraded.transparencyLog.store.log.latestRootAnchor())?.size).toBe(4);
       expect((await signedRoot(upgraded)).root_anchor?.tree_size).toBe(4);
-      const removed = sweepLines
-        .map((line) => JSON.parse(line) as { msg: string; tree_size?: number; tx_id?: string })
-        .filter((line) => line.msg.startsWith('root anchor of a checkpoint no witness quorum cosigned'));
-      expect(removed).toMatchObject([{ tree_size: 6, tx_id: 'bb'.repeat(32) }]);
+      expect(sweptAnchors(sweepLines)).toMatchObject([{ tree_size: 6, tx_id: 'bb'.repeat(32) }]);
       await upgraded.close();
     });
   },
