@@ -1,10 +1,12 @@
 // Test oracles and inputs for the CBOR codec (tests only, also `@proto/service-kit/testing`): cbor-x as the
 // reference decoder behind a plain strict scan of PROTOCOL §8.2's rules as P82 states them, the encoder as it
-// was before P83 (cbor-x after a copy of the value), and the fast-check arbitraries the codec's tests share.
+// was before P83 (cbor-x after a copy of the value), and the fast-check arbitraries the codec's tests share. Also the
+// check of a configuration loader's upper bounds (P545).
 import { isUtf8 } from 'node:buffer';
 import { Decoder, Encoder } from 'cbor-x';
 import fc from 'fast-check';
 import { CborError } from './cbor-error.ts';
+import { ConfigError } from './config.ts';
 
 const MAX_DEPTH = 128;
 const keyText = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -315,4 +317,39 @@ export function mutated(
     else out.splice(at, 0, byte);
   }
   return Uint8Array.from(out);
+}
+
+/**
+ * P545's check of a service's configuration loader against each variable's upper bound (the tests of every service
+ * share it): past the bound (bound + 1, and 1e12 for a value set in the wrong unit) the loader must throw a
+ * ConfigError naming that variable alone and its bound; at the bound it must load. Returns one line per departure,
+ * empty when every variable holds.
+ */
+export function configBoundFaults(
+  load: (env: Readonly<Record<string, string>>) => unknown,
+  bounds: readonly (readonly [name: string, bound: number])[],
+): string[] {
+  const thrownBy = (env: Record<string, string>): unknown => {
+    try {
+      load(env);
+    } catch (error) {
+      return error;
+    }
+    return undefined;
+  };
+  const faults: string[] = [];
+  for (const [name, bound] of bounds) {
+    for (const value of [String(bound + 1), '1e12']) {
+      const thrown = thrownBy({ [name]: value });
+      const named =
+        thrown instanceof ConfigError &&
+        thrown.variables.length === 1 &&
+        thrown.variables[0] === name &&
+        thrown.message.includes(`${name} must be <= ${bound}`);
+      if (!named) faults.push(`${name}=${value}: ${thrown === undefined ? 'loaded' : String(thrown)}`);
+    }
+    const atBound = thrownBy({ [name]: String(bound) });
+    if (atBound !== undefined) faults.push(`${name}=${bound}: ${String(atBound)}`);
+  }
+  return faults;
 }

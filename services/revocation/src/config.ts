@@ -92,9 +92,12 @@ export const REVOCATION_ENV = defineEnv({
     description:
       'Emergency revocation attempts against one agent id per EMERGENCY_WINDOW_S, all IPs together',
   },
+  // P545: once an agent's attempts are spent (by anyone: all IPs together) its emergency revocation is refused for the
+  // rest of the window; a window in the wrong unit or meant as "never" would lock it out for years.
   EMERGENCY_WINDOW_S: {
     type: 'integer',
     minimum: 1,
+    maximum: 86_400,
     default: 60,
     description: 'Window of the two emergency revocation attempt limits',
   },

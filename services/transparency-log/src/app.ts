@@ -336,8 +336,7 @@ export async function buildTransparencyLog(options: BuildTransparencyLogOptions)
     // P461: once per database, before the anchorer reads its latest anchor.
     await sweepUnpublishedRootAnchors({
       repository,
-      witnesses: config.LOG_WITNESSES.map((witness) => witness.id),
-      quorum: config.LOG_WITNESS_QUORUM,
+      quorumCosigned: witnessing === undefined ? undefined : (size) => witnessing.quorumCosigned(size),
       log: app.log,
     });
     // A checkpoint exists before the first request: sign the current tree now if none covers it.

@@ -55,15 +55,19 @@ export const TRANSPARENCY_LOG_ENV = defineEnv({
     default: 20,
     description: 'Longest an idle sequencer waits to fill a batch before committing',
   },
+  // P545: every timer, timeout and queue here has an upper bound: a timer past 2^31 - 1 ms fires after 1 ms, a
+  // queue without one can take all memory.
   MAX_PENDING: {
     type: 'integer',
     minimum: 1,
+    maximum: 1_000_000,
     default: 10_000,
     description: 'Appends waiting for a batch before POST /add answers 503 (E702)',
   },
   CHECKPOINT_INTERVAL_MS: {
     type: 'integer',
     minimum: 10,
+    maximum: 3_600_000,
     default: 1000,
     description: 'How often a new checkpoint is signed when the tree has grown',
   },
@@ -99,6 +103,7 @@ export const TRANSPARENCY_LOG_ENV = defineEnv({
   ROOT_ANCHOR_INTERVAL_MS: {
     type: 'integer',
     minimum: 100,
+    maximum: 604_800_000,
     default: 3_600_000,
     description: 'How often the latest signed root is anchored when it has changed',
   },
@@ -112,6 +117,7 @@ export const TRANSPARENCY_LOG_ENV = defineEnv({
   ANCHOR_TIMEOUT_MS: {
     type: 'integer',
     minimum: 100,
+    maximum: 300_000,
     default: 10_000,
     description: 'Timeout of one anchor request',
   },
@@ -130,6 +136,7 @@ export const TRANSPARENCY_LOG_ENV = defineEnv({
   LOG_WITNESS_TIMEOUT_MS: {
     type: 'integer',
     minimum: 100,
+    maximum: 300_000,
     default: 5000,
     description:
       'Timeout of one add-checkpoint request to a witness (a witness that does not answer is retried with backoff)',
@@ -137,6 +144,7 @@ export const TRANSPARENCY_LOG_ENV = defineEnv({
   LOG_WITNESS_RETRY_MAX_MS: {
     type: 'integer',
     minimum: 0,
+    maximum: 86_400_000,
     default: 300_000,
     description:
       'Longest wait before asking a witness that is down again: the wait doubles from CHECKPOINT_INTERVAL_MS after each failed ask up to this (P391); 0: every round',
@@ -144,6 +152,7 @@ export const TRANSPARENCY_LOG_ENV = defineEnv({
   LOG_WITNESS_DOWN_LOG_INTERVAL_MS: {
     type: 'integer',
     minimum: 100,
+    maximum: 86_400_000,
     default: 600_000,
     description:
       'While a witness stays down, one "witness is still down" warn line per this interval (P391); its going down and coming back are logged once; a repeated bad answer of one kind is also written once per this interval (P395)',

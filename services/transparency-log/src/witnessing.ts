@@ -137,6 +137,15 @@ export class Witnessing {
     return note;
   }
 
+  /**
+   * Whether the stored cosignatures of `size` verify to the quorum over the log's checkpoint of that size, each line
+   * as publication checks it (P200, P242, P523). P461's sweep asks it of every root anchor (P543): a stored row is
+   * no cosignature until it verifies.
+   */
+  async quorumCosigned(size: number): Promise<boolean> {
+    return (await this.#cosignedNote(size, true)) !== undefined;
+  }
+
   /** Whether `witness` answered its last ask (1) or is down (0): proto_log_witness_up (P391). */
   isUp(witness: WitnessEndpoint): boolean {
     const down = this.#down.get(witness.id);

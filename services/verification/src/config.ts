@@ -64,15 +64,19 @@ export const VERIFICATION_ENV = defineEnv({
     type: 'string',
     description: "VerifierPolicy (SPEC.md's shape) as JSON text or a file path",
   },
+  // P545: caches, the queue, size caps and timers have upper bounds: a timer past 2^31 - 1 ms fires after 1 ms, and a
+  // cap set in the wrong unit lets one process take all memory before it holds.
   VERIFICATION_CACHE_MAX_ENTRIES: {
     type: 'integer',
     minimum: 0,
+    maximum: 1_000_000,
     default: 10000,
     description: 'Cached analyses (LRU, TTL by tier); 0 turns the cache off',
   },
   VERIFICATION_CACHE_MAX_BYTES: {
     type: 'integer',
     minimum: 1024,
+    maximum: 1_073_741_824,
     default: 33554432,
     description: 'Bytes of cached analyses (their JSON length; LRU beyond; P73)',
   },
@@ -92,12 +96,14 @@ export const VERIFICATION_ENV = defineEnv({
   VERIFY_WORKER_IDLE_MS: {
     type: 'integer',
     minimum: 100,
+    maximum: 3_600_000,
     default: 30000,
     description: 'A thread above VERIFY_WORKERS_MIN idle this long is stopped (P71)',
   },
   VERIFY_QUEUE_MAX: {
     type: 'integer',
     minimum: 1,
+    maximum: 65_536,
     description: 'Verifications waiting for a thread before 503 (default: 32 per thread)',
   },
   VERIFY_RATE_LIMIT_PER_MINUTE: {
@@ -116,6 +122,7 @@ export const VERIFICATION_ENV = defineEnv({
   VERIFY_BATCH_MAX_BYTES: {
     type: 'integer',
     minimum: 1024,
+    maximum: 268_435_456,
     default: 8388608,
     description: 'Body size of one POST /verify/batch request in bytes; more is 413 (issue 14)',
   },
@@ -190,6 +197,7 @@ export const VERIFICATION_ENV = defineEnv({
   ANCHOR_VERIFY_TIMEOUT_MS: {
     type: 'integer',
     minimum: 100,
+    maximum: 300_000,
     default: 5000,
     description: 'Timeout of one request to an anchor source, its whole answer included',
   },
@@ -197,6 +205,7 @@ export const VERIFICATION_ENV = defineEnv({
   ANCHOR_VERIFY_MAX_RESPONSE_BYTES: {
     type: 'integer',
     minimum: 1024,
+    maximum: 268_435_456,
     default: 16777216,
     description:
       'Largest answer read from an anchor source (chain RPC, explorer, log); a longer one is unavailable',
@@ -205,12 +214,14 @@ export const VERIFICATION_ENV = defineEnv({
   ANCHOR_VERIFY_CACHE_MAX_ENTRIES: {
     type: 'integer',
     minimum: 0,
+    maximum: 1_000_000,
     default: 10000,
     description: 'Anchor checks remembered per receipt and bundle hash (LRU); 0 remembers none',
   },
   ANCHOR_VERIFY_CACHE_TTL_MS: {
     type: 'integer',
     minimum: 1000,
+    maximum: 604_800_000,
     default: 600000,
     description:
       'How long a final anchor answer (pass, or a fail or skip that retrying cannot change) is kept',
@@ -218,6 +229,7 @@ export const VERIFICATION_ENV = defineEnv({
   ANCHOR_VERIFY_CACHE_RETRY_TTL_MS: {
     type: 'integer',
     minimum: 0,
+    maximum: 3_600_000,
     default: 30000,
     description:
       'How long a retryable anchor answer (source unreachable, not confirmed yet) is kept; 0: never',

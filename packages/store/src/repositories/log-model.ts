@@ -143,12 +143,10 @@ export interface LogRepository {
   ): Promise<RootAnchorRecord[]>;
   /** Counts a poll that learnt nothing new and sets when to ask next; only while the anchor is pending or confirmed. */
   deferRootAnchorPoll(size: number, nextPollAt: Date): Promise<void>;
-  /**
-   * Deletes, and returns, the root anchors of sizes for which fewer than `quorum` of `witnesses` have a stored
-   * cosignature (P461: anchors of checkpoints no witness quorum cosigned, stored before P394). None when
-   * `witnesses` is empty.
-   */
-  deleteRootAnchorsWithoutQuorum(witnesses: readonly string[], quorum: number): Promise<RootAnchorRecord[]>;
+  /** Anchors of any status with size >= `fromSize`, smallest first, at most `limit` (P461's sweep pages through them). */
+  rootAnchors(fromSize: number, limit: number): Promise<RootAnchorRecord[]>;
+  /** Deletes, and returns, the anchor of `size` (P461: of a checkpoint no witness quorum cosigned). */
+  deleteRootAnchor(size: number): Promise<RootAnchorRecord | undefined>;
 }
 
 export interface LogRepositoryOptions {

@@ -7,7 +7,7 @@ import {
   type SubtreeCoordinate,
   subtreesForRoot,
 } from '@proto/core';
-import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
+import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { StoreDialect } from '../migrations/migration.ts';
 import type { Database } from '../schema.ts';
 import { inTransaction } from '../transaction.ts';
@@ -380,21 +380,27 @@ export class KyselyLogRepository implements LogRepository {
       .execute();
   }
 
-  async deleteRootAnchorsWithoutQuorum(
-    witnesses: readonly string[],
-    quorum: number,
-  ): Promise<RootAnchorRecord[]> {
-    if (witnesses.length === 0) return [];
-    checkCount(quorum, 'quorum');
-    // Per anchor row, a count on tlog_cosignatures' primary key (tree_size, witness): one index range per row.
+  async rootAnchors(fromSize: number, limit: number): Promise<RootAnchorRecord[]> {
+    checkCount(fromSize, 'size');
+    checkCount(limit, 'limit');
     const rows = await this.#db
-      .deleteFrom('tlog_root_anchors')
-      .where(
-        sql<boolean>`(SELECT count(*) FROM tlog_cosignatures c WHERE c.tree_size = tlog_root_anchors.tree_size AND c.witness IN (${sql.join([...witnesses])})) < ${quorum}`,
-      )
-      .returningAll()
+      .selectFrom('tlog_root_anchors')
+      .selectAll()
+      .where('tree_size', '>=', fromSize)
+      .orderBy('tree_size', 'asc')
+      .limit(limit)
       .execute();
-    return rows.map(toRootAnchor).sort((a, b) => a.size - b.size);
+    return rows.map(toRootAnchor);
+  }
+
+  async deleteRootAnchor(size: number): Promise<RootAnchorRecord | undefined> {
+    checkCount(size, 'size');
+    const row = await this.#db
+      .deleteFrom('tlog_root_anchors')
+      .where('tree_size', '=', size)
+      .returningAll()
+      .executeTakeFirst();
+    return row === undefined ? undefined : toRootAnchor(row);
   }
 }
 

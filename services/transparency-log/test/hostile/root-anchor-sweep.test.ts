@@ -5,7 +5,7 @@
 // database. The real log over HTTP on SQLite and PostgreSQL, a real witness and a second behind a node:http front that
 // cosigns, then refuses; quorum 2 of 2; the anchor service a node:http front recording each POST /anchor. The row a
 // pre-P394 log stored is written with the log's own store calls, as that anchorer wrote it.
-import type { Cosigner } from '@proto/core';
+import { type Cosigner, cosignCheckpoint, formatSignatureLine, selectCryptoBackend } from '@proto/core';
 import type { StoreDialect } from '@proto/store';
 import { dialectsUnderTest } from '@proto/store/testing';
 import { type HostileFront, startHostileFront } from '@proto/testing';
@@ -13,6 +13,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendHashes, testCosigner, testLogIdentity } from '../../src/test-helpers.ts';
 import { bundleHash } from '../../src/test-support.ts';
+import { witnessId } from '../../src/witness-config.ts';
 import { honestCosignature } from './testing/front-answers.ts';
 import { startTwoOfTwoLog, type TwoOfTwoLog } from './testing/two-of-two-log.ts';
 
@@ -68,6 +69,48 @@ describe.each(dialectsUnderTest())(
         root_anchor?: { tree_size: number; status: string };
       };
 
+    /**
+     * A database from before P461 has no record of the sweep (the set-up's start, on this code, made one). The log's
+     * tables are declared beside its repository, not in the store's Database type: the query is typed here.
+     */
+    const forgetSweep = async (app: FastifyInstance) => {
+      const db = app.transparencyLog.store.db as unknown as {
+        deleteFrom(table: 'tlog_meta'): {
+          where(column: 'name', op: '=', value: string): { execute(): Promise<unknown> };
+        };
+      };
+      await db.deleteFrom('tlog_meta').where('name', '=', 'root_anchors_swept').execute();
+    };
+
+    /** The sweep's warn lines, one per anchor removed. */
+    const sweptAnchors = (logLines: readonly string[]) =>
+      logLines
+        .map((line) => JSON.parse(line) as { msg: string; tree_size?: number; tx_id?: string })
+        .filter((line) => line.msg.startsWith('root anchor of a checkpoint no witness quorum cosigned'));
+
+    /**
+     * Two more entries signed while the second witness refuses (`refuse` set by the caller), and the anchor a pre-P394
+     * anchorer stored for that uncosigned size: confirmed, with a transaction, written with the store's own calls.
+     */
+    const anchorUncosigned = async (app: FastifyInstance, from: number, txId: string) => {
+      await appendHashes(app, [bundleHash(from, tag), bundleHash(from + 1, tag)]);
+      await app.transparencyLog.checkpointer.tick();
+      const unpublished = app.transparencyLog.checkpointer.latest;
+      expect(unpublished?.size).toBe(from + 2);
+      const { log: repository } = app.transparencyLog.store;
+      const now = new Date();
+      expect(await repository.claimRootAnchor(from + 2, unpublished!.root, now, now)).toBe(true);
+      const receipt = {
+        status: 'confirmed',
+        chain: 'bitcoin',
+        txId,
+        blockHeight: 800_000,
+        receiptJson: '{}',
+      } as const;
+      await repository.finishRootAnchor(from + 2, receipt, now);
+      return now;
+    };
+
     it('removes them once, at the first start, and anchors the published root afterwards', async () => {
       const first = setup.log;
       await appendHashes(first, [bundleHash(0, tag), bundleHash(1, tag)]);
@@ -78,32 +121,8 @@ describe.each(dialectsUnderTest())(
       // The second witness refuses: size 4 is signed, never cosigned. A pre-P394 anchorer sent its root and stored
       // the anchor service's answer (here: confirmed, with a transaction).
       refuse = true;
-      await appendHashes(first, [bundleHash(2, tag), bundleHash(3, tag)]);
-      await first.transparencyLog.checkpointer.tick();
-      const unpublished = first.transparencyLog.checkpointer.latest;
-      expect(unpublished?.size).toBe(4);
-      const { log: repository } = first.transparencyLog.store;
-      const now = new Date();
-      expect(await repository.claimRootAnchor(4, unpublished!.root, now, now)).toBe(true);
-      await repository.finishRootAnchor(
-        4,
-        {
-          status: 'confirmed',
-          chain: 'bitcoin',
-          txId: 'aa'.repeat(32),
-          blockHeight: 800_000,
-          receiptJson: '{}',
-        },
-        now,
-      );
-      // A database from before P461 has no record of the sweep (the set-up's start, on this code, made one). The log's
-      // tables are declared beside its repository, not in the store's Database type: the query is typed here.
-      const db = first.transparencyLog.store.db as unknown as {
-        deleteFrom(table: 'tlog_meta'): {
-          where(column: 'name', op: '=', value: string): { execute(): Promise<unknown> };
-        };
-      };
-      await db.deleteFrom('tlog_meta').where('name', '=', 'root_anchors_swept').execute();
+      await anchorUncosigned(first, 2, 'aa'.repeat(32));
+      await forgetSweep(first);
       await first.close();
 
       // The upgraded log starts on the same store.
@@ -113,10 +132,7 @@ describe.each(dialectsUnderTest())(
       // Before P461: 4, the anchor of a checkpoint no quorum cosigned, shown beside the published size 2.
       expect(signed.root_anchor?.tree_size).toBe(2);
       expect((await upgraded.transparencyLog.store.log.latestRootAnchor())?.size).toBe(2);
-      const removed = lines
-        .map((line) => JSON.parse(line) as { msg: string; tree_size?: number; tx_id?: string })
-        .filter((line) => line.msg.startsWith('root anchor of a checkpoint no witness quorum cosigned'));
-      expect(removed).toMatchObject([{ tree_size: 4, tx_id: 'aa'.repeat(32) }]);
+      expect(sweptAnchors(lines)).toMatchObject([{ tree_size: 4, tx_id: 'aa'.repeat(32) }]);
 
       // Cosigned at last: the published root of size 4 is anchored (before P461: never, its stale row stood for it).
       refuse = false;
@@ -132,6 +148,40 @@ describe.each(dialectsUnderTest())(
       const later = await setup.another();
       expect(await later.transparencyLog.store.log.meta('root_anchors_swept')).toBe('P461');
       expect((await later.transparencyLog.store.log.latestRootAnchor())?.size).toBe(4);
+      await later.close();
+    });
+
+    // P543: the sweep counted stored rows. A row written into tlog_cosignatures under the refusing witness's name and
+    // key ID (signed by its key, over a text that is not the log's checkpoint of that size) made the count reach the
+    // quorum, and the anchor of a checkpoint no quorum cosigned stayed.
+    it('keeps no anchor whose quorum counts a stored line that does not verify over its checkpoint', async () => {
+      const next = await setup.another();
+      refuse = true;
+      const now = await anchorUncosigned(next, 4, 'bb'.repeat(32));
+      const forged = cosignCheckpoint(
+        `${identity.origin}\n6\n${Buffer.alloc(32, 7).toString('base64')}\n`,
+        second,
+        Math.floor(now.getTime() / 1000),
+        selectCryptoBackend(),
+      );
+      if (!forged.ok) throw new Error(forged.error.message);
+      expect(
+        await next.transparencyLog.store.logCosignatures.save(
+          6,
+          witnessId(second),
+          formatSignatureLine(forged.value),
+        ),
+      ).toBe(true);
+      await forgetSweep(next);
+      await next.close();
+
+      const sweepLines: string[] = [];
+      const upgraded = await setup.another({ env: { LOG_LEVEL: 'info' }, logLines: sweepLines });
+      // Before P543: 6, the forged line counted as the second witness's cosignature.
+      expect((await upgraded.transparencyLog.store.log.latestRootAnchor())?.size).toBe(4);
+      expect((await signedRoot(upgraded)).root_anchor?.tree_size).toBe(4);
+      expect(sweptAnchors(sweepLines)).toMatchObject([{ tree_size: 6, tx_id: 'bb'.repeat(32) }]);
+      await upgraded.close();
     });
   },
 );
