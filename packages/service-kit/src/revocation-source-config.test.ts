@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from './config.ts';
 import { normaliseJurisdiction, parentJurisdiction } from './jurisdiction.ts';
 import { parseRevocationSources, parseUnlistedJurisdictions, watermarkKey } from './revocation-client.ts';
-import { isLoopbackHost, redactUrl, withoutSecrets } from './revocation-source-url.ts';
+import { redactUrl, withoutSecrets } from '@proto/clients';
+import { isLoopbackHost } from './revocation-source-url.ts';
 
 const KEY = testKey(12).publicKeyB64;
 const sources = (entries: Record<string, string>) =>

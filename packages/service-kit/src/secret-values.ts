@@ -1,5 +1,6 @@
 // Which configuration variables can hold a credential, and scrubbing their values out of printed text.
 // Issue 12 item 4: configuration errors name the variable and the rule, never a credential's value.
+import { withoutUserinfo } from '@proto/clients';
 
 /**
  * The name rule: keys, tokens, secrets, passwords, and every URL (a URL can carry `user:password@`
@@ -50,7 +51,7 @@ export function redactSecrets(
     // Longest first, so a value is not half-replaced through one of its parts.
     .sort((a, b) => b.length - a.length);
   for (const value of values) out = out.replace(new RegExp(escapeRegExp(value), 'g'), REDACTED);
-  return out.replace(/([a-z][a-z0-9+.-]*:\/\/)[^\s/@"'<>]*@/gi, `$1${REDACTED}@`);
+  return withoutUserinfo(out);
 }
 
 /**
