@@ -54,7 +54,9 @@ export async function fetchAnswer(url: string, options: FetchAnswerOptions): Pro
         case 'too-large':
           return new UnusableAnswer(`${shown}: ${fault.error.message}`);
         case 'timeout':
-          return new UnusableAnswer(`${shown}: did not answer within ${options.timeoutMs} ms (body included)`);
+          return new UnusableAnswer(
+            `${shown}: did not answer within ${options.timeoutMs} ms (body included)`,
+          );
         case 'unreachable':
           return new UnusableAnswer(`${shown}: ${reason(fault.error)}`);
       }

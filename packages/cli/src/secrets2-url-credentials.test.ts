@@ -72,12 +72,28 @@ describe('P540: proto never repeats a credential of a URL it was given', { timeo
   for (const [form, withSecret] of Object.entries(FORMS)) {
     it(`${form}: --rpc and --esplora, through request(): skipped, retryable, with no credential`, async () => {
       for (const base of [down, refusing.url]) {
-        const evm = await runCli(['verify', '--json', bundleFile, '--receipt', evmReceipt, '--rpc', withSecret(base, '/')]);
+        const evm = await runCli([
+          'verify',
+          '--json',
+          bundleFile,
+          '--receipt',
+          evmReceipt,
+          '--rpc',
+          withSecret(base, '/'),
+        ]);
         expectNoSecret(evm);
         expect(JSON.parse(evm.stdout)).toMatchObject({ checks: { anchor: 'skipped' } });
         expect(evm.stdout).toMatch(/unreachable/);
 
-        const btc = await runCli(['receipt', 'verify', btcReceipt, '--bundle-hash', built.bundleHash, '--esplora', withSecret(base, '/api')]);
+        const btc = await runCli([
+          'receipt',
+          'verify',
+          btcReceipt,
+          '--bundle-hash',
+          built.bundleHash,
+          '--esplora',
+          withSecret(base, '/api'),
+        ]);
         expectNoSecret(btc);
         expect(JSON.parse(btc.stdout)).toMatchObject({ status: 'skipped', retryable: true });
         expect(JSON.parse(btc.stdout).message).toMatch(/unreachable/);
@@ -88,7 +104,14 @@ describe('P540: proto never repeats a credential of a URL it was given', { timeo
       for (const base of [down, refusing.url]) {
         const runs = [
           await runCli(['verify', '--json', bundleFile, '--receipt', withSecret(base, '/r.json')]),
-          await runCli(['verify', bundleFile, '--revocation-list', withSecret(base, '/list'), '--revocation-key', 'k']),
+          await runCli([
+            'verify',
+            bundleFile,
+            '--revocation-list',
+            withSecret(base, '/list'),
+            '--revocation-key',
+            'k',
+          ]),
           await runCli(['log', 'prove', '--tiles', withSecret(base, '/tiles'), '--index', '0']),
         ];
         for (const run of runs) {
@@ -100,14 +123,27 @@ describe('P540: proto never repeats a credential of a URL it was given', { timeo
     });
 
     it(`${form}: anchor deploy-contract --rpc (viem): exit 3, no credential`, async () => {
-      const run = await runCli(['anchor', 'deploy-contract', '--rpc', withSecret(down, '/'), '--key', 'ab'.repeat(32)]);
+      const run = await runCli([
+        'anchor',
+        'deploy-contract',
+        '--rpc',
+        withSecret(down, '/'),
+        '--key',
+        'ab'.repeat(32),
+      ]);
       expectNoSecret(run);
       expect(run.code, run.stderr).toBe(3);
     });
   }
 
   it('a ?token= query of a --receipt URL is not repeated in the refusal', async () => {
-    const run = await runCli(['verify', '--json', bundleFile, '--receipt', `${refusing.url}/r.json?token=${SECRET}`]);
+    const run = await runCli([
+      'verify',
+      '--json',
+      bundleFile,
+      '--receipt',
+      `${refusing.url}/r.json?token=${SECRET}`,
+    ]);
     expectNoSecret(run);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/r\.json: HTTP 404/);

@@ -37,7 +37,8 @@ export function withoutSecrets(text: string, url: string): string {
  */
 export function errorWithoutSecrets(error: Error, url: string, depth = 0): Error {
   const original = error.cause;
-  const cause = original instanceof Error && depth < 8 ? errorWithoutSecrets(original, url, depth + 1) : original;
+  const cause =
+    original instanceof Error && depth < 8 ? errorWithoutSecrets(original, url, depth + 1) : original;
   const message = withoutSecrets(error.message, url);
   if (message === error.message && cause === original) return error;
   const scrubbed = new Error(message, cause === undefined ? {} : { cause });

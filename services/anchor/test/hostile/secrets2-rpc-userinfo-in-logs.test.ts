@@ -28,7 +28,12 @@ describe('P541: an ETH_RPC_URL with userinfo reaches no log line and no answer',
     it(name, async () => {
       // The service's configuration comes from its environment: the scrub knows the values it must not print there.
       process.env['ETH_RPC_URL'] = rpcUrl;
-      const started = await startAnchorBehind({ rpcUrl, contract: CONTRACT, label: 'secrets2-rpc-userinfo', upstreamTimeoutMs: 2000 });
+      const started = await startAnchorBehind({
+        rpcUrl,
+        contract: CONTRACT,
+        label: 'secrets2-rpc-userinfo',
+        upstreamTimeoutMs: 2000,
+      });
       const { app } = started;
       const logLines: LogLine[] = started.logLines;
       stop = async () => {

@@ -6,11 +6,11 @@
 import { formatCosignerKey, parseCosignerKey } from '@proto/core';
 import { ConfigError } from '@proto/service-kit';
 import { afterAll, describe, expect, it } from 'vitest';
+import { buildTransparencyLog } from '../../src/app.ts';
 import { loadTransparencyLogConfig } from '../../src/config.ts';
 import { appendHashes, testCosigner, testLogIdentity } from '../../src/test-helpers.ts';
-import { buildTestLog, bundleHash, tempDataDir, testConfig } from '../../src/test-support.ts';
+import { bundleHash, tempDataDir, testConfig } from '../../src/test-support.ts';
 import { witnessId } from '../../src/witness-config.ts';
-import { buildTransparencyLog } from '../../src/app.ts';
 import { boot } from './boot-main.ts';
 
 const SECRET = 'w1tness-s3cret';
@@ -81,7 +81,9 @@ describe('P529 held: a witness URL with credentials set past the loader', () => 
     const log = await buildTransparencyLog({
       config: {
         ...config,
-        LOG_WITNESSES: [{ url: `http://ops:${SECRET}@127.0.0.1:9`, key: key.value, id: witnessId(key.value) }],
+        LOG_WITNESSES: [
+          { url: `http://ops:${SECRET}@127.0.0.1:9`, key: key.value, id: witnessId(key.value) },
+        ],
       },
       logger: { stream: { write: (line: string) => lines.push(line) } },
       timers: false,
