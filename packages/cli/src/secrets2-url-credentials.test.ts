@@ -5,10 +5,10 @@
 // Such output ends up in CI logs and pasted bug reports. The real CLI process, against a local server that refuses
 // every request (HTTP 404) and against a port where nothing listens.
 import { writeFileSync } from 'node:fs';
-import { buildAnchorBatch, buildSignedBundle } from '@proto/core';
+import { buildSignedBundle } from '@proto/core';
 import { answerJson, type HostileFront, startHostileFront, tempDirSync } from '@proto/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliRun, runCli } from './test-support.ts';
+import { type CliRun, runCli, writePendingEthereumReceipt } from './test-support.ts';
 
 const SECRET = 'pw-Zq81-never-printed';
 const work = tempDirSync('cli-secrets2-url-credentials');
@@ -31,31 +31,14 @@ const built = buildSignedBundle({ tier: 'standard' });
 const bundleFile = `${work.dir}/bundle.json`;
 writeFileSync(bundleFile, JSON.stringify(built.signed_bundle));
 
-/** A pending Ethereum receipt for this bundle (its path holds offline), so that only the chain is left to ask. */
-function receiptFor(bundleHash: string, chain: 'ethereum' | 'bitcoin'): string {
-  const tree = buildAnchorBatch([bundleHash]);
-  if (!tree.ok) throw new Error(tree.error.message);
-  const file = `${work.dir}/${chain}-receipt.json`;
-  const where =
-    chain === 'ethereum'
-      ? { chain, contract: `0x${'12'.repeat(20)}`, tx_id: `0x${'34'.repeat(32)}` }
-      : { chain, network: 'regtest', tx_id: '34'.repeat(32) };
-  writeFileSync(
-    file,
-    JSON.stringify({
-      ...where,
-      bundle_hash: bundleHash,
-      status: 'pending',
-      batch_root: tree.value.root,
-      batch_size: 1,
-      leaf_index: 0,
-      merkle_path: [],
-    }),
-  );
-  return file;
-}
-const evmReceipt = receiptFor(built.bundleHash, 'ethereum');
-const btcReceipt = receiptFor(built.bundleHash, 'bitcoin');
+// Pending receipts for this bundle (their paths hold offline), so that only the chain is left to ask.
+const evmReceipt = writePendingEthereumReceipt(work.dir, built.bundleHash).receiptFile;
+const btcReceipt = writePendingEthereumReceipt(
+  work.dir,
+  built.bundleHash,
+  { chain: 'bitcoin', network: 'regtest', tx_id: '34'.repeat(32) },
+  'bitcoin-receipt.json',
+).receiptFile;
 
 /** `base` (`http://127.0.0.1:<port>`) with the credential put where each form puts it. */
 const FORMS: Record<string, (base: string, path: string) => string> = {
