@@ -1,5 +1,6 @@
 // `proto verify` with evidence: the bundle's agent looked up in a signed revocation list (file or URL) and an
 // anchor receipt checked against the chain or log the user names, merged into the verdict. D12, D19, D20.
+import { redactUrl } from '@proto/clients/redact-url';
 import type { BundleAnalysis, ProtocolProfile, VerifyResponse } from '@proto/core';
 import { fetchOkText } from './fetch-answer.ts';
 import { CliError, type CliIo, inputName, parseJson, parseStrictly, readInput } from './io.ts';
@@ -135,15 +136,17 @@ export function withRequestEvidence(
 async function readDocument(source: string, io: CliIo, timeoutMs: number): Promise<unknown> {
   const strictly = parseStrictly;
   if (!/^https?:\/\//.test(source)) return strictly(await readInput(source, io), inputName(source));
-  progress(io, `fetching ${source}`);
+  // P540: named without its userinfo or query, which may hold the user's key.
+  const shown = redactUrl(source);
+  progress(io, `fetching ${shown}`);
   // P162: bounded, timed body included, no redirect; each failure is exit 2 (a document that cannot be fetched).
   const { text, contentType } = await fetchOkText(source, { timeoutMs });
   try {
-    parseJson(text, source);
+    parseJson(text, shown);
   } catch {
-    throw new CliError(`${source}: the answer is not JSON (Content-Type ${contentType.slice(0, 60)})`);
+    throw new CliError(`${shown}: the answer is not JSON (Content-Type ${contentType.slice(0, 60)})`);
   }
-  return strictly(text, source);
+  return strictly(text, shown);
 }
 
 /** Runs the evidence checks the options ask for and merges them into `response` (a failure makes it unverified). */

@@ -1,7 +1,9 @@
 // One GET of a URL the user gave the `proto` command (a revocation list, an attestation, a receipt, a log's lookup,
 // proof, checkpoint or tiles), read as the services read their upstreams (P154–P156, P162): the timeout covers the
 // whole exchange, body included; the answer is read through @proto/clients' bounded reader; a redirect is not
-// followed (it could lead to a host, or plain http:, the user never named). Each failure is one line naming the URL.
+// followed (it could lead to a host, or plain http:, the user never named). Each failure is one line naming the URL,
+// as redactUrl shows it: its userinfo or query may be the user's key, and the line may land in a CI log (P540).
+import { redactUrl } from '@proto/clients/redact-url';
 import { CliError } from './io.ts';
 
 /** The answer could not be used: unreachable, too slow, too large, or a redirect. Exit 2 unless a caller maps it. */
@@ -39,6 +41,7 @@ function reason(cause: Error): string {
 export async function fetchAnswer(url: string, options: FetchAnswerOptions): Promise<Answer> {
   // Loaded when a command fetches, as the rest of @proto/clients: help and usage errors stay fast.
   const { fetchBounded } = await import('@proto/clients');
+  const shown = redactUrl(url);
   const answer = await fetchBounded(url, {
     timeoutMs: options.timeoutMs,
     ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
@@ -46,14 +49,16 @@ export async function fetchAnswer(url: string, options: FetchAnswerOptions): Pro
       switch (fault.kind) {
         case 'redirect':
           return new UnusableAnswer(
-            `${url}: HTTP ${fault.status} (redirects are not followed: give the final URL)`,
+            `${shown}: HTTP ${fault.status} (redirects are not followed: give the final URL)`,
           );
         case 'too-large':
-          return new UnusableAnswer(`${url}: ${fault.error.message}`);
+          return new UnusableAnswer(`${shown}: ${fault.error.message}`);
         case 'timeout':
-          return new UnusableAnswer(`${url}: did not answer within ${options.timeoutMs} ms (body included)`);
+          return new UnusableAnswer(
+            `${shown}: did not answer within ${options.timeoutMs} ms (body included)`,
+          );
         case 'unreachable':
-          return new UnusableAnswer(`${url}: ${reason(fault.error)}`);
+          return new UnusableAnswer(`${shown}: ${reason(fault.error)}`);
       }
     },
   });
@@ -71,6 +76,6 @@ export async function fetchAnswer(url: string, options: FetchAnswerOptions): Pro
 /** The answer, when its status is 2xx; any other is an UnusableAnswer naming the status. */
 export async function fetchOkText(url: string, options: FetchAnswerOptions): Promise<Answer> {
   const answer = await fetchAnswer(url, options);
-  if (!answer.ok) throw new UnusableAnswer(`${url}: HTTP ${answer.status}`);
+  if (!answer.ok) throw new UnusableAnswer(`${redactUrl(url)}: HTTP ${answer.status}`);
   return answer;
 }

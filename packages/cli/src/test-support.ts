@@ -22,23 +22,26 @@ export async function runCli(args: readonly string[], limitMs = CLI_LIMIT_MS): P
 }
 
 /**
- * Writes `dir/receipt.json`: a pending Ethereum receipt for a one-bundle batch, whose path to its root holds
- * offline, so that only the chain's answers are left to judge.
+ * Writes `dir/receipt.json` (or `name`): a pending Ethereum receipt for a one-bundle batch, whose path to its root
+ * holds offline, so that only the chain's answers are left to judge. `where` replaces its chain, contract and tx_id
+ * (a Bitcoin receipt: chain, network, tx_id).
  */
-export function writePendingEthereumReceipt(dir: string): {
+export function writePendingEthereumReceipt(
+  dir: string,
+  bundleHash = `sha256:${'ab'.repeat(32)}`,
+  where: JsonObject = { chain: 'ethereum', contract: `0x${'12'.repeat(20)}`, tx_id: `0x${'34'.repeat(32)}` },
+  name = 'receipt.json',
+): {
   readonly receiptFile: string;
   readonly bundleHash: string;
 } {
-  const bundleHash = `sha256:${'ab'.repeat(32)}`;
   const tree = buildAnchorBatch([bundleHash]);
   if (!tree.ok) throw new Error(tree.error.message);
-  const receiptFile = `${dir}/receipt.json`;
+  const receiptFile = `${dir}/${name}`;
   writeFileSync(
     receiptFile,
     JSON.stringify({
-      chain: 'ethereum',
-      contract: `0x${'12'.repeat(20)}`,
-      tx_id: `0x${'34'.repeat(32)}`,
+      ...where,
       bundle_hash: bundleHash,
       status: 'pending',
       batch_root: tree.value.root,

@@ -4,6 +4,7 @@
 // (CLI, receipt checks, anchor adapters, the verifier's forward, the log's root anchoring, revocation lists) does
 // this one way; each keeps its own error type and wording by mapping the fault it is handed.
 import { AnswerTooLarge, DEFAULT_MAX_ANSWER_BYTES, isRedirect, readBoundedBytes } from './bounded-body.ts';
+import { errorWithoutSecrets } from './redact-url.ts';
 
 /** Why an exchange gave no usable answer; a caller turns it into its own error. */
 export type BoundedFetchFault =
@@ -59,8 +60,12 @@ export interface BoundedAnswer {
   text(): string;
 }
 
-function asError(cause: unknown): Error {
-  return cause instanceof Error ? cause : new Error(String(cause));
+/**
+ * The thrown value as an Error fit to print (P540): fetch's refusal of a URL with credentials repeats the URL whole,
+ * and every caller puts the error's message in its own (a /verify warning, the CLI's verdict, a log line).
+ */
+function asError(cause: unknown, url: string | URL): Error {
+  return errorWithoutSecrets(cause instanceof Error ? cause : new Error(String(cause)), String(url));
 }
 
 export async function fetchBounded(url: string | URL, options: FetchBoundedOptions): Promise<BoundedAnswer> {
@@ -82,8 +87,8 @@ export async function fetchBounded(url: string | URL, options: FetchBoundedOptio
     if (cause instanceof AnswerTooLarge) throw fail({ kind: 'too-large', error: cause });
     // The undici error says only "aborted": the signal says whether it was this exchange's own timeout.
     if (timeout.aborted && !signal?.aborted)
-      throw fail({ kind: 'timeout', error: asError(cause), timeoutMs });
-    throw fail({ kind: 'unreachable', error: asError(cause) });
+      throw fail({ kind: 'timeout', error: asError(cause, url), timeoutMs });
+    throw fail({ kind: 'unreachable', error: asError(cause, url) });
   }
   if (isRedirect(response)) throw fail({ kind: 'redirect', status: response.status });
   const { status, headers } = response;

@@ -4,3 +4,4 @@ export * from './anchor-client.ts';
 export * from './bounded-body.ts';
 export * from './fetch-bounded.ts';
 export * from './log-witnesses.ts';
+export * from './redact-url.ts';

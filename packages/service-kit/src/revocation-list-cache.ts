@@ -3,7 +3,7 @@
 // (also across restarts, through the stored watermarks), the newest authentic list kept as evidence even
 // when it is stale. D20, D21; issue 12.
 
-import { fetchBounded } from '@proto/clients';
+import { fetchBounded, redactUrl } from '@proto/clients';
 import {
   type ProtocolProfile,
   type RevocationStatusProblem,
@@ -11,7 +11,6 @@ import {
   verifyRevocationList,
 } from '@proto/core';
 import { freshnessLifetimeMs, listFetchProblem } from './revocation-list-fetch.ts';
-import { redactUrl } from './revocation-source-url.ts';
 import { type RevocationSource, watermarkKey } from './revocation-sources.ts';
 
 /** Where the highest accepted list_number of each source is kept (the store's revocationWatermarks). */

@@ -1,7 +1,6 @@
 // Reading a revocation list over HTTP: what a failed fetch (fetchBounded, P167) is called, and the freshness
 // lifetime from Cache-Control and Age. Used by the revocation checker (revocation-client.ts); D20.
-import type { BoundedFetchFault } from '@proto/clients';
-import { withoutSecrets } from './revocation-source-url.ts';
+import { type BoundedFetchFault, withoutSecrets } from '@proto/clients';
 /**
  * Why a list could not be fetched, in the words the checker has always used (operators grep them; tests pin them).
  * `shown` is the source's URL with its secrets redacted; an error's text is cleaned of them too.

@@ -1,12 +1,13 @@
 // Parsing of the revocation source settings: ISO 3166 jurisdictions, https-only sources (loopback excepted),
 // userinfo split into Basic credentials, redacted URLs, the unlisted-jurisdiction allow-list. Issue 12.
 
+import { redactUrl, withoutSecrets } from '@proto/clients';
 import { testKey } from '@proto/core/testing';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from './config.ts';
 import { normaliseJurisdiction, parentJurisdiction } from './jurisdiction.ts';
 import { parseRevocationSources, parseUnlistedJurisdictions, watermarkKey } from './revocation-client.ts';
-import { isLoopbackHost, redactUrl, withoutSecrets } from './revocation-source-url.ts';
+import { isLoopbackHost } from './revocation-source-url.ts';
 
 const KEY = testKey(12).publicKeyB64;
 const sources = (entries: Record<string, string>) =>

@@ -1,21 +1,12 @@
 // Revocation list source URLs: https only (loopback excepted) and never shown with their secrets.
-// Implements issue 12 rows k (no plain http: to a remote list) and l (URLs without userinfo or query in replies).
+// Implements issue 12 rows k (no plain http: to a remote list) and l (URLs without userinfo or query in replies:
+// @proto/clients' redactUrl, P540).
 
 /** 127.0.0.0/8, ::1 and localhost: plain http: stays on this machine. */
 export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.toLowerCase().replace(/\.$/, '');
   if (host === 'localhost' || host === '[::1]') return true;
   return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
-
-/** The URL as it may be shown in replies and logs: scheme, host, port and path; no userinfo, query or fragment. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
-  } catch {
-    return '<invalid url>';
-  }
 }
 
 /**
@@ -33,10 +24,4 @@ export function splitCredentials(url: URL): { url: string; authorization?: strin
     url: bare.href,
     authorization: `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`,
   };
-}
-
-/** Replaces every occurrence of the full URL (with its secrets) in `text` by its redacted form. */
-export function withoutSecrets(text: string, url: string): string {
-  const shown = redactUrl(url);
-  return url === shown ? text : text.split(url).join(shown);
 }

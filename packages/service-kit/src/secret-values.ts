@@ -1,5 +1,6 @@
 // Which configuration variables can hold a credential, and scrubbing their values out of printed text.
 // Issue 12 item 4: configuration errors name the variable and the rule, never a credential's value.
+import { withoutUserinfo } from '@proto/clients';
 
 /**
  * The name rule: keys, tokens, secrets, passwords, and every URL (a URL can carry `user:password@`
@@ -27,11 +28,34 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+/**
+ * `url` without its `user:password@`, when it has one and a path or query where a key can sit (a bare origin is
+ * no secret, and scrubbing it would hide which host failed).
+ */
+function withoutUserinfoPart(url: string): string | undefined {
+  try {
+    const parsed = new URL(url);
+    if (parsed.username === '' && parsed.password === '') return undefined;
+    if (parsed.pathname === '/' && parsed.search === '') return undefined;
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.href;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The spellings under which a value can reach a message: as given, trimmed, JSON-escaped, its parts. */
 function spellings(value: string): string[] {
   const out = new Set<string>([value, value.trim(), JSON.stringify(value).slice(1, -1)]);
   // Lists (OPERATOR_TOKEN, key lists): each entry on its own.
   for (const part of value.split(/[\s,]+/)) out.add(part);
+  // P541: a client that sends a URL's userinfo as a header (viem, for an RPC URL) names the URL without it in its
+  // errors, and the rest can be the key (`https://user:pw@…/v3/<key>`).
+  for (const part of [...out]) {
+    const bare = withoutUserinfoPart(part);
+    if (bare !== undefined) out.add(bare);
+  }
   return [...out].filter((s) => s.length >= MIN_SCRUBBED_LENGTH);
 }
 
@@ -50,7 +74,7 @@ export function redactSecrets(
     // Longest first, so a value is not half-replaced through one of its parts.
     .sort((a, b) => b.length - a.length);
   for (const value of values) out = out.replace(new RegExp(escapeRegExp(value), 'g'), REDACTED);
-  return out.replace(/([a-z][a-z0-9+.-]*:\/\/)[^\s/@"'<>]*@/gi, `$1${REDACTED}@`);
+  return withoutUserinfo(out);
 }
 
 /**

@@ -22,10 +22,27 @@ function endpoint(url: unknown, vkey: unknown, where: string): WitnessEndpoint {
   if (typeof url !== 'string' || !/^https?:\/\/[^\s]+$/.test(url.trim())) {
     throw new ConfigError(`${where}: the witness URL must be http(s)://…`, [VARIABLE]);
   }
+  let parsed: URL;
   try {
-    new URL(url.trim());
+    parsed = new URL(url.trim());
   } catch {
     throw new ConfigError(`${where}: the witness URL is not a URL`, [VARIABLE]);
+  }
+  // P541, as P196 for ANCHOR_SERVICE_URL: fetch refuses a URL with userinfo (the witness was never asked, so with the
+  // default quorum nothing new was published), and `/add-checkpoint` is appended after a query or fragment. The
+  // message never repeats the URL: what it carries there is most likely a credential.
+  if (parsed.username !== '' || parsed.password !== '' || /^[a-z]+:\/\/[^/?#]*@/i.test(url.trim())) {
+    throw new ConfigError(
+      `${where}: the witness URL must not carry credentials ("user:password@"): requests cannot be sent to such a ` +
+        'URL, and a tlog-witness submission carries none',
+      [VARIABLE],
+    );
+  }
+  if (parsed.search !== '' || parsed.hash !== '' || /[?#]/.test(url)) {
+    throw new ConfigError(
+      `${where}: the witness URL must not carry a query or fragment: requests go to <url>/add-checkpoint`,
+      [VARIABLE],
+    );
   }
   const key = parseCosignerKey(vkey);
   if (!key.ok) throw new ConfigError(`${where}: ${key.error.message}`, [VARIABLE]);

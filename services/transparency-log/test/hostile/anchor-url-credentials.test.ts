@@ -1,15 +1,12 @@
 // ANCHOR_SERVICE_URL with userinfo (`https://user:pass@host`) can never anchor: fetch refuses such a URL. The log
 // refuses it at boot, naming the variable, and neither the loader's error nor the real process's output repeats the
 // password (P196; P189 had to strip it from the anchoring messages instead).
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ConfigError } from '@proto/service-kit';
 import { describe, expect, it } from 'vitest';
-import { loadTransparencyLogConfig, TRANSPARENCY_LOG_ENV } from '../../src/config.ts';
+import { loadTransparencyLogConfig } from '../../src/config.ts';
 import { tempDataDir } from '../../src/test-support.ts';
+import { boot } from './boot-main.ts';
 
-const MAIN = join(fileURLToPath(new URL('../../src/', import.meta.url)), 'main.ts');
 const SECRET = 'p4ss-0123456789-anchor';
 const WITH_CREDENTIALS = [
   `https://ops-user-7:${SECRET}@anchor.example`,
@@ -17,30 +14,6 @@ const WITH_CREDENTIALS = [
   `https://${SECRET}@anchor.example`,
   `https://:${SECRET}@anchor.example`,
 ];
-
-/** The log's main.ts with `env`: its exit code and everything it wrote, once it exits or listens. */
-function boot(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([name]) => !(name in TRANSPARENCY_LOG_ENV) && name !== 'TEST_DATABASE_URL',
-    ),
-  );
-  const child = spawn(process.execPath, [MAIN], {
-    env: { ...inherited, ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  return new Promise((resolve) => {
-    const listening = (chunk: Buffer) => {
-      output += chunk.toString();
-      // Listening means the URL was accepted: stop it and report it as running (code null).
-      if (output.includes('"address"')) child.kill('SIGKILL');
-    };
-    child.stdout.on('data', listening);
-    child.stderr.on('data', listening);
-    child.once('exit', (code) => resolve({ code, output }));
-  });
-}
 
 describe('P196: ANCHOR_SERVICE_URL with credentials is refused at boot, without repeating them', () => {
   it('the config loader refuses every URL with userinfo, naming the variable and not the secret', () => {
