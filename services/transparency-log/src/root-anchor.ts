@@ -153,21 +153,6 @@ export function rootAnchorView(record: RootAnchorRecord): RootAnchorView {
   };
 }
 
-/**
- * `text` without the userinfo of the configured URL: fetch refuses a URL with credentials and names it, userinfo
- * included, in its error, which would carry them into a log line and the stored record (P189).
- */
-function withoutUserinfo(text: string, configured: string): string {
-  let url: URL;
-  try {
-    url = new URL(configured);
-  } catch {
-    return text;
-  }
-  if (url.username === '' && url.password === '') return text;
-  return text.split(`${url.username}${url.password === '' ? '' : `:${url.password}`}@`).join('');
-}
-
 /** What one receipt poll gave: an outcome, nothing learnt, or a fault the operator is told of (P189). */
 type PollResult =
   | { readonly outcome: RootAnchorOutcome; readonly fault?: undefined; readonly depth?: ReceiptDepth }
@@ -207,7 +192,8 @@ async function pollReceipt(options: RootAnchorOptions, record: RootAnchorRecord)
     const depth = depthOf(receipt);
     return depth === undefined ? { outcome } : { outcome, depth };
   } catch (error) {
-    return { fault: withoutUserinfo((error as Error).message, options.url) };
+    // fetchBounded's faults carry no userinfo or query of the URL (P540, which took over P189's strip here).
+    return { fault: (error as Error).message };
   }
 }
 
@@ -419,7 +405,7 @@ export class RootAnchorer {
       failure = 'request_unavailable';
       outcome = {
         status: 'failed',
-        error: `anchor request failed: ${withoutUserinfo((error as Error).message, this.#options.url)}`,
+        error: `anchor request failed: ${(error as Error).message}`,
       };
     }
     await repository.finishRootAnchor(checkpoint.size, outcome, clock());
