@@ -76,6 +76,8 @@ export interface VerifyTask {
 
 interface VerdictParts {
   readonly facts: AnalysisFacts;
+  /** What the main thread's I/O checks (revocation, attestation, anchor) need. */
+  readonly subject: BundleSubject;
   readonly analysis?: BundleAnalysis;
   readonly passport?: PassportKeys | undefined;
   /** Instead of `passport`: the evidence of a passport this thread handed over in full within its refresh period (P229). */
@@ -87,11 +89,6 @@ export type VerifyTaskResult =
   | (VerdictParts & {
       readonly kind: 'verdict';
       readonly response: VerifyResponse;
-      /**
-       * What the main thread's I/O checks (revocation, attestation, anchor) and retired-key look-up need; a written
-       * answer has none of them to run, so it goes without (P551: ~40 strings less to clone each way a bundle).
-       */
-      readonly subject: BundleSubject;
       /** The request's anchor receipt and attestation, when it carried any (the main thread may not have parsed it). */
       readonly evidence?: SuppliedEvidence;
     })
@@ -210,6 +207,7 @@ function verdictOf(task: VerifyTask, moved?: ArrayBuffer[]): VerifyTaskResult {
   const subject = subjectOf(analysis);
   const parts: VerdictParts = {
     facts: factsOf(analysis),
+    subject,
     ...(task.wantAnalysis ? { analysis } : {}),
     ...(passport === undefined ? {} : { passport }),
     ...(evidenceOnly ? { passportEvidence: bundleHash } : {}),
@@ -230,7 +228,7 @@ function verdictOf(task: VerifyTask, moved?: ArrayBuffer[]): VerifyTaskResult {
     }
     return movingBytes({ kind: 'answered', answer, ...parts }, answer.bytes);
   }
-  return { kind: 'verdict', response, subject, ...(evidence === undefined ? {} : { evidence }), ...parts };
+  return { kind: 'verdict', response, ...(evidence === undefined ? {} : { evidence }), ...parts };
 }
 
 /** The result with `bytes`' memory transferred to the main thread instead of copied (piscina's movable). */

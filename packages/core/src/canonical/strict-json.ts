@@ -48,9 +48,7 @@ export function checkParsedJson(
   value: unknown,
   maxDepth = MAX_STRICT_JSON_DEPTH,
 ): Result<unknown> {
-  // P552: text with no escape holds its strings and names as they are, between quotes no surrogate pair straddles,
-  // so a well-formed text leaves none of them a lone surrogate to find: the walk skips ~1,000 string checks.
-  let members = countCleanMembers(value, 1, maxDepth, !hasNoEscape(text));
+  let members = countCleanMembers(value, 1, maxDepth);
   try {
     // The fast walk only says "something is wrong"; the slow one says what and where.
     if (members < 0) members = checkValues(value, maxDepth);
@@ -84,18 +82,17 @@ export function parseStrictJsonBytes(bytes: Uint8Array, maxDepth = MAX_STRICT_JS
 
 /**
  * The hot path: own properties of all objects in `node`, or -1 when a number is not finite, a string
- * or name holds a lone surrogate (looked for only with `strings`), or a container sits deeper than `maxDepth`
- * (outermost = 1).
+ * or name holds a lone surrogate, or a container sits deeper than `maxDepth` (outermost = 1).
  */
-function countCleanMembers(node: unknown, depth: number, maxDepth: number, strings: boolean): number {
-  if (typeof node === 'string') return !strings || isWellFormed(node) ? 0 : -1;
+function countCleanMembers(node: unknown, depth: number, maxDepth: number): number {
+  if (typeof node === 'string') return isWellFormed(node) ? 0 : -1;
   if (typeof node === 'number') return Number.isFinite(node) ? 0 : -1;
   if (node === null || typeof node !== 'object') return 0;
   if (depth > maxDepth) return -1;
   let members = 0;
   if (Array.isArray(node)) {
     for (let i = 0; i < node.length; i++) {
-      const inner = countCleanMembers(node[i], depth + 1, maxDepth, strings);
+      const inner = countCleanMembers(node[i], depth + 1, maxDepth);
       if (inner < 0) return -1;
       members += inner;
     }
@@ -105,17 +102,12 @@ function countCleanMembers(node: unknown, depth: number, maxDepth: number, strin
   const keys = Object.keys(record); // own names only, whatever Object.prototype holds
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
-    if (strings && !isWellFormed(key)) return -1;
-    const inner = countCleanMembers(record[key], depth + 1, maxDepth, strings);
+    if (!isWellFormed(key)) return -1;
+    const inner = countCleanMembers(record[key], depth + 1, maxDepth);
     if (inner < 0) return -1;
     members += inner + 1;
   }
   return members;
-}
-
-/** No backslash in the text (so no escape in any string) and no lone surrogate in it. */
-function hasNoEscape(text: string): boolean {
-  return text.indexOf('\\') === -1 && isWellFormed(text);
 }
 
 /**
