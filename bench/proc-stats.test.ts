@@ -14,6 +14,9 @@ describe('threadsCpu', () => {
       expect(threads.filter((t) => t.group === 'workers')).toHaveLength(1);
       expect(threads.map((t) => t.group)).toContain('v8-helpers');
       expect(threadGroupOf('MainThread')).toBe('main');
+      // P551: a worker that has run has been switched in at least once; the count is read per thread.
+      const worker0 = threads.find((t) => t.group === 'workers');
+      expect(worker0?.switches).toBeGreaterThan(0);
     } finally {
       await worker.terminate();
     }

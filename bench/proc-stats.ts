@@ -47,6 +47,14 @@ function statOf(path: string): { cpuMs: number; systemMs: number; minorFaults: n
   };
 }
 
+/** voluntary_ctxt_switches + nonvoluntary_ctxt_switches of a /proc status file. */
+export function contextSwitchesOf(path: string): number {
+  let switches = 0;
+  for (const match of readFileSync(path, 'utf8').matchAll(/^(?:non)?voluntary_ctxt_switches:\s+(\d+)$/gm))
+    switches += Number(match[1]);
+  return switches;
+}
+
 /** Jiffies of /proc/stat's first line: busy (everything but idle and iowait, steal included), steal, and all. */
 export interface MachineJiffies {
   readonly busy: number;
@@ -103,6 +111,11 @@ export interface ThreadCpu {
   /** The kernel's part of cpuMs (stime), and the minor page faults so far (P124: fresh memory's cost). */
   readonly systemMs?: number;
   readonly minorFaults?: number;
+  /**
+   * Context switches so far, voluntary and not (P551): a thread's wake-ups, which hardly move with the host's speed,
+   * so a change to how tasks reach the pool threads shows in them where its CPU is below a run's spread.
+   */
+  readonly switches?: number;
 }
 
 /** Every live thread of the process with its name and utime+stime so far (threads that exit race the read). */
@@ -113,7 +126,13 @@ export function threadsCpu(pid: number): ThreadCpu[] {
       const comm = readFileSync(`/proc/${pid}/task/${entry}/comm`, 'utf8').trim();
       const tid = Number(entry);
       const group = tid === pid ? 'main' : threadGroupOf(comm);
-      threads.push({ tid, comm, group, ...statOf(`/proc/${pid}/task/${entry}/stat`) });
+      threads.push({
+        tid,
+        comm,
+        group,
+        ...statOf(`/proc/${pid}/task/${entry}/stat`),
+        switches: contextSwitchesOf(`/proc/${pid}/task/${entry}/status`),
+      });
     } catch {
       // the thread ended between the listing and the read
     }

@@ -115,6 +115,8 @@ interface Run {
   /** The kernel's part of each group's CPU (stime, ms) and its minor page faults (P124). */
   readonly systemMs: Map<string, number>;
   readonly minorFaults: Map<string, number>;
+  /** Each group's context switches (P551). */
+  readonly switches: Map<string, number>;
   readonly total: number;
   readonly peakRssMb: number;
   /** Cores the service kept busy over the measured wall time, and the machine's idle and steal cores (P130). */
@@ -194,6 +196,7 @@ async function measure(variant: Variant, warmUpBody: string, load: Load): Promis
       groups,
       systemMs: cpuByGroupMs(before, after, (t) => t.systemMs ?? 0),
       minorFaults: cpuByGroupMs(before, after, (t) => t.minorFaults ?? 0),
+      switches: cpuByGroupMs(before, after, (t) => t.switches ?? 0),
       total,
       peakRssMb,
       serviceCores: total / (wallS * 1000),
@@ -286,6 +289,7 @@ function report(caseName: string, load: Load, runs: ReadonlyMap<string, Run[]>):
     );
     console.log(`  ${'of which kernel ms'.padEnd(27)}${byGroup((r) => r.systemMs)}`);
     console.log(`  ${'minor page faults'.padEnd(27)}${byGroup((r) => r.minorFaults, 0)}`);
+    console.log(`  ${'context switches'.padEnd(27)}${byGroup((r) => r.switches, 2)}`);
     for (const [i, r] of rs.entries()) {
       if (r.gc.size === 0) continue;
       const pauses = [...r.gc.values()].reduce((a, gc) => a + gc.pauseMs, 0);
