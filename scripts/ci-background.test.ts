@@ -89,7 +89,9 @@ describe('.ci/background.sh', () => {
       exit 1`);
     expect(run.code).toBe(1);
     expect(run.out).toContain('lint failed');
-    expect(run.out).toMatch(/=== containers: stopped \(CI ended before it was waited for\)(?:.|\n)*building\ncleanup ran\n/);
+    expect(run.out).toMatch(
+      /=== containers: stopped \(CI ended before it was waited for\)(?:.|\n)*building\ncleanup ran\n/,
+    );
     expect(run.out).not.toContain('never reached');
     const timeoutPid = Number(readFileSync(pids, 'utf8'));
     expect(running(timeoutPid)).toBe(false);
