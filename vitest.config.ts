@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import SlowFirstSequencer from './scripts/vitest-slow-first-sequencer.ts';
 
 // Node's compile cache for the test workers and every process a test spawns with the inherited
 // environment (the CLI, services started as children): each spawn of the same modules skips type
@@ -27,6 +28,8 @@ export default defineConfig({
     // One test file per core. Vitest's default (cores - 1) gives a 2-core CI machine one worker, and the
     // suite then used 1.05 cores of 2: the main process mostly waits on its workers (P104).
     maxWorkers: Math.max(availableParallelism(), 2),
+    // The slowest files first, so no long file starts last while the other worker has run out of files (P548).
+    sequence: { sequencer: SlowFirstSequencer },
     env: { NODE_COMPILE_CACHE: compileCache },
     reporters: ['default', './scripts/vitest-summary-reporter.ts'],
   },

@@ -35,7 +35,7 @@ function blockEventLoop(ms: number): void {
   }
 }
 
-it('a request right after the event loop was blocked past the server keep-alive time is answered', async () => {
+it('requests right after the event loop was blocked past the servers’ keep-alive time are answered', async () => {
   let out = '';
   const code = await runCli(['anchor', 'deploy-contract', '--rpc', chain.url, '--key', DEPLOYER_KEY], {
     stdout: (t) => {
@@ -46,20 +46,22 @@ it('a request right after the event loop was blocked past the server keep-alive 
   });
   expect(code).toBe(0);
   const { contract } = JSON.parse(out) as { contract: string };
-  for (let round = 0; round < 2; round++) {
-    blockEventLoop(6_500);
-    expect(await chain.rpc('eth_getCode', [contract, 'latest'])).toBe(loadAnchorArtifact().deployedBytecode);
-  }
-}, 60_000);
-
-it('the test Esplora server too (node:http in the test process, the Bitcoin tests’ explorer)', async () => {
+  // The test Esplora server too (node:http in the test process, the Bitcoin tests’ explorer).
   const tip = async () => (await fetch(`${esplora.url}/blocks/tip/height`)).status;
   // A broadcast (POST, which undici never re-sends on a reset) of bytes that are no transaction: any HTTP answer is
   // what is asked for here, the reset is the failure.
   const broadcast = async () => (await fetch(`${esplora.url}/tx`, { method: 'POST', body: '00' })).status;
   expect(await tip()).toBe(200);
+  // Each block is past both servers' keep-alive time (5 s + 1 s) and serves both: the requests after it go out in
+  // the same turn, before the timers run (P547: a block of its own for each server, and a second round for the
+  // chain, tested nothing more for twice the wait).
   blockEventLoop(6_500);
-  expect(await tip()).toBe(200);
+  const [getCode, tipAfter] = await Promise.allSettled([
+    chain.rpc('eth_getCode', [contract, 'latest']),
+    tip(),
+  ]);
+  expect(getCode).toEqual({ status: 'fulfilled', value: loadAnchorArtifact().deployedBytecode });
+  expect(tipAfter).toEqual({ status: 'fulfilled', value: 200 });
   expect(await broadcast()).toBe(400);
   blockEventLoop(6_500);
   expect(await broadcast()).toBe(400);
