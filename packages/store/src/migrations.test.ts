@@ -126,6 +126,7 @@ describe.each(dialectsUnderTest())('migrations on %s', (dialect) => {
       'issuer_keys',
       'key_bindings',
       'key_passports',
+      'key_principals',
       'key_record_subjects',
       'key_retirement_counter',
       'lifecycle_agents',

@@ -47,11 +47,12 @@ async function signOrVerify(
   const setJson = isPlainObject(keyFile) && isPlainObject(keyFile[who]) ? keyFile[who] : keyFile;
   const keys = core.bundleKeysFromJson(setJson);
   if (!keys.ok) throw new CliError(`${values['keys']}: ${keys.error.message}`);
-  const input = await readJsonInput(source, io);
-  if (!isPlainObject(input)) throw new CliError(`${inputName(source)}: expected a JSON object`);
+  const read = await readJsonInput(source, io);
+  if (!isPlainObject(read)) throw new CliError(`${inputName(source)}: expected a JSON object`);
   const backend = core.selectCryptoBackend();
 
   if (action === 'sign') {
+    const input = await withNestedConsent(kind, read, values['consent'], source, io);
     const signed = core.signRecord(backend, profile, kind, input, {
       classical: keys.value.classical,
       ...(keys.value.pq === undefined ? {} : { pq: keys.value.pq }),
@@ -72,11 +73,11 @@ async function signOrVerify(
       if (pair !== undefined) known.set(pair.kid, { alg: pair.alg, publicKey: pair.publicKey });
     }
   }
-  const verdict = core.verifyRecordSignature(backend, profile, kind, input, (kid) => known.get(kid));
+  const verdict = core.verifyRecordSignature(backend, profile, kind, read, (kid) => known.get(kid));
   printJson(io, {
     valid: verdict.ok,
     kind,
-    subjects: core.recordSubjects(kind, input),
+    subjects: core.recordSubjects(kind, read),
     ...(verdict.ok
       ? { kid: verdict.classicalKid, pq_kid: verdict.pqKid }
       : { code: verdict.code, message: verdict.message }),
@@ -84,10 +85,33 @@ async function signOrVerify(
   return verdict.ok ? EXIT_OK : EXIT_NOT_VERIFIED;
 }
 
+/**
+ * P564: `--consent FILE` nests a signed human_confirmation as the succession record's `human_consent` before the agent
+ * signs it (the step RECORDS.md did with jq). Not checked here: the service verifies it (P497), `record verify` can.
+ */
+async function withNestedConsent(
+  kind: string,
+  record: Record<string, unknown>,
+  consentSource: unknown,
+  recordSource: string,
+  io: CliIo,
+): Promise<Record<string, unknown>> {
+  if (consentSource === undefined) return record;
+  if (kind !== 'succession_record' || typeof consentSource !== 'string')
+    throw new CliError('--consent FILE nests a signed human_confirmation in a succession_record only', {
+      showUsage: true,
+    });
+  if (consentSource === '-' && recordSource === '-')
+    throw new CliError('the record and --consent cannot both be read from stdin', { showUsage: true });
+  const consent = await readJsonInput(consentSource, io);
+  if (!isPlainObject(consent)) throw new CliError(`${inputName(consentSource)}: expected a JSON object`);
+  return { ...record, human_consent: consent };
+}
+
 const recordSignCommand: Command = {
   name: 'sign',
   summary: 'print the record with its composite signature',
-  usage: ['KIND FILE|- --keys KEYS [--as agent|principal] [--profile P]'],
+  usage: ['KIND FILE|- --keys KEYS [--as agent|principal] [--consent FILE] [--profile P]'],
   description: `Prints the record with its composite signature (composite_sig, or human_composite_sig for a
 delegation_mandate) over jcs(record without it), under the kind's context.
 
@@ -98,6 +122,11 @@ ${KINDS}`,
       flags: '--as <WHO>',
       description:
         'agent or principal: which key set of a build key file signs (default agent; principal for human_confirmation)',
+    },
+    {
+      flags: '--consent <FILE>',
+      description:
+        "succession_record only: a signed human_confirmation (from `record sign human_confirmation`), nested as the record's human_consent before it is signed",
     },
     PROFILE_OPTION,
   ],

@@ -39,6 +39,8 @@ export interface KeyDirectoryTables {
   key_record_subjects: { subject: string; since: string };
   /** One row (id 1): the last retirement number given (0021, P472). */
   key_retirement_counter: { id: number; last_seq: ColumnType<number | string, number, number> };
+  /** Each agent's current principal: the human of its newest placed RPR, by `issued_at` (0026, P560). */
+  key_principals: { agent_id: string; human_id: string; issued_at: string; evidence: string };
 }
 
 type KeyDirectoryDatabase = Database & KeyDirectoryTables;
@@ -94,6 +96,8 @@ export interface PassportKeys {
   readonly passportSignerKid?: string | undefined;
   readonly humanId?: string | undefined;
   readonly principalSignerKid?: string | undefined;
+  /** The RPR's `issued_at`: orders the agent's principals (P560). Unreadable or absent: never placed. */
+  readonly principalIssuedAt?: string | undefined;
 }
 
 export interface PassportOutcome {
@@ -152,6 +156,12 @@ export interface KeyDirectoryRepository {
    * through the agent's principal keys, for the conflict-of-interest checks of a dispute's panel.
    */
   principalsOf(agentId: string): Promise<string[]>;
+  /**
+   * P560: the agent's current principal, the human of the newest RPR (by `issued_at`, within the clock skew) of a
+   * verified bundle that spoke for both the agent and that human (P45); undefined when no such bundle was applied
+   * since migration 0026. Every human ever bound keeps its RPR keys' bindings to the agent: only this tells them apart.
+   */
+  currentPrincipal(agentId: string): Promise<string | undefined>;
   /**
    * Records that `kid` authorised a write for `subjects` (P174): from then on those bindings are never pruned.
    * False when none of them is bound and unretired any more (pruned or retired since the lookup): the write
@@ -366,6 +376,8 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
           .where('retired_at', 'is', null)
           .execute();
       }
+      if (human !== undefined && agentOwns && humanOwns)
+        await this.#placePrincipal(trx, passport, human, horizon);
       // Last: the counter's holder then waits on no row but its own, so no lock cycle with another application.
       if (retiredPairs.length > 0) await this.#numberRetirements(trx, retiredPairs);
       return {
@@ -467,6 +479,51 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
       .orderBy('other.subject')
       .execute();
     return rows.map((row) => row.subject);
+  }
+
+  /**
+   * P560: makes `human` the agent's current principal when this bundle's RPR is newer (by `issued_at`) than the one
+   * placed, as #placePassport orders passports: a time beyond `horizon` is never placed, and one placed before a clock
+   * moved back no longer holds (a far-future RPR cannot pin a principal). An equal time keeps the one placed first.
+   * The agent's passport row is locked first by #placePassport (P474's order), when this bundle's passport is dated.
+   */
+  async #placePrincipal(
+    trx: Transaction<KeyDirectoryDatabase>,
+    passport: PassportKeys,
+    human: string,
+    horizon: string,
+  ): Promise<void> {
+    const issuedAt = normalisedInstant(passport.principalIssuedAt);
+    if (issuedAt === undefined || Date.parse(issuedAt) > Date.parse(horizon)) return;
+    await trx
+      .insertInto('key_principals')
+      .values({
+        agent_id: passport.agentId,
+        human_id: human,
+        issued_at: issuedAt,
+        evidence: passport.evidence,
+      })
+      .onConflict((oc) =>
+        oc
+          .column('agent_id')
+          .doUpdateSet({ human_id: human, issued_at: issuedAt, evidence: passport.evidence })
+          .where((eb) =>
+            eb.or([
+              eb('key_principals.issued_at', '<', issuedAt),
+              eb('key_principals.issued_at', '>', horizon),
+            ]),
+          ),
+      )
+      .execute();
+  }
+
+  async currentPrincipal(agentId: string): Promise<string | undefined> {
+    const row = await this.#db
+      .selectFrom('key_principals')
+      .select('human_id')
+      .where('agent_id', '=', agentId)
+      .executeTakeFirst();
+    return row?.human_id;
   }
 
   /**
@@ -676,21 +733,24 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
         .where('seen_at', '<', cutoff)
         .where(unheld)
         .executeTakeFirst();
-      // An agent with no binding left, retired or not, is forgotten whole: its passport time goes too.
+      // An agent with no binding left, retired or not, is forgotten whole: its passport time goes too, and its
+      // current principal (P560).
       const subjects = [...new Set(idle.map((r) => r.subject))];
-      await trx
-        .deleteFrom('key_passports')
-        .where('agent_id', 'in', subjects)
-        .where(({ not, exists, selectFrom }) =>
-          not(
-            exists(
-              selectFrom('key_bindings')
-                .select('kid')
-                .whereRef('key_bindings.subject', '=', 'key_passports.agent_id'),
+      for (const table of ['key_passports', 'key_principals'] as const) {
+        await trx
+          .deleteFrom(table)
+          .where('agent_id', 'in', subjects)
+          .where(({ not, exists, selectFrom }) =>
+            not(
+              exists(
+                selectFrom('key_bindings')
+                  .select('kid')
+                  .whereRef('key_bindings.subject', '=', sql.ref(`${table}.agent_id`)),
+              ),
             ),
-          ),
-        )
-        .execute();
+          )
+          .execute();
+      }
       return Number(deleted.numDeletedRows);
     });
   }

@@ -66,7 +66,7 @@ export function readRecordBody(
 
   const field = idField(route);
   if (field !== undefined && typeof value[field] === 'string' && !isValidId(value[field])) {
-    throw recordIdInvalid(profile, field, value[field]);
+    throw recordIdInvalid(profile, field, value[field], `${prefix}/${field}`);
   }
   refuseInvalidIdLists(profile, route.kind, value, prefix);
 

@@ -113,6 +113,8 @@ export function passportKeysOf(request: unknown, maxKeyAgeDays: number): Passpor
     passportSignerKid: signerKid(bundle['agent_passport']),
     humanId,
     principalSignerKid: signerKid(bundle['responsible_principal_record']),
+    // P560: orders the agent's principals (the newest RPR's human is its current one).
+    principalIssuedAt: isObject(rpr) && typeof rpr['issued_at'] === 'string' ? rpr['issued_at'] : undefined,
     agentId,
     createdAt: typeof createdAt === 'string' ? createdAt : undefined,
     evidence: '',

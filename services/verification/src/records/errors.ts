@@ -16,14 +16,28 @@ export function invalidId(where: string, value: unknown, pattern: string = ID_PA
 
 /**
  * 400 E002 for an id in a record (or a transition body) outside `^[\w:.\-]{1,256}$` (P518): the id is part of the
- * artifact, as the schema-patterned ids are, whose failures are E002 too; `details.reason` keeps the name these were
- * answered under before (`INVALID_ID`) for clients that read it. An id in the URL stays `invalidId`.
+ * artifact, as the schema-patterned ids are, whose failures are E002 too. P563: `details` is E002's documented form, a
+ * list of `{path, message}` issues (as every schema failure answers), its one issue keeping the name these were
+ * answered under before (`reason: INVALID_ID`), `field` and `pattern`. `path`: the id's JSON pointer in the body (the
+ * wrapped form's prefix included). An id in the URL stays `invalidId`.
  */
-export function recordIdInvalid(profile: ProtocolProfile, where: string, value: unknown): HttpError {
+export function recordIdInvalid(
+  profile: ProtocolProfile,
+  where: string,
+  value: unknown,
+  path: string = where.startsWith('/') ? where : `/${where}`,
+): HttpError {
   const { message, details } = invalidId(where, value).toBody().error;
   return protocolError('ARTIFACT_SCHEMA_INVALID', profile, message, {
     statusCode: 400,
-    details: { reason: 'INVALID_ID', ...(details as Record<string, unknown>) },
+    details: [
+      {
+        path,
+        message: `must match ${ID_PATTERN_TEXT}`,
+        reason: 'INVALID_ID',
+        ...(details as Record<string, unknown>),
+      },
+    ],
   });
 }
 

@@ -30,7 +30,7 @@ import {
   SETTLEMENT,
 } from './dispute-state.ts';
 import { conflict, invalidId, notFound } from './errors.ts';
-import { refuseUnconsentedSuccession, SUCCESSION, spendConsent } from './human-consent.ts';
+import { SUCCESSION } from './human-consent.ts';
 import { contentId, isValidId, testamentVersionId, vitalityReportHash } from './ids.ts';
 import type { RecordRoute } from './kinds.ts';
 import {
@@ -50,6 +50,12 @@ import {
   signedPayloadHash,
 } from './panel-quorum.ts';
 import { keptOf, withForm } from './signature-upgrade.ts';
+import { indexManifestCeremony, MANIFEST } from './succession-manifest.ts';
+import {
+  checkSuccessionWrite,
+  refuseTestamentAfterUnconsentedSuccession,
+  TESTAMENT,
+} from './succession-write.ts';
 import type { WriteAuthorship } from './write-authorization.ts';
 
 /** The body of every record answer: `{ id, kind, stored_at, record }` plus a few per-kind facts. */
@@ -71,6 +77,8 @@ export interface RecordAnswer {
   readonly appeal_outcome?: ResolutionTrace | AppealOutcomeAnswer | true;
   /** P297. Resolution: the appointed arbitrators counted for it and the quorum, when a quorum counted it. */
   readonly panel?: PanelCount;
+  /** P561: what the write could not check (a succession record naming a manifest not stored here). */
+  readonly warnings?: readonly string[];
   /** The stored content's hash (not in the response schema: used to find the write's authorship). */
   readonly content_hash?: string;
 }
@@ -127,19 +135,21 @@ export async function postSimpleRecord(
   }
   if (route.kind === ARBITRATION) return postResolution(store, id, record, context);
   const verified = context.signature?.status === 'verified';
-  if (route.kind === SUCCESSION) {
-    await checkPredecessor(store, record);
-    if (verified) await refuseUnconsentedSuccession(store.records, record);
-  }
+  if (route.kind === SUCCESSION) await checkPredecessor(store, record);
+  const profile = context.profile ?? DEFAULT_PROFILE;
+  let warnings: string[] = [];
   const opts = { ...agentOf(record), ...keptOf(route.kind, record) };
   // A succession record is a content-id kind: its consent's use (P511) and its payload's one copy (P514) are stored
-  // in the record's transaction, or neither is.
+  // in the record's transaction, or neither is; its testament, consent and manifest checks run there (P561, P562).
   const put =
     route.id.type === 'content'
       ? await store.transaction(async (tx) => {
-          if (route.kind === SUCCESSION && verified) await spendConsent(tx.records, record);
+          if (route.kind === SUCCESSION)
+            warnings = await checkSuccessionWrite(tx.records, record, { verified, profile, id });
           const put = await tx.records.put(route.kind, id, record, opts);
           if (put.status === 'created') await claimPayload(tx.records, route, id, record, agentOf(record));
+          if (put.status === 'created' && route.kind === MANIFEST)
+            await indexManifestCeremony(tx.records, id, record);
           return put;
         })
       : await store.records.put(route.kind, id, record, opts);
@@ -155,7 +165,11 @@ export async function postSimpleRecord(
   }
   const quorum = context.panelQuorum ?? 1;
   const state = route.kind === DISPUTE_KIND ? await disputeStateOf(store, put.stored, quorum) : {};
-  return { statusCode: put.status === 'created' ? 201 : 200, body: answer(id, put.stored, state) };
+  const warned = warnings.length > 0 ? { warnings } : {};
+  return {
+    statusCode: put.status === 'created' ? 201 : 200,
+    body: answer(id, put.stored, { ...state, ...warned }),
+  };
 }
 
 /** P297: the signer a resolution's panel counts, when a quorum over one is in force and a key signed it. */
@@ -562,7 +576,6 @@ async function appealOutcomeBeside(store: Store, id: string, quorum: number): Pr
 
 const DECOMMISSIONING = 'decommissioning_record';
 const VITALITY = 'vitality_report';
-const TESTAMENT = 'digital_testament';
 
 /**
  * D16: the certificate and the agent's `commissioned` state are written in one transaction. Re-posting
@@ -838,6 +851,7 @@ export async function postTestament(store: Store, record: JsonObject): Promise<O
     // One writer per agent's testament series at a time (issue 15): racing versions are ordered as if
     // sequential, so a lower version can never be stored after a higher one.
     await tx.records.lockSeries(TESTAMENT, agentId);
+    await refuseTestamentAfterUnconsentedSuccession(tx.records, record); // P562
     const existing = await tx.records.get(TESTAMENT, id);
     if (existing === undefined) {
       const latest = await tx.records.latestForAgent(TESTAMENT, agentId);

@@ -29,6 +29,8 @@ export interface ConsentCheck {
   readonly keys: {
     lookup(kid: string): Promise<BoundKey | undefined> | BoundKey | undefined;
     markAuthorised?(kid: string, subjects: readonly string[]): Promise<boolean>;
+    /** P560: the predecessor's current principal (its newest RPR's human); absent: an in-memory test directory. */
+    currentPrincipal?(agentId: string): Promise<string | undefined>;
   };
   /** P377: the consent carries its ML-DSA half too, as every signature under the operator's PQ floor. */
   readonly requirePq: boolean;
@@ -80,6 +82,7 @@ export async function refuseUnprovenConsent(
     );
   }
   refuseStrangersConsent(record, humanId, used, found, check.howKeysAreBound);
+  await refuseFormerPrincipalsConsent(check, record, humanId);
   await check.refuseRevoked([humanId, ...used]);
   // P512: the human's proven word is the refusal; a succession stored as "consented" would turn it into the opposite.
   if (body['decision'] === 'deny') {
@@ -129,6 +132,40 @@ function refuseStrangersConsent(
         reason: 'human_consent_not_predecessor_principal',
         kid: notThePredecessors,
         human_id: humanId,
+        predecessor_agent_id: predecessor,
+      },
+    },
+  );
+}
+
+/**
+ * P560: every human ever bound to the predecessor as its principal keeps its RPR keys' bindings to it (a newer
+ * bundle naming another human retires none of them), so P542's per-key rule still let a former principal consent. The
+ * consenting human is the predecessor's CURRENT principal: the human of its newest RPR (by `issued_at`) of a verified
+ * bundle that spoke for both (the key directory's `currentPrincipal`). None known (no bundle of it verified since
+ * migration 0026) is refused as the safe side, as P542 refuses keys no longer bound: verifying its bundle places it.
+ */
+async function refuseFormerPrincipalsConsent(
+  check: ConsentCheck,
+  record: Readonly<Record<string, unknown>>,
+  humanId: string,
+): Promise<void> {
+  if (check.keys.currentPrincipal === undefined) return;
+  const predecessor = String(record['predecessor_agent_id']); // schema-checked
+  const current = await check.keys.currentPrincipal(predecessor);
+  if (current === humanId) return;
+  const why =
+    current === undefined
+      ? `no current principal of ${predecessor} is known here (no bundle of it verified since this service learnt RPR order): verify its newest bundle at POST /verify first`
+      : `${predecessor}'s current principal is ${current} (its newest RPR, by issued_at, of a bundle verified here)`;
+  throw httpError(
+    'FORBIDDEN',
+    `The human_consent is ${humanId}'s, but ${why}: a succession record carries the consent of the predecessor's current principal, not of a former one.`,
+    {
+      details: {
+        reason: 'human_consent_not_current_principal',
+        human_id: humanId,
+        current_principal: current ?? null,
         predecessor_agent_id: predecessor,
       },
     },

@@ -169,6 +169,7 @@ export function storeKeyLookup(
       };
       return binding;
     },
+    currentPrincipal: (agentId) => store.keys.currentPrincipal(agentId),
     markAuthorised: async (kid, subjects) => {
       // A binding that authorised once is never pruned (P174), so one confirmation per pair is enough.
       const fresh = subjects.filter((s) => !authorised.has(`${kid}\n${s}`));

@@ -138,7 +138,7 @@ describe.each(dialectsUnderTest())('/v2 records on %s', (dialect) => {
     expect(errorOf(response)).toMatchObject({
       code: 'PROTO-E002',
       retryable: false,
-      details: { reason: 'INVALID_ID', field: 'dispute_id' },
+      details: [{ path: '/dispute_id', reason: 'INVALID_ID', field: 'dispute_id' }], // P563: E002's list
     });
     expect(errorOf(response).message).toContain('dispute_id');
 

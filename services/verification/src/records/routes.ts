@@ -182,7 +182,10 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
         const statusCode = upgrades.length > 0 ? 201 : outcome.statusCode;
         const shown = await withForm(store, route.kind, outcome.body, signature);
         // P519: a new id that reads as a stored one of its kind is named (a re-post was named when first stored).
-        const warnings = outcome.statusCode === 201 ? await storedIds.readAlike(route, outcome.body.id) : [];
+        const warnings = [
+          ...(outcome.body.warnings ?? []), // P561
+          ...(outcome.statusCode === 201 ? await storedIds.readAlike(route, outcome.body.id) : []),
+        ];
         return reply
           .code(statusCode)
           .send({ ...outcome.body, signature: shown, ...(warnings.length > 0 ? { warnings } : {}) });

@@ -39,6 +39,8 @@ export interface KeyBindingLookup {
    * it is no longer bound to any of them (pruned or retired since the lookup), and the write is then refused.
    */
   markAuthorised?(kid: string, subjects: readonly string[]): Promise<boolean>;
+  /** P560: the agent's current principal by the key directory (its newest RPR's human); undefined when unknown. */
+  currentPrincipal?(agentId: string): Promise<string | undefined>;
 }
 
 /** What a stored record's writer proved (returned with the record). */

@@ -307,7 +307,7 @@ describe.each(dialectsUnderTest())('an arbitrator id outside the id pattern, on 
     // Before P374: 201, stored `verified` as the resolution of arbitrator "agent:аrbiter-01".
     expect(answer.status, shown(answer)).toBe(400);
     expect(answer.json).toMatchObject({
-      error: { code: 'PROTO-E002', details: { reason: 'INVALID_ID', field: '/arbitrator_ids/0' } },
+      error: { code: 'PROTO-E002', details: [{ reason: 'INVALID_ID', field: '/arbitrator_ids/0' }] },
     });
     const byOperator = await service.post('/v2/dispute/arbitration', forged, OPERATOR);
     expect(byOperator.status, shown(byOperator)).toBe(400);
@@ -319,7 +319,7 @@ describe.each(dialectsUnderTest())('an arbitrator id outside the id pattern, on 
       );
       expect(other.status, shown(other)).toBe(400);
       expect(other.json).toMatchObject({
-        error: { code: 'PROTO-E002', details: { reason: 'INVALID_ID', field: '/arbitrator_ids/1' } },
+        error: { code: 'PROTO-E002', details: [{ reason: 'INVALID_ID', field: '/arbitrator_ids/1' }] },
       });
     }
     expect((await fetch(`${service.url}/v2/dispute/arbitration/${id}`)).status).toBe(404);

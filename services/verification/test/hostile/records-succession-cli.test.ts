@@ -33,34 +33,44 @@ describe.each(dialectsUnderTest().slice(0, 1))('a consent signed by the proto CL
     await service?.close();
   });
 
-  it('P515: `proto record sign human_confirmation` signs the consent a succession record nests', async () => {
+  /** The CLI-built bundle's agent and human ids. */
+  const idsOf = () => {
     const payloads = bundle['bundle'] as Record<string, { payload: Json }>;
-    const agentId = payloads['agent_passport']!.payload['agent_id'] as string;
-    const humanId = payloads['responsible_principal_record']!.payload['human_id'] as string;
-    const keys = JSON.parse(readFileSync(file('keys.json'), 'utf8')) as { agent: Json };
-    expect(keys.agent).toBeDefined();
-    const nonce = '5'.repeat(64);
+    return {
+      agentId: payloads['agent_passport']!.payload['agent_id'] as string,
+      humanId: payloads['responsible_principal_record']!.payload['human_id'] as string,
+    };
+  };
+  /** `proto record sign human_confirmation` of the human's consent to the ceremony `nonce`. */
+  const signConsent = (humanId: string, nonce: string, name: string) => {
     const { composite_sig: _unsigned, ...consent } = withFields(
       example('succession_record')['human_consent'] as Json,
       { human_id: humanId, session_nonce: nonce },
     );
-    writeFileSync(file('consent.json'), JSON.stringify(consent));
-
-    // before: exit 2, "unknown record kind 'human_confirmation'".
-    const signedConsent = await cli([
-      'record',
-      'sign',
-      'human_confirmation',
-      file('consent.json'),
-      '--keys',
-      file('keys.json'),
-    ]);
-    expect(signedConsent.code, signedConsent.stderr).toBe(0);
-    const record = withFields(example('succession_record'), {
+    writeFileSync(file(name), JSON.stringify(consent));
+    return cli(['record', 'sign', 'human_confirmation', file(name), '--keys', file('keys.json')]);
+  };
+  /** The agent's succession record of the ceremony `nonce`, its human listed, `fields` over the example's. */
+  const successionOf = (nonce: string, successor: string, fields: Json) => {
+    const { agentId, humanId } = idsOf();
+    return withFields(example('succession_record'), {
       predecessor_agent_id: agentId,
-      successor_agent_id: 'agent:p515-successor',
+      successor_agent_id: successor,
       session_nonce: nonce,
-      ceremony_participants: [agentId, 'agent:p515-successor', humanId],
+      ceremony_participants: [agentId, successor, humanId],
+      ...fields,
+    });
+  };
+
+  it('P515: `proto record sign human_confirmation` signs the consent a succession record nests', async () => {
+    const { humanId } = idsOf();
+    const keys = JSON.parse(readFileSync(file('keys.json'), 'utf8')) as { agent: Json };
+    expect(keys.agent).toBeDefined();
+    const nonce = '5'.repeat(64);
+    // before: exit 2, "unknown record kind 'human_confirmation'".
+    const signedConsent = await signConsent(humanId, nonce, 'consent.json');
+    expect(signedConsent.code, signedConsent.stderr).toBe(0);
+    const record = successionOf(nonce, 'agent:p515-successor', {
       human_consent: JSON.parse(signedConsent.stdout) as Json,
     });
     writeFileSync(file('succession.json'), JSON.stringify(record));
@@ -90,5 +100,41 @@ describe.each(dialectsUnderTest().slice(0, 1))('a consent signed by the proto CL
     ]);
     expect(checked.code, checked.stdout).toBe(0);
     expect(JSON.parse(checked.stdout)).toMatchObject({ valid: true, subjects: [humanId] });
+  });
+
+  it('P564: `proto record sign succession_record --consent FILE` nests the signed consent, no jq needed', async () => {
+    const { humanId } = idsOf();
+    const nonce = '6'.repeat(64);
+    const signedConsent = await signConsent(humanId, nonce, 'consent-6.json');
+    expect(signedConsent.code, signedConsent.stderr).toBe(0);
+    writeFileSync(file('signed-consent-6.json'), signedConsent.stdout);
+    const { human_consent: _none, ...bare } = successionOf(nonce, 'agent:p564-successor', {});
+    writeFileSync(file('succession-6.json'), JSON.stringify(bare));
+    const sign = (kind: string, source: string) =>
+      cli([
+        'record',
+        'sign',
+        kind,
+        source,
+        '--keys',
+        file('keys.json'),
+        '--consent',
+        file('signed-consent-6.json'),
+      ]);
+    // before: exit 2, the option unknown.
+    const signed = await sign('succession_record', file('succession-6.json'));
+    expect(signed.code, signed.stderr).toBe(0);
+    const record = JSON.parse(signed.stdout) as Json;
+    expect(record['human_consent']).toEqual(JSON.parse(signedConsent.stdout));
+    const stored = await service.post('/v2/succession/record', record);
+    expect(stored.status, JSON.stringify(stored.json).slice(0, 400)).toBe(201);
+    expect(stored.json['signature']).toMatchObject({ status: 'verified' });
+    // Another kind has no consent to nest: a usage error, nothing printed.
+    const misused = await sign('vitality_report', file('succession-6.json'));
+    expect(misused.code).toBe(2);
+    expect(misused.stderr).toContain(
+      '--consent FILE nests a signed human_confirmation in a succession_record only',
+    );
+    expect(misused.stdout).toBe('');
   });
 });

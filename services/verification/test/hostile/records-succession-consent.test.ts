@@ -24,12 +24,25 @@ import {
 const backend = createNativeBackend();
 const PATH = '/v2/succession/record';
 
+/** One agent under two principals: `former`'s RPR issued a minute before `current`'s (the same agent keys). */
+function handOver() {
+  const formerly = buildSignedBundle({ now: new Date(Date.now() - 120_000) });
+  const now = buildSignedBundle({ now: new Date(Date.now() - 60_000), keys: { agent: formerly.keys.agent } });
+  return { former: partyOf(formerly), current: partyOf(now) };
+}
+
 describe.each(dialectsUnderTest())("what a succession record's verified consent covers, on %s", (dialect) => {
   let service: VerifierWithRecords;
   const predecessor = partyOf(buildSignedBundle());
   const testator = partyOf(buildSignedBundle()); // an agent whose testament requires a human's consent
   const human = partyOf(buildSignedBundle()); // a human bound here who is not the predecessor's principal
   const rival = partyOf(buildSignedBundle()); // another agent, of another human, that lists the predecessor's human
+  // P560: an agent handed from a former principal to a new one (RPRs issued a minute apart, verified in that order),
+  // and another whose newer bundle is verified first and its older one replayed after.
+  const handedOver = handOver();
+  const replayed = handOver();
+  const willed = partyOf(buildSignedBundle()); // P562: an agent whose testament comes after its succession
+  const raced = partyOf(buildSignedBundle()); // P562: an agent whose testament and succession race
   const successorId = 'agent:p511-successor';
   let n = 0;
 
@@ -37,13 +50,20 @@ describe.each(dialectsUnderTest())("what a succession record's verified consent 
     service = await startVerifierWithRecords(dialect, 'p511-succession', {
       OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
     });
-    for (const party of [predecessor, testator, human, rival]) {
+    const bundles = [
+      ...[predecessor, testator, human, rival, willed, raced],
+      handedOver.former,
+      handedOver.current,
+      replayed.current,
+      replayed.former,
+    ];
+    for (const party of bundles) {
       const verified = await service.post('/verify', { signed_bundle: party.built.signed_bundle });
       expect(verified.json['verified']).toBe(true);
       expect(await service.keyStatusOnce(party.agentKeys.classical.kid, 200)).toBe(200);
       expect(await service.keyStatusOnce(party.principalKeys.classical.kid, 200)).toBe(200);
     }
-  }, 180_000);
+  }, 240_000);
   afterAll(async () => {
     await service?.close();
   });
@@ -271,5 +291,131 @@ describe.each(dialectsUnderTest())("what a succession record's verified consent 
     const stored = await service.post(PATH, genuine);
     expect(stored.status, shown(stored)).toBe(201);
     expect(stored.json['signature'], shown(stored)).toMatchObject({ status: 'verified' });
+  });
+
+  it("P560: a former principal whose RPR key was never retired cannot consent for the agent's new principal", async () => {
+    for (const { former, current } of [handedOver, replayed]) {
+      expect(former.agentId).toBe(current.agentId);
+      // The former principal's RPR key is still bound to the agent and to its human (nothing retired it).
+      expect(await service.keyStatus(former.principalKeys.classical.kid)).toBe(200);
+      // before: 201, stored as `verified`: P542 only asked the key to be bound to the predecessor.
+      const byFormer = await service.post(PATH, ceremony(former, { consentBy: former.principalKeys }));
+      expect(byFormer.status, shown(byFormer)).toBe(403);
+      expect(byFormer.json, shown(byFormer)).toMatchObject({
+        error: {
+          code: 'FORBIDDEN',
+          details: {
+            reason: 'human_consent_not_current_principal',
+            human_id: former.humanId,
+            current_principal: current.humanId,
+            predecessor_agent_id: current.agentId,
+          },
+        },
+      });
+      const byCurrent = await service.post(PATH, ceremony(current, { consentBy: current.principalKeys }));
+      expect(byCurrent.status, shown(byCurrent)).toBe(201);
+    }
+  });
+
+  it("P561: a succession naming a hash that is not its ceremony's stored manifest is 422 E201", async () => {
+    const record = ceremony(predecessor, { consent: null });
+    const ceremonyOf = {
+      predecessor_agent_id: predecessor.agentId,
+      successor_agent_id: successorId,
+      session_nonce: record['session_nonce'],
+    };
+    const manifest = signRecord(
+      backend,
+      PROFILES.proto,
+      'memory_transfer_manifest',
+      withFields(example('memory_transfer_manifest'), ceremonyOf),
+      predecessor.agentKeys,
+    );
+    const stored = await service.post('/v2/succession/memory-transfer', manifest);
+    expect(stored.status, shown(stored)).toBe(201);
+    const { composite_sig: _sig, ...payload } = manifest;
+    const payloadHash = hashCanonicalV2('sha256', payload);
+    if (!payloadHash.ok) throw new Error(payloadHash.error.message);
+
+    // before: 201, stored as `verified` while naming a manifest that is not the one stored for its ceremony.
+    const other = `sha256:${'f'.repeat(64)}`;
+    const mismatched = await service.post(PATH, resigned(record, { memory_transfer_manifest_hash: other }));
+    expect(mismatched.status, shown(mismatched)).toBe(422);
+    expect(mismatched.json, shown(mismatched)).toMatchObject({
+      error: {
+        code: 'PROTO-E201',
+        details: {
+          reason: 'memory_transfer_manifest_mismatch',
+          memory_transfer_manifest_hash: other,
+          stored_manifest: { id: stored.json['id'], payload_hash: payloadHash.value },
+        },
+      },
+    });
+    // Another ceremony's record naming this manifest by its id: refused too.
+    const elsewhere = ceremony(predecessor, {
+      consent: null,
+      fields: { memory_transfer_manifest_hash: stored.json['id'] },
+    });
+    const borrowed = await service.post(PATH, elsewhere);
+    expect(borrowed.status, shown(borrowed)).toBe(422);
+    expect(borrowed.json, shown(borrowed)).toMatchObject({
+      error: { code: 'PROTO-E201', details: { reason: 'memory_transfer_manifest_mismatch' } },
+    });
+    // The ceremony's own manifest, by its D14 id or its payload hash: stored, with no warning.
+    for (const named of [stored.json['id'], payloadHash.value]) {
+      const own = await service.post(PATH, resigned(record, { memory_transfer_manifest_hash: named }));
+      expect(own.status, shown(own)).toBe(201);
+      expect(own.json['warnings'], shown(own)).toBeUndefined();
+    }
+    // A manifest not stored here: stored, with a warning that it was not checked.
+    const unknown = await service.post(PATH, ceremony(predecessor, { consent: null }));
+    expect(unknown.status, shown(unknown)).toBe(201);
+    expect(unknown.json['warnings'], shown(unknown)).toEqual([
+      expect.stringContaining('names no memory transfer manifest stored here, so it was not checked'),
+    ]);
+  });
+
+  const testamentOf = (agent: typeof predecessor, version: number, required: boolean) =>
+    signRecord(
+      backend,
+      PROFILES.proto,
+      'digital_testament',
+      withFields(example('digital_testament'), {
+        agent_id: agent.agentId,
+        testament_version: version,
+        human_consent_required: required,
+      }),
+      agent.agentKeys,
+    );
+
+  it('P562: a testament requiring a consent, stored after a verified succession without one, is refused', async () => {
+    const succession = await service.post(PATH, ceremony(willed, { consent: null }));
+    expect(succession.status, shown(succession)).toBe(201);
+    // before: 201, the testament's rule standing beside the stored succession that broke it.
+    for (const headers of [{}, OPERATOR]) {
+      const late = await service.post('/v2/succession/testament', testamentOf(willed, 1, true), headers);
+      expect(late.status, shown(late)).toBe(409);
+      expect(late.json, shown(late)).toMatchObject({
+        error: {
+          code: 'CONFLICT',
+          details: {
+            reason: 'succession_without_consent_stored',
+            agent_id: willed.agentId,
+            succession_id: succession.json['id'],
+          },
+        },
+      });
+    }
+    const lax = await service.post('/v2/succession/testament', testamentOf(willed, 1, false));
+    expect(lax.status, shown(lax)).toBe(201);
+  });
+
+  it('P562: a testament requiring a consent and a succession without one, racing, are never both stored', async () => {
+    const [testament, succession] = await Promise.all([
+      service.post('/v2/succession/testament', testamentOf(raced, 1, true)),
+      service.post(PATH, ceremony(raced, { consent: null })),
+    ]);
+    const statuses = [testament.status, succession.status].sort();
+    expect(statuses, `${shown(testament)} ${shown(succession)}`).toEqual([201, 409]);
   });
 });
