@@ -1,13 +1,9 @@
 // Content negotiation between JSON and CBOR: strict `application/json` and `application/cbor` body
 // parsers and CBOR replies for callers that ask for them. PROTOCOL §8.2, SPEC.md Versioning 7, P2.
-import {
-  checkParsedJson,
-  type ProtocolProfile,
-  prototypeMemberMessage,
-  prototypeMemberPath,
-} from '@proto/core';
+import type { ProtocolProfile } from '@proto/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { CborError, decodeCbor, encodeCbor } from './cbor.ts';
+import { type BodyRead, readCborBody, readJsonBody } from './body-readers.ts';
+import { encodeCbor } from './cbor.ts';
 import { protocolError } from './http-errors.ts';
 
 export const CBOR_CONTENT_TYPE = 'application/cbor';
@@ -47,91 +43,27 @@ export function prefersCbor(accept: string | undefined): boolean {
   return cbor > 0 && cbor > json;
 }
 
-/** Parses an `application/cbor` body strictly into plain JSON values; 400 with E001 when it is not. */
-export function parseCborBody(profile: ProtocolProfile) {
-  const refuse = (message: string) =>
-    protocolError('BUNDLE_SCHEMA_INVALID', profile, message, { statusCode: 400 });
-  return (
-    _request: FastifyRequest,
-    body: Buffer,
-    done: (err: Error | null, body?: unknown) => void,
-  ): void => {
-    try {
-      const value = decodeCbor(body);
-      // The same refusal as a JSON body's: the wire must not decide what reaches a handler.
-      const refused = prototypeRefusal(value);
-      if (refused !== undefined) done(refuse(refused));
-      else done(null, value);
-    } catch (error) {
-      const reason = error instanceof CborError ? error.message : 'malformed CBOR';
-      done(
-        protocolError('BUNDLE_SCHEMA_INVALID', profile, `Request body is not valid CBOR: ${reason}`, {
-          statusCode: 400,
-        }),
-      );
-    }
-  };
-}
-
-/**
- * The refusal of a member that reaches an object's prototype (`__proto__`, `constructor.prototype`): core's one rule,
- * which /verify, /verify/batch and the CLI apply too (P336, P381), so every reader names the same member the same way.
- */
-function prototypeRefusal(value: unknown): string | undefined {
-  const at = prototypeMemberPath(value);
-  return at === undefined ? undefined : `Request body is invalid: ${prototypeMemberMessage(at)}`;
-}
-
-/**
- * UTF-8 that refuses what is not UTF-8 (P316). Fastify's `parseAs: 'string'` decoded leniently, each such byte
- * becoming U+FFFD, so a record signed over text holding U+FFFD was stored as verified from bytes that do not hold
- * it, where /verify (P220), the CLI (P232) and the console refuse them. One leading byte-order mark is dropped, as
- * /verify, the CLI and the console drop it (P382; RFC 8259 §8.1 lets a parser ignore it): the same bytes are one
- * JSON text to every reader. A second mark is no JSON whitespace and fails JSON.parse.
- */
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
-
-/**
- * Parses an `application/json` body strictly (P2): bytes that are not UTF-8 (P316) and text with no single
- * canonical reading (a member name twice, a number with no finite value, a lone surrogate) never reach a handler,
- * whichever route they are sent to; prototype member names are refused as Fastify's own parser refuses them.
- */
-function parseJsonBody(profile: ProtocolProfile) {
-  const refuse = (message: string) =>
-    protocolError('BUNDLE_SCHEMA_INVALID', profile, message, { statusCode: 400 });
+/** A content-type parser over one of the strict readers (body-readers.ts): its refusal is a 400 with E001. */
+function bodyParser(profile: ProtocolProfile, read: (bytes: Buffer) => BodyRead) {
   return (
     _request: FastifyRequest,
     bytes: Buffer,
     done: (err: Error | null, body?: unknown) => void,
   ): void => {
-    let body: string;
-    try {
-      body = strictUtf8.decode(bytes);
-    } catch {
-      done(refuse('Request body is not valid UTF-8'));
-      return;
-    }
-    const [error, value] = readStrictJson(body, refuse);
-    if (error === null) done(null, value);
-    else done(error);
+    const body = read(bytes);
+    if (body.ok) done(null, body.value);
+    else done(protocolError('BUNDLE_SCHEMA_INVALID', profile, body.message, { statusCode: 400 }));
   };
 }
 
-/** `[error]` or `[null, value]`: the arguments the content-type parser hands to `done`. */
-function readStrictJson(body: string, refuse: (message: string) => Error): [Error] | [null, unknown] {
-  let value: unknown;
-  try {
-    value = JSON.parse(body);
-  } catch {
-    return [refuse('Request body is not valid JSON')];
-  }
-  const checked = checkParsedJson(body, value);
-  if (!checked.ok) return [refuse(`Request body has no canonical form: ${checked.error.message}`)];
-  // Walked every time, as the CBOR reader walks (P531): a search of the text for the names costs more.
-  const refused = prototypeRefusal(value);
-  if (refused !== undefined) return [refuse(refused)];
-  return [null, value];
-}
+/** Parses an `application/cbor` body strictly into plain JSON values; 400 with E001 when it is not. */
+export const parseCborBody = (profile: ProtocolProfile) => bodyParser(profile, readCborBody);
+
+/**
+ * Parses an `application/json` body strictly (P2, P316): see readJsonBody. Whichever route a body is sent to, what
+ * has no single canonical reading never reaches a handler.
+ */
+const parseJsonBody = (profile: ProtocolProfile) => bodyParser(profile, readJsonBody);
 
 /**
  * Registers the strict JSON and CBOR body parsers and, for requests whose Accept prefers CBOR, replies with CBOR

@@ -1,11 +1,14 @@
-// The threads POST /emergency-tokens verifies its bundle on (P539): up to EMERGENCY_VERIFY_WORKERS threads, started
-// on demand and stopped after a minute idle, and EMERGENCY_VERIFY_QUEUE_MAX registrations waiting for one; past that
-// the caller answers 503. A maximum-size bundle is a few hundred milliseconds of verification, which on the event
-// loop held /health, /ready and every revocation read. node:worker_threads, not piscina: the service needs one
-// message each way and no new dependency (services/verification's pool cannot be imported across services).
-import { Worker } from 'node:worker_threads';
+// The threads POST /emergency-tokens verifies its bundle on (P539): up to EMERGENCY_VERIFY_WORKERS threads, started on
+// demand and stopped after a minute idle, and EMERGENCY_VERIFY_QUEUE_MAX registrations waiting for one; past that the
+// caller answers 503. A maximum-size bundle is a few hundred milliseconds of verification, which on the event loop held
+// /health, /ready and every revocation read. piscina, as services/verification's pool (P575: the hand-written pool
+// this replaced re-did what piscina does, thread deaths included); the admission bound is counted here, as piscina's
+// own queue also holds tasks waiting for a thread that is starting.
+import { fileURLToPath } from 'node:url';
 import type { ProtocolProfile } from '@proto/core/verifier';
-import type { BundleFacts, BundleVerdict } from './emergency.ts';
+import { Piscina } from 'piscina';
+import type { BundleRegistrationResult } from './emergency.ts';
+import type { BodyFormat, RequestRefusal } from './emergency-request.ts';
 
 /** Every thread is busy and the queue is full: the caller answers 503 with Retry-After. */
 export class VerifyThreadsBusyError extends Error {
@@ -16,15 +19,27 @@ export class VerifyThreadsBusyError extends Error {
 }
 
 export interface EmergencyVerifyTask {
-  readonly signed_bundle: unknown;
+  /** The request's body as it came (moved to the thread, not copied, P576): the thread reads and checks it. */
+  readonly body: Uint8Array;
+  readonly format: BodyFormat;
   /** The clock reading finalize() uses (ms since the epoch): the service's clock stays on the main thread. */
   readonly now: number;
 }
 
-export interface EmergencyVerifyResult {
-  readonly analysis: BundleFacts;
-  readonly response: BundleVerdict;
-}
+/** What a thread answers: all the route reads of a registration (P576), and the task's time on the thread. */
+export type EmergencyVerifyOutcome =
+  | {
+      readonly kind: 'bad_request';
+      readonly refusal: RequestRefusal;
+      readonly seconds: number;
+    }
+  | {
+      readonly kind: 'judged';
+      readonly registration: BundleRegistrationResult;
+      /** The verdict's first error, for the 422 of a bundle that does not verify. */
+      readonly firstError?: { readonly code: string; readonly message: string };
+      readonly seconds: number;
+    };
 
 export interface EmergencyWorkerData {
   readonly profile: ProtocolProfile['name'];
@@ -36,115 +51,96 @@ export interface EmergencyVerifyThreadsOptions {
   readonly profile: ProtocolProfile['name'];
   /** A thread idle this long is stopped: registrations are rare and each thread is an isolate of tens of MB. */
   readonly idleMs?: number;
+  /** Each task's time on its thread, for the duration histogram (P577). */
+  readonly onDone?: (seconds: number) => void;
 }
 
-interface Pending {
-  readonly task: EmergencyVerifyTask;
-  resolve(result: EmergencyVerifyResult): void;
-  reject(error: Error): void;
-}
-
-const WORKER_FILE = new URL('./emergency-worker.ts', import.meta.url);
+const WORKER_FILE = fileURLToPath(new URL('./emergency-worker.ts', import.meta.url));
 const DEFAULT_IDLE_MS = 60_000;
 
 export class EmergencyVerifyThreads {
-  readonly #options: EmergencyVerifyThreadsOptions;
-  readonly #idle = new Map<Worker, NodeJS.Timeout>();
-  readonly #busy = new Map<Worker, Pending>();
-  readonly #queue: Pending[] = [];
-  #closed = false;
+  readonly maxQueue: number;
+  readonly #threads: number;
+  readonly #pool: Piscina<EmergencyVerifyTask, EmergencyVerifyOutcome>;
+  readonly #onDone: ((seconds: number) => void) | undefined;
+  /** Tasks accepted and not settled: running on a thread, or waiting for one. */
+  #inFlight = 0;
+  #rejected = 0;
+  #threadFailures = 0;
 
   constructor(options: EmergencyVerifyThreadsOptions) {
-    this.#options = options;
-  }
-
-  /** Rejects with VerifyThreadsBusyError when every thread is busy and the queue is full. */
-  verify(task: EmergencyVerifyTask): Promise<EmergencyVerifyResult> {
-    return new Promise((resolve, reject) => {
-      if (this.#closed) {
-        reject(new Error('emergency registration verification threads are closed'));
-        return;
-      }
-      const pending: Pending = { task, resolve, reject };
-      const worker =
-        this.#idleWorker() ?? (this.#threads() < this.#options.threads ? this.#start() : undefined);
-      if (worker !== undefined) this.#assign(worker, pending);
-      else if (this.#queue.length < this.#options.maxQueue) this.#queue.push(pending);
-      else reject(new VerifyThreadsBusyError());
+    this.#threads = options.threads;
+    this.maxQueue = options.maxQueue;
+    this.#onDone = options.onDone;
+    this.#pool = new Piscina<EmergencyVerifyTask, EmergencyVerifyOutcome>({
+      filename: WORKER_FILE,
+      minThreads: 0,
+      maxThreads: options.threads,
+      idleTimeout: options.idleMs ?? DEFAULT_IDLE_MS,
+      workerData: { profile: options.profile } satisfies EmergencyWorkerData,
+    });
+    // A thread that died with no task on it (one with a task rejects that task). Without a listener the pool's
+    // 'error' event would end the process.
+    this.#pool.on('error', () => {
+      this.#threadFailures += 1;
     });
   }
 
-  /** Turns away what waits and stops every thread (a task still running is rejected by its thread's exit). */
+  /** Registrations waiting for a busy thread (not those a thread being started will take). */
+  get queueDepth(): number {
+    return this.#pool.queueSize;
+  }
+
+  /** Registrations on a thread now, or on one being started for them. */
+  get running(): number {
+    return Math.max(0, this.#inFlight - this.#pool.queueSize);
+  }
+
+  /** Registrations turned away because every thread was busy and the queue full, since start. */
+  get rejected(): number {
+    return this.#rejected;
+  }
+
+  /** Threads that stopped other than by going idle or closing (their task, if any, was answered 500), since start. */
+  get threadFailures(): number {
+    return this.#threadFailures;
+  }
+
+  /**
+   * Verifies one registration on a thread; the body's memory is moved there when it is the body's alone. Rejects
+   * with VerifyThreadsBusyError when every thread is busy and the queue is full, and with the thread's error when it
+   * stopped during the task.
+   */
+  async verify(task: EmergencyVerifyTask): Promise<EmergencyVerifyOutcome> {
+    if (this.#inFlight >= this.#threads + this.maxQueue) {
+      this.#rejected += 1;
+      throw new VerifyThreadsBusyError();
+    }
+    this.#inFlight += 1;
+    try {
+      const body = ownBytes(task.body);
+      const outcome = await this.#pool.run({ ...task, body }, { transferList: [body.buffer] });
+      this.#onDone?.(outcome.seconds);
+      return outcome;
+    } catch (error) {
+      this.#threadFailures += 1;
+      throw error;
+    } finally {
+      this.#inFlight -= 1;
+    }
+  }
+
+  /** Finishes what was accepted, then stops every thread (the process-level shutdown timeout bounds the wait). */
   async close(): Promise<void> {
-    this.#closed = true;
-    for (const pending of this.#queue.splice(0)) {
-      pending.reject(new Error('emergency registration verification threads are closed'));
-    }
-    const workers = [...this.#idle.keys(), ...this.#busy.keys()];
-    for (const timer of this.#idle.values()) clearTimeout(timer);
-    await Promise.all(workers.map((worker) => worker.terminate()));
+    await this.#pool.close();
   }
+}
 
-  #threads(): number {
-    return this.#idle.size + this.#busy.size;
-  }
-
-  #idleWorker(): Worker | undefined {
-    const first = this.#idle.entries().next();
-    if (first.done === true) return undefined;
-    const [worker, timer] = first.value;
-    clearTimeout(timer);
-    this.#idle.delete(worker);
-    return worker;
-  }
-
-  #start(): Worker {
-    const worker = new Worker(WORKER_FILE, {
-      workerData: { profile: this.#options.profile } satisfies EmergencyWorkerData,
-    });
-    // An idle thread never keeps the process up; the HTTP server does while it listens.
-    worker.unref();
-    let failure: Error | undefined;
-    worker.on('message', (result: EmergencyVerifyResult) => {
-      const pending = this.#busy.get(worker);
-      this.#busy.delete(worker);
-      pending?.resolve(result);
-      this.#next(worker);
-    });
-    worker.on('error', (error) => {
-      failure = error;
-    });
-    worker.on('exit', () => {
-      const pending = this.#busy.get(worker);
-      this.#busy.delete(worker);
-      const timer = this.#idle.get(worker);
-      if (timer !== undefined) clearTimeout(timer);
-      this.#idle.delete(worker);
-      pending?.reject(failure ?? new Error('an emergency registration verification thread stopped'));
-      // What waited for a thread gets one of its own.
-      const waiting = this.#queue.shift();
-      if (waiting !== undefined && !this.#closed) this.#assign(this.#start(), waiting);
-    });
-    return worker;
-  }
-
-  #assign(worker: Worker, pending: Pending): void {
-    this.#busy.set(worker, pending);
-    worker.postMessage(pending.task);
-  }
-
-  #next(worker: Worker): void {
-    const waiting = this.#queue.shift();
-    if (waiting !== undefined) {
-      this.#assign(worker, waiting);
-      return;
-    }
-    if (this.#closed) return;
-    const timer = setTimeout(() => {
-      this.#idle.delete(worker);
-      void worker.terminate();
-    }, this.#options.idleMs ?? DEFAULT_IDLE_MS);
-    timer.unref();
-    this.#idle.set(worker, timer);
-  }
+/** `bytes` if they are the only view of their memory, else a copy that is (a small body may be a slice of Node's
+ * shared pool, which must not be detached): what a task moves to its thread. */
+function ownBytes(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
+  const buffer = bytes.buffer;
+  const owned =
+    buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength;
+  return owned ? (bytes as Uint8Array<ArrayBuffer>) : new Uint8Array(bytes);
 }

@@ -1,9 +1,18 @@
-// A thread of POST /emergency-tokens (P539): one verifier built once, then one registering bundle per message,
-// answered with only what registrationFromBundle and the route's refusal read. See emergency-threads.ts.
+// A piscina thread of POST /emergency-tokens (P539, P575): one verifier built once, then one registration per task.
+// The task is the body's raw bytes (moved here, not copied: P576); they are read, checked against the route's
+// schema, verified and judged by registrationFromBundle here, and only what the route answers or stores goes back.
+// See emergency-threads.ts.
 import { flushCompileCache } from 'node:module';
-import { parentPort, workerData } from 'node:worker_threads';
+import { performance } from 'node:perf_hooks';
+import { workerData } from 'node:worker_threads';
 import { createVerifier } from '@proto/core/verifier';
-import type { EmergencyVerifyResult, EmergencyVerifyTask, EmergencyWorkerData } from './emergency-threads.ts';
+import { registrationFromBundle } from './emergency.ts';
+import { readRegistrationRequest } from './emergency-request.ts';
+import type {
+  EmergencyVerifyOutcome,
+  EmergencyVerifyTask,
+  EmergencyWorkerData,
+} from './emergency-threads.ts';
 
 // Every module of the thread is loaded by now: cache them (NODE_COMPILE_CACHE; see service-kit's run.ts).
 flushCompileCache();
@@ -12,25 +21,25 @@ const setup = workerData as EmergencyWorkerData;
 const built = createVerifier({ profile: setup.profile });
 if (!built.ok) throw new Error(`emergency registration verifier: ${built.error.message}`);
 const verifier = built.value;
-const port = parentPort;
-if (port === null) throw new Error('emergency-worker.ts runs as a worker thread only');
 
-port.on('message', (task: EmergencyVerifyTask) => {
-  const analysis = verifier.analyze({ signed_bundle: task.signed_bundle });
+export default function verifyRegistration(task: EmergencyVerifyTask): EmergencyVerifyOutcome {
+  const started = performance.now();
+  const request = readRegistrationRequest(task.body, task.format);
+  if (!request.ok) {
+    return { kind: 'bad_request', refusal: request, seconds: elapsed() };
+  }
+  const signedBundle = request.signedBundle;
+  const analysis = verifier.analyze({ signed_bundle: signedBundle });
   const response = verifier.finalize(analysis, new Date(task.now));
   const first = response.error_details?.[0];
-  const result: EmergencyVerifyResult = {
-    analysis: {
-      signerKids: analysis.signerKids,
-      ...(analysis.agentId === undefined ? {} : { agentId: analysis.agentId }),
-      ...(analysis.jurisdiction === undefined ? {} : { jurisdiction: analysis.jurisdiction }),
-      ...(analysis.rprHash === undefined ? {} : { rprHash: analysis.rprHash }),
-    },
-    response: {
-      verified: response.verified,
-      version: response.version,
-      ...(first === undefined ? {} : { error_details: [first] }),
-    },
+  return {
+    kind: 'judged',
+    registration: registrationFromBundle(signedBundle, analysis, response),
+    ...(first === undefined ? {} : { firstError: { code: first.code, message: first.message } }),
+    seconds: elapsed(),
   };
-  port.postMessage(result);
-});
+
+  function elapsed(): number {
+    return (performance.now() - started) / 1000;
+  }
+}

@@ -61,7 +61,7 @@ export interface BundleRegistration {
   readonly rpr_hash: string | undefined;
 }
 
-/** What registrationFromBundle reads of a bundle's analysis: all a verification thread sends back (P539). */
+/** What registrationFromBundle reads of a bundle's analysis (it runs on the verification thread, P576). */
 export type BundleFacts = Pick<BundleAnalysis, 'agentId' | 'signerKids' | 'jurisdiction' | 'rprHash'>;
 
 /** What of the verdict is read: whether it verified as V2, and its first error for the refusal. */

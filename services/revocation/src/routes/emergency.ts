@@ -3,17 +3,18 @@
 import type { ProtocolProfile } from '@proto/core';
 import { errorResponses, HttpError, httpError, protocolError, rateLimitKey } from '@proto/service-kit';
 import type { EmergencyTokenRecord, RevocationRepository } from '@proto/store';
-import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { reasonHash } from '../core.ts';
 import {
   attestationHolds,
   EMERGENCY_REASON,
   MAX_REGISTERED_KIDS,
-  registrationFromBundle,
   secretProvesRegisteredToken,
   tokenOfSecret,
 } from '../emergency.ts';
-import { EmergencyVerifyThreads, VerifyThreadsBusyError } from '../emergency-threads.ts';
+import { ABSENT_BODY, type BodyFormat, type RequestRefusal } from '../emergency-request.ts';
+import { type EmergencyVerifyOutcome, VerifyThreadsBusyError } from '../emergency-threads.ts';
+import { instrumentedVerifyThreads } from '../emergency-verify-metrics.ts';
 import { assertAgentId, assertNotKeyIdForm, ID_PATTERN_SOURCE, isKeyIdForm } from '../ids.ts';
 import type { ListPublisher } from '../publisher.ts';
 
@@ -81,6 +82,12 @@ type Limiter = (
   request: FastifyRequest,
 ) => Promise<{ isAllowed: boolean; isExceeded?: boolean; ttl?: number }>;
 
+/** The body of POST /emergency-tokens as its parsers keep it: the bytes, for a verification thread (P576). */
+interface RawBody {
+  readonly format: BodyFormat;
+  readonly bytes: Buffer;
+}
+
 interface EmergencyRevocationBody {
   type: 'emergency_revocation';
   agent_id: string;
@@ -92,7 +99,7 @@ interface EmergencyRevocationBody {
 
 export async function emergencyRoutes(app: FastifyInstance, options: EmergencyRoutesOptions): Promise<void> {
   const { profile, jurisdiction } = options;
-  const threads = new EmergencyVerifyThreads({
+  const threads = instrumentedVerifyThreads(app.serviceMetrics, {
     threads: options.verifyThreads,
     maxQueue: options.verifyQueueMax,
     profile: profile.name,
@@ -124,154 +131,193 @@ export async function emergencyRoutes(app: FastifyInstance, options: EmergencyRo
     });
   };
 
-  app.post<{ Body: { signed_bundle: unknown } }>(
-    '/emergency-tokens',
-    {
-      onRequest: async (request) => enforce(registrationsPerIp, request, 'registrations from this address'),
-      schema: {
-        summary:
-          "Register the emergency revocation token of a verified V2 bundle's passport (no operator token)",
-        tags: ['emergency'],
-        body: {
-          type: 'object',
-          required: ['signed_bundle'],
-          additionalProperties: false,
-          properties: { signed_bundle: { type: 'object' } },
-        },
-        response: { 200: registrationSchema, 201: registrationSchema, ...errorResponses },
+  const registrationRoute = {
+    onRequest: async (request: FastifyRequest) =>
+      enforce(registrationsPerIp, request, 'registrations from this address'),
+    // The thread checks the body against the schema (emergency-request.ts); the schema documents it.
+    validatorCompiler: () => () => true,
+    schema: {
+      summary:
+        "Register the emergency revocation token of a verified V2 bundle's passport (no operator token)",
+      tags: ['emergency'],
+      body: {
+        type: 'object',
+        required: ['signed_bundle'],
+        additionalProperties: false,
+        properties: { signed_bundle: { type: 'object' } },
       },
+      response: { 200: registrationSchema, 201: registrationSchema, ...errorResponses },
     },
-    async (request, reply) => {
-      if (options.registration === 'operator') {
-        throw httpError('FORBIDDEN', 'Emergency tokens are registered by the operator only here');
-      }
-      const signed = request.body.signed_bundle;
-      let verified: Awaited<ReturnType<EmergencyVerifyThreads['verify']>>;
-      try {
-        verified = await threads.verify({ signed_bundle: signed, now: options.clock().getTime() });
-      } catch (error) {
-        if (!(error instanceof VerifyThreadsBusyError)) throw error;
+  };
+
+  /** A body that is no registration: 400 with E001, as the kit's parsers and schema errors answer (P576). */
+  const schemaRefusal = (refusal: RequestRefusal) =>
+    protocolError('BUNDLE_SCHEMA_INVALID', profile, refusal.message, {
+      statusCode: 400,
+      ...(refusal.details.length === 0 ? {} : { details: refusal.details }),
+    });
+
+  /** The verification thread's outcome for a body, or the 503 / 500 its failure to give one is answered with. */
+  const verifyOnThread = async (request: FastifyRequest, body: RawBody): Promise<EmergencyVerifyOutcome> => {
+    try {
+      return await threads.verify({ body: body.bytes, format: body.format, now: options.clock().getTime() });
+    } catch (error) {
+      if (error instanceof VerifyThreadsBusyError) {
         throw protocolError(
           'BACKPRESSURE',
           profile,
           'All emergency registration verifiers are busy; retry shortly',
-          { headers: { 'retry-after': '1' } },
+          {
+            headers: { 'retry-after': '1' },
+          },
         );
       }
-      const { analysis, response } = verified;
-      const found = registrationFromBundle(signed, analysis, response);
-      if (!found.ok) {
-        if (found.reason === 'not_verified') {
-          const first = response.error_details?.[0];
-          throw new HttpError({
-            statusCode: 422,
-            code: first?.code ?? 'BUNDLE_NOT_VERIFIED',
-            message: `The bundle does not verify${first ? `: ${first.message}` : ''}`,
-            retryable: false,
-          });
-        }
-        if (found.reason === 'too_many_kids') {
-          throw httpError(
-            'BAD_REQUEST',
-            `The bundle was signed by ${found.kids} of its passport's keys; a registration takes at most ${MAX_REGISTERED_KIDS} (each is listed as revoked when the secret is used): ask the operator (PUT /emergency-tokens/:agent_id)`,
-          );
-        }
-        if (found.reason === 'not_signed_by_principal') {
-          throw httpError(
-            'FORBIDDEN',
-            "The bundle's signature is not its principal's (a key of the RPR's binding_keys): only the principal vouches for the passport's emergency token",
-          );
-        }
+      // P578: the thread stopped under this task (out of memory, killed). Nothing was registered: the store is
+      // written only after a thread's outcome; the pool starts another thread for the next registration.
+      request.log.error({ err: error }, 'emergency registration verification thread stopped during the task');
+      throw protocolError(
+        'INTERNAL_ERROR',
+        profile,
+        'The verification of this registration stopped before it finished; nothing was registered; retry',
+        { statusCode: 500 },
+      );
+    }
+  };
+
+  async function registerFromBundle(request: FastifyRequest, reply: FastifyReply) {
+    if (options.registration === 'operator') {
+      throw httpError('FORBIDDEN', 'Emergency tokens are registered by the operator only here');
+    }
+    const body = request.body as RawBody | undefined;
+    // No body to hand a thread: the schema's refusal of an absent one, as the thread words the others.
+    if (body === undefined) throw schemaRefusal(ABSENT_BODY);
+    const outcome = await verifyOnThread(request, body);
+    if (outcome.kind === 'bad_request') throw schemaRefusal(outcome.refusal);
+    const found = outcome.registration;
+    if (!found.ok) {
+      if (found.reason === 'not_verified') {
+        const first = outcome.firstError;
+        throw new HttpError({
+          statusCode: 422,
+          code: first?.code ?? 'BUNDLE_NOT_VERIFIED',
+          message: `The bundle does not verify${first ? `: ${first.message}` : ''}`,
+          retryable: false,
+        });
+      }
+      if (found.reason === 'too_many_kids') {
         throw httpError(
           'BAD_REQUEST',
-          found.reason === 'no_token'
-            ? "The bundle's passport carries no emergency_revocation_token"
-            : 'The bundle names no agent',
+          `The bundle was signed by ${found.kids} of its passport's keys; a registration takes at most ${MAX_REGISTERED_KIDS} (each is listed as revoked when the secret is used): ask the operator (PUT /emergency-tokens/:agent_id)`,
         );
       }
-      const registration = found.value;
-      // Only this jurisdiction's agents: elsewhere this service has no say over them.
-      if (registration.jurisdiction !== jurisdiction) {
+      if (found.reason === 'not_signed_by_principal') {
         throw httpError(
           'FORBIDDEN',
-          `The bundle's jurisdiction is ${String(registration.jurisdiction)}, not ${jurisdiction}`,
+          "The bundle's signature is not its principal's (a key of the RPR's binding_keys): only the principal vouches for the passport's emergency token",
         );
       }
-      assertAgentId(registration.agent_id);
-      assertNotKeyIdForm(registration.agent_id);
-      // Anyone can sign a bundle naming any agent id; an attestation of ours ties the id to this RPR.
-      if (options.registration === 'attested') {
-        const issued =
-          registration.rpr_hash === undefined
-            ? []
-            : await options.repository.attestationTimes(
-                jurisdiction,
-                registration.agent_id,
-                registration.rpr_hash,
-              );
-        if (issued.length === 0) {
-          throw httpError(
-            'FORBIDDEN',
-            'This service registers emergency tokens only for agents it attested with this RPR (POST /attest)',
-          );
-        }
-        // An attestation vouches for the agent until its expires_at, not for ever (P211): past it, the operator
-        // attests again before the agent's token is taken.
-        const now = options.clock().getTime();
-        if (!issued.some((times) => attestationHolds(times, now))) {
-          throw protocolError(
-            'SIGNATURE_EXPIRED',
-            profile,
-            `The attestation of this agent with this RPR expired${issued[0]?.expires_at ? ` at ${issued[0].expires_at}` : ''}: ask the operator to attest it again (POST /attest)`,
-          );
-        }
+      throw httpError(
+        'BAD_REQUEST',
+        found.reason === 'no_token'
+          ? "The bundle's passport carries no emergency_revocation_token"
+          : 'The bundle names no agent',
+      );
+    }
+    const registration = found.value;
+    // Only this jurisdiction's agents: elsewhere this service has no say over them.
+    if (registration.jurisdiction !== jurisdiction) {
+      throw httpError(
+        'FORBIDDEN',
+        `The bundle's jurisdiction is ${String(registration.jurisdiction)}, not ${jurisdiction}`,
+      );
+    }
+    assertAgentId(registration.agent_id);
+    assertNotKeyIdForm(registration.agent_id);
+    // Anyone can sign a bundle naming any agent id; an attestation of ours ties the id to this RPR.
+    if (options.registration === 'attested') {
+      const issued =
+        registration.rpr_hash === undefined
+          ? []
+          : await options.repository.attestationTimes(
+              jurisdiction,
+              registration.agent_id,
+              registration.rpr_hash,
+            );
+      if (issued.length === 0) {
+        throw httpError(
+          'FORBIDDEN',
+          'This service registers emergency tokens only for agents it attested with this RPR (POST /attest)',
+        );
       }
-      const result = await options.repository.registerEmergencyToken(jurisdiction, {
+      // An attestation vouches for the agent until its expires_at, not for ever (P211): past it, the operator
+      // attests again before the agent's token is taken.
+      const now = options.clock().getTime();
+      if (!issued.some((times) => attestationHolds(times, now))) {
+        throw protocolError(
+          'SIGNATURE_EXPIRED',
+          profile,
+          `The attestation of this agent with this RPR expired${issued[0]?.expires_at ? ` at ${issued[0].expires_at}` : ''}: ask the operator to attest it again (POST /attest)`,
+        );
+      }
+    }
+    const result = await options.repository.registerEmergencyToken(jurisdiction, {
+      agent_id: registration.agent_id,
+      token: registration.token,
+      kids: registration.kids,
+      human_id: registration.human_id,
+      source: 'bundle',
+    });
+    if (result.status === 'used') throw httpError('CONFLICT', 'The agent was emergency-revoked already');
+    // With `bundle`, anyone can sign a bundle naming any agent id: a 409 for another token (or a 200 for the
+    // same one) against a 201 for none told whoever asked which agent ids have a token, and so whose stolen key
+    // is worth a race with its owner, without changing anything (P424, P305's registration side). So every
+    // registration that stores nothing is answered as the first one would have been, and the first token stands
+    // (the operator can replace it). `attested` keeps the honest answers: its callers are agents this service
+    // vouched for.
+    if (options.registration === 'bundle' && result.status !== 'created') {
+      if (result.status === 'conflict') {
+        request.log.warn(
+          { agent_id: registration.agent_id },
+          'emergency token not registered: another token is registered for this agent (answered as registered)',
+        );
+      }
+      // Built from the request alone: nothing of the stored record reaches the answer.
+      const asFirst: EmergencyTokenRecord = {
         agent_id: registration.agent_id,
         token: registration.token,
-        kids: registration.kids,
+        kids: [...new Set(registration.kids)],
         human_id: registration.human_id,
         source: 'bundle',
-      });
-      if (result.status === 'used') throw httpError('CONFLICT', 'The agent was emergency-revoked already');
-      // With `bundle`, anyone can sign a bundle naming any agent id: a 409 for another token (or a 200 for the
-      // same one) against a 201 for none told whoever asked which agent ids have a token, and so whose stolen key
-      // is worth a race with its owner, without changing anything (P424, P305's registration side). So every
-      // registration that stores nothing is answered as the first one would have been, and the first token stands
-      // (the operator can replace it). `attested` keeps the honest answers: its callers are agents this service
-      // vouched for.
-      if (options.registration === 'bundle' && result.status !== 'created') {
-        if (result.status === 'conflict') {
-          request.log.warn(
-            { agent_id: registration.agent_id },
-            'emergency token not registered: another token is registered for this agent (answered as registered)',
-          );
-        }
-        // Built from the request alone: nothing of the stored record reaches the answer.
-        const asFirst: EmergencyTokenRecord = {
-          agent_id: registration.agent_id,
-          token: registration.token,
-          kids: [...new Set(registration.kids)],
-          human_id: registration.human_id,
-          source: 'bundle',
-          registered_at: options.clock().toISOString(),
-          used_at: null,
-        };
-        return reply.code(201).send(registrationView(asFirst, true));
-      }
-      if (result.status === 'conflict') {
-        // First registration stands: a later passport cannot swap the secret (the operator can).
-        throw httpError('CONFLICT', 'Another emergency token is registered for this agent');
-      }
-      request.log.info(
-        { agent_id: registration.agent_id, kids: registration.kids.length, status: result.status },
-        'emergency token registered from a verified bundle',
+        registered_at: options.clock().toISOString(),
+        used_at: null,
+      };
+      return reply.code(201).send(registrationView(asFirst, true));
+    }
+    if (result.status === 'conflict') {
+      // First registration stands: a later passport cannot swap the secret (the operator can).
+      throw httpError('CONFLICT', 'Another emergency token is registered for this agent');
+    }
+    request.log.info(
+      { agent_id: registration.agent_id, kids: registration.kids.length, status: result.status },
+      'emergency token registered from a verified bundle',
+    );
+    return reply
+      .code(result.status === 'created' ? 201 : 200)
+      .send(registrationView(result.record, result.status === 'created'));
+  }
+
+  await app.register(async (scope) => {
+    // P576: this route keeps its body as bytes, moved to the verification thread that reads and checks them; the main
+    // thread never parses or clones the (up to 1 MiB) bundle. Other routes keep the kit's parsers.
+    scope.removeAllContentTypeParsers();
+    for (const format of ['json', 'cbor'] as const) {
+      scope.addContentTypeParser(`application/${format}`, { parseAs: 'buffer' }, (_request, bytes, done) =>
+        // `parseAs: 'buffer'` hands a Buffer (typed as string | Buffer for every parseAs).
+        done(null, { format, bytes: bytes as Buffer } satisfies RawBody),
       );
-      return reply
-        .code(result.status === 'created' ? 201 : 200)
-        .send(registrationView(result.record, result.status === 'created'));
-    },
-  );
+    }
+    scope.post('/emergency-tokens', registrationRoute, registerFromBundle);
+  });
 
   app.put<{ Params: { agent_id: string }; Body: { emergency_revocation_token: string; kids?: string[] } }>(
     '/emergency-tokens/:agent_id',
