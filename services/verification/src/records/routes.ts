@@ -185,7 +185,8 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
         const shown = await withForm(store, route.kind, outcome.body, signature);
         // P519: a new id that reads as a stored one of its kind is named (a re-post was named when first stored);
         // P570: asked of the store once the write has committed.
-        const warnings = outcome.statusCode === 201 ? await lookAlikeWarnings(store.records, route, outcome.body.id) : [];
+        const warnings =
+          outcome.statusCode === 201 ? await lookAlikeWarnings(store.records, route, outcome.body.id) : [];
         return reply.code(statusCode).send({ ...outcome.body, signature: shown, ...warningsOf(warnings) });
       },
     );
