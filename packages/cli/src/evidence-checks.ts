@@ -161,9 +161,9 @@ export async function applyEvidence(
     addExternalOutcomes,
     anchorOutcome,
     attestationOutcomeInHand,
+    bundleReadAlikeRevocationWarnings,
     decideRevocation,
     errorCode,
-    readAlikeRevocationWarnings,
     unverifiedEvidenceOutcomes,
     verifyAttestation,
     verifyRevocationList,
@@ -213,10 +213,9 @@ export async function applyEvidence(
       });
       if (decision.status !== 'fail') {
         checks['revocation'] = 'pass';
-        // P516: an entry that reads as the agent, worded as the service words it.
-        if (analysis.agentId !== undefined)
-          for (const w of readAlikeRevocationWarnings(list, analysis.agentId))
-            warnings.push(`${list.jurisdiction}: ${w}`);
+        // P516, P572: an entry that reads as the agent or a signer's kid, worded as the service words it.
+        for (const w of bundleReadAlikeRevocationWarnings(list, analysis))
+          warnings.push(`${list.jurisdiction}: ${w}`);
       } else {
         fail('revocation', {
           code: errorCode(decision.error.code, profile),

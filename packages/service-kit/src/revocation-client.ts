@@ -3,6 +3,7 @@
 // list fails, an unknown status fails closed at elevated+. D20, D21. Issue 12: every source is consulted
 // whatever the bundle declares; list numbers survive restarts.
 import {
+  bundleReadAlikeRevocationWarnings,
   DEFAULT_PROFILE,
   decideRevocation,
   errorCode,
@@ -11,7 +12,6 @@ import {
   type RevocationDecisionInput,
   type RevocationEntry,
   type RevocationStatusProblem,
-  readAlikeRevocationWarnings,
 } from '@proto/core';
 import { normaliseJurisdiction, parentJurisdiction } from './jurisdiction.ts';
 import { createListCache, type Problem, type RevocationWatermarks } from './revocation-list-cache.ts';
@@ -210,8 +210,9 @@ export function createRevocationChecker(options: RevocationCheckerOptions): Revo
       if (list === undefined) continue;
       const decision = decideRevocation({ tier: request.tier, ids, list });
       if (decision.status === 'fail') return render(decision, `${name}: `);
-      if (request.agentId !== undefined)
-        for (const w of readAlikeRevocationWarnings(list, request.agentId)) lookAlikes.push(`${name}: ${w}`);
+      // P572: and one that reads as a signer's kid.
+      const subject = { agentId: request.agentId, signerKids: request.signerIds };
+      for (const w of bundleReadAlikeRevocationWarnings(list, subject)) lookAlikes.push(`${name}: ${w}`);
     }
 
     // 2. The declared jurisdiction's own list must be configured (or allow-listed by the operator).

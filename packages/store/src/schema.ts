@@ -28,6 +28,10 @@ export interface V2RecordsTable {
   agent_id: string | null;
   /** P508: what the record keeps once evicted (JSON text, the writer's choice), moved to its tombstone. */
   kept_json: string | null;
+  /** P571: the id readers know the record by when it is stored under another (a testament version: its agent's). */
+  known_as: string | null;
+  /** P570: what that id (`known_as`, else `id`) reads as (P455's skeleton); migration 0024 filled every older row. */
+  id_skeleton: string | null;
 }
 
 /** One row per record kind: the live entry count, and the row writers of a kind lock to evict in turn (D17). */
@@ -69,6 +73,9 @@ export interface V2RecordTombstonesTable {
   kept_json: string | null;
   /** P509: the evicted record's `seq` (the store's order); NULL for tombstones written before migration 0023. */
   seq: number | string | null;
+  /** P570, P571: the evicted record's `known_as` and `id_skeleton`, moved with it. */
+  known_as: string | null;
+  id_skeleton: string | null;
 }
 
 /** How a stored record's write was authorised (issue 15), keyed by its content. */

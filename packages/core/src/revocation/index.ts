@@ -18,7 +18,7 @@ export {
   type VerifyRevocationListOptions,
   verifyRevocationList,
 } from './list.ts';
-export { readAlikeRevocationWarnings } from './look-alike.ts';
+export { bundleReadAlikeRevocationWarnings, readAlikeRevocationWarnings } from './look-alike.ts';
 export { parseTrustedKey, type SigningOptions } from './signed-document.ts';
 export type {
   AttestationError,

@@ -26,6 +26,7 @@ import { keyBindingsRetiredAtMigration } from './0020-key-bindings-retired-at.ts
 import { keyRetirementSequenceMigration } from './0021-key-retirement-sequence.ts';
 import { keyBindingsUnnumberedRetiredMigration } from './0022-key-bindings-unnumbered-retired.ts';
 import { recordKeptOnEvictionMigration } from './0023-record-kept-on-eviction.ts';
+import { recordIdSkeletonsMigration } from './0024-record-id-skeletons.ts';
 import { keyPrincipalsMigration } from './0026-key-principals.ts';
 import type { Migration, StoreDialect } from './migration.ts';
 
@@ -56,6 +57,7 @@ export const MIGRATIONS: readonly Migration[] = [
   keyRetirementSequenceMigration,
   keyBindingsUnnumberedRetiredMigration,
   recordKeptOnEvictionMigration,
+  recordIdSkeletonsMigration,
   keyPrincipalsMigration,
 ];
 

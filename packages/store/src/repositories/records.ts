@@ -1,6 +1,6 @@
 // Repository of the /v2 records: stored as received, idempotent by content, evicted oldest-first per kind.
 // Implements D14 (ids, idempotent re-post, 409 on different content) and D17 (STORE_MAX_ENTRIES per kind).
-import { hashCanonicalV2 } from '@proto/core';
+import { hashCanonicalV2, skeletonOf } from '@proto/core';
 import { type Kysely, type Selectable, sql } from 'kysely';
 import { assertId, assertKind, isValidId } from '../ids.ts';
 import type { Database, V2RecordsTable, V2RecordTombstonesTable } from '../schema.ts';
@@ -73,6 +73,12 @@ export interface PutOptions {
    * under a tombstone is still refused (RecordIdRetiredError).
    */
   readonly overTombstone?: string;
+  /**
+   * P571: the id readers know the record by when `id` is only where it is stored (a testament version under
+   * `<agent>:v<n>` is its agent's): what `readingAlike` compares and names. Default `id`; a record put back over its
+   * tombstone keeps the tombstone's.
+   */
+  readonly knownAs?: string;
 }
 
 export interface RecordRepository {
@@ -92,10 +98,11 @@ export interface RecordRepository {
   /** Live entries of `kind` (never more than `maxEntriesPerKind`). */
   count(kind: string): Promise<number>;
   /**
-   * P519: the ids of `kind` stored after `afterSeq` (store-wide insertion order), oldest first, at most `limit`: what a
-   * process keeping its own index of a kind's ids reads to catch up (the `(kind, seq)` index, no scan).
+   * P570: the other ids of `kind`, live or evicted, that read as `name` (one P455 skeleton, kept with each row and
+   * indexed: migration 0024), each once, oldest first, at most `limit`. An id is a record's `knownAs` where it has one.
+   * Asked after a write's commit, it always finds of two look-alikes the one committed first, whatever their `seq`.
    */
-  idsAfter(kind: string, afterSeq: number, limit: number): Promise<readonly { id: string; seq: number }[]>;
+  readingAlike(kind: string, name: string, limit: number): Promise<readonly string[]>;
   /**
    * Inside `Store.transaction`: waits until no other transaction holds the same (kind, key) series, until
    * commit. PostgreSQL: a transaction-scoped advisory lock; SQLite: nothing to do (one writer at a time).
@@ -272,6 +279,7 @@ export class KyselyRecordRepository implements RecordRepository {
     assertId('record id', id);
     const agentId = opts?.agentId;
     if (agentId !== undefined) assertId('agent id', agentId);
+    if (opts?.knownAs !== undefined) assertId('known-as id', opts.knownAs);
     const hash = contentHash(record); // throws on anything JSON cannot carry
     const json = JSON.stringify(record);
     const kept = opts?.keep === undefined ? null : JSON.stringify(opts.keep);
@@ -296,6 +304,7 @@ export class KyselyRecordRepository implements RecordRepository {
       ) {
         throw new RecordIdRetiredError(toTombstone(tombstone));
       }
+      const knownAs = opts?.knownAs ?? tombstone?.known_as ?? null;
       // Insert-or-nothing, then look: on PostgreSQL a racing insert of the same (kind, id) waits for the
       // first to commit and then finds its row, so exactly one caller ever sees `created`.
       const inserted = await trx
@@ -308,6 +317,8 @@ export class KyselyRecordRepository implements RecordRepository {
           stored_at: storedAt,
           agent_id: agentId ?? null,
           kept_json: kept,
+          known_as: knownAs,
+          id_skeleton: skeletonOf(knownAs ?? id),
         })
         .onConflict((oc) => oc.columns(['kind', 'id']).doNothing())
         .returning('seq')
@@ -346,6 +357,8 @@ export class KyselyRecordRepository implements RecordRepository {
         stored_at: storedAt,
         agent_id: agentId ?? null,
         kept_json: kept,
+        known_as: knownAs,
+        id_skeleton: skeletonOf(knownAs ?? id),
       };
       return { status: 'created', stored: toStoredRecord(stored) };
     });
@@ -416,20 +429,29 @@ export class KyselyRecordRepository implements RecordRepository {
     return row === undefined ? 0 : Number(row.entry_count);
   }
 
-  async idsAfter(
-    kind: string,
-    afterSeq: number,
-    limit: number,
-  ): Promise<readonly { id: string; seq: number }[]> {
-    const rows = await this.#db
+  async readingAlike(kind: string, name: string, limit: number): Promise<readonly string[]> {
+    const skeleton = skeletonOf(name);
+    const named = sql<string>`COALESCE(known_as, id)`;
+    const live = this.#db
       .selectFrom('v2_records')
-      .select(['id', 'seq'])
+      .select([named.as('name'), 'seq'])
       .where('kind', '=', kind)
-      .where('seq', '>', afterSeq)
-      .orderBy('seq')
+      .where('id_skeleton', '=', skeleton);
+    const evicted = this.#db
+      .selectFrom('v2_record_tombstones')
+      .select([named.as('name'), 'seq'])
+      .where('kind', '=', kind)
+      .where('id_skeleton', '=', skeleton);
+    const rows = await this.#db
+      .selectFrom(evicted.unionAll(live).as('alike'))
+      .select((eb) => ['name', eb.fn.min('seq').as('first')])
+      .where('name', '<>', name)
+      .groupBy('name')
+      .orderBy('first')
+      .orderBy('name')
       .limit(limit)
       .execute();
-    return rows.map((row) => ({ id: row.id, seq: Number(row.seq) }));
+    return rows.map((row) => row.name);
   }
 }
 
@@ -444,7 +466,7 @@ async function evictOldest(trx: Kysely<Database>, kind: string, excess: number):
   const evictedAt = new Date().toISOString();
   const victims = await trx
     .selectFrom('v2_records')
-    .select(['kind', 'id', 'content_hash', 'stored_at', 'kept_json', 'seq'])
+    .select(['kind', 'id', 'content_hash', 'stored_at', 'kept_json', 'seq', 'known_as', 'id_skeleton'])
     .where('seq', 'in', oldest)
     .execute();
   if (victims.length > 0) {
@@ -458,6 +480,8 @@ async function evictOldest(trx: Kysely<Database>, kind: string, excess: number):
           evicted_at: eb.ref('excluded.evicted_at'),
           kept_json: eb.ref('excluded.kept_json'),
           seq: eb.ref('excluded.seq'),
+          known_as: eb.ref('excluded.known_as'),
+          id_skeleton: eb.ref('excluded.id_skeleton'),
         })),
       )
       .execute();

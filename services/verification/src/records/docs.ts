@@ -217,7 +217,7 @@ function answerSchema(route: RecordRoute) {
         type: 'array',
         items: { type: 'string' },
         description:
-          'P519, POST only: stored ids of this kind the new id reads the same as (ASCII look-alikes: I, 1, l; 0, O; m, rn)',
+          'P519, P573: other stored ids of this kind (live or removed by retention) the id reads the same as (ASCII look-alikes: I, 1, l; 0, O; m, rn); a testament by its agent id (P571); on POST only when first stored (201)',
       },
     },
   } as const;

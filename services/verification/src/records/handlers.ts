@@ -863,7 +863,12 @@ export async function postTestament(store: Store, record: JsonObject): Promise<O
         );
       }
     }
-    const put = await tx.records.put(TESTAMENT, id, record, { agentId, ...keptOf(TESTAMENT, record) });
+    // P571: known by its agent's id, which look-alike ids are compared by (not `<agent>:v<n>`).
+    const put = await tx.records.put(TESTAMENT, id, record, {
+      agentId,
+      knownAs: agentId,
+      ...keptOf(TESTAMENT, record),
+    });
     if (put.status === 'conflict') {
       throw conflict(
         `Testament version ${version} of agent ${agentId} is already stored with other content`,

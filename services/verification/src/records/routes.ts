@@ -27,7 +27,7 @@ import {
 import { isValidId } from './ids.ts';
 import { RECORD_ROUTES, type RecordRoute, TRANSITION_PATH } from './kinds.ts';
 import { readTransitionRequest } from './lifecycle-machine.ts';
-import { createStoredIdIndex } from './look-alike-ids.ts';
+import { lookAlikeWarnings } from './look-alike-ids.ts';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE, v2PostRateLimit } from './rate-limit.ts';
 import { postUpgrading, withForm } from './signature-upgrade.ts';
 import type { WriteAuthorizer, WriteAuthorship } from './write-authorization.ts';
@@ -104,6 +104,9 @@ function holdSubjects(store: Store, kind: string, record: Readonly<Record<string
   return store.keys.holdSubjects([...recordSubjects(kind, record), ...parties]);
 }
 
+/** An answer's `warnings` member: absent when there is none. */
+const warningsOf = (warnings: readonly string[]) => (warnings.length > 0 ? { warnings } : {});
+
 /** A testament version in `?version=`: a positive integer of at most nine digits. */
 const VERSION_PATTERN = /^[1-9]\d{0,8}$/;
 
@@ -128,7 +131,6 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
   const perMinute = options.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE;
   const { authorizer } = options;
   const panelQuorum = options.panelQuorum ?? 1;
-  const storedIds = createStoredIdIndex(store);
 
   // Route schemas document; validation is ours (validateSchema: readable issues, E002, D14 id codes).
   app.setValidatorCompiler(() => () => true);
@@ -181,26 +183,30 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
         // An upgrade answers as the first write of the owner's record (201), not as a re-post of it.
         const statusCode = upgrades.length > 0 ? 201 : outcome.statusCode;
         const shown = await withForm(store, route.kind, outcome.body, signature);
-        // P519: a new id that reads as a stored one of its kind is named (a re-post was named when first stored).
+        // P519: a new id that reads as a stored one of its kind is named (a re-post was named when first stored);
+        // P570: asked of the store once the write has committed. P561's warnings come from the handler.
         const warnings = [
-          ...(outcome.body.warnings ?? []), // P561
-          ...(outcome.statusCode === 201 ? await storedIds.readAlike(route, outcome.body.id) : []),
+          ...(outcome.body.warnings ?? []),
+          ...(outcome.statusCode === 201 ? await lookAlikeWarnings(store.records, route, outcome.body.id) : []),
         ];
-        return reply
-          .code(statusCode)
-          .send({ ...outcome.body, signature: shown, ...(warnings.length > 0 ? { warnings } : {}) });
+        return reply.code(statusCode).send({ ...outcome.body, signature: shown, ...warningsOf(warnings) });
       },
     );
 
     const param = route.id.type === 'vitality' ? 'agent_id' : 'id';
     const get = getHandlerOf(route, panelQuorum);
+    // P573: a GET names the stored ids its record's id reads the same as, as the write's answer did.
+    const answerGet = async (request: FastifyRequest, id: string) => {
+      const answer = await withAuthorship(store, route.kind, await get(store, id, request));
+      return { ...answer, ...warningsOf(await lookAlikeWarnings(store.records, route, answer.id)) };
+    };
     app.get(`${route.path}/:${param}`, { schema: getRecordSchema(route, param) }, async (request) =>
-      withAuthorship(store, route.kind, await get(store, pathId(request, param), request)),
+      answerGet(request, pathId(request, param)),
     );
     // The router refuses a path parameter over 100 characters (414, before any hook runs) but ids may
     // have 256: the router falls back to this undocumented twin for longer ones (and for ids with '/').
     app.get(`${route.path}/*`, { schema: { hide: true } }, async (request) =>
-      withAuthorship(store, route.kind, await get(store, pathId(request, '*', param), request)),
+      answerGet(request, pathId(request, '*', param)),
     );
   }
 

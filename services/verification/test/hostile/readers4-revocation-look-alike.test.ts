@@ -4,6 +4,8 @@
 //   every reader, rightly (D20: a list revokes the ids it names), but only `proto revocation verify --agent` (P456)
 //   said that a person reading the list would take this agent for revoked. Now every reader says it, in core's words.
 // - P517: a bundle that names no agent id: the service listed no revocation check at all, the CLI `skipped` it.
+// - P572 (brief "ids2" item 3): signers' kids are looked up too (a list entry naming a kid revokes it), but an entry
+//   reading as a signer's kid (`O` for one of its `0`s) was named by no reader.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -118,6 +120,29 @@ describe('P516: a list revoking a look-alike of the agent is named by every read
         `^US: agent ${agent} is not in the list, but entries\\[\\d+\\]\\.agent_id "${twin}" reads the same: check which agent the issuer meant \\(look-alike id\\)$`,
       ),
     );
+    for (const [reader, answer] of Object.entries(all)) expect(gist(answer), reader).toEqual(served);
+  });
+});
+
+describe("P572: a list revoking a look-alike of a signer's kid is named by every reader", () => {
+  it("the list revokes the agent key's kid with `O` for a `0`: verified, with one warning in one wording", async () => {
+    let sample = sampleBundle({ tier: 'routine' });
+    while (!/0/.test(sample.agentKid)) sample = sampleBundle({ tier: 'routine' });
+    const twin = sample.agentKid.replace('0', 'O');
+    expect((await revoke(us, twin)).status).toBe(201);
+    const all = await readers({ signed_bundle: sample.signed_bundle });
+    const served = gist(all['POST /verify'] as Answer);
+    expect(served).toEqual({
+      verified: true,
+      revocation: 'pass',
+      warnings: [
+        expect.stringMatching(
+          new RegExp(
+            `^US: signer kid ${sample.agentKid} is not in the list, but entries\\[\\d+\\]\\.agent_id "${twin}" reads the same: check which key the issuer meant \\(look-alike id\\)$`,
+          ),
+        ),
+      ],
+    });
     for (const [reader, answer] of Object.entries(all)) expect(gist(answer), reader).toEqual(served);
   });
 });
