@@ -162,6 +162,44 @@ export async function decidingResolution(
   return settledPanel === undefined ? { stored: settled } : { stored: settled, panel: settledPanel };
 }
 
+/** P565: what GET of a dispute's arbitration answers once retention evicted its decision and nothing settled it. */
+export interface EvictedDecision {
+  readonly id: string;
+  readonly kind: typeof ARBITRATION;
+  /** When the decision was stored, as its tombstone keeps it. */
+  readonly stored_at: string;
+  /** Its document is gone (D17): only its trace is left. */
+  readonly record: null;
+  /** Its content hash: how its write was authorised is kept under it, and answered beside it. */
+  readonly content_hash: string;
+  readonly evicted_at: string;
+  /** P440: its panel left it short of the quorum, so it decided nothing. */
+  readonly pending?: true;
+}
+
+/**
+ * P565: the decision of dispute `id` as its tombstone keeps it, read as GET /v2/dispute/record/<id> reads it (P440,
+ * P538: pending when its own panel rows left it short of the quorum). Undefined when no decision was ever evicted.
+ */
+export async function evictedDecision(
+  records: RecordRepository,
+  id: string,
+  quorum: number,
+): Promise<EvictedDecision | undefined> {
+  const gone = await records.tombstone(ARBITRATION, id);
+  if (gone === undefined) return undefined;
+  const pending = await panelLeftPending(records, id, quorum, keptPayloadHash(gone.kept));
+  return {
+    id,
+    kind: ARBITRATION,
+    stored_at: gone.stored_at,
+    record: null,
+    content_hash: gone.content_hash,
+    evicted_at: gone.evicted_at,
+    ...(pending ? { pending: true as const } : {}),
+  };
+}
+
 /**
  * P296: the decision under appeal, when the dispute was filed here `appealed` after its resolution was stored (the
  * store's order, `seq`): that resolution is what was appealed, so a different one is the appeal's outcome. A dispute

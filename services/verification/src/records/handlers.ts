@@ -22,6 +22,7 @@ import {
   DISPUTE_KIND,
   decidingResolution,
   disputeStateOf,
+  evictedDecision,
   keptPayloadHash,
   PROPOSAL,
   panelLeftPending,
@@ -71,6 +72,10 @@ export interface RecordAnswer {
   readonly appeal_outcome?: ResolutionTrace | AppealOutcomeAnswer | true;
   /** P297. Resolution: the appointed arbitrators counted for it and the quorum, when a quorum counted it. */
   readonly panel?: PanelCount;
+  /** P565. Resolution: when retention evicted the decision (then `record` is null), as the dispute's trace shows it. */
+  readonly evicted_at?: string;
+  /** P565, P440. Resolution: the evicted decision was short of its panel quorum and decided nothing. */
+  readonly pending?: true;
   /** The stored content's hash (not in the response schema: used to find the write's authorship). */
   readonly content_hash?: string;
 }
@@ -498,7 +503,12 @@ export async function getSimpleRecord(
   if (route.kind === ARBITRATION) {
     // P372–P373: a first resolution short of its quorum answers the text that settled the dispute, when one did.
     const found = await decidingOf(store, id, panelQuorum, SETTLEMENT);
-    if (found === undefined) throw notFound(`No ${route.noun} with id ${id}`);
+    if (found === undefined) {
+      // P565: a decision retention evicted answers its trace, its appeal's outcome beside it, as the dispute reads it.
+      const gone = await evictedDecision(store.records, id, panelQuorum);
+      if (gone === undefined) throw notFound(`No ${route.noun} with id ${id}`);
+      return { ...gone, ...(await appealOutcomeBeside(store, id, panelQuorum)) };
+    }
     const { stored: deciding, panel } = found;
     return answer(id, deciding, {
       kind: ARBITRATION,
