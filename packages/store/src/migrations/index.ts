@@ -26,6 +26,7 @@ import { keyBindingsRetiredAtMigration } from './0020-key-bindings-retired-at.ts
 import { keyRetirementSequenceMigration } from './0021-key-retirement-sequence.ts';
 import { keyBindingsUnnumberedRetiredMigration } from './0022-key-bindings-unnumbered-retired.ts';
 import { recordKeptOnEvictionMigration } from './0023-record-kept-on-eviction.ts';
+import { disputeHoldsMigration } from './0025-dispute-holds.ts';
 import type { Migration, StoreDialect } from './migration.ts';
 
 export type { Migration, StoreDialect } from './migration.ts';
@@ -55,6 +56,7 @@ export const MIGRATIONS: readonly Migration[] = [
   keyRetirementSequenceMigration,
   keyBindingsUnnumberedRetiredMigration,
   recordKeptOnEvictionMigration,
+  disputeHoldsMigration,
 ];
 
 export interface MigrateOptions {

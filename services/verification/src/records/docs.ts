@@ -214,7 +214,7 @@ function answerSchema(route: RecordRoute) {
               type: 'string',
               format: 'date-time',
               description:
-                'P565, GET: present when retention removed the decision and nothing settled it since: `record` is then null, `stored_at` and `signature` are the decision\'s, its appeal\'s outcome is shown beside it',
+                "P565, GET: present when retention removed the decision and nothing settled it since: `record` is then null, `stored_at` and `signature` are the decision's, its appeal's outcome is shown beside it",
             },
             pending: {
               type: 'boolean',

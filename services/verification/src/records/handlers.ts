@@ -28,6 +28,7 @@ import {
   panelLeftPending,
   type ResolutionTrace,
   refuseOutcomeBeforeAppeal,
+  SETTLED_DISPUTE,
   SETTLEMENT,
 } from './dispute-state.ts';
 import { conflict, invalidId, notFound } from './errors.ts';
@@ -459,9 +460,6 @@ async function postAppealOutcome(
   };
   return { statusCode: written.statusCode, body };
 }
-
-/** P267: a dispute filed here as `resolved` or `arbitrated` has had its resolution; PROTOCOL's resolve ends a dispute. */
-const SETTLED_DISPUTE = ['resolved', 'arbitrated'];
 
 async function checkDisputeOpen(store: Store, disputeId: string): Promise<void> {
   // P508: a filing retention evicted keeps its status.

@@ -127,7 +127,7 @@ describe.each(dialectsUnderTest())(
       await f.service.restart(WIDE);
     });
 
-    it('P565: GET of the arbitration answers from the evicted decision\'s tombstone, its appeal\'s outcome beside it', async () => {
+    it("P565: GET of the arbitration answers from the evicted decision's tombstone, its appeal's outcome beside it", async () => {
       const { first, second } = f;
       const id = 'dispute:p565-appeal';
       expect((await f.resolve(f.resolution(id, 'The decision.', first.agentKeys), OPERATOR)).status).toBe(
