@@ -96,7 +96,7 @@ describe.each(dialectsUnderTest())('migrations on %s', (dialect) => {
     expect(await upgraded.keys.numberUnnumberedRetirements()).toBe(1);
   });
 
-  it("0025 on a database at 0023: an evicted payload index entry from before it names the id it stood for (P567)", async () => {
+  it('0025 on a database at 0023: an evicted payload index entry from before it names the id it stood for (P567)', async () => {
     const options = target.fresh('at0023');
     const store = await target.open(options);
     // Back to 0023's state: no dispute holds, 0025 unrecorded.
