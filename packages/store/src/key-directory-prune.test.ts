@@ -134,6 +134,27 @@ describe.each(dialectsUnderTest())('key directory pruning on %s', (dialect) => {
     expect(await store.keys.applyPassport(stranger)).toMatchObject({ order: 'foreign', bound: 0 });
   });
 
+  it("keeps a dispute's respondent until the dispute's holds are released, and bounds a filer's disputes (P566)", async () => {
+    const store = await target.open({ clock: () => now });
+    later(1);
+    await store.keys.pruneUnused(now, 1000);
+    await store.keys.applyPassport(passport('agent:resp', '2026-01-01T00:00:00Z', 'sha256:r1', [kid('R')]));
+    expect(await store.keys.holdForDispute('dispute:a', 'agent:filer', ['agent:resp'], 2)).toBe(true);
+    expect(await store.keys.holdForDispute('dispute:a', 'agent:filer', ['agent:resp'], 2)).toBe(true);
+    expect(await store.keys.holdForDispute('dispute:b', 'agent:filer', ['agent:other'], 2)).toBe(true);
+    // A third dispute of the same filer is refused, nothing held; its own dispute again still holds; no limit: held.
+    expect(await store.keys.holdForDispute('dispute:c', 'agent:filer', ['agent:third'], 2)).toBe(false);
+    expect(await store.keys.holdForDispute('dispute:b', 'agent:filer', ['agent:other'], 2)).toBe(true);
+    expect(await store.keys.disputeHoldsOf('agent:filer')).toBe(2);
+    later(60);
+    expect(await store.keys.pruneUnused(new Date(now.getTime() - 30 * DAY), 100)).toBe(0);
+    expect(await store.keys.releaseDisputeHolds('dispute:a')).toBe(1);
+    expect(await store.keys.disputeHoldsOf('agent:filer')).toBe(1);
+    expect(await store.keys.pruneUnused(new Date(now.getTime() - 30 * DAY), 100)).toBe(1);
+    expect(await store.keys.lookup(kid('R'))).toEqual([]);
+    await store.keys.releaseDisputeHolds('dispute:b');
+  });
+
   it('gives bindings from before migration 0015 the migration time as their proof, keeping the authors (P185)', async () => {
     const options = target.fresh('legacy');
     const store = await target.open({ ...options, clock: () => now });

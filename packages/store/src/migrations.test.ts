@@ -1,5 +1,6 @@
 // Tests of the migration runner on every dialect: first run, re-runs, simultaneous starts, newer databases.
 // Covers docs/architecture.md §4 (versioned, idempotent migrations; safe when two processes start at once).
+import { hashCanonicalV2 } from '@proto/core';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIGRATIONS } from './migrations/index.ts';
@@ -95,6 +96,41 @@ describe.each(dialectsUnderTest())('migrations on %s', (dialect) => {
     expect(await upgraded.keys.numberUnnumberedRetirements()).toBe(1);
   });
 
+  it('0025 on a database at 0023: an evicted payload index entry from before it names the id it stood for (P567)', async () => {
+    const options = target.fresh('at0023');
+    const store = await target.open(options);
+    // Back to 0023's state: no dispute holds, 0025 unrecorded.
+    await sql`DROP TABLE key_dispute_holds`.execute(store.db);
+    await store.db.deleteFrom('store_migrations').where('name', '=', '0025_dispute_holds').execute();
+    // A copy stored under `sha256:live`, and one evicted under `sha256:gone`: their index entries evicted before 0025
+    // kept nothing but the content hash of `{id}`; a third entry names an id no record of the kind ever held.
+    await store.records.put('memory_transfer_manifest', 'sha256:live', { n: 1 });
+    const hashOf = (id: string) => {
+      const hash = hashCanonicalV2('sha256', { id });
+      if (!hash.ok) throw new Error(hash.error.message);
+      return hash.value;
+    };
+    for (const [kind, id, contentHash] of [
+      ['memory_transfer_manifest', 'sha256:gone', 'sha256:whatever'],
+      ['memory_transfer_manifest_payload', 'sha256:p1', hashOf('sha256:live')],
+      ['memory_transfer_manifest_payload', 'sha256:p2', hashOf('sha256:gone')],
+      ['memory_transfer_manifest_payload', 'sha256:p3', hashOf('sha256:unknown')],
+    ] as const) {
+      await sql`INSERT INTO v2_record_tombstones (kind, id, content_hash, stored_at, evicted_at)
+        VALUES (${kind}, ${id}, ${contentHash}, '2026-01-01T00:00:00.000Z', '2026-01-02T00:00:00.000Z')`.execute(
+        store.db,
+      );
+    }
+    await store.close();
+    const upgraded = await target.open(options);
+    const kept = async (id: string) =>
+      (await upgraded.records.tombstone('memory_transfer_manifest_payload', id))?.kept;
+    expect(await kept('sha256:p1')).toEqual({ id: 'sha256:live' });
+    expect(await kept('sha256:p2')).toEqual({ id: 'sha256:gone' });
+    expect(await kept('sha256:p3')).toBeUndefined();
+    expect(await upgraded.keys.disputeHoldsOf('agent:nobody')).toBe(0);
+  });
+
   it('rejects options it cannot honour', async () => {
     await expect(openStore({ ...target.options, maxEntriesPerKind: 0 })).rejects.toThrow(RangeError);
     await expect(openStore({})).rejects.toThrow(/databaseUrl|dataDir/);
@@ -125,6 +161,7 @@ describe.each(dialectsUnderTest())('migrations on %s', (dialect) => {
       'emergency_tokens',
       'issuer_keys',
       'key_bindings',
+      'key_dispute_holds',
       'key_passports',
       'key_principals',
       'key_record_subjects',

@@ -27,6 +27,7 @@ import { keyRetirementSequenceMigration } from './0021-key-retirement-sequence.t
 import { keyBindingsUnnumberedRetiredMigration } from './0022-key-bindings-unnumbered-retired.ts';
 import { recordKeptOnEvictionMigration } from './0023-record-kept-on-eviction.ts';
 import { recordIdSkeletonsMigration } from './0024-record-id-skeletons.ts';
+import { disputeHoldsMigration } from './0025-dispute-holds.ts';
 import { keyPrincipalsMigration } from './0026-key-principals.ts';
 import type { Migration, StoreDialect } from './migration.ts';
 
@@ -58,6 +59,7 @@ export const MIGRATIONS: readonly Migration[] = [
   keyBindingsUnnumberedRetiredMigration,
   recordKeptOnEvictionMigration,
   recordIdSkeletonsMigration,
+  disputeHoldsMigration,
   keyPrincipalsMigration,
 ];
 

@@ -37,6 +37,11 @@ export interface KeyDirectoryTables {
   key_passports: { agent_id: string; created_at: string; evidence: string };
   /** Ids a stored /v2 record names (0016): their bindings are never pruned (P185). Never deleted. */
   key_record_subjects: { subject: string; since: string };
+  /**
+   * P566 (0025): a dispute's hold of a party it names but that did not sign it (its respondent, P537), released once
+   * the dispute is settled; `filer` is the initiator that placed it, whose open holds are bounded.
+   */
+  key_dispute_holds: { dispute_id: string; subject: string; filer: string; since: string };
   /** One row (id 1): the last retirement number given (0021, P472). */
   key_retirement_counter: { id: number; last_seq: ColumnType<number | string, number, number> };
   /** Each agent's current principal: the human of its newest placed RPR, by `issued_at` (0026, P560). */
@@ -173,6 +178,22 @@ export interface KeyDirectoryRepository {
    * pruned, whichever key (or the operator token) authorised the write, and whichever key they bind later.
    */
   holdSubjects(subjects: readonly string[]): Promise<void>;
+  /**
+   * P566: dispute `disputeId`, filed by `filer`, holds the bindings of `subjects` (its respondent) until
+   * `releaseDisputeHolds`. With `limit`, refused (false, nothing held) when `filer` already holds that many other
+   * disputes: checked and written in one transaction, a bound that concurrent filings of one filer may pass by their
+   * number. True when held (or already held by this dispute).
+   */
+  holdForDispute(
+    disputeId: string,
+    filer: string,
+    subjects: readonly string[],
+    limit?: number,
+  ): Promise<boolean>;
+  /** P566: how many disputes `filer` holds parties for now. */
+  disputeHoldsOf(filer: string): Promise<number>;
+  /** P566: drops dispute `disputeId`'s holds (it is settled); how many rows went. */
+  releaseDisputeHolds(disputeId: string): Promise<number>;
   /**
    * Deletes up to `limit` bindings that never authorised a write, are not retired, whose subject no stored record
    * names, and were last proven by a verified bundle before `provenBefore`; then the newest-passport time of
@@ -675,6 +696,52 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
       .execute();
   }
 
+  async holdForDispute(
+    disputeId: string,
+    filer: string,
+    subjects: readonly string[],
+    limit?: number,
+  ): Promise<boolean> {
+    if (subjects.length === 0) return true;
+    const since = this.#clock().toISOString();
+    return this.#db.transaction().execute(async (trx) => {
+      if (limit !== undefined) {
+        const held = await trx
+          .selectFrom('key_dispute_holds')
+          .select('dispute_id')
+          .distinct()
+          .where('filer', '=', filer)
+          .where('dispute_id', '!=', disputeId)
+          .limit(limit)
+          .execute();
+        if (held.length >= limit) return false;
+      }
+      await trx
+        .insertInto('key_dispute_holds')
+        .values([...new Set(subjects)].map((subject) => ({ dispute_id: disputeId, subject, filer, since })))
+        .onConflict((oc) => oc.columns(['dispute_id', 'subject']).doNothing())
+        .execute();
+      return true;
+    });
+  }
+
+  async disputeHoldsOf(filer: string): Promise<number> {
+    const row = await this.#db
+      .selectFrom('key_dispute_holds')
+      .select((eb) => eb.fn.count<number | string | bigint>('dispute_id').distinct().as('n'))
+      .where('filer', '=', filer)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  async releaseDisputeHolds(disputeId: string): Promise<number> {
+    const result = await this.#db
+      .deleteFrom('key_dispute_holds')
+      .where('dispute_id', '=', disputeId)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
   pruneUnused(provenBefore: Date, limit: number): Promise<number> {
     const cutoff = provenBefore.toISOString();
     // A held subject keeps every binding (P185); checked again by the delete, so a hold committed in between counts.
@@ -692,12 +759,30 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
               .whereRef('key_record_subjects.subject', '=', 'key_bindings.subject'),
           ),
         ),
+        // P566: nor a subject an unsettled dispute holds (its respondent).
+        not(
+          exists(
+            selectFrom('key_dispute_holds')
+              .select('subject')
+              .whereRef('key_dispute_holds.subject', '=', 'key_bindings.subject'),
+          ),
+        ),
         // P537: nor a principal binding of a key a held subject is bound to as principal too: that row is what names
         // a held agent's human (principalsOf, P375), which a dispute's panel is judged against.
         not(
           exists(
             selectFrom('key_bindings as kin')
               .innerJoin('key_record_subjects as held', 'held.subject', 'kin.subject')
+              .select('kin.kid')
+              .whereRef('kin.kid', '=', 'key_bindings.kid')
+              .whereRef('kin.role', '=', 'key_bindings.role')
+              .where('kin.role', '=', 'principal'),
+          ),
+        ),
+        not(
+          exists(
+            selectFrom('key_bindings as kin')
+              .innerJoin('key_dispute_holds as disputed', 'disputed.subject', 'kin.subject')
               .select('kin.kid')
               .whereRef('kin.kid', '=', 'key_bindings.kid')
               .whereRef('kin.role', '=', 'key_bindings.role')

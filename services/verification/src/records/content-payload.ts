@@ -42,16 +42,29 @@ export async function claimPayload(
       ...(storedId === undefined ? {} : { id: storedId }),
     });
   let put: Awaited<ReturnType<RecordRepository['put']>>;
+  const entry = { id } satisfies PayloadEntry;
   try {
-    put = await records.put(indexKindOf(route.kind), key, { id } satisfies PayloadEntry, opts);
+    // P567: the entry keeps the id it names once retention evicts it, so a later copy is refused naming it.
+    put = await records.put(indexKindOf(route.kind), key, entry, { ...opts, keep: entry });
   } catch (error) {
-    // Its first copy's entry was evicted by retention (D17): the tombstone still says the payload was stored.
-    if (error instanceof RecordIdRetiredError) throw refuse(undefined, 'under another id, since evicted');
-    throw error;
+    // Its first copy's entry was evicted by retention (D17): the tombstone still says the payload was stored, and
+    // (P567) under which id; an entry evicted before migration 0025 that its back-fill could not name names none.
+    if (!(error instanceof RecordIdRetiredError)) throw error;
+    const keptId = keptEntryId(error.tombstone.kept);
+    throw refuse(
+      keptId,
+      keptId === undefined ? 'under another id, since evicted' : `under id ${keptId}, since evicted`,
+    );
   }
   if (put.status !== 'conflict') return;
   const storedId = (put.stored.record as PayloadEntry).id;
   throw refuse(storedId, `under id ${storedId}, signed otherwise`);
+}
+
+/** The id an evicted index entry kept (P567), when it kept one. */
+function keptEntryId(kept: unknown): string | undefined {
+  const id = typeof kept === 'object' && kept !== null ? (kept as Partial<PayloadEntry>).id : undefined;
+  return typeof id === 'string' ? id : undefined;
 }
 
 /** The content id `record`'s payload is stored under, when one is. */

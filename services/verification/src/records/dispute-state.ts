@@ -101,15 +101,28 @@ export async function panelLeftPending(
  * The state of the dispute `filed` (its stored record), derived from the resolutions under its id; a resolution its
  * panel has not yet signed to the quorum is shown, the state left as filed (P297).
  */
-export async function disputeStateOf(store: Store, filed: StoredRecord, quorum = 1): Promise<DisputeState> {
+export async function disputeStateOf(
+  store: Store,
+  filed: Pick<StoredRecord, 'id' | 'record'>,
+  quorum = 1,
+): Promise<DisputeState> {
+  return (await stateAndAppealOf(store, filed, quorum)).state;
+}
+
+/** The dispute's state, and whether its appeal's outcome (when one is stored or was) decides the appeal. */
+async function stateAndAppealOf(
+  store: Store,
+  filed: Pick<StoredRecord, 'id' | 'record'>,
+  quorum: number,
+): Promise<{ readonly state: DisputeState; readonly appealDecided: boolean }> {
   const status = (filed.record as { status?: unknown } | null)?.status;
   const filedState = typeof status === 'string' ? status : 'open';
   const first = await traceOf(store, ARBITRATION, filed.id, quorum);
-  if (first === undefined) return { state: filedState };
+  if (first === undefined) return { state: { state: filedState }, appealDecided: false };
   // P372–P373: a first resolution short of its quorum may have been settled by another text, or by the operator.
   // P431: one evicted by retention carries no panel; a settlement is only ever written for a pending one, so it decides.
   const { trace: resolution, decided } = await decidingTrace(store, first, SETTLEMENT, quorum);
-  if (!decided) return { state: filedState, resolution };
+  if (!decided) return { state: { state: filedState, resolution }, appealDecided: false };
   const firstAppeal = await traceOf(store, APPEAL_OUTCOME, filed.id, quorum);
   // P378: an appeal's outcome short of its quorum may have been settled by another text, or by the operator.
   // P440: and one evicted while pending reads as pending, as P431 reads a decision (the appeal's rows are the only
@@ -117,8 +130,33 @@ export async function disputeStateOf(store: Store, filed: StoredRecord, quorum =
   const appeal =
     firstAppeal === undefined
       ? undefined
-      : (await decidingTrace(store, firstAppeal, APPEAL_SETTLEMENT, quorum)).trace;
-  return { state: 'resolved', resolution, ...(appeal === undefined ? {} : { appeal_outcome: appeal }) };
+      : await decidingTrace(store, firstAppeal, APPEAL_SETTLEMENT, quorum);
+  const state = {
+    state: 'resolved',
+    resolution,
+    ...(appeal === undefined ? {} : { appeal_outcome: appeal.trace }),
+  };
+  return { state, appealDecided: appeal?.decided === true };
+}
+
+/** P267: a dispute filed here as `resolved` or `arbitrated` has had its resolution; PROTOCOL's resolve ends a dispute. */
+export const SETTLED_DISPUTE: readonly string[] = ['resolved', 'arbitrated'];
+
+/**
+ * P566: whether dispute `disputeId` takes no more resolution that its parties are judged for: filed settled (P267), or
+ * its decision decided (P297, P372) and, for a dispute filed `appealed` after a decision stored here (P296), its
+ * appeal's outcome decided too (P371, P378). Read live or from what retention kept (P508). A dispute not filed here
+ * (or whose filing kept nothing) is not settled: nothing is known of it.
+ */
+export async function disputeSettled(store: Store, disputeId: string, quorum: number): Promise<boolean> {
+  const filed = await filedDispute(store.records, disputeId);
+  if (filed === undefined) return false;
+  const status = filed.record['status'];
+  if (typeof status === 'string' && SETTLED_DISPUTE.includes(status)) return true;
+  const { state, appealDecided } = await stateAndAppealOf(store, filed, quorum);
+  if (state.state !== 'resolved') return false;
+  if (status !== 'appealed' || (await appealedDecision(store, disputeId)) === undefined) return true;
+  return appealDecided;
 }
 
 /**
@@ -160,6 +198,44 @@ export async function decidingResolution(
   if (settled === undefined) return panel === undefined ? { stored: first } : { stored: first, panel };
   const settledPanel = await panelCountOf(store.records, settled, quorum);
   return settledPanel === undefined ? { stored: settled } : { stored: settled, panel: settledPanel };
+}
+
+/** P565: what GET of a dispute's arbitration answers once retention evicted its decision and nothing settled it. */
+export interface EvictedDecision {
+  readonly id: string;
+  readonly kind: typeof ARBITRATION;
+  /** When the decision was stored, as its tombstone keeps it. */
+  readonly stored_at: string;
+  /** Its document is gone (D17): only its trace is left. */
+  readonly record: null;
+  /** Its content hash: how its write was authorised is kept under it, and answered beside it. */
+  readonly content_hash: string;
+  readonly evicted_at: string;
+  /** P440: its panel left it short of the quorum, so it decided nothing. */
+  readonly pending?: true;
+}
+
+/**
+ * P565: the decision of dispute `id` as its tombstone keeps it, read as GET /v2/dispute/record/<id> reads it (P440,
+ * P538: pending when its own panel rows left it short of the quorum). Undefined when no decision was ever evicted.
+ */
+export async function evictedDecision(
+  records: RecordRepository,
+  id: string,
+  quorum: number,
+): Promise<EvictedDecision | undefined> {
+  const gone = await records.tombstone(ARBITRATION, id);
+  if (gone === undefined) return undefined;
+  const pending = await panelLeftPending(records, id, quorum, keptPayloadHash(gone.kept));
+  return {
+    id,
+    kind: ARBITRATION,
+    stored_at: gone.stored_at,
+    record: null,
+    content_hash: gone.content_hash,
+    evicted_at: gone.evicted_at,
+    ...(pending ? { pending: true as const } : {}),
+  };
 }
 
 /**

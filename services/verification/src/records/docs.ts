@@ -210,6 +210,18 @@ function answerSchema(route: RecordRoute) {
               description:
                 'P297: with RECORDS_PANEL_QUORUM over 1, who of the panel signed this resolution; the dispute is resolved once signed_by reaches quorum',
             },
+            evicted_at: {
+              type: 'string',
+              format: 'date-time',
+              description:
+                "P565, GET: present when retention removed the decision and nothing settled it since: `record` is then null, `stored_at` and `signature` are the decision's, its appeal's outcome is shown beside it",
+            },
+            pending: {
+              type: 'boolean',
+              enum: [true],
+              description:
+                'P565, P440: present with evicted_at when the decision was short of its panel quorum when removed: it decided nothing',
+            },
           }
         : {}),
       signature: SIGNATURE_SCHEMA,

@@ -1,6 +1,7 @@
 // The /v2 records' own variables, validated at boot as part of the verification service's configuration.
 // D17 (10,000 records per kind, 100 POSTs per minute per IP), docs/architecture.md §4 (retention policy).
 import { type EnvProperties, OPERATOR_TOKEN_ENV } from '@proto/service-kit';
+import { DEFAULT_DISPUTE_HOLDS_PER_FILER } from './dispute-holds.ts';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from './rate-limit.ts';
 import { WRITE_POLICIES } from './write-authorization.ts';
 
@@ -85,6 +86,15 @@ export const RECORD_SETTINGS_ENV = {
     default: 1,
     description:
       'Distinct appointed arbitrators (RECORDS_ARBITRATORS, at least this many) whose signatures of the same arbitration_resolution resolve a dispute; each posts the resolution signed by its key (P297). 1: the first signature resolves',
+  },
+  // P566: a dispute holds its respondent's key bindings against pruning until it is settled; a filer holds few at once.
+  RECORDS_DISPUTE_HOLDS_PER_FILER: {
+    type: 'integer',
+    minimum: 1,
+    maximum: 1_000_000,
+    default: DEFAULT_DISPUTE_HOLDS_PER_FILER,
+    description:
+      "Unsettled disputes one initiator agent may have filed here at once, each holding its respondent's key bindings against pruning until settled (409 beyond; the operator's filings are not counted) (P566)",
   },
   // Administrative /v2 writes (D22); unset: none are possible.
   OPERATOR_TOKEN: OPERATOR_TOKEN_ENV.OPERATOR_TOKEN,

@@ -22,11 +22,13 @@ import {
   DISPUTE_KIND,
   decidingResolution,
   disputeStateOf,
+  evictedDecision,
   keptPayloadHash,
   PROPOSAL,
   panelLeftPending,
   type ResolutionTrace,
   refuseOutcomeBeforeAppeal,
+  SETTLED_DISPUTE,
   SETTLEMENT,
 } from './dispute-state.ts';
 import { conflict, invalidId, notFound } from './errors.ts';
@@ -79,6 +81,10 @@ export interface RecordAnswer {
   readonly panel?: PanelCount;
   /** P561: what the write could not check (a succession record naming a manifest not stored here). */
   readonly warnings?: readonly string[];
+  /** P565. Resolution: when retention evicted the decision (then `record` is null), as the dispute's trace shows it. */
+  readonly evicted_at?: string;
+  /** P565, P440. Resolution: the evicted decision was short of its panel quorum and decided nothing. */
+  readonly pending?: true;
   /** The stored content's hash (not in the response schema: used to find the write's authorship). */
   readonly content_hash?: string;
 }
@@ -469,9 +475,6 @@ async function postAppealOutcome(
   return { statusCode: written.statusCode, body };
 }
 
-/** P267: a dispute filed here as `resolved` or `arbitrated` has had its resolution; PROTOCOL's resolve ends a dispute. */
-const SETTLED_DISPUTE = ['resolved', 'arbitrated'];
-
 async function checkDisputeOpen(store: Store, disputeId: string): Promise<void> {
   // P508: a filing retention evicted keeps its status.
   const dispute = (await filedDispute(store.records, disputeId))?.record;
@@ -512,7 +515,12 @@ export async function getSimpleRecord(
   if (route.kind === ARBITRATION) {
     // P372–P373: a first resolution short of its quorum answers the text that settled the dispute, when one did.
     const found = await decidingOf(store, id, panelQuorum, SETTLEMENT);
-    if (found === undefined) throw notFound(`No ${route.noun} with id ${id}`);
+    if (found === undefined) {
+      // P565: a decision retention evicted answers its trace, its appeal's outcome beside it, as the dispute reads it.
+      const gone = await evictedDecision(store.records, id, panelQuorum);
+      if (gone === undefined) throw notFound(`No ${route.noun} with id ${id}`);
+      return { ...gone, ...(await appealOutcomeBeside(store, id, panelQuorum)) };
+    }
     const { stored: deciding, panel } = found;
     return answer(id, deciding, {
       kind: ARBITRATION,

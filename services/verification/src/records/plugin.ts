@@ -43,6 +43,7 @@ export interface RecordsConfig {
   readonly KEY_DIRECTORY_PRUNE_INTERVAL_SECONDS: number;
   readonly RECORDS_ARBITRATORS?: string;
   readonly RECORDS_PANEL_QUORUM?: number;
+  readonly RECORDS_DISPUTE_HOLDS_PER_FILER?: number;
   readonly RETIRED_KEY_WARNINGS?: boolean;
   readonly RETIRED_KEY_REFRESH_SECONDS?: number;
   readonly RETIRED_KID_FILTER_BITS_LOG2?: number;
@@ -150,6 +151,9 @@ async function recordsPlugin(app: FastifyInstance, options: RecordsPluginOptions
     rateLimitPerMinute: options.rateLimitPerMinute ?? config.V2_RATE_LIMIT_PER_MINUTE,
     authorizer,
     panelQuorum,
+    ...(config.RECORDS_DISPUTE_HOLDS_PER_FILER === undefined
+      ? {}
+      : { disputeHoldsPerFiler: config.RECORDS_DISPUTE_HOLDS_PER_FILER }),
   });
   await app.register(keyDirectoryRoutes, { store, maxKeyAgeDays });
   const pruneAfterMs = config.KEY_DIRECTORY_PRUNE_AFTER_SECONDS * 1000;
@@ -317,6 +321,9 @@ export async function mountRecords(
     ...(config.RECORDS_PANEL_QUORUM === undefined
       ? {}
       : { RECORDS_PANEL_QUORUM: config.RECORDS_PANEL_QUORUM }),
+    ...(config.RECORDS_DISPUTE_HOLDS_PER_FILER === undefined
+      ? {}
+      : { RECORDS_DISPUTE_HOLDS_PER_FILER: config.RECORDS_DISPUTE_HOLDS_PER_FILER }),
     ...(config.RETIRED_KEY_WARNINGS === undefined
       ? {}
       : { RETIRED_KEY_WARNINGS: config.RETIRED_KEY_WARNINGS }),

@@ -3,9 +3,12 @@
 import { DEFAULT_PROFILE, type ProtocolProfile, recordSubjects } from '@proto/core';
 import { RecordIdRetiredError, type Store } from '@proto/store';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
-import { disputePartiesNamed } from './arbitration-panel.ts';
 import { isJsonObject, readRecordBody } from './body.ts';
-import { DISPUTE_KIND } from './dispute-state.ts';
+import {
+  DEFAULT_DISPUTE_HOLDS_PER_FILER,
+  holdDisputeRespondent,
+  releaseSettledDispute,
+} from './dispute-holds.ts';
 import { documentationSchemas, getRecordSchema, postRecordSchema, transitionRouteSchema } from './docs.ts';
 import { conflict, invalidId } from './errors.ts';
 import {
@@ -43,6 +46,8 @@ export interface RecordRoutesOptions {
   readonly authorizer?: WriteAuthorizer;
   /** RECORDS_PANEL_QUORUM (P297), checked against the appointment at boot; default 1. */
   readonly panelQuorum?: number;
+  /** RECORDS_DISPUTE_HOLDS_PER_FILER (P566): unsettled disputes one filer may hold its respondents' keys for. */
+  readonly disputeHoldsPerFiler?: number;
 }
 
 const UNCHECKED = { status: 'unchecked' } as const;
@@ -99,9 +104,8 @@ async function withAuthorship(store: Store, kind: string, answer: RecordAnswer) 
  * write proves no key). Held before the record is stored, so no prune can fall between the record and the hold.
  */
 function holdSubjects(store: Store, kind: string, record: Readonly<Record<string, unknown>>): Promise<void> {
-  // P537: a dispute's respondent is a party as much as its filer (its principals are found through its bindings, P375).
-  const parties = kind === DISPUTE_KIND ? disputePartiesNamed(record) : [];
-  return store.keys.holdSubjects([...recordSubjects(kind, record), ...parties]);
+  // P537's hold of a dispute's respondent is the dispute's own, released once it is settled (P566, dispute-holds.ts).
+  return store.keys.holdSubjects(recordSubjects(kind, record));
 }
 
 /** An answer's `warnings` member: absent when there is none. */
@@ -131,6 +135,7 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
   const perMinute = options.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE;
   const { authorizer } = options;
   const panelQuorum = options.panelQuorum ?? 1;
+  const disputeHoldsPerFiler = options.disputeHoldsPerFiler ?? DEFAULT_DISPUTE_HOLDS_PER_FILER;
 
   // Route schemas document; validation is ours (validateSchema: readable issues, E002, D14 id codes).
   app.setValidatorCompiler(() => () => true);
@@ -159,17 +164,28 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
           pqKid?: unknown;
         };
         await holdSubjects(store, route.kind, record);
+        await holdDisputeRespondent(store, route.kind, record, {
+          limit: disputeHoldsPerFiler,
+          administrative,
+        });
         // P446: the owner's hybrid record takes the place of its stripped copy, then is stored as a re-post would be;
         // P506: in one transaction with the handler's write.
         const { outcome, upgrades } = await postUpgrading(store, route, record, authorship, (on) =>
           post(on, record, { signature: authorship, panelQuorum, profile }),
-        ).catch((error: unknown) => {
-          if (!(error instanceof RecordIdRetiredError)) throw error;
-          throw conflict(
-            `Id ${error.tombstone.id} held a different ${route.noun}, removed by retention on ${error.tombstone.evicted_at}; an id never changes meaning`,
-            { id: error.tombstone.id, content_hash: error.tombstone.content_hash },
+        )
+          .catch((error: unknown) => {
+            if (!(error instanceof RecordIdRetiredError)) throw error;
+            throw conflict(
+              `Id ${error.tombstone.id} held a different ${route.noun}, removed by retention on ${error.tombstone.evicted_at}; an id never changes meaning`,
+              { id: error.tombstone.id, content_hash: error.tombstone.content_hash },
+            );
+          })
+          // P566: whatever the write did, a settled dispute's holds go (a refused filing's hold too, once settled).
+          .finally(() =>
+            releaseSettledDispute(store, route.kind, record, panelQuorum).catch((error: unknown) =>
+              request.log.warn({ err: error }, 'dispute holds: release failed'),
+            ),
           );
-        });
         for (const upgrade of upgrades) {
           request.log.info(
             { p446: upgrade },

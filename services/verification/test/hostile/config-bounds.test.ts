@@ -18,6 +18,8 @@ const BOUNDS: readonly (readonly [string, number])[] = [
   ['ANCHOR_VERIFY_CACHE_MAX_ENTRIES', 1_000_000],
   ['ANCHOR_VERIFY_CACHE_TTL_MS', 604_800_000],
   ['ANCHOR_VERIFY_CACHE_RETRY_TTL_MS', 3_600_000],
+  // P566: unsettled disputes one filer may hold its respondents' keys for.
+  ['RECORDS_DISPUTE_HOLDS_PER_FILER', 1_000_000],
 ];
 
 describe('P545: unrealistic verification cache, queue, size and timing values stop the boot, naming the variable', () => {

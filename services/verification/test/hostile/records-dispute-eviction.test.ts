@@ -55,7 +55,12 @@ describe.each(dialectsUnderTest())(
         state: 'open',
         resolution: { id: byOthers, evicted_at: expect.any(String), pending: true },
       });
-      expect(unread.status).toBe(404);
+      // P565: read as the dispute reads it, from the tombstone (before P565: 404).
+      expect(unread.json, f.shown(unread)).toMatchObject({
+        record: null,
+        evicted_at: expect.any(String),
+        pending: true,
+      });
       const settled = await f.disputeOf(byOthers);
       expect(settled, f.shown({ json: settled })).toMatchObject({
         state: 'resolved',

@@ -127,6 +127,49 @@ describe.each(dialectsUnderTest())(
       await f.service.restart(WIDE);
     });
 
+    it("P565: GET of the arbitration answers from the evicted decision's tombstone, its appeal's outcome beside it", async () => {
+      const { first, second } = f;
+      const id = 'dispute:p565-appeal';
+      expect((await f.resolve(f.resolution(id, 'The decision.', first.agentKeys), OPERATOR)).status).toBe(
+        201,
+      );
+      await f.file(id, { status: 'appealed', escalation_level: 'human_appeal' });
+      await f.service.restart(ONE);
+      const evicting = await f.resolve(
+        f.resolution('dispute:p565-filler', 'filler', first.agentKeys),
+        OPERATOR,
+      );
+      expect(evicting.status, f.shown(evicting)).toBe(201);
+      const later = { timestamp: '2026-06-06T12:00:00Z' };
+      for (const keys of [first.agentKeys, second.agentKeys]) {
+        const outcome = await f.resolve(f.resolution(id, 'The outcome.', keys, later));
+        expect([200, 201], f.shown(outcome)).toContain(outcome.status);
+      }
+      const dispute = await f.disputeOf(id);
+      expect(dispute['resolution'], f.shown({ json: dispute })).toMatchObject({
+        evicted_at: expect.any(String),
+      });
+      const read = await f.get(`/v2/dispute/arbitration/${id}`);
+      // Before P565: 404, while GET /v2/dispute/record/<id> named the decision (evicted) and its appeal's outcome.
+      expect(read.status, f.shown(read)).toBe(200);
+      expect(read.json, f.shown(read)).toMatchObject({
+        id,
+        kind: 'arbitration_resolution',
+        record: null,
+        stored_at: (dispute['resolution'] as Record<string, unknown>)['stored_at'],
+        evicted_at: (dispute['resolution'] as Record<string, unknown>)['evicted_at'],
+        signature: { status: 'administrative' },
+        appeal_outcome: {
+          record: { resolution: 'The outcome.' },
+          panel: { quorum: 2, signed_by: [first.agentId, second.agentId] },
+        },
+      });
+      expect(read.json['pending'], f.shown(read)).toBeUndefined();
+      // A dispute with no resolution, stored or evicted, is still 404.
+      expect((await f.get('/v2/dispute/arbitration/dispute:p565-never')).status).toBe(404);
+      await f.service.restart(WIDE);
+    });
+
     it("P510: a co-signer's copy of an evicted proposal is counted with it and settles the dispute", async () => {
       const { first, second, third } = f;
       const id = 'dispute:p510-evicted';

@@ -115,7 +115,13 @@ describe.each(dialectsUnderTest())("one panel member's proposal flood, on %s", (
       );
       expect(filler.status, shown(filler)).toBe(201);
     }
-    expect((await get(`/v2/dispute/arbitration/${pending}`)).status).toBe(404);
+    // P565: the evicted text answers its trace (before: 404), pending as the dispute reads it below.
+    const gone = await get(`/v2/dispute/arbitration/${pending}`);
+    expect(gone.json, shown(gone)).toMatchObject({
+      record: null,
+      evicted_at: expect.any(String),
+      pending: true,
+    });
 
     // C is resolved by its settlement, which the dispute still names (before: the evicted first text's trace).
     const c = await get(`/v2/dispute/record/${settled}`);
