@@ -78,8 +78,18 @@ describe('P502: proto verify --policy with require_principal_signature', () => {
   });
 
   it('P556: the flag wins over a policy file whose member is false', async () => {
-    const off = file('policy-off.json', { default_mode: 'hybrid_preferred', require_principal_signature: false });
-    const run = await runCli(['verify', '--json', '--policy', off, '--require-principal-signature', stranger]);
+    const off = file('policy-off.json', {
+      default_mode: 'hybrid_preferred',
+      require_principal_signature: false,
+    });
+    const run = await runCli([
+      'verify',
+      '--json',
+      '--policy',
+      off,
+      '--require-principal-signature',
+      stranger,
+    ]);
     expect(run.code, run.stderr).toBe(1);
     expect(codes(JSON.parse(run.stdout) as Json)).toEqual([['PROTO-E401', 'policy']]);
   });

@@ -10,6 +10,7 @@
 import type { BuiltBundle } from '@proto/core';
 import { borrowedRprBundle } from '@proto/core/testing';
 import { dialectsUnderTest } from '@proto/store/testing';
+import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyBindingFeeder } from '../../src/records/key-binding-feeder.ts';
@@ -89,7 +90,7 @@ describe.each(dialectsUnderTest())('P555: the feeder’s map of applied passport
       { VERIFICATION_CACHE_MAX_ENTRIES: '0' },
       (store) => [
         // The records plugin keeps a feeder already decorated: this one forgets at every new passport.
-        fp(async (app) => {
+        fp(async (app: FastifyInstance) => {
           app.decorate('bundleVerified', keyBindingFeeder(store, app.log, 1));
         }),
       ],
