@@ -61,6 +61,39 @@ describe('P502: proto verify --policy with require_principal_signature', () => {
     expect(run.stdout).toContain('signed by agent keys only');
   });
 
+  it('P556: --require-principal-signature without a policy file: the same verdicts, one FILE and --batch', async () => {
+    const one = await runCli(['verify', '--json', '--require-principal-signature', stranger]);
+    expect(one.code, one.stderr).toBe(1);
+    expect(codes(JSON.parse(one.stdout) as Json)).toEqual([['PROTO-E401', 'policy']]);
+    const own = await runCli(['verify', '--json', '--require-principal-signature', victim]);
+    expect(own.code, own.stderr).toBe(0);
+    const batch = await runCli(['verify', '--batch', '--require-principal-signature', stranger, victim]);
+    expect(batch.code, batch.stderr).toBe(1);
+    const lines = batch.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Json);
+    expect(lines.map((l) => l['verified'])).toEqual([false, true]);
+    expect(codes(lines[0] as Json)).toEqual([['PROTO-E401', 'policy']]);
+  });
+
+  it('P556: the flag wins over a policy file whose member is false', async () => {
+    const off = file('policy-off.json', {
+      default_mode: 'hybrid_preferred',
+      require_principal_signature: false,
+    });
+    const run = await runCli([
+      'verify',
+      '--json',
+      '--policy',
+      off,
+      '--require-principal-signature',
+      stranger,
+    ]);
+    expect(run.code, run.stderr).toBe(1);
+    expect(codes(JSON.parse(run.stdout) as Json)).toEqual([['PROTO-E401', 'policy']]);
+  });
+
   it('P504: --batch with a policy the verifier refuses is bad input (exit 2, the file named), as without --batch', async () => {
     const bad = file('bad-policy.json', {
       default_mode: 'hybrid_preferred',

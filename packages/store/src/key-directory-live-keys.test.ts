@@ -24,4 +24,18 @@ describe.each(dialectsUnderTest())('live passport keys on %s', (dialect) => {
     expect(await store.keys.hasLivePassportKeys('agent:principal-only')).toBe(false);
     expect(await store.keys.hasLivePassportKeys('agent:unknown')).toBe(false);
   });
+
+  it("P555: names an id's live kids of one role, as P45's continuity takes them", async () => {
+    const store = await target.open();
+    const principal = 'f'.repeat(32);
+    await store.keys.bind([
+      { ...passportBinding('a'.repeat(32), 'agent:kids', 'sha256:k'), expiresAt: null },
+      { ...passportBinding('b'.repeat(32), 'agent:kids', 'sha256:k'), expiresAt: '2001-01-01T00:00:00Z' },
+      { ...passportBinding(principal, 'human:kids', 'sha256:k'), role: 'principal', expiresAt: null },
+    ]);
+    expect(await store.keys.liveKids('agent:kids', 'passport')).toEqual(['a'.repeat(32)]);
+    expect(await store.keys.liveKids('agent:kids', 'principal')).toEqual([]);
+    expect(await store.keys.liveKids('human:kids', 'principal')).toEqual([principal]);
+    expect(await store.keys.liveKids('agent:unknown', 'passport')).toEqual([]);
+  });
 });

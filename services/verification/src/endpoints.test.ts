@@ -35,6 +35,8 @@ describe('GET /health and the capabilities document', () => {
     expect(doc['supported_wire_formats']).toEqual(['json', 'cbor']);
     expect(doc['crypto_backend']).toBe('noble');
     expect(doc['verifier_mode']).toBe('hybrid_preferred');
+    // P557: VERIFIER_POLICY's require_principal_signature, off by default (P502).
+    expect(doc['require_principal_signature']).toBe(false);
     // Features this instance does not serve are false (no /v2 routes, no revocation lists, no A2A).
     expect(doc['features']).toEqual({
       composite_signatures: true,

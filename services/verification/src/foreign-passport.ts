@@ -1,14 +1,13 @@
 // P501: a verified V2 bundle whose passport names an agent this service's key directory binds other passport keys to,
-// none of which signed the passport (P45 continuity); P503: the same for the RPR and its human's binding keys. Its ids are self-asserted: a stranger can copy the agent's
-// public RPR and sign a passport of its own keys that names the agent (P490). Core cannot know; the directory does.
-// Said in a warning, never a failure: the verdict stays core's, as the SDKs' and the CLI's (P1, D12).
+// none of which signed the passport (P45 continuity); P503: the same for the RPR and its human's binding keys. Its
+// ids are self-asserted: a stranger can copy the agent's public RPR and sign a passport of its own keys that names
+// the agent (P490). Core cannot know; the directory does (records/party-continuity.ts, P555). Said in a warning,
+// never a failure: the verdict stays core's, as the SDKs' and the CLI's (P1, D12).
 import { spelledOut, type VerifyResponse } from '@proto/core';
 import { decodeCbor } from '@proto/service-kit/cbor';
 import { type WiredAnswer, wiredAnswer } from './answer-wire.ts';
-import type { ForeignPassport } from './records/key-binding-feeder.ts';
-
-/** Named one each, the rest counted: an agent's passport keys are few; the cap is for the answer's sake. */
-const NAMED = 10;
+import { NAMED_IN_A_WARNING as NAMED, withWarnings } from './directory-warnings.ts';
+import type { ForeignPassport } from './records/party-continuity.ts';
 
 const textDecoder = new TextDecoder();
 
@@ -37,15 +36,6 @@ export function foreignPassportWarnings(foreign: ForeignPassport): string[] {
     );
   }
   return warnings;
-}
-
-/** Whether a warning of the key directory may be added to this answer: a verified V2 one (D12: V1 has none). */
-export function directoryWarningsApply(response: Pick<VerifyResponse, 'verified' | 'version'>): boolean {
-  return response.verified && response.version === '2.0';
-}
-
-export function withWarnings(response: VerifyResponse, warnings: readonly string[]): VerifyResponse {
-  return { ...response, warnings: [...(response.warnings ?? []), ...warnings] };
 }
 
 /**

@@ -1,8 +1,9 @@
 // Whether a verified V2 bundle was signed by a key the /v2 key directory has since retired (P45: a newer verified
 // passport dropped it or marked it other than active): said in a warning, never a failure. P282; D8, D12, D20.
-import type { VerifyResponse } from '@proto/core';
+import type { VerifyResponse } from '@proto/core/verifier';
 import type { RetiredKeyBinding } from '@proto/store';
 import type { BundleSubject } from './bundle-subject.ts';
+import { directoryWarningsApply, NAMED_IN_A_WARNING as NAMED, withWarnings } from './directory-warnings.ts';
 import { mayBeRetired } from './retired-kid-filter.ts';
 
 /**
@@ -14,15 +15,12 @@ export type RetiredKeyLookup = ((
   subjects: readonly string[],
 ) => Promise<readonly RetiredKeyBinding[]>) & { readonly filter?: SharedArrayBuffer };
 
-/** Named one warning each, the rest counted (a bundle's signing kids are few; the cap is for the answer's sake). */
-const NAMED = 10;
-
 /** Whether a look-up could add a warning to `response`: a verified V2 answer with signing kids. */
 export function retiredKeysApply(
   response: Pick<VerifyResponse, 'verified' | 'version'>,
   subject: BundleSubject,
 ): boolean {
-  return response.verified && response.version === '2.0' && subject.signerKids.length > 0;
+  return directoryWarningsApply(response) && subject.signerKids.length > 0;
 }
 
 export function retiredKeyWarning(binding: RetiredKeyBinding): string {
@@ -59,5 +57,5 @@ export async function withRetiredKeyWarnings(
   const warnings = retired.slice(0, NAMED).map(retiredKeyWarning);
   if (retired.length > NAMED)
     warnings.push(`… and ${retired.length - NAMED} more retired keys signed this bundle`);
-  return { ...response, warnings: [...(response.warnings ?? []), ...warnings] };
+  return withWarnings(response, warnings);
 }

@@ -14,16 +14,14 @@ import {
   subjectOf,
 } from './bundle-subject.ts';
 import { type VerificationCache, verificationCacheKey } from './cache.ts';
+import { directoryWarningsApply, withWarnings } from './directory-warnings.ts';
 import type { ExternalChecks } from './external-checks.ts';
-import {
-  directoryWarningsApply,
-  foreignPassportWarnings,
-  wiredWithWarnings,
-  withWarnings,
-} from './foreign-passport.ts';
+import { foreignPassportWarnings, wiredWithWarnings } from './foreign-passport.ts';
 import { tierLabel, type VerificationMetrics } from './metrics.ts';
 import type { VerifyPool } from './pool.ts';
+import type { BundleParties } from './records/bundle-key-bindings.ts';
 import type { KeyDirectoryFeed, KnownPassport } from './records/key-binding-feeder.ts';
+import type { ForeignPassport } from './records/party-continuity.ts';
 import { retainedBytes } from './retained-bytes.ts';
 import { type RetiredKeyLookup, withRetiredKeyWarnings } from './retired-keys.ts';
 import type { VerifyTask, VerifyTaskResult } from './worker.ts';
@@ -169,8 +167,8 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
   // The cache counts them against VERIFICATION_CACHE_MAX_BYTES until stored: their size is the signer's
   // choice, and a false verdict's are never stored.
   const unstoredBindings = new WeakMap<object, { passport: PassportKeys; cacheKey: string }>();
-  // P501: the evidence of a cached analysis's passport, by which a hit asks the feed whether it was foreign.
-  const passportEvidence = new WeakMap<object, string>();
+  // P555: whom a cached analysis's bundle names and who signed it, by which a hit asks the directory (P501, P503).
+  const partiesOf = new WeakMap<object, BundleParties>();
   const knownBodies = new BodyMemo(cache.maxEntries, cache.maxBytes);
 
   const feedDirectory = (
@@ -201,17 +199,18 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
     if (fresh && facts.checkpointsVerified > 0) metrics.checkpointsVerified.inc(facts.checkpointsVerified);
   };
 
-  // P501, P503: after the feed, which knows whether the bundle was foreign to its agent or human (one Map look-up).
-  const foreignWarnings = (
+  // P501, P503, P555: whether the directory binds the bundle's agent or human to other keys. Asked before the
+  // bundle's passport is fed, so it reads what the directory held before this bundle (as P45's continuity did),
+  // from the directory itself (cached), not from the feed's outcome: a slow application or a cleared map of applied
+  // passports no longer hides it. Awaited once the feed is.
+  const askForeign = (
     feed: KeyDirectoryFeed | undefined,
     response: Pick<VerifyResponse, 'verified' | 'version'>,
-    evidence: string | undefined,
-  ): string[] | undefined => {
-    if (feed?.foreignPassport === undefined || evidence === undefined || !directoryWarningsApply(response))
-      return undefined;
-    const foreign = feed.foreignPassport(evidence);
-    return foreign === undefined ? undefined : foreignPassportWarnings(foreign);
-  };
+    parties: BundleParties | undefined,
+  ): ForeignPassport | undefined | Promise<ForeignPassport | undefined> =>
+    feed?.foreignParties === undefined || parties === undefined || !directoryWarningsApply(response)
+      ? undefined
+      : feed.foreignParties(parties);
 
   // P282: asked after the I/O checks, so its warning comes after theirs; the directory is read, never written.
   const withRetired = (
@@ -236,13 +235,14 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
     const subject = subjectOf(hit);
     let response = await withRetired(await external.apply(finalized, subject, evidence), subject, retired);
     record(summaryOf(response), factsOf(hit), startedAt, false);
+    const asked = askForeign(feed, response, partiesOf.get(hit));
     // A binding the miss did not store (its verdict was false then, or the write failed) is stored now.
     const pending = unstoredBindings.get(hit);
     if (feed !== undefined && pending !== undefined) {
       await feedDirectory(feed, response, pending.passport, hit);
     }
-    const foreign = foreignWarnings(feed, response, passportEvidence.get(hit));
-    if (foreign !== undefined) response = withWarnings(response, foreign);
+    const foreign = await asked;
+    if (foreign !== undefined) response = withWarnings(response, foreignPassportWarnings(foreign));
     return { kind: 'verdict', response, cache: 'hit' };
   };
 
@@ -305,7 +305,7 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
         cached = result.analysis;
         cache.set(cacheKey, cached, retainedBytes(result.passport));
         unstoredBindings.set(cached, { passport: result.passport, cacheKey });
-        passportEvidence.set(cached, result.passport.evidence);
+        if (result.parties !== undefined) partiesOf.set(cached, result.parties);
       } else {
         cache.set(cacheKey, result.analysis);
       }
@@ -315,11 +315,15 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
       // Nothing on this thread changes it (no evidence, no revocation look-up): the worker's bytes go out.
       record(result.answer.summary, result.facts, startedAt, true);
       const passport = handedPassport(result);
+      const asked = askForeign(feed, result.answer.summary, result.parties);
       if (feed !== undefined && passport !== undefined) {
         await feedDirectory(feed, result.answer.summary, passport, cached);
       }
-      const foreign = foreignWarnings(feed, result.answer.summary, passport?.evidence);
-      const answer = foreign === undefined ? result.answer : wiredWithWarnings(result.answer, foreign);
+      const foreign = await asked;
+      const answer =
+        foreign === undefined
+          ? result.answer
+          : wiredWithWarnings(result.answer, foreignPassportWarnings(foreign));
       return { kind: 'answer', answer, ...cacheMiss };
     }
     // I/O checks after the CPU work; a revocation seen here evicts the entry just stored (D20).
@@ -330,11 +334,13 @@ export function createVerificationRunner(options: VerificationRunnerOptions): Ve
     );
     record(summaryOf(checked), result.facts, startedAt, true);
     const passport = handedPassport(result);
+    const asked = askForeign(feed, checked, result.parties);
     if (feed !== undefined && passport !== undefined) {
       await feedDirectory(feed, checked, passport, cached);
     }
-    const foreign = foreignWarnings(feed, checked, passport?.evidence);
-    const response = foreign === undefined ? checked : withWarnings(checked, foreign);
+    const foreign = await asked;
+    const response =
+      foreign === undefined ? checked : withWarnings(checked, foreignPassportWarnings(foreign));
     return { kind: 'verdict', response, ...cacheMiss };
   };
 

@@ -24,7 +24,7 @@ import {
   type SuppliedEvidence,
   subjectOf,
 } from './bundle-subject.ts';
-import { passportKeysOf } from './records/bundle-key-bindings.ts';
+import { type BundleParties, passportKeysOf } from './records/bundle-key-bindings.ts';
 import { PassportEvidence } from './records/passport-evidence.ts';
 import { PassportHandover } from './records/passport-handover.ts';
 import { retiredKeysApply } from './retired-keys.ts';
@@ -82,6 +82,8 @@ interface VerdictParts {
   readonly passport?: PassportKeys | undefined;
   /** Instead of `passport`: the evidence of a passport this thread handed over in full within its refresh period (P229). */
   readonly passportEvidence?: string;
+  /** With `passport` or `passportEvidence`: whom the bundle names and who signed it, for P555's continuity read. */
+  readonly parties?: BundleParties;
 }
 
 export type VerifyTaskResult =
@@ -211,6 +213,7 @@ function verdictOf(task: VerifyTask, moved?: ArrayBuffer[]): VerifyTaskResult {
     ...(task.wantAnalysis ? { analysis } : {}),
     ...(passport === undefined ? {} : { passport }),
     ...(evidenceOnly ? { passportEvidence: bundleHash } : {}),
+    ...(handsOver ? { parties: keys.parties } : {}),
   };
   if (
     task.answer !== undefined &&

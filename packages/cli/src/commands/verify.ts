@@ -52,6 +52,11 @@ jurisdiction_attestation?}, whose receipt and attestation are checked as --recei
     },
     { flags: '--policy <FILE>', description: 'VerifierPolicy JSON (SPEC.md shape)' },
     {
+      flags: '--require-principal-signature',
+      description:
+        "fail (PROTO-E401) a V2 bundle no key of the RPR's binding_keys signed, instead of verifying it with a warning (the policy member require_principal_signature; the flag wins over the file's)",
+    },
+    {
       flags: '--at <TIME>',
       description:
         'verify as of this RFC 3339 instant (2026-01-01T12:00:00Z; a leap second counts as the next midnight) instead of now',
@@ -140,12 +145,16 @@ input or bad option (a list or receipt that cannot be read or fetched), 3 intern
       SIZE,
     );
     const policy = typeof policyPath === 'string' ? await readJsonInput(policyPath, io) : undefined;
+    // P556: core's option, which wins over the policy member (P502), as the other members' options do.
+    const principalRequired =
+      values['require-principal-signature'] === true ? { requirePrincipalSignature: true } : {};
 
     if (values['batch'] === true) {
       const batchOptions = {
         ...(profile !== undefined ? { profile } : {}),
         ...(mode !== undefined ? { mode } : {}),
         ...(attestationMaxAgeDays !== undefined ? { attestationMaxAgeDays } : {}),
+        ...principalRequired,
       };
       const setup = { options: { ...batchOptions, ...(policy !== undefined ? { policy } : {}) } };
       // P504: refused here, as one FILE's options are, before a worker thread throws it as an internal error.
@@ -176,6 +185,7 @@ input or bad option (a list or receipt that cannot be read or fetched), 3 intern
       ...(policy !== undefined ? { policy } : {}),
       ...(clock !== undefined ? { clock } : {}),
       ...(attestationMaxAgeDays !== undefined ? { attestationMaxAgeDays } : {}),
+      ...principalRequired,
     };
     const verifier = createVerifier(options);
     if (!verifier.ok) throw optionsRefused(policyPath, verifier.error.message);

@@ -156,6 +156,12 @@ export interface KeyDirectoryRepository {
    */
   hasLivePassportKeys(agentId: string): Promise<boolean>;
   /**
+   * The kids bound here to `subject` in `role`, neither retired nor expired: the keys P45's continuity takes as that
+   * agent's (passport) or human's (principal). /verify reads them, cached, to warn of a bundle none of them signed
+   * (P501, P503, P555). A plain read: it takes no lock, so an application in progress does not hold it up.
+   */
+  liveKids(subject: string, role: 'passport' | 'principal'): Promise<string[]>;
+  /**
    * P375: the other ids that an RPR binding key bound to `agentId` is bound to as well: the agent's principals by its
    * verified bundles (and their other agents sharing the key), retired and expired bindings included. Who speaks
    * through the agent's principal keys, for the conflict-of-interest checks of a dispute's panel.
@@ -484,7 +490,11 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
   }
 
   async hasLivePassportKeys(agentId: string): Promise<boolean> {
-    return (await this.#liveKids(this.#db, agentId, 'passport', this.#clock().getTime())).length > 0;
+    return (await this.liveKids(agentId, 'passport')).length > 0;
+  }
+
+  liveKids(subject: string, role: 'passport' | 'principal'): Promise<string[]> {
+    return this.#liveKids(this.#db, subject, role, this.#clock().getTime());
   }
 
   async principalsOf(agentId: string): Promise<string[]> {

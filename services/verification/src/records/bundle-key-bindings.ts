@@ -41,8 +41,21 @@ function ageCappedExpiry(
   return Number.isFinite(new Date(agedAt).getTime()) ? new Date(agedAt).toISOString() : null;
 }
 
+/**
+ * Whom a V2 bundle names and which kids signed its passport and its RPR: what P45's continuity compares with the
+ * key directory. Handed to the main thread with every verdict that hands over a passport, in full or by its evidence
+ * alone, so that /verify's warning of a foreign party (P501, P503) never depends on what the feeder kept (P555).
+ */
+export interface BundleParties {
+  readonly agentId: string;
+  readonly passportSignerKid?: string;
+  readonly humanId?: string;
+  readonly principalSignerKid?: string;
+}
+
 /** A bundle's passport keys before the evidence (a verified bundle's hash) is known (P123). */
 export interface PassportKeysDraft {
+  readonly parties: BundleParties;
   /**
    * SHA-256 of everything the directory would apply but the evidence: two bundles with the same identity
    * apply alike, so the first one's hash can stand as the evidence of the next (the store keeps the first
@@ -124,7 +137,14 @@ export function passportKeysOf(request: unknown, maxKeyAgeDays: number): Passpor
     bindings: rows,
   };
   // Built above in a fixed member order from strings only, so equal keys stringify alike.
+  const { passportSignerKid, principalSignerKid } = keys;
   return {
+    parties: {
+      agentId,
+      ...(passportSignerKid === undefined ? {} : { passportSignerKid }),
+      ...(humanId === undefined ? {} : { humanId }),
+      ...(principalSignerKid === undefined ? {} : { principalSignerKid }),
+    },
     identity: hash('sha256', JSON.stringify(keys), 'hex'),
     withEvidence: (evidence) => ({
       ...keys,

@@ -3,6 +3,8 @@
 // re-parsed here, for JSON and CBOR alike (issue 14 item 1, P34); the store applies it with rotation (P45).
 import { decodeBase64Strict } from '@proto/core';
 import type { PassportKeys, Store } from '@proto/store';
+import type { BundleParties } from './bundle-key-bindings.ts';
+import { type ForeignPassport, partyContinuity, settledWithin } from './party-continuity.ts';
 import type { KeyBinding, KeyBindingLookup } from './write-authorization.ts';
 
 /**
@@ -24,13 +26,6 @@ export interface VerifiedBundleEvent {
 const carriesKeys = (passport: PassportKeys | KnownPassport): passport is PassportKeys =>
   'bindings' in passport;
 
-/** An id with live kids none of which signed: first come (no kids) is no foreign party. */
-const foreignParty = (
-  id: string | undefined,
-  kids: readonly string[] | undefined,
-): ForeignParty | undefined =>
-  id === undefined || kids === undefined || kids.length === 0 ? undefined : { id, kids };
-
 /** How long a passport applied here is not applied again: a re-proof refreshes its bindings' `seen_at` (P174). */
 export const DEFAULT_REAPPLY_AFTER_MS = 60 * 60 * 1000;
 
@@ -40,26 +35,15 @@ export const DEFAULT_REAPPLY_AFTER_MS = 60 * 60 * 1000;
  */
 export const APPLY_WAIT_MS = 1_000;
 
-/** An id of a bundle and its live keys here, none of which signed the bundle's artifact that names it. */
-export interface ForeignParty {
-  readonly id: string;
-  readonly kids: readonly string[];
-}
-
-/**
- * A bundle this process applied whose passport names an agent whose live passport keys here did not sign it (P501),
- * or whose RPR names a human whose live binding keys here did not sign it (P503): P45's continuity bound and retired
- * nothing for that id, and /verify names it and the kids bound to it.
- */
-export interface ForeignPassport {
-  readonly agent?: ForeignParty;
-  readonly human?: ForeignParty;
-}
-
-/** The feed the verify path awaits, and what it learnt of each passport it applied (a Map look-up by evidence). */
+/** The feed the verify path awaits, and what the directory holds for a bundle's parties (P501, P503, P555). */
 export type KeyDirectoryFeed = ((event: VerifiedBundleEvent) => Promise<boolean>) & {
-  /** The passport with this evidence, applied within the reapply period, was foreign to its agent; else undefined. */
-  readonly foreignPassport?: (evidence: string) => ForeignPassport | undefined;
+  /**
+   * Which of a verified bundle's parties have live keys here none of which signed it (party-continuity.ts). Asked
+   * before the bundle's passport is fed, so it reads what the directory held before this bundle, as P45 did.
+   */
+  readonly foreignParties?: (
+    parties: BundleParties,
+  ) => ForeignPassport | undefined | Promise<ForeignPassport | undefined>;
 };
 
 /** One passport applied (or being applied) by this process. */
@@ -68,7 +52,6 @@ interface Applied {
   /** Settles with the application's outcome (true: stored), whatever the caller's wait. */
   done: Promise<boolean>;
   settled: boolean;
-  foreign?: ForeignPassport;
 }
 
 /**
@@ -79,8 +62,8 @@ interface Applied {
  * worker keeps for each passport (P123). Past that they are applied again, so the directory sees that the passport
  * is still in use and a pruned binding comes back (P174). Awaited (P469), so that a retirement this bundle makes is
  * in this process's filter of retired kids, and GET /v2/keys shows it, before the bundle's answer goes out. A
- * passport still being applied when the same one arrives again is waited for too (within `applyWaitMs`), so that
- * its continuity outcome (P501) is known to both answers.
+ * passport still being applied when the same one arrives again is waited for too (within `applyWaitMs`). Each
+ * application drops the cached live kids of its agent and human (P555), whatever its outcome.
  */
 export function keyBindingFeeder(
   store: Store,
@@ -91,37 +74,23 @@ export function keyBindingFeeder(
   applyWaitMs = APPLY_WAIT_MS,
 ): KeyDirectoryFeed {
   const seen = new Map<string, Applied>();
-  const apply = async (passport: PassportKeys, hash: string, entry: Applied): Promise<boolean> => {
+  const continuity = partyContinuity(store.keys, log, applyWaitMs);
+  const apply = async (passport: PassportKeys, hash: string): Promise<boolean> => {
     try {
       const outcome = await store.keys.applyPassport(passport);
       // P410, P469: the kids this process retired are in its filter at once, without waiting for a refresh.
       if (outcome.retiredKids.length > 0) onRetired?.(outcome.retiredKids);
-      const agent = foreignParty(passport.agentId, outcome.agentKids);
-      const human = foreignParty(passport.humanId, outcome.humanKids);
-      if (agent !== undefined || human !== undefined)
-        entry.foreign = {
-          ...(agent === undefined ? {} : { agent }),
-          ...(human === undefined ? {} : { human }),
-        };
       return true;
     } catch (error) {
       seen.delete(hash);
       log.warn({ err: error }, 'key directory: could not store the bindings of a verified bundle');
       return false;
-    }
-  };
-  const bounded = async (entry: Applied): Promise<boolean> => {
-    if (entry.settled) return entry.done;
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<false>((resolve) => {
-      timer = setTimeout(() => resolve(false), applyWaitMs);
-    });
-    try {
-      return await Promise.race([entry.done, late]);
     } finally {
-      clearTimeout(timer);
+      continuity.forget([passport.agentId, passport.humanId]);
     }
   };
+  const bounded = (entry: Applied): Promise<boolean> =>
+    entry.settled ? entry.done : settledWithin(entry.done, applyWaitMs, false);
   const feed = async (event: VerifiedBundleEvent): Promise<boolean> => {
     if (!event.verified || !event.version.startsWith('2')) return false;
     const hash = event.passport.evidence;
@@ -133,13 +102,13 @@ export function keyBindingFeeder(
     if (!carriesKeys(passport)) return false;
     if (seen.size >= seenLimit) seen.clear();
     const entry = { at, settled: false } as Applied;
-    entry.done = apply(passport, hash, entry).finally(() => {
+    entry.done = apply(passport, hash).finally(() => {
       entry.settled = true;
     });
     seen.set(hash, entry);
     return bounded(entry);
   };
-  return Object.assign(feed, { foreignPassport: (evidence: string) => seen.get(evidence)?.foreign });
+  return Object.assign(feed, { foreignParties: continuity.foreignParties });
 }
 
 /**

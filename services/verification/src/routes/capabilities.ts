@@ -25,6 +25,11 @@ export interface CapabilitiesDocument {
   readonly profile: string;
   readonly protocol_version: string;
   readonly verifier_mode: string;
+  /**
+   * P557: whether a V2 bundle no key of the RPR's binding_keys signed fails with E401 here (VerifierPolicy
+   * `require_principal_signature`, P502) or verifies with P490's warning: a caller reads which answer it gets.
+   */
+  readonly require_principal_signature: boolean;
   readonly min_accepted_version: string;
   readonly crypto_backend: string;
   /**
@@ -76,6 +81,7 @@ export function capabilitiesDocument(
     profile: verifier.profile.name,
     protocol_version: protocolVersion,
     verifier_mode: settings.mode,
+    require_principal_signature: settings.requirePrincipalSignature,
     // What the running floor accepts (issue 12 item 3): without V1 the lowest accepted version is 2.0,
     // whatever the policy's own minimum says.
     min_accepted_version: settings.acceptedVersions[0] ?? settings.policy.min_accepted_version,
@@ -117,6 +123,7 @@ export async function capabilitiesRoute(
               },
               supported_wire_formats: { type: 'array', items: { type: 'string' } },
               features: { type: 'object', additionalProperties: { type: 'boolean' } },
+              require_principal_signature: { type: 'boolean' },
             },
           },
         },

@@ -34,6 +34,12 @@ describe('P502: VERIFIER_POLICY require_principal_signature', () => {
     for (const kid of fixture.strangerKids) expect(String(details[0]?.['message'])).toContain(kid);
   });
 
+  it('P557: the capabilities document says the requirement is on', async () => {
+    const res = await fetch(`${app.url}/.well-known/proto-capabilities.json`);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as Json)['require_principal_signature']).toBe(true);
+  });
+
   it.each(CASES)("POST %s (%s): the victim's own principal-signed bundle verifies", async (path, format) => {
     const json = await answer(path, { signed_bundle: fixture.victim.signed_bundle }, format);
     expect(json['verified'], JSON.stringify(json)).toBe(true);
