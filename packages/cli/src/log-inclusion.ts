@@ -3,6 +3,7 @@
 // (GET /tlog-proof/:log_index, c2sp.org/tlog-proof) and both checked here: the checkpoint's signature against
 // the keys the user trusts, the proof against the checkpoint's root. The log's own word is never taken
 // (the lookup's root and proof are unsigned; only its index is used, and a proof passes only for this bundle's leaf).
+import { redactUrl, withoutUserinfo } from '@proto/clients/redact-url';
 import type { ErrorName, NoteVerifierKey } from '@proto/core';
 import { type Answer, fetchAnswer, UnusableAnswer } from './fetch-answer.ts';
 import { CliError, type CliIo } from './io.ts';
@@ -67,7 +68,11 @@ function jsonObject(text: string): Record<string, unknown> | undefined {
   }
 }
 
-/** Looks `bundleHash` up in the log at `logUrl` and proves its inclusion in a checkpoint signed by `keys`. */
+/**
+ * Looks `bundleHash` up in the log at `logUrl` and proves its inclusion in a checkpoint signed by `keys`. The
+ * outcome's message names the log as redactUrl shows it (P580): a log behind basic auth is given with its
+ * credential, which is sent as a header and never printed.
+ */
 export async function checkLogInclusion(
   bundleHash: string,
   logUrl: string,
@@ -75,6 +80,26 @@ export async function checkLogInclusion(
   timeoutMs: number,
   io: CliIo,
   witnesses: WitnessFlags = { witnessKeys: [] },
+): Promise<LogInclusionOutcome> {
+  const outcome = await proveLogInclusion(bundleHash, logUrl, keyTexts, timeoutMs, io, witnesses);
+  const base = logUrl.replace(/\/+$/, '');
+  const shown = shownBase(base);
+  if (shown === base) return outcome;
+  return { ...outcome, message: withoutUserinfo(outcome.message.split(base).join(shown)) };
+}
+
+/** The log's base URL as its messages may name it: no userinfo or query (redactUrl), no trailing slash. */
+function shownBase(base: string): string {
+  return redactUrl(base).replace(/\/+$/, '');
+}
+
+async function proveLogInclusion(
+  bundleHash: string,
+  logUrl: string,
+  keyTexts: readonly string[],
+  timeoutMs: number,
+  io: CliIo,
+  witnesses: WitnessFlags,
 ): Promise<LogInclusionOutcome> {
   const { parseSignedNote, parseTlogProof, parseVerifierKey, selectCryptoBackend, verifyTlogProof } =
     await import('@proto/core');
@@ -90,7 +115,7 @@ export async function checkLogInclusion(
   });
   const base = logUrl.replace(/\/+$/, '');
 
-  progress(io, `looking ${bundleHash} up in ${base}`);
+  progress(io, `looking ${bundleHash} up in ${shownBase(base)}`);
   const lookup = await get(`${base}/lookup/${encodeURIComponent(bundleHash)}`, timeoutMs);
   if (typeof lookup === 'string') return unavailable(lookup);
   // P194: a log proves inclusion, never absence, and the 404 is unsigned; the entry may also be on its way in.
@@ -164,7 +189,7 @@ async function proveInWitnessedCheckpoint(
   // says nothing against the bundle: the log unavailable, retryable. A parsed note the key does not sign fails.
   const notANote = (message: string): LogInclusionOutcome =>
     unavailable(`${base}/checkpoint answered a checkpoint that is not a signed note: ${message}`);
-  progress(io, `fetching the witnessed checkpoint of ${base}`);
+  progress(io, `fetching the witnessed checkpoint of ${shownBase(base)}`);
   const answer = await get(`${base}/checkpoint`, timeoutMs);
   if (typeof answer === 'string') return unavailable(answer);
   if (!answer.ok) return unavailable(`${base}/checkpoint: HTTP ${answer.status}`);

@@ -2,9 +2,11 @@
 // the whole exchange, body included; a redirect is refused, never followed (it could lead to a host, or plain
 // http:, the operator never named, carrying a token); the body is read through readBoundedBytes. Every caller
 // (CLI, receipt checks, anchor adapters, the verifier's forward, the log's root anchoring, revocation lists) does
-// this one way; each keeps its own error type and wording by mapping the fault it is handed.
+// this one way; each keeps its own error type and wording by mapping the fault it is handed. A URL's userinfo is
+// sent as Basic authorization to that origin alone (P580: fetch refuses such a URL; no redirect is followed).
 import { AnswerTooLarge, DEFAULT_MAX_ANSWER_BYTES, isRedirect, readBoundedBytes } from './bounded-body.ts';
 import { errorWithoutSecrets } from './redact-url.ts';
+import { withBasicAuthorization } from './url-credentials.ts';
 
 /** Why an exchange gave no usable answer; a caller turns it into its own error. */
 export type BoundedFetchFault =
@@ -64,8 +66,10 @@ export interface BoundedAnswer {
  * The thrown value as an Error fit to print (P540): fetch's refusal of a URL with credentials repeats the URL whole,
  * and every caller puts the error's message in its own (a /verify warning, the CLI's verdict, a log line).
  */
-function asError(cause: unknown, url: string | URL): Error {
-  return errorWithoutSecrets(cause instanceof Error ? cause : new Error(String(cause)), String(url));
+function asError(cause: unknown, url: string | URL, asked: string | URL): Error {
+  const error = errorWithoutSecrets(cause instanceof Error ? cause : new Error(String(cause)), String(url));
+  // The URL asked (userinfo moved to a header) may be repeated too, its query with it.
+  return asked === url ? error : errorWithoutSecrets(error, String(asked));
 }
 
 export async function fetchBounded(url: string | URL, options: FetchBoundedOptions): Promise<BoundedAnswer> {
@@ -74,9 +78,11 @@ export async function fetchBounded(url: string | URL, options: FetchBoundedOptio
   const timeout = AbortSignal.timeout(timeoutMs);
   let response: Response;
   let bytes: Uint8Array = new Uint8Array(0);
+  const asked = withBasicAuthorization(url, init.headers);
   try {
-    response = await doFetch(url, {
+    response = await doFetch(asked.url, {
       ...init,
+      ...(asked.headers === undefined ? {} : { headers: asked.headers }),
       redirect: 'manual',
       signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
     });
@@ -87,8 +93,8 @@ export async function fetchBounded(url: string | URL, options: FetchBoundedOptio
     if (cause instanceof AnswerTooLarge) throw fail({ kind: 'too-large', error: cause });
     // The undici error says only "aborted": the signal says whether it was this exchange's own timeout.
     if (timeout.aborted && !signal?.aborted)
-      throw fail({ kind: 'timeout', error: asError(cause, url), timeoutMs });
-    throw fail({ kind: 'unreachable', error: asError(cause, url) });
+      throw fail({ kind: 'timeout', error: asError(cause, url, asked.url), timeoutMs });
+    throw fail({ kind: 'unreachable', error: asError(cause, url, asked.url) });
   }
   if (isRedirect(response)) throw fail({ kind: 'redirect', status: response.status });
   const { status, headers } = response;

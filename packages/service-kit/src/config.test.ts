@@ -23,7 +23,7 @@ describe('loadConfig', () => {
       SHUTDOWN_TIMEOUT_MS: 10000,
       REQUEST_TIMEOUT_MS: 120000,
       MAX_EVENT_LOOP_DELAY_MS: 1000,
-      PROBE_REUSE_MS: 0,
+      PROBE_REUSE_MS: 1000,
     });
   });
 

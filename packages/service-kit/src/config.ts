@@ -97,8 +97,9 @@ export const SHARED_ENV_PROPERTIES = {
     type: 'integer',
     minimum: 0,
     maximum: 60_000,
-    // 0 here (tests and local runs see every change at once); the deploy manifests set 1000 (P525).
-    default: 0,
+    // P582: 1000, as the manifests set it (P525), so that every deployment (compose, a bare `node main.ts`) bounds
+    // anonymous probes one after another; the tests' own helpers set 0 to read each change at once.
+    default: 1000,
     description:
       'GET /ready, GET /metrics: a readiness check or scrape result is reused this long after it settled, so probes one after another do not each call the dependencies (0: shared only while in flight)',
   },

@@ -11,7 +11,11 @@ afterEach(async () => {
 });
 
 async function service(env: Record<string, string> = {}, rateLimit = false) {
-  const config = loadConfig<SharedConfig>(SHARED_ENV_PROPERTIES, { LOG_LEVEL: 'silent', ...env });
+  const config = loadConfig<SharedConfig>(SHARED_ENV_PROPERTIES, {
+    LOG_LEVEL: 'silent',
+    PROBE_REUSE_MS: '0',
+    ...env,
+  });
   const app = await createService({
     name: 'metrics-test',
     version: '9.8.7',

@@ -2,11 +2,12 @@
 // the environment (REVOCATION_SOURCES, …), checked at start. D20, D21; issue 12 (every source consulted).
 
 import { redactUrl } from '@proto/clients';
+import { splitCredentials } from '@proto/clients/url-credentials';
 import { parseTrustedKey, type TrustedKey, type TrustedKeyInput } from '@proto/core';
 import { ConfigError } from './config.ts';
 import { parseJsonVariable } from './json-variable.ts';
 import { normaliseJurisdiction } from './jurisdiction.ts';
-import { isLoopbackHost, splitCredentials } from './revocation-source-url.ts';
+import { isLoopbackHost } from './revocation-source-url.ts';
 
 /** Where a jurisdiction publishes its list and the Ed25519 keys trusted to sign it. */
 export interface RevocationSource {

@@ -14,7 +14,11 @@ afterEach(async () => {
 });
 
 function config(env: Record<string, string> = {}): SharedConfig {
-  return loadConfig<SharedConfig>(SHARED_ENV_PROPERTIES, { LOG_LEVEL: 'silent', ...env });
+  return loadConfig<SharedConfig>(SHARED_ENV_PROPERTIES, {
+    LOG_LEVEL: 'silent',
+    PROBE_REUSE_MS: '0',
+    ...env,
+  });
 }
 
 async function build(options: Partial<ServiceOptions> = {}, env: Record<string, string> = {}) {

@@ -53,6 +53,8 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
     ISSUER,
     JURISDICTION,
     MAX_EVENT_LOOP_DELAY_MS: '0',
+    // P582: tests read /ready and /metrics right after changing a dependency; the code's 1000 would hide it.
+    PROBE_REUSE_MS: '0',
     ...options.env,
   });
   const app = await buildRevocationApp({

@@ -60,6 +60,8 @@ export function testConfig(dataDir: string, env: Record<string, string> = {}): T
     BATCH_WAIT_MS: '2',
     ADD_RATE_LIMIT_PER_MINUTE: '0',
     MAX_EVENT_LOOP_DELAY_MS: '0',
+    // P582: tests read /ready and /metrics right after changing a dependency; the code's 1000 would hide it.
+    PROBE_REUSE_MS: '0',
     OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
     // Tests tick the checkpointer by hand and expect a witness to be asked at each tick: no backoff (P391) unless the
     // test sets one.

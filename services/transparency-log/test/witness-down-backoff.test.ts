@@ -36,7 +36,7 @@ function startLog(env: Record<string, string>): Promise<RunningLog> {
     ),
   );
   const child: ChildProcess = spawn(process.execPath, [MAIN], {
-    env: { ...inherited, ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+    env: { ...inherited, PROBE_REUSE_MS: '0', ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: LogLine[] = [];

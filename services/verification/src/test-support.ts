@@ -98,6 +98,8 @@ async function listening(
     VERIFY_WORKERS: '2',
     HOST: '127.0.0.1',
     PORT: '0',
+    // P582: tests read /ready and /metrics right after a change; the code's 1000 would answer the earlier result.
+    PROBE_REUSE_MS: '0',
     ...(process.env['REDIS_URL'] ? { REDIS_URL: process.env['REDIS_URL'] } : {}),
     ...env,
   });

@@ -23,6 +23,8 @@ export function testWitnessConfig(dataDir: string, env: Record<string, string> =
     DATA_DIR: dataDir,
     ADD_RATE_LIMIT_PER_MINUTE: '0',
     MAX_EVENT_LOOP_DELAY_MS: '0',
+    // P582: tests read /ready and /metrics right after changing a dependency; the code's 1000 would hide it.
+    PROBE_REUSE_MS: '0',
     WITNESS_NAME: 'witness.test/w1',
     ...env,
   });

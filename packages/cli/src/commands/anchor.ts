@@ -1,5 +1,6 @@
 // `proto anchor deploy-contract`: deploys the repository's ProtoAnchor contract (contracts/) to an EVM chain.
 // SPEC.md "Anchoring formats" (contract chain), DECISIONS D19; the anchor service then takes ETH_CONTRACT from its output.
+import { redactUrl } from '@proto/clients/redact-url';
 import type { Command, ParsedCommandLine } from '../command.ts';
 import { CHAIN_ID, CONFIRMATIONS, integerOption } from '../integer-option.ts';
 import { CliError, type CliIo, EXIT_INTERNAL, EXIT_OK, printJson } from '../io.ts';
@@ -22,7 +23,8 @@ async function deploy(values: ParsedCommandLine['values'], io: CliIo): Promise<n
   }
   // viem loads only for this command; the deployment code is a framework-free client the anchor tests share.
   const { deployAnchorContract } = await import('@proto/clients/contract');
-  progress(io, `deploying to ${rpc} and waiting for ${confirmations ?? 1} confirmation(s)`);
+  // P580: the node as redactUrl shows it; its userinfo is the user's key, sent as Basic, never printed.
+  progress(io, `deploying to ${redactUrl(rpc)} and waiting for ${confirmations ?? 1} confirmation(s)`);
   let result: Awaited<ReturnType<typeof deployAnchorContract>>;
   try {
     result = await deployAnchorContract({

@@ -29,6 +29,8 @@ export function testConfig(env: Record<string, string>): AnchorConfig {
     DATA_DIR: mkdtempSync(join(tmpdir(), 'anchor-test-')),
     ANCHOR_POLL_INTERVAL_MS: '100',
     MAX_EVENT_LOOP_DELAY_MS: '0',
+    // P582: tests read /ready and /metrics right after changing a dependency; the code's 1000 would hide it.
+    PROBE_REUSE_MS: '0',
     ...env,
   });
 }

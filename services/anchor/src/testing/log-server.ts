@@ -38,6 +38,7 @@ export async function startLogServer(options: { readonly token?: string } = {}):
       CHECKPOINT_INTERVAL_MS: '50',
       ADD_RATE_LIMIT_PER_MINUTE: '0',
       MAX_EVENT_LOOP_DELAY_MS: '0',
+      PROBE_REUSE_MS: '0',
     }),
     logger: false,
   });
@@ -87,6 +88,7 @@ export async function buildRootAnchoringLog(options: {
       BATCH_WAIT_MS: '2',
       ADD_RATE_LIMIT_PER_MINUTE: '0',
       MAX_EVENT_LOOP_DELAY_MS: '0',
+      PROBE_REUSE_MS: '0',
       ANCHOR_SERVICE_URL: options.anchorUrl,
       ANCHOR_TOKEN: OPERATOR,
       ANCHOR_CHAIN: options.chain,

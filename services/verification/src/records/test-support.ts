@@ -168,6 +168,8 @@ export async function startRecordsApp(options: RecordsAppOptions): Promise<Recor
     HOST: '127.0.0.1',
     PORT: '0',
     MAX_EVENT_LOOP_DELAY_MS: '0',
+    // P582: tests read /ready and /metrics right after changing a dependency; the code's 1000 would hide it.
+    PROBE_REUSE_MS: '0',
     ...options.env,
   });
   const app = await createService({
