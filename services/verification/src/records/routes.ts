@@ -203,7 +203,9 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
         // P570: asked of the store once the write has committed. P561's warnings come from the handler.
         const warnings = [
           ...(outcome.body.warnings ?? []),
-          ...(outcome.statusCode === 201 ? await lookAlikeWarnings(store.records, route, outcome.body.id) : []),
+          ...(outcome.statusCode === 201
+            ? await lookAlikeWarnings(store.records, route, outcome.body.id)
+            : []),
         ];
         return reply.code(statusCode).send({ ...outcome.body, signature: shown, ...warningsOf(warnings) });
       },
