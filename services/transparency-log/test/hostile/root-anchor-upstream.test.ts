@@ -40,12 +40,15 @@ let upstream: HostileFront;
 /** Where a redirect leads: a host that must never see the root or the token. */
 let elsewhere: HostileFront;
 let cutShort = 0;
+/** The Authorization header of the anchor service's last request (P580: a URL's userinfo is sent as Basic). */
+let lastAuthorization: string | undefined;
 
 /** POST /anchor queues the root (202 pending); GET /anchor/<hash> is the follow-up poll (here: confirmed). */
 const honestAnswer = (request: FrontRequest) =>
   request.method === 'POST' ? { status: 202, body: PENDING } : { status: 200, body: CONFIRMED };
 
 async function anchorService(request: FrontRequest, res: ServerResponse): Promise<void> {
+  lastAuthorization = request.headers.authorization;
   const { status, body } = honestAnswer(request);
   switch (mode) {
     case 'honest':
@@ -263,15 +266,19 @@ describe('P156: a hostile anchor service behind the log root anchoring', () => {
       await app.transparencyLog.anchorer!.tick();
       expect(await rootAnchor(app)).toMatchObject({ status: 'pending' });
       await app.close();
-      // The same log restarted with credentials in the URL: fetch refuses it and names it in its error.
+      // The same log restarted with credentials in the URL: fetchBounded sends them as Basic (P580), and the
+      // anchor service answers past the log's cap, so the poll fails: its line names the URL without them.
       const restarted = await anchoringLogPastConfig(dir, withUserinfo.href);
       try {
+        mode = 'over';
         await new Promise((resolve) => setTimeout(resolve, 300));
         await restarted.transparencyLog.anchorer!.tick();
+        expect(lastAuthorization).toBe(`Basic ${Buffer.from(`operator:${secret}`).toString('base64')}`);
         const faults = logged(POLL_FAULT);
         expect(faults).toHaveLength(1);
         expect(faults[0]).toMatchObject({ tree_size: 3, url: new URL(upstream.url).href });
-        expect(faults[0]?.['error']).toContain('credentials');
+        expect(faults[0]?.['error']).toContain(`larger than ${MAX_ANCHOR_ANSWER_BYTES} bytes`);
+        expect(faults[0]?.['error']).not.toContain(secret);
         // The anchoring of a new root fails the same way; its line and its stored error keep no secret either.
         await restarted.inject({
           method: 'POST',
@@ -284,7 +291,7 @@ describe('P156: a hostile anchor service behind the log root anchoring', () => {
         expect(logged('root anchoring failed; retried next round')).toHaveLength(1);
         const failed = await restarted.transparencyLog.store.log.latestRootAnchor();
         expect(failed).toMatchObject({ size: 4, status: 'failed' });
-        expect(failed?.error).toContain('credentials');
+        expect(failed?.error).toContain(`larger than ${MAX_ANCHOR_ANSWER_BYTES} bytes`);
         expect(failed?.error).not.toContain(secret);
         expect(lines.join('\n')).not.toContain(secret);
       } finally {
