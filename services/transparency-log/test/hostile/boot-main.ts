@@ -1,7 +1,7 @@
 // The log's real main.ts started with a configuration, for the tests of what it refuses at boot (P196, P541).
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bootMain } from '@proto/testing';
 import { TRANSPARENCY_LOG_ENV } from '../../src/config.ts';
 
 const MAIN = join(fileURLToPath(new URL('../../src/', import.meta.url)), 'main.ts');
@@ -13,19 +13,10 @@ export function boot(env: Record<string, string>): Promise<{ code: number | null
       ([name]) => !(name in TRANSPARENCY_LOG_ENV) && name !== 'TEST_DATABASE_URL',
     ),
   );
-  const child = spawn(process.execPath, [MAIN], {
-    env: { ...inherited, ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  return new Promise((resolve) => {
-    const listening = (chunk: Buffer) => {
-      output += chunk.toString();
-      // Listening means the URL was accepted: stop it and report it as running (code null).
-      if (output.includes('"address"')) child.kill('SIGKILL');
-    };
-    child.stdout.on('data', listening);
-    child.stderr.on('data', listening);
-    child.once('exit', (code) => resolve({ code, output }));
-  });
+  return bootMain(
+    MAIN,
+    { ...inherited, ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+    // Listening means the URL was accepted: stop it and report it as running (code null).
+    { stopWhen: (output) => output.includes('"address"'), stopSignal: 'SIGKILL' },
+  );
 }
