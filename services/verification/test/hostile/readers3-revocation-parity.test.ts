@@ -5,18 +5,11 @@
 // signing key the list revokes was `verified: true` from the CLI and E300 from the service. And the two worded a
 // revoked agent differently ("agent X is revoked in list N" against "US: X was revoked at T").
 import { currentList, revoke } from '@proto/revocation/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { postVerify, sampleBundle } from '../../src/test-support.ts';
-import { type RevocationListVerifier, startRevocationListVerifier } from './revocation-list-verifier.ts';
+import { revocationListSuite } from './revocation-list-verifier.ts';
 
-let fixture: RevocationListVerifier;
-
-beforeAll(async () => {
-  fixture = await startRevocationListVerifier('readers3-revocation');
-}, 60_000);
-afterAll(async () => {
-  await fixture?.close();
-});
+const fixture = revocationListSuite('readers3-revocation');
 
 type Answer = {
   verified: boolean;

@@ -6,18 +6,11 @@
 // - P517: a bundle that names no agent id: the service listed no revocation check at all, the CLI `skipped` it.
 import { revoke } from '@proto/revocation/testing';
 import { encodeCbor } from '@proto/service-kit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sampleBundle } from '../../src/test-support.ts';
-import { type RevocationListVerifier, startRevocationListVerifier } from './revocation-list-verifier.ts';
+import { revocationListSuite } from './revocation-list-verifier.ts';
 
-let fixture: RevocationListVerifier;
-
-beforeAll(async () => {
-  fixture = await startRevocationListVerifier('readers4-revocation');
-}, 60_000);
-afterAll(async () => {
-  await fixture?.close();
-});
+const fixture = revocationListSuite('readers4-revocation');
 
 type Answer = {
   verified: boolean;

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type RunningService, startService, tempDir } from '@proto/revocation/testing';
 import { runProcess, tempDirSync } from '@proto/testing';
+import { afterAll, beforeAll } from 'vitest';
 import { type RunningApp, startApp } from '../../src/test-support.ts';
 
 const CLI = fileURLToPath(new URL('../../../../packages/cli/src/main.ts', import.meta.url));
@@ -75,4 +76,31 @@ export async function startRevocationListVerifier(label: string): Promise<Revoca
     await close();
     throw error;
   }
+}
+
+/**
+ * Registers the suite's hooks: the set-up started before its tests (temporary directories named after `label`) and
+ * closed after them; the object answers for it once the tests run.
+ */
+export function revocationListSuite(label: string): Omit<RevocationListVerifier, 'close'> {
+  let running: RevocationListVerifier | undefined;
+  beforeAll(async () => {
+    running = await startRevocationListVerifier(label);
+  }, 60_000);
+  afterAll(async () => {
+    await running?.close();
+  });
+  const started = () => {
+    if (running === undefined) throw new Error('the revocation list set-up starts in beforeAll');
+    return running;
+  };
+  return {
+    get us() {
+      return started().us;
+    },
+    get verifier() {
+      return started().verifier;
+    },
+    cliVerify: (document) => started().cliVerify(document),
+  };
 }
