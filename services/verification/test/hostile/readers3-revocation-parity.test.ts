@@ -7,7 +7,7 @@
 import { currentList, revoke } from '@proto/revocation/testing';
 import { describe, expect, it } from 'vitest';
 import { postVerify, sampleBundle } from '../../src/test-support.ts';
-import { revocationListSuite } from './revocation-list-verifier.ts';
+import { revocationListSuite } from './testing/revocation-list-verifier.ts';
 
 const fixture = revocationListSuite('readers3-revocation');
 

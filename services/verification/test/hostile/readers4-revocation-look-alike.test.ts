@@ -8,7 +8,7 @@ import { revoke } from '@proto/revocation/testing';
 import { encodeCbor } from '@proto/service-kit';
 import { describe, expect, it } from 'vitest';
 import { sampleBundle } from '../../src/test-support.ts';
-import { revocationListSuite } from './revocation-list-verifier.ts';
+import { revocationListSuite } from './testing/revocation-list-verifier.ts';
 
 const fixture = revocationListSuite('readers4-revocation');
 

@@ -2,9 +2,9 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bootMain } from '@proto/testing';
-import { TRANSPARENCY_LOG_ENV } from '../../src/config.ts';
+import { TRANSPARENCY_LOG_ENV } from '../../../src/config.ts';
 
-const MAIN = join(fileURLToPath(new URL('../../src/', import.meta.url)), 'main.ts');
+const MAIN = join(fileURLToPath(new URL('../../../src/', import.meta.url)), 'main.ts');
 
 /** The log's main.ts with `env`: its exit code and everything it wrote, once it exits or listens. */
 export function boot(env: Record<string, string>): Promise<{ code: number | null; output: string }> {

@@ -7,9 +7,9 @@ import { fileURLToPath } from 'node:url';
 import { type RunningService, startService, tempDir } from '@proto/revocation/testing';
 import { runProcess, tempDirSync } from '@proto/testing';
 import { afterAll, beforeAll } from 'vitest';
-import { type RunningApp, startApp } from '../../src/test-support.ts';
+import { type RunningApp, startApp } from '../../../src/test-support.ts';
 
-const CLI = fileURLToPath(new URL('../../../../packages/cli/src/main.ts', import.meta.url));
+const CLI = fileURLToPath(new URL('../../../../../packages/cli/src/main.ts', import.meta.url));
 
 export interface RevocationListVerifier {
   /** The revocation service whose list both readers read. */
