@@ -2,36 +2,23 @@
 // leaves the chain, the receipt goes back to pending, the same signed transaction is sent again and the anchor
 // ends confirmed in the new chain. Issue 18 item 5; DECISIONS D19.
 import { verifyAnchorReceipt } from '@proto/clients';
-import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getReceipt, hashOf, postAnchor, testApp } from './testing/app.ts';
-import { deployContract, evmEnv } from './testing/evm-chain.ts';
-import { type LocalChain, startLocalChain } from './testing/ganache.ts';
+import { getReceipt, hashOf, postAnchor } from './testing/app.ts';
+import { type EvmAnchorService, startEvmAnchorService } from './testing/evm-anchor-service.ts';
+import type { LocalChain } from './testing/ganache.ts';
 
 let chain: LocalChain;
-let target: StoreTarget;
+let evm: EvmAnchorService;
 let app: FastifyInstance;
 
 beforeAll(async () => {
-  chain = await startLocalChain();
-  const contract = await deployContract(chain);
-  target = await createStoreTarget('sqlite', 'anchor-evm-reorg');
-  app = await testApp(
-    {
-      ...evmEnv(chain.url, contract),
-      ETH_CONFIRMATIONS: '3',
-      ANCHOR_REORG_WATCH_DEPTH: '20',
-      BATCH_INTERVAL_MS: '0',
-    },
-    await target.open(),
-  );
+  evm = await startEvmAnchorService('anchor-evm-reorg', { ANCHOR_REORG_WATCH_DEPTH: '20' });
+  ({ chain, app } = evm);
 });
 
 afterAll(async () => {
-  await app?.close();
-  await target?.cleanup();
-  await chain?.close();
+  await evm?.close();
 });
 
 describe('a reorganisation on an EVM chain', () => {

@@ -5,34 +5,22 @@
 // ROOT_ANCHOR_CONFIRMED_POLLS polls. The real log and the real anchor service over HTTP, on a local EVM chain (ganache
 // evm_snapshot / evm_revert); the receipt checked against the chain as a verifier would.
 import { verifyAnchorReceipt } from '@proto/clients';
-import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
 import { listenOnPort0 } from '@proto/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testApp } from './testing/app.ts';
-import { deployContract, evmEnv } from './testing/evm-chain.ts';
-import { type LocalChain, startLocalChain } from './testing/ganache.ts';
+import { type EvmAnchorService, startEvmAnchorService } from './testing/evm-anchor-service.ts';
+import type { LocalChain } from './testing/ganache.ts';
 import { buildRootAnchoringLog, ROOT_ANCHORING_LOG_TOKEN } from './testing/log-server.ts';
 
 let chain: LocalChain;
-let target: StoreTarget;
+let evm: EvmAnchorService;
 let anchor: FastifyInstance;
 let log: Awaited<ReturnType<typeof buildRootAnchoringLog>>;
 let logUrl: string;
 
 beforeAll(async () => {
-  chain = await startLocalChain();
-  const contract = await deployContract(chain);
-  target = await createStoreTarget('sqlite', 'anchor-log-root-reorg');
-  anchor = await testApp(
-    {
-      ...evmEnv(chain.url, contract),
-      ETH_CONFIRMATIONS: '3',
-      ANCHOR_REORG_WATCH_DEPTH: '20',
-      BATCH_INTERVAL_MS: '0',
-    },
-    await target.open(),
-  );
+  evm = await startEvmAnchorService('anchor-log-root-reorg', { ANCHOR_REORG_WATCH_DEPTH: '20' });
+  ({ chain, app: anchor } = evm);
   const anchorUrl = await anchor.listen({ port: 0, host: '127.0.0.1' });
   log = await buildRootAnchoringLog({ anchorUrl, chain: 'ethereum', label: 'anchor-log-root-reorg' });
   logUrl = (await listenOnPort0(log)).url;
@@ -40,9 +28,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await log?.close();
-  await anchor?.close();
-  await target?.cleanup();
-  await chain?.close();
+  await evm?.close();
 });
 
 async function rootAnchor(): Promise<Record<string, unknown>> {

@@ -3,44 +3,31 @@
 // both end confirmed, oldest first when a round may ask about one only, and their receipts verify on the chain.
 // A poll that learns nothing pushes that anchor's next poll back.
 import { verifyAnchorReceipt } from '@proto/clients';
-import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
 import { pollBackoffMs, RootAnchorer } from '@proto/transparency-log';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testApp } from './testing/app.ts';
-import { deployContract, evmEnv } from './testing/evm-chain.ts';
-import { type LocalChain, startLocalChain } from './testing/ganache.ts';
+import { type EvmAnchorService, startEvmAnchorService } from './testing/evm-anchor-service.ts';
+import type { LocalChain } from './testing/ganache.ts';
 import { buildRootAnchoringLog, ROOT_ANCHORING_LOG_TOKEN } from './testing/log-server.ts';
 
 const LOG_TOKEN = ROOT_ANCHORING_LOG_TOKEN;
 const FOREVER = new Date('9999-12-31T00:00:00Z'); // stored times compare as ISO text
 let chain: LocalChain;
-let target: StoreTarget;
+let evm: EvmAnchorService;
 let anchor: FastifyInstance;
 let anchorUrl: string;
 let log: Awaited<ReturnType<typeof buildRootAnchoringLog>>;
 
 beforeAll(async () => {
-  chain = await startLocalChain();
-  const contract = await deployContract(chain);
-  target = await createStoreTarget('sqlite', 'anchor-log-roots-evm');
-  anchor = await testApp(
-    {
-      ...evmEnv(chain.url, contract),
-      ETH_CONFIRMATIONS: '3',
-      BATCH_INTERVAL_MS: '0',
-    },
-    await target.open(),
-  );
+  evm = await startEvmAnchorService('anchor-log-roots-evm');
+  ({ chain, app: anchor } = evm);
   anchorUrl = await anchor.listen({ port: 0, host: '127.0.0.1' });
   log = await buildRootAnchoringLog({ anchorUrl, chain: 'ethereum', label: 'anchor-log-roots-evm' });
 });
 
 afterAll(async () => {
   await log?.close();
-  await anchor?.close();
-  await target?.cleanup();
-  await chain?.close();
+  await evm?.close();
 });
 
 async function addLeaves(from: number, count: number): Promise<void> {

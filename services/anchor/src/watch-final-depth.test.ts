@@ -3,32 +3,24 @@
 // The transparency log follows its root anchors until the receipt reports that depth (P463); with the watch ending at
 // 24 on Ethereum the receipt never got there, and the log polled each anchor to its 32-poll cap. A real local EVM
 // node, the anchor service in-process over HTTP.
-import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getReceipt, hashOf, postAnchor, testApp } from './testing/app.ts';
-import { deployContract, evmEnv } from './testing/evm-chain.ts';
-import { type LocalChain, startLocalChain } from './testing/ganache.ts';
+import { getReceipt, hashOf, postAnchor } from './testing/app.ts';
+import { type EvmAnchorService, startEvmAnchorService } from './testing/evm-anchor-service.ts';
+import type { LocalChain } from './testing/ganache.ts';
 
 let chain: LocalChain;
-let target: StoreTarget;
+let evm: EvmAnchorService;
 let app: FastifyInstance;
 
 beforeAll(async () => {
-  chain = await startLocalChain();
-  const contract = await deployContract(chain);
-  target = await createStoreTarget('sqlite', 'anchor-watch-final-depth');
   // ETH_CONFIRMATIONS 3: twice that is 6, far below the evm final depth of 64.
-  app = await testApp(
-    { ...evmEnv(chain.url, contract), ETH_CONFIRMATIONS: '3', BATCH_INTERVAL_MS: '0' },
-    await target.open(),
-  );
+  evm = await startEvmAnchorService('anchor-watch-final-depth');
+  ({ chain, app } = evm);
 });
 
 afterAll(async () => {
-  await app?.close();
-  await target?.cleanup();
-  await chain?.close();
+  await evm?.close();
 });
 
 describe('P500: the default reorganisation watch reaches the chain final depth', () => {

@@ -3,14 +3,17 @@
 // not pass it, and neither may pass 30,000,000. The real service booted as `pnpm start:anchor` runs it (a refused
 // value stops the boot naming the variable, never printing the key), and the real service on a real local chain
 // behind a node:http front that rewrites `eth_estimateGas` (the ceiling configured is the one applied).
-import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
-import { answerJson, type FrontRequest, type HostileFront, startHostileFront } from '@proto/testing';
+import {
+  answerJson,
+  bootEnv,
+  bootMain,
+  type FrontRequest,
+  type HostileFront,
+  startHostileFront,
+} from '@proto/testing';
 import type { FastifyInstance } from 'fastify';
 import { encodeFunctionData, parseTransaction } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -29,43 +32,24 @@ const NOWHERE = 'http://127.0.0.1:9';
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 
 /** Boots the real service with an EVM chain and `env`: its exit code when it refused to start, or 'listening'. */
-function boot(
+async function boot(
   env: Record<string, string>,
 ): Promise<{ outcome: number | null | 'listening'; output: string }> {
-  const child = spawn(process.execPath, [MAIN], {
-    env: {
-      PATH: process.env['PATH'] ?? '',
-      HOST: '127.0.0.1',
-      PORT: '0',
-      LOG_LEVEL: 'info',
+  const { code, output, stopped } = await bootMain(
+    MAIN,
+    {
+      ...bootEnv('anchor-gas-settings-'),
       OPERATOR_TOKEN: 'gas-settings-operator-token',
-      DATA_DIR: mkdtempSync(join(tmpdir(), 'anchor-gas-settings-')),
       ETH_RPC_URL: NOWHERE,
       ETH_CHAIN_ID: '31337',
       ETH_CONTRACT: `0x${'11'.repeat(20)}`,
       ETH_PRIVATE_KEY: BOOT_KEY,
       ...env,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  let listening = false;
-  const read = (chunk: Buffer) => {
-    output += chunk.toString('utf8');
-    if (!listening && /"address":"http:\/\/127\.0\.0\.1:\d+"/.test(output)) {
-      listening = true;
-      child.kill('SIGTERM');
-    }
-  };
-  child.stdout.on('data', read);
-  child.stderr.on('data', read);
-  const timer = setTimeout(() => child.kill('SIGKILL'), 25_000);
-  return new Promise((resolve) =>
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ outcome: listening ? 'listening' : code, output });
-    }),
+    // Listening means every setting was accepted: stop it there.
+    { killAfterMs: 25_000, stopWhen: (output) => /"address":"http:\/\/127\.0\.0\.1:\d+"/.test(output) },
   );
+  return { outcome: stopped ? 'listening' : code, output };
 }
 
 describe('P215: the gas settings are bounded at boot', () => {

@@ -1,45 +1,18 @@
 // Boots the real services as child processes with credentials that fail validation: the output names
 // the variable and the rule, never the value. Issue 12 row e (secrets never leave the process).
-import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bootEnv, bootMain } from '@proto/testing';
 import { describe, expect, it } from 'vitest';
 
 const SERVICES = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** Runs `services/<service>/src/main.ts` with `env` until it exits; its code and all it printed. */
-function boot(
-  service: string,
-  env: Record<string, string>,
-): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, [join(SERVICES, service, 'src', 'main.ts')], {
-    env: {
-      PATH: process.env['PATH'] ?? '',
-      HOST: '127.0.0.1',
-      PORT: '0',
-      LOG_LEVEL: 'info',
-      DATA_DIR: mkdtempSync(join(tmpdir(), `secrets-${service}-`)),
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+const boot = (service: string, env: Record<string, string>) =>
+  bootMain(join(SERVICES, service, 'src', 'main.ts'), {
+    ...bootEnv(`secrets-${service}-`),
+    ...env,
   });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    output += chunk.toString('utf8');
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    output += chunk.toString('utf8');
-  });
-  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-  return new Promise((resolve) =>
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    }),
-  );
-}
 
 /** The value, and the fragments of it that would still give it away. */
 function fragments(value: string): string[] {

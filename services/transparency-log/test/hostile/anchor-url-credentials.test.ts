@@ -5,7 +5,7 @@ import { ConfigError } from '@proto/service-kit';
 import { describe, expect, it } from 'vitest';
 import { loadTransparencyLogConfig } from '../../src/config.ts';
 import { tempDataDir } from '../../src/test-support.ts';
-import { boot } from './boot-main.ts';
+import { boot } from './testing/boot-main.ts';
 
 const SECRET = 'p4ss-0123456789-anchor';
 const WITH_CREDENTIALS = [

@@ -14,7 +14,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendHashes, testCosigner, testLogIdentity } from '../../src/test-helpers.ts';
 import { bundleHash } from '../../src/test-support.ts';
 import { witnessId } from '../../src/witness-config.ts';
-import { startTwoOfTwoLog, type TwoOfTwoLog } from './testing/two-of-two-log.ts';
+import {
+  startTwoOfTwoLog,
+  type TwoOfTwoLog,
+  WITNESS_BACKOFF_ENV,
+  witnessMetric,
+} from './testing/two-of-two-log.ts';
 
 const backend = selectCryptoBackend();
 const second: Cosigner = testCosigner('witness.test/forged-up');
@@ -39,7 +44,7 @@ describe.each(dialectsUnderTest())(
           res.socket?.destroy();
         },
         label: tag,
-        env: { LOG_WITNESS_RETRY_MAX_MS: '600000', CHECKPOINT_INTERVAL_MS: '1000', LOG_LEVEL: 'info' },
+        env: { ...WITNESS_BACKOFF_ENV, LOG_LEVEL: 'info' },
         logLines: lines,
         clock: () => new Date(now),
       });
@@ -49,11 +54,7 @@ describe.each(dialectsUnderTest())(
       await setup?.close();
     });
 
-    const metric = async (name: string) => {
-      const text = (await log.inject({ method: 'GET', url: '/metrics' })).body;
-      const line = text.split('\n').find((l) => l.startsWith(`${name}{witness="${witnessId(second)}"}`));
-      return Number(line?.split(' ').pop());
-    };
+    const metric = (name: string) => witnessMetric(log, name, second);
     const round = () => log.transparencyLog.checkpointer.tick();
 
     it('a row at a size the log never signed, under the witness name and key, leaves it down and asked', async () => {

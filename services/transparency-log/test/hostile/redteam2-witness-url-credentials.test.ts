@@ -11,7 +11,7 @@ import { loadTransparencyLogConfig } from '../../src/config.ts';
 import { appendHashes, testCosigner, testLogIdentity } from '../../src/test-helpers.ts';
 import { bundleHash, tempDataDir, testConfig } from '../../src/test-support.ts';
 import { witnessId } from '../../src/witness-config.ts';
-import { boot } from './boot-main.ts';
+import { boot } from './testing/boot-main.ts';
 
 const SECRET = 'w1tness-s3cret';
 const identity = testLogIdentity('log.test/witness-url-credentials');

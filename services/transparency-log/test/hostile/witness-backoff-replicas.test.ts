@@ -17,7 +17,12 @@ import { appendHashes, logWitnessesEnv, testCosigner, testLogIdentity } from '..
 import { bundleHash } from '../../src/test-support.ts';
 import { witnessId } from '../../src/witness-config.ts';
 import { honestCosignature } from './testing/front-answers.ts';
-import { startTwoOfTwoLog, type TwoOfTwoLog } from './testing/two-of-two-log.ts';
+import {
+  startTwoOfTwoLog,
+  type TwoOfTwoLog,
+  WITNESS_BACKOFF_ENV,
+  witnessMetric,
+} from './testing/two-of-two-log.ts';
 
 const second: Cosigner = testCosigner('witness.test/backoff-replicas');
 
@@ -44,8 +49,7 @@ describe.each(dialectsUnderTest())(
           else res.writeHead(200, { 'content-type': 'text/plain' }).end(honestCosignature(request, second));
         },
         label: tag,
-        // The backoff on (test logs default to none), from a 1 s round.
-        env: { LOG_WITNESS_RETRY_MAX_MS: '600000', CHECKPOINT_INTERVAL_MS: '1000' },
+        env: WITNESS_BACKOFF_ENV,
         clock: () => new Date(now),
       });
       a = setup.log;
@@ -59,11 +63,7 @@ describe.each(dialectsUnderTest())(
       await dead?.close();
     });
 
-    const metric = async (app: FastifyInstance, name: string) => {
-      const text = (await app.inject({ method: 'GET', url: '/metrics' })).body;
-      const line = text.split('\n').find((l) => l.startsWith(`${name}{witness="${witnessId(second)}"}`));
-      return Number(line?.split(' ').pop());
-    };
+    const metric = (app: FastifyInstance, name: string) => witnessMetric(app, name, second);
     const round = async (...replicas: FastifyInstance[]) => {
       for (const replica of replicas) await replica.transparencyLog.checkpointer.tick();
     };

@@ -6,45 +6,13 @@
 // - P517: a bundle that names no agent id: the service listed no revocation check at all, the CLI `skipped` it.
 // - P572 (brief "ids2" item 3): signers' kids are looked up too (a list entry naming a kid revokes it), but an entry
 //   reading as a signer's kid (`O` for one of its `0`s) was named by no reader.
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { type RunningService, revoke, startService, tempDir } from '@proto/revocation/testing';
+import { revoke } from '@proto/revocation/testing';
 import { encodeCbor } from '@proto/service-kit';
-import { runProcess, tempDirSync } from '@proto/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningApp, sampleBundle, startApp } from '../../src/test-support.ts';
+import { describe, expect, it } from 'vitest';
+import { sampleBundle } from '../../src/test-support.ts';
+import { revocationListSuite } from './testing/revocation-list-verifier.ts';
 
-const CLI = fileURLToPath(new URL('../../../../packages/cli/src/main.ts', import.meta.url));
-const work = tempDirSync('readers4-revocation');
-let us: RunningService;
-let dir: ReturnType<typeof tempDir>;
-let verifier: RunningApp;
-let listKey: string;
-
-beforeAll(async () => {
-  dir = tempDir('readers4-revocation-list');
-  us = await startService({
-    dataDir: dir.dir,
-    env: { JURISDICTION: 'US', LIST_MAX_AGE_S: '0', LOG_LEVEL: 'warn' },
-    timer: false,
-  });
-  const health = (await (await fetch(`${us.url}/health`)).json()) as Record<string, unknown>;
-  listKey = health['revocation_public_key_b64'] as string;
-  verifier = await startApp({
-    VERIFY_WORKERS: '1',
-    VERIFY_RATE_LIMIT_PER_MINUTE: '0',
-    MAX_EVENT_LOOP_DELAY_MS: '0',
-    VERIFICATION_CACHE_MAX_ENTRIES: '0',
-    REVOCATION_SOURCES: JSON.stringify({ US: { url: us.listUrl, keys: [listKey] } }),
-  });
-}, 60_000);
-afterAll(async () => {
-  await verifier?.close();
-  await us?.close();
-  dir?.remove();
-  work.remove();
-});
+const fixture = revocationListSuite('readers4-revocation');
 
 type Answer = {
   verified: boolean;
@@ -52,32 +20,23 @@ type Answer = {
   warnings?: string[];
   error_details?: { code: string; check: string; message: string }[];
 };
-let files = 0;
 /** The answers of every reader to one request. */
 async function readers(request: object): Promise<Record<string, Answer>> {
   const text = JSON.stringify(request);
   const post = async (where: string, body: string | Uint8Array, type: string) =>
-    fetch(`${verifier.url}${where}`, { method: 'POST', headers: { 'content-type': type }, body });
+    fetch(`${fixture.verifier.url}${where}`, { method: 'POST', headers: { 'content-type': type }, body });
   const json = (await (await post('/verify', text, 'application/json')).json()) as Answer;
   // The service must ask the list again for each reader: the list changes between tests.
   const cbor = (await (await post('/verify', encodeCbor(request), 'application/cbor')).json()) as Answer;
   const batch = JSON.parse(
     (await (await post('/verify/batch', `${text}\n`, 'application/x-ndjson')).text()).trim(),
   );
-  files += 1;
-  const where = path.join(work.dir, `request-${files}.json`);
-  writeFileSync(where, text);
-  const run = await runProcess(
-    process.execPath,
-    [CLI, 'verify', '--json', where, '--revocation-list', us.listUrl, '--revocation-key', listKey],
-    { input: '' },
-  );
-  const local = JSON.parse(run.stdout || `{"stderr": ${JSON.stringify(run.stderr)}}`) as Answer;
+  const { answer: local } = await fixture.cliVerify(request);
   return {
     'POST /verify': json,
     'POST /verify (CBOR)': cbor,
     'POST /verify/batch': batch as Answer,
-    'proto verify --revocation-list': local,
+    'proto verify --revocation-list': local as Answer,
   };
 }
 const gist = (a: Answer) => ({
@@ -98,7 +57,7 @@ const lookAlikeOf = (id: string) => (/0/.test(id) ? id.replace('0', 'O') : id.re
 
 describe('P516: a list revoking a look-alike of the agent is named by every reader', () => {
   it('control: a list naming other agents only: no look-alike warning anywhere', async () => {
-    expect((await revoke(us, 'agent-unrelated-zz')).status).toBe(201);
+    expect((await revoke(fixture.us, 'agent-unrelated-zz')).status).toBe(201);
     const sample = bundleWithConfusableAgent();
     const all = await readers({ signed_bundle: sample.signed_bundle });
     for (const [reader, answer] of Object.entries(all))
@@ -109,7 +68,7 @@ describe('P516: a list revoking a look-alike of the agent is named by every read
     const sample = bundleWithConfusableAgent();
     const agent = sample.agentId as string;
     const twin = lookAlikeOf(agent);
-    expect((await revoke(us, twin)).status).toBe(201);
+    expect((await revoke(fixture.us, twin)).status).toBe(201);
     const all = await readers({ signed_bundle: sample.signed_bundle });
     const served = gist(all['POST /verify'] as Answer);
     expect(served.verified, JSON.stringify(all['POST /verify'])).toBe(true);
@@ -129,7 +88,7 @@ describe("P572: a list revoking a look-alike of a signer's kid is named by every
     let sample = sampleBundle({ tier: 'routine' });
     while (!/0/.test(sample.agentKid)) sample = sampleBundle({ tier: 'routine' });
     const twin = sample.agentKid.replace('0', 'O');
-    expect((await revoke(us, twin)).status).toBe(201);
+    expect((await revoke(fixture.us, twin)).status).toBe(201);
     const all = await readers({ signed_bundle: sample.signed_bundle });
     const served = gist(all['POST /verify'] as Answer);
     expect(served).toEqual({

@@ -4,95 +4,23 @@
 //   retiring bundle's answer arrives, is warned about.
 // - A store that cannot be read at start (P471): the service is not ready, and it does not verify bundles signed by
 //   a retired key in silence meanwhile; once the store answers, it fills the filter and becomes ready.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import {
-  type BundleKeySet,
-  buildSignedBundle,
-  createNativeBackend,
-  generateBundleKeys,
-  keyEntry,
-} from '@proto/core';
-import type { Store } from '@proto/store';
-import { createStoreTarget, dialectsUnderTest, type StoreTarget } from '@proto/store/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadVerificationConfig } from '../../src/config.ts';
-import { mountRecords } from '../../src/records/plugin.ts';
+import { createNativeBackend, generateBundleKeys } from '@proto/core';
+import { dialectsUnderTest } from '@proto/store/testing';
+import { describe, expect, it } from 'vitest';
 import type { Json } from '../../src/records/test-support.ts';
-import { metricValue, type RunningApp, startApp } from '../../src/test-support.ts';
-import { storeEnvOf } from './verifier-with-records.ts';
+import { metricValue } from '../../src/test-support.ts';
+import { agentBundles, agentIdOf, retiredWarningsAt, sharedStoreServices } from './retired-kid-services.ts';
 
 const backend = createNativeBackend();
-const MINUTE = 60_000;
-
-interface Service {
-  readonly app: RunningApp;
-  readonly store: Store;
-}
 
 describe.each(dialectsUnderTest())('the filter of retired kids on one service, %s', (dialect) => {
-  let target: StoreTarget;
-  let dataDir: string;
-  const services: Service[] = [];
-
-  /** A service on the shared store; `beforeStart` may patch its real store before the app reads it. */
-  const startService = async (beforeStart?: (store: Store) => void): Promise<Service> => {
-    const env = { ...storeEnvOf(target, dataDir), RETIRED_KEY_REFRESH_SECONDS: '3600' };
-    const mounted = await mountRecords(loadVerificationConfig({ ...env, HOST: '127.0.0.1', PORT: '0' }));
-    const store = mounted.options['store'] as Store;
-    beforeStart?.(store);
-    const app = await startApp({ ...env, VERIFY_WORKERS: '1', MAX_EVENT_LOOP_DELAY_MS: '0' }, [mounted]);
-    const service = { app, store };
-    services.push(service);
-    return service;
-  };
-
-  beforeAll(async () => {
-    target = await createStoreTarget(dialect, 'retired-kid-own');
-    dataDir = await mkdtemp(join(tmpdir(), 'proto-retired-kid-own-'));
+  const services = sharedStoreServices(dialect, 'retired-kid-own');
+  /** A service on the shared store, its periodic refresh an hour off; `beforeStart` may patch its real store. */
+  const startService = async (beforeStart?: Parameters<typeof services.start>[1]) => ({
+    app: await services.start({ RETIRED_KEY_REFRESH_SECONDS: '3600' }, beforeStart),
   });
-  afterAll(async () => {
-    for (const service of services) await service.app.close();
-    await target?.cleanup();
-    if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
-  });
-
-  const principal = generateBundleKeys(backend);
-  const start = Date.now() - 30 * MINUTE;
-  const entries = (set: BundleKeySet): Json[] =>
-    [set.classical, ...(set.pq === undefined ? [] : [set.pq])].map((pair) =>
-      keyEntry(pair, new Date(start).toISOString(), null),
-    );
-  const bundleAt = (minutes: number, signer: BundleKeySet, listed: BundleKeySet[], agentId?: string) =>
-    buildSignedBundle({
-      keys: { agent: signer, principal },
-      now: new Date(start + minutes * MINUTE),
-      hooks: {
-        payloads: (payloads) => {
-          const passport = payloads.agent_passport as Json;
-          passport['keys'] = listed.flatMap(entries);
-          if (agentId !== undefined) {
-            passport['agent_id'] = agentId;
-            (payloads.intent as Json)['agent_id'] = agentId;
-          }
-        },
-      },
-    });
-  const agentIdOf = (built: ReturnType<typeof buildSignedBundle>) =>
-    (((built.signed_bundle['bundle'] as Json)['agent_passport'] as Json)['payload'] as Json)[
-      'agent_id'
-    ] as string;
-  const verify = async (url: string, built: ReturnType<typeof buildSignedBundle>) => {
-    const res = await fetch(`${url}/verify`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ signed_bundle: built.signed_bundle }),
-    });
-    const json = (await res.json()) as Json;
-    expect(json['verified'], JSON.stringify(json)).toBe(true);
-    return ((json['warnings'] as string[] | undefined) ?? []).filter((w) => w.includes('retired'));
-  };
+  const { bundleAt } = agentBundles();
+  const verify = retiredWarningsAt;
 
   it('P469: warns about a key this service retired, for a bundle sent as the retiring answer arrives', async () => {
     const { app } = await startService();

@@ -2,20 +2,13 @@
 // verified passport of an agent drops a key, the directory retires it. A bundle signed with that key and carrying an
 // older passport that still lists it verified with no word of the retirement: whoever holds the dropped key (the
 // reason keys are rotated) could keep producing "verified" bundles for the agent. Now the answer says so in a warning.
-import {
-  type BundleKeySet,
-  buildSignedBundle,
-  createNativeBackend,
-  generateBundleKeys,
-  keyEntry,
-} from '@proto/core';
+import { createNativeBackend, generateBundleKeys } from '@proto/core';
 import { dialectsUnderTest } from '@proto/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Json } from '../../src/records/test-support.ts';
+import { agentBundles, agentIdOf, retiredWarningsOf } from './retired-kid-services.ts';
 import { startVerifierWithRecords, type VerifierWithRecords } from './verifier-with-records.ts';
 
 const backend = createNativeBackend();
-const MINUTE = 60_000;
 
 // P370: the look-up is the operator's choice (RETIRED_KEY_WARNINGS); P410: on by default, off asks the store nothing.
 const SETTINGS = dialectsUnderTest().flatMap((dialect) => [
@@ -39,45 +32,22 @@ describe.each(SETTINGS)(
 
     const agent = generateBundleKeys(backend);
     const rotated = generateBundleKeys(backend);
-    const principal = generateBundleKeys(backend);
-    const start = Date.now() - 30 * MINUTE;
-    const entries = (set: BundleKeySet, at: string): Json[] =>
-      [set.classical, ...(set.pq === undefined ? [] : [set.pq])].map((pair) => keyEntry(pair, at, null));
-
     /**
      * The agent's bundle at `minutes` after start, signed by `signer` (the agent's key set or the one rotated out
      * later), its passport naming the agent and listing exactly `listed`.
      */
-    const bundleAt = (minutes: number, signer: BundleKeySet, listed: BundleKeySet[], agentId?: string) => {
-      const now = new Date(start + minutes * MINUTE);
-      return buildSignedBundle({
-        keys: { agent: signer, principal },
-        now,
-        hooks: {
-          payloads: (payloads) => {
-            const passport = payloads.agent_passport as Json;
-            passport['keys'] = listed.flatMap((set) => entries(set, new Date(start).toISOString()));
-            if (agentId !== undefined) {
-              passport['agent_id'] = agentId;
-              (payloads.intent as Json)['agent_id'] = agentId;
-            }
-          },
-        },
-      });
-    };
-    const verify = async (built: ReturnType<typeof buildSignedBundle>) => {
+    const { bundleAt } = agentBundles();
+    const verify = async (built: ReturnType<typeof bundleAt>) => {
       const answer = await verifier.post('/verify', { signed_bundle: built.signed_bundle });
       expect(answer.json['verified'], JSON.stringify(answer.json)).toBe(true);
       return answer.json;
     };
-    const retiredWarnings = (answer: Json) =>
-      ((answer['warnings'] as string[] | undefined) ?? []).filter((w) => w.includes('retired'));
+    const retiredWarnings = retiredWarningsOf;
 
     it('is verified with no such warning while the key is live, and warned about once a newer passport drops it', async () => {
       // The agent's first passport lists both key sets; it binds them to the agent.
       const first = bundleAt(0, agent, [agent, rotated]);
-      const agentId = ((first.signed_bundle['bundle'] as Json)['agent_passport'] as Json)['payload'] as Json;
-      const id = agentId['agent_id'] as string;
+      const id = agentIdOf(first);
       await verify(first);
       expect(await verifier.keyStatusOnce(rotated.classical.kid, 200)).toBe(200);
 

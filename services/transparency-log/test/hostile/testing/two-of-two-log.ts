@@ -15,6 +15,20 @@ import {
   type TestLogIdentity,
 } from '../../../src/test-helpers.ts';
 import { buildTestLog, tempDataDir } from '../../../src/test-support.ts';
+import { witnessId } from '../../../src/witness-config.ts';
+
+/** The witness backoff on (test logs default to none, P391), from a 1 s checkpoint round (P464, P523). */
+export const WITNESS_BACKOFF_ENV = {
+  LOG_WITNESS_RETRY_MAX_MS: '600000',
+  CHECKPOINT_INTERVAL_MS: '1000',
+} as const;
+
+/** `app`'s per-witness metric `name` (e.g. proto_log_witness_up) for `witness`, read from GET /metrics; NaN if absent. */
+export async function witnessMetric(app: FastifyInstance, name: string, witness: Cosigner): Promise<number> {
+  const text = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+  const line = text.split('\n').find((l) => l.startsWith(`${name}{witness="${witnessId(witness)}"}`));
+  return Number(line?.split(' ').pop());
+}
 
 export interface TwoOfTwoLog {
   readonly log: FastifyInstance;
