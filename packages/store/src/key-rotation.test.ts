@@ -186,13 +186,20 @@ describe.each(dialectsUnderTest())('key rotation on %s', (dialect) => {
     const first = await store.keys.applyPassport(principal('agent:first', kid('h'), kid('h')));
     expect(first.bound).toBe(2);
     expect(first.humanKids).toBeUndefined();
-    // A stranger's bundle naming the same human_id: its RPR key is bound to its own agent only, and the outcome
-    // names the human's live kids for /verify's warning (P503).
+    // A stranger's bundle naming the same human_id: the outcome names the human's live kids for /verify's warning
+    // (P503), and its agent, new here, is not first bound under a human whose keys did not sign it (P584).
     const stranger = await store.keys.applyPassport(principal('agent:stranger', kid('i'), kid('i')));
     expect(stranger.humanKids).toEqual([kid('h')]);
-    expect((await store.keys.lookup(kid('i'))).map((r) => r.subject)).toEqual(['agent:stranger']);
+    expect(stranger).toMatchObject({ order: 'foreign', bound: 0, agentKids: [] });
+    expect(await store.keys.lookup(kid('i'))).toEqual([]);
+    expect(await store.keys.currentPrincipal('agent:stranger')).toBeUndefined();
+    // The human's own key still binds its second agent (P45 continuity of the human).
+    expect((await store.keys.applyPassport(principal('agent:second', kid('h'), kid('h')))).order).toBe(
+      'same',
+    );
     expect((await store.keys.lookup(kid('h'))).map((r) => r.subject).sort()).toEqual([
       'agent:first',
+      'agent:second',
       'human:owner',
     ]);
   });

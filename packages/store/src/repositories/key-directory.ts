@@ -109,7 +109,8 @@ export interface PassportOutcome {
   /**
    * Newest: this passport's key set now decides; older: its passport keys were not bound; future: dated
    * beyond the clock skew ahead of now, so it was placed nowhere and its passport keys were not bound (P173);
-   * foreign: the passport was not signed by a live key of the agent, so nothing was bound or retired for it.
+   * foreign: the passport was not signed by a live key of the agent, or the agent is new here and its RPR names a
+   * human known here that none of the human's live keys signed (P584), so nothing was bound or retired for it.
    */
   readonly order: 'newest' | 'same' | 'older' | 'future' | 'foreign';
   readonly bound: number;
@@ -118,7 +119,7 @@ export interface PassportOutcome {
   readonly retiredKids: readonly string[];
   /**
    * With `foreign`: the agent's live passport kids here, none of which signed this passport (P501: /verify names
-   * them in a warning). Absent otherwise.
+   * them in a warning); empty when the agent is new here and P584 refused it. Absent otherwise.
    */
   readonly agentKids?: readonly string[];
   /** The human's live binding kids here when none of them signed the bundle's RPR (P503); absent otherwise. */
@@ -338,10 +339,14 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
       // only a bundle whose passport (or RPR) is signed by one of them speaks for it.
       const nowMs = Date.parse(now);
       const agentKids = await this.#liveKids(trx, passport.agentId, 'passport', nowMs);
-      const agentOwns = continuous(agentKids, passport.passportSignerKid);
       const human = passport.humanId;
       const humanKids = human === undefined ? [] : await this.#liveKids(trx, human, 'principal', nowMs);
       const humanOwns = human !== undefined && continuous(humanKids, passport.principalSignerKid);
+      // P584: a fresh agent is first bound only under a human that is new here too or signed its RPR: else anyone
+      // with a copy of a known human's RPR (or one naming it, signed by their own key) creates "an agent of H".
+      const agentOwns =
+        continuous(agentKids, passport.passportSignerKid) &&
+        (agentKids.length > 0 || human === undefined || humanOwns);
       const speaksFor = new Set(
         passport.subjects.filter((s) =>
           s === passport.agentId ? agentOwns : s === human ? humanOwns : false,
