@@ -40,4 +40,30 @@ describe.each(dialectsUnderTest())("an agent's current principal on %s", (dialec
     await store.keys.applyPassport(bundleOf('human:next', '2026-06-09T00:00:00Z', 'sha256:5'));
     expect(await store.keys.currentPrincipal(AGENT)).toBe('human:next');
   });
+
+  it('P601: is no one once the newest RPR has expired, until a newer RPR (an older one never)', async () => {
+    let now = new Date('2026-06-10T00:00:00Z');
+    const store = await target.open({ clock: () => now });
+    const agent = 'agent:p601-expiring';
+    const expiring = (humanId: string, issuedAt: string, expiresAt: string | null, evidence: string) => ({
+      ...bundleOf(humanId, issuedAt, evidence),
+      agentId: agent,
+      subjects: [agent, humanId],
+      principalExpiresAt: expiresAt,
+    });
+    await store.keys.applyPassport(expiring('human:older', '2026-06-08T00:00:00Z', null, 'sha256:p601-0'));
+    await store.keys.applyPassport(
+      expiring('human:lapsing', '2026-06-09T00:00:00Z', '2026-06-10T01:00:00.001+01:00', 'sha256:p601-1'),
+    );
+    expect(await store.keys.currentPrincipal(agent)).toBe('human:lapsing');
+    now = new Date('2026-06-10T00:00:00.001Z');
+    // before: 'human:lapsing', the expired RPR's human still current.
+    expect(await store.keys.currentPrincipal(agent)).toBeUndefined();
+    await store.keys.applyPassport(expiring('human:older', '2026-06-08T00:00:00Z', null, 'sha256:p601-0'));
+    expect(await store.keys.currentPrincipal(agent)).toBeUndefined();
+    await store.keys.applyPassport(
+      expiring('human:renewed', '2026-06-10T00:00:00Z', '2026-07-01T00:00:00Z', 'sha256:p601-2'),
+    );
+    expect(await store.keys.currentPrincipal(agent)).toBe('human:renewed');
+  });
 });

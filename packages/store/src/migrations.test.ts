@@ -166,6 +166,7 @@ describe.each(dialectsUnderTest())('migrations on %s', (dialect) => {
       'key_principals',
       'key_record_subjects',
       'key_retirement_counter',
+      'key_rpr_agents',
       'lifecycle_agents',
       'lifecycle_history',
       'revocation_entries',

@@ -2,7 +2,8 @@
 // none of which signed the passport (P45 continuity); P503: the same for the RPR and its human's binding keys. Its
 // ids are self-asserted: a stranger can copy the agent's public RPR and sign a passport of its own keys that names
 // the agent (P490). Core cannot know; the directory does (records/party-continuity.ts, P555). Said in a warning,
-// never a failure: the verdict stays core's, as the SDKs' and the CLI's (P1, D12).
+// never a failure: the verdict stays core's, as the SDKs' and the CLI's (P1, D12). P600: the same for an RPR the
+// directory first bound for another agent (a copy: one RPR, one session, one agent).
 import { spelledOut, type VerifyResponse } from '@proto/core';
 import { decodeCbor } from '@proto/service-kit/cbor';
 import { type WiredAnswer, wiredAnswer } from './answer-wire.ts';
@@ -33,6 +34,13 @@ export function foreignPassportWarnings(foreign: ForeignPassport): string[] {
         `'${spelledOut(foreign.human.id)}') (${kidList(foreign.human.kids)}) and none of them signed this ` +
         "bundle's RPR: the directory does not take it as that principal's RPR, so the bundle may not come from " +
         'that principal',
+    );
+  }
+  if (foreign.rprAgent !== undefined) {
+    warnings.push(
+      `this bundle's RPR was first bound here for agent '${spelledOut(foreign.rprAgent)}': an RPR repeats its ` +
+        "session's nonce, so a principal's second agent has an RPR of its own; this one may be a copy, and the " +
+        'directory binds nothing for this agent under it',
     );
   }
   return warnings;

@@ -7,7 +7,7 @@ import { selectCryptoBackend } from '../crypto/index.ts';
 import { contextString, PROFILES, type ProfileName } from '../profile.ts';
 import { buildSignedBundle } from './build/index.ts';
 import { compositeOver } from './build/sign.ts';
-import type { BuiltBundle, JsonObject } from './build/types.ts';
+import type { BuiltBundle, BundleKeySet, JsonObject } from './build/types.ts';
 
 export interface BorrowedRprBundle {
   /** The victim's own bundle (principal-signed, as the builder signs): where the RPR is copied from. */
@@ -19,12 +19,16 @@ export interface BorrowedRprBundle {
   readonly agentId: string;
   /** The kids of the stranger's passport keys that signed the bundle. */
   readonly strangerKids: readonly string[];
+  /** The stranger's passport keys (its agent's: they sign its /v2 records). */
+  readonly strangerKeys: BundleKeySet;
 }
 
 export interface BorrowedRprOptions {
   readonly profile?: ProfileName;
   /** The agent id the stranger's passport claims; default the victim's own agent id. */
   readonly agentId?: string;
+  /** The victim's bundle to copy the RPR from (several strangers copying one RPR); default a fresh one. */
+  readonly victim?: BuiltBundle;
 }
 
 const payloadOf = (signedArtifact: unknown): JsonObject =>
@@ -33,7 +37,7 @@ const payloadOf = (signedArtifact: unknown): JsonObject =>
 export function borrowedRprBundle(options: BorrowedRprOptions = {}): BorrowedRprBundle {
   const profile = options.profile ?? 'proto';
   const shape = profile === 'proto' ? 'spec' : 'sdk';
-  const victim = buildSignedBundle({ profile, shape, entries: 2 });
+  const victim = options.victim ?? buildSignedBundle({ profile, shape, entries: 2 });
   const victimBundle = victim.signed_bundle['bundle'] as JsonObject;
   const rpr = structuredClone(victimBundle['responsible_principal_record']) as JsonObject;
   const humanId = payloadOf(rpr)['human_id'] as string;
@@ -88,5 +92,5 @@ export function borrowedRprBundle(options: BorrowedRprOptions = {}): BorrowedRpr
     signer['id'] = humanId;
     signer['kids'] = strangerKids;
   }
-  return { victim, stranger, humanId, agentId, strangerKids };
+  return { victim, stranger, humanId, agentId, strangerKids, strangerKeys: built.keys.agent };
 }

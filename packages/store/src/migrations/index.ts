@@ -29,6 +29,7 @@ import { recordKeptOnEvictionMigration } from './0023-record-kept-on-eviction.ts
 import { recordIdSkeletonsMigration } from './0024-record-id-skeletons.ts';
 import { disputeHoldsMigration } from './0025-dispute-holds.ts';
 import { keyPrincipalsMigration } from './0026-key-principals.ts';
+import { keyRprAgentsMigration } from './0027-key-rpr-agents.ts';
 import type { Migration, StoreDialect } from './migration.ts';
 
 export type { Migration, StoreDialect } from './migration.ts';
@@ -61,6 +62,7 @@ export const MIGRATIONS: readonly Migration[] = [
   recordIdSkeletonsMigration,
   disputeHoldsMigration,
   keyPrincipalsMigration,
+  keyRprAgentsMigration,
 ];
 
 export interface MigrateOptions {

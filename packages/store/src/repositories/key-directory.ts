@@ -44,8 +44,19 @@ export interface KeyDirectoryTables {
   key_dispute_holds: { dispute_id: string; subject: string; filer: string; since: string };
   /** One row (id 1): the last retirement number given (0021, P472). */
   key_retirement_counter: { id: number; last_seq: ColumnType<number | string, number, number> };
-  /** Each agent's current principal: the human of its newest placed RPR, by `issued_at` (0026, P560). */
-  key_principals: { agent_id: string; human_id: string; issued_at: string; evidence: string };
+  /**
+   * Each agent's current principal: the human of its newest placed RPR, by `issued_at` (0026, P560), and that RPR's
+   * own `expires_at` as written (0027, P601; null: none, or placed before 0027).
+   */
+  key_principals: {
+    agent_id: string;
+    human_id: string;
+    issued_at: string;
+    evidence: string;
+    expires_at: ColumnType<string | null, string | null | undefined, string | null>;
+  };
+  /** The agent a verified bundle first bound under an RPR, by the RPR payload's hash (0027, P600). Never deleted. */
+  key_rpr_agents: { rpr_hash: string; agent_id: string; evidence: string; bound_at: string };
 }
 
 type KeyDirectoryDatabase = Database & KeyDirectoryTables;
@@ -103,6 +114,13 @@ export interface PassportKeys {
   readonly principalSignerKid?: string | undefined;
   /** The RPR's `issued_at`: orders the agent's principals (P560). Unreadable or absent: never placed. */
   readonly principalIssuedAt?: string | undefined;
+  /** The RPR's `expires_at` as written (null: it never expires): its human is current only until then (P601). */
+  readonly principalExpiresAt?: string | null | undefined;
+  /**
+   * The RPR payload's hash (`manifest.rpr_hash`): the first agent bound under it keeps it, and a second agent id under
+   * the same RPR is a copy that binds nothing (P600). Absent: no such rule (a bundle with no RPR).
+   */
+  readonly rprHash?: string | undefined;
 }
 
 export interface PassportOutcome {
@@ -110,7 +128,8 @@ export interface PassportOutcome {
    * Newest: this passport's key set now decides; older: its passport keys were not bound; future: dated
    * beyond the clock skew ahead of now, so it was placed nowhere and its passport keys were not bound (P173);
    * foreign: the passport was not signed by a live key of the agent, or the agent is new here and its RPR names a
-   * human known here that none of the human's live keys signed (P584), so nothing was bound or retired for it.
+   * human known here that none of the human's live keys signed (P584), or its RPR was first bound here for another
+   * agent (P600), so nothing was bound or retired for it.
    */
   readonly order: 'newest' | 'same' | 'older' | 'future' | 'foreign';
   readonly bound: number;
@@ -124,6 +143,8 @@ export interface PassportOutcome {
   readonly agentKids?: readonly string[];
   /** The human's live binding kids here when none of them signed the bundle's RPR (P503); absent otherwise. */
   readonly humanKids?: readonly string[];
+  /** P600: the agent first bound here under this bundle's RPR, when that is another agent (a copy); absent otherwise. */
+  readonly rprAgent?: string;
 }
 
 /**
@@ -171,9 +192,15 @@ export interface KeyDirectoryRepository {
   /**
    * P560: the agent's current principal, the human of the newest RPR (by `issued_at`, within the clock skew) of a
    * verified bundle that spoke for both the agent and that human (P45); undefined when no such bundle was applied
-   * since migration 0026. Every human ever bound keeps its RPR keys' bindings to the agent: only this tells them apart.
+   * since migration 0026, and when that RPR's `expires_at` has passed (P601: none until a newer RPR). Every human ever
+   * bound keeps its RPR keys' bindings to the agent: only this tells them apart.
    */
   currentPrincipal(agentId: string): Promise<string | undefined>;
+  /**
+   * P600: the agent a verified bundle first bound under the RPR whose payload hash is `rprHash`; undefined when none.
+   * /verify warns of a bundle naming another agent under it.
+   */
+  rprAgent(rprHash: string): Promise<string | undefined>;
   /**
    * Records that `kid` authorised a write for `subjects` (P174): from then on those bindings are never pruned.
    * False when none of them is bound and unretired any more (pruned or retired since the lookup): the write
@@ -341,12 +368,21 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
       const agentKids = await this.#liveKids(trx, passport.agentId, 'passport', nowMs);
       const human = passport.humanId;
       const humanKids = human === undefined ? [] : await this.#liveKids(trx, human, 'principal', nowMs);
-      const humanOwns = human !== undefined && continuous(humanKids, passport.principalSignerKid);
+      const humanSigned = human !== undefined && continuous(humanKids, passport.principalSignerKid);
       // P584: a fresh agent is first bound only under a human that is new here too or signed its RPR: else anyone
       // with a copy of a known human's RPR (or one naming it, signed by their own key) creates "an agent of H".
-      const agentOwns =
+      const agentSigned =
         continuous(agentKids, passport.passportSignerKid) &&
-        (agentKids.length > 0 || human === undefined || humanOwns);
+        (agentKids.length > 0 || human === undefined || humanSigned);
+      // P600: an RPR first bound here for another agent is a copy (a second agent has its own RPR, its own nonce):
+      // the bundle then speaks for no one. Claimed before the agent's passport row is locked, in every application.
+      const rprAgent =
+        agentSigned && humanSigned && passport.rprHash !== undefined
+          ? await this.#claimRpr(trx, passport.rprHash, passport, now)
+          : undefined;
+      const copied = rprAgent !== undefined && rprAgent !== passport.agentId;
+      const agentOwns = agentSigned && !copied;
+      const humanOwns = humanSigned && !copied;
       const speaksFor = new Set(
         passport.subjects.filter((s) =>
           s === passport.agentId ? agentOwns : s === human ? humanOwns : false,
@@ -392,9 +428,13 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
         );
       }
 
+      // P602: an RPR's keys bind to the agent only when the RPR speaks for its human: an RPR its human did not sign
+      // (the agent's own key naming someone else) binds its keys to no one, not even as the agent's principal's.
       const binding = passport.bindings.filter(
         (b) =>
-          speaksFor.has(b.subject) && !((order === 'older' || order === 'future') && b.role === 'passport'),
+          speaksFor.has(b.subject) &&
+          !((order === 'older' || order === 'future') && b.role === 'passport') &&
+          (b.role !== 'principal' || humanOwns),
       );
       const bound = await this.#insert(trx, binding);
       // Proven again by this bundle: not idle, whether or not it was new (P174).
@@ -418,9 +458,43 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
         retired: retiredPairs.length,
         retiredKids: [...new Set(retiredPairs.map((p) => p.kid))],
         ...(order === 'foreign' ? { agentKids } : {}),
-        ...(human !== undefined && !humanOwns ? { humanKids } : {}),
+        ...(human !== undefined && !humanSigned ? { humanKids } : {}),
+        ...(copied ? { rprAgent } : {}),
       };
     });
+  }
+
+  /**
+   * P600: the agent first bound under `rprHash`, this bundle's agent when none was. Insert-if-new on the hash's primary
+   * key: of two applications racing with one RPR, PostgreSQL makes the second wait for the first's commit and then
+   * read its row (READ COMMITTED reads anew each statement); SQLite has one writer.
+   */
+  async #claimRpr(
+    trx: Transaction<KeyDirectoryDatabase>,
+    rprHash: string,
+    passport: PassportKeys,
+    now: string,
+  ): Promise<string | undefined> {
+    await trx
+      .insertInto('key_rpr_agents')
+      .values({ rpr_hash: rprHash, agent_id: passport.agentId, evidence: passport.evidence, bound_at: now })
+      .onConflict((oc) => oc.column('rpr_hash').doNothing())
+      .execute();
+    const row = await trx
+      .selectFrom('key_rpr_agents')
+      .select('agent_id')
+      .where('rpr_hash', '=', rprHash)
+      .executeTakeFirst();
+    return row?.agent_id;
+  }
+
+  async rprAgent(rprHash: string): Promise<string | undefined> {
+    const row = await this.#db
+      .selectFrom('key_rpr_agents')
+      .select('agent_id')
+      .where('rpr_hash', '=', rprHash)
+      .executeTakeFirst();
+    return row?.agent_id;
   }
 
   /**
@@ -531,6 +605,7 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
   ): Promise<void> {
     const issuedAt = normalisedInstant(passport.principalIssuedAt);
     if (issuedAt === undefined || Date.parse(issuedAt) > Date.parse(horizon)) return;
+    const expiresAt = passport.principalExpiresAt ?? null;
     await trx
       .insertInto('key_principals')
       .values({
@@ -538,15 +613,27 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
         human_id: human,
         issued_at: issuedAt,
         evidence: passport.evidence,
+        expires_at: expiresAt,
       })
       .onConflict((oc) =>
         oc
           .column('agent_id')
-          .doUpdateSet({ human_id: human, issued_at: issuedAt, evidence: passport.evidence })
+          .doUpdateSet({
+            human_id: human,
+            issued_at: issuedAt,
+            evidence: passport.evidence,
+            expires_at: expiresAt,
+          })
           .where((eb) =>
             eb.or([
               eb('key_principals.issued_at', '<', issuedAt),
               eb('key_principals.issued_at', '>', horizon),
+              // P601: a row placed before migration 0027 learns its RPR's expiry when that RPR is verified again.
+              eb.and([
+                eb('key_principals.issued_at', '=', issuedAt),
+                eb('key_principals.human_id', '=', human),
+                eb('key_principals.expires_at', 'is', null),
+              ]),
             ]),
           ),
       )
@@ -556,10 +643,13 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
   async currentPrincipal(agentId: string): Promise<string | undefined> {
     const row = await this.#db
       .selectFrom('key_principals')
-      .select('human_id')
+      .select(['human_id', 'expires_at'])
       .where('agent_id', '=', agentId)
       .executeTakeFirst();
-    return row?.human_id;
+    if (row === undefined) return undefined;
+    // P601: the newest RPR has expired: no current principal until a newer RPR is placed (an older one never is).
+    if (row.expires_at !== null && !notExpired(row.expires_at, this.#clock().getTime())) return undefined;
+    return row.human_id;
   }
 
   /**

@@ -41,6 +41,10 @@ function ageCappedExpiry(
   return Number.isFinite(new Date(agedAt).getTime()) ? new Date(agedAt).toISOString() : null;
 }
 
+/** An RPR's `expires_at` for the directory: null when it has none; a non-string (schema-refused) counts as expired. */
+const rprExpiry = (expires: unknown): string | null =>
+  expires === null || expires === undefined ? null : typeof expires === 'string' ? expires : '';
+
 /**
  * Whom a V2 bundle names and which kids signed its passport and its RPR: what P45's continuity compares with the
  * key directory. Handed to the main thread with every verdict that hands over a passport, in full or by its evidence
@@ -51,6 +55,8 @@ export interface BundleParties {
   readonly passportSignerKid?: string;
   readonly humanId?: string;
   readonly principalSignerKid?: string;
+  /** The RPR payload's hash (P600: the directory names the agent first bound under it when that is another). */
+  readonly rprHash?: string;
 }
 
 /** A bundle's passport keys before the evidence (a verified bundle's hash) is known (P123). */
@@ -76,9 +82,13 @@ export function passportKeysOf(request: unknown, maxKeyAgeDays: number): Passpor
   const bundle = isObject(signed) ? signed['bundle'] : undefined;
   if (!isObject(bundle)) return undefined;
   const passport = isObject(bundle['agent_passport']) ? bundle['agent_passport']['payload'] : undefined;
-  const rpr = isObject(bundle['responsible_principal_record'])
-    ? bundle['responsible_principal_record']['payload']
-    : undefined;
+  const rprEnvelope = bundle['responsible_principal_record'];
+  const rpr = isObject(rprEnvelope) ? rprEnvelope['payload'] : undefined;
+  // Equal to manifest.rpr_hash and to the payload's own hash once the bundle is verified (manifest_integrity).
+  const rprHash =
+    isObject(rprEnvelope) && typeof rprEnvelope['payload_hash'] === 'string'
+      ? rprEnvelope['payload_hash']
+      : undefined;
   if (!isObject(passport) || typeof passport['agent_id'] !== 'string') return undefined;
   const agentId = passport['agent_id'];
   const humanId = isObject(rpr) && typeof rpr['human_id'] === 'string' ? rpr['human_id'] : undefined;
@@ -128,6 +138,9 @@ export function passportKeysOf(request: unknown, maxKeyAgeDays: number): Passpor
     principalSignerKid: signerKid(bundle['responsible_principal_record']),
     // P560: orders the agent's principals (the newest RPR's human is its current one).
     principalIssuedAt: isObject(rpr) && typeof rpr['issued_at'] === 'string' ? rpr['issued_at'] : undefined,
+    // P601: its human is current only until then; null (or absent) never expires, any other value is kept as written.
+    principalExpiresAt: isObject(rpr) ? rprExpiry(rpr['expires_at']) : undefined,
+    rprHash,
     agentId,
     createdAt: typeof createdAt === 'string' ? createdAt : undefined,
     evidence: '',
@@ -144,6 +157,7 @@ export function passportKeysOf(request: unknown, maxKeyAgeDays: number): Passpor
       ...(passportSignerKid === undefined ? {} : { passportSignerKid }),
       ...(humanId === undefined ? {} : { humanId }),
       ...(principalSignerKid === undefined ? {} : { principalSignerKid }),
+      ...(rprHash === undefined ? {} : { rprHash }),
     },
     identity: hash('sha256', JSON.stringify(keys), 'hex'),
     withEvidence: (evidence) => ({

@@ -144,6 +144,7 @@ function refuseStrangersConsent(
  * consenting human is the predecessor's CURRENT principal: the human of its newest RPR (by `issued_at`) of a verified
  * bundle that spoke for both (the key directory's `currentPrincipal`). None known (no bundle of it verified since
  * migration 0026) is refused as the safe side, as P542 refuses keys no longer bound: verifying its bundle places it.
+ * P601: nor is one whose newest RPR has expired (core refuses an expired RPR's bundle): none until a newer RPR.
  */
 async function refuseFormerPrincipalsConsent(
   check: ConsentCheck,
@@ -156,7 +157,7 @@ async function refuseFormerPrincipalsConsent(
   if (current === humanId) return;
   const why =
     current === undefined
-      ? `no current principal of ${predecessor} is known here (no bundle of it verified since this service learnt RPR order): verify its newest bundle at POST /verify first`
+      ? `no current principal of ${predecessor} is known here (no bundle of it verified since this service learnt RPR order, or its newest RPR has expired): verify a bundle with its newest, unexpired RPR at POST /verify first`
       : `${predecessor}'s current principal is ${current} (its newest RPR, by issued_at, of a bundle verified here)`;
   throw httpError(
     'FORBIDDEN',

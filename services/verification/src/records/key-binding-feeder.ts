@@ -86,7 +86,7 @@ export function keyBindingFeeder(
       log.warn({ err: error }, 'key directory: could not store the bindings of a verified bundle');
       return false;
     } finally {
-      continuity.forget([passport.agentId, passport.humanId]);
+      continuity.forget([passport.agentId, passport.humanId, passport.rprHash]);
     }
   };
   const bounded = (entry: Applied): Promise<boolean> =>

@@ -21,9 +21,12 @@ export interface ForeignParty {
 export interface ForeignPassport {
   readonly agent?: ForeignParty;
   readonly human?: ForeignParty;
+  /** P600: the agent first bound here under the bundle's RPR, when that is not the bundle's agent (a copied RPR). */
+  readonly rprAgent?: string;
 }
 
-type Role = 'passport' | 'principal';
+/** What is read per id: an agent's passport kids, a human's binding kids, or the agent first bound under an RPR hash. */
+type Role = 'passport' | 'principal' | 'rpr';
 
 /**
  * How long an id's live kids are taken as read. Past it the next bundle naming the id is answered from the old
@@ -68,13 +71,18 @@ const foreignParty = (id: string, live: readonly string[], signer: string | unde
 const foreignPassportOf = (
   agent: ForeignParty | undefined,
   human: ForeignParty | undefined,
+  rprAgent: string | undefined,
 ): ForeignPassport | undefined =>
-  agent === undefined && human === undefined
+  agent === undefined && human === undefined && rprAgent === undefined
     ? undefined
-    : { ...(agent === undefined ? {} : { agent }), ...(human === undefined ? {} : { human }) };
+    : {
+        ...(agent === undefined ? {} : { agent }),
+        ...(human === undefined ? {} : { human }),
+        ...(rprAgent === undefined ? {} : { rprAgent }),
+      };
 
 export function partyContinuity(
-  keys: Pick<Store['keys'], 'liveKids'>,
+  keys: Pick<Store['keys'], 'liveKids' | 'rprAgent'>,
   log: { warn(obj: object, msg: string): void },
   waitMs: number,
   ttlMs = LIVE_KIDS_TTL_MS,
@@ -85,9 +93,13 @@ export function partyContinuity(
     ttl: ttlMs,
     // A stale reading stays to be served while the next one is made (fetch with allowStale).
     noDeleteOnStaleGet: true,
-    fetchMethod: (key) => {
+    fetchMethod: async (key) => {
       const cut = key.indexOf('\n');
-      return keys.liveKids(key.slice(cut + 1), key.slice(0, cut) as Role);
+      const role = key.slice(0, cut) as Role;
+      const id = key.slice(cut + 1);
+      if (role !== 'rpr') return keys.liveKids(id, role);
+      const first = await keys.rprAgent(id);
+      return first === undefined ? [] : [first];
     },
   });
   const read = async (key: string): Promise<readonly string[] | undefined> => {
@@ -111,17 +123,29 @@ export function partyContinuity(
     foreignParties(parties) {
       const agentKids = liveKids('passport', parties.agentId);
       const humanKids = parties.humanId === undefined ? [] : liveKids('principal', parties.humanId);
-      const decide = (agent: readonly string[] | undefined, human: readonly string[] | undefined) =>
+      const rprAgents = parties.rprHash === undefined ? [] : liveKids('rpr', parties.rprHash);
+      const decide = (
+        agent: readonly string[] | undefined,
+        human: readonly string[] | undefined,
+        rpr: readonly string[] | undefined,
+      ) =>
         foreignPassportOf(
           agent === undefined ? undefined : foreignParty(parties.agentId, agent, parties.passportSignerKid),
           human === undefined || parties.humanId === undefined
             ? undefined
             : foreignParty(parties.humanId, human, parties.principalSignerKid),
+          rpr?.find((first) => first !== parties.agentId),
         );
-      if (!(agentKids instanceof Promise) && !(humanKids instanceof Promise))
-        return decide(agentKids, humanKids);
+      if (
+        !(agentKids instanceof Promise) &&
+        !(humanKids instanceof Promise) &&
+        !(rprAgents instanceof Promise)
+      )
+        return decide(agentKids, humanKids, rprAgents);
       return settledWithin(
-        Promise.all([agentKids, humanKids]).then(([agent, human]) => decide(agent, human)),
+        Promise.all([agentKids, humanKids, rprAgents]).then(([agent, human, rpr]) =>
+          decide(agent, human, rpr),
+        ),
         waitMs,
         undefined,
       );
@@ -131,6 +155,7 @@ export function partyContinuity(
         if (id === undefined) continue;
         cache.delete(cacheKey('passport', id));
         cache.delete(cacheKey('principal', id));
+        cache.delete(cacheKey('rpr', id));
       }
     },
   };

@@ -317,6 +317,46 @@ describe.each(dialectsUnderTest())("what a succession record's verified consent 
     }
   });
 
+  it('P601: the principal of an expired RPR consents to nothing until a newer RPR of the agent', async () => {
+    const expiresAt = new Date(Date.now() + 3_000);
+    const keys = buildSignedBundle().keys;
+    const expiring = partyOf(
+      buildSignedBundle({
+        keys,
+        hooks: {
+          payloads: (p) => {
+            p.responsible_principal_record['expires_at'] = expiresAt.toISOString();
+          },
+        },
+      }),
+    );
+    const verified = await service.post('/verify', { signed_bundle: expiring.built.signed_bundle });
+    expect(verified.json['verified'], shown(verified)).toBe(true);
+    expect(await service.keyStatusOnce(expiring.principalKeys.classical.kid, 200)).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, expiresAt.getTime() - Date.now() + 100));
+    // before: 201, stored `verified`: the expired RPR's human was still the agent's current principal.
+    const expired = await service.post(PATH, ceremony(expiring, { consentBy: expiring.principalKeys }));
+    expect(expired.status, shown(expired)).toBe(403);
+    expect(expired.json, shown(expired)).toMatchObject({
+      error: {
+        code: 'FORBIDDEN',
+        details: {
+          reason: 'human_consent_not_current_principal',
+          human_id: expiring.humanId,
+          current_principal: null,
+        },
+      },
+    });
+    // A newer RPR of the same human for the same agent makes it current again.
+    const renewed = partyOf(buildSignedBundle({ keys }));
+    expect(renewed.agentId).toBe(expiring.agentId);
+    expect(renewed.humanId).toBe(expiring.humanId);
+    const again = await service.post('/verify', { signed_bundle: renewed.built.signed_bundle });
+    expect(again.json['verified'], shown(again)).toBe(true);
+    const consented = await service.post(PATH, ceremony(renewed, { consentBy: renewed.principalKeys }));
+    expect(consented.status, shown(consented)).toBe(201);
+  });
+
   it("P561: a succession naming a hash that is not its ceremony's stored manifest is 422 E201", async () => {
     const record = ceremony(predecessor, { consent: null });
     const ceremonyOf = {
