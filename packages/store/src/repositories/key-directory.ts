@@ -117,13 +117,6 @@ export interface PassportOutcome {
   readonly retired: number;
   /** The kids this application retired (for any subject), each once: the caller's filter learns them at once (P469). */
   readonly retiredKids: readonly string[];
-  /**
-   * With `foreign`: the agent's live passport kids here, none of which signed this passport (P501: /verify names
-   * them in a warning); empty when the agent is new here and P584 refused it. Absent otherwise.
-   */
-  readonly agentKids?: readonly string[];
-  /** The human's live binding kids here when none of them signed the bundle's RPR (P503); absent otherwise. */
-  readonly humanKids?: readonly string[];
 }
 
 /**
@@ -197,8 +190,6 @@ export interface KeyDirectoryRepository {
     subjects: readonly string[],
     limit?: number,
   ): Promise<boolean>;
-  /** P566: how many disputes `filer` holds parties for now. */
-  disputeHoldsOf(filer: string): Promise<number>;
   /** P566: drops dispute `disputeId`'s holds (it is settled); how many rows went. */
   releaseDisputeHolds(disputeId: string): Promise<number>;
   /**
@@ -417,8 +408,6 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
         bound,
         retired: retiredPairs.length,
         retiredKids: [...new Set(retiredPairs.map((p) => p.kid))],
-        ...(order === 'foreign' ? { agentKids } : {}),
-        ...(human !== undefined && !humanOwns ? { humanKids } : {}),
       };
     });
   }
@@ -740,15 +729,6 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
     });
   }
 
-  async disputeHoldsOf(filer: string): Promise<number> {
-    const row = await this.#db
-      .selectFrom('key_dispute_holds')
-      .select((eb) => eb.fn.count<number | string | bigint>('dispute_id').distinct().as('n'))
-      .where('filer', '=', filer)
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
-  }
-
   async releaseDisputeHolds(disputeId: string): Promise<number> {
     const result = await this.#db
       .deleteFrom('key_dispute_holds')
@@ -759,27 +739,22 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
 
   pruneUnused(provenBefore: Date, limit: number): Promise<number> {
     const cutoff = provenBefore.toISOString();
-    // A held subject keeps every binding (P185); checked again by the delete, so a hold committed in between counts.
+    // A held subject keeps every binding: a stored record names it (P185) or an unsettled dispute holds it (P566).
+    // Checked again by the delete, so a hold committed in between counts.
     const unheld = ({
       and,
       not,
       exists,
       selectFrom,
-    }: ExpressionBuilder<KeyDirectoryDatabase, 'key_bindings'>) =>
-      and([
+    }: ExpressionBuilder<KeyDirectoryDatabase, 'key_bindings'>) => {
+      const held = selectFrom('key_record_subjects')
+        .select('subject')
+        .unionAll(selectFrom('key_dispute_holds').select('subject'))
+        .as('held');
+      return and([
         not(
           exists(
-            selectFrom('key_record_subjects')
-              .select('subject')
-              .whereRef('key_record_subjects.subject', '=', 'key_bindings.subject'),
-          ),
-        ),
-        // P566: nor a subject an unsettled dispute holds (its respondent).
-        not(
-          exists(
-            selectFrom('key_dispute_holds')
-              .select('subject')
-              .whereRef('key_dispute_holds.subject', '=', 'key_bindings.subject'),
+            selectFrom(held).select('held.subject').whereRef('held.subject', '=', 'key_bindings.subject'),
           ),
         ),
         // P537: nor a principal binding of a key a held subject is bound to as principal too: that row is what names
@@ -787,17 +762,7 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
         not(
           exists(
             selectFrom('key_bindings as kin')
-              .innerJoin('key_record_subjects as held', 'held.subject', 'kin.subject')
-              .select('kin.kid')
-              .whereRef('kin.kid', '=', 'key_bindings.kid')
-              .whereRef('kin.role', '=', 'key_bindings.role')
-              .where('kin.role', '=', 'principal'),
-          ),
-        ),
-        not(
-          exists(
-            selectFrom('key_bindings as kin')
-              .innerJoin('key_dispute_holds as disputed', 'disputed.subject', 'kin.subject')
+              .innerJoin(held, 'held.subject', 'kin.subject')
               .select('kin.kid')
               .whereRef('kin.kid', '=', 'key_bindings.kid')
               .whereRef('kin.role', '=', 'key_bindings.role')
@@ -805,6 +770,7 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
           ),
         ),
       ]);
+    };
     return this.#db.transaction().execute(async (trx) => {
       const idle = await trx
         .selectFrom('key_bindings')
