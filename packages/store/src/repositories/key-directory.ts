@@ -7,6 +7,7 @@ import { DEFAULT_MAX_CLOCK_SKEW_MS, instantOf } from '@proto/core';
 import { type ColumnType, type ExpressionBuilder, type Kysely, sql, type Transaction } from 'kysely';
 import type { StoreDialect } from '../migrations/index.ts';
 import type { Database } from '../schema.ts';
+import { inTransaction } from '../transaction.ts';
 
 /** Kysely table types of migrations 0008, 0012, 0015 and 0016 (kept here so the key directory storage is one file). */
 export interface KeyDirectoryTables {
@@ -180,25 +181,32 @@ export interface KeyDirectoryRepository {
   holdSubjects(subjects: readonly string[]): Promise<void>;
   /**
    * P566: dispute `disputeId`, filed by `filer`, holds the bindings of `subjects` (its respondent) until
-   * `releaseDisputeHolds`. With `limit`, refused (false, nothing held) when `filer` already holds that many other
-   * disputes: checked and written in one transaction, a bound that concurrent filings of one filer may pass by their
-   * number. True when held (or already held by this dispute).
+   * `releaseDisputeHolds`, or until it is older than the prune's `disputeHeldSince` (P606). With `limit`, refused
+   * (false, nothing held) when `filer` already holds that many other disputes placed since `heldSince`. P605: one
+   * filer's holds are counted and written one transaction at a time (PostgreSQL: an advisory lock on the filer, held
+   * to the commit of the caller's transaction; SQLite: one writer), so concurrent filings never pass the bound. Call
+   * it in the transaction that stores the filing: a refused write then leaves no hold (P607). True when held (or
+   * already held by this dispute; a hold placed again keeps its first `since`).
    */
   holdForDispute(
     disputeId: string,
     filer: string,
     subjects: readonly string[],
-    limit?: number,
+    options?: { readonly limit?: number | undefined; readonly heldSince?: Date | undefined },
   ): Promise<boolean>;
   /** P566: drops dispute `disputeId`'s holds (it is settled); how many rows went. */
   releaseDisputeHolds(disputeId: string): Promise<number>;
   /**
    * Deletes up to `limit` bindings that never authorised a write, are not retired, whose subject no stored record
-   * names, and were last proven by a verified bundle before `provenBefore`; then the newest-passport time of
-   * agents left with no binding at all. Retired bindings are never deleted: pruning must not undo a retirement.
-   * Returns how many bindings went.
+   * names nor an unsettled dispute holds (since `disputeHeldSince` when given, P606), and were last proven by a
+   * verified bundle before `provenBefore`; then the newest-passport time of agents left with no binding at all.
+   * Retired bindings are never deleted: pruning must not undo a retirement. Returns how many bindings went.
    */
-  pruneUnused(provenBefore: Date, limit: number): Promise<number>;
+  pruneUnused(
+    provenBefore: Date,
+    limit: number,
+    options?: { readonly disputeHeldSince?: Date | undefined },
+  ): Promise<number>;
   /**
    * The retired bindings of `kids` to any of `subjects` (P282), at most 100: POST /verify warns of a bundle one of
    * them signed for its agent or human.
@@ -700,25 +708,30 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
       .execute();
   }
 
-  async holdForDispute(
+  holdForDispute(
     disputeId: string,
     filer: string,
     subjects: readonly string[],
-    limit?: number,
+    options: { readonly limit?: number | undefined; readonly heldSince?: Date | undefined } = {},
   ): Promise<boolean> {
-    if (subjects.length === 0) return true;
+    if (subjects.length === 0) return Promise.resolve(true);
+    const { limit, heldSince } = options;
     const since = this.#clock().toISOString();
-    return this.#db.transaction().execute(async (trx) => {
+    return inTransaction(this.#db, async (trx) => {
+      // P605: without it, READ COMMITTED lets concurrent filings of one filer each count the others' holds as absent.
+      if (this.#dialect === 'postgres')
+        await sql`SELECT pg_advisory_xact_lock(hashtext(${`key_dispute_holds:${filer}`})::bigint)`.execute(
+          trx,
+        );
       if (limit !== undefined) {
-        const held = await trx
+        let held = trx
           .selectFrom('key_dispute_holds')
           .select('dispute_id')
           .distinct()
           .where('filer', '=', filer)
-          .where('dispute_id', '!=', disputeId)
-          .limit(limit)
-          .execute();
-        if (held.length >= limit) return false;
+          .where('dispute_id', '!=', disputeId);
+        if (heldSince !== undefined) held = held.where('since', '>=', heldSince.toISOString());
+        if ((await held.limit(limit).execute()).length >= limit) return false;
       }
       await trx
         .insertInto('key_dispute_holds')
@@ -737,8 +750,13 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
     return Number(result.numDeletedRows);
   }
 
-  pruneUnused(provenBefore: Date, limit: number): Promise<number> {
+  pruneUnused(
+    provenBefore: Date,
+    limit: number,
+    options: { readonly disputeHeldSince?: Date | undefined } = {},
+  ): Promise<number> {
     const cutoff = provenBefore.toISOString();
+    const heldSince = options.disputeHeldSince?.toISOString();
     // A held subject keeps every binding: a stored record names it (P185) or an unsettled dispute holds it (P566).
     // Checked again by the delete, so a hold committed in between counts.
     const unheld = ({
@@ -749,7 +767,12 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
     }: ExpressionBuilder<KeyDirectoryDatabase, 'key_bindings'>) => {
       const held = selectFrom('key_record_subjects')
         .select('subject')
-        .unionAll(selectFrom('key_dispute_holds').select('subject'))
+        .unionAll(
+          // P606: a dispute left unsettled past the operator's age holds nothing any more.
+          selectFrom('key_dispute_holds')
+            .select('subject')
+            .$if(heldSince !== undefined, (q) => q.where('since', '>=', heldSince as string)),
+        )
         .as('held');
       return and([
         not(

@@ -41,22 +41,22 @@ describe.each(dialectsUnderTest())("a dispute's hold of its respondent's keys, o
     expect(await service.keyStatusOnce(party.agentKeys.classical.kid, 200)).toBe(200);
     return party;
   };
-  const filing = (id: string, respondent: Party) =>
+  const filing = (id: string, respondent: Party, filer: Party = initiator) =>
     signRecord(
       backend,
       PROFILES.proto,
       'dispute_record',
       withFields(example('dispute_record'), {
         dispute_id: id,
-        initiator_agent_id: initiator.agentId,
+        initiator_agent_id: filer.agentId,
         respondent_agent_id: respondent.agentId,
       }),
-      initiator.agentKeys,
+      filer.agentKeys,
     );
-  /** The initiator (verified again, in case its key was never used yet) files `id` against `respondent`. */
-  const file = async (id: string, respondent: Party) => {
-    await verified(initiator);
-    return service.post('/v2/dispute/record', filing(id, respondent));
+  /** `filer` (verified again, in case its key was never used yet) files `id` against `respondent`. */
+  const file = async (id: string, respondent: Party, filer: Party = initiator) => {
+    await verified(filer);
+    return service.post('/v2/dispute/record', filing(id, respondent, filer));
   };
   const settle = async (id: string) => {
     const resolution = withFields(example('arbitration_resolution'), { dispute_id: id });
@@ -111,5 +111,98 @@ describe.each(dialectsUnderTest())("a dispute's hold of its respondent's keys, o
     );
     expect(byOperator.status, shown(byOperator)).toBe(201);
     for (const id of ['dispute:p566-open-2', 'dispute:p566-next', 'dispute:p566-operator']) await settle(id);
+  });
+
+  it('P605: concurrent filings of one filer store no more than RECORDS_DISPUTE_HOLDS_PER_FILER', async () => {
+    const racer = await verified();
+    const respondent = await verified();
+    const ids = Array.from({ length: 12 }, (_, n) => `dispute:p605-race-${n}`);
+    const answers = await Promise.all(
+      ids.map((id) => service.post('/v2/dispute/record', filing(id, respondent, racer))),
+    );
+    const stored = ids.filter((_, n) => answers[n]?.status === 201);
+    // Before P605, on PostgreSQL: each filing counted the others' holds before any committed, "expected 12 to be 2".
+    expect(stored.length, answers.map(shown).join('\n')).toBe(2);
+    for (const answer of answers.filter((a) => a.status !== 201))
+      expect(answer.json, shown(answer)).toMatchObject({
+        error: { code: 'CONFLICT', details: { reason: 'too_many_unsettled_disputes', limit: 2 } },
+      });
+    for (const id of stored) await settle(id);
+  });
+
+  it('P607: a filing refused under another dispute id holds nothing', async () => {
+    const id = 'dispute:p607-taken';
+    const filed = await file(id, await verified());
+    expect(filed.status, shown(filed)).toBe(201);
+    const squatter = await verified();
+    const bystander = await verified();
+    const refused = await file(id, bystander, squatter);
+    expect(refused.status, shown(refused)).toBe(409);
+    const canary = await verified();
+    expect(await service.keyStatusOnce(canary.agentKeys.classical.kid, 404, 15_000)).toBe(404);
+    // Before P607: the refused filing's hold stayed until the dispute it collided with settled, "timed out after
+    // 15000 ms waiting for /v2/keys/<kid> to answer 404".
+    expect(await service.keyStatusOnce(bystander.agentKeys.classical.kid, 404, 15_000)).toBe(404);
+    await settle(id);
+  });
+});
+
+describe.each(dialectsUnderTest())("an unsettled dispute's hold, aged out, on %s", (dialect) => {
+  let service: VerifierWithRecords;
+  const shown = (answer: { json: Json }) => JSON.stringify(answer.json).slice(0, 500);
+
+  beforeAll(async () => {
+    service = await startVerifierWithRecords(dialect, 'v2-dispute-hold-age', {
+      OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
+      KEY_DIRECTORY_PRUNE_AFTER_SECONDS: '2',
+      KEY_DIRECTORY_PRUNE_INTERVAL_SECONDS: '1',
+      RECORDS_DISPUTE_HOLDS_PER_FILER: '1',
+      RECORDS_DISPUTE_HOLD_MAX_AGE_SECONDS: '8',
+    });
+  }, 180_000);
+  afterAll(async () => {
+    await service?.close();
+  });
+
+  const verified = async (party: Party = partyOf(buildSignedBundle())) => {
+    const answer = await service.post('/verify', { signed_bundle: party.built.signed_bundle });
+    expect(answer.json['verified'], shown(answer)).toBe(true);
+    expect(await service.keyStatusOnce(party.agentKeys.classical.kid, 200)).toBe(200);
+    return party;
+  };
+  const file = async (id: string, filer: Party, respondent: Party) => {
+    await verified(filer);
+    return service.post(
+      '/v2/dispute/record',
+      signRecord(
+        backend,
+        PROFILES.proto,
+        'dispute_record',
+        withFields(example('dispute_record'), {
+          dispute_id: id,
+          initiator_agent_id: filer.agentId,
+          respondent_agent_id: respondent.agentId,
+        }),
+        filer.agentKeys,
+      ),
+    );
+  };
+
+  it("P606: past RECORDS_DISPUTE_HOLD_MAX_AGE_SECONDS an unsettled dispute releases its respondent's keys and its filer's place", async () => {
+    const filer = await verified();
+    const respondent = await verified();
+    const filed = await file('dispute:p606-stale', filer, respondent);
+    expect(filed.status, shown(filed)).toBe(201);
+    const canary = await verified();
+    expect(await service.keyStatusOnce(canary.agentKeys.classical.kid, 404, 15_000)).toBe(404);
+    // Within the age the hold stands (P537, P566).
+    expect(await service.keyStatus(respondent.agentKeys.classical.kid)).toBe(200);
+    // Before P606: held for as long as the dispute stays unsettled, "timed out after 20000 ms …".
+    expect(await service.keyStatusOnce(respondent.agentKeys.classical.kid, 404, 20_000)).toBe(404);
+    // The dispute record itself stays.
+    expect((await fetch(`${service.url}/v2/dispute/record/dispute:p606-stale`)).status).toBe(200);
+    // An aged-out hold holds nothing, so it takes no place of its filer's (before: 409 too_many_unsettled_disputes).
+    const next = await file('dispute:p606-next', filer, await verified());
+    expect(next.status, shown(next)).toBe(201);
   });
 });
