@@ -33,7 +33,8 @@ const text = (value: unknown): string | undefined => (typeof value === 'string' 
 /**
  * `write` (the filing's store write) in one transaction with the hold of its respondent, placed first, so no prune
  * falls between them (P185) and a refused write leaves no hold (P607). 409 when its filer already holds `limit` other
- * unsettled disputes placed within the age; the operator's filings (D22) are not bounded. Other kinds: `write` alone.
+ * unsettled disputes placed within the age, unless a filing is stored under its id (P609); the operator's filings (D22)
+ * are not bounded. Other kinds: `write` alone.
  */
 export function writeHoldingRespondent<T>(
   store: Store,
@@ -50,7 +51,10 @@ export function writeHoldingRespondent<T>(
   return store.transaction(async (tx) => {
     const limit = options.administrative ? undefined : options.limit;
     const heldSince = disputeHeldSince(options.maxAgeMs);
-    if (!(await tx.keys.holdForDispute(disputeId, filer, [respondent], { limit, heldSince })))
+    const held = await tx.keys.holdForDispute(disputeId, filer, [respondent], { limit, heldSince });
+    // P609: a filing already stored under the id needs no new hold (its own was placed, released or aged out): the
+    // write answers it (200 the same, 409 another), whatever its filer's places.
+    if (!held && (await tx.records.get(DISPUTE_KIND, disputeId)) === undefined)
       throw conflict(
         `Agent ${filer} already has ${options.limit} unsettled disputes filed here, each holding its respondent's keys; one is filed once another is settled`,
         { reason: 'too_many_unsettled_disputes', initiator_agent_id: filer, limit: options.limit },

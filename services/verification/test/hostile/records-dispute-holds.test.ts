@@ -164,6 +164,26 @@ describe.each(dialectsUnderTest())("a dispute's hold of its respondent's keys, o
     expect(await holds.service.keyStatusOnce(bystander.agentKeys.classical.kid, 404, 15_000)).toBe(404);
     await settle(id);
   });
+
+  it("P609: a retry of a stored filing is answered as one (200), whatever its filer's places", async () => {
+    // Named by a filing of its own (held for good, P185), the respondent stays known here (P208) once settled.
+    const known = await verified();
+    const own = await file('dispute:p609-own', await verified(), known);
+    expect(own.status, shown(own)).toBe(201);
+    const settled = filing('dispute:p609-settled', known);
+    await verified(initiator);
+    const filed = await holds.service.post('/v2/dispute/record', settled);
+    expect(filed.status, shown(filed)).toBe(201);
+    await settle('dispute:p609-settled');
+    for (const n of [1, 2]) {
+      const open = await file(`dispute:p609-open-${n}`, await verified());
+      expect(open.status, shown(open)).toBe(201);
+    }
+    const retried = await holds.service.post('/v2/dispute/record', settled);
+    // Before P609: "expected 409 to be 200", too_many_unsettled_disputes.
+    expect(retried.status, shown(retried)).toBe(200);
+    for (const id of ['dispute:p609-own', 'dispute:p609-open-1', 'dispute:p609-open-2']) await settle(id);
+  });
 });
 
 describe.each(dialectsUnderTest())("an unsettled dispute's hold, aged out, on %s", (dialect) => {
