@@ -3,7 +3,7 @@
 // undoes a retirement, and a write cannot be authorised by a binding pruned after its lookup.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kid, passport } from './key-directory-testing.ts';
+import { disputeHoldsOf, kid, passport } from './key-directory-testing.ts';
 import { createStoreTarget, dialectsUnderTest, type StoreTarget } from './testing.ts';
 
 const DAY = 86_400_000;
@@ -139,20 +139,55 @@ describe.each(dialectsUnderTest())('key directory pruning on %s', (dialect) => {
     later(1);
     await store.keys.pruneUnused(now, 1000);
     await store.keys.applyPassport(passport('agent:resp', '2026-01-01T00:00:00Z', 'sha256:r1', [kid('R')]));
-    expect(await store.keys.holdForDispute('dispute:a', 'agent:filer', ['agent:resp'], 2)).toBe(true);
-    expect(await store.keys.holdForDispute('dispute:a', 'agent:filer', ['agent:resp'], 2)).toBe(true);
-    expect(await store.keys.holdForDispute('dispute:b', 'agent:filer', ['agent:other'], 2)).toBe(true);
+    expect(await store.keys.holdForDispute('dispute:a', 'agent:filer', ['agent:resp'], { limit: 2 })).toBe(
+      true,
+    );
+    expect(await store.keys.holdForDispute('dispute:a', 'agent:filer', ['agent:resp'], { limit: 2 })).toBe(
+      true,
+    );
+    expect(await store.keys.holdForDispute('dispute:b', 'agent:filer', ['agent:other'], { limit: 2 })).toBe(
+      true,
+    );
     // A third dispute of the same filer is refused, nothing held; its own dispute again still holds; no limit: held.
-    expect(await store.keys.holdForDispute('dispute:c', 'agent:filer', ['agent:third'], 2)).toBe(false);
-    expect(await store.keys.holdForDispute('dispute:b', 'agent:filer', ['agent:other'], 2)).toBe(true);
-    expect(await store.keys.disputeHoldsOf('agent:filer')).toBe(2);
+    expect(await store.keys.holdForDispute('dispute:c', 'agent:filer', ['agent:third'], { limit: 2 })).toBe(
+      false,
+    );
+    expect(await store.keys.holdForDispute('dispute:b', 'agent:filer', ['agent:other'], { limit: 2 })).toBe(
+      true,
+    );
+    expect(await disputeHoldsOf(store, 'agent:filer')).toBe(2);
     later(60);
     expect(await store.keys.pruneUnused(new Date(now.getTime() - 30 * DAY), 100)).toBe(0);
     expect(await store.keys.releaseDisputeHolds('dispute:a')).toBe(1);
-    expect(await store.keys.disputeHoldsOf('agent:filer')).toBe(1);
+    expect(await disputeHoldsOf(store, 'agent:filer')).toBe(1);
     expect(await store.keys.pruneUnused(new Date(now.getTime() - 30 * DAY), 100)).toBe(1);
     expect(await store.keys.lookup(kid('R'))).toEqual([]);
     await store.keys.releaseDisputeHolds('dispute:b');
+  });
+
+  it('an unsettled dispute older than the hold age holds nothing and takes no place of its filer (P606)', async () => {
+    const store = await target.open({ clock: () => now });
+    later(1);
+    await store.keys.pruneUnused(now, 1000);
+    await store.keys.applyPassport(passport('agent:stale', '2026-01-01T00:00:00Z', 'sha256:s1', [kid('S')]));
+    expect(
+      await store.keys.holdForDispute('dispute:stale', 'agent:slow', ['agent:stale'], { limit: 1 }),
+    ).toBe(true);
+    later(60);
+    const provenBefore = new Date(now.getTime() - 30 * DAY);
+    const heldSince = new Date(now.getTime() - 59 * DAY);
+    expect(await store.keys.pruneUnused(provenBefore, 100)).toBe(0);
+    expect(await store.keys.holdForDispute('dispute:next', 'agent:slow', ['agent:x'], { limit: 1 })).toBe(
+      false,
+    );
+    expect(
+      await store.keys.holdForDispute('dispute:next', 'agent:slow', ['agent:x'], { limit: 1, heldSince }),
+    ).toBe(true);
+    // Placed again, a hold keeps its first time: a re-posted filing does not renew it.
+    await store.keys.holdForDispute('dispute:stale', 'agent:slow', ['agent:stale']);
+    expect(await store.keys.pruneUnused(provenBefore, 100, { disputeHeldSince: heldSince })).toBe(1);
+    expect(await store.keys.lookup(kid('S'))).toEqual([]);
+    for (const id of ['dispute:stale', 'dispute:next']) await store.keys.releaseDisputeHolds(id);
   });
 
   it('gives bindings from before migration 0015 the migration time as their proof, keeping the authors (P185)', async () => {

@@ -151,15 +151,15 @@ describe.each(dialectsUnderTest())('key rotation on %s', (dialect) => {
     // Anyone can make a bundle that verifies and claims this agent_id, with their own keys, a later date,
     // and the owner's kid marked revoked.
     const hijack = passport(agent, '2027-01-01T00:00:00Z', 'sha256:evil', [kid('8')], [kid('7')], kid('8'));
-    // P501: the agent's live kids come back with the outcome, for /verify's warning.
     expect(await store.keys.applyPassport(hijack)).toEqual({
       order: 'foreign',
       bound: 0,
       retired: 0,
       retiredKids: [],
-      agentKids: [kid('7')],
     });
     expect(await store.keys.lookup(kid('8'))).toEqual([]);
+    // P501, P555: the owner's live kids are what /verify's warning names (none of them signed the hijack).
+    expect(await store.keys.liveKids(agent, 'passport')).toEqual([kid('7')]);
     expect((await store.keys.lookup(kid('7'))).map((r) => r.subject)).toEqual([agent]);
     // The owner's own passport, signed by its key, still rotates.
     const rotation = passport(agent, '2026-06-01T00:00:00Z', 'sha256:own2', [kid('9')], [], kid('7'));
@@ -185,12 +185,12 @@ describe.each(dialectsUnderTest())('key rotation on %s', (dialect) => {
     });
     const first = await store.keys.applyPassport(principal('agent:first', kid('h'), kid('h')));
     expect(first.bound).toBe(2);
-    expect(first.humanKids).toBeUndefined();
-    // A stranger's bundle naming the same human_id: the outcome names the human's live kids for /verify's warning
-    // (P503), and its agent, new here, is not first bound under a human whose keys did not sign it (P584).
+    // A stranger's bundle naming the same human_id: its agent, new here, is not first bound under a human whose keys
+    // did not sign it (P584); the human's live kids, which /verify's warning names (P503, P555), are still its own.
     const stranger = await store.keys.applyPassport(principal('agent:stranger', kid('i'), kid('i')));
-    expect(stranger.humanKids).toEqual([kid('h')]);
-    expect(stranger).toMatchObject({ order: 'foreign', bound: 0, agentKids: [] });
+    expect(stranger).toMatchObject({ order: 'foreign', bound: 0 });
+    expect(await store.keys.liveKids('human:owner', 'principal')).toEqual([kid('h')]);
+    expect(await store.keys.liveKids('agent:stranger', 'passport')).toEqual([]);
     expect(await store.keys.lookup(kid('i'))).toEqual([]);
     expect(await store.keys.currentPrincipal('agent:stranger')).toBeUndefined();
     // The human's own key still binds its second agent (P45 continuity of the human).

@@ -3,6 +3,7 @@
 import { hashCanonicalV2 } from '@proto/core';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { disputeHoldsOf } from './key-directory-testing.ts';
 import { MIGRATIONS } from './migrations/index.ts';
 import { openStore } from './store.ts';
 import { createStoreTarget, dialectsUnderTest, type StoreTarget, steppingClock } from './testing.ts';
@@ -128,7 +129,7 @@ describe.each(dialectsUnderTest())('migrations on %s', (dialect) => {
     expect(await kept('sha256:p1')).toEqual({ id: 'sha256:live' });
     expect(await kept('sha256:p2')).toEqual({ id: 'sha256:gone' });
     expect(await kept('sha256:p3')).toBeUndefined();
-    expect(await upgraded.keys.disputeHoldsOf('agent:nobody')).toBe(0);
+    expect(await disputeHoldsOf(upgraded, 'agent:nobody')).toBe(0);
   });
 
   it('rejects options it cannot honour', async () => {

@@ -8,9 +8,9 @@ import type { Database } from './schema.ts';
  * PostgreSQL, so it is asked for explicitly rather than inherited from the server's default.
  * SQLite transactions are serializable whatever is asked; its driver takes the write lock up front.
  */
-export function inTransaction<T>(
-  db: Kysely<Database>,
-  work: (trx: Kysely<Database>) => Promise<T>,
+export function inTransaction<T, DB = Database>(
+  db: Kysely<DB>,
+  work: (trx: Kysely<DB>) => Promise<T>,
 ): Promise<T> {
   return db.isTransaction ? work(db) : db.transaction().setIsolationLevel('read committed').execute(work);
 }

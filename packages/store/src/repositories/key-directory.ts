@@ -7,6 +7,7 @@ import { DEFAULT_MAX_CLOCK_SKEW_MS, instantOf } from '@proto/core';
 import { type ColumnType, type ExpressionBuilder, type Kysely, sql, type Transaction } from 'kysely';
 import type { StoreDialect } from '../migrations/index.ts';
 import type { Database } from '../schema.ts';
+import { inTransaction } from '../transaction.ts';
 
 /** Kysely table types of migrations 0008, 0012, 0015 and 0016 (kept here so the key directory storage is one file). */
 export interface KeyDirectoryTables {
@@ -136,13 +137,6 @@ export interface PassportOutcome {
   readonly retired: number;
   /** The kids this application retired (for any subject), each once: the caller's filter learns them at once (P469). */
   readonly retiredKids: readonly string[];
-  /**
-   * With `foreign`: the agent's live passport kids here, none of which signed this passport (P501: /verify names
-   * them in a warning); empty when the agent is new here and P584 refused it. Absent otherwise.
-   */
-  readonly agentKids?: readonly string[];
-  /** The human's live binding kids here when none of them signed the bundle's RPR (P503); absent otherwise. */
-  readonly humanKids?: readonly string[];
   /** P600: the agent first bound here under this bundle's RPR, when that is another agent (a copy); absent otherwise. */
   readonly rprAgent?: string;
 }
@@ -214,27 +208,32 @@ export interface KeyDirectoryRepository {
   holdSubjects(subjects: readonly string[]): Promise<void>;
   /**
    * P566: dispute `disputeId`, filed by `filer`, holds the bindings of `subjects` (its respondent) until
-   * `releaseDisputeHolds`. With `limit`, refused (false, nothing held) when `filer` already holds that many other
-   * disputes: checked and written in one transaction, a bound that concurrent filings of one filer may pass by their
-   * number. True when held (or already held by this dispute).
+   * `releaseDisputeHolds`, or until it is older than the prune's `disputeHeldSince` (P606). With `limit`, refused
+   * (false, nothing held) when `filer` already holds that many other disputes placed since `heldSince`. P605: one
+   * filer's holds are counted and written one transaction at a time (PostgreSQL: an advisory lock on the filer, held
+   * to the commit of the caller's transaction; SQLite: one writer), so concurrent filings never pass the bound. Call
+   * it in the transaction that stores the filing: a refused write then leaves no hold (P607). True when held (or
+   * already held by this dispute; a hold placed again keeps its first `since`).
    */
   holdForDispute(
     disputeId: string,
     filer: string,
     subjects: readonly string[],
-    limit?: number,
+    options?: { readonly limit?: number | undefined; readonly heldSince?: Date | undefined },
   ): Promise<boolean>;
-  /** P566: how many disputes `filer` holds parties for now. */
-  disputeHoldsOf(filer: string): Promise<number>;
   /** P566: drops dispute `disputeId`'s holds (it is settled); how many rows went. */
   releaseDisputeHolds(disputeId: string): Promise<number>;
   /**
    * Deletes up to `limit` bindings that never authorised a write, are not retired, whose subject no stored record
-   * names, and were last proven by a verified bundle before `provenBefore`; then the newest-passport time of
-   * agents left with no binding at all. Retired bindings are never deleted: pruning must not undo a retirement.
-   * Returns how many bindings went.
+   * names nor an unsettled dispute holds (since `disputeHeldSince` when given, P606), and were last proven by a
+   * verified bundle before `provenBefore`; then the newest-passport time of agents left with no binding at all.
+   * Retired bindings are never deleted: pruning must not undo a retirement. Returns how many bindings went.
    */
-  pruneUnused(provenBefore: Date, limit: number): Promise<number>;
+  pruneUnused(
+    provenBefore: Date,
+    limit: number,
+    options?: { readonly disputeHeldSince?: Date | undefined },
+  ): Promise<number>;
   /**
    * The retired bindings of `kids` to any of `subjects` (P282), at most 100: POST /verify warns of a bundle one of
    * them signed for its agent or human.
@@ -457,8 +456,6 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
         bound,
         retired: retiredPairs.length,
         retiredKids: [...new Set(retiredPairs.map((p) => p.kid))],
-        ...(order === 'foreign' ? { agentKids } : {}),
-        ...(human !== undefined && !humanSigned ? { humanKids } : {}),
         ...(copied ? { rprAgent } : {}),
       };
     });
@@ -801,25 +798,30 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
       .execute();
   }
 
-  async holdForDispute(
+  holdForDispute(
     disputeId: string,
     filer: string,
     subjects: readonly string[],
-    limit?: number,
+    options: { readonly limit?: number | undefined; readonly heldSince?: Date | undefined } = {},
   ): Promise<boolean> {
-    if (subjects.length === 0) return true;
+    if (subjects.length === 0) return Promise.resolve(true);
+    const { limit, heldSince } = options;
     const since = this.#clock().toISOString();
-    return this.#db.transaction().execute(async (trx) => {
+    return inTransaction(this.#db, async (trx) => {
+      // P605: without it, READ COMMITTED lets concurrent filings of one filer each count the others' holds as absent.
+      if (this.#dialect === 'postgres')
+        await sql`SELECT pg_advisory_xact_lock(hashtext(${`key_dispute_holds:${filer}`})::bigint)`.execute(
+          trx,
+        );
       if (limit !== undefined) {
-        const held = await trx
+        let held = trx
           .selectFrom('key_dispute_holds')
           .select('dispute_id')
           .distinct()
           .where('filer', '=', filer)
-          .where('dispute_id', '!=', disputeId)
-          .limit(limit)
-          .execute();
-        if (held.length >= limit) return false;
+          .where('dispute_id', '!=', disputeId);
+        if (heldSince !== undefined) held = held.where('since', '>=', heldSince.toISOString());
+        if ((await held.limit(limit).execute()).length >= limit) return false;
       }
       await trx
         .insertInto('key_dispute_holds')
@@ -830,15 +832,6 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
     });
   }
 
-  async disputeHoldsOf(filer: string): Promise<number> {
-    const row = await this.#db
-      .selectFrom('key_dispute_holds')
-      .select((eb) => eb.fn.count<number | string | bigint>('dispute_id').distinct().as('n'))
-      .where('filer', '=', filer)
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
-  }
-
   async releaseDisputeHolds(disputeId: string): Promise<number> {
     const result = await this.#db
       .deleteFrom('key_dispute_holds')
@@ -847,29 +840,34 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
     return Number(result.numDeletedRows);
   }
 
-  pruneUnused(provenBefore: Date, limit: number): Promise<number> {
+  pruneUnused(
+    provenBefore: Date,
+    limit: number,
+    options: { readonly disputeHeldSince?: Date | undefined } = {},
+  ): Promise<number> {
     const cutoff = provenBefore.toISOString();
-    // A held subject keeps every binding (P185); checked again by the delete, so a hold committed in between counts.
+    const heldSince = options.disputeHeldSince?.toISOString();
+    // A held subject keeps every binding: a stored record names it (P185) or an unsettled dispute holds it (P566).
+    // Checked again by the delete, so a hold committed in between counts.
     const unheld = ({
       and,
       not,
       exists,
       selectFrom,
-    }: ExpressionBuilder<KeyDirectoryDatabase, 'key_bindings'>) =>
-      and([
+    }: ExpressionBuilder<KeyDirectoryDatabase, 'key_bindings'>) => {
+      const held = selectFrom('key_record_subjects')
+        .select('subject')
+        .unionAll(
+          // P606: a dispute left unsettled past the operator's age holds nothing any more.
+          selectFrom('key_dispute_holds')
+            .select('subject')
+            .$if(heldSince !== undefined, (q) => q.where('since', '>=', heldSince as string)),
+        )
+        .as('held');
+      return and([
         not(
           exists(
-            selectFrom('key_record_subjects')
-              .select('subject')
-              .whereRef('key_record_subjects.subject', '=', 'key_bindings.subject'),
-          ),
-        ),
-        // P566: nor a subject an unsettled dispute holds (its respondent).
-        not(
-          exists(
-            selectFrom('key_dispute_holds')
-              .select('subject')
-              .whereRef('key_dispute_holds.subject', '=', 'key_bindings.subject'),
+            selectFrom(held).select('held.subject').whereRef('held.subject', '=', 'key_bindings.subject'),
           ),
         ),
         // P537: nor a principal binding of a key a held subject is bound to as principal too: that row is what names
@@ -877,17 +875,7 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
         not(
           exists(
             selectFrom('key_bindings as kin')
-              .innerJoin('key_record_subjects as held', 'held.subject', 'kin.subject')
-              .select('kin.kid')
-              .whereRef('kin.kid', '=', 'key_bindings.kid')
-              .whereRef('kin.role', '=', 'key_bindings.role')
-              .where('kin.role', '=', 'principal'),
-          ),
-        ),
-        not(
-          exists(
-            selectFrom('key_bindings as kin')
-              .innerJoin('key_dispute_holds as disputed', 'disputed.subject', 'kin.subject')
+              .innerJoin(held, 'held.subject', 'kin.subject')
               .select('kin.kid')
               .whereRef('kin.kid', '=', 'key_bindings.kid')
               .whereRef('kin.role', '=', 'key_bindings.role')
@@ -895,6 +883,7 @@ export class KyselyKeyDirectoryRepository implements KeyDirectoryRepository {
           ),
         ),
       ]);
+    };
     return this.#db.transaction().execute(async (trx) => {
       const idle = await trx
         .selectFrom('key_bindings')

@@ -1,7 +1,7 @@
 // The /v2 records' own variables, validated at boot as part of the verification service's configuration.
 // D17 (10,000 records per kind, 100 POSTs per minute per IP), docs/architecture.md §4 (retention policy).
 import { type EnvProperties, OPERATOR_TOKEN_ENV } from '@proto/service-kit';
-import { DEFAULT_DISPUTE_HOLDS_PER_FILER } from './dispute-holds.ts';
+import { DEFAULT_DISPUTE_HOLD_MAX_AGE_SECONDS, DEFAULT_DISPUTE_HOLDS_PER_FILER } from './dispute-holds.ts';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from './rate-limit.ts';
 import { WRITE_POLICIES } from './write-authorization.ts';
 
@@ -95,6 +95,15 @@ export const RECORD_SETTINGS_ENV = {
     default: DEFAULT_DISPUTE_HOLDS_PER_FILER,
     description:
       "Unsettled disputes one initiator agent may have filed here at once, each holding its respondent's key bindings against pruning until settled (409 beyond; the operator's filings are not counted) (P566)",
+  },
+  // P606: an unsettled dispute holds its respondent's key bindings for this long at most.
+  RECORDS_DISPUTE_HOLD_MAX_AGE_SECONDS: {
+    type: 'integer',
+    minimum: 0,
+    maximum: 315_360_000,
+    default: DEFAULT_DISPUTE_HOLD_MAX_AGE_SECONDS,
+    description:
+      "How long an unsettled dispute holds its respondent's key bindings against pruning and takes a place of its filer's RECORDS_DISPUTE_HOLDS_PER_FILER; after it the bindings are pruned like any other's, the dispute record stays. 0: until settled. At most ten years (P606)",
   },
   // Administrative /v2 writes (D22); unset: none are possible.
   OPERATOR_TOKEN: OPERATOR_TOKEN_ENV.OPERATOR_TOKEN,

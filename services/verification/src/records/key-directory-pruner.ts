@@ -3,6 +3,7 @@
 // KEY_DIRECTORY_PRUNE_AFTER_SECONDS. It also sizes the directory for the gauges, off the scrape path: counted
 // exactly after a prune run (which reads the table anyway), only estimated when pruning is off (P185).
 import type { Store } from '@proto/store';
+import { disputeHeldSince } from './dispute-holds.ts';
 
 /** Rows deleted per transaction, so a large backlog never holds locks for long. */
 const PRUNE_BATCH = 1_000;
@@ -13,6 +14,8 @@ export interface KeyDirectoryPrunerOptions {
   readonly store: Store;
   /** 0: never prune (the directory is only estimated). */
   readonly pruneAfterMs: number;
+  /** RECORDS_DISPUTE_HOLD_MAX_AGE_SECONDS in ms: an older dispute hold holds nothing (P606); 0 or absent: never. */
+  readonly disputeHoldMaxAgeMs?: number;
   readonly intervalMs: number;
   readonly log: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
 }
@@ -45,7 +48,9 @@ export function startKeyDirectoryPruner(options: KeyDirectoryPrunerOptions): Key
     const provenBefore = new Date(Date.now() - pruneAfterMs);
     let thisRun = 0;
     for (let batch = 0; batch < MAX_BATCHES_PER_RUN && !stopped; batch++) {
-      const n = await store.keys.pruneUnused(provenBefore, PRUNE_BATCH);
+      const n = await store.keys.pruneUnused(provenBefore, PRUNE_BATCH, {
+        disputeHeldSince: disputeHeldSince(options.disputeHoldMaxAgeMs ?? 0),
+      });
       thisRun += n;
       pruned += n;
       if (n < PRUNE_BATCH) break;

@@ -10,6 +10,7 @@ import type { RetiredKeyLookup } from '../retired-keys.ts';
 import { RetiredKidFilter } from '../retired-kid-filter.ts';
 import { storePrincipalLookup } from './agent-principal.ts';
 import { checkPanelQuorum, parseArbitrators, storeDisputePartiesLookup } from './arbitration-panel.ts';
+import { DEFAULT_DISPUTE_HOLD_MAX_AGE_SECONDS } from './dispute-holds.ts';
 import { RECORD_SETTINGS_ENV } from './env.ts';
 import { v2ResponseHeaders } from './headers.ts';
 import {
@@ -44,6 +45,7 @@ export interface RecordsConfig {
   readonly RECORDS_ARBITRATORS?: string;
   readonly RECORDS_PANEL_QUORUM?: number;
   readonly RECORDS_DISPUTE_HOLDS_PER_FILER?: number;
+  readonly RECORDS_DISPUTE_HOLD_MAX_AGE_SECONDS?: number;
   readonly RETIRED_KEY_WARNINGS?: boolean;
   readonly RETIRED_KEY_REFRESH_SECONDS?: number;
   readonly RETIRED_KID_FILTER_BITS_LOG2?: number;
@@ -154,6 +156,9 @@ async function recordsPlugin(app: FastifyInstance, options: RecordsPluginOptions
     ...(config.RECORDS_DISPUTE_HOLDS_PER_FILER === undefined
       ? {}
       : { disputeHoldsPerFiler: config.RECORDS_DISPUTE_HOLDS_PER_FILER }),
+    ...(config.RECORDS_DISPUTE_HOLD_MAX_AGE_SECONDS === undefined
+      ? {}
+      : { disputeHoldMaxAgeSeconds: config.RECORDS_DISPUTE_HOLD_MAX_AGE_SECONDS }),
   });
   await app.register(keyDirectoryRoutes, { store, maxKeyAgeDays });
   const pruneAfterMs = config.KEY_DIRECTORY_PRUNE_AFTER_SECONDS * 1000;
@@ -231,6 +236,8 @@ function installKeyDirectoryPruner(
   const pruner = startKeyDirectoryPruner({
     store,
     pruneAfterMs,
+    disputeHoldMaxAgeMs:
+      (config.RECORDS_DISPUTE_HOLD_MAX_AGE_SECONDS ?? DEFAULT_DISPUTE_HOLD_MAX_AGE_SECONDS) * 1000,
     intervalMs: config.KEY_DIRECTORY_PRUNE_INTERVAL_SECONDS * 1000,
     log: app.log,
   });
@@ -324,6 +331,9 @@ export async function mountRecords(
     ...(config.RECORDS_DISPUTE_HOLDS_PER_FILER === undefined
       ? {}
       : { RECORDS_DISPUTE_HOLDS_PER_FILER: config.RECORDS_DISPUTE_HOLDS_PER_FILER }),
+    ...(config.RECORDS_DISPUTE_HOLD_MAX_AGE_SECONDS === undefined
+      ? {}
+      : { RECORDS_DISPUTE_HOLD_MAX_AGE_SECONDS: config.RECORDS_DISPUTE_HOLD_MAX_AGE_SECONDS }),
     ...(config.RETIRED_KEY_WARNINGS === undefined
       ? {}
       : { RETIRED_KEY_WARNINGS: config.RETIRED_KEY_WARNINGS }),

@@ -5,9 +5,10 @@ import { RecordIdRetiredError, type Store } from '@proto/store';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { isJsonObject, readRecordBody } from './body.ts';
 import {
+  DEFAULT_DISPUTE_HOLD_MAX_AGE_SECONDS,
   DEFAULT_DISPUTE_HOLDS_PER_FILER,
-  holdDisputeRespondent,
   releaseSettledDispute,
+  writeHoldingRespondent,
 } from './dispute-holds.ts';
 import { documentationSchemas, getRecordSchema, postRecordSchema, transitionRouteSchema } from './docs.ts';
 import { conflict, invalidId } from './errors.ts';
@@ -48,6 +49,8 @@ export interface RecordRoutesOptions {
   readonly panelQuorum?: number;
   /** RECORDS_DISPUTE_HOLDS_PER_FILER (P566): unsettled disputes one filer may hold its respondents' keys for. */
   readonly disputeHoldsPerFiler?: number;
+  /** RECORDS_DISPUTE_HOLD_MAX_AGE_SECONDS (P606): how long an unsettled dispute holds its respondent; 0: for good. */
+  readonly disputeHoldMaxAgeSeconds?: number;
 }
 
 const UNCHECKED = { status: 'unchecked' } as const;
@@ -135,7 +138,10 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
   const perMinute = options.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE;
   const { authorizer } = options;
   const panelQuorum = options.panelQuorum ?? 1;
-  const disputeHoldsPerFiler = options.disputeHoldsPerFiler ?? DEFAULT_DISPUTE_HOLDS_PER_FILER;
+  const disputeHolds = {
+    limit: options.disputeHoldsPerFiler ?? DEFAULT_DISPUTE_HOLDS_PER_FILER,
+    maxAgeMs: (options.disputeHoldMaxAgeSeconds ?? DEFAULT_DISPUTE_HOLD_MAX_AGE_SECONDS) * 1000,
+  };
 
   // Route schemas document; validation is ours (validateSchema: readable issues, E002, D14 id codes).
   app.setValidatorCompiler(() => () => true);
@@ -164,14 +170,17 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
           pqKid?: unknown;
         };
         await holdSubjects(store, route.kind, record);
-        await holdDisputeRespondent(store, route.kind, record, {
-          limit: disputeHoldsPerFiler,
-          administrative,
-        });
         // P446: the owner's hybrid record takes the place of its stripped copy, then is stored as a re-post would be;
-        // P506: in one transaction with the handler's write.
-        const { outcome, upgrades } = await postUpgrading(store, route, record, authorship, (on) =>
-          post(on, record, { signature: authorship, panelQuorum, profile }),
+        // P506: in one transaction with the handler's write. P607: a filing's hold of its respondent in it too.
+        const { outcome, upgrades } = await writeHoldingRespondent(
+          store,
+          route.kind,
+          record,
+          { ...disputeHolds, administrative },
+          (holding) =>
+            postUpgrading(holding, route, record, authorship, (on) =>
+              post(on, record, { signature: authorship, panelQuorum, profile }),
+            ),
         )
           .catch((error: unknown) => {
             if (!(error instanceof RecordIdRetiredError)) throw error;
@@ -180,7 +189,7 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
               { id: error.tombstone.id, content_hash: error.tombstone.content_hash },
             );
           })
-          // P566: whatever the write did, a settled dispute's holds go (a refused filing's hold too, once settled).
+          // P566: whatever the write did, a settled dispute's holds go (a re-posted filing of one placed its hold again).
           .finally(() =>
             releaseSettledDispute(store, route.kind, record, panelQuorum).catch((error: unknown) =>
               request.log.warn({ err: error }, 'dispute holds: release failed'),

@@ -20,6 +20,8 @@ const BOUNDS: readonly (readonly [string, number])[] = [
   ['ANCHOR_VERIFY_CACHE_RETRY_TTL_MS', 3_600_000],
   // P566: unsettled disputes one filer may hold its respondents' keys for.
   ['RECORDS_DISPUTE_HOLDS_PER_FILER', 1_000_000],
+  // P606: how long an unsettled dispute holds its respondent (ten years).
+  ['RECORDS_DISPUTE_HOLD_MAX_AGE_SECONDS', 315_360_000],
 ];
 
 describe('P545: unrealistic verification cache, queue, size and timing values stop the boot, naming the variable', () => {
