@@ -108,7 +108,7 @@ describe.each(dialectsUnderTest())('one RPR, one agent, on %s', (dialect) => {
     const claimed = await store.keys.applyPassport(
       bundle('agent:k', kid('k'), 'human:other', kid('n'), 'sha256:k2'),
     );
-    expect(claimed.humanKids).toEqual([kid('m')]);
+    expect(await store.keys.liveKids('human:other', 'principal')).toEqual([kid('m')]);
     // before: 1 (kid n bound to agent:k as its principal's key).
     expect(claimed.bound).toBe(0);
     expect(await store.keys.lookup(kid('n'))).toEqual([]);
