@@ -22,6 +22,14 @@ export {
   type HostileFront,
   startHostileFront,
 } from './hostile-front.ts';
+export {
+  type HostileBody,
+  hostileBodies,
+  hostileMismatches,
+  type Mismatch,
+  type Refusal,
+  refusalOf,
+} from './hostile-bodies.ts';
 export { type HugeAnswerTarget, writeHugeAnswer } from './huge-answer.ts';
 export { replacementCharAsFF } from './invalid-utf8.ts';
 export { jcs, jcsBytes, jcsSha256 } from './jcs.ts';
