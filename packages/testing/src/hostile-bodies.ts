@@ -41,7 +41,6 @@ const hex = (text: string): Buffer => Buffer.from(text.replace(/\s/g, ''), 'hex'
 
 const NOT_CBOR = /not valid CBOR/;
 const PROTOTYPE = /prototype/;
-const NO_CANONICAL_FORM = /no canonical form/;
 const NOT_JSON = /not valid JSON|Invalid JSON/;
 const NOT_UTF8 = /not valid UTF-8/;
 const FOREIGN_CHARSET = /charset/;
@@ -69,103 +68,133 @@ export function hostileBodies(base: Readonly<Record<string, string>>): HostileBo
   const jsonWith = (extra: string): string => `${json.slice(0, -1)},${extra}}`;
   const carrierJson = JSON.stringify(carrier);
 
-  const cbor = (name: string, body: Buffer, says: RegExp = NOT_CBOR): HostileBody => ({
+  const cborRow = (name: string, body: Buffer, says: RegExp): HostileBody => ({
     name: `CBOR ${name}`,
     contentType: 'application/cbor',
     body,
     status: 400,
     says,
   });
-  const jsonBody = (name: string, body: string | Buffer, says: RegExp, contentType = 'application/json') => ({
+  /** A row the decoder refuses (`Request body is not valid CBOR: <rule>`) under the rule `rule` names. */
+  const cbor = (name: string, body: Buffer, rule: RegExp): HostileBody =>
+    cborRow(name, body, new RegExp(`${NOT_CBOR.source}.*${rule.source}`));
+  const jsonBody = (name: string, body: string | Buffer, says: RegExp): HostileBody => ({
     name: `JSON ${name}`,
-    contentType,
+    contentType: 'application/json',
     body: typeof body === 'string' ? Buffer.from(body, 'utf8') : body,
-    status: 400 as const,
+    status: 400,
     says,
   });
   const utf16le = Buffer.from(json, 'utf16le');
   const utf16be = Buffer.from(utf16le).swap16();
+  const textKey = (text: string) => cborText(text);
+  const duplicate = /duplicate map key/;
+  const notText = /map key is not a text string/;
+  const float = /floating-point numbers are not allowed/;
+  const tag = /tags are not allowed/;
+  const indefinite = /indefinite length/;
+  const above = /above 2\^53/;
+  const truncated = /truncated CBOR/;
 
   return [
     // Duplicate keys: a first-wins and a last-wins reader would read two requests.
-    cbor('duplicate key', withMember(cborText(carrier), cborText('other'))),
+    cbor('duplicate key', withMember(textKey(carrier), cborText('other')), duplicate),
     cbor(
       'duplicate key spelled with a longer head',
       withMember(
         Buffer.concat([hex('78'), Buffer.from([carrier.length]), Buffer.from(carrier)]),
-        cborText('other'),
+        cborText('o'),
       ),
+      duplicate,
     ),
     cbor(
       'byte-string key with the same bytes as a text key',
       withMember(Buffer.concat([head(2, carrier.length), Buffer.from(carrier)]), cborText('other')),
+      notText,
     ),
-    cbor('integer key', withMember(hex('01'), cborText('other'))),
+    cbor('integer key', withMember(hex('01'), cborText('other')), notText),
+    cbor('map key', withMember(cborMap([]), cborText('other')), notText),
     cbor(
       'byte string under k beside text under k_b64 (one name once decoded)',
-      cborMap([[cborText(carrier), hex('4101')], ...others, [cborText(`${carrier}_b64`), cborText('AQ==')]]),
+      cborMap([[textKey(carrier), hex('4101')], ...others, [textKey(`${carrier}_b64`), cborText('AQ==')]]),
+      /appears twice after byte-string renaming/,
     ),
     cbor(
       '__proto__ key',
-      withMember(cborText('__proto__'), cborMap([[cborText('admin'), hex('f5')]])),
+      withMember(textKey('__proto__'), cborMap([[textKey('admin'), hex('f5')]])),
       /__proto__/,
     ),
-    cbor(
+    cborRow(
       'constructor.prototype member',
-      withMember(
-        cborText('constructor'),
-        cborMap([[cborText('prototype'), cborMap([[cborText('admin'), hex('f5')]])]]),
-      ),
+      withMember(textKey('constructor'), cborMap([[textKey('prototype'), cborMap([])]])),
       PROTOTYPE,
     ),
     // Values JSON has no form for.
-    cbor('NaN (half float)', withValue(hex('f97e00'))),
-    cbor('+Infinity (half float)', withValue(hex('f97c00'))),
-    cbor('-Infinity (double)', withValue(hex('fbfff0000000000000'))),
-    cbor('-0 (half float)', withValue(hex('f98000'))),
-    cbor('1.5 (single float)', withValue(hex('fa3fc00000'))),
-    cbor('undefined', withValue(hex('f7'))),
-    cbor('simple value 0', withValue(hex('e0'))),
-    cbor('simple value 255 (two-byte form)', withValue(hex('f8ff'))),
-    cbor('reserved additional information 28', withValue(hex('1c'))),
+    cbor('NaN (half float)', withValue(hex('f97e00')), float),
+    cbor('+Infinity (half float)', withValue(hex('f97c00')), float),
+    cbor('-Infinity (double)', withValue(hex('fbfff0000000000000')), float),
+    cbor('-0 (half float)', withValue(hex('f98000')), float),
+    cbor('1.5 (single float)', withValue(hex('fa3fc00000')), float),
+    cbor('undefined', withValue(hex('f7')), /undefined is not allowed/),
+    cbor('simple value 0', withValue(hex('e0')), /simple value 0 /),
+    cbor('false in the two-byte form (not well-formed)', withValue(hex('f814')), /simple value 24 /),
+    cbor('simple value 255 (two-byte form)', withValue(hex('f8ff')), /simple value 24 /),
+    cbor('reserved additional information 28', withValue(hex('1c')), /reserved additional information 28/),
     // Tags: no JSON form, and each a reader may or may not honour.
-    cbor('tag 0 (date text)', withValue(Buffer.concat([hex('c0'), cborText('2026-01-01T00:00:00Z')]))),
-    cbor('tag 1 (epoch date)', withValue(hex('c11a6955b900'))),
-    cbor('tag 2 (positive bignum)', withValue(hex('c249010000000000000000'))),
-    cbor('tag 3 (negative bignum)', withValue(hex('c349010000000000000000'))),
-    cbor('tag 24 (embedded CBOR)', withValue(Buffer.concat([hex('d818'), head(2, 2), hex('6161')]))),
-    cbor('tag 55799 (self-described CBOR) before the body', Buffer.concat([hex('d9d9f7'), valid])),
-    cbor('unknown tag 4711', withValue(Buffer.concat([hex('d91267'), cborText('x')]))),
+    cbor('tag 0 (date text)', withValue(Buffer.concat([hex('c0'), cborText('2026-01-01T00:00:00Z')])), tag),
+    cbor('tag 1 (epoch date)', withValue(hex('c11a6955b900')), tag),
+    cbor('tag 2 (positive bignum)', withValue(hex('c249010000000000000000')), tag),
+    cbor('tag 3 (negative bignum)', withValue(hex('c349010000000000000000')), tag),
+    cbor('tag 24 (embedded CBOR)', withValue(Buffer.concat([hex('d818'), head(2, 2), hex('6161')])), tag),
+    cbor('tag 55799 (self-described CBOR) before the body', Buffer.concat([hex('d9d9f7'), valid]), tag),
+    cbor('unknown tag 4711', withValue(Buffer.concat([hex('d91267'), cborText('x')])), tag),
     // Indefinite lengths: a streaming reader and a buffering one may cut them differently.
     cbor(
       'indefinite-length text',
       withValue(Buffer.concat([hex('7f'), cborText('a'), cborText('b'), hex('ff')])),
+      indefinite,
     ),
-    cbor('indefinite-length byte string', withValue(hex('5f4101ff'))),
-    cbor('indefinite-length array', withValue(hex('9f01ff'))),
-    cbor('indefinite-length map (the body)', Buffer.concat([hex('bf'), valid.subarray(1), hex('ff')])),
+    cbor('indefinite-length byte string', withValue(hex('5f4101ff')), indefinite),
+    cbor('indefinite-length array', withValue(hex('9f01ff')), indefinite),
+    cbor(
+      'indefinite-length map (the body)',
+      Buffer.concat([hex('bf'), valid.subarray(1), hex('ff')]),
+      indefinite,
+    ),
     // Integers no double holds exactly.
-    cbor('2^53', withValue(hex('1b0020000000000000'))),
-    cbor('2^64 - 1', withValue(hex('1bffffffffffffffff'))),
-    cbor('-2^64', withValue(hex('3bffffffffffffffff'))),
-    // Lengths: declared, not sent; nothing of the declared size may be allocated.
+    cbor('2^53', withValue(hex('1b0020000000000000')), above),
+    cbor('2^64 - 1', withValue(hex('1bffffffffffffffff')), above),
+    cbor('-2^64', withValue(hex('3bffffffffffffffff')), above),
+    // Lengths declared and not sent: refused as truncated, before anything of the declared size is made.
     cbor(
       'text declaring 2^53 - 1 bytes',
       withValue(Buffer.concat([hex('7b001fffffffffffff'), Buffer.from('abc')])),
+      truncated,
     ),
     cbor(
       'byte string declaring 4 GiB - 1',
       withValue(Buffer.concat([hex('5affffffff'), Buffer.from('abc')])),
+      truncated,
     ),
-    cbor('array declaring 2^53 - 1 items', withValue(hex('9b001fffffffffffff01'))),
-    cbor('map declaring 2^32 - 1 members (the body)', Buffer.concat([hex('baffffffff'), valid.subarray(1)])),
-    // Structure.
-    cbor('nesting 200 arrays deep', withValue(Buffer.concat([Buffer.alloc(200, 0x81), hex('f6')]))),
-    cbor('invalid UTF-8 text', withValue(hex('62c328'))),
-    cbor('trailing bytes after the item', Buffer.concat([valid, hex('00')])),
-    cbor('two items (a sequence where one item is read)', Buffer.concat([valid, valid])),
-    cbor('truncated', valid.subarray(0, valid.length - 1)),
-    cbor('empty body', Buffer.alloc(0), EMPTY),
+    cbor('array declaring 2^53 - 1 items', withValue(hex('9b001fffffffffffff01')), truncated),
+    cbor(
+      'map declaring 2^32 - 1 members (the body)',
+      Buffer.concat([hex('baffffffff'), valid.subarray(1)]),
+      truncated,
+    ),
+    // Structure and text.
+    cbor(
+      'nesting 200 arrays deep',
+      withValue(Buffer.concat([Buffer.alloc(200, 0x81), hex('f6')])),
+      /nesting deeper/,
+    ),
+    cbor('invalid UTF-8 text', withValue(hex('62c328')), /invalid UTF-8/),
+    cbor('a surrogate encoded in UTF-8 text (CESU)', withValue(hex('63eda080')), /invalid UTF-8/),
+    cbor('an overlong UTF-8 encoding', withValue(hex('62c0af')), /invalid UTF-8/),
+    cbor('trailing bytes after the item', Buffer.concat([valid, hex('00')]), /trailing bytes/),
+    cbor('two items (a sequence where one item is read)', Buffer.concat([valid, valid]), /trailing bytes/),
+    cbor('truncated', valid.subarray(0, valid.length - 1), truncated),
+    cborRow('empty body', Buffer.alloc(0), EMPTY),
 
     // JSON: duplicate names, in the clear and behind an escape.
     jsonBody('duplicate member', jsonWith(`${carrierJson}:"other"`), /appears twice/),
@@ -199,6 +228,11 @@ export function hostileBodies(base: Readonly<Record<string, string>>): HostileBo
     jsonBody(
       'invalid UTF-8',
       Buffer.concat([Buffer.from(`{${carrierJson}:"`), hex('c328'), Buffer.from('"}')]),
+      NOT_UTF8,
+    ),
+    jsonBody(
+      'a surrogate encoded in UTF-8 (CESU)',
+      Buffer.concat([Buffer.from(`{${carrierJson}:"`), hex('eda080'), Buffer.from('"}')]),
       NOT_UTF8,
     ),
     jsonBody('UTF-16LE with its byte-order mark', Buffer.concat([hex('fffe'), utf16le]), NOT_UTF8),
