@@ -4,6 +4,8 @@
 // POST /verify/batch as NDJSON, a JSON array and a CBOR sequence (the item's /verify 400 in its place), POST /anchor
 // and every /v2 record route (the kit's parsers). The real service over HTTP, with its records on SQLite.
 import { type HostileBody, hostileBodies, hostileMismatches, type Refusal, refusalOf } from '@proto/testing';
+import { buildSignedBundle } from '@proto/core';
+import { decodeCbor, encodeCbor } from '@proto/service-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RECORD_ROUTES, TRANSITION_PATH } from '../../src/records/index.ts';
 import { startVerifierWithRecords, type VerifierWithRecords } from './verifier-with-records.ts';
@@ -73,6 +75,50 @@ describe('P590: hostile bodies on every body-taking route of the verification se
       expect(await hostileMismatches(`${verifier.url}${path}`, table)).toEqual([]);
     },
   );
+
+  it('one bundle, one verdict: JSON (with -0, with a BOM), CBOR, NDJSON with CRLF, blank lines and a BOM per line, a CBOR sequence', async () => {
+    const request = {
+      signed_bundle: buildSignedBundle({ now: new Date(Date.now() - 60_000) }).signed_bundle,
+    };
+    const json = JSON.stringify(request);
+    const minusZero = json.replace('"checkpoint_index":0', '"checkpoint_index":-0');
+    expect(minusZero).not.toBe(json);
+    const bom = '\ufeff';
+    const send = async (path: string, type: string, body: string | Uint8Array) => {
+      const res = await fetch(`${verifier.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': type },
+        body,
+      });
+      const text = await res.text();
+      return {
+        status: res.status,
+        answers: text
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line) as unknown),
+      };
+    };
+    const asJson = await send('/verify', 'application/json', json);
+    expect(asJson.status).toBe(200);
+    expect(asJson.answers[0]).toMatchObject({ verified: true });
+    const cbor = encodeCbor(request);
+    const answers = [
+      await send('/verify', 'application/json', minusZero),
+      await send('/verify', 'application/json', `${bom}${json}`),
+      await send('/verify', 'application/cbor', cbor),
+      await send('/verify/batch', 'application/x-ndjson', `${bom}${json}\r\n\r\n  \n${bom}${minusZero}\r\n`),
+      await send('/verify/batch', 'application/cbor-seq', Buffer.concat([cbor, cbor])),
+    ];
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(answers.flatMap((a) => a.answers)).toEqual(Array(7).fill(asJson.answers[0]));
+    // A bare CR ends no NDJSON line: the two requests are one line, which is no JSON (its /verify 400).
+    const bareCr = await send('/verify/batch', 'application/x-ndjson', `${json}\r${json}\n`);
+    expect(bareCr.answers).toEqual([
+      expect.objectContaining({ verified: false, errors: ['Invalid JSON body'] }),
+    ]);
+    expect(decodeCbor(cbor)).toEqual(request);
+  });
 
   it('nothing was stored: the agent has no lifecycle state', async () => {
     const res = await fetch(`${verifier.url}/v2/lifecycle/${AGENT}`);
