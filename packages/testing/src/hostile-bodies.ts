@@ -183,6 +183,12 @@ export function hostileBodies(base: Readonly<Record<string, string>>): HostileBo
       truncated,
     ),
     // Structure and text.
+    // 129 levels of containers, the innermost empty: one more than JSON's 128 (P592).
+    cbor(
+      '129 levels, the innermost an empty array',
+      withValue(Buffer.concat([Buffer.alloc(127, 0x81), hex('80')])),
+      /nesting deeper/,
+    ),
     cbor(
       'nesting 200 arrays deep',
       withValue(Buffer.concat([Buffer.alloc(200, 0x81), hex('f6')])),
@@ -222,6 +228,11 @@ export function hostileBodies(base: Readonly<Record<string, string>>): HostileBo
     jsonBody('1e-400 (read as 0)', jsonWith('"n":1e-400'), /not exactly the integer/),
     jsonBody('NaN literal', jsonWith('"n":NaN'), NOT_JSON),
     jsonBody('Infinity literal', jsonWith('"n":Infinity'), NOT_JSON),
+    jsonBody(
+      '129 levels, the innermost an empty array',
+      jsonWith(`"n":${'['.repeat(128)}${']'.repeat(128)}`),
+      /depth|nested/,
+    ),
     jsonBody('nesting 200 arrays deep', jsonWith(`"n":${'['.repeat(200)}${']'.repeat(200)}`), /depth|nested/),
     jsonBody('trailing text after the value', `${json} {}`, NOT_JSON),
     jsonBody('two byte-order marks', Buffer.concat([hex('efbbbfefbbbf'), Buffer.from(json)]), NOT_JSON),
