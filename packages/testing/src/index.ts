@@ -15,14 +15,6 @@ export {
   redirectTo,
 } from './hostile-answers.ts';
 export {
-  type FrontHandler,
-  type FrontRequest,
-  type FrontRoutes,
-  forwardTo,
-  type HostileFront,
-  startHostileFront,
-} from './hostile-front.ts';
-export {
   type HostileBody,
   hostileBodies,
   hostileMismatches,
@@ -30,6 +22,14 @@ export {
   type Refusal,
   refusalOf,
 } from './hostile-bodies.ts';
+export {
+  type FrontHandler,
+  type FrontRequest,
+  type FrontRoutes,
+  forwardTo,
+  type HostileFront,
+  startHostileFront,
+} from './hostile-front.ts';
 export { type HugeAnswerTarget, writeHugeAnswer } from './huge-answer.ts';
 export { replacementCharAsFF } from './invalid-utf8.ts';
 export { jcs, jcsBytes, jcsSha256 } from './jcs.ts';

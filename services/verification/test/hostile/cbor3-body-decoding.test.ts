@@ -3,9 +3,10 @@
 // surrogates, 1e400, UTF-16) in its reader's words and stores nothing: POST /verify (read on a thread), each item of
 // POST /verify/batch as NDJSON, a JSON array and a CBOR sequence (the item's /verify 400 in its place), POST /anchor
 // and every /v2 record route (the kit's parsers). The real service over HTTP, with its records on SQLite.
-import { type HostileBody, hostileBodies, hostileMismatches, type Refusal, refusalOf } from '@proto/testing';
+
 import { buildSignedBundle } from '@proto/core';
 import { decodeCbor, encodeCbor } from '@proto/service-kit';
+import { type HostileBody, hostileBodies, hostileMismatches, type Refusal, refusalOf } from '@proto/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RECORD_ROUTES, TRANSITION_PATH } from '../../src/records/index.ts';
 import { startVerifierWithRecords, type VerifierWithRecords } from './verifier-with-records.ts';
