@@ -211,6 +211,7 @@ export function hostileBodies(base: Readonly<Record<string, string>>): HostileBo
     ),
     jsonBody('duplicate member in a nested object', jsonWith('"x":{"a":1,"a":2}'), /appears twice/),
     jsonBody('__proto__ member', jsonWith('"__proto__":{"admin":true}'), PROTOTYPE),
+    jsonBody('__proto__ member behind a \\u escape', jsonWith('"\\u005f_proto__":{"admin":true}'), PROTOTYPE),
     jsonBody(
       'constructor.prototype member',
       jsonWith('"constructor":{"prototype":{"admin":true}}'),
