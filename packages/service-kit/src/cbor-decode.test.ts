@@ -4,6 +4,7 @@
 import { Encoder } from 'cbor-x';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { readCborBody, readJsonBody } from './body-readers.ts';
 import { decodeCbor } from './cbor-decode.ts';
 import { encodeCbor } from './cbor-encode.ts';
 import {
@@ -178,5 +179,35 @@ describe('decodeCbor rules of P82', () => {
     expect(refusal('a3637369674101677369675f6236346441513d3d6178f93e00')).toThrow(/appears twice.*at byte 7/);
     // {x: 1.5, sig: h'01', sig_b64: "AQ=="}: the float first.
     expect(refusal('a36178f93e00637369674101677369675f6236346441513d3d')).toThrow(/floating-point.*byte 3/);
+  });
+});
+
+describe('P592: nesting counted as the JSON reader counts it', () => {
+  /** `levels` containers (arrays, or maps under the key "a"), the innermost empty or holding one null. */
+  const nested = (levels: number, kind: 'array' | 'map', leaf: boolean) => {
+    const open = kind === 'array' ? ['81', '['] : ['a16161', '{"a":'];
+    const innermost =
+      kind === 'array'
+        ? leaf
+          ? ['81f6', '[null]']
+          : ['80', '[]']
+        : leaf
+          ? ['a16161f6', '{"a":null}']
+          : ['a0', '{}'];
+    const close = kind === 'array' ? ']' : '}';
+    return {
+      cbor: Buffer.from(`${open[0]!.repeat(levels - 1)}${innermost[0]}`, 'hex'),
+      json: Buffer.from(`${open[1]!.repeat(levels - 1)}${innermost[1]}${close.repeat(levels - 1)}`),
+    };
+  };
+
+  it.each(['array', 'map'] as const)('128 levels of %s are read on either wire, 129 on neither', (kind) => {
+    for (const levels of [127, 128, 129, 130]) {
+      for (const leaf of [false, true]) {
+        const { cbor, json } = nested(levels, kind, leaf);
+        const read = { levels, leaf, cbor: readCborBody(cbor).ok, json: readJsonBody(json).ok };
+        expect(read).toEqual({ levels, leaf, cbor: levels <= 128, json: levels <= 128 });
+      }
+    }
   });
 });

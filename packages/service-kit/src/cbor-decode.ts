@@ -2,7 +2,11 @@
 // as `_b64` base64 text) built in the same pass over the bytes. P69 (one walk), P82 (one decoder, its rules).
 import { CborError } from './cbor-error.ts';
 
-/** Deepest nesting accepted on the wire (the canonical-JSON depth rule, D2, is the verifier's business). */
+/**
+ * Most levels of arrays and maps accepted on the wire, counted as the strict JSON reader counts them (P2, P592): the
+ * outermost is level 1, scalars add none. Before, 129 levels with an empty innermost container were read here and
+ * refused as JSON. (The canonical-JSON depth rule, D2, is the verifier's business.)
+ */
 const MAX_DEPTH = 128;
 /** Text no longer than this is read in JavaScript when it is ASCII (cheaper than a native call). */
 const SHORT_TEXT = 48;
@@ -172,12 +176,13 @@ function readMap(count: number, depth: number): Record<string, unknown> {
   return out;
 }
 
+const tooDeep = (): CborError => new CborError(`nesting deeper than ${MAX_DEPTH}`);
+
 function renamingCollision(name: string, at: number): CborError {
   return new CborError(`key ${JSON.stringify(name)} appears twice after byte-string renaming at byte ${at}`);
 }
 
 function readItem(depth: number): unknown {
-  if (depth > MAX_DEPTH) throw new CborError(`nesting deeper than ${MAX_DEPTH}`);
   const at = pos;
   need(1);
   const head = src[pos++]!;
@@ -197,12 +202,14 @@ function readItem(depth: number): unknown {
     case 3:
       return readText(readArgument(info, at), at);
     case 4: {
+      if (depth >= MAX_DEPTH) throw tooDeep();
       const count = readArgument(info, at);
       const items: unknown[] = [];
       for (let i = 0; i < count; i++) items.push(readItem(depth + 1));
       return items;
     }
     case 5:
+      if (depth >= MAX_DEPTH) throw tooDeep();
       return readMap(readArgument(info, at), depth);
     case 6:
       throw new CborError(`tags are not allowed (byte ${at})`);

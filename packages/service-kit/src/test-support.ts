@@ -43,8 +43,11 @@ function strictScan(bytes: Uint8Array): void {
     if (!isUtf8(text)) throw new CborError(`invalid UTF-8 text at byte ${at}`);
     return text;
   };
+  const tooDeep = (depth: number): void => {
+    // P592: a container at level 129 (the outermost is level 1), as the strict JSON reader counts.
+    if (depth >= MAX_DEPTH) throw new CborError(`nesting deeper than ${MAX_DEPTH}`);
+  };
   const item = (depth: number): void => {
-    if (depth > MAX_DEPTH) throw new CborError(`nesting deeper than ${MAX_DEPTH}`);
     const at = pos;
     need(1);
     const head = bytes[pos++]!;
@@ -57,9 +60,11 @@ function strictScan(bytes: Uint8Array): void {
       pos += length;
     } else if (major === 3) skipText(readArgument(info, at), at);
     else if (major === 4) {
+      tooDeep(depth);
       const count = readArgument(info, at);
       for (let i = 0; i < count; i++) item(depth + 1);
     } else if (major === 5) {
+      tooDeep(depth);
       const count = readArgument(info, at);
       const keys = new Set<string>();
       const names = new Set<string>();

@@ -15,6 +15,14 @@ export {
   redirectTo,
 } from './hostile-answers.ts';
 export {
+  type HostileBody,
+  hostileBodies,
+  hostileMismatches,
+  type Mismatch,
+  type Refusal,
+  refusalOf,
+} from './hostile-bodies.ts';
+export {
   type FrontHandler,
   type FrontRequest,
   type FrontRoutes,

@@ -30,9 +30,14 @@ export function parseJsonBody(
 ): { ok: true; value: unknown } | { ok: false; message: string } {
   if (bytes.length === 0) return { ok: false, message: 'Request body is empty' };
   let text: string;
-  let value: unknown;
   try {
     text = utf8.decode(bytes);
+  } catch {
+    // service-kit's readers' words (P591): the same bytes are refused alike on every route.
+    return { ok: false, message: 'Request body is not valid UTF-8' };
+  }
+  let value: unknown;
+  try {
     value = JSON.parse(text);
   } catch (error) {
     if (error instanceof RangeError) return { ok: false, message: 'Request body is nested too deeply' };
