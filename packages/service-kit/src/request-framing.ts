@@ -49,7 +49,7 @@ export function framingRefusal(raw: IncomingMessage): HttpError | undefined {
  * Fastify's `rewriteUrl`: an absolute-form target loses its scheme and authority before routing, so no route,
  * redirect, log line or error message sees a host the client chose. Origin-form targets are returned as they are.
  */
-export function originFormUrl(req: { readonly url?: string }): string {
+export function originFormUrl(req: { readonly url?: string | undefined }): string {
   const url = req.url ?? '/';
   if (url.startsWith('/')) return url;
   const path = url.replace(ABSOLUTE_FORM_ORIGIN, '');
