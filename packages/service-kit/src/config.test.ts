@@ -22,6 +22,7 @@ describe('loadConfig', () => {
       DATA_DIR: './data',
       SHUTDOWN_TIMEOUT_MS: 10000,
       REQUEST_TIMEOUT_MS: 120000,
+      KEEP_ALIVE_TIMEOUT_MS: 72000,
       MAX_EVENT_LOOP_DELAY_MS: 1000,
       PROBE_REUSE_MS: 1000,
     });
@@ -31,6 +32,18 @@ describe('loadConfig', () => {
     expect(() => loadConfig<SharedConfig>(SHARED_ENV_PROPERTIES, { REQUEST_TIMEOUT_MS: '0' })).toThrow(
       /REQUEST_TIMEOUT_MS/,
     );
+  });
+
+  it('bounds the keep-alive idle timeout: at least a second, at most ten minutes (P587)', () => {
+    for (const value of ['0', '999', '600001']) {
+      expect(() => loadConfig<SharedConfig>(SHARED_ENV_PROPERTIES, { KEEP_ALIVE_TIMEOUT_MS: value })).toThrow(
+        /KEEP_ALIVE_TIMEOUT_MS/,
+      );
+    }
+    expect(
+      loadConfig<SharedConfig>(SHARED_ENV_PROPERTIES, { KEEP_ALIVE_TIMEOUT_MS: '1000' })
+        .KEEP_ALIVE_TIMEOUT_MS,
+    ).toBe(1000);
   });
 
   it('coerces values, treats empty strings as unset and ignores unrelated variables', () => {

@@ -82,6 +82,15 @@ export const SHARED_ENV_PROPERTIES = {
     description:
       'Longest time to receive a whole request, headers and body; a client still sending then gets 408 and its connection closed',
   },
+  KEEP_ALIVE_TIMEOUT_MS: {
+    type: 'integer',
+    minimum: 1000,
+    maximum: 600_000,
+    // Fastify's own default: longer than the idle timeouts of the usual load balancers (60 s), so they close first.
+    default: 72_000,
+    description:
+      'Longest a kept-alive connection may sit idle between requests before the service closes it (P587)',
+  },
   DIAGNOSTIC_REPORT_DIR: {
     type: 'string',
     minLength: 1,
@@ -123,6 +132,7 @@ export interface SharedConfig {
   readonly REDIS_URL?: string;
   readonly SHUTDOWN_TIMEOUT_MS: number;
   readonly REQUEST_TIMEOUT_MS: number;
+  readonly KEEP_ALIVE_TIMEOUT_MS: number;
   readonly DIAGNOSTIC_REPORT_DIR?: string;
   readonly MAX_EVENT_LOOP_DELAY_MS: number;
   readonly PROBE_REUSE_MS: number;

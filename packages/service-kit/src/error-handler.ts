@@ -108,10 +108,20 @@ export function toHttpError(error: unknown, profile: ProtocolProfile, bodyLimit:
   return protocolError('INTERNAL_ERROR', profile, 'Internal error', { statusCode: 500 });
 }
 
-/** Sends an HttpError with its headers and body. */
+/**
+ * Sends an HttpError with its headers and body. The body is the shared error shape whatever the route's own schema
+ * for that status says: /verify's 400 schema is its verdict shape, and a kit refusal there (no Host, a framing
+ * refused before the handler: P585) failed that schema and went out as Fastify's 500 FST_ERR_FAILED_ERROR_SERIALIZATION.
+ * JSON.stringify writes the same bytes the ErrorResponse schema does (a custom serializer leaves the type to us); CBOR's
+ * preSerialization hook still replaces both.
+ */
 export function sendHttpError(reply: FastifyReply, error: HttpError): FastifyReply {
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
-  return reply.code(error.statusCode).send(error.toBody());
+  return reply
+    .code(error.statusCode)
+    .type('application/json; charset=utf-8')
+    .serializer(JSON.stringify)
+    .send(error.toBody());
 }
 
 interface RouteEntry {

@@ -29,6 +29,7 @@ import {
 import { installDependencyMetrics, installMetrics, METRIC_NAMESPACE, ServiceMetrics } from './metrics.ts';
 import { installNodeAnswers, NODE_HOST_CHECK_OFF, nodeAnswerRefusal } from './node-answers.ts';
 import { type InstalledRateLimit, installRateLimit, type RateLimitSetup } from './rate-limit.ts';
+import { framingRefusal, originFormUrl } from './request-framing.ts';
 import { installRequestLog } from './request-log.ts';
 import { MAX_PATH_PARAM_LENGTH, routerRefusalHandler } from './router-refusals.ts';
 import { computeSecurityHeaders, writeSecurityHeaders } from './security-headers.ts';
@@ -179,7 +180,11 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     // a byte a minute kept its connection, and the buffer its Content-Length reserved, for ever (P159).
     requestTimeout: config.REQUEST_TIMEOUT_MS,
     http: { ...requestTimeouts(config.REQUEST_TIMEOUT_MS), ...NODE_HOST_CHECK_OFF },
+    // An idle kept-alive connection was held for Fastify's fixed 72 s whatever the deployment wanted (P587).
+    keepAliveTimeout: config.KEEP_ALIVE_TIMEOUT_MS,
     trustProxy: toFastifyTrustProxy(config.TRUST_PROXY),
+    // An absolute-form target is routed, logged and redirected by its path alone (P586).
+    rewriteUrl: originFormUrl,
     genReqId: genRequestId,
     requestIdHeader: false,
     // One cheap line per request instead of Fastify's two: installRequestLog below (request-log.ts).
@@ -255,7 +260,7 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     }
     // After the drain check: the drain's 503 went out before Helmet's hooks ran, without these headers.
     writeSecurityHeaders(reply.raw, securityHeaders);
-    const refusal = nodeAnswerRefusal(request);
+    const refusal = nodeAnswerRefusal(request) ?? framingRefusal(request.raw);
     if (refusal !== undefined) {
       done(refusal);
       return;

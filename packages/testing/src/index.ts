@@ -30,6 +30,24 @@ export {
   type HostileFront,
   startHostileFront,
 } from './hostile-front.ts';
+export {
+  ATTACKER_HOST_MARK,
+  ATTACKER_ORIGIN_HEADERS,
+  documentedGetPaths,
+  type FramedBody,
+  type FramingAnswer,
+  framedPost,
+  framingFaults,
+  type HostLeak,
+  hostLeaks,
+  MALFORMED_HEADS,
+  postWithAttackerOrigin,
+  type SlowClientPace,
+  type SlowClients,
+  sendFraming,
+  slowClients,
+  smugglingFramings,
+} from './http-edges.ts';
 export { type HugeAnswerTarget, writeHugeAnswer } from './huge-answer.ts';
 export { replacementCharAsFF } from './invalid-utf8.ts';
 export { jcs, jcsBytes, jcsSha256 } from './jcs.ts';

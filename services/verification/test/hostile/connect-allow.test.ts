@@ -17,7 +17,9 @@ afterAll(() => running?.close());
 
 const connect = async (target: string) => {
   const connection = await rawConnection(running.url);
-  connection.write(`CONNECT ${target} HTTP/1.1\r\nhost: ${target}\r\n\r\n`);
+  // A path is no host: the Host names the service, as a client's would (P586 refuses `Host: /health`).
+  const host = target.startsWith('/') ? '127.0.0.1' : target;
+  connection.write(`CONNECT ${target} HTTP/1.1\r\nhost: ${host}\r\n\r\n`);
   const raw = await connection.closed();
   const allow = /^allow:(.*)$/im.exec(raw)?.[1]?.trim();
   return { status: raw.split('\r\n')[0], allow, raw };
