@@ -28,6 +28,7 @@ import {
 } from './logging.ts';
 import { installDependencyMetrics, installMetrics, METRIC_NAMESPACE, ServiceMetrics } from './metrics.ts';
 import { installNodeAnswers, NODE_HOST_CHECK_OFF, nodeAnswerRefusal } from './node-answers.ts';
+import { queryFormRefusal } from './query-forms.ts';
 import { type InstalledRateLimit, installRateLimit, type RateLimitSetup } from './rate-limit.ts';
 import { installRequestLog } from './request-log.ts';
 import { MAX_PATH_PARAM_LENGTH, routerRefusalHandler } from './router-refusals.ts';
@@ -255,7 +256,7 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     }
     // After the drain check: the drain's 503 went out before Helmet's hooks ran, without these headers.
     writeSecurityHeaders(reply.raw, securityHeaders);
-    const refusal = nodeAnswerRefusal(request);
+    const refusal = nodeAnswerRefusal(request) ?? queryFormRefusal(request.query, profile);
     if (refusal !== undefined) {
       done(refusal);
       return;
