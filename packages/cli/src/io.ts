@@ -159,9 +159,29 @@ export function parseJson(text: string, name: string): unknown {
   }
 }
 
+/**
+ * What a terminal acts on or hides that JSON.stringify leaves raw (it escapes only U+0000–U+001F): DEL and the C1
+ * controls (U+009B is CSI, ESC [ in one character), format characters (bidi overrides, zero-width ones, U+FEFF) and
+ * the line and paragraph separators. They occur only inside strings, where `\uXXXX` is the same value (P596); the
+ * C0 controls are left alone: inside strings JSON.stringify escapes them, outside is the indentation's line feeds.
+ */
+const JSON_HIDDEN = /[\u007f-\u009f\p{Cf}\p{Zl}\p{Zp}]/gu;
+
+function escapedUnits(character: string): string {
+  let text = '';
+  for (let i = 0; i < character.length; i++)
+    text += `\\u${character.charCodeAt(i).toString(16).padStart(4, '0')}`;
+  return text;
+}
+
+/** JSON text of `value` whose strings carry no character a terminal would act on or hide; it parses the same. */
+export function terminalSafeJson(value: unknown, indent?: number): string {
+  return JSON.stringify(value, null, indent).replace(JSON_HIDDEN, escapedUnits);
+}
+
 /** Pretty JSON (two spaces) and a final newline, as every command prints its result. */
 export function printJson(io: CliIo, value: unknown): void {
-  io.stdout(`${JSON.stringify(value, null, 2)}\n`);
+  io.stdout(`${terminalSafeJson(value, 2)}\n`);
 }
 
 function describeFsError(cause: unknown): string {
