@@ -2,6 +2,8 @@
 // docs/architecture.md §1 (cli imports core only); exit codes: 0 ok/verified, 1 not verified, 2 unusable input.
 import { fstatSync, readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
+// The one function, not the package's index: help and usage errors must not load the verifier (loadCore).
+import { jsonWithHiddenEscaped } from '@proto/core/json-text';
 
 /** Where a command writes; tests and embedders pass their own. */
 export interface CliIo {
@@ -159,24 +161,10 @@ export function parseJson(text: string, name: string): unknown {
   }
 }
 
-/**
- * What a terminal acts on or hides that JSON.stringify leaves raw (it escapes only U+0000–U+001F): DEL and the C1
- * controls (U+009B is CSI, ESC [ in one character), format characters (bidi overrides, zero-width ones, U+FEFF) and
- * the line and paragraph separators. They occur only inside strings, where `\uXXXX` is the same value (P596); the
- * C0 controls are left alone: inside strings JSON.stringify escapes them, outside is the indentation's line feeds.
- */
-const JSON_HIDDEN = /[\u007f-\u009f\p{Cf}\p{Zl}\p{Zp}]/gu;
-
-function escapedUnits(character: string): string {
-  let text = '';
-  for (let i = 0; i < character.length; i++)
-    text += `\\u${character.charCodeAt(i).toString(16).padStart(4, '0')}`;
-  return text;
-}
-
 /** JSON text of `value` whose strings carry no character a terminal would act on or hide; it parses the same. */
 export function terminalSafeJson(value: unknown, indent?: number): string {
-  return JSON.stringify(value, null, indent).replace(JSON_HIDDEN, escapedUnits);
+  // P596: a name from a list, a record or a file name must not move the cursor or reverse the line on a terminal.
+  return jsonWithHiddenEscaped(JSON.stringify(value, null, indent));
 }
 
 /** Pretty JSON (two spaces) and a final newline, as every command prints its result. */
