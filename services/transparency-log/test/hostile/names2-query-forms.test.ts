@@ -5,34 +5,26 @@
 // (`tree_size: ["10"]`) and the log then disagree on which size an answer is for. The real log over HTTP: every
 // bracketed key is 400 PROTO-E001, as a repeated one is (P583); plain members and an unknown plain key still answer.
 import { describe, expect, it } from 'vitest';
-import { bundleHash, OPERATOR_AUTH } from '../../src/test-support.ts';
+import { appendHashes } from '../../src/test-helpers.ts';
+import { bundleHash } from '../../src/test-support.ts';
 import { listeningLogForFile } from './test-helpers.ts';
 
 const log = listeningLogForFile('names2-query-forms');
 
+/** The answer's status and, when it is an error, its code. */
 async function get(path: string) {
   const answer = await fetch(`${log().url}${path}`);
   const text = await answer.text();
-  let code: string | undefined;
-  try {
-    code = (JSON.parse(text) as { error?: { code?: string } }).error?.code;
-  } catch {
-    code = undefined;
-  }
+  const code = answer.ok ? undefined : (JSON.parse(text) as { error: { code: string } }).error.code;
   return { status: answer.status, code, text };
 }
 
 describe('P595: query members in array or object form on the log', () => {
   it('are 400 PROTO-E001, never an answer for another size', async () => {
-    for (let i = 0; i < 12; i++) {
-      const added = await fetch(`${log().url}/add`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...OPERATOR_AUTH },
-        body: JSON.stringify({ bundle_hash: bundleHash(i, 'names2-query-forms') }),
-      });
-      expect(added.status).toBe(201);
-      await added.arrayBuffer();
-    }
+    await appendHashes(
+      log().app,
+      Array.from({ length: 12 }, (_, i) => bundleHash(i, 'names2-query-forms')),
+    );
     for (const path of [
       '/proof/3?tree_size[]=10',
       '/proof/3?tree_size%5B%5D=10',
