@@ -2,6 +2,8 @@
 // docs/architecture.md §1 (cli imports core only); exit codes: 0 ok/verified, 1 not verified, 2 unusable input.
 import { fstatSync, readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
+// The one function, not the package's index: help and usage errors must not load the verifier (loadCore).
+import { jsonWithHiddenEscaped } from '@proto/core/json-text';
 
 /** Where a command writes; tests and embedders pass their own. */
 export interface CliIo {
@@ -159,9 +161,15 @@ export function parseJson(text: string, name: string): unknown {
   }
 }
 
+/** JSON text of `value` whose strings carry no character a terminal would act on or hide; it parses the same. */
+export function terminalSafeJson(value: unknown, indent?: number): string {
+  // P596: a name from a list, a record or a file name must not move the cursor or reverse the line on a terminal.
+  return jsonWithHiddenEscaped(JSON.stringify(value, null, indent));
+}
+
 /** Pretty JSON (two spaces) and a final newline, as every command prints its result. */
 export function printJson(io: CliIo, value: unknown): void {
-  io.stdout(`${JSON.stringify(value, null, 2)}\n`);
+  io.stdout(`${terminalSafeJson(value, 2)}\n`);
 }
 
 function describeFsError(cause: unknown): string {

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { fstatSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
+import { jsonWithHiddenEscaped } from '@proto/core';
 import { pino } from 'pino';
 import type { LogLevel } from './config.ts';
 import { LineWriter } from './line-writer.ts';
@@ -200,6 +201,9 @@ export function loggerOptions(settings: LoggerSettings) {
     base: { service: settings.service, pid: process.pid },
     redact: { paths: [...REDACT_PATHS], censor: '[REDACTED]' },
     serializers: { err: scrubbedError },
+    // P597: pino escapes only U+0000–U+001F; a witness's refusal or an upstream's error holding U+009B (CSI) or a
+    // bidi override must not drive the terminal of whoever follows the log.
+    hooks: { streamWrite: jsonWithHiddenEscaped },
     stream: settings.stream ?? bufferedStdout(settings.service),
   };
 }
@@ -211,7 +215,10 @@ export function loggerOptions(settings: LoggerSettings) {
  * line against 1.3 µs without (pino, one core; issue 14 item 1).
  */
 export function requestLineLogger(options: ReturnType<typeof loggerOptions>): pino.Logger {
-  return pino({ level: options.level, base: options.base }, options.stream as pino.DestinationStream);
+  return pino(
+    { level: options.level, base: options.base, hooks: options.hooks },
+    options.stream as pino.DestinationStream,
+  );
 }
 
 type LevelName = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';

@@ -28,6 +28,7 @@ import {
 } from './logging.ts';
 import { installDependencyMetrics, installMetrics, METRIC_NAMESPACE, ServiceMetrics } from './metrics.ts';
 import { installNodeAnswers, NODE_HOST_CHECK_OFF, nodeAnswerRefusal } from './node-answers.ts';
+import { queryFormRefusal } from './query-forms.ts';
 import { type InstalledRateLimit, installRateLimit, type RateLimitSetup } from './rate-limit.ts';
 import { framingRefusal, originFormUrl } from './request-framing.ts';
 import { installRequestLog } from './request-log.ts';
@@ -260,7 +261,8 @@ export async function createService(options: ServiceOptions): Promise<FastifyIns
     }
     // After the drain check: the drain's 503 went out before Helmet's hooks ran, without these headers.
     writeSecurityHeaders(reply.raw, securityHeaders);
-    const refusal = nodeAnswerRefusal(request) ?? framingRefusal(request.raw);
+    const refusal =
+      nodeAnswerRefusal(request) ?? framingRefusal(request.raw) ?? queryFormRefusal(request.query, profile);
     if (refusal !== undefined) {
       done(refusal);
       return;

@@ -15,7 +15,7 @@ import {
   type VerifierOptions,
 } from '@proto/core';
 import { rfc3339Instant } from '../at-option.ts';
-import { CliError, readDescriptorBounded, twoReadingsMessage } from '../io.ts';
+import { CliError, readDescriptorBounded, terminalSafeJson, twoReadingsMessage } from '../io.ts';
 
 export interface BatchWorkerSetup {
   readonly options: Omit<VerifierOptions, 'clock'>;
@@ -65,7 +65,7 @@ function namedFileBytes(file: string): Uint8Array {
 
 function refusedLine(file: string, message: string): { line: string; verified: boolean } {
   return {
-    line: JSON.stringify({ file, verified: false, errors: [`${file}: ${message}`] }),
+    line: terminalSafeJson({ file, verified: false, errors: [`${file}: ${message}`] }),
     verified: false,
   };
 }
@@ -80,29 +80,29 @@ function lineFor(file: string, fromDirectory: boolean): { line: string; verified
     const parsed = parseStrictJsonBytes(bytes);
     if (!parsed.ok) {
       const message = `${file}: ${parsed.error.message}`;
-      return { line: JSON.stringify({ file, verified: false, errors: [message] }), verified: false };
+      return { line: terminalSafeJson({ file, verified: false, errors: [message] }), verified: false };
     }
     input = parsed.value;
     // P336, P381: a member reaching a prototype is refused as `proto verify FILE` (io.ts) and the service refuse it.
     const at = prototypeMemberPath(input);
     if (at !== undefined) {
       const message = `${file}: ${prototypeMemberMessage(at)}`;
-      return { line: JSON.stringify({ file, verified: false, errors: [message] }), verified: false };
+      return { line: terminalSafeJson({ file, verified: false, errors: [message] }), verified: false };
     }
   } catch (error) {
     // A CliError (P528's cap) names the file already.
     const message = error instanceof CliError ? error.message : `${file}: ${(error as Error).message}`;
-    return { line: JSON.stringify({ file, verified: false, errors: [message] }), verified: false };
+    return { line: terminalSafeJson({ file, verified: false, errors: [message] }), verified: false };
   }
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     const message = `${file}: expected a signed bundle or a /verify request object`;
-    return { line: JSON.stringify({ file, verified: false, errors: [message] }), verified: false };
+    return { line: terminalSafeJson({ file, verified: false, errors: [message] }), verified: false };
   }
   const record = input as Record<string, unknown>;
   const twice = twoReadingsMessage(record);
   if (twice !== undefined) {
     return {
-      line: JSON.stringify({ file, verified: false, errors: [`${file}: ${twice}`] }),
+      line: terminalSafeJson({ file, verified: false, errors: [`${file}: ${twice}`] }),
       verified: false,
     };
   }
@@ -144,7 +144,7 @@ function lineFor(file: string, fromDirectory: boolean): { line: string; verified
       attestation: attestation !== undefined && attestation !== null,
     };
     const answer = addExternalOutcomes(verdict, unverifiedEvidenceOutcomes(evidence));
-    return { line: JSON.stringify({ file, ...answer }), verified: false };
+    return { line: terminalSafeJson({ file, ...answer }), verified: false };
   }
   const failed = [...(contradicted ? [outcome] : []), ...(refuted ? [attested] : [])];
   const response = failed.length > 0 ? addExternalOutcomes(verdict, failed) : verdict;
@@ -159,7 +159,7 @@ function lineFor(file: string, fromDirectory: boolean): { line: string; verified
     unchecked.length === 0
       ? response
       : { ...response, warnings: [...(response.warnings ?? []), ...unchecked] };
-  return { line: JSON.stringify({ file, ...answer }), verified: response.verified };
+  return { line: terminalSafeJson({ file, ...answer }), verified: response.verified };
 }
 
 const NOT_CHECKED_TAIL = 'not checked: proto verify --batch checks no evidence (use proto verify FILE)';

@@ -3,3 +3,4 @@
 export { decodeBase64Strict, encodeBase64 } from './base64.ts';
 export { bytesEqual, concatBytes, utf8Encode } from './bytes.ts';
 export { fromHex, toHex } from './hex.ts';
+export { jsonWithHiddenEscaped } from './json-text.ts';
