@@ -100,6 +100,14 @@ export const VERIFICATION_ENV = defineEnv({
     default: 30000,
     description: 'A thread above VERIFY_WORKERS_MIN idle this long is stopped (P71)',
   },
+  VERIFY_THREAD_HEAP_MB: {
+    type: 'integer',
+    minimum: 16,
+    maximum: 16_384,
+    default: 128,
+    description:
+      'Old-generation heap cap of each verification thread in MB: a thread past it is ended alone and its request answered 500 E900 (P612)',
+  },
   VERIFY_QUEUE_MAX: {
     type: 'integer',
     minimum: 1,
@@ -272,6 +280,7 @@ export interface VerificationConfig extends SharedConfig {
   readonly VERIFY_WORKERS: number;
   readonly VERIFY_WORKERS_MIN: number;
   readonly VERIFY_WORKER_IDLE_MS: number;
+  readonly VERIFY_THREAD_HEAP_MB: number;
   readonly VERIFY_QUEUE_MAX: number;
   readonly VERIFY_RATE_LIMIT_PER_MINUTE: number;
   readonly VERIFY_BATCH_MAX_ITEMS: number;
