@@ -5,13 +5,13 @@
 // The real service booted from main.ts, and in-process listening on a port for /ready, /health, /metrics and a
 // real anchoring round through the explorer.
 import { fileURLToPath } from 'node:url';
-import { bootEnv, bootMain, type HostileFront, startBasicAuthFront } from '@proto/testing';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
+import { bootEnv, bootMain, type HostileFront, startBasicAuthFront } from '@proto/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bitcoinPrivateKey, bitcoinWallet } from '../../src/adapters/bitcoin.ts';
-import { type EsploraTestServer, startEsploraServer } from '../../src/testing/esplora-server.ts';
 import { hashOf, OPERATOR, testApp } from '../../src/testing/app.ts';
+import { type EsploraTestServer, startEsploraServer } from '../../src/testing/esplora-server.ts';
 
 const ANCHOR_MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 const USER = 'esplora-ops';

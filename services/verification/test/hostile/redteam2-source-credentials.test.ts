@@ -21,7 +21,7 @@ import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
 import { type HostileFront, startBasicAuthFront } from '@proto/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postVerify, sampleBundle, type SpawnedService, spawnService } from '../../src/test-support.ts';
+import { postVerify, type SpawnedService, sampleBundle, spawnService } from '../../src/test-support.ts';
 
 const USER = 'ops';
 const SECRET = 'expl0rer-s3cret';
