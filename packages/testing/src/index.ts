@@ -2,6 +2,7 @@
 // port, a hostile local front standing in for an upstream (and its hostile answers), a request sent as is, a free
 // port for a child, polling until something happened, an RFC 9162 reference Merkle tree, an independent canonical
 // JSON, running a program as a user does and booting a service's main.ts as a child. Issue 13 item 5; imports no workspace package.
+export { basicAuthorization, startBasicAuthFront } from './basic-auth-front.ts';
 export { type BootRun, bootEnv, bootMain } from './boot-main.ts';
 export { freePort } from './free-port.ts';
 export {

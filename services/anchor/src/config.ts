@@ -305,7 +305,7 @@ export function loadAnchorConfig(
     }
   }
   refusePublishedLogUrl(config.TL_URL);
-  refuseEsploraUrlCredentials(config.BTC_ESPLORA_URL);
+  refuseUnparsableEsploraUrl(config.BTC_ESPLORA_URL);
   if (config.ETH_GAS_LIMIT !== undefined && config.ETH_GAS_LIMIT < ETH_GAS_LIMIT_FLOOR) {
     throw new ConfigError(
       `ETH_GAS_LIMIT (${config.ETH_GAS_LIMIT}) is below ${ETH_GAS_LIMIT_FLOOR}, the least gas the anchor call runs with (21000 is a plain transfer's; the call adds its data and its event): every write would fail at the chain. Raise ETH_GAS_LIMIT, or unset it to sign the node's estimate + 25%`,
@@ -324,8 +324,8 @@ export function loadAnchorConfig(
 
 /**
  * P481: TL_URL is public: it is the `log_url` of /health's chain list and of every transparency-log receipt, which
- * GET /anchor/:hash gives anyone. A URL carrying userinfo (fetch refuses it, so no append ever worked) or a query or
- * fragment (the adapter's paths are appended after it) was published as written. The messages never repeat the URL:
+ * GET /anchor/:hash gives anyone. A URL carrying userinfo would publish the credential (P610 keeps this refusal though
+ * fetchBounded could now send it as Basic), and a query or fragment is lost when the adapter's paths are appended. The messages never repeat the URL:
  * its userinfo or query is most likely a credential.
  */
 function refusePublishedLogUrl(url: string | undefined): void {
@@ -338,8 +338,8 @@ function refusePublishedLogUrl(url: string | undefined): void {
   }
   if (parsed.username !== '' || parsed.password !== '' || /^[a-z]+:\/\/[^/?#]*@/i.test(url)) {
     throw new ConfigError(
-      'TL_URL must not carry credentials ("user:password@"): it is published in /health and every log receipt, and ' +
-        "requests cannot be sent to such a URL; remove them and give the log's operator token in TL_TOKEN or TL_TOKEN_FILE",
+      'TL_URL must not carry credentials ("user:password@"): it is published in /health and every log receipt; ' +
+        "remove them and give the log's operator token in TL_TOKEN or TL_TOKEN_FILE",
       ['TL_URL'],
     );
   }
@@ -352,22 +352,12 @@ function refusePublishedLogUrl(url: string | undefined): void {
 }
 
 /**
- * P487: fetch refuses a URL with userinfo, so a BTC_ESPLORA_URL written with `user:password@` never reached the
- * explorer, and every attempt (each readiness check, each poll) wrote fetch's refusal, which repeats the whole URL,
- * password included, into the log. Refused at boot; the message never repeats the URL.
+ * P487, P610: a BTC_ESPLORA_URL that does not parse is refused without repeating it (its userinfo or path may hold a
+ * credential). One with `user:password@` is taken: fetchBounded sends the userinfo as Basic authorization to that
+ * origin alone (P580), the URL is published nowhere (/health names the network and the address, a receipt the
+ * transaction), and the logger scrubs the value (P496, P541).
  */
-function refuseEsploraUrlCredentials(url: string | undefined): void {
-  if (url === undefined) return;
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new ConfigError('BTC_ESPLORA_URL is not a URL (value not shown)', ['BTC_ESPLORA_URL']);
-  }
-  if (parsed.username !== '' || parsed.password !== '' || /^[a-z]+:\/\/[^/?#]*@/i.test(url)) {
-    throw new ConfigError(
-      'BTC_ESPLORA_URL must not carry credentials ("user:password@"): requests cannot be sent to such a URL, and each refusal would write it to the log; put an explorer that needs a credential behind a proxy that adds it',
-      ['BTC_ESPLORA_URL'],
-    );
-  }
+function refuseUnparsableEsploraUrl(url: string | undefined): void {
+  if (url === undefined || URL.canParse(url)) return;
+  throw new ConfigError('BTC_ESPLORA_URL is not a URL (value not shown)', ['BTC_ESPLORA_URL']);
 }

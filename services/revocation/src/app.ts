@@ -229,6 +229,7 @@ export async function buildRevocationApp(options: BuildRevocationAppOptions): Pr
     registrationsPerIp: config.EMERGENCY_REGISTRATIONS_PER_IP,
     verifyThreads: config.EMERGENCY_VERIFY_WORKERS,
     verifyQueueMax: config.EMERGENCY_VERIFY_QUEUE_MAX,
+    verifyThreadHeapMb: config.EMERGENCY_VERIFY_THREAD_HEAP_MB,
     onRevoked: () => emergencyRevocations.inc(),
   });
   await app.register(attestRoutes, {

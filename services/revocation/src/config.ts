@@ -115,6 +115,14 @@ export const REVOCATION_ENV = defineEnv({
     description:
       'Threads that verify the bundles of POST /emergency-tokens (started on demand, stopped idle)',
   },
+  EMERGENCY_VERIFY_THREAD_HEAP_MB: {
+    type: 'integer',
+    minimum: 16,
+    maximum: 16_384,
+    default: 128,
+    description:
+      'Old-generation heap cap of each POST /emergency-tokens verification thread in MB: a thread past it is ended alone and its registration answered 500 PROTO-E900 (P613)',
+  },
   EMERGENCY_VERIFY_QUEUE_MAX: {
     type: 'integer',
     minimum: 0,
@@ -144,6 +152,7 @@ export interface RevocationConfig extends SharedConfig {
   readonly EMERGENCY_REGISTRATIONS_PER_IP: number;
   readonly EMERGENCY_VERIFY_WORKERS: number;
   readonly EMERGENCY_VERIFY_QUEUE_MAX: number;
+  readonly EMERGENCY_VERIFY_THREAD_HEAP_MB: number;
 }
 
 /** ATTESTATION_PREVIOUS_KEYS: retired keys stay published with a closed window, so old attestations verify. */

@@ -51,6 +51,8 @@ export interface EmergencyVerifyThreadsOptions {
   readonly profile: ProtocolProfile['name'];
   /** A thread idle this long is stopped: registrations are rare and each thread is an isolate of tens of MB. */
   readonly idleMs?: number;
+  /** Each thread's old-generation heap cap in MB (P613); unset: V8's own. */
+  readonly heapMb?: number;
   /** Each task's time on its thread, for the duration histogram (P577). */
   readonly onDone?: (seconds: number) => void;
 }
@@ -77,6 +79,9 @@ export class EmergencyVerifyThreads {
       minThreads: 0,
       maxThreads: options.threads,
       idleTimeout: options.idleMs ?? DEFAULT_IDLE_MS,
+      // P613: a thread past its cap is ended alone (its registration answered 500, counted as a thread failure);
+      // without a cap a heap exhausted on a thread ended the whole process.
+      ...(options.heapMb === undefined ? {} : { resourceLimits: { maxOldGenerationSizeMb: options.heapMb } }),
       workerData: { profile: options.profile } satisfies EmergencyWorkerData,
     });
     // A thread that died with no task on it (one with a task rejects that task). Without a listener the pool's

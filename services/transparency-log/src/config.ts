@@ -123,9 +123,11 @@ export const TRANSPARENCY_LOG_ENV = defineEnv({
   },
   LOG_WITNESSES: {
     type: 'string',
+    // P610: a witness URL may carry `user:password@` (sent as Basic), so the logger scrubs the value as a secret.
+    secret: true,
     description:
       'Witnesses each checkpoint is submitted to (c2sp.org/tlog-witness): comma-separated "<url> <vkey>", ' +
-      'or JSON [{"url", "key"}]; unset: no witnesses',
+      'or JSON [{"url", "key"}]; a URL\'s user:password@ is sent as Basic authorization; unset: no witnesses',
   },
   LOG_WITNESS_QUORUM: {
     type: 'integer',
@@ -231,8 +233,9 @@ export function loadTransparencyLogConfig(
 }
 
 /**
- * P196: fetch refuses a URL with userinfo, so such an ANCHOR_SERVICE_URL could never anchor a root; it is refused at
- * boot. The message never repeats the URL: the userinfo is most likely a password.
+ * P196: such an ANCHOR_SERVICE_URL could never anchor a root; it is refused at boot. P610 keeps the refusal though
+ * fetchBounded now sends userinfo as Basic: the anchor service takes only ANCHOR_TOKEN as a Bearer header, which wins
+ * over the userinfo, so the password would be silently dropped. The message never repeats the URL.
  */
 function refuseAnchorUrlCredentials(url: string | undefined): void {
   if (url === undefined) return;
@@ -244,7 +247,7 @@ function refuseAnchorUrlCredentials(url: string | undefined): void {
   }
   if (parsed.username !== '' || parsed.password !== '' || /^[a-z]+:\/\/[^/?#]*@/i.test(url)) {
     throw new ConfigError(
-      'ANCHOR_SERVICE_URL must not carry credentials ("user:password@"): requests cannot be sent to such a URL; ' +
+      'ANCHOR_SERVICE_URL must not carry credentials ("user:password@"): the anchor service takes only its operator token; ' +
         "remove them and give the anchor service's operator token in ANCHOR_TOKEN",
       ['ANCHOR_SERVICE_URL'],
     );

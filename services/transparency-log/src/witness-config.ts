@@ -28,16 +28,9 @@ function endpoint(url: unknown, vkey: unknown, where: string): WitnessEndpoint {
   } catch {
     throw new ConfigError(`${where}: the witness URL is not a URL`, [VARIABLE]);
   }
-  // P541, as P196 for ANCHOR_SERVICE_URL: fetch refuses a URL with userinfo (the witness was never asked, so with the
-  // default quorum nothing new was published), and `/add-checkpoint` is appended after a query or fragment. The
-  // message never repeats the URL: what it carries there is most likely a credential.
-  if (parsed.username !== '' || parsed.password !== '' || /^[a-z]+:\/\/[^/?#]*@/i.test(url.trim())) {
-    throw new ConfigError(
-      `${where}: the witness URL must not carry credentials ("user:password@"): requests cannot be sent to such a ` +
-        'URL, and a tlog-witness submission carries none',
-      [VARIABLE],
-    );
-  }
+  // P610 (after P541's refusal): userinfo is taken. fetchBounded sends it as Basic authorization to that origin alone
+  // (P580), and the log publishes no witness URL (lines, metrics and /health name the witness by key ID).
+  // The message never repeats the URL: what a query carries is most likely a credential.
   if (parsed.search !== '' || parsed.hash !== '' || /[?#]/.test(url)) {
     throw new ConfigError(
       `${where}: the witness URL must not carry a query or fragment: requests go to <url>/add-checkpoint`,

@@ -22,26 +22,28 @@ export function httpUrl(value: unknown, variable: string, where: string): string
   return url.href.replace(/\/+$/, '');
 }
 
-/**
- * An http(s) URL without userinfo (P526, P529): fetch refuses such a URL, and its refusal repeats the whole URL.
- * Neither message repeats the value: what follows the scheme is most likely a credential. `why` says where the URL
- * (or a message holding it) would have gone.
- */
-export function urlWithoutCredentials(value: unknown, variable: string, where: string, why: string): string {
-  const credentials = () =>
-    new ConfigError(
-      `${where} must not carry credentials ("user:password@", value not shown): ${why}, and requests cannot be sent to such a URL`,
-      [variable],
-    );
-  if (typeof value === 'string' && /^[a-z][a-z0-9+.-]*:(\/\/)?[^/?#]*@/i.test(value.trim()))
-    throw credentials();
-  let url: string;
+/** httpUrl without repeating a value it cannot parse: a password holding "/" or "#" makes such a URL. */
+export function httpUrlNotShown(value: unknown, variable: string, where: string): string {
   try {
-    url = httpUrl(value, variable, where);
+    return httpUrl(value, variable, where);
   } catch {
-    // httpUrl repeats what it could not parse; a password holding "/" or "#" makes such a URL.
     throw new ConfigError(`${where} must be an http(s) URL (value not shown)`, [variable]);
   }
+}
+
+/**
+ * An http(s) URL without userinfo (P526, P529), for a URL that is published (P610: fetchBounded could send the
+ * userinfo as Basic now, but publishing it would hand the credential to anyone). Neither message repeats the value:
+ * what follows the scheme is most likely a credential. `why` says where the URL would have gone.
+ */
+function urlWithoutCredentials(value: unknown, variable: string, where: string, why: string): string {
+  const credentials = () =>
+    new ConfigError(`${where} must not carry credentials ("user:password@", value not shown): ${why}`, [
+      variable,
+    ]);
+  if (typeof value === 'string' && /^[a-z][a-z0-9+.-]*:(\/\/)?[^/?#]*@/i.test(value.trim()))
+    throw credentials();
+  const url = httpUrlNotShown(value, variable, where);
   const parsed = new URL(url);
   if (parsed.username !== '' || parsed.password !== '') throw credentials();
   return url;

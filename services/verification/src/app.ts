@@ -86,6 +86,7 @@ export async function buildVerificationApp(options: BuildVerificationAppOptions)
     idleTimeoutMs: config.VERIFY_WORKER_IDLE_MS,
     maxQueue: config.VERIFY_QUEUE_MAX,
     verifier: portable,
+    heapMb: config.VERIFY_THREAD_HEAP_MB,
   });
   const cache = new VerificationCache(
     config.VERIFICATION_CACHE_MAX_ENTRIES,

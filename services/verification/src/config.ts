@@ -22,7 +22,7 @@ import {
   type RevocationSources,
   type SharedConfig,
 } from '@proto/service-kit';
-import { logBaseUrl, readLogSources, urlWithoutCredentials } from './anchor-log-config.ts';
+import { httpUrlNotShown, logBaseUrl, readLogSources } from './anchor-log-config.ts';
 import { RECORD_SETTINGS_ENV } from './records/env.ts';
 
 export const VERIFICATION_ENV = defineEnv({
@@ -99,6 +99,14 @@ export const VERIFICATION_ENV = defineEnv({
     maximum: 3_600_000,
     default: 30000,
     description: 'A thread above VERIFY_WORKERS_MIN idle this long is stopped (P71)',
+  },
+  VERIFY_THREAD_HEAP_MB: {
+    type: 'integer',
+    minimum: 16,
+    maximum: 16_384,
+    default: 128,
+    description:
+      'Old-generation heap cap of each verification thread in MB: a thread past it is ended alone and its request answered 500 E900 (P612)',
   },
   VERIFY_QUEUE_MAX: {
     type: 'integer',
@@ -272,6 +280,7 @@ export interface VerificationConfig extends SharedConfig {
   readonly VERIFY_WORKERS: number;
   readonly VERIFY_WORKERS_MIN: number;
   readonly VERIFY_WORKER_IDLE_MS: number;
+  readonly VERIFY_THREAD_HEAP_MB: number;
   readonly VERIFY_QUEUE_MAX: number;
   readonly VERIFY_RATE_LIMIT_PER_MINUTE: number;
   readonly VERIFY_BATCH_MAX_ITEMS: number;
@@ -340,14 +349,12 @@ function readPolicy(value: string): unknown {
 }
 
 /**
- * P529: the anchor check's `skipped` message carried fetch's refusal of a URL with userinfo, which repeats it: every
- * /verify caller with a genuine receipt read the operator's RPC or explorer credential.
+ * An anchor source URL (P529, P610). Userinfo is taken: fetchBounded sends it as Basic authorization to that origin
+ * alone (P580), the URL is published nowhere (not in /health, /console/config.json or the capabilities document),
+ * a failed request's message names only its origin (@proto/clients' `request`), and the logger scrubs the value.
  */
-const SOURCE_URL_ANSWERED =
-  "a failed request's message would repeat it in /verify answers (put a source that needs a credential behind a proxy that adds it)";
-
 function sourceUrl(value: unknown, variable: string, where: string): string {
-  return urlWithoutCredentials(value, variable, where, SOURCE_URL_ANSWERED);
+  return httpUrlNotShown(value, variable, where);
 }
 
 /** A URL, or JSON `{"<name>": "<url>"}` (ANCHOR_VERIFY_ETH_RPC_URL per chain, ANCHOR_VERIFY_ESPLORA_URL per network). */

@@ -128,6 +128,15 @@ export function createVerificationMetrics(
       c.inc(sources.pool.threadsStopped);
     },
   );
+  metrics.counter(
+    'verify_pool_threads_out_of_memory_total',
+    'Verifications whose thread passed VERIFY_THREAD_HEAP_MB and was ended (answered 500 E900; P612)',
+    [],
+    (c) => {
+      c.reset();
+      c.inc(sources.pool.outOfMemory);
+    },
+  );
   metrics.gauge(
     'verification_cache_bytes',
     'Bytes of the cached analyses as counted against VERIFICATION_CACHE_MAX_BYTES',

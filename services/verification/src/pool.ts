@@ -34,6 +34,8 @@ export interface VerifyPoolOptions {
   readonly verifier: PortableVerifierOptions;
   /** How often a thread hands a passport it keeps seeing over in full (P229; tests shorten it). */
   readonly passportRefreshMs?: number;
+  /** Each thread's old-generation heap cap in MB (VERIFY_THREAD_HEAP_MB, P612); unset: V8's own. */
+  readonly heapMb?: number;
 }
 
 const WORKER_FILE = fileURLToPath(new URL('./worker.ts', import.meta.url));
@@ -45,6 +47,7 @@ export class VerifyPool {
   readonly #cpu = new WorkerCpuTotal();
   readonly #idleWaiters: (() => void)[] = [];
   #rejected = 0;
+  #outOfMemory = 0;
   #pending = 0;
   #started = 0;
   #stopped = 0;
@@ -62,6 +65,9 @@ export class VerifyPool {
       maxThreads: options.threads,
       maxQueue: options.maxQueue,
       idleTimeout: options.idleTimeoutMs,
+      // P612: a thread past its cap is ended alone (its task rejected, ERR_WORKER_OUT_OF_MEMORY); without a cap a
+      // thread's heap exhaustion ended the whole process.
+      ...(options.heapMb === undefined ? {} : { resourceLimits: { maxOldGenerationSizeMb: options.heapMb } }),
       workerData: {
         ...options.verifier,
         threadCpu: this.#cpu.buffer,
@@ -126,6 +132,11 @@ export class VerifyPool {
     return this.#rejected;
   }
 
+  /** Tasks whose thread was ended for passing its heap cap (answered 500 E900; P612). */
+  get outOfMemory(): number {
+    return this.#outOfMemory;
+  }
+
   #saturated(): PoolSaturatedError {
     this.#rejected += 1;
     return new PoolSaturatedError();
@@ -155,6 +166,7 @@ export class VerifyPool {
     } catch (error) {
       if ((error as Error).message === 'Task queue is at limit') throw this.#saturated();
       if ((error as Error).message.startsWith('worker exited')) this.#threadFailed = true;
+      if ((error as { code?: unknown }).code === 'ERR_WORKER_OUT_OF_MEMORY') this.#outOfMemory += 1;
       throw error;
     } finally {
       this.#pending -= 1;

@@ -34,6 +34,8 @@ export interface EmergencyRoutesOptions {
   /** EMERGENCY_VERIFY_WORKERS / EMERGENCY_VERIFY_QUEUE_MAX: the threads registrations are verified on (P539). */
   readonly verifyThreads: number;
   readonly verifyQueueMax: number;
+  /** Each verification thread's heap cap in MB (EMERGENCY_VERIFY_THREAD_HEAP_MB, P613). */
+  readonly verifyThreadHeapMb?: number;
   readonly onRevoked?: () => void;
 }
 
@@ -103,6 +105,7 @@ export async function emergencyRoutes(app: FastifyInstance, options: EmergencyRo
     threads: options.verifyThreads,
     maxQueue: options.verifyQueueMax,
     profile: profile.name,
+    ...(options.verifyThreadHeapMb === undefined ? {} : { heapMb: options.verifyThreadHeapMb }),
   });
   app.addHook('onClose', () => threads.close());
 

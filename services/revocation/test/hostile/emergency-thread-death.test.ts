@@ -4,12 +4,13 @@
 // process) and terminates the one verifying, once /metrics shows the registration on it. Real revocation service over
 // HTTP, real SQLite, real threads. The caller gets a 5xx JSON error with a code, nothing is registered (the same
 // bundle's next registration is a first one, `created: true`), and the next registration is served by a new thread.
+// P613: a body that needs more heap than EMERGENCY_VERIFY_THREAD_HEAP_MB ends its thread alone, the same way.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { Worker } from 'node:worker_threads';
 import { sampleBundle } from '@proto/verification/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, newEmergencySecret, postWithoutToken, rprHashOf } from '../../src/test-support.ts';
-import { serviceForDescribe } from './test-helpers.ts';
+import { postAsIs, serviceForDescribe } from './test-helpers.ts';
 
 const JURISDICTION = 'US'; // the builder writes RPRs for US
 
@@ -72,6 +73,38 @@ describe('P578: a verification thread that dies under a registration', () => {
     expect(again.status, JSON.stringify(again.json)).toBe(201);
     expect(again.json['created']).toBe(true);
     expect(again.json['agent_id']).toBe(victim.agentId);
+    const metrics = await (await fetch(`${service().url}/metrics`)).text();
+    expect(sample(metrics, 'proto_emergency_verify_thread_failures_total')).toBe(1);
+  }, 120_000);
+});
+
+describe('P613: a registration whose thread passes EMERGENCY_VERIFY_THREAD_HEAP_MB', () => {
+  const service = serviceForDescribe({
+    JURISDICTION,
+    EMERGENCY_VERIFY_WORKERS: '1',
+    EMERGENCY_VERIFY_THREAD_HEAP_MB: '16',
+  });
+  /** Just under the 1 MiB body limit: 349,000 empty arrays, which the thread parses into as many objects. */
+  const manyArrays = `{"signed_bundle":[${Array(349_000).fill('[]').join(',')}]}`;
+
+  it('answers 500 PROTO-E900, counts a thread failure, and the next registration is served', async () => {
+    const heavy = await postAsIs(`${service().url}/emergency-tokens`, Buffer.from(manyArrays), {
+      'content-type': 'application/json',
+    });
+    expect(heavy.status, heavy.text).toBe(500);
+    expect((JSON.parse(heavy.text) as { error: { code: string } }).error.code).toBe('PROTO-E900');
+    expect(heavy.text).not.toMatch(/heap|memory/i);
+
+    const built = sampleBundle({ emergencyRevocationToken: newEmergencySecret().token });
+    const attest = await call(service(), 'POST', '/attest', {
+      rpr_hash: rprHashOf(built),
+      agent_id: built.agentId,
+    });
+    expect(attest.status, JSON.stringify(attest.json)).toBe(200);
+    const next = await postWithoutToken(service(), '/emergency-tokens', {
+      signed_bundle: built.signed_bundle,
+    });
+    expect(next.status, JSON.stringify(next.json)).toBe(201);
     const metrics = await (await fetch(`${service().url}/metrics`)).text();
     expect(sample(metrics, 'proto_emergency_verify_thread_failures_total')).toBe(1);
   }, 120_000);
