@@ -6,7 +6,6 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { turnOffAllocationSitePretenuring } from './pretenuring.ts';
 import { WorkerCpuTotal } from './thread-cpu.ts';
-import { ThreadPool } from './thread-pool.ts';
 import type { PortableVerifierOptions } from './verifier-options.ts';
 import type {
   VerifyGroupResult,
@@ -38,13 +37,6 @@ export interface VerifyPoolOptions {
 }
 
 const WORKER_FILE = fileURLToPath(new URL('./worker.ts', import.meta.url));
-const THREAD_FILE = fileURLToPath(new URL('./pool-thread.ts', import.meta.url));
-
-/**
- * P620's switch for issue 14's A/B: VERIFY_POOL_ENGINE=threads runs the tasks on thread-pool.ts's plain
- * worker_threads pool (the same options, the same events) instead of piscina, the default.
- */
-const plainThreads = (): boolean => process.env['VERIFY_POOL_ENGINE'] === 'threads';
 
 export class VerifyPool {
   readonly threads: number;
@@ -64,9 +56,8 @@ export class VerifyPool {
     this.maxQueue = options.maxQueue;
     // P476: before any thread starts, so no pool thread takes a pretenuring decision that promotes every bundle.
     turnOffAllocationSitePretenuring();
-    const Pool = plainThreads() ? (ThreadPool as unknown as typeof Piscina) : Piscina;
-    this.#pool = new Pool<VerifyTask | VerifyGroupTask, VerifyTaskResult | VerifyGroupResult>({
-      filename: plainThreads() ? THREAD_FILE : WORKER_FILE,
+    this.#pool = new Piscina<VerifyTask | VerifyGroupTask, VerifyTaskResult | VerifyGroupResult>({
+      filename: WORKER_FILE,
       minThreads: Math.min(options.minThreads, options.threads),
       maxThreads: options.threads,
       maxQueue: options.maxQueue,
