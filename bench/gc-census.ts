@@ -76,6 +76,7 @@ async function census(variant: Variant, body: string): Promise<Census> {
       VERIFICATION_CACHE_MAX_ENTRIES: '0',
       VERIFY_RATE_LIMIT_PER_MINUTE: '0',
       ...EXTRA_ENV,
+      ...variant.env,
     },
   });
   try {

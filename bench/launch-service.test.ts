@@ -2,7 +2,7 @@
 // caller chose others, and this launch's own data directory and port whatever the caller's shell holds.
 import { describe, expect, it } from 'vitest';
 import { IMAGE_NODE_OPTIONS } from './image-env.ts';
-import { COMPILE_CACHE, serviceEnv, serviceMain } from './launch-service.ts';
+import { COMPILE_CACHE, parseVariants, serviceEnv, serviceMain } from './launch-service.ts';
 
 describe('serviceEnv', () => {
   it("runs the service with the image's Node settings when the caller's environment has none", () => {
@@ -46,5 +46,14 @@ describe('serviceEnv', () => {
 describe('serviceMain', () => {
   it("is a service's src/main.ts in the given checkout", () => {
     expect(serviceMain('/co', 'revocation')).toBe('/co/services/revocation/src/main.ts');
+  });
+});
+
+describe('parseVariants', () => {
+  it("takes a variant's NAME=value words as the service's variables and the rest as Node flags", () => {
+    expect(parseVariants('piscina=;plain=VERIFY_POOL_ENGINE=threads --max-semi-space-size=16', 'V')).toEqual([
+      { label: 'piscina', flags: [], env: {} },
+      { label: 'plain', flags: ['--max-semi-space-size=16'], env: { VERIFY_POOL_ENGINE: 'threads' } },
+    ]);
   });
 });

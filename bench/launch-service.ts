@@ -161,26 +161,39 @@ export async function warmUpFor(
 export interface Variant {
   readonly label: string;
   readonly flags: readonly string[];
+  /** The service's variables this variant sets (P620: `VERIFY_POOL_ENGINE=threads`). */
+  readonly env: Readonly<Record<string, string>>;
   /** The checkout whose service runs (undefined: this one). */
   readonly checkout?: string;
 }
 
+/** A word of a variant that sets a variable of the service rather than passing Node a flag. */
+const VARIABLE = /^([A-Z][A-Z0-9_]*)=(.*)$/;
+
 /**
- * Reads `label[@CHECKOUT]=node flags` entries separated by `;` (flags separated by spaces; empty: none), the form of
- * BREAKDOWN_VARIANTS and GC_CENSUS_VARIANTS; `variable` names the setting in errors.
+ * Reads `label[@CHECKOUT]=node flags` entries separated by `;` (flags separated by spaces; empty: none; a word
+ * `NAME=value` sets the service's variable instead), the form of BREAKDOWN_VARIANTS and GC_CENSUS_VARIANTS;
+ * `variable` names the setting in errors.
  */
 export function parseVariants(text: string, variable: string): readonly Variant[] {
   return text.split(';').map((v) => {
     const at = v.indexOf('=');
     if (at < 0) throw new Error(`${variable}: ${v} has no '='`);
     const [label = '', checkout] = v.slice(0, at).split('@');
+    const words = v
+      .slice(at + 1)
+      .split(' ')
+      .filter((f) => f !== '');
+    const env: Record<string, string> = {};
+    for (const word of words) {
+      const set = VARIABLE.exec(word);
+      if (set !== null) env[set[1]!] = set[2]!;
+    }
     return {
       label: label.trim(),
       ...(checkout === undefined ? {} : { checkout: checkout.trim() }),
-      flags: v
-        .slice(at + 1)
-        .split(' ')
-        .filter((f) => f !== ''),
+      flags: words.filter((w) => !VARIABLE.test(w)),
+      env,
     };
   });
 }

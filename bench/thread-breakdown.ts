@@ -142,6 +142,7 @@ async function measure(variant: Variant, warmUpBody: string, load: Load): Promis
       VERIFY_QUEUE_MAX: '4096',
       VERIFICATION_CACHE_MAX_ENTRIES: '0',
       VERIFY_RATE_LIMIT_PER_MINUTE: '0',
+      ...variant.env,
     },
   });
   const { pid } = service;
