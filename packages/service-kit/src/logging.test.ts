@@ -432,9 +432,7 @@ function loggingChild() {
   return { child, ready, exit, readerGone, readerStuck, parked, drained, out: () => out, err: () => err };
 }
 
-// The cases below each drive a child process of their own and mostly wait on it (its boot, a 2 s flush budget on a
-// full pipe): they run at once, these four groups together (P616).
-describe.concurrent("standard output's synchronous flush (P145)", () => {
+describe("standard output's synchronous flush (P145)", () => {
   it('exits at once, with its own exit code, when a line is held at exit and the reader has gone', async () => {
     const { child, exit, readerGone, err } = loggingChild();
     await readerGone();
@@ -508,7 +506,7 @@ async function childWithStuckReader() {
 // the reader catches up on the child's report of that park: the state each case names, reached by events. Sent
 // at once or after a pause instead, a step could land while the write was in libuv's pool (the flush leaves that
 // write to the asynchronous path, P147), which a loaded machine made likely: lines out of order, or lost.
-describe.concurrent("standard output's synchronous flush with a stuck reader (P147)", () => {
+describe("standard output's synchronous flush with a stuck reader (P147)", () => {
   it('exits with its own code when the pipe is full and its reader never reads', async () => {
     const logging = await childWithStuckReader();
     logging.send('flood', 'parked:exit3');
@@ -634,7 +632,7 @@ async function raceChild(step: 'exit' | 'fatal') {
   return { code, out, err };
 }
 
-describe.concurrent('the line that counts dropped lines (P421)', () => {
+describe('the line that counts dropped lines (P421)', () => {
   it("carries the service's name, as every other line does", async () => {
     const logging = loggingChild();
     await logging.readerStuck();
@@ -662,7 +660,7 @@ describe.concurrent('the line that counts dropped lines (P421)', () => {
   }, 30_000);
 });
 
-describe.concurrent("a write in libuv's pool when the process exits or logs a fatal line (P290)", () => {
+describe("a write in libuv's pool when the process exits or logs a fatal line (P290)", () => {
   const burst = Array.from({ length: BURST_LINES }, (_, i) => i);
 
   it('writes every line held at exit once, in the order logged', async () => {

@@ -10,13 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { waitFor } from '@proto/testing';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { type SpawnedService, sampleBundle, spawnService } from './test-support.ts';
 
-// A test that fails half-way must not leave its service running (and holding its port) after the run. After the
-// file, not after each test: the cases run at once, and one case's end must not kill another's service.
+// A test that fails half-way must not leave its service running (and holding its port) after the run.
 const children: ChildProcess[] = [];
-afterAll(() => {
+afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
 });
 
@@ -30,9 +29,7 @@ function startChild(env: Record<string, string>): SpawnedService {
   return started;
 }
 
-// Each case has a process of its own (its own port, DATA_DIR and signals), so they run at once: the nine boots
-// and the fixed waits (drain limits, the exit's flush) overlap instead of adding up (P615).
-describe.concurrent('the service process', () => {
+describe('the service process', () => {
   it('refuses to boot on a bad VERIFIER_MODE, naming the variable, exit code 1', async () => {
     const { output, exit } = startChild({ VERIFIER_MODE: 'paranoid', PORT: '0' });
     expect(await exit).toBe(1);
