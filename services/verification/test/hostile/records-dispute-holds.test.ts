@@ -3,48 +3,40 @@
 // parties, P375), in the key directory's permanent holds: any agent with a verified bundle could keep any known agent's
 // bindings for good by filing disputes naming it, as many as it liked. The service prunes idle bindings after two
 // seconds (KEY_DIRECTORY_PRUNE_AFTER_SECONDS) and lets one filer hold two unsettled disputes.
-import { buildSignedBundle, createNativeBackend, PROFILES, signRecord } from '@proto/core';
+import { buildSignedBundle } from '@proto/core';
 import { dialectsUnderTest } from '@proto/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { example, type Json, TEST_OPERATOR_TOKEN, withFields } from '../../src/records/test-support.ts';
+import { example, withFields } from '../../src/records/test-support.ts';
 import {
   OPERATOR,
+  type PanelFixture,
   partyOf,
-  startVerifierWithRecords,
-  type VerifierWithRecords,
+  startPanelFixture,
+  verifyParty,
 } from './verifier-with-records.ts';
 
-const backend = createNativeBackend();
 type Party = ReturnType<typeof partyOf>;
 
 describe.each(dialectsUnderTest())("a dispute's hold of its respondent's keys, on %s", (dialect) => {
-  let service: VerifierWithRecords;
+  let f: PanelFixture;
+  // Not the fixture's initiator: that one was verified as the service started, and is pruned long before it files.
   const initiator = partyOf(buildSignedBundle());
-  const shown = (answer: { json: Json }) => JSON.stringify(answer.json).slice(0, 500);
 
   beforeAll(async () => {
-    service = await startVerifierWithRecords(dialect, 'v2-dispute-holds', {
-      OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
+    f = await startPanelFixture(dialect, 'v2-dispute-holds', {
       KEY_DIRECTORY_PRUNE_AFTER_SECONDS: '2',
       KEY_DIRECTORY_PRUNE_INTERVAL_SECONDS: '1',
       RECORDS_DISPUTE_HOLDS_PER_FILER: '2',
     });
   }, 180_000);
   afterAll(async () => {
-    await service?.close();
+    await f?.service.close();
   });
 
   /** A party of a fresh bundle, verified here now (its bindings are pruned once idle for two seconds). */
-  const verified = async (party: Party = partyOf(buildSignedBundle())) => {
-    const answer = await service.post('/verify', { signed_bundle: party.built.signed_bundle });
-    expect(answer.json['verified'], shown(answer)).toBe(true);
-    expect(await service.keyStatusOnce(party.agentKeys.classical.kid, 200)).toBe(200);
-    return party;
-  };
+  const verified = (party: Party = partyOf(buildSignedBundle())) => verifyParty(f.service, party);
   const filing = (id: string, respondent: Party) =>
-    signRecord(
-      backend,
-      PROFILES.proto,
+    f.sign(
       'dispute_record',
       withFields(example('dispute_record'), {
         dispute_id: id,
@@ -56,51 +48,51 @@ describe.each(dialectsUnderTest())("a dispute's hold of its respondent's keys, o
   /** The initiator (verified again, in case its key was never used yet) files `id` against `respondent`. */
   const file = async (id: string, respondent: Party) => {
     await verified(initiator);
-    return service.post('/v2/dispute/record', filing(id, respondent));
+    return f.service.post('/v2/dispute/record', filing(id, respondent));
   };
   const settle = async (id: string) => {
     const resolution = withFields(example('arbitration_resolution'), { dispute_id: id });
-    const settled = await service.post('/v2/dispute/arbitration', resolution, OPERATOR);
-    expect(settled.status, shown(settled)).toBe(201);
+    const settled = await f.resolve(resolution, OPERATOR);
+    expect(settled.status, f.shown(settled)).toBe(201);
   };
 
   it("P566: a settled dispute releases its respondent's keys to pruning", async () => {
     const respondent = await verified();
     const id = 'dispute:p566-released';
     const filed = await file(id, respondent);
-    expect(filed.status, shown(filed)).toBe(201);
+    expect(filed.status, f.shown(filed)).toBe(201);
     // A party verified after the respondent and never used: once pruned, a run reached the respondent's rows too.
     const canary = await verified();
-    expect(await service.keyStatusOnce(canary.agentKeys.classical.kid, 404, 15_000)).toBe(404);
+    expect(await f.service.keyStatusOnce(canary.agentKeys.classical.kid, 404, 15_000)).toBe(404);
     // P537 still: while the dispute is open, its respondent's idle bindings are held.
-    expect(await service.keyStatus(respondent.agentKeys.classical.kid)).toBe(200);
+    expect(await f.service.keyStatus(respondent.agentKeys.classical.kid)).toBe(200);
 
     await settle(id);
     // Before P566: held for good, "timed out after 15000 ms waiting for /v2/keys/<kid> to answer 404".
-    expect(await service.keyStatusOnce(respondent.agentKeys.classical.kid, 404, 15_000)).toBe(404);
+    expect(await f.service.keyStatusOnce(respondent.agentKeys.classical.kid, 404, 15_000)).toBe(404);
   });
 
   it('P566: one filer holds at most RECORDS_DISPUTE_HOLDS_PER_FILER unsettled disputes; a settled one frees its place', async () => {
     for (const n of [1, 2]) {
       const filed = await file(`dispute:p566-open-${n}`, await verified());
-      expect(filed.status, shown(filed)).toBe(201);
+      expect(filed.status, f.shown(filed)).toBe(201);
     }
     const refused = await file('dispute:p566-third', await verified());
     // Before P566: 201, each filing one more permanent hold.
-    expect(refused.status, shown(refused)).toBe(409);
-    expect(refused.json, shown(refused)).toMatchObject({
+    expect(refused.status, f.shown(refused)).toBe(409);
+    expect(refused.json, f.shown(refused)).toMatchObject({
       error: {
         code: 'CONFLICT',
         details: { reason: 'too_many_unsettled_disputes', initiator_agent_id: initiator.agentId, limit: 2 },
       },
     });
-    expect((await fetch(`${service.url}/v2/dispute/record/dispute:p566-third`)).status).toBe(404);
+    expect((await fetch(`${f.service.url}/v2/dispute/record/dispute:p566-third`)).status).toBe(404);
 
     await settle('dispute:p566-open-1');
     const next = await file('dispute:p566-next', await verified());
-    expect(next.status, shown(next)).toBe(201);
+    expect(next.status, f.shown(next)).toBe(201);
     // The operator's filings are not counted (D22).
-    const byOperator = await service.post(
+    const byOperator = await f.service.post(
       '/v2/dispute/record',
       withFields(example('dispute_record'), {
         dispute_id: 'dispute:p566-operator',
@@ -109,7 +101,7 @@ describe.each(dialectsUnderTest())("a dispute's hold of its respondent's keys, o
       }),
       OPERATOR,
     );
-    expect(byOperator.status, shown(byOperator)).toBe(201);
+    expect(byOperator.status, f.shown(byOperator)).toBe(201);
     for (const id of ['dispute:p566-open-2', 'dispute:p566-next', 'dispute:p566-operator']) await settle(id);
   });
 });

@@ -12,6 +12,7 @@ import {
   startVerifierWithRecords,
   stripped,
   type VerifierWithRecords,
+  verifyParty,
 } from './verifier-with-records.ts';
 
 const backend = createNativeBackend();
@@ -54,9 +55,7 @@ describe.each(dialectsUnderTest())('payload copies and owner posts after evictio
       STORE_MAX_ENTRIES: '1',
       V2_RATE_LIMIT_PER_MINUTE: '0',
     });
-    const verified = await service.post('/verify', { signed_bundle: owner.built.signed_bundle });
-    expect(verified.json['verified'], shown(verified)).toBe(true);
-    expect(await service.keyStatusOnce(owner.agentKeys.classical.kid, 200)).toBe(200);
+    await verifyParty(service, owner);
   }, 180_000);
   afterAll(async () => {
     await service?.close();

@@ -14,6 +14,7 @@ import {
   startVerifierWithRecords,
   stripped,
   type VerifierWithRecords,
+  verifyParty,
 } from './verifier-with-records.ts';
 
 const backend = createNativeBackend();
@@ -79,11 +80,7 @@ describe.each(dialectsUnderTest())(
       service = await startVerifierWithRecords(dialect, 'v2-pq-upgrade', {
         OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
       });
-      for (const party of [other, arbiter]) {
-        const verified = await service.post('/verify', { signed_bundle: party.built.signed_bundle });
-        expect(verified.json['verified'], shown(verified)).toBe(true);
-        expect(await service.keyStatusOnce(party.agentKeys.classical.kid, 200)).toBe(200);
-      }
+      for (const party of [other, arbiter]) await verifyParty(service, party);
     }, 180_000);
     afterAll(async () => {
       await service?.close();
@@ -91,9 +88,7 @@ describe.each(dialectsUnderTest())(
 
     it("P446: an agent's commissioning, vitality report, testament and decommissioning are upgraded to the owner's hybrid form", async () => {
       // Commissioning: the owner's key is bound by its verified bundle; the certificate is squatted before it is posted.
-      const verified = await service.post('/verify', { signed_bundle: owner.built.signed_bundle });
-      expect(verified.json['verified'], shown(verified)).toBe(true);
-      expect(await service.keyStatusOnce(owner.agentKeys.classical.kid, 200)).toBe(200);
+      await verifyParty(service, owner);
       const certificate = commissioningCertificate(owner, owner.built.keys.agent);
       const commissioned = await squatThenUpgrade(
         '/v2/lifecycle/commission',
@@ -383,11 +378,7 @@ describe.each(dialectsUnderTest())(
         RECORDS_ARBITRATORS: [first, second].map((p) => p.agentId).join(','),
         RECORDS_PANEL_QUORUM: '2',
       });
-      for (const party of [initiator, respondent, first, second]) {
-        const verified = await service.post('/verify', { signed_bundle: party.built.signed_bundle });
-        expect(verified.json['verified'], shown(verified)).toBe(true);
-        expect(await service.keyStatusOnce(party.agentKeys.classical.kid, 200)).toBe(200);
-      }
+      for (const party of [initiator, respondent, first, second]) await verifyParty(service, party);
     }, 180_000);
     afterAll(async () => {
       await service?.close();

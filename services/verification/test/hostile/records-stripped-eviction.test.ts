@@ -12,6 +12,7 @@ import {
   startVerifierWithRecords,
   stripped,
   type VerifierWithRecords,
+  verifyParty,
 } from './verifier-with-records.ts';
 
 const backend = createNativeBackend();
@@ -39,9 +40,7 @@ describe.each(dialectsUnderTest())('a PQ-stripped copy that retention evicted, o
       OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
       STORE_MAX_ENTRIES: '1',
     });
-    const verified = await service.post('/verify', { signed_bundle: owner.built.signed_bundle });
-    expect(verified.json['verified'], shown(verified)).toBe(true);
-    expect(await service.keyStatusOnce(owner.agentKeys.classical.kid, 200)).toBe(200);
+    await verifyParty(service, owner);
   }, 180_000);
   afterAll(async () => {
     await service?.close();

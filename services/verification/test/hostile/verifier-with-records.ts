@@ -184,15 +184,20 @@ export const commissioningCertificate = (ids: { agentId: string; humanId: string
     signingKeys(keys),
   );
 
+/** `party`'s bundle verified on `service` (POST /verify), waited for until its agent's key is bound. */
+export async function verifyParty(service: VerifierWithRecords, party: Party): Promise<Party> {
+  const answer = await service.post('/verify', { signed_bundle: party.built.signed_bundle });
+  expect(answer.json['verified'], JSON.stringify(answer.json).slice(0, 500)).toBe(true);
+  expect(await service.keyStatusOnce(party.agentKeys.classical.kid, 200)).toBe(200);
+  return party;
+}
+
 /**
  * The agent of `party`'s own bundle, verified on `service` (its key bound) and commissioned by that key; its moves
  * signed by the same key, and its state as GET /v2/lifecycle/commission/<id> answers it.
  */
 export async function commissionOwnAgent(service: VerifierWithRecords, party: ReturnType<typeof partyOf>) {
-  expect((await service.post('/verify', { signed_bundle: party.built.signed_bundle })).json['verified']).toBe(
-    true,
-  );
-  expect(await service.keyStatusOnce(party.agentKeys.classical.kid, 200)).toBe(200);
+  await verifyParty(service, party);
   const certificate = commissioningCertificate(party, party.built.keys.agent);
   expect((await service.post('/v2/lifecycle/commission', certificate)).status).toBe(201);
   return {
@@ -279,10 +284,7 @@ export async function startPanelFixture(
   });
   try {
     for (const party of [initiator, respondent, first, second, third]) {
-      expect(
-        (await service.post('/verify', { signed_bundle: party.built.signed_bundle })).json['verified'],
-      ).toBe(true);
-      expect(await service.keyStatusOnce(party.agentKeys.classical.kid, 200)).toBe(200);
+      await verifyParty(service, party);
       expect(await service.keyStatusOnce(party.principalKeys.classical.kid, 200)).toBe(200);
     }
   } catch (error) {
