@@ -11,7 +11,7 @@ import { example, type Json, TEST_OPERATOR_TOKEN, withFields } from '../../src/r
 import {
   commissioningCertificate,
   partyOf,
-  startVerifierWithRecords,
+  startWithParties,
   stripped,
   type VerifierWithRecords,
   verifyParty,
@@ -77,10 +77,7 @@ describe.each(dialectsUnderTest())(
     }
 
     beforeAll(async () => {
-      service = await startVerifierWithRecords(dialect, 'v2-pq-upgrade', {
-        OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
-      });
-      for (const party of [other, arbiter]) await verifyParty(service, party);
+      service = await startWithParties(dialect, 'v2-pq-upgrade', {}, [other, arbiter]);
     }, 180_000);
     afterAll(async () => {
       await service?.close();
@@ -373,12 +370,16 @@ describe.each(dialectsUnderTest())(
       signRecord(backend, PROFILES.proto, kind, record, keys);
 
     beforeAll(async () => {
-      service = await startVerifierWithRecords(dialect, 'v2-pq-upgrade-panel', {
-        OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
+      const panel = {
         RECORDS_ARBITRATORS: [first, second].map((p) => p.agentId).join(','),
         RECORDS_PANEL_QUORUM: '2',
-      });
-      for (const party of [initiator, respondent, first, second]) await verifyParty(service, party);
+      };
+      service = await startWithParties(dialect, 'v2-pq-upgrade-panel', panel, [
+        initiator,
+        respondent,
+        first,
+        second,
+      ]);
     }, 180_000);
     afterAll(async () => {
       await service?.close();

@@ -6,14 +6,8 @@
 import { buildSignedBundle, createNativeBackend, PROFILES, signRecord } from '@proto/core';
 import { dialectsUnderTest } from '@proto/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { example, type Json, TEST_OPERATOR_TOKEN, withFields } from '../../src/records/test-support.ts';
-import {
-  partyOf,
-  startVerifierWithRecords,
-  stripped,
-  type VerifierWithRecords,
-  verifyParty,
-} from './verifier-with-records.ts';
+import { example, type Json, withFields } from '../../src/records/test-support.ts';
+import { partyOf, startWithParties, stripped, type VerifierWithRecords } from './verifier-with-records.ts';
 
 const backend = createNativeBackend();
 const KIND = 'rights_declaration';
@@ -36,11 +30,7 @@ describe.each(dialectsUnderTest())('a PQ-stripped copy that retention evicted, o
   };
 
   beforeAll(async () => {
-    service = await startVerifierWithRecords(dialect, 'v2-stripped-eviction', {
-      OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
-      STORE_MAX_ENTRIES: '1',
-    });
-    await verifyParty(service, owner);
+    service = await startWithParties(dialect, 'v2-stripped-eviction', { STORE_MAX_ENTRIES: '1' }, [owner]);
   }, 180_000);
   afterAll(async () => {
     await service?.close();

@@ -193,6 +193,29 @@ export async function verifyParty(service: VerifierWithRecords, party: Party): P
 }
 
 /**
+ * Starts the service as startVerifierWithRecords does, with the operator's token (TEST_OPERATOR_TOKEN) unless `env`
+ * names another, and verifies each of `parties` on it (their agent keys bound).
+ */
+export async function startWithParties(
+  dialect: StoreDialect,
+  label: string,
+  env: Record<string, string>,
+  parties: readonly Party[],
+): Promise<VerifierWithRecords> {
+  const service = await startVerifierWithRecords(dialect, label, {
+    OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
+    ...env,
+  });
+  try {
+    for (const party of parties) await verifyParty(service, party);
+  } catch (error) {
+    await service.close();
+    throw error;
+  }
+  return service;
+}
+
+/**
  * The agent of `party`'s own bundle, verified on `service` (its key bound) and commissioned by that key; its moves
  * signed by the same key, and its state as GET /v2/lifecycle/commission/<id> answers it.
  */
