@@ -4,20 +4,18 @@
 // receipt, log or node behind basic auth could not be used at all. The real CLI process against local servers that
 // answer only the right credential.
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { buildSignedBundle, formatVerifierKey, noteVerifierKey } from '@proto/core';
+import { readFileSync } from 'node:fs';
+import { formatVerifierKey, noteVerifierKey } from '@proto/core';
 import { answerJson, type HostileFront, startHostileFront, tempDirSync } from '@proto/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from './run-in-process.ts';
-import { type CliRun, runCli, writePendingEthereumReceipt } from './test-support.ts';
+import { bundleWithPendingReceipts, type CliRun, runCli } from './test-support.ts';
 
 const USER = 'ops';
 const SECRET = 'pw-8Rt3-never-printed';
 const work = tempDirSync('cli-redteam3-basic-auth');
-const built = buildSignedBundle({ tier: 'standard' });
-const bundleFile = `${work.dir}/bundle.json`;
-writeFileSync(bundleFile, JSON.stringify(built.signed_bundle));
-const receiptText = readFileSync(writePendingEthereumReceipt(work.dir, built.bundleHash).receiptFile, 'utf8');
+const { built, bundleFile, evmReceipt, btcReceipt } = bundleWithPendingReceipts(work.dir);
+const receiptText = readFileSync(evmReceipt, 'utf8');
 
 const logKey = noteVerifierKey('log.example', 'ed25519', randomBytes(32));
 if (!logKey.ok) throw new Error(logKey.error.message);
@@ -73,13 +71,6 @@ describe('P580: proto sends a URL’s userinfo as HTTP Basic, to that origin onl
   });
 
   it('--rpc and --esplora in both forms reach the node with the credential', async () => {
-    const btc = writePendingEthereumReceipt(
-      work.dir,
-      built.bundleHash,
-      { chain: 'bitcoin', network: 'regtest', tx_id: '34'.repeat(32) },
-      'bitcoin-receipt.json',
-    ).receiptFile;
-    const evm = `${work.dir}/receipt.json`;
     for (const withCredential of [withUser, withKey]) {
       const from = guarded.hits();
       const rpc = await runCli([
@@ -87,14 +78,14 @@ describe('P580: proto sends a URL’s userinfo as HTTP Basic, to that origin onl
         '--json',
         bundleFile,
         '--receipt',
-        evm,
+        evmReceipt,
         '--rpc',
         withCredential('/'),
       ]);
       const esplora = await runCli([
         'receipt',
         'verify',
-        btc,
+        btcReceipt,
         '--bundle-hash',
         built.bundleHash,
         '--esplora',

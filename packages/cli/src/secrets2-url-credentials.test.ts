@@ -4,11 +4,9 @@
 // message and warnings (stdout, --json), in the one-line error (stderr), and fetchAnswer named the URL as given.
 // Such output ends up in CI logs and pasted bug reports. The real CLI process, against a local server that refuses
 // every request (HTTP 404) and against a port where nothing listens.
-import { writeFileSync } from 'node:fs';
-import { buildSignedBundle } from '@proto/core';
 import { answerJson, type HostileFront, startHostileFront, tempDirSync } from '@proto/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliRun, runCli, writePendingEthereumReceipt } from './test-support.ts';
+import { bundleWithPendingReceipts, type CliRun, runCli } from './test-support.ts';
 
 const SECRET = 'pw-Zq81-never-printed';
 const work = tempDirSync('cli-secrets2-url-credentials');
@@ -27,18 +25,8 @@ afterAll(async () => {
   work.remove();
 });
 
-const built = buildSignedBundle({ tier: 'standard' });
-const bundleFile = `${work.dir}/bundle.json`;
-writeFileSync(bundleFile, JSON.stringify(built.signed_bundle));
-
-// Pending receipts for this bundle (their paths hold offline), so that only the chain is left to ask.
-const evmReceipt = writePendingEthereumReceipt(work.dir, built.bundleHash).receiptFile;
-const btcReceipt = writePendingEthereumReceipt(
-  work.dir,
-  built.bundleHash,
-  { chain: 'bitcoin', network: 'regtest', tx_id: '34'.repeat(32) },
-  'bitcoin-receipt.json',
-).receiptFile;
+// A bundle with pending receipts for it (their paths hold offline), so that only the chain is left to ask.
+const { built, bundleFile, evmReceipt, btcReceipt } = bundleWithPendingReceipts(work.dir);
 
 /** `base` (`http://127.0.0.1:<port>`) with the credential put where each form puts it. */
 const FORMS: Record<string, (base: string, path: string) => string> = {

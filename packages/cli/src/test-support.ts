@@ -53,6 +53,24 @@ export function writePendingEthereumReceipt(
   return { receiptFile, bundleHash };
 }
 
+/**
+ * A standard-tier bundle written to `dir/bundle.json`, with a pending Ethereum receipt (`dir/receipt.json`) and a
+ * pending Bitcoin regtest one (`dir/bitcoin-receipt.json`) for it: their paths hold offline, only the chain is asked.
+ */
+export function bundleWithPendingReceipts(dir: string) {
+  const built = buildSignedBundle({ tier: 'standard' });
+  const bundleFile = `${dir}/bundle.json`;
+  writeFileSync(bundleFile, JSON.stringify(built.signed_bundle));
+  const bitcoin = { chain: 'bitcoin', network: 'regtest', tx_id: '34'.repeat(32) };
+  return {
+    built,
+    bundleFile,
+    evmReceipt: writePendingEthereumReceipt(dir, built.bundleHash).receiptFile,
+    btcReceipt: writePendingEthereumReceipt(dir, built.bundleHash, bitcoin, 'bitcoin-receipt.json')
+      .receiptFile,
+  };
+}
+
 /** A bundle file in `dir` whose principal record and agent keys expire at `expiresAt`, signed as it stands. */
 export function bundleFileExpiringAt(dir: string, name: string, expiresAt: string): string {
   const built = buildSignedBundle({

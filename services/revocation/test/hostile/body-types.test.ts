@@ -2,27 +2,11 @@
 // a one-element array was read as its element (`{"agent_id": ["agent-…"]}` revoked the agent), a lone string as a
 // one-element array (`"kids": "kid-…"`), a number or a boolean as its text. Now bodies are validated without
 // coercion in service-kit: 400 PROTO-E001 naming the member, nothing stored. The real service over HTTP.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  call,
-  emergencyRevocationRecord,
-  newEmergencySecret,
-  type RunningService,
-  startService,
-} from '../../src/test-support.ts';
+import { describe, expect, it } from 'vitest';
+import { call, newEmergencySecret } from '../../src/test-support.ts';
+import { expectRefusalNaming, registeredForEmergency, serviceForFile } from './body-refusals.ts';
 
-let service: RunningService;
-beforeAll(async () => {
-  service = await startService({ timer: false });
-});
-afterAll(() => service.close());
-
-const refusedNaming = (answer: { status: number; json: Record<string, unknown> }, member: string) => {
-  expect(answer.status).toBe(400);
-  const error = answer.json['error'] as { code: string; message: string };
-  expect(error.code).toBe('PROTO-E001');
-  expect(error.message).toContain(member);
-};
+const running = serviceForFile();
 
 describe('P259: revocation write bodies are not coerced', () => {
   it.each([
@@ -35,22 +19,24 @@ describe('P259: revocation write bodies are not coerced', () => {
     ['reason as a number', (a: string) => ({ agent_id: a, reason: 42 }), 'reason'],
     ['reason as a boolean', (a: string) => ({ agent_id: a, reason: true }), 'reason'],
   ])('POST /revocations with %s: 400 E001, the agent is not revoked', async (what, body, member) => {
+    const service = running();
     const agent = `agent-body-types-${what.replace(/\W+/g, '-')}`;
-    refusedNaming(await call(service, 'POST', '/revocations', body(agent)), member);
+    expectRefusalNaming(await call(service, 'POST', '/revocations', body(agent)), member);
     expect((await call(service, 'GET', `/revocations/${agent}`)).status).toBe(404);
   });
 
   it('PUT /emergency-tokens/:agent_id with kids as a lone string or the token as an array: 400, nothing registered', async () => {
+    const service = running();
     const agent = 'agent-body-types-put-0001';
     const { token } = newEmergencySecret();
-    refusedNaming(
+    expectRefusalNaming(
       await call(service, 'PUT', `/emergency-tokens/${agent}`, {
         emergency_revocation_token: token,
         kids: 'kid-body-types-0001',
       }),
       'kids',
     );
-    refusedNaming(
+    expectRefusalNaming(
       await call(service, 'PUT', `/emergency-tokens/${agent}`, { emergency_revocation_token: [token] }),
       'emergency_revocation_token',
     );
@@ -62,18 +48,14 @@ describe('P259: revocation write bodies are not coerced', () => {
   });
 
   it('POST /emergency-revocations with agent_id as a one-element array: 400, the agent is not revoked', async () => {
+    const service = running();
     const agent = 'agent-body-types-emergency-0001';
-    const secret = newEmergencySecret();
-    expect(
-      (await call(service, 'PUT', `/emergency-tokens/${agent}`, { emergency_revocation_token: secret.token }))
-        .status,
-    ).toBe(201);
-    const record = emergencyRevocationRecord(agent, secret.hex);
-    refusedNaming(
+    const { secret, record } = await registeredForEmergency(service, agent);
+    expectRefusalNaming(
       await call(service, 'POST', '/emergency-revocations', { ...record, agent_id: [agent] }, null),
       'agent_id',
     );
-    refusedNaming(
+    expectRefusalNaming(
       await call(
         service,
         'POST',
@@ -90,7 +72,8 @@ describe('P259: revocation write bodies are not coerced', () => {
   });
 
   it('POST /attest with agent_id as a one-element array: 400, no attestation', async () => {
-    refusedNaming(
+    const service = running();
+    expectRefusalNaming(
       await call(service, 'POST', '/attest', {
         rpr_hash: `sha256:${'cd'.repeat(32)}`,
         agent_id: ['agent-body-types-attest-0001'],

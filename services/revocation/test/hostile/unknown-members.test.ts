@@ -3,30 +3,17 @@
 // on: a typo (`revoked_att`), or a member a client thinks is honoured (`expires_at` of an attestation, `kids` the
 // service never takes from a bundle registration). Now 400 PROTO-E001 naming the member, nothing written. SPEC.md
 // gives each body's members and no extension point. The real service over HTTP.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  call,
-  emergencyRevocationRecord,
-  newEmergencySecret,
-  type RunningService,
-  startService,
-} from '../../src/test-support.ts';
+import { describe, expect, it } from 'vitest';
+import { type Answer, call, newEmergencySecret } from '../../src/test-support.ts';
+import { expectRefusalNaming, registeredForEmergency, serviceForFile } from './body-refusals.ts';
 
-let service: RunningService;
-beforeAll(async () => {
-  service = await startService({ timer: false });
-});
-afterAll(() => service.close());
-
-const refusedNaming = (answer: { status: number; json: Record<string, unknown> }, member: string) => {
-  expect(answer.status).toBe(400);
-  const error = answer.json['error'] as { code: string; message: string; details?: unknown };
-  expect(error.code).toBe('PROTO-E001');
-  expect(error.message).toContain(`"${member}"`);
-};
+const running = serviceForFile();
+/** P270's refusals name the member in quotes. */
+const refusedNaming = (answer: Answer, member: string) => expectRefusalNaming(answer, `"${member}"`);
 
 describe('P270: revocation write bodies refuse members they do not read', () => {
   it('POST /revocations with a misspelt revoked_at: 400 naming it, the agent is not revoked', async () => {
+    const service = running();
     const agent = 'agent-unknown-member-revoke-0001';
     refusedNaming(
       await call(service, 'POST', '/revocations', {
@@ -44,6 +31,7 @@ describe('P270: revocation write bodies refuse members they do not read', () => 
   });
 
   it('PUT /emergency-tokens/:agent_id with a member it never reads: 400, nothing registered', async () => {
+    const service = running();
     const agent = 'agent-unknown-member-put-0001';
     const { token } = newEmergencySecret();
     refusedNaming(
@@ -61,13 +49,9 @@ describe('P270: revocation write bodies refuse members they do not read', () => 
   });
 
   it('POST /emergency-revocations with an extra member: 400 naming it, the agent is not revoked', async () => {
+    const service = running();
     const agent = 'agent-unknown-member-emergency-0001';
-    const secret = newEmergencySecret();
-    expect(
-      (await call(service, 'PUT', `/emergency-tokens/${agent}`, { emergency_revocation_token: secret.token }))
-        .status,
-    ).toBe(201);
-    const record = emergencyRevocationRecord(agent, secret.hex);
+    const { record } = await registeredForEmergency(service, agent);
     refusedNaming(
       await call(service, 'POST', '/emergency-revocations', { ...record, kids: ['k1'] }, null),
       'kids',
@@ -78,6 +62,7 @@ describe('P270: revocation write bodies refuse members they do not read', () => 
   });
 
   it('POST /emergency-tokens with a member beside signed_bundle: 400 naming it, before the bundle is judged', async () => {
+    const service = running();
     refusedNaming(
       await call(service, 'POST', '/emergency-tokens', { signed_bundle: {}, replace: true }, null),
       'replace',
@@ -85,6 +70,7 @@ describe('P270: revocation write bodies refuse members they do not read', () => 
   });
 
   it('POST /attest with an expires_at of the caller: 400 naming it, no attestation', async () => {
+    const service = running();
     refusedNaming(
       await call(service, 'POST', '/attest', {
         rpr_hash: `sha256:${'cd'.repeat(32)}`,

@@ -16,15 +16,18 @@ import type { FrontRequest, HostileFront } from '@proto/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  appendHashes,
   type RunningWitness,
   servedCheckpoint,
   testCosigner,
   testLogIdentity,
 } from '../../src/test-helpers.ts';
 import { bundleHash } from '../../src/test-support.ts';
-import { witnessId } from '../../src/witness-config.ts';
-import { startTwoOfTwoLog, type TwoOfTwoLog } from './testing/two-of-two-log.ts';
+import {
+  checkpointAfter,
+  startTwoOfTwoLog,
+  storeLineAs,
+  type TwoOfTwoLog,
+} from './testing/two-of-two-log.ts';
 
 const backend = selectCryptoBackend();
 const DAY_S = 86_400;
@@ -82,23 +85,13 @@ describe.each(dialectsUnderTest())(
 
     it('is asked for again at the same size, and its new line is published; a carried line is not asked again', async () => {
       up = false;
-      await appendHashes(log, [bundleHash(appended++, dialect), bundleHash(appended++, dialect)]);
-      await log.transparencyLog.checkpointer.tick();
-      const checkpoint = log.transparencyLog.checkpointer.latest;
-      if (checkpoint === undefined || checkpoint.size !== appended) throw new Error('no checkpoint signed');
+      const hashes = [bundleHash(appended++, dialect), bundleHash(appended++, dialect)];
+      const checkpoint = await checkpointAfter(log, hashes, appended);
       // Only the honest witness cosigned: nothing is published at this size yet.
       expect((await servedCheckpoint(log)).status).not.toBe(200);
       // A line of the second witness a day ahead of its arrival, stored as an older version would have kept it:
       // publication leaves it out (P242).
-      const text = parseSignedNote(checkpoint.note);
-      if (!text.ok) throw new Error(text.error.message);
-      const signedAtS = Math.floor(Date.parse(checkpoint.signedAt) / 1000);
-      const saved = await log.transparencyLog.store.logCosignatures.save(
-        checkpoint.size,
-        witnessId(second),
-        lineOver(text.value.text, signedAtS + DAY_S),
-      );
-      expect(saved).toBe(true);
+      await storeLineAs(log, checkpoint, second, (signedAtS) => signedAtS + DAY_S);
 
       // The witness is back; the log has not grown.
       up = true;

@@ -4,30 +4,26 @@
 // before the checkpoint was signed, no later than the skew after the line was stored. The line is written straight
 // into the log's store (SQLite and PostgreSQL) under the name and key of a configured witness that is never reached
 // (503); with quorum 2 of 2 the checkpoint is published only if that line is taken (P242).
-import {
-  type Cosigner,
-  cosignCheckpoint,
-  formatSignatureLine,
-  parseSignedNote,
-  selectCryptoBackend,
-} from '@proto/core';
+import type { Cosigner } from '@proto/core';
 import type { StoreDialect } from '@proto/store';
 import { dialectsUnderTest } from '@proto/store/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  appendHashes,
   type RunningWitness,
   servedCheckpoint,
   testCosigner,
   testLogIdentity,
 } from '../../src/test-helpers.ts';
 import { bundleHash } from '../../src/test-support.ts';
-import { witnessId } from '../../src/witness-config.ts';
 import { COSIGNATURE_TIME_SKEW_S } from '../../src/witnessing.ts';
-import { startTwoOfTwoLog, type TwoOfTwoLog } from './testing/two-of-two-log.ts';
+import {
+  checkpointAfter,
+  startTwoOfTwoLog,
+  storeLineAs,
+  type TwoOfTwoLog,
+} from './testing/two-of-two-log.ts';
 
-const backend = selectCryptoBackend();
 const DAY_S = 86_400;
 
 /** The configured witness that never answers: its key is the test's, so the test can write lines as it. */
@@ -65,25 +61,9 @@ describe.each(dialectsUnderTest())('P242: a stored cosignature published on %s',
   async function storedLinePublished(
     statedS: (signedAtS: number) => number,
   ): Promise<{ size: number; served: string }> {
-    await appendHashes(log, [bundleHash(appended++, dialect), bundleHash(appended++, dialect)]);
-    await log.transparencyLog.checkpointer.tick();
-    const checkpoint = log.transparencyLog.checkpointer.latest;
-    if (checkpoint === undefined || checkpoint.size !== appended) throw new Error('no checkpoint signed');
-    const text = parseSignedNote(checkpoint.note);
-    if (!text.ok) throw new Error(text.error.message);
-    const signed = cosignCheckpoint(
-      text.value.text,
-      silent,
-      statedS(Math.floor(Date.parse(checkpoint.signedAt) / 1000)),
-      backend,
-    );
-    if (!signed.ok) throw new Error(signed.error.message);
-    const saved = await log.transparencyLog.store.logCosignatures.save(
-      checkpoint.size,
-      witnessId(silent),
-      formatSignatureLine(signed.value),
-    );
-    expect(saved).toBe(true);
+    const hashes = [bundleHash(appended++, dialect), bundleHash(appended++, dialect)];
+    const checkpoint = await checkpointAfter(log, hashes, appended);
+    await storeLineAs(log, checkpoint, silent, statedS);
     await log.transparencyLog.checkpointer.tick();
     const served = await servedCheckpoint(log);
     return { size: checkpoint.size, served: served.status === 200 ? served.note : '' };

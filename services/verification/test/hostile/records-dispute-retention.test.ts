@@ -6,7 +6,7 @@
 // tombstone refused every other member's copy of that text. The service is restarted with a
 // retention of one to evict exactly the records these tests aim at (an operator lowering STORE_MAX_ENTRIES).
 import { dialectsUnderTest } from '@proto/store/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATOR, type PanelFixture, startPanelFixture } from './verifier-with-records.ts';
 
 const WIDE = { STORE_MAX_ENTRIES: '10000' };
@@ -23,6 +23,23 @@ describe.each(dialectsUnderTest())(
     afterAll(async () => {
       await f?.service.close();
     });
+    // Each test lowers retention to one record a kind for its eviction; the next starts from the wide one again.
+    afterEach(async () => {
+      await f.service.restart(WIDE);
+    });
+
+    /**
+     * The operator decided `id` and its appeal is filed; then, retention lowered to one, the operator's decision of
+     * `filler` (a dispute not filed here) evicts that decision.
+     */
+    const appealEvictedDecision = async (id: string, filler: string) => {
+      const decision = await f.resolve(f.resolution(id, 'The decision.', f.first.agentKeys), OPERATOR);
+      expect(decision.status, f.shown(decision)).toBe(201);
+      await f.file(id, { status: 'appealed', escalation_level: 'human_appeal' });
+      await f.service.restart(ONE);
+      const evicting = await f.resolve(f.resolution(filler, 'filler', f.first.agentKeys), OPERATOR);
+      expect(evicting.status, f.shown(evicting)).toBe(201);
+    };
 
     it('P508: a dispute whose filing was evicted is still resolved by its panel, and its parties still judged', async () => {
       const { first, second, third } = f;
@@ -51,22 +68,13 @@ describe.each(dialectsUnderTest())(
         record: { resolution: 'The panel decides.' },
         panel: { quorum: 2, signed_by: [first.agentId, second.agentId] },
       });
-      await f.service.restart(WIDE);
     });
 
     it("P509: an appeal's outcome is posted, counted and read once the appealed decision (and the filing) are evicted", async () => {
       const { first, second } = f;
       const id = 'dispute:p509-appeal';
-      const decision = await f.resolve(f.resolution(id, 'The decision.', first.agentKeys), OPERATOR);
-      expect(decision.status, f.shown(decision)).toBe(201);
-      await f.file(id, { status: 'appealed', escalation_level: 'human_appeal' });
-      await f.service.restart(ONE);
-      // The operator's decision of a dispute not filed here evicts this decision; another filing evicts the appeal's.
-      const evicting = await f.resolve(
-        f.resolution('dispute:p509-filler', 'filler', first.agentKeys),
-        OPERATOR,
-      );
-      expect(evicting.status, f.shown(evicting)).toBe(201);
+      await appealEvictedDecision(id, 'dispute:p509-filler');
+      // Another filing evicts the appeal's.
       await f.file('dispute:p509-other');
       expect((await f.get(`/v2/dispute/record/${id}`)).status).toBe(404);
 
@@ -93,22 +101,12 @@ describe.each(dialectsUnderTest())(
       // The evicted decision itself, posted again, is still the decision (its id keeps its meaning), not an outcome.
       const again = await f.resolve(f.resolution(id, 'The decision.', first.agentKeys), OPERATOR);
       expect(again.json['appeal_outcome'], f.shown(again)).toBeUndefined();
-      await f.service.restart(WIDE);
     });
 
     it("P509: an appeal's outcome is taken once the appealed decision alone is evicted", async () => {
       const { first } = f;
       const id = 'dispute:p509-decision-only';
-      expect((await f.resolve(f.resolution(id, 'The decision.', first.agentKeys), OPERATOR)).status).toBe(
-        201,
-      );
-      await f.file(id, { status: 'appealed', escalation_level: 'human_appeal' });
-      await f.service.restart(ONE);
-      const evicting = await f.resolve(
-        f.resolution('dispute:p509-filler-2', 'filler', first.agentKeys),
-        OPERATOR,
-      );
-      expect(evicting.status, f.shown(evicting)).toBe(201);
+      await appealEvictedDecision(id, 'dispute:p509-filler-2');
       expect((await f.get(`/v2/dispute/record/${id}`)).status).toBe(200);
       const outcome = await f.resolve(
         f.resolution(id, 'The outcome.', first.agentKeys, { timestamp: '2026-06-06T12:00:00Z' }),
@@ -124,22 +122,12 @@ describe.each(dialectsUnderTest())(
       expect(state['appeal_outcome'], shownState).toMatchObject({
         panel: { quorum: 2, signed_by: [first.agentId] },
       });
-      await f.service.restart(WIDE);
     });
 
     it("P565: GET of the arbitration answers from the evicted decision's tombstone, its appeal's outcome beside it", async () => {
       const { first, second } = f;
       const id = 'dispute:p565-appeal';
-      expect((await f.resolve(f.resolution(id, 'The decision.', first.agentKeys), OPERATOR)).status).toBe(
-        201,
-      );
-      await f.file(id, { status: 'appealed', escalation_level: 'human_appeal' });
-      await f.service.restart(ONE);
-      const evicting = await f.resolve(
-        f.resolution('dispute:p565-filler', 'filler', first.agentKeys),
-        OPERATOR,
-      );
-      expect(evicting.status, f.shown(evicting)).toBe(201);
+      await appealEvictedDecision(id, 'dispute:p565-filler');
       const later = { timestamp: '2026-06-06T12:00:00Z' };
       for (const keys of [first.agentKeys, second.agentKeys]) {
         const outcome = await f.resolve(f.resolution(id, 'The outcome.', keys, later));
@@ -167,7 +155,6 @@ describe.each(dialectsUnderTest())(
       expect(read.json['pending'], f.shown(read)).toBeUndefined();
       // A dispute with no resolution, stored or evicted, is still 404.
       expect((await f.get('/v2/dispute/arbitration/dispute:p565-never')).status).toBe(404);
-      await f.service.restart(WIDE);
     });
 
     it("P510: a co-signer's copy of an evicted proposal is counted with it and settles the dispute", async () => {
@@ -197,7 +184,6 @@ describe.each(dialectsUnderTest())(
       // Another text is no copy of the evicted proposal: still refused once the dispute is settled.
       const late = await f.resolve(f.resolution(id, 'Too late.', first.agentKeys));
       expect(late.status, f.shown(late)).toBe(409);
-      await f.service.restart(WIDE);
     });
   },
 );

@@ -11,9 +11,10 @@ import { example, type Json, TEST_OPERATOR_TOKEN, withFields } from '../../src/r
 import {
   commissioningCertificate,
   partyOf,
-  startVerifierWithRecords,
+  startWithParties,
   stripped,
   type VerifierWithRecords,
+  verifyParty,
 } from './verifier-with-records.ts';
 
 const backend = createNativeBackend();
@@ -76,14 +77,7 @@ describe.each(dialectsUnderTest())(
     }
 
     beforeAll(async () => {
-      service = await startVerifierWithRecords(dialect, 'v2-pq-upgrade', {
-        OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
-      });
-      for (const party of [other, arbiter]) {
-        const verified = await service.post('/verify', { signed_bundle: party.built.signed_bundle });
-        expect(verified.json['verified'], shown(verified)).toBe(true);
-        expect(await service.keyStatusOnce(party.agentKeys.classical.kid, 200)).toBe(200);
-      }
+      service = await startWithParties(dialect, 'v2-pq-upgrade', {}, [other, arbiter]);
     }, 180_000);
     afterAll(async () => {
       await service?.close();
@@ -91,9 +85,7 @@ describe.each(dialectsUnderTest())(
 
     it("P446: an agent's commissioning, vitality report, testament and decommissioning are upgraded to the owner's hybrid form", async () => {
       // Commissioning: the owner's key is bound by its verified bundle; the certificate is squatted before it is posted.
-      const verified = await service.post('/verify', { signed_bundle: owner.built.signed_bundle });
-      expect(verified.json['verified'], shown(verified)).toBe(true);
-      expect(await service.keyStatusOnce(owner.agentKeys.classical.kid, 200)).toBe(200);
+      await verifyParty(service, owner);
       const certificate = commissioningCertificate(owner, owner.built.keys.agent);
       const commissioned = await squatThenUpgrade(
         '/v2/lifecycle/commission',
@@ -378,16 +370,16 @@ describe.each(dialectsUnderTest())(
       signRecord(backend, PROFILES.proto, kind, record, keys);
 
     beforeAll(async () => {
-      service = await startVerifierWithRecords(dialect, 'v2-pq-upgrade-panel', {
-        OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
+      const panel = {
         RECORDS_ARBITRATORS: [first, second].map((p) => p.agentId).join(','),
         RECORDS_PANEL_QUORUM: '2',
-      });
-      for (const party of [initiator, respondent, first, second]) {
-        const verified = await service.post('/verify', { signed_bundle: party.built.signed_bundle });
-        expect(verified.json['verified'], shown(verified)).toBe(true);
-        expect(await service.keyStatusOnce(party.agentKeys.classical.kid, 200)).toBe(200);
-      }
+      };
+      service = await startWithParties(dialect, 'v2-pq-upgrade-panel', panel, [
+        initiator,
+        respondent,
+        first,
+        second,
+      ]);
     }, 180_000);
     afterAll(async () => {
       await service?.close();

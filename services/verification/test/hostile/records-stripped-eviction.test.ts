@@ -6,13 +6,8 @@
 import { buildSignedBundle, createNativeBackend, PROFILES, signRecord } from '@proto/core';
 import { dialectsUnderTest } from '@proto/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { example, type Json, TEST_OPERATOR_TOKEN, withFields } from '../../src/records/test-support.ts';
-import {
-  partyOf,
-  startVerifierWithRecords,
-  stripped,
-  type VerifierWithRecords,
-} from './verifier-with-records.ts';
+import { example, type Json, withFields } from '../../src/records/test-support.ts';
+import { partyOf, startWithParties, stripped, type VerifierWithRecords } from './verifier-with-records.ts';
 
 const backend = createNativeBackend();
 const KIND = 'rights_declaration';
@@ -35,13 +30,7 @@ describe.each(dialectsUnderTest())('a PQ-stripped copy that retention evicted, o
   };
 
   beforeAll(async () => {
-    service = await startVerifierWithRecords(dialect, 'v2-stripped-eviction', {
-      OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
-      STORE_MAX_ENTRIES: '1',
-    });
-    const verified = await service.post('/verify', { signed_bundle: owner.built.signed_bundle });
-    expect(verified.json['verified'], shown(verified)).toBe(true);
-    expect(await service.keyStatusOnce(owner.agentKeys.classical.kid, 200)).toBe(200);
+    service = await startWithParties(dialect, 'v2-stripped-eviction', { STORE_MAX_ENTRIES: '1' }, [owner]);
   }, 180_000);
   afterAll(async () => {
     await service?.close();

@@ -184,15 +184,43 @@ export const commissioningCertificate = (ids: { agentId: string; humanId: string
     signingKeys(keys),
   );
 
+/** `party`'s bundle verified on `service` (POST /verify), waited for until its agent's key is bound. */
+export async function verifyParty(service: VerifierWithRecords, party: Party): Promise<Party> {
+  const answer = await service.post('/verify', { signed_bundle: party.built.signed_bundle });
+  expect(answer.json['verified'], JSON.stringify(answer.json).slice(0, 500)).toBe(true);
+  expect(await service.keyStatusOnce(party.agentKeys.classical.kid, 200)).toBe(200);
+  return party;
+}
+
+/**
+ * Starts the service as startVerifierWithRecords does, with the operator's token (TEST_OPERATOR_TOKEN) unless `env`
+ * names another, and verifies each of `parties` on it (their agent keys bound).
+ */
+export async function startWithParties(
+  dialect: StoreDialect,
+  label: string,
+  env: Record<string, string>,
+  parties: readonly Party[],
+): Promise<VerifierWithRecords> {
+  const service = await startVerifierWithRecords(dialect, label, {
+    OPERATOR_TOKEN: TEST_OPERATOR_TOKEN,
+    ...env,
+  });
+  try {
+    for (const party of parties) await verifyParty(service, party);
+  } catch (error) {
+    await service.close();
+    throw error;
+  }
+  return service;
+}
+
 /**
  * The agent of `party`'s own bundle, verified on `service` (its key bound) and commissioned by that key; its moves
  * signed by the same key, and its state as GET /v2/lifecycle/commission/<id> answers it.
  */
 export async function commissionOwnAgent(service: VerifierWithRecords, party: ReturnType<typeof partyOf>) {
-  expect((await service.post('/verify', { signed_bundle: party.built.signed_bundle })).json['verified']).toBe(
-    true,
-  );
-  expect(await service.keyStatusOnce(party.agentKeys.classical.kid, 200)).toBe(200);
+  await verifyParty(service, party);
   const certificate = commissioningCertificate(party, party.built.keys.agent);
   expect((await service.post('/v2/lifecycle/commission', certificate)).status).toBe(201);
   return {
@@ -279,10 +307,7 @@ export async function startPanelFixture(
   });
   try {
     for (const party of [initiator, respondent, first, second, third]) {
-      expect(
-        (await service.post('/verify', { signed_bundle: party.built.signed_bundle })).json['verified'],
-      ).toBe(true);
-      expect(await service.keyStatusOnce(party.agentKeys.classical.kid, 200)).toBe(200);
+      await verifyParty(service, party);
       expect(await service.keyStatusOnce(party.principalKeys.classical.kid, 200)).toBe(200);
     }
   } catch (error) {

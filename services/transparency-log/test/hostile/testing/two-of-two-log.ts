@@ -3,12 +3,21 @@
 // witness behind a node:http front under a key of the suite's own, so the suite answers for it and writes lines as
 // it; quorum 2 of 2. On a store of the dialect under test, or on SQLite in the log's DATA_DIR when none is named.
 import type { ServerResponse } from 'node:http';
-import { type Cosigner, formatCosignerKey } from '@proto/core';
+import {
+  type Cosigner,
+  cosignCheckpoint,
+  formatCosignerKey,
+  formatSignatureLine,
+  parseSignedNote,
+  selectCryptoBackend,
+} from '@proto/core';
 import type { StoreDialect } from '@proto/store';
 import { createStoreTarget, type StoreTarget } from '@proto/store/testing';
 import { type FrontRequest, type HostileFront, startHostileFront, type TempDir } from '@proto/testing';
 import type { FastifyInstance } from 'fastify';
+import { expect } from 'vitest';
 import {
+  appendHashes,
   logWitnessesEnv,
   type RunningWitness,
   startWitness,
@@ -111,4 +120,41 @@ export async function startTwoOfTwoLog(options: {
       for (const made of dirs) await made.remove().catch(() => undefined);
     },
   };
+}
+
+/** A checkpoint the log signed, as its checkpointer holds it. */
+export type SignedCheckpoint = NonNullable<FastifyInstance['transparencyLog']['checkpointer']['latest']>;
+
+/** Appends `hashes` to `log` and runs a round: the checkpoint it signed, of `size` entries (throws if none). */
+export async function checkpointAfter(
+  log: FastifyInstance,
+  hashes: readonly string[],
+  size: number,
+): Promise<SignedCheckpoint> {
+  await appendHashes(log, hashes);
+  await log.transparencyLog.checkpointer.tick();
+  const checkpoint = log.transparencyLog.checkpointer.latest;
+  if (checkpoint === undefined || checkpoint.size !== size) throw new Error('no checkpoint signed');
+  return checkpoint;
+}
+
+/**
+ * `witness`'s line over `checkpoint`, stating the time `statedS` gives for the checkpoint's signing time (seconds),
+ * written straight into the log's store as an older version (or a path that skipped the answer's checks) kept it.
+ */
+export async function storeLineAs(
+  log: FastifyInstance,
+  checkpoint: SignedCheckpoint,
+  witness: Cosigner,
+  statedS: (signedAtS: number) => number,
+): Promise<void> {
+  const text = parseSignedNote(checkpoint.note);
+  if (!text.ok) throw new Error(text.error.message);
+  const signedAtS = Math.floor(Date.parse(checkpoint.signedAt) / 1000);
+  const signed = cosignCheckpoint(text.value.text, witness, statedS(signedAtS), selectCryptoBackend());
+  if (!signed.ok) throw new Error(signed.error.message);
+  const line = formatSignatureLine(signed.value);
+  expect(
+    await log.transparencyLog.store.logCosignatures.save(checkpoint.size, witnessId(witness), line),
+  ).toBe(true);
 }
