@@ -15,11 +15,11 @@ import { tempDirSync } from '@proto/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningApp, startApp } from '../../src/test-support.ts';
 import {
+  type ReaderAnswer as Answer,
   attestationSubjects,
   cli,
   coreVerifier,
   everyReader,
-  type ReaderAnswer as Answer,
 } from './testing/every-reader.ts';
 
 const work = tempDirSync('readers3-parity');
